@@ -1,0 +1,52 @@
+// C ABI between a generated binding (links libtorch) and a kernel module (links nothing but the
+// emulator headers). One module = one op x one dtype x one variant, dlopen'ed RTLD_LOCAL, so
+// user kernels compiled for several dtypes never collide (same class names, different code).
+#pragma once
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OPKIT_LAUNCH_ABI_VERSION 1
+#define OPKIT_MAX_GM_ARGS 32
+
+typedef struct opkit_launch_args {
+  uint32_t abi_version;     // OPKIT_LAUNCH_ABI_VERSION
+  uint32_t block_dim;       // blocks to run
+  uint32_t num_args;        // GM_ADDR arguments, in kernel order: inputs, outputs, workspace, tiling
+  void* args[OPKIT_MAX_GM_ARGS];
+  uint64_t arg_bytes[OPKIT_MAX_GM_ARGS];  // size of each buffer, for GM bounds checks
+  uint64_t tiling_key;      // ICPU_SET_TILING_KEY value
+  uint32_t threads;         // host threads for blocks (0 = emulator default); results never depend on it
+} opkit_launch_args;
+
+typedef struct opkit_launch_stats {
+  uint64_t gm_read_bytes;     // summed over blocks
+  uint64_t gm_write_bytes;
+  uint64_t vector_elems;      // elements processed by vector instructions
+  uint64_t vector_repeats;    // 256-byte repeats issued (ceil per call), for the roofline model
+  uint64_t ub_high_water;     // max over blocks of the UB bytes handed out by InitBuffer
+  uint64_t max_block_gm_bytes;     // busiest block's GM traffic (read + write)
+  uint64_t max_block_vector_repeats;  // busiest block's vector repeats
+  uint32_t blocks;
+} opkit_launch_stats;
+
+typedef struct opkit_launch_result {
+  int32_t status;           // 0 ok, 1 rule violation, 2 other error
+  char rule[64];            // e.g. "ub-capacity", "ub-alignment", "datacopy-length", "gm-bounds"
+  char call[64];            // e.g. "DataCopy", "TPipe::InitBuffer"
+  char file[512];           // kernel source file of the call
+  int32_t line;
+  int32_t block;            // block index where it happened (-1 if none)
+  char message[1024];       // full human message
+  opkit_launch_stats stats;
+} opkit_launch_result;
+
+// Every kernel module exports exactly this symbol.
+typedef int32_t (*opkit_kernel_launch_fn)(const opkit_launch_args*, opkit_launch_result*);
+#define OPKIT_KERNEL_LAUNCH_SYMBOL "opkit_kernel_launch"
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,33 @@
+"""Golden for LayerNormFP32Backward: autograd through F.layer_norm (the harness runs it in fp64 for fp32)."""
+import torch
+import torch.nn.functional as F
+
+
+def reference(dy, x, weight, eps=1e-5):
+    x = x.detach().requires_grad_(True)
+    weight = weight.detach().requires_grad_(True)
+    bias = torch.zeros_like(weight, requires_grad=True)
+    with torch.enable_grad():
+        y = F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
+        dx, dweight, dbias = torch.autograd.grad(y, (x, weight, bias), dy)
+    return dx, dweight, dbias
+
+
+def error_scale(dy, x, weight, eps=1e-5):
+    """Per-element magnitude of the terms summed into each gradient (for outputs that cancel to ~0).
+
+    dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * weight; dweight = sum(dy * xhat),
+    dbias = sum(dy) over rows: a correct FP32 kernel's error is relative to these, not to the result.
+    """
+    mean = x.mean(dim=-1, keepdim=True)
+    rstd = torch.rsqrt(x.var(dim=-1, unbiased=False, keepdim=True) + eps)
+    xhat = (x - mean) * rstd
+    g = dy * weight
+    # xhat is itself rounded relative to (|x| + |mean|) * rstd, which offset inputs make large.
+    xmag = (x.abs() + mean.abs()) * rstd
+    dx = rstd * (g.abs() + g.abs().mean(-1, keepdim=True) + xmag * (g * xhat).abs().mean(-1, keepdim=True)
+                 + xhat.abs() * (g.abs() * xmag).mean(-1, keepdim=True))
+    lead = tuple(range(x.dim() - 1))
+    dweight = (dy.abs() * xmag).sum(dim=lead) if lead else dy.abs() * xmag
+    dbias = dy.abs().sum(dim=lead) if lead else dy.abs()
+    return dx, dweight, dbias

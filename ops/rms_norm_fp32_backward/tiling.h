@@ -1,0 +1,73 @@
+// Tiling for RmsNormFP32Backward: rows split across vector cores like the forward op. Each block
+// sums dweight over its rows in UB and adds it to the FP32 output with one atomic copy.
+//  - single pass: a tile holds `tileRows` whole rows of dy and x (row pitch `stride`, 32 B aligned);
+//  - multi pass (rows too long for UB): one row at a time in column tiles of `tileCols` elements,
+//    x read three times and dy twice; dweight goes out with one atomic copy per tile.
+#pragma once
+#include <cstdint>
+
+struct RmsNormFP32BackwardTilingData {
+  uint32_t rows;           // product of the leading dims
+  uint32_t cols;           // normalised length C
+  uint32_t stride;         // UB row pitch in elements: cols rounded up to 32 B of the I/O dtype
+  uint32_t rowsPerBlock;   // every block gets this many rows ...
+  uint32_t remainderRows;  // ... and blocks [0, remainderRows) one more
+  uint32_t tileRows;       // single pass: rows per UB tile
+  uint32_t tileCols;       // multi pass: columns per UB tile (multiple of 64); 0 = single pass
+  float eps;
+};
+
+#ifndef __CCE_AICORE__
+#include <algorithm>
+#include <stdexcept>
+
+#include "opkit/tiling.h"
+
+inline void RmsNormFP32BackwardTiling(opkit::TilingContext& ctx, RmsNormFP32BackwardTilingData& t) {
+  const opkit::TensorInfo& x = ctx.inputs.at(1);
+  const uint64_t io = x.elem_size();
+  const bool cast = io != 4;   // FP32 copies are needed when the I/O dtype is not FP32
+  const uint64_t cols = x.rank() == 0 ? 1 : static_cast<uint64_t>(x.dim(-1));
+  const uint64_t rows = cols == 0 ? 0 : static_cast<uint64_t>(x.numel()) / cols;
+  if (rows > UINT32_MAX || cols > UINT32_MAX)
+    throw std::invalid_argument("RmsNormFP32BackwardTiling: x has more than 2^32 rows or columns");
+  t = RmsNormFP32BackwardTilingData{};
+  t.rows = static_cast<uint32_t>(rows);
+  t.cols = static_cast<uint32_t>(cols);
+  t.eps = static_cast<float>(ctx.attr_float("eps"));
+  t.stride = static_cast<uint32_t>(opkit::align_up(std::max<uint64_t>(cols, 1), opkit::kBlockBytes / io));
+
+  // Rows across cores: at most one row count apart, the first blocks take the remainder.
+  const uint64_t blocks = std::max<uint64_t>(1, std::min<uint64_t>(ctx.platform.vector_cores, rows));
+  ctx.block_dim = static_cast<uint32_t>(blocks);
+  t.rowsPerBlock = static_cast<uint32_t>(rows / blocks);
+  t.remainderRows = static_cast<uint32_t>(rows % blocks);
+  const uint64_t maxBlockRows = std::max<uint64_t>(1, opkit::ceil_div(rows, blocks));
+
+  // UB per column, assuming FP32 compute (the naive variant needs less): x, dy in and dx out
+  // (double-buffered) and FP32 copies of x and dy scale with the rows of a tile; the weight (I/O
+  // dtype + FP32 copy), a row of products and the dweight accumulator do not.
+  const uint64_t budget = ctx.platform.ub_usable_bytes;
+  const uint64_t perTileCol = 6 * io + (cast ? 8 : 0);
+  const uint64_t perFixedCol = io + (cast ? 4 : 0) + 4 + 4;
+  auto smallBytes = [](uint64_t len, uint64_t rowsInTile) {
+    return opkit::kBlockBytes + opkit::align_up(opkit::ceil_div(len, 64) * 4, 32) +
+           2 * opkit::align_up(rowsInTile * 4, 32);
+  };
+  const uint64_t fixedBytes = t.stride * perFixedCol;
+  if (fixedBytes + t.stride * perTileCol + smallBytes(t.stride, 1) <= budget) {
+    uint64_t r = (budget - fixedBytes - smallBytes(t.stride, 0)) / (t.stride * perTileCol + 8);
+    r = std::min<uint64_t>({r, maxBlockRows, 1024});
+    while (r > 1 && fixedBytes + r * t.stride * perTileCol + smallBytes(t.stride, r) > budget) --r;
+    t.tileRows = static_cast<uint32_t>(r);
+    t.tileCols = 0;
+    return;
+  }
+  // Multi pass: the largest multiple of 64 columns (256 B of FP32) that fits.
+  const uint64_t perCol = perTileCol + perFixedCol;
+  const uint64_t c = (budget - smallBytes(budget / perCol, 1)) / perCol / 64 * 64;
+  if (c < 64) throw std::invalid_argument("RmsNormFP32BackwardTiling: UB too small for one 64-column tile");
+  t.tileRows = 1;
+  t.tileCols = static_cast<uint32_t>(c);
+}
+#endif  // __CCE_AICORE__

@@ -1,0 +1,30 @@
+"""opkit: a custom-operator development kit for Ascend NPUs.
+
+``opkit.load()`` registers the bundled ops and the current workspace's built ops as
+``torch.ops.opkit.<op>``; ``opkit.patch(model)`` swaps precision-sensitive modules for them.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .errors import BuildError, EmulatorError, OpkitError, SpecError  # noqa: E402
+
+
+def load(path=None, **kwargs):
+    """Register bundled ops and the workspace's built ops (see opkit.loader.load)."""
+    from .loader import load as _load
+    return _load(path, **kwargs)
+
+
+def patch(model, ops=None, dry_run=False, **kwargs):
+    """Swap matching modules of ``model`` for opkit-backed ones (see opkit.patch)."""
+    from .patch import patch as _patch
+    return _patch(model, ops=ops, dry_run=dry_run, **kwargs)
+
+
+def unpatch(model, **kwargs):
+    from .patch import unpatch as _unpatch
+    return _unpatch(model, **kwargs)
+
+
+__all__ = ["load", "patch", "unpatch", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]

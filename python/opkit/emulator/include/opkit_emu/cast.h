@@ -1,0 +1,183 @@
+// Cast with RoundMode. Facts sheet §3 "Cast": allowed (src, dst, mode) table for A2 and 310P, modes
+// NONE (= RINT when precision is lost), RINT (ties to even), FLOOR, CEIL, ROUND (ties away from zero),
+// TRUNC, ODD (round to odd); finite out-of-range values saturate. An unsupported pair is a compile error;
+// an unsupported mode is a compile error when the mode is a constant the optimiser can see (the usual
+// literal), otherwise the call reports rule `dtype-unsupported`.
+#pragma once
+#include <cfloat>
+#include <climits>
+#include <limits>
+#include <cmath>
+
+#include "opkit_emu/vector.h"
+
+namespace AscendC {
+enum class RoundMode { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };
+}
+
+namespace opkit_emu {
+using AscendC::RoundMode;
+
+constexpr uint32_t M(RoundMode m) { return 1u << static_cast<int>(m); }
+constexpr uint32_t kFive = M(RoundMode::CAST_RINT) | M(RoundMode::CAST_FLOOR) | M(RoundMode::CAST_CEIL) |
+                           M(RoundMode::CAST_ROUND) | M(RoundMode::CAST_TRUNC);
+constexpr uint32_t kNone = M(RoundMode::CAST_NONE);
+constexpr uint32_t kOdd = M(RoundMode::CAST_ODD);
+
+// Allowed modes for Cast<D, S> on this chip (0: the pair does not exist).
+template <class D, class S>
+constexpr uint32_t cast_modes() {
+  using std::is_same;
+  if constexpr (is_same<S, half>::value && is_same<D, float>::value) return kNone;
+  else if constexpr (is_same<S, bfloat16_t>::value && is_same<D, float>::value) return kIs310P ? 0 : kNone;
+  else if constexpr (is_same<S, float>::value && is_same<D, half>::value) return kIs310P ? (kOdd | kNone) : (kFive | kOdd | kNone);
+  else if constexpr (is_same<S, float>::value && is_same<D, bfloat16_t>::value) return kIs310P ? 0 : kFive;
+  else if constexpr (is_same<S, float>::value && is_same<D, float>::value) return kFive;
+  else if constexpr (is_same<S, float>::value && (is_same<D, int32_t>::value || is_same<D, int16_t>::value || is_same<D, int64_t>::value)) return kFive;
+  else if constexpr (is_same<S, int32_t>::value && is_same<D, float>::value) return kFive | kNone;
+  else if constexpr (is_same<S, half>::value && is_same<D, int32_t>::value) return kFive;
+  else if constexpr (is_same<S, half>::value && (is_same<D, int8_t>::value || is_same<D, uint8_t>::value)) return kFive | kNone;
+  else return 0;
+}
+
+inline const char* mode_name(RoundMode m) {
+  static const char* n[] = {"CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC", "CAST_ODD", "CAST_HYBRID"};
+  int i = static_cast<int>(m);
+  return (i >= 0 && i < 8) ? n[i] : "?";
+}
+
+extern void cast_mode_not_supported_on_this_chip()
+    __attribute__((error("opkit emulator: Cast: this RoundMode is not supported for this source/destination pair on "
+                         "this chip (see the Cast table in docs/emulator.md)")));
+
+// Rounds a finite double to a binary floating format with p significand bits and minimum normal
+// exponent emin (subnormals included), using the given mode. The result is exactly representable.
+inline double round_to_format(double v, int p, int emin, RoundMode m) {
+  if (v == 0.0 || !std::isfinite(v)) return v;
+  int e;
+  std::frexp(v, &e);
+  int lead = std::max(e - 1, emin);
+  double ulp = std::ldexp(1.0, lead - (p - 1));
+  double q = v / ulp, r;
+  switch (m) {
+    case RoundMode::CAST_FLOOR: r = std::floor(q); break;
+    case RoundMode::CAST_CEIL: r = std::ceil(q); break;
+    case RoundMode::CAST_TRUNC: r = std::trunc(q); break;
+    case RoundMode::CAST_ROUND: r = std::round(q); break;
+    case RoundMode::CAST_ODD: {
+      r = std::trunc(q);
+      if (r != q && std::fmod(r, 2.0) == 0.0) r += (q > 0 ? 1.0 : -1.0);
+      break;
+    }
+    default: r = std::nearbyint(q); break;  // RINT / NONE: ties to even
+  }
+  return r * ulp;
+}
+inline double sat(double v, double maxv) { return v > maxv ? maxv : (v < -maxv ? -maxv : v); }
+
+inline float round_integral(float x, RoundMode m) {
+  switch (m) {
+    case RoundMode::CAST_FLOOR: return std::floor(x);
+    case RoundMode::CAST_CEIL: return std::ceil(x);
+    case RoundMode::CAST_TRUNC: return std::trunc(x);
+    case RoundMode::CAST_ROUND: return std::round(x);
+    default: return std::nearbyint(x);
+  }
+}
+
+template <class I>
+inline I to_int_sat(float x, RoundMode m) {
+  if (std::isnan(x)) return 0;
+  double r = round_integral(x, m);
+  if (r >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  if (r <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  return static_cast<I>(r);
+}
+
+// Fast paths (the ones a normalisation kernel runs per element).
+template <class S>
+OPKIT_EMU_HOT void cast_to_float_loop(float* d, const S* s, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = to_f(s[i]);
+}
+OPKIT_EMU_HOT inline void cast_f2h_rint_loop(half* d, const float* s, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    uint16_t h = float_to_half_bits(s[i]);
+    // finite overflow saturates to +-65504 instead of inf
+    if ((h & 0x7fffu) == 0x7c00u && std::fabs(s[i]) != INFINITY) h = static_cast<uint16_t>((h & 0x8000u) | 0x7bffu);
+    d[i].bits_ = h;
+  }
+}
+OPKIT_EMU_HOT inline void cast_f2bf_rint_loop(bfloat16_t* d, const float* s, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    uint16_t h = float_to_bf16_bits(s[i]);
+    if ((h & 0x7fffu) == 0x7f80u && std::fabs(s[i]) != INFINITY) h = static_cast<uint16_t>((h & 0x8000u) | 0x7f7fu);
+    d[i].bits_ = h;
+  }
+}
+
+template <class D, class S>
+OPKIT_EMU_HOT void cast_generic_loop(D* d, const S* s, uint32_t n, RoundMode m) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if constexpr (is_half_v<D>) {
+      float x = to_f(s[i]);
+      d[i] = std::isfinite(x) ? from_f<half>(static_cast<float>(sat(round_to_format(x, 11, -14, m), 65504.0))) : from_f<half>(x);
+    } else if constexpr (is_bf16_v<D>) {
+      float x = to_f(s[i]);
+      d[i] = std::isfinite(x) ? from_f<bfloat16_t>(static_cast<float>(sat(round_to_format(x, 8, -126, m), 3.3895313892515355e38)))
+                              : from_f<bfloat16_t>(x);
+    } else if constexpr (std::is_same<D, float>::value && std::is_integral<S>::value) {
+      d[i] = static_cast<float>(round_to_format(static_cast<double>(s[i]), 24, -126, m));
+    } else if constexpr (std::is_same<D, float>::value) {
+      d[i] = round_integral(to_f(s[i]), m);
+    } else {
+      d[i] = to_int_sat<D>(to_f(s[i]), m);
+    }
+  }
+}
+
+template <class D, class S>
+void cast_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode, uint32_t count,
+               SrcLoc loc) {
+  constexpr uint32_t allowed = cast_modes<D, S>();
+  if (!(allowed & M(mode)))
+    fail("dtype-unsupported", "Cast", loc,
+         strf("RoundMode %s is not supported for Cast %s -> %s on %s", mode_name(mode), type_name<S>(), type_name<D>(),
+              kChip.profile));
+  using Big = std::conditional_t<(sizeof(D) > sizeof(S)), D, S>;
+  if (!vec_prologue<Big>(VecOp::Cast, "Cast", count, loc)) return;
+  dst_check(dst, count, "Cast", loc);
+  src_check(src, count, "Cast", loc, "src");
+  const bool rint = mode == RoundMode::CAST_RINT || mode == RoundMode::CAST_NONE;
+  if constexpr (std::is_same<D, float>::value && is_fp16_like<S>::value) {
+    cast_to_float_loop<S>(dst.data(), src.data(), count);
+  } else if constexpr (std::is_same<D, half>::value && std::is_same<S, float>::value) {
+    if (rint) cast_f2h_rint_loop(dst.data(), src.data(), count);
+    else cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
+  } else if constexpr (std::is_same<D, bfloat16_t>::value && std::is_same<S, float>::value) {
+    if (rint) cast_f2bf_rint_loop(dst.data(), src.data(), count);
+    else cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
+  } else if constexpr (std::is_same<D, float>::value && std::is_same<S, int32_t>::value) {
+    if (rint) { for (uint32_t i = 0; i < count; ++i) dst.data()[i] = static_cast<float>(src.data()[i]); }
+    else cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
+  } else {
+    cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
+  }
+  dst_done(dst, count);
+}
+
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+template <class T, class U>
+__attribute__((always_inline)) inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                                                const RoundMode& roundMode, const uint32_t count, OPKIT_LOC) {
+  static_assert(opkit_emu::cast_modes<T, U>() != 0,
+                "opkit emulator: Cast between these element types does not exist on this chip (see the Cast table "
+                "in docs/emulator.md; ascend310p has no bfloat16_t at all)");
+  if (__builtin_constant_p(roundMode) && !(opkit_emu::cast_modes<T, U>() & opkit_emu::M(roundMode)))
+    opkit_emu::cast_mode_not_supported_on_this_chip();
+  opkit_emu::cast_impl<T, U>(dst, src, roundMode, count, loc);
+}
+
+}  // namespace AscendC

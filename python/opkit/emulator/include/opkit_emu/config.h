@@ -1,0 +1,73 @@
+// opkit AscendC CPU emulator: compile-time configuration shared by every emulator header.
+// What CANN's CPU twin-debug mode defines (facts sheet §1, §7): the kernel qualifiers and address-space
+// qualifiers expand to nothing, ASCENDC_CPU_DEBUG and __CCE_KT_TEST__ are defined, __NPU_ARCH__ names
+// the chip. __CCE_AICORE__ is deliberately NOT defined: tiling.h files use it to hide their host part
+// from device compilers, and in the emulator the kernel and the host share one translation unit.
+#pragma once
+
+// -D__NPU_ARCH__=2002 without -DOPKIT_CHIP_ASCEND310P still selects the 310P profile.
+#if defined(__NPU_ARCH__) && (__NPU_ARCH__ == 2002) && !defined(OPKIT_CHIP_ASCEND310P)
+#define OPKIT_CHIP_ASCEND310P 1
+#endif
+
+#include "opkit/platform.h"
+
+#ifndef __NPU_ARCH__
+#if defined(OPKIT_CHIP_ASCEND310P)
+#define __NPU_ARCH__ 2002
+#else
+#define __NPU_ARCH__ 2201
+#endif
+#endif
+
+#ifndef ASCENDC_CPU_DEBUG
+#define ASCENDC_CPU_DEBUG 1
+#endif
+#ifndef __CCE_KT_TEST__
+#define __CCE_KT_TEST__ 1
+#endif
+
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __aicore__
+#define __aicore__
+#endif
+#ifndef __vector__
+#define __vector__
+#endif
+#ifndef __cube__
+#define __cube__
+#endif
+#ifndef __gm__
+#define __gm__
+#endif
+#ifndef __ubuf__
+#define __ubuf__
+#endif
+#ifndef __inline__
+#define __inline__ inline
+#endif
+
+#define GM_ADDR __gm__ uint8_t*
+
+namespace opkit_emu {
+// Chip profile of this build (python/opkit/include/opkit/platform.h).
+inline constexpr const opkit::Platform& kChip = opkit::kPlatform;
+inline constexpr bool kIs310P = (__NPU_ARCH__ == 2002);
+#ifdef OPKIT_EMU_ALLOW_BF16_MATH
+inline constexpr bool kAllowBf16Math = true;   // "naive AMP" variant: models a bf16-computing kernel
+#else
+inline constexpr bool kAllowBf16Math = false;
+#endif
+inline constexpr uint32_t kBlk = 32;           // DataBlock bytes
+inline constexpr uint32_t kRepeat = 256;       // one vector repeat
+}  // namespace opkit_emu
+
+// Hot loops of the emulator are compiled with the vectoriser on even at -O2 / -O0, so a kernel
+// built with opkit's default flags runs at host speed. Only emulator helpers are affected.
+#if defined(__GNUC__) && !defined(__clang__)
+#define OPKIT_EMU_HOT __attribute__((optimize("O3"), noinline))
+#else
+#define OPKIT_EMU_HOT __attribute__((noinline))
+#endif

@@ -1,0 +1,292 @@
+// DataCopy / DataCopyPad between GM and UB, SetAtomicAdd. Facts sheet §2.
+#pragma once
+#include "opkit_emu/tensor.h"
+
+namespace AscendC {
+
+struct DataCopyParams {
+  uint16_t blockCount = 1;
+  uint16_t blockLen = 0;   // 32-byte blocks
+  union { uint16_t srcGap = 0; uint16_t srcStride; };   // 32-byte blocks between blocks
+  union { uint16_t dstGap = 0; uint16_t dstStride; };
+  DataCopyParams() {}
+  DataCopyParams(uint16_t count, uint16_t len, uint16_t srcS, uint16_t dstS)
+      : blockCount(count), blockLen(len), srcGap(srcS), dstGap(dstS) {}
+};
+
+struct DataCopyExtParams {
+  uint16_t blockCount = 1;
+  uint32_t blockLen = 0;   // bytes
+  uint32_t srcStride = 0;  // GM side: bytes; UB side: 32-byte blocks
+  uint32_t dstStride = 0;
+  uint32_t rsv = 0;
+  DataCopyExtParams() {}
+  DataCopyExtParams(uint16_t count, uint32_t len, uint32_t srcS, uint32_t dstS, uint32_t r)
+      : blockCount(count), blockLen(len), srcStride(srcS), dstStride(dstS), rsv(r) {}
+};
+
+template <class T>
+struct DataCopyPadExtParams {
+  bool isPad = false;
+  uint8_t leftPadding = 0;   // elements
+  uint8_t rightPadding = 0;  // elements
+  T paddingValue{};
+  DataCopyPadExtParams() {}
+  DataCopyPadExtParams(bool pad, uint8_t left, uint8_t right, T value)
+      : isPad(pad), leftPadding(left), rightPadding(right), paddingValue(value) {}
+};
+
+// Older DataCopyPad parameter structs (blockLen in bytes, 16-bit fields).
+struct DataCopyPadParams {
+  bool isPad = false;
+  uint8_t leftPadding = 0;
+  uint8_t rightPadding = 0;
+  uint64_t paddingValue = 0;
+  DataCopyPadParams() {}
+  DataCopyPadParams(bool pad, uint8_t left, uint8_t right, uint64_t value)
+      : isPad(pad), leftPadding(left), rightPadding(right), paddingValue(value) {}
+};
+
+}  // namespace AscendC
+
+namespace opkit_emu {
+
+template <class T> constexpr int atomic_code() {
+  if constexpr (std::is_same<T, float>::value) return 0;
+  else if constexpr (std::is_same<T, half>::value) return 1;
+  else if constexpr (std::is_same<T, bfloat16_t>::value) return 2;
+  else if constexpr (std::is_same<T, int32_t>::value) return 3;
+  else if constexpr (std::is_same<T, int16_t>::value) return 4;
+  else if constexpr (std::is_same<T, int8_t>::value) return 5;
+  else return -1;
+}
+
+template <class T> constexpr void check_copy_dtype() {
+  static_assert(!(kIs310P && is_bf16_v<T>), "opkit emulator: bfloat16_t does not exist on ascend310p (no bf16 DataCopy)");
+}
+
+// One UB->GM block write: plain, or recorded for the deferred atomic add.
+inline void gm_store(uint8_t* dst, const uint8_t* src, size_t bytes) {
+  BlockCtx& c = ctx();
+  c.stats.gm_write_bytes += bytes;
+  if (c.atomic_dtype < 0) {
+    std::memcpy(dst, src, bytes);
+  } else {
+    c.atomics.push_back(AtomicRecord{dst, c.atomic_dtype, std::vector<uint8_t>(src, src + bytes)});
+  }
+}
+inline void gm_load(uint8_t* dst, const uint8_t* src, size_t bytes) {
+  ctx().stats.gm_read_bytes += bytes;
+  std::memcpy(dst, src, bytes);
+}
+
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+// ---- contiguous, count form -------------------------------------------------------------------
+namespace detail {
+template <class T>
+inline void check_count_len(uint32_t count, const char* call, opkit_emu::SrcLoc loc) {
+  uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+  if (bytes % opkit_emu::kBlk != 0)
+    opkit_emu::fail("datacopy-length", call, loc,
+                    opkit_emu::strf("count %u x %zu bytes = %llu bytes is not a multiple of 32 bytes; the NPU would "
+                                    "silently copy only %llu bytes (rounded down to 32 B); use DataCopyPad for tails",
+                                    count, sizeof(T), (unsigned long long)bytes,
+                                    (unsigned long long)(bytes / 32 * 32)));
+}
+}  // namespace detail
+
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count, OPKIT_LOC) {
+  opkit_emu::check_copy_dtype<T>();
+  if (count == 0) return;
+  detail::check_count_len<T>(count, "DataCopy", loc);
+  uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+  dst.m_.check_operand(bytes, "DataCopy", loc, "dst (UB)");
+  src.check(0, count, "DataCopy", loc);
+  opkit_emu::gm_load(dst.m_.addr, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()), bytes);
+  dst.m_.mark_written(0, bytes);
+}
+
+template <class T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count, OPKIT_LOC) {
+  opkit_emu::check_copy_dtype<T>();
+  if (count == 0) return;
+  detail::check_count_len<T>(count, "DataCopy", loc);
+  uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+  src.m_.check_operand(bytes, "DataCopy", loc, "src (UB)");
+  src.m_.check_initialized(0, bytes, sizeof(T), "DataCopy", loc, "src (UB)");
+  dst.check(0, count, "DataCopy", loc);
+  opkit_emu::gm_store(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), src.m_.addr, bytes);
+}
+
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count, OPKIT_LOC) {
+  if (count == 0) return;
+  detail::check_count_len<T>(count, "DataCopy", loc);
+  uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+  dst.m_.check_operand(bytes, "DataCopy", loc, "dst (UB)");
+  src.m_.check_operand(bytes, "DataCopy", loc, "src (UB)");
+  src.m_.check_initialized(0, bytes, sizeof(T), "DataCopy", loc, "src (UB)");
+  std::memmove(dst.m_.addr, src.m_.addr, bytes);
+  dst.m_.mark_written(0, bytes);
+}
+
+// ---- strided form: blockLen and gaps in 32-byte blocks ---------------------------------------
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p, OPKIT_LOC) {
+  opkit_emu::check_copy_dtype<T>();
+  if (p.blockCount == 0 || p.blockLen == 0) return;
+  const uint64_t blk = static_cast<uint64_t>(p.blockLen) * 32;
+  const uint64_t ub_span = (p.blockCount - 1) * (blk + p.dstGap * 32ull) + blk;
+  const uint64_t gm_span = (p.blockCount - 1) * (blk + p.srcGap * 32ull) + blk;
+  if (blk % sizeof(T) || (p.srcGap * 32ull) % sizeof(T))
+    opkit_emu::fail("datacopy-length", "DataCopy", loc, "block length/gap is not a whole number of elements");
+  dst.m_.check_operand(ub_span, "DataCopy", loc, "dst (UB)");
+  src.check(0, gm_span / sizeof(T), "DataCopy", loc);
+  const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+  for (uint32_t b = 0; b < p.blockCount; ++b) {
+    uint64_t uo = b * (blk + p.dstGap * 32ull), go = b * (blk + p.srcGap * 32ull);
+    opkit_emu::gm_load(dst.m_.addr + uo, g + go, blk);
+    dst.m_.mark_written(static_cast<uint32_t>(uo), blk);
+  }
+}
+
+template <class T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, OPKIT_LOC) {
+  opkit_emu::check_copy_dtype<T>();
+  if (p.blockCount == 0 || p.blockLen == 0) return;
+  const uint64_t blk = static_cast<uint64_t>(p.blockLen) * 32;
+  const uint64_t ub_span = (p.blockCount - 1) * (blk + p.srcGap * 32ull) + blk;
+  const uint64_t gm_span = (p.blockCount - 1) * (blk + p.dstGap * 32ull) + blk;
+  if (blk % sizeof(T) || (p.dstGap * 32ull) % sizeof(T))
+    opkit_emu::fail("datacopy-length", "DataCopy", loc, "block length/gap is not a whole number of elements");
+  src.m_.check_operand(ub_span, "DataCopy", loc, "src (UB)");
+  dst.check(0, gm_span / sizeof(T), "DataCopy", loc);
+  uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+  for (uint32_t b = 0; b < p.blockCount; ++b) {
+    uint64_t uo = b * (blk + p.srcGap * 32ull), go = b * (blk + p.dstGap * 32ull);
+    src.m_.check_initialized(static_cast<uint32_t>(uo), blk, sizeof(T), "DataCopy", loc, "src (UB)");
+    opkit_emu::gm_store(g + go, src.m_.addr + uo, blk);
+  }
+}
+
+template <class T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, OPKIT_LOC) {
+  if (p.blockCount == 0 || p.blockLen == 0) return;
+  const uint64_t blk = static_cast<uint64_t>(p.blockLen) * 32;
+  const uint64_t s_span = (p.blockCount - 1) * (blk + p.srcGap * 32ull) + blk;
+  const uint64_t d_span = (p.blockCount - 1) * (blk + p.dstGap * 32ull) + blk;
+  src.m_.check_operand(s_span, "DataCopy", loc, "src (UB)");
+  dst.m_.check_operand(d_span, "DataCopy", loc, "dst (UB)");
+  for (uint32_t b = 0; b < p.blockCount; ++b) {
+    uint64_t so = b * (blk + p.srcGap * 32ull), d = b * (blk + p.dstGap * 32ull);
+    src.m_.check_initialized(static_cast<uint32_t>(so), blk, sizeof(T), "DataCopy", loc, "src (UB)");
+    std::memmove(dst.m_.addr + d, src.m_.addr + so, blk);
+    dst.m_.mark_written(static_cast<uint32_t>(d), blk);
+  }
+}
+
+// ---- DataCopyPad: blockLen in bytes; GM strides in bytes, UB strides in 32-byte blocks ---------
+namespace detail {
+template <class T>
+constexpr void check_pad_available() {
+  static_assert(!opkit_emu::kIs310P || sizeof(T) == 0,
+                "opkit emulator: DataCopyPad does not exist on ascend310p (use DataCopy with 32-byte aligned counts)");
+}
+}  // namespace detail
+
+template <class T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                 const DataCopyPadExtParams<T>& pad, OPKIT_LOC) {
+  detail::check_pad_available<T>();
+  opkit_emu::check_copy_dtype<T>();
+  const char* call = "DataCopyPad";
+  if (p.blockCount == 0 || p.blockLen == 0) return;
+  if (p.blockLen % sizeof(T))
+    opkit_emu::fail("datacopy-length", call, loc,
+                    opkit_emu::strf("blockLen %u bytes is not a multiple of sizeof(%s) = %zu", p.blockLen,
+                                    opkit_emu::type_name<T>(), sizeof(T)));
+  if (pad.leftPadding * sizeof(T) > 32 || pad.rightPadding * sizeof(T) > 32)
+    opkit_emu::fail("datacopy-length", call, loc, "leftPadding/rightPadding must each be at most 32 bytes");
+  const uint64_t lp = pad.leftPadding * sizeof(T), rp = pad.rightPadding * sizeof(T);
+  const uint64_t row = (lp + p.blockLen + rp + 31) / 32 * 32;
+  const uint64_t ub_pitch = row + p.dstStride * 32ull, gm_pitch = static_cast<uint64_t>(p.blockLen) + p.srcStride;
+  const uint64_t ub_span = (p.blockCount - 1) * ub_pitch + row;
+  const uint64_t gm_span = (p.blockCount - 1) * gm_pitch + p.blockLen;
+  dst.m_.check_operand(ub_span, call, loc, "dst (UB)");
+  // GM side is byte-addressed: check the byte span directly.
+  if (gm_span % sizeof(T) == 0) src.check(0, gm_span / sizeof(T), call, loc);
+  else opkit_emu::gm_check(src.GetPhyAddr(), gm_span, call, loc, "src (GM)");
+  const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
+  const bool undefined_pad = !pad.isPad && (pad.leftPadding || pad.rightPadding);
+  for (uint32_t b = 0; b < p.blockCount; ++b) {
+    uint8_t* u = dst.m_.addr + b * ub_pitch;
+    const uint32_t rel = static_cast<uint32_t>(b * ub_pitch);
+    opkit_emu::gm_load(u + lp, g + b * gm_pitch, p.blockLen);
+    // Bytes of the 32-byte row around the data: the padding value, or (isPad=false, no padding asked)
+    // the block's first element repeated, as the docs describe the hardware's "dummy" fill.
+    T fill = pad.isPad ? pad.paddingValue : *reinterpret_cast<const T*>(u + lp);
+    for (uint64_t o = 0; o < lp; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
+    for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
+    if (undefined_pad) {  // documented as undefined: leave it poisoned
+      dst.m_.mark_written(rel + static_cast<uint32_t>(lp), p.blockLen);
+    } else {
+      dst.m_.mark_written(rel, row);
+    }
+  }
+}
+
+template <class T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p, OPKIT_LOC) {
+  detail::check_pad_available<T>();
+  opkit_emu::check_copy_dtype<T>();
+  const char* call = "DataCopyPad";
+  if (p.blockCount == 0 || p.blockLen == 0) return;
+  if (p.blockLen % sizeof(T))
+    opkit_emu::fail("datacopy-length", call, loc,
+                    opkit_emu::strf("blockLen %u bytes is not a multiple of sizeof(%s) = %zu", p.blockLen,
+                                    opkit_emu::type_name<T>(), sizeof(T)));
+  const uint64_t row = (static_cast<uint64_t>(p.blockLen) + 31) / 32 * 32;
+  const uint64_t ub_pitch = row + p.srcStride * 32ull, gm_pitch = static_cast<uint64_t>(p.blockLen) + p.dstStride;
+  const uint64_t ub_span = (p.blockCount - 1) * ub_pitch + p.blockLen;
+  const uint64_t gm_span = (p.blockCount - 1) * gm_pitch + p.blockLen;
+  src.m_.check_operand(ub_span, call, loc, "src (UB)");
+  if (gm_span % sizeof(T) == 0) dst.check(0, gm_span / sizeof(T), call, loc);
+  else opkit_emu::gm_check(dst.GetPhyAddr(), gm_span, call, loc, "dst (GM)");
+  uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+  for (uint32_t b = 0; b < p.blockCount; ++b) {
+    src.m_.check_initialized(static_cast<uint32_t>(b * ub_pitch), p.blockLen, sizeof(T), call, loc, "src (UB)");
+    opkit_emu::gm_store(g + b * gm_pitch, src.m_.addr + b * ub_pitch, p.blockLen);
+  }
+}
+
+// Older overloads: DataCopyParams with blockLen in bytes.
+template <class T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                 const DataCopyPadParams& pad, OPKIT_LOC) {
+  T v;
+  std::memcpy(&v, &pad.paddingValue, sizeof(T));
+  DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcGap, p.dstGap, 0),
+              DataCopyPadExtParams<T>(pad.isPad, pad.leftPadding, pad.rightPadding, v), loc);
+}
+template <class T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, OPKIT_LOC) {
+  DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcGap, p.dstGap, 0), loc);
+}
+
+// ---- atomic accumulation into GM --------------------------------------------------------------
+template <class T>
+void SetAtomicAdd() {
+  static_assert(opkit_emu::atomic_code<T>() >= 0, "opkit emulator: SetAtomicAdd supports float, half, bfloat16_t, int32_t, int16_t, int8_t");
+  opkit_emu::check_copy_dtype<T>();
+  opkit_emu::ctx().atomic_dtype = opkit_emu::atomic_code<T>();
+}
+inline void SetAtomicNone() { opkit_emu::ctx().atomic_dtype = -1; }
+
+template <class T> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <class T, int mode> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+
+}  // namespace AscendC

@@ -1,0 +1,342 @@
+// Running a kernel: one BlockCtx (own UB + shadow) per block, blocks spread over host threads,
+// results independent of the thread count (atomic GM adds are applied after all blocks, in block
+// order). Also: GetBlockIdx/GetBlockNum, tiling macros, the module ABI and CANN's CPU-debug entry points.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "opkit/launch_abi.h"
+#include "opkit_emu/sync.h"
+#include "opkit_emu/datacopy.h"
+
+namespace opkit_emu {
+
+struct LaunchStats {
+  BlockStats total;
+  uint64_t ub_high_water = 0, max_block_gm_bytes = 0, max_block_vector_repeats = 0;
+  uint32_t blocks = 0;
+  std::vector<BlockStats> per_block;
+};
+
+struct LaunchOutcome {
+  int status = 0;  // 0 ok, 1 rule violation, 2 other error
+  std::unique_ptr<Violation> violation;
+  std::string error;
+  LaunchStats stats;
+};
+
+struct UbMemory {  // one per host worker, reused across the blocks it runs
+  uint8_t* ub;
+  uint8_t* shadow;
+  UbMemory() {
+    ub = static_cast<uint8_t*>(std::aligned_alloc(64, kChip.ub_total_bytes));
+    shadow = static_cast<uint8_t*>(std::aligned_alloc(64, kChip.ub_total_bytes));
+    if (!ub || !shadow) throw std::bad_alloc();
+  }
+  ~UbMemory() { std::free(ub); std::free(shadow); }
+  UbMemory(const UbMemory&) = delete;
+  UbMemory& operator=(const UbMemory&) = delete;
+};
+
+// After the kernel returns: queue leaks and unwaited SetFlags are violations too.
+inline void end_of_kernel_checks(BlockCtx& c) {
+  if (!c.deferred.empty()) throw c.deferred.front();
+  for (const BufRec& b : c.bufs)
+    if (b.pipe > 0 && (b.state == BufState::Allocated || b.state == BufState::Queued || b.state == BufState::Dequeued))
+      c.fail("queue-protocol", "TQue::AllocTensor", b.alloc_loc,
+             strf("tensor allocated here (UB offset %u) is still %s when the kernel ends; FreeTensor it", b.off,
+                  b.state == BufState::Queued ? "in its queue" : "allocated"));
+  for (int e = 0; e < 64; ++e)
+    for (int id = 0; id < 8; ++id)
+      if (c.flags[e][id].count > 0)
+        c.fail("sync-pairing", "SetFlag", c.flags[e][id].last_set,
+               strf("SetFlag<HardEvent::%s>(%d) was never matched by a WaitFlag before the kernel ended",
+                    event_name(static_cast<AscendC::HardEvent>(e)), id));
+}
+
+template <class T>
+inline void atomic_apply_t(uint8_t* dst, const uint8_t* src, size_t bytes) {
+  for (size_t o = 0; o + sizeof(T) <= bytes; o += sizeof(T)) {
+    T a, b;
+    std::memcpy(&a, dst + o, sizeof(T));
+    std::memcpy(&b, src + o, sizeof(T));
+    T r;
+    if constexpr (std::is_integral<T>::value)
+      r = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+    else
+      r = from_f<T>(to_f(a) + to_f(b));
+    std::memcpy(dst + o, &r, sizeof(T));
+  }
+}
+inline void atomic_apply(const AtomicRecord& r) {
+  switch (r.dtype) {
+    case 0: atomic_apply_t<float>(r.dst, r.data.data(), r.data.size()); break;
+    case 1: atomic_apply_t<half>(r.dst, r.data.data(), r.data.size()); break;
+    case 2: atomic_apply_t<bfloat16_t>(r.dst, r.data.data(), r.data.size()); break;
+    case 3: atomic_apply_t<int32_t>(r.dst, r.data.data(), r.data.size()); break;
+    case 4: atomic_apply_t<int16_t>(r.dst, r.data.data(), r.data.size()); break;
+    default: atomic_apply_t<int8_t>(r.dst, r.data.data(), r.data.size()); break;
+  }
+}
+
+inline uint32_t default_threads(uint32_t block_dim) {
+  uint32_t hw = std::max(1u, std::thread::hardware_concurrency());
+  if (const char* e = std::getenv("OPKIT_EMU_THREADS")) {
+    int v = std::atoi(e);
+    if (v > 0) hw = static_cast<uint32_t>(v);
+  }
+  return std::max(1u, std::min(block_dim, hw));
+}
+
+// Runs body() once per block with that block's context installed. Never throws.
+template <class Body>
+LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threads, const std::vector<GmRegion>& gm,
+                         const Body& body) {
+  LaunchOutcome out;
+  if (block_dim == 0) {
+    out.status = 2;
+    out.error = "block_dim is 0";
+    return out;
+  }
+  struct BlockResult {
+    std::unique_ptr<Violation> v;
+    std::string err;
+    bool failed = false;
+    BlockStats stats;
+    std::vector<AtomicRecord> atomics;
+  };
+  std::vector<BlockResult> res(block_dim);
+  std::atomic<uint32_t> next{0};
+  auto worker = [&]() {
+    std::unique_ptr<UbMemory> mem;
+    try {
+      mem = std::make_unique<UbMemory>();
+    } catch (...) {
+      for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) { res[b].failed = true; res[b].err = "out of host memory for UB"; }
+      return;
+    }
+    for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) {
+      BlockCtx c;
+      c.idx = b;
+      c.num = block_dim;
+      c.tiling_key = tiling_key;
+      c.ub = mem->ub;
+      c.shadow = mem->shadow;
+      c.gm = &gm;
+      std::memset(c.ub, 0xff, kChip.ub_total_bytes);  // poison: NaN patterns for every float type
+      std::memset(c.shadow, 0, kChip.ub_total_bytes);
+      t_ctx = &c;
+      try {
+        body();
+        end_of_kernel_checks(c);
+      } catch (const Violation& v) {
+        res[b].failed = true;
+        res[b].v = std::make_unique<Violation>(v);
+      } catch (const std::exception& e) {
+        res[b].failed = true;
+        res[b].err = e.what();
+      } catch (...) {
+        res[b].failed = true;
+        res[b].err = "unknown C++ exception";
+      }
+      t_ctx = nullptr;
+      res[b].stats = c.stats;
+      res[b].atomics = std::move(c.atomics);
+    }
+  };
+  uint32_t nt = threads ? std::min(threads, block_dim) : default_threads(block_dim);
+  if (nt <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (uint32_t i = 0; i < nt; ++i) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  // Deterministic outcome: the lowest failing block is reported.
+  for (uint32_t b = 0; b < block_dim; ++b) {
+    if (!res[b].failed) continue;
+    if (res[b].v) { out.status = 1; out.violation = std::move(res[b].v); }
+    else { out.status = 2; out.error = "block " + std::to_string(b) + ": " + res[b].err; }
+    break;
+  }
+  if (out.status == 0)
+    for (uint32_t b = 0; b < block_dim; ++b)
+      for (const AtomicRecord& r : res[b].atomics) atomic_apply(r);
+  LaunchStats& s = out.stats;
+  s.blocks = block_dim;
+  for (uint32_t b = 0; b < block_dim; ++b) {
+    const BlockStats& x = res[b].stats;
+    s.total.gm_read_bytes += x.gm_read_bytes;
+    s.total.gm_write_bytes += x.gm_write_bytes;
+    s.total.vector_elems += x.vector_elems;
+    s.total.vector_repeats += x.vector_repeats;
+    for (int k = 0; k < static_cast<int>(VecOp::Count_); ++k) {
+      s.total.op_elems[k] += x.op_elems[k];
+      s.total.op_calls[k] += x.op_calls[k];
+    }
+    s.ub_high_water = std::max(s.ub_high_water, x.ub_high_water);
+    s.max_block_gm_bytes = std::max(s.max_block_gm_bytes, x.gm_read_bytes + x.gm_write_bytes);
+    s.max_block_vector_repeats = std::max(s.max_block_vector_repeats, x.vector_repeats);
+    s.per_block.push_back(x);
+  }
+  s.total.ub_high_water = s.ub_high_water;
+  return out;
+}
+
+// ---- the module ABI (python/opkit/include/opkit/launch_abi.h) ----------------------------------
+inline void copy_str(char* dst, size_t cap, const std::string& s) { std::snprintf(dst, cap, "%s", s.c_str()); }
+
+inline void fill_stats(opkit_launch_stats& d, const LaunchStats& s) {
+  d.gm_read_bytes = s.total.gm_read_bytes;
+  d.gm_write_bytes = s.total.gm_write_bytes;
+  d.vector_elems = s.total.vector_elems;
+  d.vector_repeats = s.total.vector_repeats;
+  d.ub_high_water = s.ub_high_water;
+  d.max_block_gm_bytes = s.max_block_gm_bytes;
+  d.max_block_vector_repeats = s.max_block_vector_repeats;
+  d.blocks = s.blocks;
+}
+
+inline void fill_result(opkit_launch_result* r, const LaunchOutcome& o) {
+  r->status = o.status;
+  r->line = 0;
+  r->block = -1;
+  if (o.status == 1) {
+    const Violation& v = *o.violation;
+    copy_str(r->rule, sizeof r->rule, v.rule);
+    copy_str(r->call, sizeof r->call, v.call);
+    copy_str(r->file, sizeof r->file, v.file);
+    r->line = v.line;
+    r->block = v.block;
+    copy_str(r->message, sizeof r->message, v.msg);
+  } else if (o.status == 2) {
+    copy_str(r->message, sizeof r->message, "opkit emulator: kernel failed: " + o.error);
+  }
+  fill_stats(r->stats, o.stats);
+}
+
+template <class F, size_t... I>
+void invoke_gm(F f, void* const* a, std::index_sequence<I...>) {
+  f(static_cast<uint8_t*>(a[I])...);
+}
+
+template <size_t N, class F>
+int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, F f) {
+  if (!r) return 2;
+  std::memset(r, 0, sizeof *r);
+  r->block = -1;
+  try {
+    if (!a || a->abi_version != OPKIT_LAUNCH_ABI_VERSION) {
+      r->status = 2;
+      copy_str(r->message, sizeof r->message, "opkit emulator: launch ABI version mismatch");
+      return 2;
+    }
+    if (a->num_args != N) {
+      r->status = 2;
+      copy_str(r->message, sizeof r->message,
+               strf("opkit emulator: kernel %s takes %zu GM arguments, launch passed %u", entry, N, a->num_args));
+      return 2;
+    }
+    std::vector<GmRegion> gm;
+    for (uint32_t i = 0; i < a->num_args; ++i)
+      if (a->args[i] && a->arg_bytes[i]) gm.push_back({static_cast<const uint8_t*>(a->args[i]), a->arg_bytes[i], static_cast<int>(i)});
+    void* const* args = a->args;
+    LaunchOutcome o = run_blocks(a->block_dim, a->tiling_key, a->threads, gm,
+                                 [&]() { invoke_gm(f, args, std::make_index_sequence<N>{}); });
+    fill_result(r, o);
+    return r->status;
+  } catch (const std::exception& e) {
+    r->status = 2;
+    copy_str(r->message, sizeof r->message, std::string("opkit emulator: ") + e.what());
+    return 2;
+  } catch (...) {
+    r->status = 2;
+    copy_str(r->message, sizeof r->message, "opkit emulator: unknown C++ exception");
+    return 2;
+  }
+}
+
+// ---- tiling ----------------------------------------------------------------------------------
+inline void load_tiling(void* dst, size_t bytes, const void* tiling, SrcLoc loc) {
+  gm_check(tiling, bytes, "GET_TILING_DATA", loc, "tiling");
+  if (!tiling) fail("gm-bounds", "GET_TILING_DATA", loc, "tiling pointer is null");
+  ctx().stats.gm_read_bytes += bytes;
+  std::memcpy(dst, tiling, bytes);
+}
+
+// ---- CANN CPU-debug entry points (tikicpulib.h) ----------------------------------------------
+struct GmAllocRegistry {
+  std::mutex mu;
+  std::vector<GmRegion> regions;
+  static GmAllocRegistry& get() { static GmAllocRegistry r; return r; }
+};
+inline uint64_t& icpu_tiling_key() { static uint64_t k = 0; return k; }
+inline LaunchStats& last_stats() { static thread_local LaunchStats s; return s; }
+
+template <class F>
+void icpu_run(const char* name, uint32_t block_dim, const F& f) {
+  std::vector<GmRegion> gm;
+  {
+    auto& reg = GmAllocRegistry::get();
+    std::lock_guard<std::mutex> lk(reg.mu);
+    gm = reg.regions;
+  }
+  LaunchOutcome o = run_blocks(block_dim, icpu_tiling_key(), 0, gm, f);
+  last_stats() = o.stats;
+  if (o.status == 1) {
+    std::fprintf(stderr, "%s\n", o.violation->what());
+    std::fflush(stderr);
+    std::exit(1);
+  }
+  if (o.status == 2) {
+    std::fprintf(stderr, "opkit emulator: kernel %s failed: %s\n", name, o.error.c_str());
+    std::fflush(stderr);
+    std::exit(2);
+  }
+  if (std::getenv("OPKIT_EMU_STATS"))
+    std::fprintf(stderr,
+                 "opkit emulator: %s: %u blocks, GM read %llu B, GM write %llu B, vector elems %llu, repeats %llu, "
+                 "UB high water %llu B\n",
+                 name, o.stats.blocks, (unsigned long long)o.stats.total.gm_read_bytes,
+                 (unsigned long long)o.stats.total.gm_write_bytes, (unsigned long long)o.stats.total.vector_elems,
+                 (unsigned long long)o.stats.total.vector_repeats, (unsigned long long)o.stats.ub_high_water);
+}
+
+}  // namespace opkit_emu
+
+namespace AscendC {
+inline int64_t GetBlockIdx() { return opkit_emu::ctx().idx; }
+inline int64_t GetBlockNum() { return opkit_emu::ctx().num; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetTaskRation() { return 1; }
+template <class... A> inline void printf(const char* fmt, A... a) { std::printf(fmt, a...); }
+}  // namespace AscendC
+
+enum KernelMetaType {
+  KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
+  KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_MIX_VECTOR_CORE
+};
+
+// Kernel-side tiling (facts sheet §5): the struct is copied from GM, bounds-checked.
+#define GET_TILING_DATA_WITH_STRUCT(Type, var, tiling) \
+  Type var;                                            \
+  ::opkit_emu::load_tiling(&var, sizeof(Type), (tiling), ::opkit_emu::SrcLoc::current())
+#define REGISTER_TILING_DEFAULT(Type) using OpkitTilingDefault_ = Type
+#define GET_TILING_DATA(var, tiling) GET_TILING_DATA_WITH_STRUCT(OpkitTilingDefault_, var, tiling)
+#define GET_TILING_DATA_MEMBER(Type, member, var, tiling)                                                    \
+  decltype(Type::member) var;                                                                               \
+  ::opkit_emu::load_tiling(&var, sizeof(var), reinterpret_cast<const uint8_t*>(tiling) + offsetof(Type, member), \
+                           ::opkit_emu::SrcLoc::current())
+#define TILING_KEY_IS(k) (::opkit_emu::ctx().tiling_key == static_cast<uint64_t>(k))
+#define KERNEL_TASK_TYPE_DEFAULT(...)
+#define KERNEL_TASK_TYPE(...)
+
+// Placed after a kernel definition in a module TU: exports the launch ABI entry point.
+#define OPKIT_EMU_DEFINE_MODULE(entry, num_gm_args)                                                         \
+  extern "C" __attribute__((visibility("default"))) int32_t opkit_kernel_launch(const opkit_launch_args* a, \
+                                                                                opkit_launch_result* r) {   \
+    return ::opkit_emu::module_launch<(num_gm_args)>(a, r, #entry, entry);                                 \
+  }

@@ -1,0 +1,101 @@
+// ReduceSum / ReduceMax / ReduceMin, count form with the shared tmp buffer. Facts sheet §3 "Reductions":
+// tree sum of adjacent pairs inside each 256-byte repeat, repeat results added sequentially (A2 count form);
+// max/min write [value, index] with the index in T's bit pattern, first index wins on ties.
+#pragma once
+#include "opkit_emu/vector.h"
+
+namespace opkit_emu {
+
+template <class T> inline constexpr bool is_reduce_t =
+    std::is_same<T, half>::value || std::is_same<T, float>::value || (is_bf16_v<T> && kAllowBf16Math && !kIs310P);
+
+template <class T> OPKIT_EMU_INLINE float rnd(float x) {
+  if constexpr (std::is_same<T, float>::value) return x;
+  else return to_f(from_f<T>(x));
+}
+
+template <class T>
+OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
+  constexpr uint32_t R = kRepeat / sizeof(T);
+  float acc = 0.0f;
+  for (uint32_t base = 0; base < n; base += R) {
+    float buf[R];
+    const uint32_t m = std::min(R, n - base);
+    for (uint32_t i = 0; i < R; ++i) buf[i] = i < m ? to_f(p[base + i]) : 0.0f;  // masked lanes add 0
+    for (uint32_t w = R / 2; w >= 1; w /= 2)
+      for (uint32_t i = 0; i < w; ++i) buf[i] = rnd<T>(buf[2 * i] + buf[2 * i + 1]);
+    acc = base == 0 ? buf[0] : rnd<T>(acc + buf[0]);
+  }
+  return acc;
+}
+
+template <class T, bool IsMax>
+OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
+  uint32_t best = 0;
+  float bv = to_f(p[0]);
+  for (uint32_t i = 1; i < n; ++i) {
+    float v = to_f(p[i]);
+    if (IsMax ? v > bv : v < bv) { bv = v; best = i; }
+  }
+  return best;
+}
+
+template <class T>
+void reduce_common(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                   const AscendC::LocalTensor<T>& tmp, int32_t count, uint32_t dst_elems, SrcLoc loc) {
+  (void)op;
+  tmp.m_.check_live(call, loc, "sharedTmpBuffer");
+  dst.m_.check_operand(dst_elems * sizeof(T), call, loc, "dst");
+  src_check(src, count, call, loc, "src");
+}
+
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+template <class T, bool isSetMask = true>
+void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+               const int32_t count, OPKIT_LOC) {
+  using namespace opkit_emu;
+  OPKIT_EMU_CHECK_T(is_reduce_t, "ReduceSum", T);
+  if (!vec_prologue<T>(VecOp::ReduceSum, "ReduceSum", count, loc)) return;
+  reduce_common(VecOp::ReduceSum, "ReduceSum", dst, src, sharedTmpBuffer, count, 1, loc);
+  dst.data()[0] = from_f<T>(reduce_sum_loop<T>(src.data(), static_cast<uint32_t>(count)));
+  dst.m_.mark_written(0, sizeof(T));
+}
+
+namespace detail {
+template <class T, bool IsMax>
+void reduce_arg(opkit_emu::VecOp op, const char* call, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                const LocalTensor<T>& tmp, int32_t count, bool calIndex, opkit_emu::SrcLoc loc) {
+  using namespace opkit_emu;
+  if (!vec_prologue<T>(op, call, count, loc)) return;
+  reduce_common(op, call, dst, src, tmp, count, calIndex ? 2 : 1, loc);
+  if (sizeof(T) == 2 && calIndex && count > 65536)
+    fail("tensor-bounds", call, loc, strf("count %d: a half index cannot exceed 65535", count));
+  uint32_t i = reduce_arg_loop<T, IsMax>(src.data(), static_cast<uint32_t>(count));
+  dst.data()[0] = src.data()[i];
+  if (calIndex) {
+    if constexpr (sizeof(T) == 4) { uint32_t b = i; std::memcpy(&dst.data()[1], &b, 4); }
+    else { uint16_t b = static_cast<uint16_t>(i); std::memcpy(&dst.data()[1], &b, 2); }
+  }
+  dst.m_.mark_written(0, (calIndex ? 2 : 1) * sizeof(T));
+}
+}  // namespace detail
+
+template <class T>
+void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+               const int32_t count, bool calIndex = false, OPKIT_LOC) {
+  using namespace opkit_emu;
+  OPKIT_EMU_CHECK_T(is_reduce_t, "ReduceMax", T);
+  detail::reduce_arg<T, true>(VecOp::ReduceMax, "ReduceMax", dst, src, sharedTmpBuffer, count, calIndex, loc);
+}
+template <class T>
+void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+               const int32_t count, bool calIndex = false, OPKIT_LOC) {
+  using namespace opkit_emu;
+  OPKIT_EMU_CHECK_T(is_reduce_t, "ReduceMin", T);
+  detail::reduce_arg<T, false>(VecOp::ReduceMin, "ReduceMin", dst, src, sharedTmpBuffer, count, calIndex, loc);
+}
+
+}  // namespace AscendC

@@ -1,0 +1,173 @@
+// Per-block emulator state (UB with its init-shadow, buffers, queues, sync flags, counters) and the
+// rule-violation exception. Every API call checks its operands once per call; hot loops never check.
+#pragma once
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "opkit_emu/config.h"
+#include "opkit_emu/types.h"
+
+namespace opkit_emu {
+
+// Where a kernel called an API: filled by default arguments at the call site.
+struct SrcLoc {
+  const char* file;
+  int line;
+  static constexpr SrcLoc current(const char* f = __builtin_FILE(), int l = __builtin_LINE()) { return {f, l}; }
+};
+#define OPKIT_LOC ::opkit_emu::SrcLoc loc = ::opkit_emu::SrcLoc::current()
+
+inline std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+inline std::string strf(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+// A broken hardware rule. The message format is fixed by docs/architecture.md "Errors".
+struct Violation : std::exception {
+  std::string rule, call, file, detail, msg;
+  int line = 0, block = -1;
+  Violation(std::string r, std::string c, SrcLoc loc, int b, std::string d)
+      : rule(std::move(r)), call(std::move(c)), file(loc.file ? loc.file : "<unknown>"), detail(std::move(d)),
+        line(loc.line), block(b) {
+    msg = "opkit emulator: [" + rule + "] " + call + " at " + file + ":" + std::to_string(line) + " (block " +
+          std::to_string(block) + "): " + detail;
+  }
+  const char* what() const noexcept override { return msg.c_str(); }
+};
+
+// Per-API vector counters (elements), so the roofline model can weight ops differently.
+enum class VecOp : int {
+  Add, Sub, Mul, Div, Max, Min, Adds, Muls, Maxs, Mins, Exp, Ln, Abs, Sqrt, Rsqrt, Reciprocal, Relu,
+  LeakyRelu, Duplicate, Cast, ReduceSum, ReduceMax, ReduceMin, Compare, Select, Other, Count_
+};
+inline const char* vec_op_name(int i) {
+  static const char* names[] = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Adds", "Muls", "Maxs", "Mins",
+                                "Exp", "Ln", "Abs", "Sqrt", "Rsqrt", "Reciprocal", "Relu", "LeakyRelu",
+                                "Duplicate", "Cast", "ReduceSum", "ReduceMax", "ReduceMin", "Compare",
+                                "Select", "Other"};
+  return names[i];
+}
+
+struct BlockStats {
+  uint64_t gm_read_bytes = 0, gm_write_bytes = 0, vector_elems = 0, vector_repeats = 0, ub_high_water = 0;
+  uint64_t op_elems[static_cast<int>(VecOp::Count_)] = {};
+  uint64_t op_calls[static_cast<int>(VecOp::Count_)] = {};
+};
+
+struct GmRegion {
+  const uint8_t* base;
+  uint64_t bytes;
+  int arg;  // kernel argument index, -1 for GmAlloc'ed memory
+};
+
+enum class BufKind : uint8_t { Queue, TBuf };
+enum class BufState : uint8_t { Free, Allocated, Queued, Dequeued, Fixed };
+
+struct BufRec {
+  uint32_t off = 0, len = 0;  // UB byte offset, rounded length
+  uint32_t gen = 1;           // bumped on every AllocTensor and FreeTensor: stale handles mismatch
+  BufState state = BufState::Free;
+  BufKind kind = BufKind::Queue;
+  int queue = -1;
+  int pipe = 0;
+  SrcLoc alloc_loc{nullptr, 0};
+};
+
+struct QueueRec {
+  int pos = 0, depth = 1;
+  uint32_t first_buf = 0, num = 0, next = 0;
+  std::vector<uint32_t> fifo;  // buffer ids, front = oldest
+  SrcLoc init_loc{nullptr, 0};
+};
+
+struct AtomicRecord {  // a UB->GM copy under SetAtomicAdd, applied after all blocks in block order
+  uint8_t* dst;
+  int dtype;  // 0 float, 1 half, 2 bf16, 3 int32, 4 int16, 5 int8
+  std::vector<uint8_t> data;
+};
+
+struct FlagRec { int32_t count = 0; SrcLoc last_set{nullptr, 0}; };
+
+class TPipeBase;
+
+struct BlockCtx {
+  int64_t idx = 0, num = 1;
+  uint64_t tiling_key = 0;
+  uint8_t* ub = nullptr;      // kChip.ub_total_bytes, 64-byte aligned
+  uint8_t* shadow = nullptr;  // one byte per UB byte: 1 = written
+  std::vector<BufRec> bufs;
+  std::vector<QueueRec> queues;
+  int pipe_serial = 0;
+  int live_pipe = -1;
+  TPipeBase* pipe = nullptr;
+  uint32_t queue_bufs_per_pos[16] = {};
+  FlagRec flags[64][8];  // [HardEvent][event id]
+  int atomic_dtype = -1;   // SetAtomicAdd<T> in effect: dtype code
+  std::vector<AtomicRecord> atomics;
+  const std::vector<GmRegion>* gm = nullptr;
+  BlockStats stats;
+  std::vector<Violation> deferred;  // found in destructors, reported when the kernel returns
+
+  [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
+    throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));
+  }
+};
+
+inline thread_local BlockCtx* t_ctx = nullptr;
+
+// Outside a launch (e.g. a test calling an API directly) there is no block: that is a usage error.
+inline BlockCtx& ctx() {
+  if (!t_ctx) throw std::runtime_error("opkit emulator: AscendC API called outside a kernel launch");
+  return *t_ctx;
+}
+
+[[noreturn]] inline void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) {
+  throw Violation(rule, call, loc, t_ctx ? static_cast<int>(t_ctx->idx) : -1, std::move(detail));
+}
+
+// ---- UB init-shadow: bulk byte operations only -------------------------------------------------
+inline void shadow_set(uint32_t off, uint32_t bytes) { std::memset(ctx().shadow + off, 1, bytes); }
+inline void shadow_clear(uint32_t off, uint32_t bytes) { std::memset(ctx().shadow + off, 0, bytes); }
+// Offset of the first unwritten byte in [off, off+bytes), or -1.
+inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) {
+  const uint8_t* s = ctx().shadow + off;
+  const void* p = std::memchr(s, 0, bytes);
+  return p ? static_cast<const uint8_t*>(p) - s : -1;
+}
+
+// ---- GM bounds ----------------------------------------------------------------------------------
+inline const GmRegion* gm_find(const void* p) {
+  const BlockCtx& c = ctx();
+  if (!c.gm) return nullptr;
+  auto b = static_cast<const uint8_t*>(p);
+  for (const GmRegion& r : *c.gm)
+    if (b >= r.base && b < r.base + r.bytes) return &r;
+  return nullptr;
+}
+inline void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what) {
+  if (bytes == 0) return;
+  const GmRegion* r = gm_find(p);
+  auto b = static_cast<const uint8_t*>(p);
+  if (!r)
+    fail("gm-bounds", call, loc,
+         strf("%s: GM address %p is not inside any GM buffer passed to the kernel", what, p));
+  if (b + bytes > r->base + r->bytes)
+    fail("gm-bounds", call, loc,
+         strf("%s: access of %llu bytes at byte offset %llu runs past the end of the GM buffer%s (%llu bytes)", what,
+              (unsigned long long)bytes, (unsigned long long)(b - r->base),
+              r->arg >= 0 ? strf(" of kernel argument %d", r->arg).c_str() : "", (unsigned long long)r->bytes));
+}
+
+}  // namespace opkit_emu

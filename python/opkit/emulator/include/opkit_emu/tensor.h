@@ -1,0 +1,202 @@
+// LocalTensor (a view of UB) and GlobalTensor (a view of GM). Facts sheet §1 "GlobalTensor", "LocalTensor".
+#pragma once
+#include <utility>
+
+#include "opkit_emu/runtime.h"
+
+namespace AscendC {
+
+enum class TPosition : uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM, TSCM, MAX };
+using QuePosition = TPosition;
+
+template <class T> class LocalTensor;
+
+}  // namespace AscendC
+
+namespace opkit_emu {
+
+// The part of a LocalTensor the checks need, independent of T.
+struct TensorMeta {
+  uint8_t* addr = nullptr;
+  uint32_t bytes = 0;
+  int32_t buf = -1;
+  uint32_t gen = 0;
+  AscendC::TPosition pos = AscendC::TPosition::VECCALC;
+
+  uint32_t ub_off() const { return static_cast<uint32_t>(addr - ctx().ub); }
+
+  // The tensor's buffer is still the one it was handed out from (not freed, not re-allocated).
+  void check_live(const char* call, SrcLoc loc, const char* name) const {
+    BlockCtx& c = ctx();
+    if (buf < 0 || static_cast<size_t>(buf) >= c.bufs.size())
+      c.fail("queue-protocol", call, loc,
+             strf("%s is not a tensor from AllocTensor/DeQue/TBuf::Get (never allocated)", name));
+    const BufRec& b = c.bufs[buf];
+    if (b.gen != gen || b.state == BufState::Free)
+      c.fail("queue-protocol", call, loc,
+             strf("%s is used after FreeTensor (buffer at UB offset %u was freed%s)", name, b.off,
+                  b.state == BufState::Free ? "" : " and handed out again"));
+  }
+  // Operand of a vector instruction or a UB side of a copy: live, 32-byte aligned, large enough.
+  void check_operand(uint64_t need_bytes, const char* call, SrcLoc loc, const char* name) const {
+    check_live(call, loc, name);
+    uint32_t off = ub_off();
+    if (off % kBlk != 0)
+      fail("ub-alignment", call, loc,
+           strf("%s starts at UB offset %u, not 32-byte aligned (offset %% 32 = %u)", name, off, off % kBlk));
+    if (need_bytes > bytes)
+      fail("tensor-bounds", call, loc,
+           strf("%s: the call touches %llu bytes but the tensor holds only %u bytes", name,
+                (unsigned long long)need_bytes, bytes));
+  }
+  void check_initialized(uint32_t rel_off, uint64_t nbytes, uint32_t elem, const char* call, SrcLoc loc,
+                         const char* name) const {
+    int64_t hole = shadow_first_hole(ub_off() + rel_off, static_cast<uint32_t>(nbytes));
+    if (hole >= 0)
+      fail("ub-uninitialized", call, loc,
+           strf("%s reads UB that nothing wrote: element %llu (UB offset %u) was never written since its "
+                "buffer was allocated",
+                name, (unsigned long long)((rel_off + hole) / elem), ub_off() + rel_off + static_cast<uint32_t>(hole)));
+  }
+  void mark_written(uint32_t rel_off, uint64_t nbytes) const { shadow_set(ub_off() + rel_off, static_cast<uint32_t>(nbytes)); }
+};
+
+// Index argument of operator[]: converting from an integer records the caller's file:line.
+struct Offset {
+  uint32_t v;
+  SrcLoc loc;
+  template <class I, class = std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value>>
+  Offset(I i, SrcLoc l = SrcLoc::current()) : v(static_cast<uint32_t>(i)), loc(l) {}
+};
+
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+template <class T>
+class LocalTensor {
+ public:
+  using PrimType = T;
+  LocalTensor() = default;
+
+  // Element access (scalar unit). Checked: bounds, buffer liveness, initialisation on read.
+  T GetValue(uint32_t idx, OPKIT_LOC) const {
+    check_index(idx, "LocalTensor::GetValue", loc);
+    m_.check_initialized(idx * sizeof(T), sizeof(T), sizeof(T), "LocalTensor::GetValue", loc, "tensor");
+    T v;
+    std::memcpy(&v, m_.addr + idx * sizeof(T), sizeof(T));
+    return v;
+  }
+  void SetValue(uint32_t idx, T v, OPKIT_LOC) const {
+    check_index(idx, "LocalTensor::SetValue", loc);
+    std::memcpy(m_.addr + idx * sizeof(T), &v, sizeof(T));
+    m_.mark_written(idx * sizeof(T), sizeof(T));
+  }
+  // operator[] cannot take a default argument; the offset's implicit conversion captures the call site.
+  LocalTensor operator[](opkit_emu::Offset off) const { return at(off.v, off.loc); }
+  // Same as operator[] but with the caller's location (used by the emulator's own helpers).
+  LocalTensor at(uint32_t off, opkit_emu::SrcLoc loc) const {
+    if (static_cast<uint64_t>(off) * sizeof(T) > m_.bytes)
+      opkit_emu::fail("tensor-bounds", "LocalTensor::operator[]", loc,
+                      opkit_emu::strf("offset %u is past the end of a tensor of %u elements", off, GetSize()));
+    LocalTensor r = *this;
+    r.m_.addr += static_cast<size_t>(off) * sizeof(T);
+    r.m_.bytes -= off * static_cast<uint32_t>(sizeof(T));
+    return r;
+  }
+  uint32_t GetSize() const { return m_.bytes / sizeof(T); }
+  uint32_t GetLength() const { return m_.bytes; }
+  void SetSize(uint32_t n, OPKIT_LOC) {
+    const opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    uint32_t cap = (m_.buf >= 0 && static_cast<size_t>(m_.buf) < c.bufs.size())
+                       ? c.bufs[m_.buf].off + c.bufs[m_.buf].len - m_.ub_off() : m_.bytes;
+    if (static_cast<uint64_t>(n) * sizeof(T) > cap)
+      opkit_emu::fail("tensor-bounds", "LocalTensor::SetSize", loc,
+                      opkit_emu::strf("size %u elements exceeds the %u bytes left in the buffer", n, cap));
+    m_.bytes = n * sizeof(T);
+  }
+  TPosition GetPosition() const { return m_.pos; }
+  // Host pointer of the first element (the device returns a UB address; only use it for arithmetic).
+  T* GetPhyAddr() const { return reinterpret_cast<T*>(m_.addr); }
+  T* GetPhyAddr(uint32_t off) const { return reinterpret_cast<T*>(m_.addr) + off; }
+  template <class U> LocalTensor<U> ReinterpretCast() const {
+    LocalTensor<U> r;
+    r.m_ = m_;
+    return r;
+  }
+  // `dst = a + b` etc. (vector.h): the right side is an expression object that writes into dst.
+  template <class E, class = decltype(std::declval<const E&>().opkit_emu_eval(std::declval<const LocalTensor&>()))>
+  LocalTensor& operator=(const E& e) {
+    e.opkit_emu_eval(*this);
+    return *this;
+  }
+  LocalTensor(const LocalTensor&) = default;
+  LocalTensor& operator=(const LocalTensor&) = default;
+  // Emulator internals.
+  opkit_emu::TensorMeta m_;
+  T* data() const { return reinterpret_cast<T*>(m_.addr); }
+
+ private:
+  void check_index(uint32_t idx, const char* call, opkit_emu::SrcLoc loc) const {
+    m_.check_live(call, loc, "tensor");
+    if (idx >= GetSize())
+      opkit_emu::fail("tensor-bounds", call, loc,
+                      opkit_emu::strf("index %u is out of range for a tensor of %u elements", idx, GetSize()));
+  }
+};
+
+template <class T>
+class GlobalTensor {
+ public:
+  using PrimType = T;
+  GlobalTensor() = default;
+  void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { ptr_ = buffer; size_ = bufferSize; }
+  void SetGlobalBuffer(__gm__ T* buffer) { ptr_ = buffer; size_ = 0; }
+  uint64_t GetSize() const { return size_; }
+  __gm__ T* GetPhyAddr() const { return ptr_; }
+  __gm__ T* GetPhyAddr(uint64_t off) const { return ptr_ + off; }
+  GlobalTensor operator[](uint64_t off) const {
+    GlobalTensor r = *this;
+    r.ptr_ += off;
+    r.size_ = size_ > off ? size_ - off : 0;
+    r.sized_ = sized_ || size_ > 0;
+    r.overrun_ = size_ > 0 && off > size_;
+    return r;
+  }
+  T GetValue(uint64_t off, OPKIT_LOC) const {
+    check(off, 1, "GlobalTensor::GetValue", loc);
+    opkit_emu::ctx().stats.gm_read_bytes += sizeof(T);
+    T v;
+    std::memcpy(&v, ptr_ + off, sizeof(T));
+    return v;
+  }
+  void SetValue(uint64_t off, T v, OPKIT_LOC) const {
+    check(off, 1, "GlobalTensor::SetValue", loc);
+    opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
+    std::memcpy(ptr_ + off, &v, sizeof(T));
+  }
+  void SetL2CacheHint(int) {}
+  template <class Mode> void SetL2CacheHint(Mode) {}
+
+  // [off, off+count) elements must lie inside the SetGlobalBuffer extent and inside a kernel GM buffer.
+  void check(uint64_t off, uint64_t count, const char* call, opkit_emu::SrcLoc loc) const {
+    if (count == 0) return;
+    if (!ptr_) opkit_emu::fail("gm-bounds", call, loc, "GlobalTensor used before SetGlobalBuffer");
+    bool limited = size_ > 0 || sized_;
+    if (limited && (overrun_ || off + count > size_))
+      opkit_emu::fail("gm-bounds", call, loc,
+                      opkit_emu::strf("elements [%llu, %llu) are beyond the SetGlobalBuffer size (%llu elements left "
+                                      "in this view)",
+                                      (unsigned long long)off, (unsigned long long)(off + count),
+                                      (unsigned long long)size_));
+    opkit_emu::gm_check(ptr_ + off, count * sizeof(T), call, loc, "GlobalTensor");
+  }
+
+ private:
+  __gm__ T* ptr_ = nullptr;
+  uint64_t size_ = 0;
+  bool sized_ = false;    // a view cut from a sized buffer: size_ == 0 means "nothing left", not "unknown"
+  bool overrun_ = false;  // the view starts past the end of the sized buffer
+};
+
+}  // namespace AscendC

@@ -1,0 +1,133 @@
+// half (IEEE binary16) and bfloat16_t: storage types with round-to-nearest-even conversion from float.
+// Facts sheet §7: CANN's own half/bf16 come from closed libraries, so the emulator supplies them.
+// Scalar conversion follows IEEE (overflow -> inf), like numpy/torch; the vector Cast API adds the
+// RoundMode and saturation semantics on top (cast.h).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#define OPKIT_EMU_INLINE __attribute__((always_inline)) inline
+
+namespace opkit_emu {
+
+OPKIT_EMU_INLINE uint32_t f32_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+OPKIT_EMU_INLINE float bits_f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+
+// binary16 -> float, exact. Normal numbers are a re-bias of the exponent; subnormals are
+// renormalised by one float subtraction; inf/NaN keep sign and payload.
+OPKIT_EMU_INLINE float half_bits_to_float(uint16_t h) {
+  uint32_t mag = static_cast<uint32_t>(h & 0x7fffu) << 13;   // exponent+mantissa in float position
+  uint32_t exp = mag & 0x0f800000u;
+  uint32_t out;
+  if (exp == 0x0f800000u) {          // inf / NaN
+    out = mag | 0x7f800000u;
+  } else if (exp == 0) {             // zero / subnormal: value = mantissa * 2^-24
+    out = f32_bits(bits_f32(mag + 0x38800000u) - bits_f32(0x38800000u));
+  } else {
+    out = mag + 0x38000000u;         // re-bias 15 -> 127
+  }
+  return bits_f32(out | (static_cast<uint32_t>(h & 0x8000u) << 16));
+}
+
+// float -> binary16, round to nearest even, overflow to inf, NaN stays NaN (payload top bits kept).
+OPKIT_EMU_INLINE uint16_t float_to_half_bits(float x) {
+  uint32_t f = f32_bits(x);
+  uint16_t sign = static_cast<uint16_t>((f >> 16) & 0x8000u);
+  f &= 0x7fffffffu;
+  if (f >= 0x7f800000u) {
+    if (f == 0x7f800000u) return sign | 0x7c00u;
+    uint16_t nan = static_cast<uint16_t>(0x7c00u | (f >> 13));
+    return sign | (nan == 0x7c00u ? 0x7c01u : nan);
+  }
+  if (f >= 0x477ff000u) return sign | 0x7c00u;                 // >= 65520 rounds to inf
+  if (f < 0x38800000u) {                                       // below 2^-14: subnormal half
+    // Adding 0.5 puts the value's 2^-24 units in the low mantissa bits, rounded by the FPU (RNE).
+    float t = bits_f32(f) + 0.5f;
+    return sign | static_cast<uint16_t>(f32_bits(t) - 0x3f000000u);
+  }
+  uint32_t odd = (f >> 13) & 1u;
+  f += 0xc8000fffu + odd;                                      // re-bias 127 -> 15, round half to even
+  return sign | static_cast<uint16_t>(f >> 13);
+}
+
+OPKIT_EMU_INLINE float bf16_bits_to_float(uint16_t b) { return bits_f32(static_cast<uint32_t>(b) << 16); }
+
+// float -> bfloat16, round to nearest even; NaN stays a (quiet) NaN.
+OPKIT_EMU_INLINE uint16_t float_to_bf16_bits(float x) {
+  uint32_t f = f32_bits(x);
+  if ((f & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((f >> 16) | 0x0040u);
+  f += 0x7fffu + ((f >> 16) & 1u);
+  return static_cast<uint16_t>(f >> 16);
+}
+
+struct RawBits {};  // tag: construct from a bit pattern
+
+}  // namespace opkit_emu
+
+// Global, as in CANN (kernels write `half`, `bfloat16_t` unqualified).
+struct half {
+  uint16_t bits_;
+  half() = default;
+  constexpr half(uint16_t b, opkit_emu::RawBits) : bits_(b) {}
+  template <class A, class = std::enable_if_t<std::is_arithmetic<A>::value>>
+  OPKIT_EMU_INLINE half(A v) : bits_(opkit_emu::float_to_half_bits(static_cast<float>(v))) {}
+  OPKIT_EMU_INLINE operator float() const { return opkit_emu::half_bits_to_float(bits_); }
+  OPKIT_EMU_INLINE float ToFloat() const { return static_cast<float>(*this); }
+  static half FromBits(uint16_t b) { return half(b, opkit_emu::RawBits{}); }
+  template <class A> half& operator+=(A v) { return *this = half(float(*this) + float(v)); }
+  template <class A> half& operator-=(A v) { return *this = half(float(*this) - float(v)); }
+  template <class A> half& operator*=(A v) { return *this = half(float(*this) * float(v)); }
+  template <class A> half& operator/=(A v) { return *this = half(float(*this) / float(v)); }
+  half operator-() const { return FromBits(static_cast<uint16_t>(bits_ ^ 0x8000u)); }
+};
+
+struct bfloat16_t {
+  uint16_t bits_;
+  bfloat16_t() = default;
+  constexpr bfloat16_t(uint16_t b, opkit_emu::RawBits) : bits_(b) {}
+  template <class A, class = std::enable_if_t<std::is_arithmetic<A>::value>>
+  OPKIT_EMU_INLINE bfloat16_t(A v) : bits_(opkit_emu::float_to_bf16_bits(static_cast<float>(v))) {}
+  OPKIT_EMU_INLINE operator float() const { return opkit_emu::bf16_bits_to_float(bits_); }
+  OPKIT_EMU_INLINE float ToFloat() const { return static_cast<float>(*this); }
+  static bfloat16_t FromBits(uint16_t b) { return bfloat16_t(b, opkit_emu::RawBits{}); }
+  template <class A> bfloat16_t& operator+=(A v) { return *this = bfloat16_t(float(*this) + float(v)); }
+  template <class A> bfloat16_t& operator-=(A v) { return *this = bfloat16_t(float(*this) - float(v)); }
+  template <class A> bfloat16_t& operator*=(A v) { return *this = bfloat16_t(float(*this) * float(v)); }
+  template <class A> bfloat16_t& operator/=(A v) { return *this = bfloat16_t(float(*this) / float(v)); }
+  bfloat16_t operator-() const { return FromBits(static_cast<uint16_t>(bits_ ^ 0x8000u)); }
+};
+
+static_assert(sizeof(half) == 2 && sizeof(bfloat16_t) == 2, "half/bfloat16_t must be 2 bytes");
+static_assert(std::is_trivially_copyable<half>::value && std::is_trivially_copyable<bfloat16_t>::value, "POD");
+
+namespace opkit_emu {
+template <class T> struct is_fp16_like : std::integral_constant<bool, std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value> {};
+template <class T> inline constexpr bool is_bf16_v = std::is_same<T, bfloat16_t>::value;
+template <class T> inline constexpr bool is_half_v = std::is_same<T, half>::value;
+template <class T> inline constexpr bool is_float_like_v = std::is_same<T, float>::value || is_fp16_like<T>::value;
+
+// Element <-> float for the compute loops (exact for every supported type).
+template <class T> OPKIT_EMU_INLINE float to_f(T v) { return static_cast<float>(v); }
+template <> OPKIT_EMU_INLINE float to_f<half>(half v) { return half_bits_to_float(v.bits_); }
+template <> OPKIT_EMU_INLINE float to_f<bfloat16_t>(bfloat16_t v) { return bf16_bits_to_float(v.bits_); }
+template <class T> OPKIT_EMU_INLINE T from_f(float v) { return static_cast<T>(v); }
+template <> OPKIT_EMU_INLINE half from_f<half>(float v) { return half::FromBits(float_to_half_bits(v)); }
+template <> OPKIT_EMU_INLINE bfloat16_t from_f<bfloat16_t>(float v) { return bfloat16_t::FromBits(float_to_bf16_bits(v)); }
+
+template <class T> constexpr const char* type_name() {
+  if constexpr (std::is_same<T, half>::value) return "half";
+  else if constexpr (std::is_same<T, bfloat16_t>::value) return "bfloat16_t";
+  else if constexpr (std::is_same<T, float>::value) return "float";
+  else if constexpr (std::is_same<T, double>::value) return "double";
+  else if constexpr (std::is_same<T, int8_t>::value) return "int8_t";
+  else if constexpr (std::is_same<T, uint8_t>::value) return "uint8_t";
+  else if constexpr (std::is_same<T, int16_t>::value) return "int16_t";
+  else if constexpr (std::is_same<T, uint16_t>::value) return "uint16_t";
+  else if constexpr (std::is_same<T, int32_t>::value) return "int32_t";
+  else if constexpr (std::is_same<T, uint32_t>::value) return "uint32_t";
+  else if constexpr (std::is_same<T, int64_t>::value) return "int64_t";
+  else if constexpr (std::is_same<T, uint64_t>::value) return "uint64_t";
+  else return "?";
+}
+}  // namespace opkit_emu

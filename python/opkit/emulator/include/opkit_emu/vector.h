@@ -1,0 +1,252 @@
+// Level-2 (count form) vector instructions: exactly `count` elements, operand starts 32-byte aligned,
+// count 0 is a no-op (facts sheet §3). Each op computes in float and rounds to the operand type.
+#pragma once
+#include <cmath>
+
+#include "opkit_emu/tensor.h"
+
+namespace opkit_emu {
+
+// ---- dtype tables (A2, facts sheet §3 table); bf16 arithmetic only in the naive-AMP build ----
+template <class T> inline constexpr bool bf16_math_ok = !is_bf16_v<T> || (kAllowBf16Math && !kIs310P);
+template <class T> inline constexpr bool is_arith_t =  // Add Sub Mul Max Min Adds Muls Maxs Mins
+    std::is_same<T, int16_t>::value || std::is_same<T, half>::value || std::is_same<T, int32_t>::value ||
+    std::is_same<T, float>::value || (is_bf16_v<T> && kAllowBf16Math && !kIs310P);
+template <class T> inline constexpr bool is_fmath_t =  // Div Exp Ln Sqrt Rsqrt Reciprocal Abs LeakyRelu
+    std::is_same<T, half>::value || std::is_same<T, float>::value || (is_bf16_v<T> && kAllowBf16Math && !kIs310P);
+template <class T> inline constexpr bool is_relu_t =
+    std::is_same<T, half>::value || std::is_same<T, int32_t>::value || std::is_same<T, float>::value ||
+    (is_bf16_v<T> && kAllowBf16Math && !kIs310P);
+template <class T> inline constexpr bool is_dup_t =
+    std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value || std::is_same<T, half>::value ||
+    (is_bf16_v<T> && !kIs310P) || std::is_same<T, int32_t>::value || std::is_same<T, uint32_t>::value ||
+    std::is_same<T, float>::value;
+
+#define OPKIT_EMU_BF16_MSG(api)                                                                           \
+  "opkit emulator: " api " has no bfloat16_t form on this chip (A2 has no bf16 vector arithmetic: Cast to " \
+  "float first; the naive-AMP build defines OPKIT_EMU_ALLOW_BF16_MATH to model a bf16-computing kernel)"
+#define OPKIT_EMU_CHECK_T(pred, api, T)                                          \
+  static_assert(!is_bf16_v<T> || pred<T>, OPKIT_EMU_BF16_MSG(api));              \
+  static_assert(is_bf16_v<T> || pred<T>, "opkit emulator: " api " does not support this element type on this chip")
+
+// ---- per-call checks and counters ----
+template <class T>
+inline bool vec_prologue(VecOp op, const char* call, int64_t count, SrcLoc loc) {
+  if (count < 0) fail("tensor-bounds", call, loc, strf("count %lld is negative", (long long)count));
+  BlockStats& s = ctx().stats;
+  s.op_calls[static_cast<int>(op)]++;
+  if (count == 0) return false;
+  s.op_elems[static_cast<int>(op)] += count;
+  s.vector_elems += count;
+  s.vector_repeats += (static_cast<uint64_t>(count) * sizeof(T) + kRepeat - 1) / kRepeat;
+  return true;
+}
+template <class T>
+inline void src_check(const AscendC::LocalTensor<T>& t, int64_t count, const char* call, SrcLoc loc, const char* name) {
+  t.m_.check_operand(static_cast<uint64_t>(count) * sizeof(T), call, loc, name);
+  t.m_.check_initialized(0, static_cast<uint64_t>(count) * sizeof(T), sizeof(T), call, loc, name);
+}
+template <class T>
+inline void dst_check(const AscendC::LocalTensor<T>& t, int64_t count, const char* call, SrcLoc loc) {
+  t.m_.check_operand(static_cast<uint64_t>(count) * sizeof(T), call, loc, "dst");
+}
+template <class T>
+inline void dst_done(const AscendC::LocalTensor<T>& t, int64_t count) {
+  t.m_.mark_written(0, static_cast<uint64_t>(count) * sizeof(T));
+}
+
+// ---- element operations (applied to float for fp types, natively for integers) ----
+struct OpAdd { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a + b; } };
+struct OpSub { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a - b; } };
+struct OpMul { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a * b; } };
+struct OpDiv { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a / b; } };
+struct OpMax { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a > b ? a : b; } };
+struct OpMin { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a < b ? a : b; } };
+struct OpExp { static OPKIT_EMU_INLINE float ap(float a) { return std::exp(a); } };
+struct OpLn { static OPKIT_EMU_INLINE float ap(float a) { return std::log(a); } };
+struct OpAbs { template <class F> static OPKIT_EMU_INLINE F ap(F a) { return a < F(0) ? -a : a; } };
+struct OpSqrt { static OPKIT_EMU_INLINE float ap(float a) { return std::sqrt(a); } };
+struct OpRsqrt { static OPKIT_EMU_INLINE float ap(float a) { return 1.0f / std::sqrt(a); } };
+struct OpRecip { static OPKIT_EMU_INLINE float ap(float a) { return 1.0f / a; } };
+struct OpRelu { template <class F> static OPKIT_EMU_INLINE F ap(F a) { return a > F(0) ? a : F(0); } };
+
+// Integer adds wrap (two's complement) rather than overflow in C++ terms.
+template <class T, class Op> OPKIT_EMU_INLINE T int_ap(T a, T b) {
+  using W = std::conditional_t<sizeof(T) <= 4, int64_t, int64_t>;
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(Op::ap(static_cast<W>(a), static_cast<W>(b))));
+}
+
+template <class Op, class T>
+OPKIT_EMU_HOT void bin_loop(T* d, const T* a, const T* b, uint32_t n) {
+  if constexpr (is_fp16_like<T>::value) {
+    for (uint32_t i = 0; i < n; ++i) d[i] = from_f<T>(Op::ap(to_f(a[i]), to_f(b[i])));
+  } else if constexpr (std::is_integral<T>::value) {
+    for (uint32_t i = 0; i < n; ++i) d[i] = int_ap<T, Op>(a[i], b[i]);
+  } else {
+    for (uint32_t i = 0; i < n; ++i) d[i] = Op::ap(a[i], b[i]);
+  }
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void scalar_loop(T* d, const T* a, T s, uint32_t n) {
+  if constexpr (is_fp16_like<T>::value) {
+    const float fs = to_f(s);
+    for (uint32_t i = 0; i < n; ++i) d[i] = from_f<T>(Op::ap(to_f(a[i]), fs));
+  } else if constexpr (std::is_integral<T>::value) {
+    for (uint32_t i = 0; i < n; ++i) d[i] = int_ap<T, Op>(a[i], s);
+  } else {
+    for (uint32_t i = 0; i < n; ++i) d[i] = Op::ap(a[i], s);
+  }
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void un_loop(T* d, const T* a, uint32_t n) {
+  if constexpr (std::is_integral<T>::value) {
+    for (uint32_t i = 0; i < n; ++i) d[i] = Op::ap(a[i]);
+  } else {
+    for (uint32_t i = 0; i < n; ++i) d[i] = from_f<T>(Op::ap(to_f(a[i])));
+  }
+}
+template <class T>
+OPKIT_EMU_HOT void leaky_loop(T* d, const T* a, float alpha, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    float x = to_f(a[i]);
+    d[i] = from_f<T>(x >= 0.0f ? x : x * alpha);
+  }
+}
+template <class T>
+OPKIT_EMU_HOT void fill_loop(T* d, T v, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = v;
+}
+
+template <class Op, class T>
+inline void binary(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
+                   const AscendC::LocalTensor<T>& b, int64_t count, SrcLoc loc) {
+  if (!vec_prologue<T>(op, call, count, loc)) return;
+  dst_check(dst, count, call, loc);
+  src_check(a, count, call, loc, "src0");
+  src_check(b, count, call, loc, "src1");
+  bin_loop<Op, T>(dst.data(), a.data(), b.data(), static_cast<uint32_t>(count));
+  dst_done(dst, count);
+}
+template <class Op, class T>
+inline void with_scalar(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst,
+                        const AscendC::LocalTensor<T>& a, T s, int64_t count, SrcLoc loc) {
+  if (!vec_prologue<T>(op, call, count, loc)) return;
+  dst_check(dst, count, call, loc);
+  src_check(a, count, call, loc, "src");
+  scalar_loop<Op, T>(dst.data(), a.data(), s, static_cast<uint32_t>(count));
+  dst_done(dst, count);
+}
+template <class Op, class T>
+inline void unary(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
+                  int64_t count, SrcLoc loc) {
+  if (!vec_prologue<T>(op, call, count, loc)) return;
+  dst_check(dst, count, call, loc);
+  src_check(a, count, call, loc, "src");
+  un_loop<Op, T>(dst.data(), a.data(), static_cast<uint32_t>(count));
+  dst_done(dst, count);
+}
+
+template <class T> struct nondeduced { using type = T; };
+template <class T> using nondeduced_t = typename nondeduced<T>::type;
+
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+#define OPKIT_EMU_BINARY(NAME, OP, PRED)                                                                     \
+  template <class T, bool isSetMask = true>                                                                  \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+            const int32_t& count, OPKIT_LOC) {                                                               \
+    using namespace opkit_emu;                                                                               \
+    OPKIT_EMU_CHECK_T(PRED, #NAME, T);                                                                       \
+    binary<OP, T>(VecOp::NAME, #NAME, dst, src0, src1, count, loc);                                          \
+  }
+OPKIT_EMU_BINARY(Add, OpAdd, is_arith_t)
+OPKIT_EMU_BINARY(Sub, OpSub, is_arith_t)
+OPKIT_EMU_BINARY(Mul, OpMul, is_arith_t)
+OPKIT_EMU_BINARY(Max, OpMax, is_arith_t)
+OPKIT_EMU_BINARY(Min, OpMin, is_arith_t)
+OPKIT_EMU_BINARY(Div, OpDiv, is_fmath_t)
+#undef OPKIT_EMU_BINARY
+
+#define OPKIT_EMU_SCALAR(NAME, OP, PRED)                                                                     \
+  template <class T, bool isSetMask = true>                                                                  \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count, \
+            OPKIT_LOC) {                                                                                     \
+    using namespace opkit_emu;                                                                               \
+    OPKIT_EMU_CHECK_T(PRED, #NAME, T);                                                                       \
+    with_scalar<OP, T>(VecOp::NAME, #NAME, dst, src, scalarValue, count, loc);                               \
+  }
+OPKIT_EMU_SCALAR(Adds, OpAdd, is_arith_t)
+OPKIT_EMU_SCALAR(Muls, OpMul, is_arith_t)
+OPKIT_EMU_SCALAR(Maxs, OpMax, is_arith_t)
+OPKIT_EMU_SCALAR(Mins, OpMin, is_arith_t)
+#undef OPKIT_EMU_SCALAR
+
+#define OPKIT_EMU_UNARY(NAME, OP, PRED)                                                                      \
+  template <class T, bool isSetMask = true>                                                                  \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, OPKIT_LOC) {        \
+    using namespace opkit_emu;                                                                               \
+    OPKIT_EMU_CHECK_T(PRED, #NAME, T);                                                                       \
+    unary<OP, T>(VecOp::NAME, #NAME, dst, src, count, loc);                                                  \
+  }
+OPKIT_EMU_UNARY(Exp, OpExp, is_fmath_t)
+OPKIT_EMU_UNARY(Ln, OpLn, is_fmath_t)
+OPKIT_EMU_UNARY(Abs, OpAbs, is_fmath_t)
+OPKIT_EMU_UNARY(Sqrt, OpSqrt, is_fmath_t)
+OPKIT_EMU_UNARY(Rsqrt, OpRsqrt, is_fmath_t)
+OPKIT_EMU_UNARY(Reciprocal, OpRecip, is_fmath_t)
+OPKIT_EMU_UNARY(Relu, OpRelu, is_relu_t)
+#undef OPKIT_EMU_UNARY
+
+template <class T, bool isSetMask = true>
+void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count,
+               OPKIT_LOC) {
+  using namespace opkit_emu;
+  OPKIT_EMU_CHECK_T(is_fmath_t, "LeakyRelu", T);
+  if (!vec_prologue<T>(VecOp::LeakyRelu, "LeakyRelu", count, loc)) return;
+  dst_check(dst, count, "LeakyRelu", loc);
+  src_check(src, count, "LeakyRelu", loc, "src");
+  leaky_loop<T>(dst.data(), src.data(), to_f(scalarValue), static_cast<uint32_t>(count));
+  dst_done(dst, count);
+}
+
+template <class T>
+void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count, OPKIT_LOC) {
+  using namespace opkit_emu;
+  static_assert(is_dup_t<T>, "opkit emulator: Duplicate does not support this element type on this chip");
+  if (!vec_prologue<T>(VecOp::Duplicate, "Duplicate", count, loc)) return;
+  dst_check(dst, count, "Duplicate", loc);
+  fill_loop<T>(dst.data(), scalarValue, static_cast<uint32_t>(count));
+  dst_done(dst, count);
+}
+
+// ---- operator overloads: dst = a (+|-|*|/) b over dst.GetSize() elements -----------------------
+template <class T>
+struct TensorArg {  // converting to it records the expression's file:line
+  const LocalTensor<T>& t;
+  opkit_emu::SrcLoc loc;
+  TensorArg(const LocalTensor<T>& x, opkit_emu::SrcLoc l = opkit_emu::SrcLoc::current()) : t(x), loc(l) {}
+};
+template <class T, int Kind>
+struct BinaryExpr {
+  LocalTensor<T> a, b;
+  opkit_emu::SrcLoc loc;
+  void opkit_emu_eval(const LocalTensor<T>& dst) const {
+    const int32_t n = static_cast<int32_t>(dst.GetSize());
+    if constexpr (Kind == 0) Add(dst, a, b, n, loc);
+    else if constexpr (Kind == 1) Sub(dst, a, b, n, loc);
+    else if constexpr (Kind == 2) Mul(dst, a, b, n, loc);
+    else Div(dst, a, b, n, loc);
+  }
+};
+template <class T>
+BinaryExpr<T, 0> operator+(const LocalTensor<T>& a, opkit_emu::nondeduced_t<TensorArg<T>> b) { return {a, b.t, b.loc}; }
+template <class T>
+BinaryExpr<T, 1> operator-(const LocalTensor<T>& a, opkit_emu::nondeduced_t<TensorArg<T>> b) { return {a, b.t, b.loc}; }
+template <class T>
+BinaryExpr<T, 2> operator*(const LocalTensor<T>& a, opkit_emu::nondeduced_t<TensorArg<T>> b) { return {a, b.t, b.loc}; }
+template <class T>
+BinaryExpr<T, 3> operator/(const LocalTensor<T>& a, opkit_emu::nondeduced_t<TensorArg<T>> b) { return {a, b.t, b.loc}; }
+
+}  // namespace AscendC

@@ -1,0 +1,41 @@
+// opkit's stand-in for CANN's CPU twin-debug host library: GmAlloc/GmFree, SetKernelMode,
+// ICPU_SET_TILING_KEY, ICPU_RUN_KF (facts sheet §5 "CPU twin-debug path"). A rule violation prints
+// "opkit emulator: [<rule>] ..." to stderr and exits with status 1.
+#pragma once
+#include <cstdlib>
+
+#include "kernel_operator.h"
+
+namespace AscendC {
+
+enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE, MIX_AIC_1_1 };
+inline KernelMode& kernel_mode_() { static KernelMode m = KernelMode::MIX_MODE; return m; }
+inline void SetKernelMode(KernelMode m) { kernel_mode_() = m; }
+
+// GM memory visible to kernels; ICPU_RUN_KF bounds-checks kernel accesses against these allocations.
+inline void* GmAlloc(size_t size) {
+  size_t n = (size + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, n ? n : 64);
+  if (!p) return nullptr;
+  std::memset(p, 0, n ? n : 64);
+  auto& reg = opkit_emu::GmAllocRegistry::get();
+  std::lock_guard<std::mutex> lk(reg.mu);
+  reg.regions.push_back({static_cast<const uint8_t*>(p), size, -1});
+  return p;
+}
+inline void GmFree(void* p) {
+  if (!p) return;
+  auto& reg = opkit_emu::GmAllocRegistry::get();
+  {
+    std::lock_guard<std::mutex> lk(reg.mu);
+    auto& v = reg.regions;
+    v.erase(std::remove_if(v.begin(), v.end(), [&](const opkit_emu::GmRegion& r) { return r.base == p; }), v.end());
+  }
+  std::free(p);
+}
+
+}  // namespace AscendC
+
+#define ICPU_SET_TILING_KEY(k) (::opkit_emu::icpu_tiling_key() = static_cast<uint64_t>(k))
+#define ICPU_RUN_KF(func, blockdim, ...) \
+  ::opkit_emu::icpu_run(#func, static_cast<uint32_t>(blockdim), [&]() { func(__VA_ARGS__); })

@@ -1,0 +1,405 @@
+"""The case matrix: dtypes x shapes x value distributions (x attr variants), one seed per case.
+
+Shapes are drawn for the lead input's shape tokens (``[..., C]``: ``...`` = the leading dims, whose product
+has a declared range; named dims bind across inputs). Per dtype the matrix holds:
+- explicit ``tests.shapes`` from op.yaml;
+- edge shapes: one element, fewer than 32 bytes, a last dim that is a multiple of neither 16 nor 8,
+  one less / one more than a 32-byte and a 256-byte tile of the dtype, row counts that do not divide by the
+  910B's 48 vector cores (and fewer rows than cores), the largest declared sizes (capped by ``max_numel``,
+  and by DEFAULT_CAP outside ``--full``);
+- random draws inside the declared ranges (log-uniform).
+Distributions (data inputs only; ``values: weight|bias|grad`` inputs get their own fixed laws):
+``normal`` N(0,1); ``offset`` N(0,1)+200 (fp16/bf16) / +1000 (fp32); ``scale50`` N(0,1)*50;
+``scale`` N(0,1)*1e4 (fp16: |x| up to ~6e4, near the fp16 limit) / *1e6 (bf16, fp32: large but with
+squares still finite in FP32 compute); ``tiny`` N(0,1)*S (S = the small-value boundary);
+``mixed`` random signs with magnitudes log-uniform over 2^-8..2^8; ``special`` N(0,1) with +-0, +-inf, NaN
+and subnormals planted in a few rows (only when op.yaml lists ``special``).
+
+Modes: ``quick`` (edit loop: the first explicit shape, a tail shape, one element; normal/scale50/offset/tiny),
+``default`` (core shapes x all distributions, edge shapes x two distributions), ``full`` (everything x
+everything, more random draws, largest sizes up to max_numel).
+"""
+from __future__ import annotations
+
+import math
+import random
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..spec import DTYPES, OpSpec
+
+CORES_910B = 48           # vector cores of the 910B (opkit/platform.h kAscend910B)
+BLOCK_BYTES = 32          # UB alignment / DataCopy unit
+REPEAT_BYTES = 256        # one vector repeat
+DEFAULT_CAP = 1 << 20     # largest lead numel outside --full (keeps the default run fast)
+
+DIST_DOC = {
+    "normal": "N(0,1)",
+    "offset": "N(0,1) + 200 (fp16/bf16) or + 1000 (fp32)",
+    "scale50": "N(0,1) * 50",
+    "scale": "N(0,1) * 1e4 (fp16) or * 1e6 (bf16/fp32)",
+    "tiny": "N(0,1) * small-value boundary (2^-10 fp16/bf16, 2^-20 fp32)",
+    "mixed": "random sign * 2^U(-8,8)",
+    "special": "N(0,1) with +-0, +-inf, NaN, subnormals planted in a few rows",
+}
+OFFSET = {"float16": 200.0, "bfloat16": 200.0, "float32": 1000.0}
+BIG_SCALE = {"float16": 1e4, "bfloat16": 1e6, "float32": 1e6}
+TINY = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -10, "float32": 2.0 ** -20}
+
+
+def dist_tag(dist: str, dtype: str) -> str:
+    """The distribution's name in test ids: ``offset200``, ``scale1e4``, ..."""
+    if dist == "offset":
+        return f"offset{OFFSET.get(dtype, 200.0):g}"
+    if dist == "scale":
+        return f"scale{BIG_SCALE.get(dtype, 1e4):.0e}".replace("+0", "").replace("+", "")
+    return dist
+
+
+@dataclass(frozen=True)
+class Case:
+    op: str                                  # snake name
+    dtype: str                               # lead dtype name (float16 ...)
+    shapes: dict[str, tuple[int, ...]]       # input name -> shape
+    distribution: str                        # key of DIST_DOC
+    seed: int
+    attrs: dict[str, Any] = field(default_factory=dict)
+    kind: str = "random"                     # explicit | edge:<what> | random
+    variant: str = ""                        # attr variant tag ("" = defaults)
+
+    @property
+    def lead_shape(self) -> tuple[int, ...]:
+        return next(iter(self.shapes.values()))
+
+    @property
+    def shape_tag(self) -> str:
+        return "x".join(str(d) for d in self.lead_shape) or "scalar"
+
+    @property
+    def id(self) -> str:
+        parts = [DTYPES[self.dtype][2], self.shape_tag, dist_tag(self.distribution, self.dtype)]
+        if self.variant:
+            parts.append(self.variant)
+        return "-".join(parts)
+
+    @property
+    def name(self) -> str:
+        return f"{self.op}[{self.id}]"
+
+    def as_dict(self) -> dict:
+        return {"op": self.op, "id": self.id, "dtype": self.dtype, "shapes": {k: list(v) for k, v in self.shapes.items()},
+                "distribution": self.distribution, "distribution_tag": dist_tag(self.distribution, self.dtype),
+                "seed": self.seed, "attrs": dict(self.attrs), "kind": self.kind, "variant": self.variant}
+
+
+# -- shapes ---------------------------------------------------------------------------------------
+
+class _Dims:
+    """Binds a lead-shape plan (rows for "...", named dims) into concrete shapes for every input."""
+
+    def __init__(self, spec: OpSpec):
+        self.spec = spec
+        self.lead = list(spec.lead.shape)
+        self.ranges = dict(spec.tests.dims)
+        self.has_ellipsis = "..." in self.lead
+        self.last = self.lead[-1] if self.lead and self.lead[-1] != "..." else None
+
+    def range(self, tok) -> tuple[int, int]:
+        if isinstance(tok, int):
+            return tok, tok
+        return self.ranges.get(tok, (1, 1))
+
+    def clamp(self, tok, v: int) -> int:
+        lo, hi = self.range(tok)
+        return max(lo, min(hi, int(v)))
+
+    def named(self) -> list[str]:
+        return [t for t in self.lead if isinstance(t, str) and t != "..."]
+
+    def make(self, last: int | None, rows: int | None, lead_split: int = 1, rng: random.Random | None = None,
+             others: dict[str, int] | None = None) -> dict[str, tuple[int, ...]] | None:
+        """Concrete shapes: ``last`` for the last named dim, ``rows`` for the product of the others."""
+        vals: dict[str, int] = dict(others or {})
+        names = self.named()
+        if self.last is not None and isinstance(self.last, str) and last is not None:
+            vals[self.last] = self.clamp(self.last, last)
+        # Named dims other than the last: smallest allowed unless given.
+        for nm in names:
+            vals.setdefault(nm, self.range(nm)[0])
+        lead_dims: tuple[int, ...] = ()
+        if self.has_ellipsis:
+            r = self.clamp("...", rows if rows is not None else 1)
+            lead_dims = _split(r, lead_split, rng)
+        shapes = {}
+        for inp in self.spec.inputs:
+            dims: list[int] = []
+            for t in inp.shape:
+                if t == "...":
+                    dims.extend(lead_dims)
+                elif isinstance(t, int):
+                    dims.append(t)
+                else:
+                    dims.append(vals[t])
+            shapes[inp.name] = tuple(dims)
+        return shapes
+
+    def from_explicit(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        """Bind an explicit lead shape from tests.shapes."""
+        vals: dict[str, int] = {}
+        fixed = [t for t in self.lead if t != "..."]
+        n_lead = len(shape) - len(fixed)
+        lead_dims = tuple(shape[:n_lead]) if self.has_ellipsis else ()
+        for t, v in zip(fixed, shape[n_lead:]):
+            if isinstance(t, str):
+                vals[t] = v
+        shapes = {}
+        for inp in self.spec.inputs:
+            dims: list[int] = []
+            for t in inp.shape:
+                if t == "...":
+                    dims.extend(lead_dims)
+                elif isinstance(t, int):
+                    dims.append(t)
+                else:
+                    dims.append(vals.get(t, self.range(t)[0]))
+            shapes[inp.name] = tuple(dims)
+        return shapes
+
+
+def _split(n: int, parts: int, rng: random.Random | None) -> tuple[int, ...]:
+    """n as a product of up to ``parts`` factors (random factorisation when rng is given)."""
+    if parts <= 1 or n <= 1:
+        return (n,)
+    divs = [d for d in range(2, int(math.isqrt(n)) + 1) if n % d == 0]
+    if not divs:
+        return (n,)
+    d = rng.choice(divs) if rng else divs[0]
+    return (d, n // d)
+
+
+def _numel(shape) -> int:
+    return math.prod(shape)
+
+
+def _shape_plans(spec: OpSpec, dtype: str, mode: str, rng: random.Random) -> list[tuple[str, dict]]:
+    """(kind, shapes) pairs for one dtype, deduplicated, in a stable order. kind: explicit | edge:* | random."""
+    d = _Dims(spec)
+    item = _itemsize(dtype)
+    cap = spec.tests.max_numel if mode == "full" else min(spec.tests.max_numel, DEFAULT_CAP)
+    last_lo, last_hi = d.range(d.last) if d.last is not None else (1, 1)
+    rows_lo, rows_hi = d.range("...") if d.has_ellipsis else (1, 1)
+    plans: list[tuple[str, dict]] = []
+
+    def add(kind: str, shapes: dict | None):
+        if not shapes:
+            return
+        lead = next(iter(shapes.values()))
+        if _numel(lead) > spec.tests.max_numel and not kind.startswith("explicit"):
+            return
+        plans.append((kind, shapes))
+
+    for s in spec.tests.shapes:
+        add("explicit", d.from_explicit(tuple(s)))
+    per32, per256 = max(1, BLOCK_BYTES // item), max(1, REPEAT_BYTES // item)
+    # Row length that is a multiple of neither 16 nor 8 (odd), mid-sized.
+    tail = _odd_in(last_lo, last_hi, 1001)
+    add("edge:tail", d.make(tail, 37))
+    add("edge:rows%48", d.make(_pick(last_lo, last_hi, 256), CORES_910B + 2))
+    add("edge:one", d.make(last_lo, rows_lo))
+    add("edge:<32B", d.make(min(last_hi, max(last_lo, (BLOCK_BYTES - 1) // item)), 1))
+    for name, t in (("32B", per32), ("256B", per256)):
+        for delta in (-1, 1):
+            v = t + delta
+            if last_lo <= v <= last_hi:
+                add(f"edge:{name}{delta:+d}", d.make(v, 5))
+    add("edge:rows<48", d.make(_pick(last_lo, last_hi, 100), 5))
+    add("edge:rows%48b", d.make(_odd_in(last_lo, last_hi, 33), 2 * CORES_910B + 1))
+    # Largest declared sizes within the cap: the longest row, and the most rows.
+    if d.last is not None:
+        add("edge:max-last", d.make(last_hi, max(rows_lo, min(rows_hi, cap // max(last_hi, 1)))))
+    if d.has_ellipsis:
+        rows = rows_hi
+        lastv = max(last_lo, min(last_hi, cap // max(rows, 1)))
+        add("edge:max-rows", d.make(lastv, min(rows_hi, max(rows_lo, cap // max(lastv, 1)))))
+    n_random = {"quick": 0, "default": 2, "full": 6}[mode]
+    for _ in range(n_random):
+        for _try in range(50):
+            lastv = _loguniform(rng, last_lo, last_hi)
+            rows = _loguniform(rng, rows_lo, rows_hi)
+            if lastv * rows <= cap:
+                break
+        add("random", d.make(lastv, rows, lead_split=rng.choice((1, 2)), rng=rng))
+    # Dedupe by lead shape, keeping the first kind.
+    seen, out = set(), []
+    for kind, shapes in plans:
+        key = tuple(tuple(v) for v in shapes.values())
+        if key not in seen:
+            seen.add(key)
+            out.append((kind, shapes))
+    if mode == "quick":
+        wanted = []
+        explicit = [p for p in out if p[0] == "explicit"]
+        wanted += explicit[:1] or [p for p in out if p[0] == "edge:rows%48"][:1]
+        wanted += [p for p in out if p[0] in ("edge:tail", "edge:one")]
+        out = wanted
+    return out
+
+
+def _itemsize(dtype: str) -> int:
+    return {"float16": 2, "bfloat16": 2, "float32": 4, "int32": 4, "int64": 8, "bool": 1}[dtype]
+
+
+def _odd_in(lo: int, hi: int, want: int) -> int:
+    """A value near ``want`` inside [lo, hi] that is not a multiple of 8 (odd when possible)."""
+    v = max(lo, min(hi, want))
+    for cand in (v, v - 1, v + 1, v - 2, v + 2):
+        if lo <= cand <= hi and cand % 8:
+            return cand
+    return v
+
+
+def _pick(lo: int, hi: int, want: int) -> int:
+    return max(lo, min(hi, want))
+
+
+def _loguniform(rng: random.Random, lo: int, hi: int) -> int:
+    if hi <= lo:
+        return lo
+    return max(lo, min(hi, int(round(math.exp(rng.uniform(math.log(lo), math.log(hi + 1)) )))))
+
+
+# -- distributions and attrs ---------------------------------------------------------------------
+
+def _distributions(spec: OpSpec, mode: str) -> list[str]:
+    declared = list(spec.tests.distributions)
+    out = []
+    for d in declared:
+        out.append(d)
+        if d == "scale":            # the DESIGN table's N(0,1)*50 plus the near-range scale
+            out.insert(len(out) - 1, "scale50")
+    if mode == "quick":
+        out = [d for d in out if d in ("normal", "scale50", "offset", "tiny")]
+    return out
+
+
+def _variants(spec: OpSpec) -> list[tuple[str, dict]]:
+    """Attr variants: defaults, plus each other choice of a str attr and the other value of a keepdim attr."""
+    base = {a.name: a.default for a in spec.attrs if a.default is not None}
+    out = [("", base)]
+    for a in spec.attrs:
+        if a.type == "str" and a.choices:
+            for ch in a.choices:
+                if ch != a.default:
+                    out.append((str(ch), {**base, a.name: ch}))
+        elif a.type == "bool" and a.role == "keepdim":
+            out.append((f"{a.name}{int(not a.default)}", {**base, a.name: not a.default}))
+    return out
+
+
+def case_seed(base_seed: int, op: str, case_id: str) -> int:
+    return zlib.crc32(f"{base_seed}:{op}:{case_id}".encode()) & 0x7FFFFFFF
+
+
+def build_matrix(spec: OpSpec, mode: str = "default", seed: int = 0) -> list[Case]:
+    """Every case of ``spec`` for ``mode`` (quick | default | full), deterministic for a given seed."""
+    if mode not in ("quick", "default", "full"):
+        raise ValueError(f"unknown mode {mode!r}; expected quick, default or full")
+    dists = _distributions(spec, mode)
+    variants = _variants(spec)
+    cases: list[Case] = []
+    for dtype in spec.dtypes:
+        rng = random.Random(f"{seed}:{spec.snake}:{dtype}")
+        plans = _shape_plans(spec, dtype, mode, rng)
+        core_kinds = ("explicit", "edge:tail", "edge:rows%48")
+        for i, (kind, shapes) in enumerate(plans):
+            if mode == "default" and not kind.startswith(core_kinds):
+                # Edge and random shapes: N(0,1) plus one other distribution, rotating.
+                others = [x for x in dists if x != "normal"]
+                chosen = ["normal"] + ([others[i % len(others)]] if others else [])
+                chosen = [x for x in chosen if x in dists] or dists[:1]
+            else:
+                chosen = dists
+            for dist in chosen:
+                for vtag, attrs in (variants if (mode != "quick" or dist == "normal") else variants[:1]):
+                    c = Case(spec.snake, dtype, shapes, dist, 0, attrs, kind, vtag)
+                    cases.append(Case(spec.snake, dtype, shapes, dist, case_seed(seed, spec.snake, c.id),
+                                      attrs, kind, vtag))
+    # Ids must be unique (pytest ids); keep the first of any duplicate.
+    seen, out = set(), []
+    for c in cases:
+        if c.id not in seen:
+            seen.add(c.id)
+            out.append(c)
+    return out
+
+
+def make_inputs(spec: OpSpec, case: Case):
+    """The case's input tensors (torch, CPU), in op.yaml order, in the case's dtype."""
+    import torch
+
+    g = torch.Generator().manual_seed(case.seed)
+    tdtype = getattr(torch, DTYPES[case.dtype][0])
+    out = []
+    for k, inp in enumerate(spec.inputs):
+        shape = case.shapes[inp.name]
+        if inp.values == "weight":
+            x = 1.0 + 0.5 * torch.randn(shape, generator=g, dtype=torch.float64)
+        elif inp.values == "bias":
+            x = 0.5 * torch.randn(shape, generator=g, dtype=torch.float64)
+        elif inp.values == "grad":
+            x = torch.randn(shape, generator=g, dtype=torch.float64)
+        else:
+            x = _data(case.distribution, case.dtype, shape, g, k)
+        out.append(x.to(tdtype))
+    return out
+
+
+def _data(dist: str, dtype: str, shape, g, k: int):
+    import torch
+
+    z = torch.randn(shape, generator=g, dtype=torch.float64)
+    if dist == "normal":
+        return z
+    if dist == "offset":
+        return z + OFFSET.get(dtype, 200.0)
+    if dist == "scale50":
+        return z * 50.0
+    if dist == "scale":
+        return z * BIG_SCALE.get(dtype, 1e4)
+    if dist == "tiny":
+        return z * TINY.get(dtype, 2.0 ** -10)
+    if dist == "mixed":
+        mag = torch.exp2(torch.rand(shape, generator=g, dtype=torch.float64) * 16 - 8)
+        sign = (torch.rand(shape, generator=g, dtype=torch.float64) < 0.5).to(torch.float64) * 2.0 - 1.0
+        return mag * sign
+    if dist == "special":
+        return _plant_specials(z, dtype)
+    raise ValueError(f"unknown distribution {dist!r}")
+
+
+def _plant_specials(z, dtype: str):
+    """N(0,1) with special values planted: row 0 NaN, row 1 +inf, row 2 -inf, row 3 +-0 and subnormals.
+
+    "Row" = index along the first dim of the flattened-to-2D view (last dim kept); an input with fewer rows
+    gets the first specials only. Subnormals: the smallest positive subnormal of the dtype times 1..3.
+    """
+    import torch
+
+    x = z.clone()
+    if x.numel() == 0:
+        return x
+    v = x.reshape(-1, x.shape[-1]) if x.dim() >= 1 else x.reshape(1, 1)
+    sub = {"float16": 2.0 ** -24, "bfloat16": 2.0 ** -133, "float32": 2.0 ** -149}.get(dtype, 2.0 ** -24)
+    n = v.shape[1]
+    if v.shape[0] >= 4:
+        v[0, n // 2] = float("nan")
+        v[1, 0] = float("inf")
+        v[2, n - 1] = float("-inf")
+        row = v[3]
+    else:
+        row = v[0]
+    # +-0 and subnormals along one row (every other element), so the rest stays normal data.
+    for j in range(0, n, 2):
+        row[j] = (0.0, -0.0, sub, -2 * sub, 3 * sub)[(j // 2) % 5]
+    return x

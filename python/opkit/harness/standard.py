@@ -1,0 +1,81 @@
+"""The accuracy standard opkit adopts (shared/docs/accuracy-standards.md, "recommendation").
+
+Float outputs (``mere_mare``), per output element, after the golden is cast to the output dtype for the
+non-finite check (a golden beyond the dtype's range must come out as +-inf):
+
+1. NaN/Inf: positions (and the sign of infinities) must match the golden exactly; matched non-finite
+   elements then leave every numeric metric.
+2. Cancellation rule (opkit's addition, see docs/harness.md): each element has an *error scale* s_i, the
+   magnitude of the terms that were summed to form it (reference.py's ``error_scale()``, else estimated
+   from the fp64 reference's sensitivity to relative input perturbations). An element is *cancelled* when
+   ``|gold_i| < s_i / CANCEL_RATIO`` (more than 4 bits of its terms cancelled). Its relative error is then
+   meaningless; it must instead meet ``|out_i - gold_i| <= T * s_i`` — the standard's own threshold applied
+   to the size of the terms. Zero violations allowed.
+3. Small-value domain: (not cancelled) elements with ``|gold_i| <= S`` must meet ``|out_i - gold_i| <= A``
+   (S = 2^-10 fp16/bf16, 2^-20 fp32; A = 2^-16 fp16/bf16, 2^-30 fp32). Zero violations by default.
+4. All other elements: ``rel_i = |out_i - gold_i| / (|gold_i| + 1e-7)``; PASS iff MERE = mean(rel) < T and
+   MARE = max(rel) < 10*T, with T = 2^-10 fp16, 2^-7 bf16, 2^-13 fp32.
+
+Integer/bool outputs, and every output of a ``bit_exact`` op: equal to the golden (cast to the output
+dtype) everywhere, NaN positions included.
+
+Per-op overrides (op.yaml ``accuracy.overrides: {dtype: {key: value}}``) may set any of OVERRIDE_KEYS;
+they are recorded with every case in the report.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+# Threshold T per output dtype (ecosystem single-benchmark standard, accuracy-standards.md §2.2).
+THRESHOLD = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -13, "float64": 2.0 ** -13}
+# Small-value domain: boundary S and absolute tolerance A (msprobe, accuracy-standards.md §2.1).
+SMALL_VALUE = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -10, "float32": 2.0 ** -20, "float64": 2.0 ** -20}
+SMALL_ATOL = {"float16": 2.0 ** -16, "bfloat16": 2.0 ** -16, "float32": 2.0 ** -30, "float64": 2.0 ** -30}
+MARE_RATIO = 10.0
+REL_EPS = 1e-7            # denominator guard of the MERE/MARE formula
+CANCEL_RATIO = 16.0       # |gold| < scale / 16: at least 4 bits cancelled -> judged on the scale
+
+OVERRIDE_KEYS = ("threshold", "mare_ratio", "small_value", "small_atol", "small_budget", "cancel_ratio")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    dtype: str
+    standard: str            # mere_mare | bit_exact
+    threshold: float         # T
+    mare_ratio: float        # MARE < mare_ratio * T
+    small_value: float       # S
+    small_atol: float        # A
+    small_budget: float      # allowed share of small-value violations (0 = none)
+    cancel_ratio: float
+    overridden: tuple[str, ...] = ()   # keys set by op.yaml
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["overridden"] = list(self.overridden)
+        return d
+
+
+def thresholds(dtype: str, standard: str = "mere_mare", overrides: dict | None = None) -> Thresholds:
+    """The thresholds for one output dtype, with the op's overrides for that dtype applied."""
+    if standard not in ("mere_mare", "bit_exact"):
+        raise ValueError(f"unknown accuracy standard {standard!r}; expected mere_mare or bit_exact")
+    float_like = dtype in THRESHOLD
+    t = Thresholds(
+        dtype=dtype,
+        standard=standard if float_like else "bit_exact",
+        threshold=THRESHOLD.get(dtype, 0.0),
+        mare_ratio=MARE_RATIO,
+        small_value=SMALL_VALUE.get(dtype, 0.0),
+        small_atol=SMALL_ATOL.get(dtype, 0.0),
+        small_budget=0.0,
+        cancel_ratio=CANCEL_RATIO,
+    )
+    ov = dict((overrides or {}).get(dtype, {}))
+    bad = sorted(set(ov) - set(OVERRIDE_KEYS))
+    if bad:
+        raise ValueError(f"accuracy.overrides.{dtype}: unknown key(s) {', '.join(bad)}; "
+                         f"expected some of {', '.join(OVERRIDE_KEYS)}")
+    if ov:
+        t = replace(t, **{k: float(v) for k, v in ov.items()}, overridden=tuple(sorted(ov)))
+    return t

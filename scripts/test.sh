@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The test suite: set up, then run the kit's own tests (emulator, build, harness, ops, NPU checks, patch).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/setup.sh"
+cd "$ROOT"
+exec python -m pytest tests "$@"

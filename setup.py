@@ -1,0 +1,22 @@
+"""Package layout (metadata lives in pyproject.toml).
+
+The Python package comes from python/opkit. opkit's bundled ops, templates and CMake helpers live at
+the repository root (they are user-facing folders); a wheel ships them as opkit/_share/{ops,templates,cmake}
+so an installed opkit finds them next to its modules. opkit.workspace.share_dir() finds them in both
+layouts (installed, or editable/source checkout).
+"""
+from setuptools import find_namespace_packages, setup
+
+SHARED = {"ops": "ops", "templates": "templates", "cmake": "cmake"}
+
+packages = find_namespace_packages("python", include=["opkit", "opkit.*"])
+package_dir = {"": "python"}
+package_data = {"opkit": ["include/**/*", "emulator/include/**/*", "**/*.h", "**/*.j2", "**/*.yaml"]}
+for name, folder in SHARED.items():
+    pkg = f"opkit._share.{name}"
+    packages.append(pkg)
+    package_dir[pkg] = folder
+    package_data[pkg] = ["**/*"]
+
+setup(packages=packages, package_dir=package_dir, package_data=package_data,
+      exclude_package_data={"": ["__pycache__/*", "*.pyc", "*.orig"]})

@@ -29,20 +29,26 @@ else()
                       "${ASCEND_CANN_PACKAGE_PATH}; source <toolkit>/set_env.sh or set ASCEND_HOME_PATH")
 endif()
 set(RUN_MODE "npu" CACHE STRING "CANN ascendc_library run mode" FORCE)
+# The binding calls only the generated aclrtlaunch_* functions (no <<<>>> in host code), so CANN's
+# host-side bisheng recompile of the sources is not needed.
+set(ASCEND_KERNEL_LAUNCH_ONLY ON CACHE BOOL "kernels are launched only through aclrtlaunch_*")
 include("${OPKIT_ASCENDC_CMAKE}")
+# ascendc_library puts its libraries in ${CMAKE_BINARY_DIR}/lib.
+set(OPKIT_KERNEL_LIB_DIR "${CMAKE_BINARY_DIR}/lib")
 
 # One kernel variant: the user's kernel.cpp compiled for one dtype, its entry renamed
-# <entry>_<tag> by a compile definition so that all variants live in one process.
-#   opkit_npu_kernel(<target> SOURCE <kernel.cpp> DEFINITIONS <NAME=value>...)
+# <entry>_<tag> by a compile definition so that all variants live in one process, with opkit's
+# kernel prelude (GET_TILING_DATA_WITH_STRUCT for direct launch) force-included.
+#   opkit_npu_kernel(<target> SOURCE <kernel.cpp> PRELUDE <header> DEFINITIONS <NAME=value>...)
 # SHARED, as in CANN's kernel-launch samples: each variant is its own device link (kernel classes
 # that share a name across dtypes never merge) with its own copy of the AscendC runtime.
 function(opkit_npu_kernel target)
-  cmake_parse_arguments(K "" "SOURCE" "DEFINITIONS" ${ARGN})
+  cmake_parse_arguments(K "" "SOURCE;PRELUDE" "DEFINITIONS" ${ARGN})
   ascendc_library(${target} SHARED "${K_SOURCE}")
   ascendc_compile_definitions(${target} PRIVATE ${K_DEFINITIONS})
+  ascendc_compile_options(${target} PRIVATE "-include${K_PRELUDE}")   # joined: options are de-duplicated
   get_filename_component(_src_dir "${K_SOURCE}" DIRECTORY)
   ascendc_include_directories(${target} PRIVATE "${_src_dir}" "${OPKIT_HOST_INCLUDE}")
-  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${OPKIT_KERNEL_LIB_DIR}")
 endfunction()
 
 # The binding: libopkit_npu.so = TORCH_LIBRARY_IMPL(opkit, PrivateUse1) + the kernel variants.

@@ -59,6 +59,7 @@ class AttentionPool(nn.Module):
     def __init__(self, dim: int, heads: int = 4):
         super().__init__()
         self.heads = heads
+        self.scale = (dim // heads) ** -0.5                # a constant: no float maths on traced sizes
         self.query = nn.Parameter(torch.randn(heads, dim // heads))
         self.softmax = nn.Softmax(dim=-1)
 
@@ -66,7 +67,7 @@ class AttentionPool(nn.Module):
         n, l, c = x.shape
         h = self.heads
         tokens = x.reshape(n, l, h, c // h).transpose(1, 2)             # N, h, L, C/h
-        scores = (tokens @ self.query[:, :, None]).squeeze(-1) / (c // h) ** 0.5   # N, h, L
+        scores = (tokens @ self.query[:, :, None]).squeeze(-1) * self.scale      # N, h, L
         weights = self.softmax(scores)
         return (weights[..., None] * tokens).sum(2).reshape(n, c)
 

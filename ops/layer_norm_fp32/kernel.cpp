@@ -108,12 +108,12 @@ class Kernel {
   // Weight and bias columns [c0, c0+n) into wF_/bF_ (ComputeT).
   __aicore__ inline void LoadWeights(uint32_t c0, uint32_t n) {
     LocalTensor<T> w = wbQ_.AllocTensor<T>();
-    LocalTensor<T> b = wbQ_.AllocTensor<T>();
     CopyRowsIn(w, wGm_[c0], 1, n);
-    CopyRowsIn(b, bGm_[c0], 1, n);
     wbQ_.EnQue(w);
-    wbQ_.EnQue(b);
     wRaw_ = wbQ_.DeQue<T>();
+    LocalTensor<T> b = wbQ_.AllocTensor<T>();
+    CopyRowsIn(b, bGm_[c0], 1, n);
+    wbQ_.EnQue(b);
     bRaw_ = wbQ_.DeQue<T>();
     if constexpr (kCast) {
       wF_ = wBuf_.Get<CT>();

@@ -17,13 +17,13 @@ def load(path=None, **kwargs):
 
 
 def patch(model, ops=None, dry_run=False, **kwargs):
-    """Swap matching modules of ``model`` for opkit-backed ones (see opkit.patch)."""
-    from .patch import patch as _patch
+    """Swap matching modules of ``model`` for opkit-backed ones (see opkit.patching)."""
+    from .patching import patch as _patch
     return _patch(model, ops=ops, dry_run=dry_run, **kwargs)
 
 
 def unpatch(model, **kwargs):
-    from .patch import unpatch as _unpatch
+    from .patching import unpatch as _unpatch
     return _unpatch(model, **kwargs)
 
 

@@ -101,6 +101,9 @@ def _kernel_backward(spec: OpSpec, namespace: str) -> tuple[Callable, Callable]:
         returns = [r.name for r in bw_op()._schema.returns]
         slots = []
         for inp, out in bw.grads.items():
+            if len(returns) == 1 and len(bw.grads) == 1:
+                slots.append((inp, 0))              # single returns are unnamed in the schema
+                continue
             if out not in returns:
                 raise OpkitError(f"op.yaml backward.grads of {spec.snake} ({spec.dir}): {out!r} is not an output "
                                  f"of {namespace}::{bw.op} (outputs: {', '.join(returns)})")

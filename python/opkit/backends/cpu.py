@@ -7,6 +7,7 @@ work), and drives CMake + Ninja. Outputs: ``<build>/<op>/kernel_<tag>[_naive].so
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import shlex
 import shutil
@@ -58,10 +59,19 @@ def emulator_cflags() -> list[str]:
 # -- build ---------------------------------------------------------------------------------------
 
 def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log: Log = lambda s: None,
-          verbose: bool = False, **options) -> None:
+          verbose: bool = False, keep_going: bool = False, **options) -> None:
+    """Build ``specs`` into ``build_dir``. keep_going: build every op even if one fails; the BuildError
+    then carries ``failed_ops`` (snake -> message) and the ops that built are stamped as built."""
     if options:
         raise BuildError(f"target cpu takes no options {', '.join(sorted(options))} (those are for --target npu)")
     build_dir = Path(build_dir).resolve()
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)     # one build per folder at a time (CLI, opkit.load, tests)
+        _build_locked(specs, build_dir, jobs=jobs, log=log, verbose=verbose, keep_going=keep_going)
+
+
+def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going) -> None:
     gen, cmk = build_dir / "_gen", build_dir / "_cmake"
     all_specs = _with_registry(build_dir, specs)
     env = _env()
@@ -86,7 +96,8 @@ def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log:
 
     jobs = jobs or default_jobs()
     targets = [f"opkit_{s.snake}" for s in specs]
-    cmd = [ninja_exe(), "-C", str(cmk), f"-j{jobs}"] + (["-v"] if verbose else []) + targets
+    cmd = [ninja_exe(), "-C", str(cmk), f"-j{jobs}"] + (["-v"] if verbose else []) + \
+        (["-k", "0"] if keep_going else []) + targets
     names = ", ".join(s.snake for s in specs)
     log(f"building {names} (cpu, -j{jobs})")
     last = [0]
@@ -98,13 +109,29 @@ def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log:
 
     rc, out = run_tool(cmd, verbose=verbose, log=log, progress=progress)
     if rc != 0:
+        failed = {}
+        for s in specs:
+            if not keep_going or not _up_to_date(cmk, s):
+                failed[s.snake] = compile_failure_message(
+                    out, [p for p in s.dir.iterdir() if p.is_file()], f"opkit build {s.snake} (target cpu)")
+        for s in specs:
+            if s.snake not in failed:
+                write_stamp(s, build_dir / s.snake, TARGET)
+        _save_registry(build_dir, all_specs)
         users = [p for s in all_specs for p in s.dir.iterdir() if p.is_file()]
-        raise BuildError(compile_failure_message(out, users, f"opkit build ({names}, target cpu)"))
+        err = BuildError(compile_failure_message(out, users, f"opkit build ({names}, target cpu)"))
+        err.failed_ops = failed
+        raise err
     for s in specs:
         write_stamp(s, build_dir / s.snake, TARGET)
     _save_registry(build_dir, all_specs)
     if "no work to do" in out:
         log("up to date")
+
+
+def _up_to_date(cmk: Path, spec: OpSpec) -> bool:
+    rc, out = run_tool([ninja_exe(), "-C", str(cmk), "-n", f"opkit_{spec.snake}"])
+    return rc == 0 and "no work to do" in out
 
 
 def _short(what: str, build_dir: Path) -> str:
@@ -216,7 +243,8 @@ def binding_plan(spec: OpSpec) -> dict:
                         f"else {o.name}_shape.erase({o.name}_shape.begin() + opk_dim); }}")
         if o.kernel_dtype:
             post = f"{post}.to({final})"
-        outputs.append({"name": o.name, "kernel_shape": kshape, "kernel_dtype": kdt, "final_dtype": final,
+        # kernel_dtype outputs are zero-filled: kernels may accumulate into them across blocks (atomic add)
+        outputs.append({"zero": bool(o.kernel_dtype), "name": o.name, "kernel_shape": kshape, "kernel_dtype": kdt, "final_dtype": final,
                         "post": post, "meta_src": src, "meta_shape_fix": meta_fix})
 
     attrs = []

@@ -114,13 +114,15 @@ def run_case(spec: OpSpec, case: Case, op: OpHandle, ref: ModuleType) -> dict:
     for j, (o, g) in enumerate(zip(outs, gold)):
         name = spec.outputs[j].name if j < len(spec.outputs) else f"out{j}"
         want = expected_out_dtype(spec, j, case) if j < len(spec.outputs) else _dtype_name(o.dtype)
-        thr = thresholds(want, spec.accuracy.standard, spec.accuracy.overrides)
+        thr = thresholds(want, spec.accuracy.standard, spec.accuracy.overrides, spec.compute_dtype)
         entry = {"name": name, "dtype": _dtype_name(o.dtype), "thresholds": thr.as_dict()}
         if _dtype_name(o.dtype) != want:
             entry["metrics"] = {"passed": False, "reason": f"dtype {_dtype_name(o.dtype)}, expected {want}"}
         else:
             entry["metrics"] = compare(o, g, thr, scales[j] if j < len(scales) else None)
-        if naive_outs is not None and j < len(naive_outs):
+        if naive_outs is outs:
+            entry["naive_metrics"] = entry["metrics"]          # compute dtype = I/O dtype: the same kernel
+        elif naive_outs is not None and j < len(naive_outs):
             entry["naive_metrics"] = compare(naive_outs[j], g, thr, scales[j] if j < len(scales) else None)
         if not entry["metrics"]["passed"]:
             reasons.append(f"{name}: {entry['metrics']['reason']}" if len(outs) > 1 else entry["metrics"]["reason"])

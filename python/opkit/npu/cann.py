@@ -55,10 +55,10 @@ class Search:
     cann: Cann | None
     tried: tuple[str, ...]
 
-    def message(self, what: str = "opkit build --target npu") -> str:
+    def message(self, what: str | None = "opkit build --target npu") -> str:
         """One message: CANN is missing, what was looked at, and the variable / script to fix it."""
         looked = "; ".join(self.tried)
-        return (f"{what}: CANN (the Ascend toolkit) was not found, so the NPU kernels cannot be compiled. "
+        return (f"{what + ': ' if what else ''}CANN (the Ascend toolkit) was not found, so the NPU kernels cannot be compiled. "
                 f"Looked at: {looked}. Install the CANN toolkit, then `source "
                 f"/usr/local/Ascend/ascend-toolkit/set_env.sh` (it sets ASCEND_HOME_PATH), or set "
                 f"ASCEND_HOME_PATH=<toolkit>/latest yourself. To check the generated NPU glue without CANN: "

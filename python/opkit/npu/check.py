@@ -14,6 +14,7 @@ import importlib.util
 import os
 import shlex
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,10 +59,10 @@ def compile_flags(tc: Toolchain, *, version_macro: str, defines: list[str], extr
 
 
 def _start(cmd: list[str], logfile: Path) -> tuple[subprocess.Popen, list[str], Path]:
-    f = open(logfile, "w")
-    f.write("$ " + shlex.join(cmd) + "\n")
-    f.flush()
-    return subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, text=True), cmd, logfile
+    with open(logfile, "w") as f:
+        f.write("$ " + shlex.join(cmd) + "\n")
+        f.flush()
+        return subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, text=True), cmd, logfile
 
 
 def _finish(job, what: str) -> None:
@@ -76,31 +77,39 @@ def _finish(job, what: str) -> None:
 
 
 def compile_binding(check_dir: Path, binding: Path, tc: Toolchain, *, version_macro: str, defines: list[str],
-                    host_include: Path, extra_jobs: list[tuple[list[str], str]] = ()) -> Path:
+                    host_include: Path, extra_jobs: list[tuple[list[str], str]] = (), jobs: int | None = None) -> Path:
     """Compile binding.cpp with the stand-in launchers, link libopkit_npu_check.so; return its path.
 
-    `extra_jobs` (command, what) run in parallel with the binding TU (small TUs: the stand-in
-    definitions, the package's tiling adapters)."""
+    `extra_jobs` (command, what) are small TUs (stand-in definitions, kernel and package-adapter checks);
+    they run, `jobs` at a time, while the binding TU compiles."""
     standin_inc = check_dir / "standin"
     obj, defs_obj = check_dir / "binding.o", check_dir / "standin_defs.o"
     lib = check_dir / "libopkit_npu_check.so"
     for p in (obj, defs_obj, lib):
         p.unlink(missing_ok=True)
+    logs = check_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
     flags = compile_flags(tc, version_macro=version_macro, defines=defines, extra_includes=[standin_inc, host_include])
-    jobs = [(_start([tc.cxx, *flags, "-c", str(binding), "-o", str(obj)], check_dir / "binding.log"),
-             f"compiling the torch_npu binding {binding}")]
-    jobs.append((_start([tc.cxx, "-O0", "-fPIC", "-c", str(check_dir / "standin_defs.cpp"), "-o", str(defs_obj)],
-                        check_dir / "standin_defs.log"), "compiling the stand-in launchers"))
-    for k, (cmd, what) in enumerate(extra_jobs):
-        jobs.append((_start(cmd, check_dir / f"extra_{k}.log"), what))
+    big = _start([tc.cxx, *flags, "-c", str(binding), "-o", str(obj)], logs / "binding.log")
+    small = [([tc.cxx, "-O0", "-fPIC", "-c", str(check_dir / "standin_defs.cpp"), "-o", str(defs_obj)],
+              "compiling the stand-in launchers"), *extra_jobs]
+    failures: list[BuildError] = []
     try:
-        for job, what in jobs:
-            _finish(job, what)
+        with ThreadPoolExecutor(max(1, (jobs or os.cpu_count() or 2) - 1)) as pool:
+            def run(k: int, cmd: list[str], what: str) -> None:
+                try:
+                    _finish(_start(cmd, logs / f"check_{k}.log"), what)
+                except BuildError as e:
+                    failures.append(e)
+            for k, (cmd, what) in enumerate(small):
+                pool.submit(run, k, cmd, what)
+        _finish(big, f"compiling the torch_npu binding {binding}")
     finally:
-        for job, _ in jobs:
-            if job[0].poll() is None:
-                job[0].kill()
+        if big[0].poll() is None:
+            big[0].kill()
+    if failures:
+        raise BuildError("\n\n".join(str(e) for e in failures))
     link = _start([tc.cxx, "-shared", str(obj), str(defs_obj), "-o", str(lib), "-Wl,--no-undefined", *tc.libs()],
-                  check_dir / "link.log")
+                  logs / "link.log")
     _finish(link, f"linking {lib.name} against libtorch_npu.so (-Wl,--no-undefined)")
     return lib

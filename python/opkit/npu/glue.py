@@ -68,6 +68,7 @@ class OutputGlue:
     dtype_expr: str         # C++ expression of the returned dtype (lead dtype or a fixed one)
     kernel_dtype_expr: str  # what the kernel writes
     converts: bool
+    zero: bool              # zero-filled: kernels may accumulate into kernel_dtype outputs (atomic add)
     like: str | None        # same shape as this input (kernel view), or None for reduce
     reduce_src: str | None = None
     reduce_dim: str | None = None
@@ -110,6 +111,7 @@ def op_glue(spec: OpSpec) -> OpGlue:
                        dtype_expr="lead_dtype" if fixed is None else AT_DTYPE[fixed],
                        kernel_dtype_expr="lead_dtype" if kd is None else AT_DTYPE[kd],
                        converts=o.kernel_dtype is not None and o.kernel_dtype != (fixed or ""),
+                       zero=o.kernel_dtype is not None,
                        like=o.shape if o.shape in names else None)
         m = _REDUCE.match(o.shape)
         if g.like is None:
@@ -147,9 +149,17 @@ def render_binding(glues: list[OpGlue], s: Settings) -> str:
 
 def render_cmake(glues: list[OpGlue], s: Settings, *, cann_root: Path, torch_dir: Path, torch_npu_dir: Path,
                  cmake_dir: Path, out_dir: Path, binding: Path) -> str:
+    """The CMake project; the kernel prelude is expected next to the binding (render_prelude)."""
     return env().get_template("npu/CMakeLists.txt.j2").render(
         ops=glues, s=s, cann_root=cann_root, torch_dir=torch_dir, torch_npu_dir=torch_npu_dir,
-        cmake_dir=cmake_dir, out_dir=out_dir, binding=binding)
+        cmake_dir=cmake_dir, out_dir=out_dir, binding=binding, prelude=binding.parent / PRELUDE)
+
+
+PRELUDE = "opkit_npu_kernel_prelude.h"
+
+
+def render_prelude() -> str:
+    return env().get_template("npu/kernel_prelude.h.j2").render()
 
 
 def render_standin_header(glue: OpGlue, v: DtypeVariant) -> str:

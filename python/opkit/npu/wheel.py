@@ -6,6 +6,7 @@ Env: OPKIT_TORCH_NPU_WHEEL=<path to a .whl> uses a local wheel; OPKIT_CACHE over
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -28,11 +29,17 @@ def cache_root() -> Path:
 def torch_npu_root(log=None, version: str = VERSION) -> Path:
     """The unpacked wheel's `torch_npu/` folder (include/, lib/libtorch_npu.so); fetched on first use."""
     dest = cache_root() / f"torch_npu-{version}"
+    dest.mkdir(parents=True, exist_ok=True)
+    with open(dest / ".lock", "w") as lock:          # one fetch at a time (parallel builds, xdist)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _fetch(dest, version, log)
+
+
+def _fetch(dest: Path, version: str, log) -> Path:
     done = dest / ".unpacked"
     local = os.environ.get("OPKIT_TORCH_NPU_WHEEL")
     if done.is_file() and (not local or done.read_text().strip() == str(Path(local).resolve())):
         return dest / "torch_npu"
-    dest.mkdir(parents=True, exist_ok=True)
     if local:
         wheel = Path(local).resolve()
         if not wheel.is_file():

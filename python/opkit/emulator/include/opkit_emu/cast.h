@@ -101,17 +101,18 @@ OPKIT_EMU_HOT void cast_to_float_loop(float* d, const S* s, uint32_t n) {
 }
 OPKIT_EMU_HOT inline void cast_f2h_rint_loop(half* d, const float* s, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
-    uint16_t h = float_to_half_bits(s[i]);
-    // finite overflow saturates to +-65504 instead of inf
-    if ((h & 0x7fffu) == 0x7c00u && std::fabs(s[i]) != INFINITY) h = static_cast<uint16_t>((h & 0x8000u) | 0x7bffu);
-    d[i].bits_ = h;
+    const uint16_t h = float_to_half_bits(s[i]);
+    const uint32_t a = f32_bits(s[i]) & 0x7fffffffu;
+    const bool ovf = (a - 0x477ff000u) < (0x7f800000u - 0x477ff000u);  // finite, rounds past 65504: saturate
+    d[i].bits_ = ovf ? static_cast<uint16_t>((h & 0x8000u) | 0x7bffu) : h;
   }
 }
 OPKIT_EMU_HOT inline void cast_f2bf_rint_loop(bfloat16_t* d, const float* s, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
-    uint16_t h = float_to_bf16_bits(s[i]);
-    if ((h & 0x7fffu) == 0x7f80u && std::fabs(s[i]) != INFINITY) h = static_cast<uint16_t>((h & 0x8000u) | 0x7f7fu);
-    d[i].bits_ = h;
+    const uint16_t h = float_to_bf16_bits(s[i]);
+    const uint32_t a = f32_bits(s[i]) & 0x7fffffffu;
+    const bool ovf = (a - 0x7f7f8000u) < (0x7f800000u - 0x7f7f8000u);  // finite, rounds to inf: saturate
+    d[i].bits_ = ovf ? static_cast<uint16_t>((h & 0x8000u) | 0x7f7fu) : h;
   }
 }
 

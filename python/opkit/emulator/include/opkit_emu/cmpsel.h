@@ -19,7 +19,10 @@ OPKIT_EMU_HOT void compare_loop(uint8_t* d, const T* a, const T* b, uint32_t n, 
   for (uint32_t byte = 0; byte < n / 8; ++byte) {
     uint8_t bits = 0;
     for (uint32_t k = 0; k < 8; ++k) {
-      float x = to_f(a[byte * 8 + k]), y = to_f(b[byte * 8 + k]);
+      using C = std::conditional_t<std::is_integral<T>::value, T, float>;  // integers compare exactly
+      C x, y;
+      if constexpr (std::is_integral<T>::value) { x = a[byte * 8 + k]; y = b[byte * 8 + k]; }
+      else { x = to_f(a[byte * 8 + k]); y = to_f(b[byte * 8 + k]); }
       bool r;
       switch (m) {
         case AscendC::CMPMODE::LT: r = x < y; break;

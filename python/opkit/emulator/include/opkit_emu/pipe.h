@@ -60,6 +60,7 @@ inline uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int
   b.state = kind == BufKind::TBuf ? BufState::Fixed : BufState::Free;
   c.bufs.push_back(b);
   shadow_clear(off, len);
+  std::memset(c.ub + off, 0xff, len);  // fresh UB holds garbage: NaN patterns for every float type
   return static_cast<uint32_t>(c.bufs.size() - 1);
 }
 

@@ -14,18 +14,35 @@ template <class T> OPKIT_EMU_INLINE float rnd(float x) {
   else return to_f(from_f<T>(x));
 }
 
+// One 256-byte repeat: adjacent pairs summed level by level (ping-pong buffers so each level vectorises).
+template <class T>
+OPKIT_EMU_INLINE float tree_repeat(const T* q, uint32_t m) {
+  constexpr uint32_t R = kRepeat / sizeof(T);
+  float a[R / 2], b[R / 4];
+  if (m == R) {
+    for (uint32_t i = 0; i < R / 2; ++i) a[i] = rnd<T>(to_f(q[2 * i]) + to_f(q[2 * i + 1]));
+  } else {  // masked-off lanes contribute 0
+    for (uint32_t i = 0; i < R / 2; ++i) {
+      float x = 2 * i < m ? to_f(q[2 * i]) : 0.0f, y = 2 * i + 1 < m ? to_f(q[2 * i + 1]) : 0.0f;
+      a[i] = rnd<T>(x + y);
+    }
+  }
+  uint32_t w = R / 4;
+  while (true) {
+    for (uint32_t i = 0; i < w; ++i) b[i] = rnd<T>(a[2 * i] + a[2 * i + 1]);
+    if (w == 1) return b[0];
+    w /= 2;
+    for (uint32_t i = 0; i < w; ++i) a[i] = rnd<T>(b[2 * i] + b[2 * i + 1]);
+    if (w == 1) return a[0];
+    w /= 2;
+  }
+}
+
 template <class T>
 OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
   constexpr uint32_t R = kRepeat / sizeof(T);
-  float acc = 0.0f;
-  for (uint32_t base = 0; base < n; base += R) {
-    float buf[R];
-    const uint32_t m = std::min(R, n - base);
-    for (uint32_t i = 0; i < R; ++i) buf[i] = i < m ? to_f(p[base + i]) : 0.0f;  // masked lanes add 0
-    for (uint32_t w = R / 2; w >= 1; w /= 2)
-      for (uint32_t i = 0; i < w; ++i) buf[i] = rnd<T>(buf[2 * i] + buf[2 * i + 1]);
-    acc = base == 0 ? buf[0] : rnd<T>(acc + buf[0]);
-  }
+  float acc = tree_repeat<T>(p, std::min(R, n));
+  for (uint32_t base = R; base < n; base += R) acc = rnd<T>(acc + tree_repeat<T>(p + base, std::min(R, n - base)));
   return acc;
 }
 

@@ -49,6 +49,13 @@ struct TensorMeta {
            strf("%s: the call touches %llu bytes but the tensor holds only %u bytes", name,
                 (unsigned long long)need_bytes, bytes));
   }
+  // Bytes from this view's start to the end of its UB buffer (what the hardware may touch past the view).
+  uint32_t bytes_to_buffer_end() const {
+    const BlockCtx& c = ctx();
+    if (buf < 0 || static_cast<size_t>(buf) >= c.bufs.size()) return bytes;
+    const BufRec& b = c.bufs[buf];
+    return b.off + b.len - ub_off();
+  }
   void check_initialized(uint32_t rel_off, uint64_t nbytes, uint32_t elem, const char* call, SrcLoc loc,
                          const char* name) const {
     int64_t hole = shadow_first_hole(ub_off() + rel_off, static_cast<uint32_t>(nbytes));

@@ -15,50 +15,43 @@ OPKIT_EMU_INLINE uint32_t f32_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4)
 OPKIT_EMU_INLINE float bits_f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 
 // binary16 -> float, exact. Normal numbers are a re-bias of the exponent; subnormals are
-// renormalised by one float subtraction; inf/NaN keep sign and payload.
+// renormalised by one float subtraction; inf/NaN keep sign and payload. Written with selects
+// instead of branches so the conversion loops vectorise.
 OPKIT_EMU_INLINE float half_bits_to_float(uint16_t h) {
-  uint32_t mag = static_cast<uint32_t>(h & 0x7fffu) << 13;   // exponent+mantissa in float position
-  uint32_t exp = mag & 0x0f800000u;
-  uint32_t out;
-  if (exp == 0x0f800000u) {          // inf / NaN
-    out = mag | 0x7f800000u;
-  } else if (exp == 0) {             // zero / subnormal: value = mantissa * 2^-24
-    out = f32_bits(bits_f32(mag + 0x38800000u) - bits_f32(0x38800000u));
-  } else {
-    out = mag + 0x38000000u;         // re-bias 15 -> 127
-  }
+  const uint32_t mag = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent+mantissa in float position
+  const uint32_t exp = mag & 0x0f800000u;
+  const uint32_t normal = mag + 0x38000000u;                       // re-bias 15 -> 127
+  const uint32_t infnan = mag + 0x70000000u;                       // exponent all ones
+  const uint32_t sub = f32_bits(bits_f32(mag + 0x38800000u) - bits_f32(0x38800000u));  // mantissa * 2^-24
+  const uint32_t out = exp == 0x0f800000u ? infnan : (exp == 0 ? sub : normal);
   return bits_f32(out | (static_cast<uint32_t>(h & 0x8000u) << 16));
 }
 
 // float -> binary16, round to nearest even, overflow to inf, NaN stays NaN (payload top bits kept).
 OPKIT_EMU_INLINE uint16_t float_to_half_bits(float x) {
-  uint32_t f = f32_bits(x);
-  uint16_t sign = static_cast<uint16_t>((f >> 16) & 0x8000u);
-  f &= 0x7fffffffu;
-  if (f >= 0x7f800000u) {
-    if (f == 0x7f800000u) return sign | 0x7c00u;
-    uint16_t nan = static_cast<uint16_t>(0x7c00u | (f >> 13));
-    return sign | (nan == 0x7c00u ? 0x7c01u : nan);
-  }
-  if (f >= 0x477ff000u) return sign | 0x7c00u;                 // >= 65520 rounds to inf
-  if (f < 0x38800000u) {                                       // below 2^-14: subnormal half
-    // Adding 0.5 puts the value's 2^-24 units in the low mantissa bits, rounded by the FPU (RNE).
-    float t = bits_f32(f) + 0.5f;
-    return sign | static_cast<uint16_t>(f32_bits(t) - 0x3f000000u);
-  }
-  uint32_t odd = (f >> 13) & 1u;
-  f += 0xc8000fffu + odd;                                      // re-bias 127 -> 15, round half to even
-  return sign | static_cast<uint16_t>(f >> 13);
+  const uint32_t f = f32_bits(x);
+  const uint32_t sign = (f >> 16) & 0x8000u;
+  const uint32_t a = f & 0x7fffffffu;
+  // normal range: re-bias 127 -> 15 and round half to even on the 13 dropped bits
+  const uint32_t normal = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;
+  // below 2^-14: adding 0.5 puts the value's 2^-24 units in the low mantissa bits, rounded by the FPU
+  const uint32_t sub = f32_bits(bits_f32(a < 0x38800000u ? a : 0u) + 0.5f) - 0x3f000000u;
+  uint32_t nan = 0x7c00u | ((a >> 13) & 0x3ffu);
+  nan |= (nan == 0x7c00u) ? 1u : 0u;
+  const uint32_t r = a > 0x7f800000u ? nan
+                   : a >= 0x477ff000u ? 0x7c00u        // >= 65520 rounds to inf (and inf itself)
+                   : a < 0x38800000u  ? sub
+                                      : normal;
+  return static_cast<uint16_t>(sign | r);
 }
 
 OPKIT_EMU_INLINE float bf16_bits_to_float(uint16_t b) { return bits_f32(static_cast<uint32_t>(b) << 16); }
 
 // float -> bfloat16, round to nearest even; NaN stays a (quiet) NaN.
 OPKIT_EMU_INLINE uint16_t float_to_bf16_bits(float x) {
-  uint32_t f = f32_bits(x);
-  if ((f & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((f >> 16) | 0x0040u);
-  f += 0x7fffu + ((f >> 16) & 1u);
-  return static_cast<uint16_t>(f >> 16);
+  const uint32_t f = f32_bits(x);
+  const uint32_t rounded = (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;
+  return static_cast<uint16_t>((f & 0x7fffffffu) > 0x7f800000u ? ((f >> 16) | 0x0040u) : rounded);
 }
 
 struct RawBits {};  // tag: construct from a bit pattern

@@ -1,0 +1,277 @@
+// AddRmsNormFP32: sum = x + residual; out = sum / sqrt(mean(sum^2) + eps) * weight over the last dim.
+// fp16/bf16/fp32 in and out; the sum, the mean of squares and the scaling are computed in ComputeT
+// (FP32: in fp16, x^2 overflows from |x| = 256), and the norm reads the FP32 sum, not the rounded one.
+#include "kernel_operator.h"
+#include "tiling.h"
+
+using namespace AscendC;
+
+#ifdef OPKIT_NAIVE_COMPUTE
+using ComputeT = DTYPE_X;   // the "naive AMP" variant: compute (reductions included) in the I/O dtype
+#else
+using ComputeT = float;
+#endif
+
+namespace add_rms_norm_fp32_impl {
+
+template <typename A, typename B>
+struct SameType { static constexpr bool value = false; };
+template <typename A>
+struct SameType<A, A> { static constexpr bool value = true; };
+
+// A scalar read of a vector result must wait for the vector pipe; a scalar write must land before
+// the vector pipe reads it.
+__aicore__ inline void VectorToScalarSync() {
+  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
+  SetFlag<HardEvent::V_S>(e);
+  WaitFlag<HardEvent::V_S>(e);
+}
+__aicore__ inline void ScalarToVectorSync() {
+  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
+  SetFlag<HardEvent::S_V>(e);
+  WaitFlag<HardEvent::S_V>(e);
+}
+
+template <typename T, typename CT>
+class Kernel {
+  static constexpr bool kCast = !SameType<T, CT>::value;   // I/O dtype differs from compute dtype
+  static constexpr uint32_t kBlockElems = 32 / sizeof(T);
+
+ public:
+  __aicore__ inline void Init(GM_ADDR x, GM_ADDR residual, GM_ADDR weight, GM_ADDR sum, GM_ADDR y,
+                              const AddRmsNormFP32TilingData& td) {
+    td_ = td;
+    invN_ = 1.0f / static_cast<float>(td.cols);
+    // This block's rows: the first `remainderRows` blocks take one extra.
+    const uint64_t b = GetBlockIdx();
+    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
+    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const uint64_t total = static_cast<uint64_t>(td.rows) * td.cols;
+    xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), total);
+    rGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(residual), total);
+    sumGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(sum), total);
+    yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), total);
+    wGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(weight), td.cols);
+
+    // len: elements of one UB tile (single pass: tileRows whole rows; multi pass: one column tile)
+    const uint32_t rowLen = td.tileCols == 0 ? td.stride : td.tileCols;
+    const uint32_t len = td.tileCols == 0 ? td.tileRows * td.stride : td.tileCols;
+    pipe_.InitBuffer(inQ_, 2, len * sizeof(T));
+    pipe_.InitBuffer(resQ_, 2, len * sizeof(T));
+    pipe_.InitBuffer(sumQ_, 2, len * sizeof(T));
+    pipe_.InitBuffer(outQ_, 2, len * sizeof(T));
+    pipe_.InitBuffer(wQ_, 1, rowLen * sizeof(T));
+    if constexpr (kCast) {
+      pipe_.InitBuffer(xcBuf_, len * sizeof(CT));
+      pipe_.InitBuffer(wBuf_, rowLen * sizeof(CT));
+    }
+    pipe_.InitBuffer(sqBuf_, rowLen * sizeof(CT));
+    pipe_.InitBuffer(redBuf_, 32);
+    const uint32_t perRepeat = 256 / sizeof(CT);
+    pipe_.InitBuffer(redTmpBuf_, ((rowLen + perRepeat - 1) / perRepeat * sizeof(CT) + 31) / 32 * 32);
+    const uint32_t statBytes = (td.tileRows * sizeof(CT) + 31) / 32 * 32;
+    pipe_.InitBuffer(rstdBuf_, statBytes);
+    pipe_.InitBuffer(onesBuf_, statBytes);
+  }
+
+  __aicore__ inline void Process() {
+    if (myRows_ == 0 || td_.cols == 0) return;
+    if (td_.tileCols == 0) {
+      LoadWeight(0, td_.cols);
+      for (uint32_t done = 0; done < myRows_; done += td_.tileRows) {
+        const uint32_t n = myRows_ - done < td_.tileRows ? myRows_ - done : td_.tileRows;
+        SinglePassTile(firstRow_ + done, n);
+      }
+      wQ_.FreeTensor(wRaw_);
+    } else {
+      for (uint32_t r = 0; r < myRows_; ++r) MultiPassRow(firstRow_ + r);
+    }
+  }
+
+ private:
+  // GM -> UB of `rows` rows of `cols` elements, each row padded with zeros to a 32 B pitch.
+  __aicore__ inline void CopyRowsIn(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t rows,
+                                    uint32_t cols) {
+    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
+    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
+    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
+    DataCopyPad(dst, src, p, pad);
+  }
+
+  // Weight columns [c0, c0+n) into wF_ (ComputeT); wRaw_ stays allocated until the caller frees it.
+  __aicore__ inline void LoadWeight(uint32_t c0, uint32_t n) {
+    LocalTensor<T> w = wQ_.AllocTensor<T>();
+    CopyRowsIn(w, wGm_[c0], 1, n);
+    wQ_.EnQue(w);
+    wRaw_ = wQ_.DeQue<T>();
+    if constexpr (kCast) {
+      wF_ = wBuf_.Get<CT>();
+      Cast(wF_, wRaw_, RoundMode::CAST_NONE, n);
+    } else {
+      wF_ = wRaw_;
+    }
+  }
+
+  // sum = x + residual for `rows` rows (32 B pitch) as ComputeT, in place of x (FP32 copy when the
+  // dtypes differ: half/bf16 -> float is CAST_NONE). With `sumOut`, also the sum in the I/O dtype.
+  __aicore__ inline LocalTensor<CT> ResidualSum(const LocalTensor<T>& xin, const LocalTensor<T>& rin, uint32_t rows,
+                                                uint32_t cols, LocalTensor<T>* sumOut) {
+    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
+    if constexpr (kCast) {
+      LocalTensor<CT> xc = xcBuf_.Get<CT>();
+      LocalTensor<CT> rc = sqBuf_.Get<CT>();   // one row of scratch
+      Cast(xc, xin, RoundMode::CAST_NONE, rows * pitch);
+      for (uint32_t r = 0; r < rows; ++r) {
+        Cast(rc, rin[r * pitch], RoundMode::CAST_NONE, cols);
+        Add(xc[r * pitch], xc[r * pitch], rc, cols);
+        if (sumOut != nullptr) Cast((*sumOut)[r * pitch], xc[r * pitch], RoundMode::CAST_RINT, cols);
+      }
+      return xc;
+    } else {
+      // Pitch padding is zero in both inputs (DataCopyPad isPad), so whole-tile adds stay defined.
+      if (sumOut != nullptr) Add(*sumOut, xin, rin, rows * pitch);
+      Add(xin, xin, rin, rows * pitch);
+      return xin;
+    }
+  }
+
+  __aicore__ inline float SumOfSquares(const LocalTensor<CT>& src, uint32_t count) {
+    LocalTensor<CT> sq = sqBuf_.Get<CT>();
+    LocalTensor<CT> red = redBuf_.Get<CT>();
+    LocalTensor<CT> tmp = redTmpBuf_.Get<CT>();
+    Mul(sq, src, src, count);
+    ReduceSum(red, sq, tmp, count);
+    VectorToScalarSync();
+    return static_cast<float>(red.GetValue(0));
+  }
+
+  // rstd[i] = 1 / sqrt(ms[i] + eps) for i < n, on the vector unit (IEEE sqrt and divide).
+  __aicore__ inline void Rstd(const LocalTensor<CT>& ms, uint32_t n) {
+    LocalTensor<CT> ones = onesBuf_.Get<CT>();
+    ScalarToVectorSync();
+    Adds(ms, ms, static_cast<CT>(td_.eps), n);
+    Sqrt(ms, ms, n);
+    Duplicate(ones, static_cast<CT>(1.0f), n);
+    Div(ms, ones, ms, n);
+    VectorToScalarSync();
+  }
+
+  // dst = x * rstd * weight; x (= xr) is overwritten.
+  template <typename D>
+  __aicore__ inline void Scale(const LocalTensor<D>& dst, const LocalTensor<CT>& xr, const LocalTensor<CT>& w,
+                               float rstd, uint32_t n) {
+    Muls(xr, xr, static_cast<CT>(rstd), n);
+    if constexpr (kCast) {
+      Mul(xr, xr, w, n);
+      Cast(dst, xr, RoundMode::CAST_RINT, n);   // float -> half/bf16: RINT is valid for both on A2
+    } else {
+      Mul(dst, xr, w, n);                       // I/O dtype is the compute dtype: write y directly
+    }
+  }
+
+  // UB -> GM: `rows` rows of `cols` elements (32 B row pitch in UB) at row0, column c0.
+  template <typename Q>
+  __aicore__ inline void StoreRows(Q& q, const GlobalTensor<T>& dst, LocalTensor<T>& yout, uint64_t row0,
+                                   uint32_t rows, uint32_t cols, uint32_t c0 = 0) {
+    q.EnQue(yout);
+    yout = q.template DeQue<T>();
+    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
+    DataCopyPad(dst[row0 * td_.cols + c0], yout, p);
+    q.FreeTensor(yout);
+  }
+
+  template <typename Q>
+  __aicore__ inline LocalTensor<T> Load(Q& q, const GlobalTensor<T>& src, uint32_t rows, uint32_t cols) {
+    LocalTensor<T> t = q.template AllocTensor<T>();
+    CopyRowsIn(t, src, rows, cols);
+    q.EnQue(t);
+    return q.template DeQue<T>();
+  }
+
+  // n whole rows starting at row0, all in UB at once.
+  __aicore__ inline void SinglePassTile(uint64_t row0, uint32_t n) {
+    const uint32_t cols = td_.cols, pitch = td_.stride;
+    LocalTensor<T> xin = Load(inQ_, xGm_[row0 * cols], n, cols);
+    LocalTensor<T> rin = Load(resQ_, rGm_[row0 * cols], n, cols);
+    LocalTensor<T> sumOut = sumQ_.AllocTensor<T>();
+    LocalTensor<CT> xc = ResidualSum(xin, rin, n, cols, &sumOut);
+    resQ_.FreeTensor(rin);
+    StoreRows(sumQ_, sumGm_, sumOut, row0, n, cols);
+
+    LocalTensor<CT> rstd = rstdBuf_.Get<CT>();
+    for (uint32_t r = 0; r < n; ++r) rstd.SetValue(r, static_cast<CT>(SumOfSquares(xc[r * pitch], cols) * invN_));
+    Rstd(rstd, n);   // one vector pass for the whole tile
+    LocalTensor<T> yout = outQ_.AllocTensor<T>();
+    for (uint32_t r = 0; r < n; ++r)
+      Scale(yout[r * pitch], xc[r * pitch], wF_, static_cast<float>(rstd.GetValue(r)), cols);
+    inQ_.FreeTensor(xin);
+    StoreRows(outQ_, yGm_, yout, row0, n, cols);
+  }
+
+  // Columns [c0, c0+n) of one row: the residual sum as ComputeT (x's queue tensor stays allocated in
+  // *xin; the caller frees it). With `store`, the sum also goes to GM.
+  __aicore__ inline LocalTensor<CT> SumColumns(uint64_t row, uint32_t c0, uint32_t n, LocalTensor<T>* xin,
+                                               bool store) {
+    *xin = Load(inQ_, xGm_[row * td_.cols + c0], 1, n);
+    LocalTensor<T> rin = Load(resQ_, rGm_[row * td_.cols + c0], 1, n);
+    LocalTensor<CT> s;
+    if (store) {
+      LocalTensor<T> sumOut = sumQ_.AllocTensor<T>();
+      s = ResidualSum(*xin, rin, 1, n, &sumOut);
+      StoreRows(sumQ_, sumGm_, sumOut, row, 1, n, c0);
+    } else {
+      s = ResidualSum(*xin, rin, 1, n, nullptr);
+    }
+    resQ_.FreeTensor(rin);
+    return s;
+  }
+
+  // A row longer than UB: two sweeps over column tiles, each recomputing the residual sum.
+  __aicore__ inline void MultiPassRow(uint64_t row) {
+    const uint32_t cols = td_.cols, tile = td_.tileCols;
+    float s = 0.0f;
+    for (uint32_t c0 = 0; c0 < cols; c0 += tile) {
+      const uint32_t n = cols - c0 < tile ? cols - c0 : tile;
+      LocalTensor<T> xin;
+      s += SumOfSquares(SumColumns(row, c0, n, &xin, true), n);
+      inQ_.FreeTensor(xin);
+    }
+    LocalTensor<CT> rstd = rstdBuf_.Get<CT>();
+    rstd.SetValue(0, static_cast<CT>(s * invN_));
+    Rstd(rstd, 1);
+    const float rs = static_cast<float>(rstd.GetValue(0));
+    for (uint32_t c0 = 0; c0 < cols; c0 += tile) {
+      const uint32_t n = cols - c0 < tile ? cols - c0 : tile;
+      LocalTensor<T> xin;
+      LocalTensor<CT> xc = SumColumns(row, c0, n, &xin, false);
+      LoadWeight(c0, n);
+      LocalTensor<T> yout = outQ_.AllocTensor<T>();
+      Scale(yout, xc, wF_, rs, n);
+      wQ_.FreeTensor(wRaw_);
+      inQ_.FreeTensor(xin);
+      StoreRows(outQ_, yGm_, yout, row, 1, n, c0);
+    }
+  }
+
+  AddRmsNormFP32TilingData td_;
+  float invN_ = 0.0f;
+  uint32_t myRows_ = 0;
+  uint64_t firstRow_ = 0;
+  TPipe pipe_;
+  TQue<TPosition::VECIN, 1> inQ_, resQ_, wQ_;
+  TQue<TPosition::VECOUT, 1> sumQ_, outQ_;
+  TBuf<TPosition::VECCALC> xcBuf_, wBuf_, sqBuf_, redBuf_, redTmpBuf_, rstdBuf_, onesBuf_;
+  GlobalTensor<T> xGm_, rGm_, sumGm_, yGm_, wGm_;
+  LocalTensor<T> wRaw_;
+  LocalTensor<CT> wF_;
+};
+
+}  // namespace add_rms_norm_fp32_impl
+
+extern "C" __global__ __aicore__ void add_rms_norm_fp32(GM_ADDR x, GM_ADDR residual, GM_ADDR weight, GM_ADDR sum,
+                                                        GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(AddRmsNormFP32TilingData, td, tiling);
+  add_rms_norm_fp32_impl::Kernel<DTYPE_X, ComputeT> op;
+  op.Init(x, residual, weight, sum, out, td);
+  op.Process();
+}

@@ -1,0 +1,11 @@
+"""Golden for reduce_sum_fp32: torch.sum over one dim, run by the harness in higher precision."""
+import torch
+
+
+def reference(x, dim=-1, keepdim=False):
+    return torch.sum(x, dim=dim, keepdim=keepdim)
+
+
+def error_scale(x, dim=-1, keepdim=False):
+    """A sum of terms of mixed sign is judged against sum(|x|): FP32 accumulation errors scale with it."""
+    return torch.sum(x.abs(), dim=dim, keepdim=keepdim)

@@ -1,0 +1,174 @@
+"""The `opkit` command: new / build / test / list / cflags (reference: docs/cli.md)."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .errors import OpkitError
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: OpkitError -> message on stderr, exit 1."""
+    try:
+        cli.main(args=argv, prog_name="opkit", standalone_mode=False)
+    except OpkitError as e:
+        err.print(f"opkit: error: {e}", markup=False, soft_wrap=True)
+        sys.exit(1)
+    except click.exceptions.Abort:
+        err.print("opkit: aborted")
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="opkit")
+def cli() -> None:
+    """opkit: scaffold, build, test and load AscendC custom operators (CPU emulator by default)."""
+
+
+def _target_option(f):
+    return click.option("--target", type=click.Choice(["cpu", "npu"]), default=None,
+                        help="build target (default: cpu, or $OPKIT_TARGET)")(f)
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--family", "-f", default=None, help="template family (default: norm); see `opkit list --families`")
+@click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
+def new(name: str, family: str | None, force: bool) -> None:
+    """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
+    from .scaffold import new as scaffold_new
+
+    s = scaffold_new(name, family=family, force=force)
+    if s.new_workspace:
+        out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
+    where = s.source.replace("bundled:", "the bundled op ").replace("family:", "the family ")
+    out.print(f"created {s.op_dir} from {where}", markup=False)
+    for p in s.written:
+        out.print(f"  wrote {p.relative_to(s.workspace)}", markup=False)
+    for p in s.kept:
+        out.print(f"  kept your previous version as {p.relative_to(s.workspace)}", markup=False)
+    if not s.written:
+        out.print("  (all scaffold files already up to date)")
+    out.print("next: opkit build && opkit test")
+
+
+@cli.command()
+@click.argument("ops", nargs=-1)
+@_target_option
+@click.option("-j", "--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
+@click.option("-v", "--verbose", is_flag=True, help="show every compiler command and its output")
+@click.option("--check-only", is_flag=True, help="npu: render and compile-check without CANN")
+@click.option("--package", is_flag=True, help="npu: also write and build the graph-mode op package")
+@click.option("--soc", default=None, help="npu: SoC version, e.g. Ascend910B1")
+def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, check_only: bool,
+          package: bool, soc: str | None) -> None:
+    """Build the workspace's ops (all, or the OPS named)."""
+    from .backends import default_target
+    from .build import build as run_build
+
+    target = target or default_target()
+    options = {}
+    if target == "npu":
+        options = {"check_only": check_only, "package": package, "soc": soc}
+    elif check_only or package or soc:
+        raise OpkitError("--check-only, --package and --soc apply to --target npu only")
+    t0 = time.monotonic()
+    with err.status("building ...") as status:
+        def log(msg: str) -> None:
+            if verbose:
+                err.print(msg, markup=False, soft_wrap=True)
+            else:
+                status.update(msg)
+        specs = run_build(ops, target=target, jobs=jobs, verbose=verbose, log=log, **options)
+    out.print(f"built {', '.join(s.snake for s in specs)} for {target} in {time.monotonic() - t0:.1f} s",
+              markup=False)
+
+
+@cli.command()
+@click.argument("ops", nargs=-1)
+@click.option("--quick", "depth", flag_value="quick", help="a fast subset of the cases (edit loop)")
+@click.option("--full", "depth", flag_value="full", help="the full case matrix")
+@click.option("-k", "k", default=None, help="only cases matching this pytest -k expression")
+@click.option("--seed", type=int, default=None, help="seed of the case draws")
+@click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="also write the per-case results as JSON")
+@_target_option
+@click.option("-j", "--jobs", type=int, default=None, help="parallel workers")
+def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
+         target: str | None, jobs: int | None) -> None:
+    """Test the workspace's ops against their reference.py; exit code = verdict."""
+    from .backends import default_target
+    from .harness import runner
+
+    code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
+                      report_json=report_json, target=target or default_target(), jobs=jobs)
+    sys.exit(int(code))
+
+
+@cli.command("list")
+@click.option("--families", is_flag=True, help="list the template families instead of ops")
+def list_(families: bool) -> None:
+    """Ops of the workspace and bundled ops, their family, build state, and the targets available."""
+    from . import backends
+    from .build import build_state
+    from .workspace import all_ops, build_dir, find_workspace
+
+    if families:
+        from .scaffold import families as fams
+        t = Table("family", "summary", box=None)
+        for name, summary in fams().items():
+            t.add_row(name, summary)
+        out.print(t)
+        return
+    ws = find_workspace()
+    ws_entries, bundled, shadowed = all_ops(ws)
+    cpu = backends.get("cpu")
+    t = Table("op", "family", "where", "cpu build", "summary", box=None)
+    for e in ws_entries:
+        if e.error:
+            t.add_row(e.dir.name, "?", "workspace", "[red]invalid op.yaml[/]", str(e.error).splitlines()[0])
+            continue
+        state = build_state(e.spec, build_dir(ws, "cpu") / e.snake, cpu.library(build_dir(ws, "cpu"), e.spec))
+        where = "workspace (shadows bundled)" if e.snake in shadowed else "workspace"
+        t.add_row(e.snake, e.spec.family, where, state, e.spec.summary)
+    for e in bundled:
+        if e.error:
+            t.add_row(e.dir.name, "?", "bundled", "[red]invalid op.yaml[/]", str(e.error).splitlines()[0])
+        else:
+            where = "bundled (shadowed)" if e.snake in shadowed else "bundled"
+            t.add_row(e.snake, e.spec.family, where, "on load()", e.spec.summary)
+    out.print(f"workspace: {ws or '(none: run `opkit new <OpName>` to start one)'}", markup=False)
+    out.print(t)
+    for name in backends.TARGETS:
+        try:
+            ok, why = backends.get(name).available()
+        except OpkitError as e:
+            ok, why = False, str(e)
+        out.print(f"target {name}: {'available' if ok else 'unavailable'} -- {why}", markup=False)
+
+
+@cli.command()
+@click.option("--libs", is_flag=True, help="print the link flags instead")
+def cflags(libs: bool) -> None:
+    """Compiler flags for building a standalone program against opkit's AscendC CPU emulator."""
+    from . import emulator
+    flags = emulator.cflags(libs=libs)
+    out.print(flags if isinstance(flags, str) else " ".join(flags), markup=False)
+
+
+if __name__ == "__main__":
+    main()

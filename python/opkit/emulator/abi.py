@@ -1,0 +1,89 @@
+"""ctypes mirror of python/opkit/include/opkit/launch_abi.h, to call a kernel module without torch.
+
+Used by the emulator's benchmark and tests; the torch binding uses the C header directly.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from opkit.errors import EmulatorError
+
+ABI_VERSION = 1
+MAX_GM_ARGS = 32
+
+
+class LaunchArgs(ctypes.Structure):
+    _fields_ = [
+        ("abi_version", ctypes.c_uint32),
+        ("block_dim", ctypes.c_uint32),
+        ("num_args", ctypes.c_uint32),
+        ("args", ctypes.c_void_p * MAX_GM_ARGS),
+        ("arg_bytes", ctypes.c_uint64 * MAX_GM_ARGS),
+        ("tiling_key", ctypes.c_uint64),
+        ("threads", ctypes.c_uint32),
+    ]
+
+
+class LaunchStats(ctypes.Structure):
+    _fields_ = [
+        ("gm_read_bytes", ctypes.c_uint64),
+        ("gm_write_bytes", ctypes.c_uint64),
+        ("vector_elems", ctypes.c_uint64),
+        ("vector_repeats", ctypes.c_uint64),
+        ("ub_high_water", ctypes.c_uint64),
+        ("max_block_gm_bytes", ctypes.c_uint64),
+        ("max_block_vector_repeats", ctypes.c_uint64),
+        ("blocks", ctypes.c_uint32),
+    ]
+
+
+class LaunchResult(ctypes.Structure):
+    _fields_ = [
+        ("status", ctypes.c_int32),
+        ("rule", ctypes.c_char * 64),
+        ("call", ctypes.c_char * 64),
+        ("file", ctypes.c_char * 512),
+        ("line", ctypes.c_int32),
+        ("block", ctypes.c_int32),
+        ("message", ctypes.c_char * 1024),
+        ("stats", LaunchStats),
+    ]
+
+
+class KernelModule:
+    """A compiled kernel module (`OPKIT_EMU_DEFINE_MODULE`), loaded RTLD_LOCAL."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lib = ctypes.CDLL(str(self.path), mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        self._fn = self._lib.opkit_kernel_launch
+        self._fn.argtypes = [ctypes.POINTER(LaunchArgs), ctypes.POINTER(LaunchResult)]
+        self._fn.restype = ctypes.c_int32
+
+    def launch(self, buffers: Sequence[np.ndarray | None], block_dim: int, *, tiling_key: int = 0,
+               threads: int = 0) -> dict:
+        """Run the kernel; buffers are C-contiguous numpy arrays (GM), None for an absent one.
+        Returns the stats as a dict; raises EmulatorError on a rule violation, RuntimeError otherwise."""
+        a = LaunchArgs()
+        a.abi_version, a.block_dim, a.num_args = ABI_VERSION, block_dim, len(buffers)
+        a.tiling_key, a.threads = tiling_key, threads
+        for i, b in enumerate(buffers):
+            if b is None:
+                continue
+            if not b.flags["C_CONTIGUOUS"]:
+                raise ValueError(f"GM argument {i} is not C-contiguous")
+            a.args[i] = b.ctypes.data
+            a.arg_bytes[i] = b.nbytes
+        r = LaunchResult()
+        self._fn(ctypes.byref(a), ctypes.byref(r))
+        if r.status == 1:
+            raise EmulatorError(r.rule.decode(), r.call.decode(), r.file.decode(), r.line, r.block,
+                                EmulatorError.from_message(r.message.decode()).detail)
+        if r.status != 0:
+            raise RuntimeError(r.message.decode())
+        return {name: getattr(r.stats, name) for name, _ in LaunchStats._fields_}

@@ -1,0 +1,76 @@
+"""How the harness gets an op: ``opkit.load()`` of the workspace, then ``torch.ops.opkit.<op>``,
+``torch.ops.opkit_naive.<op>`` and the library's ``opkit_last_launch`` counters. Cached per process."""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from ..errors import OpkitError
+from ..spec import OpSpec
+from .execute import OpHandle
+from .golden import load_reference
+
+_handles: dict[tuple[str, str], OpHandle] = {}
+
+
+def workspace_of(op_yaml: Path) -> Path:
+    """``<ws>/ops/<op>/op.yaml`` -> ``<ws>``."""
+    return Path(op_yaml).resolve().parent.parent.parent
+
+
+def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
+    key = (str(workspace), spec.snake)
+    if key in _handles:
+        return _handles[key]
+    if target != "cpu":
+        raise OpkitError(f"opkit test --target {target}: the harness runs ops through torch.ops on this "
+                         "machine; only target cpu (the emulator) is available here")
+    import torch
+
+    from .. import loader
+    from ..backends import get as get_backend
+    from ..workspace import build_dir
+
+    # Load only the op under test: other ops of the workspace may be unbuilt or broken.
+    lib = get_backend(target).library(build_dir(workspace, target), spec)
+    if not Path(lib).is_file():
+        raise OpkitError(f"op {spec.snake} is not built (no {lib}): run `opkit build {spec.snake}` in {workspace}")
+    todo = [(spec, lib)]
+    if spec.backward is not None:                  # opcheck's autograd tests call the backward op
+        bw = _workspace_spec(workspace, spec.backward.op)
+        if bw is not None:
+            bw_lib = get_backend(target).library(build_dir(workspace, target), bw)
+            if Path(bw_lib).is_file():
+                todo.append((bw, bw_lib))
+    new = [(s, p) for s, p in todo if s.snake not in loader.loaded()]
+    for s, p in new:
+        loader._register(s, p)
+    if new:
+        loader._after_load(workspace, [s for s, _ in new])   # autograd registration, as opkit.load() does
+    libs = loader.loaded()
+    fn = getattr(torch.ops.opkit, spec.snake)
+    try:
+        naive = getattr(torch.ops.opkit_naive, spec.snake)
+    except (AttributeError, RuntimeError):
+        naive = None
+    last = None
+    try:
+        from ..roofline import LastLaunch
+        last = LastLaunch(libs[spec.snake])
+    except (OSError, AttributeError):
+        last = None          # a library without the counters: no modelled time, verdicts unaffected
+    _handles[key] = OpHandle(fn=fn, naive_fn=naive, last_launch=last)
+    return _handles[key]
+
+
+def _workspace_spec(workspace: Path, name: str):
+    from ..workspace import workspace_entries
+    for e in workspace_entries(workspace):
+        if e.spec is not None and e.spec.snake == name:
+            return e.spec
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def reference_of(path: str):
+    return load_reference(Path(path))

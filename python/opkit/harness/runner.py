@@ -1,0 +1,90 @@
+"""``opkit test``: the harness through pytest + pytest-xdist, with a progress bar and a summary.
+
+Always runs cases in worker processes (``-n jobs``, at least one), so a case that crashes its process
+or hangs fails alone (xdist replaces the worker) and the run goes on. Exit code = verdict.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from ..errors import OpkitError
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def _plugin_via_entry_point() -> bool:
+    try:
+        eps = metadata.entry_points(group="pytest11")
+    except TypeError:  # pragma: no cover - very old importlib.metadata
+        eps = metadata.entry_points().get("pytest11", [])
+    return any(ep.value.split(":")[0] == "opkit.harness.plugin" for ep in eps)
+
+
+def pytest_args(paths: list[str], *, quick=False, full=False, k=None, seed=None, report_json=None,
+                target="cpu", jobs=None, workspace: Path, progress=True, extra: list[str] | None = None) -> list[str]:
+    """The pytest command line `opkit test` runs (also printed by ``OPKIT_HARNESS_DEBUG=1``)."""
+    args = list(paths)
+    if not _plugin_via_entry_point():
+        args += ["-p", "opkit.harness.plugin"]
+    args += ["-p", "no:cacheprovider", "--rootdir", str(workspace), "-n", str(jobs or default_jobs()),
+             "--max-worker-restart", "100000", "--opkit-target", target]
+    if progress:
+        args += ["-p", "no:terminal", "--opkit-progress"]
+    if quick:
+        args.append("--opkit-quick")
+    if full:
+        args.append("--opkit-full")
+    if seed is not None:
+        args += ["--opkit-seed", str(int(seed))]
+    if k:
+        args += ["-k", k]
+    if report_json:
+        args += ["--opkit-report-json", str(Path(report_json).resolve())]
+    return args + list(extra or [])
+
+
+def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False, k: str | None = None,
+        seed: int | None = None, report_json: str | Path | None = None, target: str = "cpu",
+        jobs: int | None = None, workspace: str | Path | None = None) -> int:
+    """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed)."""
+    import pytest
+
+    from ..build import build_state
+    from ..workspace import build_dir, require_workspace, workspace_specs
+
+    if quick and full:
+        raise OpkitError("opkit test: --quick and --full exclude each other")
+    if target != "cpu":
+        raise OpkitError(f"opkit test --target {target}: the harness runs on the emulator (target cpu) here; "
+                         "an NPU run needs CANN and torch_npu on this machine")
+    ws = Path(workspace).resolve() if workspace else require_workspace()
+    specs = workspace_specs(ws, list(ops or ()))
+    if not specs:
+        raise OpkitError(f"opkit test: workspace {ws} has no ops (ops/<op>/op.yaml); run `opkit new <OpName>`")
+    from ..backends import get as get_backend
+    backend = get_backend(target)
+    out = build_dir(ws, target)
+    for s in specs:
+        state = build_state(s, out / s.snake, backend.library(out, s))
+        if state == "not built":
+            raise OpkitError(f"op {s.snake} is not built for target {target} (no {backend.library(out, s)}): "
+                             f"run `opkit build {s.snake}` in {ws}")
+        if state == "stale":
+            print(f"opkit test: warning: {s.snake} changed since the last `opkit build`; testing the old build "
+                  f"(run `opkit build` first)", file=sys.stderr)
+    args = pytest_args([str(s.dir / "op.yaml") for s in specs], quick=quick, full=full, k=k, seed=seed,
+                       report_json=report_json, target=target, jobs=jobs, workspace=ws)
+    if os.environ.get("OPKIT_HARNESS_DEBUG"):
+        print("pytest " + " ".join(args), file=sys.stderr)
+    code = int(pytest.main(args))
+    if code == 5:       # pytest: no tests collected (e.g. -k matched nothing) -> not a pass
+        print(f"opkit test: no case matched{f' -k {k!r}' if k else ''}", file=sys.stderr)
+    return code

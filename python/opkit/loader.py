@@ -1,0 +1,208 @@
+"""`opkit.load()`: register opkit ops with PyTorch as ``torch.ops.opkit.<op>``.
+
+Bundled ops are built on first use into a per-user cache (``~/.cache/opkit/<version>-<key>/``, or
+$OPKIT_CACHE_DIR), keyed by the bundled sources, the emulator headers and the torch version, under a
+file lock so concurrent processes build once. Workspace ops come from ``<workspace>/build/opkit/cpu``
+(``opkit build``) and shadow bundled ops of the same name. Loading is idempotent.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.util
+import os
+import sys
+import threading
+import warnings
+from pathlib import Path
+from typing import Iterable
+
+from . import __version__
+from .build import build_state
+from .errors import BuildError, OpkitError, SpecError
+from .spec import OpSpec
+from .workspace import (all_ops, bundled_ops_dir, cmake_dir, emulator_include_dir, find_workspace,
+                        host_include_dir, share_dir, templates_dir)
+from .workspace import build_dir as ws_build_dir
+
+TARGET = "cpu"
+_lock = threading.Lock()
+_loaded: dict[str, Path] = {}        # snake -> library registered in this process
+_specs: dict[str, OpSpec] = {}
+_said: set[str] = set()
+
+
+class ShadowWarning(UserWarning):
+    """A workspace op replaces a bundled op of the same name."""
+
+
+def loaded() -> dict[str, Path]:
+    """Ops registered so far: snake name -> library."""
+    return dict(_loaded)
+
+
+def loaded_specs() -> dict[str, OpSpec]:
+    return dict(_specs)
+
+
+def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bundled: bool = True,
+         quiet: bool = False) -> dict[str, Path]:
+    """Register bundled ops and the workspace's built ops; returns snake name -> library for all loaded.
+
+    ``path``: a workspace folder (or any folder inside one); default: the workspace around the current
+    directory, if any. A workspace op without a build raises OpkitError saying to run `opkit build`.
+    ``ops``: register only these workspace ops (snake or CamelCase names; e.g. the ops under test);
+    ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages.
+    """
+    from .backends import cpu
+
+    with _lock:
+        if path is not None:
+            ws = find_workspace(path)
+            if ws is None:
+                raise OpkitError(f"opkit.load({str(path)!r}): no opkit workspace there (no ops/ or opkit.yaml "
+                                 "in it or above it)")
+        else:
+            ws = find_workspace()
+        ws_entries, bundled_entries, shadowed = all_ops(ws)
+        if ops is not None:
+            wanted = set(ops)
+            ws_entries = [e for e in ws_entries if e.snake in wanted or e.dir.name in wanted
+                          or (e.spec and e.spec.name in wanted)]
+            found = {e.snake for e in ws_entries} | {e.dir.name for e in ws_entries} | \
+                {e.spec.name for e in ws_entries if e.spec}
+            if wanted - found:
+                raise OpkitError(f"opkit.load: no op {', '.join(sorted(wanted - found))} in workspace {ws}")
+        bad = [e for e in ws_entries if e.error]
+        if bad:
+            raise SpecError("\n".join(str(e.error) for e in bad))
+
+        todo: list[tuple[OpSpec, Path]] = []
+        out_dir = ws_build_dir(ws, TARGET) if ws else None
+        for e in ws_entries:
+            lib = cpu.library(out_dir, e.spec)
+            state = build_state(e.spec, out_dir / e.spec.snake, lib)
+            if state == "not built":
+                raise OpkitError(f"op {e.spec.snake} in workspace {ws} is not built for target {TARGET}: "
+                                 f"run `opkit build` in {ws} (looked for {lib})")
+            if state == "stale" and not quiet:
+                warnings.warn(f"opkit: {e.spec.snake}: sources changed since the last `opkit build`; "
+                              f"loading the old build {lib}", stacklevel=2)
+            todo.append((e.spec, lib))
+            if e.snake in shadowed and e.snake not in _said:
+                _said.add(e.snake)
+                warnings.warn(f"opkit: workspace op {e.snake} ({e.dir}) shadows the bundled op of the same name",
+                              ShadowWarning, stacklevel=3)
+
+        if bundled:
+            wanted = [e.spec for e in bundled_entries if e.spec and e.snake not in shadowed
+                      and e.snake not in _loaded]
+            broken = [e for e in bundled_entries if e.error]
+            for e in broken:
+                warnings.warn(f"opkit: bundled op {e.dir.name} skipped: {e.error}", stacklevel=2)
+            if wanted:
+                todo += ensure_bundled_built(wanted, quiet=quiet)
+
+        for spec, lib in todo:
+            _register(spec, lib)
+        _after_load(ws, [s for s, _ in todo])
+        return dict(_loaded)
+
+
+def _register(spec: OpSpec, lib: Path) -> None:
+    import torch
+
+    lib = Path(lib).resolve()
+    prev = _loaded.get(spec.snake)
+    if prev is not None:
+        if prev != lib:
+            raise OpkitError(f"opkit.load: op {spec.snake} is already registered from {prev}; a process can "
+                             f"register an op once, so {lib} cannot replace it (restart Python)")
+        return
+    torch.ops.load_library(str(lib))
+    _loaded[spec.snake] = lib
+    _specs[spec.snake] = spec
+
+
+def _after_load(ws: Path | None, specs: list[OpSpec]) -> None:
+    # Autograd (opkit/autograd.py, when present) decides per op what backward it gets.
+    if specs and importlib.util.find_spec(f"{__package__}.autograd") is not None:
+        from . import autograd
+        for s in specs:     # every op: backward op, reference fallback, or "not differentiable"
+            autograd.register(s)
+    # The NPU library only when torch_npu exists: nothing NPU-related is imported otherwise.
+    if importlib.util.find_spec("torch_npu") is not None:
+        from .backends import npu
+        npu.load_if_available(workspace=ws, specs=list(_specs.values()))
+
+
+# -- bundled ops: built once per user into a cache -----------------------------------------------
+
+def cache_root() -> Path:
+    env = os.environ.get("OPKIT_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "opkit"
+
+
+def bundled_cache_dir() -> Path:
+    """``<cache root>/<version>-<key>``, key = hash of the torch version, the Python version and where
+    this opkit's files live. Source edits do not change the folder: Ninja rebuilds just what changed,
+    and ``sources_digest()`` decides cheaply whether Ninja needs to run at all."""
+    import torch
+
+    key = f"opkit {__version__} torch {torch.__version__} py {sys.version_info[:2]} share {share_dir()}"
+    return cache_root() / f"{__version__}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def sources_digest() -> str:
+    """Hash of everything a bundled build reads: bundled ops, emulator and host headers, glue, CMake."""
+    h = hashlib.sha256()
+    for root in (bundled_ops_dir(), emulator_include_dir(), host_include_dir(), templates_dir() / "cpu", cmake_dir()):
+        if not root.is_dir():
+            continue
+        for p in sorted(root.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".orig"):
+                h.update(str(p.relative_to(root)).encode() + b"\0")
+                h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tuple[OpSpec, Path]]:
+    """Build the bundled ops missing from the cache (under a file lock); return (spec, library) pairs.
+    A bundled op that fails to build is skipped with a warning; the others still load."""
+    from .backends import cpu
+
+    out = bundled_cache_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / f"{out.name}.lock", "w") as lockfile:
+        fcntl.flock(lockfile, fcntl.LOCK_EX)      # a second process waits here, then finds the build
+        digest = sources_digest()
+        fresh_file = out / "sources.sha256"
+        fresh = fresh_file.is_file() and fresh_file.read_text().strip() == digest
+        # unchanged sources: only ops never built here; otherwise let Ninja bring every op up to date
+        missing = [s for s in specs if not fresh or build_state(s, out / s.snake, cpu.library(out, s)) == "not built"]
+        failed: dict[str, str] = {}
+        if missing:
+            names = ", ".join(s.snake for s in missing)
+            if not quiet:
+                print(f"opkit: building bundled ops ({names}) into {out} -- first use or changed sources; "
+                      "a cold build takes a few minutes", file=sys.stderr, flush=True)
+            ok, why = cpu.available()
+            if not ok:
+                raise BuildError(f"opkit.load(): cannot build the bundled ops: {why}")
+            try:
+                cpu.build(missing, out, log=(lambda s: None), keep_going=True)
+            except BuildError as e:
+                failed = getattr(e, "failed_ops", None) or {s.snake: str(e) for s in missing}
+                for snake, msg in failed.items():
+                    warnings.warn(f"opkit: bundled op {snake} failed to build and is not loaded:\n{msg}",
+                                  stacklevel=3)
+            else:
+                if set(s.snake for s in missing) >= set(s.snake for s in specs):
+                    fresh_file.write_text(digest + "\n")
+            if not quiet:
+                print("opkit: bundled ops ready", file=sys.stderr, flush=True)
+        return [(s, cpu.library(out, s)) for s in specs
+                if s.snake not in failed and cpu.library(out, s).is_file()]

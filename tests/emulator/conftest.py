@@ -1,0 +1,96 @@
+"""Builds the emulator conformance modules (tests/emulator/test_<feature>.cpp) once per session.
+
+Each test_<feature>.cpp is a pybind11 module holding AscendC kernels; test_<feature>.py imports it via
+the `emu` fixture: `mod = emu("vector")`. Builds run in parallel at first use and are cached under
+build/test-cache/emulator (key: source + emulator headers + flags), so a re-run compiles nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import subprocess
+import sys
+import sysconfig
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pybind11
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+
+from opkit import emulator  # noqa: E402
+
+CACHE = Path(os.environ.get("OPKIT_TEST_BUILD_DIR", ROOT / "build" / "test-cache" / "emulator"))
+PYBIND_MODULES = ("types", "vector", "datacopy", "rules", "pipe")
+# Read once, here: sysconfig's lazy initialisation is not thread-safe (builds run in threads).
+EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
+PY_INCLUDE = sysconfig.get_paths()["include"]
+
+
+def headers_digest() -> str:
+    h = hashlib.sha256()
+    for d in (emulator.include_dir(), emulator.host_include_dir()):
+        for p in sorted(d.rglob("*.h")):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def base_flags(profile: str = "ascend910b") -> list[str]:
+    return ["g++", "-O1", "-g0", "-fPIC", "-Wall", *emulator.cflags(profile=profile)]
+
+
+def compile_pybind(name: str, digest: str) -> Path:
+    src = HERE / f"test_{name}.cpp"
+    flags = base_flags() + ["-shared", "-fvisibility=hidden", f"-I{pybind11.get_include()}",
+                            f"-I{PY_INCLUDE}"]
+    key = hashlib.sha256((digest + src.read_text() + " ".join(flags)).encode()).hexdigest()[:16]
+    out = CACHE / f"emu_test_{name}_{key}{EXT_SUFFIX}"
+    if out.exists():
+        return out
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    cmd = flags + [f"-DOPKIT_TEST_MODULE=emu_test_{name}", str(src), "-o", str(tmp)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"building {src.name} failed:\n{' '.join(cmd)}\n{r.stderr[-6000:]}")
+    tmp.rename(out)
+    return out
+
+
+def load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(f"emu_test_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="session")
+def emu_modules():
+    digest = headers_digest()
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        futures = {n: ex.submit(compile_pybind, n, digest) for n in PYBIND_MODULES if (HERE / f"test_{n}.cpp").exists()}
+        paths = {n: f.result() for n, f in futures.items()}
+    return {n: load(p, n) for n, p in paths.items()}
+
+
+@pytest.fixture(scope="session")
+def emu(emu_modules):
+    def get(name: str):
+        return emu_modules[name]
+    return get
+
+
+@pytest.fixture(scope="session")
+def gxx():
+    """Compile a C++ file with the emulator flags; returns CompletedProcess (never raises)."""
+    def run(src: Path, out: Path, extra: list[str] = (), profile="ascend910b", link: bool = True):
+        cmd = base_flags(profile) + list(extra) + [str(src), "-o", str(out)]
+        if link:
+            cmd += emulator.cflags(libs=True)
+        return subprocess.run(cmd, capture_output=True, text=True)
+    return run

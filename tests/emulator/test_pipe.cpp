@@ -1,0 +1,112 @@
+// Programming model (facts sheet §1): TPipe/TQue (depth 2, double buffering)/TBuf, GetBlockIdx/GetBlockNum,
+// SetFlag/WaitFlag pairs, PipeBarrier, GET_TILING_DATA + REGISTER_TILING_DEFAULT, TILING_KEY_IS.
+#include "opkit_emu/pybind.h"
+
+using namespace AscendC;
+
+struct PipeTiling {
+  uint32_t total;  // elements
+  uint32_t tile;   // elements per tile (multiple of 8)
+};
+
+class Scaler {
+ public:
+  __aicore__ void Init(GM_ADDR x, GM_ADDR y, GM_ADDR info, const PipeTiling& t, TPipe* pipe) {
+    const uint32_t per = (t.total + GetBlockNum() - 1) / GetBlockNum();
+    const uint32_t start = per * GetBlockIdx();
+    len_ = start >= t.total ? 0 : (t.total - start < per ? t.total - start : per);
+    tile_ = t.tile;
+    xg_.SetGlobalBuffer((__gm__ float*)x + start, len_);
+    yg_.SetGlobalBuffer((__gm__ float*)y + start, len_);
+    info_.SetGlobalBuffer((__gm__ int32_t*)info + 2 * GetBlockIdx(), 2);
+    pipe->InitBuffer(in_, 2, tile_ * sizeof(float));
+    pipe->InitBuffer(out_, 2, tile_ * sizeof(float));
+    pipe->InitBuffer(scratch_, 2 * tile_ * sizeof(float));
+  }
+  __aicore__ void Process() {
+    info_.SetValue(0, static_cast<int32_t>(GetBlockIdx()));
+    info_.SetValue(1, static_cast<int32_t>(GetBlockNum()));
+    const float offset = TILING_KEY_IS(1) ? 1.0f : 0.0f;
+    // two tiles in flight: copy-in of tile i+1 is queued before compute of tile i
+    uint32_t tiles = (len_ + tile_ - 1) / tile_;
+    for (uint32_t i = 0; i < tiles; ++i) {
+      CopyIn(i);
+      if (i + 1 < tiles) CopyIn(i + 1), ++i, Compute(i - 1), CopyOut(i - 1);
+      Compute(i);
+      CopyOut(i);
+    }
+  }
+
+ private:
+  uint32_t n(uint32_t i) const { return len_ - i * tile_ < tile_ ? len_ - i * tile_ : tile_; }
+  __aicore__ void CopyIn(uint32_t i) {
+    LocalTensor<float> a = in_.AllocTensor<float>();
+    DataCopyPad(a, xg_[i * tile_], DataCopyExtParams{1, n(i) * 4, 0, 0, 0}, DataCopyPadExtParams<float>{});
+    in_.EnQue(a);
+  }
+  __aicore__ void Compute(uint32_t i) {
+    LocalTensor<float> a = in_.DeQue<float>();
+    LocalTensor<float> w = scratch_.GetWithOffset<float>(tile_, tile_ * sizeof(float));  // second half
+    LocalTensor<float> c = out_.AllocTensor<float>();
+    Muls(w, a, 2.0f, n(i));
+    PipeBarrier<PIPE_V>();
+    Adds(c, w, TILING_KEY_IS(1) ? 1.0f : 0.0f, n(i));
+    out_.EnQue(c);
+    in_.FreeTensor(a);
+  }
+  __aicore__ void CopyOut(uint32_t i) {
+    LocalTensor<float> c = out_.DeQue<float>();
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    DataCopyPad(yg_[i * tile_], c, DataCopyExtParams{1, n(i) * 4, 0, 0, 0});
+    out_.FreeTensor(c);
+  }
+  TQue<TPosition::VECIN, 2> in_;
+  TQue<TPosition::VECOUT, 2> out_;
+  TBuf<TPosition::VECCALC> scratch_;
+  GlobalTensor<float> xg_, yg_;
+  GlobalTensor<int32_t> info_;
+  uint32_t len_ = 0, tile_ = 0;
+};
+
+extern "C" __global__ __aicore__ void scaler(GM_ADDR x, GM_ADDR y, GM_ADDR info, GM_ADDR workspace, GM_ADDR tiling) {
+  (void)workspace;
+  KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+  REGISTER_TILING_DEFAULT(PipeTiling);
+  GET_TILING_DATA(t, tiling);
+  TPipe pipe;
+  Scaler op;
+  op.Init(x, y, info, t, &pipe);
+  op.Process();
+}
+
+// Queue helpers: VacantInQue / HasTensorInQue / GetTensorCountInQue and tensor sizes.
+extern "C" __global__ __aicore__ void queue_state(GM_ADDR out) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 2> q;
+  pipe.InitBuffer(q, 2, 100);  // rounded up to 128 bytes
+  GlobalTensor<int32_t> g;
+  g.SetGlobalBuffer((__gm__ int32_t*)out, 8);
+  LocalTensor<half> a = q.AllocTensor<half>();
+  g.SetValue(0, a.GetSize());
+  g.SetValue(1, q.VacantInQue());
+  q.EnQue(a);
+  LocalTensor<half> b = q.AllocTensor<half>();
+  q.EnQue(b);
+  g.SetValue(2, q.GetTensorCountInQue());
+  g.SetValue(3, q.VacantInQue());
+  a = q.DeQue<half>();
+  b = q.DeQue<half>();
+  g.SetValue(4, q.HasTensorInQue());
+  g.SetValue(5, a[10].GetSize());
+  g.SetValue(6, a.ReinterpretCast<float>().GetSize());
+  q.FreeTensor(a);
+  q.FreeTensor(b);
+  g.SetValue(7, static_cast<int32_t>(TOTAL_UB_SIZE / 1024));
+}
+
+PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  opkit_emu::pybind::register_translator();
+  OPKIT_EMU_PY_KERNEL(m, scaler, 5);
+  OPKIT_EMU_PY_KERNEL(m, queue_state, 1);
+}

@@ -1,0 +1,37 @@
+"""Programming model (facts sheet §1): a double-buffered multi-block kernel with TQue depth 2, TBuf
+GetWithOffset, SetFlag/WaitFlag, PipeBarrier, GET_TILING_DATA/REGISTER_TILING_DEFAULT, TILING_KEY_IS,
+GetBlockIdx/GetBlockNum; queue bookkeeping; results identical for any host thread count."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(11)
+
+
+@pytest.mark.parametrize("total,tile,blocks", [(1000, 64, 1), (4099, 256, 7), (50, 8, 8), (12345, 512, 48)])
+@pytest.mark.parametrize("key", [0, 1])
+def test_double_buffered_multiblock(emu, total, tile, blocks, key):
+    x = RNG.standard_normal(total).astype(np.float32)
+    outs = []
+    for threads in (1, 2):
+        y, info = np.zeros(total, np.float32), np.zeros(2 * blocks, np.int32)
+        st = emu("pipe").scaler([x, y, info, None, np.array([total, tile], np.uint32).view(np.uint8)],
+                                block_dim=blocks, tiling_key=key, threads=threads)
+        np.testing.assert_array_equal(y, x * np.float32(2) + np.float32(key))
+        np.testing.assert_array_equal(info, np.stack([np.arange(blocks), np.full(blocks, blocks)], 1).ravel())
+        outs.append(st)
+    per_tile = tile * 4
+    assert outs[0]["ub_high_water"] == 2 * per_tile + 2 * per_tile + 2 * per_tile
+    assert outs[0]["blocks"] == blocks and len(outs[0]["per_block"]) == blocks
+    assert outs[0]["gm_write_bytes"] == total * 4 + 8 * blocks
+    assert outs[0]["op_elems"] == {"Muls": total, "Adds": total}
+    for k in ("gm_read_bytes", "gm_write_bytes", "vector_elems", "vector_repeats", "ub_high_water"):
+        assert outs[0][k] == outs[1][k]
+
+
+def test_queue_bookkeeping(emu):
+    out = np.zeros(8, np.int32)
+    emu("pipe").queue_state([out])
+    # 100 B rounds to 128 B = 64 halves; depth 2; views shrink; ReinterpretCast keeps the bytes
+    assert out.tolist() == [64, 1, 2, 0, 0, 54, 32, 192]

@@ -1,0 +1,168 @@
+"""Every hardware rule the emulator enforces (issue item 7; facts sheet §1-3): a violating kernel raises
+EmulatorError naming the rule, the API call and the kernel's file:line, never returns a wrong answer.
+Compile-time rules (bf16 arithmetic, Cast pairs/modes, 310P gaps) are checked by compiling small TUs."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opkit.errors import EmulatorError
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE / "test_rules.cpp"
+SCENARIOS = re.search(r"enum Scenario : int32_t \{(.*?)\};", SRC.read_text(), re.S)[1].replace("\n", " ")
+SCENARIO_IDS = {name.strip(): i for i, name in enumerate(SCENARIOS.split(","))}
+
+
+def marker_line(tag: str) -> int:
+    for i, line in enumerate(SRC.read_text().splitlines(), 1):
+        if line.rstrip().endswith(f"// RULE:{tag}"):
+            return i
+    raise AssertionError(f"no marker {tag}")
+
+
+# scenario -> (rule, call, words the detail must contain)
+CASES = {
+    "kUbCapacity": ("ub-capacity", "TPipe::InitBuffer", "allows 188160 bytes"),
+    "kUbCapacityMulti": ("ub-capacity", "TPipe::InitBuffer", "brings UB use to 196608 bytes"),
+    "kUbAlignVector": ("ub-alignment", "Adds", "not 32-byte aligned"),
+    "kUbAlignCopy": ("ub-alignment", "DataCopy", "UB offset 16"),
+    "kDataCopyLength": ("datacopy-length", "DataCopy", "silently copy only 384 bytes"),
+    "kDataCopyLengthOut": ("datacopy-length", "DataCopy", "48 bytes is not a multiple of 32"),
+    "kGmBoundsSize": ("gm-bounds", "DataCopy", "beyond the SetGlobalBuffer size"),
+    "kGmBoundsBuffer": ("gm-bounds", "DataCopy", "not inside any GM buffer"),
+    "kGmBoundsGetValue": ("gm-bounds", "GlobalTensor::GetValue", "[256, 257)"),
+    "kGmBoundsPad": ("gm-bounds", "DataCopyPad", "beyond the SetGlobalBuffer size"),
+    "kDequeEmpty": ("queue-protocol", "TQue::DeQue", "empty queue"),
+    "kAllocTooMany": ("queue-protocol", "TQue::AllocTensor", "all 2 buffers"),
+    "kDoubleFree": ("queue-protocol", "TQue::FreeTensor", "double free"),
+    "kUseAfterFree": ("queue-protocol", "Adds", "after FreeTensor"),
+    "kLeakAtEnd": ("queue-protocol", "TQue::AllocTensor", "never freed"),
+    "kEnqueTooDeep": ("queue-protocol", "TQue::EnQue", "depth is 1"),
+    "kFreeQueued": ("queue-protocol", "TQue::FreeTensor", "still in the queue"),
+    "kUninitVector": ("ub-uninitialized", "Exp", "element 100"),
+    "kUninitCopyOut": ("ub-uninitialized", "DataCopy", "element 56"),
+    "kUninitGetValue": ("ub-uninitialized", "LocalTensor::GetValue", "never written"),
+    "kUninitStaleAlloc": ("ub-uninitialized", "DataCopy", "element 0"),
+    "kUninitTail": ("ub-uninitialized", "Abs", "element 32"),
+    "kCompareLength": ("compare-length", "Compare", "384 bytes is not a multiple of 256"),
+    "kWaitWithoutSet": ("sync-pairing", "WaitFlag", "MTE2_V"),
+    "kSetNeverWaited": ("sync-pairing", "SetFlag", "never matched"),
+    "kTbufGet": ("tbuf-bounds", "TBuf::Get", "65 elements"),
+    "kTbufOffset": ("tbuf-bounds", "TBuf::GetWithOffset", "offset 160"),
+    "kTensorBoundsCount": ("tensor-bounds", "Duplicate", "holds only 256 bytes"),
+    "kTensorBoundsIndex": ("tensor-bounds", "LocalTensor::SetValue", "index 64"),
+    "kTensorBoundsView": ("tensor-bounds", "LocalTensor::operator[]", "offset 72"),
+    "kBufferLimit": ("buffer-limit", "TPipe::InitBuffer", "at most 8"),
+    "kQueueNoInit": ("queue-protocol", "TQue::AllocTensor", "before TPipe::InitBuffer"),
+    "kCastMode": ("dtype-unsupported", "Cast", "CAST_FLOOR"),
+}
+
+
+def buffers(scenario: str):
+    return [np.zeros(256, np.float32), np.zeros(256, np.float32),
+            np.array([SCENARIO_IDS[scenario]], np.int32).view(np.uint8)]
+
+
+@pytest.mark.parametrize("scenario", sorted(CASES))
+def test_rule_violation_reported(emu, scenario):
+    rule, call, words = CASES[scenario]
+    with pytest.raises(EmulatorError) as e:
+        emu("rules").rules(buffers(scenario), block_dim=2)
+    err = e.value
+    assert (err.rule, err.call) == (rule, call), str(err)
+    assert Path(err.file).name == "test_rules.cpp" and err.line == marker_line(scenario), str(err)
+    assert err.block == 0
+    assert words in err.detail, str(err)
+    # The message is the one documented format, parseable back into the same fields.
+    again = EmulatorError.from_message(str(err))
+    assert (again.rule, again.call, again.line, again.block) == (rule, call, err.line, 0)
+
+
+def test_clean_kernel_passes(emu):
+    emu("rules").rules(buffers("kOk"), block_dim=4)
+
+
+def test_tiling_struct_larger_than_buffer(emu):
+    with pytest.raises(EmulatorError) as e:
+        emu("rules").rules_big_tiling(buffers("kOk"))
+    assert (e.value.rule, e.value.call, e.value.line) == ("gm-bounds", "GET_TILING_DATA", marker_line("kTilingTooSmall"))
+
+
+def test_violation_names_the_block(emu):
+    bufs = buffers("kOk")
+    for threads in (1, 2):
+        with pytest.raises(EmulatorError) as e:
+            emu("rules").fail_in_block3(bufs, block_dim=6, threads=threads)
+        assert (e.value.rule, e.value.block, e.value.line) == ("ub-uninitialized", 3, marker_line("block3"))
+
+
+def test_plain_exception_is_not_a_rule(emu):
+    with pytest.raises(RuntimeError) as e:
+        emu("rules").throws(buffers("kOk"))
+    assert not isinstance(e.value, EmulatorError) and "boom" in str(e.value)
+
+
+# ---- compile-time rules ----------------------------------------------------------------------
+
+KERNEL_TEMPLATE = """
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void k(GM_ADDR x) {{
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 4096);
+  GlobalTensor<{T}> g;
+  g.SetGlobalBuffer((__gm__ {T}*)x, 64);
+  LocalTensor<float> f = b.Get<float>();
+  LocalTensor<half> h = b.GetWithOffset<half>(64, 1024);
+  LocalTensor<bfloat16_t> bf = b.GetWithOffset<bfloat16_t>(64, 2048);
+  LocalTensor<int32_t> i32 = b.GetWithOffset<int32_t>(64, 3072);
+  (void)f; (void)h; (void)bf; (void)i32;
+  {body}
+}}
+"""
+
+COMPILE_CASES = {
+    # name: (body, element type of g, profile, extra flags, expected diagnostic or None for "compiles")
+    "bf16_add": ("Add(bf, bf, bf, 64);", "float", "ascend910b", [], "no bfloat16_t form"),
+    "bf16_exp": ("Exp(bf, bf, 64);", "float", "ascend910b", [], "no bfloat16_t form"),
+    "bf16_reduce": ("ReduceSum(bf, bf, bf, 64);", "float", "ascend910b", [], "no bfloat16_t form"),
+    "bf16_add_naive_amp": ("Add(bf, bf, bf, 64);", "float", "ascend910b", ["-DOPKIT_EMU_ALLOW_BF16_MATH"], None),
+    "int_div": ("Div(i32, i32, i32, 64);", "float", "ascend910b", [], "does not support this element type"),
+    "cast_pair_missing": ("Cast(bf, h, RoundMode::CAST_RINT, 64);", "float", "ascend910b", [],
+                          "Cast between these element types does not exist"),
+    "cast_mode_constant": ("Cast(f, h, RoundMode::CAST_RINT, 64);", "float", "ascend910b", [],
+                           "RoundMode is not supported"),
+    "cast_bf16_none": ("Cast(bf, f, RoundMode::CAST_NONE, 64);", "float", "ascend910b", [],
+                       "RoundMode is not supported"),
+    "cast_ok": ("Cast(h, f, RoundMode::CAST_ODD, 64); Cast(f, bf, RoundMode::CAST_NONE, 64);", "float",
+                "ascend910b", [], None),
+    "pipe_s_barrier": ("PipeBarrier<PIPE_S>();", "float", "ascend910b", [], "PipeBarrier<PIPE_S> is not allowed"),
+    "310p_datacopypad": ("DataCopyPad(f, g, DataCopyExtParams{1, 4, 0, 0, 0}, DataCopyPadExtParams<float>{});",
+                         "float", "ascend310p", [], "DataCopyPad does not exist on ascend310p"),
+    "310p_bf16_copy": ("DataCopy(bf, g, 64);", "bfloat16_t", "ascend310p", [], "bfloat16_t does not exist on ascend310p"),
+    "310p_cast_rint": ("Cast(h, f, RoundMode::CAST_RINT, 64);", "float", "ascend310p", [],
+                       "RoundMode is not supported"),
+    "310p_cast_bf16": ("Cast(f, bf, RoundMode::CAST_NONE, 64);", "float", "ascend310p", [],
+                       "Cast between these element types does not exist"),
+    "310p_naive_bf16_still_rejected": ("Add(bf, bf, bf, 64);", "float", "ascend310p",
+                                       ["-DOPKIT_EMU_ALLOW_BF16_MATH"], "no bfloat16_t form"),
+    "310p_ok": ("Cast(h, f, RoundMode::CAST_NONE, 64); DataCopy(f, g, 64);", "float", "ascend310p", [], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPILE_CASES))
+def test_compile_time_rule(gxx, tmp_path, name):
+    body, t, profile, extra, diag = COMPILE_CASES[name]
+    src = tmp_path / f"{name}.cpp"
+    src.write_text(KERNEL_TEMPLATE.format(T=t, body=body))
+    # -O2 -c: the constant-RoundMode check needs the optimiser (it is reported at run time otherwise).
+    r = gxx(src, tmp_path / "k.o", extra=["-O2", "-c", *extra], profile=profile, link=False)
+    if diag is None:
+        assert r.returncode == 0, r.stderr[-3000:]
+    else:
+        assert r.returncode != 0 and diag in r.stderr, r.stderr[-3000:]

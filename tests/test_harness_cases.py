@@ -1,0 +1,130 @@
+"""The harness's case matrix: coverage of dtypes, edge shapes, distributions; determinism; ids."""
+import math
+import re
+
+import pytest
+import torch
+
+from harness_standins import write_op
+from opkit.harness.cases import CORES_910B, build_matrix, make_inputs
+from opkit.spec import load_spec
+
+
+@pytest.fixture(scope="module")
+def spec(tmp_path_factory):
+    return load_spec(write_op(tmp_path_factory.mktemp("ws")))
+
+
+def lead(c):
+    return c.shapes["x"]
+
+
+def test_ids_are_readable_and_unique(spec):
+    cases = build_matrix(spec, "default")
+    names = [c.name for c in cases]
+    assert len(names) == len(set(names))
+    assert "layer_norm_fp32[fp16-64x1000-offset200]" in names
+    assert "layer_norm_fp32[fp32-64x1000-offset1000]" in names
+    assert "layer_norm_fp32[bf16-64x1000-scale50]" in names
+    # pytest -k identifiers: letters, digits, -, [, ], x, _ only
+    assert all(re.fullmatch(r"[\w\[\]\-.]+", n) for n in names)
+
+
+def test_default_matrix_covers_dtypes_edges_and_distributions(spec):
+    cases = build_matrix(spec, "default")
+    assert {c.dtype for c in cases} == {"float16", "bfloat16", "float32"}
+    for dt in ("float16", "bfloat16", "float32"):
+        cs = [c for c in cases if c.dtype == dt]
+        shapes = {lead(c) for c in cs}
+        item = 2 if dt != "float32" else 4
+        assert any(math.prod(s) == 1 for s in shapes), "one element"
+        assert any(math.prod(s) * item < 32 for s in shapes), "fewer than 32 bytes"
+        assert any(s[-1] % 16 and s[-1] % 8 for s in shapes), "last dim not a multiple of 16 nor 8"
+        assert any(math.prod(s[:-1]) % CORES_910B and math.prod(s[:-1]) > CORES_910B for s in shapes), "rows % 48"
+        assert any(math.prod(s[:-1]) < CORES_910B for s in shapes), "fewer rows than cores"
+        assert any(s[-1] == 16384 for s in shapes), "largest declared row length"
+        per256 = 256 // item
+        assert {per256 - 1, per256 + 1} <= {s[-1] for s in shapes}, "one less/more than a 256-byte tile"
+        assert {c.distribution for c in cs} == {"normal", "offset", "scale50", "scale", "tiny", "mixed", "special"}
+        # the core shapes (explicit, tail, rows % 48) see every distribution
+        tail = [c for c in cs if c.kind == "edge:tail"]
+        assert len({c.distribution for c in tail}) == 7
+
+
+def test_shapes_respect_declared_ranges_and_cap(spec):
+    for mode in ("quick", "default", "full"):
+        for c in build_matrix(spec, mode):
+            s = lead(c)
+            assert 1 <= s[-1] <= 16384 or c.kind == "explicit"
+            assert 1 <= math.prod(s[:-1]) <= 4096
+            assert math.prod(s) <= spec.tests.max_numel
+            assert c.shapes["weight"] == (s[-1],) == c.shapes["bias"]
+            if mode != "full":
+                assert math.prod(s) <= 1 << 20
+
+
+def test_quick_is_a_small_subset_and_full_a_superset(spec):
+    quick, default, full = (build_matrix(spec, m) for m in ("quick", "default", "full"))
+    assert len(quick) < len(default) < len(full)
+    assert len(quick) <= 40
+    assert {c.id for c in quick} <= {c.id for c in full}
+    assert {c.distribution for c in quick} >= {"normal", "scale50", "offset"}
+
+
+def test_deterministic_and_seeded(spec):
+    a, b = build_matrix(spec, "default", seed=0), build_matrix(spec, "default", seed=0)
+    assert [(c.id, c.seed) for c in a] == [(c.id, c.seed) for c in b]
+    c = build_matrix(spec, "default", seed=7)
+    assert [x.seed for x in a] != [x.seed for x in c]
+    assert {x.id for x in a if x.kind == "random"} != {x.id for x in c if x.kind == "random"}
+    x1, x2 = make_inputs(spec, a[0]), make_inputs(spec, b[0])
+    assert all(torch.equal(p, q) for p, q in zip(x1, x2))
+
+
+def test_input_values_follow_distribution_and_roles(spec):
+    cases = {c.id: c for c in build_matrix(spec, "default")}
+    x, w, b = make_inputs(spec, cases["fp16-64x1000-offset200"])
+    assert x.dtype == w.dtype == b.dtype == torch.float16
+    assert 190 < x.float().mean() < 210 and x.float().abs().min() >= 100      # |x| >= 100
+    assert 0.8 < w.float().mean() < 1.2 and 0.3 < w.float().std() < 0.7       # weight ~ N(1, 0.5)
+    assert abs(b.float().mean()) < 0.1 and 0.3 < b.float().std() < 0.7        # bias ~ N(0, 0.5)
+    x, _, _ = make_inputs(spec, cases["fp16-64x1000-scale1e4"])
+    assert 3e4 < x.float().abs().max() < 65504                                # near the fp16 range, finite
+    x, _, _ = make_inputs(spec, cases["fp32-64x1000-tiny"])
+    assert x.abs().max() < 2.0 ** -20 * 6
+    x, _, _ = make_inputs(spec, cases["bf16-64x1000-special"])
+    xf = x.float()
+    assert torch.isnan(xf[0]).any() and (xf[1] == float("inf")).any() and (xf[2] == float("-inf")).any()
+    row = xf[3]
+    assert (row == 0).any() and ((row != 0) & (row.abs() < torch.finfo(torch.bfloat16).tiny)).any()  # subnormals
+    assert torch.isfinite(xf[4:]).all()
+
+
+def test_special_values_only_when_declared(tmp_path):
+    from harness_standins import OP_YAML
+    spec = load_spec(write_op(tmp_path, op_yaml=OP_YAML.replace(", special]", "]")))
+    assert not any(c.distribution == "special" for c in build_matrix(spec, "full"))
+
+
+def test_attr_variants_for_choices(tmp_path):
+    yaml_text = """\
+op: GeluFP32
+family: elementwise
+inputs:
+  - name: x
+    dtypes: [float16, float32]
+    shape: [..., C]
+outputs:
+  - name: y
+    dtype: x
+    shape: x
+attrs:
+  - {name: approximate, type: str, default: none, choices: [none, tanh]}
+tests:
+  dims: {"...": [1, 64], C: [1, 512]}
+  distributions: [normal, scale]
+"""
+    spec = load_spec(write_op(tmp_path, "gelu_fp32", op_yaml=yaml_text))
+    cases = build_matrix(spec, "default")
+    assert {c.attrs["approximate"] for c in cases} == {"none", "tanh"}
+    assert any(c.id.endswith("-tanh") for c in cases)

@@ -19,4 +19,4 @@ for name, folder in SHARED.items():
     package_data[pkg] = ["**/*"]
 
 setup(packages=packages, package_dir=package_dir, package_data=package_data,
-      exclude_package_data={"": ["__pycache__/*", "*.pyc", "*.orig"]})
+      exclude_package_data={"": ["*__pycache__*", "*.pyc", "*.orig"]})

@@ -73,7 +73,7 @@ class CountingBackend:
     def __call__(self, gm, example_inputs):
         from torch._dynamo.backends.debugging import aot_eager
         self.graphs += 1
-        self.ops += [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+        self.ops = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]   # latest graph
         return aot_eager(gm, example_inputs)
 
 
@@ -96,6 +96,7 @@ def test_dynamic_training_one_graph_no_breaks(patched):
     compiled = torch.compile(model, fullgraph=True, dynamic=True, backend=backend)
     # batch and spatial size change together; the first shape has distinct sizes (dynamo's duck sizing
     # would otherwise tie equal dims together) and no size 1 (dynamo specialises 0/1 by design)
+    calls_after_first = None
     for shape in ((2, 3, 64, 96), (3, 3, 96, 96), (4, 3, 128, 160), (2, 3, 72, 40)):
         x = torch.randn(shape)
         model.zero_grad()
@@ -108,7 +109,13 @@ def test_dynamic_training_one_graph_no_breaks(patched):
         torch.testing.assert_close(out, want, rtol=1e-4, atol=1e-4)
         for k, p in model.named_parameters():
             torch.testing.assert_close(got[k], p.grad, rtol=1e-3, atol=1e-3, msg=k)
-    assert backend.graphs == 1, f"{backend.graphs} graphs compiled for 4 shapes"
+        if calls_after_first is None:
+            calls_after_first = backend.graphs
+    # one graph for all shapes. (Dynamo may hand the first graph over twice: under dynamic=True it traces
+    # float module attributes such as eps symbolically, then restarts analysis to specialise them --
+    # stock nn.LayerNorm does the same. That is a restart, not a recompile: unique_graphs stays 1.)
+    assert counters["stats"]["unique_graphs"] == 1, dict(counters["stats"])
+    assert backend.graphs == calls_after_first, f"recompiled: {backend.graphs} backend calls"
     assert not counters["graph_break"], dict(counters["graph_break"])
     opkit_ops = sorted(op for op in backend.ops if op.startswith("opkit."))
     assert opkit_ops == sorted(["opkit.layer_norm_fp32"] * 4 + ["opkit.gelu_fp32", "opkit.softmax_fp32"])

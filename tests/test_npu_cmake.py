@@ -54,6 +54,17 @@ FAKE_ASCENDC_CMAKE = textwrap.dedent(r'''
       file(WRITE "${CMAKE_BINARY_DIR}/fake/${target}.c"
            "#include <stdint.h>\nuint32_t aclrtlaunch_${entry}(uint32_t b, void* s, ...) { return 0; }\n")
     endfunction()
+    function(ascendc_compile_options target scope)
+      foreach(opt ${ARGN})
+        if(opt MATCHES "^-include(.+)$")
+          if(NOT EXISTS "${CMAKE_MATCH_1}")
+            message(FATAL_ERROR "ascendc_compile_options(${target}): no such prelude ${CMAKE_MATCH_1}")
+          endif()
+        endif()
+      endforeach()
+      list(JOIN ARGN " " opts)
+      file(APPEND "${CMAKE_BINARY_DIR}/fake/options.txt" "${target}: ${opts}\n")
+    endfunction()
     function(ascendc_include_directories target scope)
       foreach(d ${ARGN})
         if(NOT IS_DIRECTORY "${d}")
@@ -103,3 +114,6 @@ def test_npu_build_through_cmake_with_a_cann_double(tmp_path):
     assert (build_dir / "npu_ops.txt").read_text().split() == [op.snake]
     binding = (build_dir / "src" / "binding.cpp").read_text()
     assert "p.vector_cores = 40;" in binding                                         # --soc Ascend910B3
+    options = (build_dir / "cmake" / "fake" / "options.txt").read_text()
+    prelude = build_dir / "src" / "opkit_npu_kernel_prelude.h"
+    assert f"opkit_kernel_{op.snake}_fp16: -include{prelude}" in options and prelude.is_file()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import warnings
@@ -173,11 +174,12 @@ def test_package_project(tmp_path):
     project = package.render_project(ops, tmp_path / "package", SETTINGS)
     spec = json.loads((project / "ops.json").read_text())
     assert [o["op"] for o in spec] == ["NpuTestReduceFP32", "NpuTestSoftmax"]
-    assert spec[0]["output_desc"][1]["type"] == ["int64"] * 3
+    assert spec[0]["output_desc"][1]["type"] == ["int32"] * 3          # what the kernel writes (kernel_dtype)
     assert spec[0]["attr"][1] == {"name": "keepdim", "param_type": "optional", "type": "bool", "default_value": False}
     host = (project / "op_host" / "npu_test_reduce_fp32.cpp").read_text()
     assert "OP_ADD(NpuTestReduceFP32);" in host and 'AddConfig("ascend910b")' in host
-    assert "SetOutputDataType(1, ge::DT_INT64)" in host and "out->AppendDim(1)" in host
+    assert "SetOutputDataType(1, ge::DT_INT32)" in host and "out->AppendDim(1)" in host
+    assert ".InitValue(0)   // kernels may accumulate" in host
     assert "GetAttrPointer<bool>(1)" in host                  # keepdim is attr #1
     kern = (project / "op_kernel" / "npu_test_reduce_fp32.cpp").read_text()
     assert '\n#include "npu_test_reduce_fp32_tiling.h"' in kern and '\n#include "tiling.h"' not in kern
@@ -250,3 +252,15 @@ def test_make_op_yaml_loads_back(tmp_path):
     for spec in (make_op(tmp_path / "a"), make_op(tmp_path / "b", "NpuTestSoftmax", "npu_test_softmax", reduce=False)):
         back = load_spec(spec.dir)
         assert (back.name, back.inputs, back.outputs, back.attrs) == (spec.name, spec.inputs, spec.outputs, spec.attrs)
+
+
+def test_soc_from_npu_smi(tmp_path, monkeypatch):
+    """Without --soc the SoC comes from `npu-smi info` (here a stand-in printing a 910B3 table row)."""
+    smi = tmp_path / "npu-smi"
+    smi.write_text("#!/bin/sh\necho '| 0     910B3               | OK            | 93.5   40   0 / 0 |'\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ.get('PATH', '')}")
+    assert cann.detect_soc(None) == ("Ascend910B3", "npu-smi info")
+    assert cann.detect_soc("Ascend910B1") == ("Ascend910B1", "--soc")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert cann.detect_soc(None) == (cann.DEFAULT_SOC, "default (no --soc, no npu-smi)")

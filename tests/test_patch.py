@@ -10,8 +10,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import opkit
-from opkit.patch import CannotPatch, OpkitModule, register_mapping
-from opkit.patch import LayerNorm as OpkitLayerNorm
+from opkit.patching import CannotPatch, OpkitModule, register_mapping
+from opkit.patching import LayerNorm as OpkitLayerNorm
 from opkit.errors import OpkitError
 from opkit.harness.metrics import compare
 from opkit.harness.standard import thresholds

@@ -8,3 +8,10 @@ def reference(x, dy):
         xr = x.detach().requires_grad_(True)
         (dx,) = torch.autograd.grad(F.silu(xr), xr, dy)
     return dx
+
+
+def error_scale(x, dy):
+    """dx = dy * s * (1 + x (1 - s)): the two terms cancel near x = -1.28, so each element is judged
+    against |dy| times the magnitude of the terms the kernel adds."""
+    s = torch.sigmoid(x)
+    return dy.abs() * s * (1.0 + (x * (1.0 - s)).abs())

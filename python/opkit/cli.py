@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from . import __version__
 from .errors import OpkitError
@@ -129,36 +128,45 @@ def list_(families: bool) -> None:
 
     if families:
         from .scaffold import families as fams
-        t = Table("family", "summary", box=None)
-        for name, summary in fams().items():
-            t.add_row(name, summary)
-        out.print(t)
+        _columns([("family", "summary"), *fams().items()])
         return
     ws = find_workspace()
     ws_entries, bundled, shadowed = all_ops(ws)
     cpu = backends.get("cpu")
-    t = Table("op", "family", "where", "cpu build", "summary", box=None)
+    rows: list[tuple[str, ...]] = []
+    from .loader import bundled_cache_dir
+    cache = bundled_cache_dir()
     for e in ws_entries:
         if e.error:
-            t.add_row(e.dir.name, "?", "workspace", "[red]invalid op.yaml[/]", str(e.error).splitlines()[0])
+            rows.append((e.dir.name, "?", "workspace", "invalid op.yaml", str(e.error).splitlines()[0]))
             continue
         state = build_state(e.spec, build_dir(ws, "cpu") / e.snake, cpu.library(build_dir(ws, "cpu"), e.spec))
         where = "workspace (shadows bundled)" if e.snake in shadowed else "workspace"
-        t.add_row(e.snake, e.spec.family, where, state, e.spec.summary)
+        rows.append((e.snake, e.spec.family, where, state, e.spec.summary))
     for e in bundled:
         if e.error:
-            t.add_row(e.dir.name, "?", "bundled", "[red]invalid op.yaml[/]", str(e.error).splitlines()[0])
+            rows.append((e.dir.name, "?", "bundled", "invalid op.yaml", str(e.error).splitlines()[0]))
         else:
             where = "bundled (shadowed)" if e.snake in shadowed else "bundled"
-            t.add_row(e.snake, e.spec.family, where, "on load()", e.spec.summary)
+            state = build_state(e.spec, cache / e.snake, cpu.library(cache, e.spec))
+            state = {"built": "built (cache)", "stale": "stale (rebuilt on load)"}.get(state, "on first load()")
+            rows.append((e.snake, e.spec.family, where, state, e.spec.summary))
     out.print(f"workspace: {ws or '(none: run `opkit new <OpName>` to start one)'}", markup=False)
-    out.print(t)
+    _columns([("op", "family", "where", "cpu build", "summary"), *rows])
     for name in backends.TARGETS:
         try:
             ok, why = backends.get(name).available()
         except OpkitError as e:
             ok, why = False, str(e)
         out.print(f"target {name}: {'available' if ok else 'unavailable'} -- {why}", markup=False)
+
+
+def _columns(rows: list[tuple[str, ...]]) -> None:
+    """Plain aligned columns (whole names, whatever the terminal width; the last column runs on)."""
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]) - 1)]
+    for r in rows:
+        out.print("  ".join(f"{str(c):<{w}}" for c, w in zip(r, widths)) + "  " + str(r[-1]),
+                  markup=False, soft_wrap=True)
 
 
 @cli.command()

@@ -102,11 +102,14 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
         return
 
     torch_npu_dir = _torch_npu_dir()
+    import torch   # the ABI flag torch was built with (2.13 wheels: cxx11 ABI)
+    settings.cxx11_abi = int(torch.compiled_with_cxx11_abi())
     cmake_lists = glue.render_cmake(glues, settings, cann_root=search.cann.root, torch_dir=_torch_dir(),
                                     torch_npu_dir=torch_npu_dir, cmake_dir=_cmake_dir(), out_dir=build_dir,
                                     binding=binding)
     _write(src / "CMakeLists.txt", cmake_lists)
     _say(log, f"npu: CANN {search.cann.version} at {search.cann.root} (found by {search.cann.found_by})")
+    (build_dir / MANIFEST).unlink(missing_ok=True)
     _cmake_build(src, build_dir / "cmake", jobs, log)
     lib = library(build_dir)
     if not lib.is_file():
@@ -187,10 +190,18 @@ def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         (tree / "opkit-build.log").open("a").write(r.stdout + r.stderr)
         if r.returncode != 0:
-            out = (r.stdout + r.stderr).strip().splitlines()
-            errors = [l for l in out if "error" in l.lower()][:30] or out[-60:]
             raise BuildError(f"opkit build --target npu: `{' '.join(cmd)}` exited {r.returncode}:\n"
-                             + "\n".join(errors) + f"\nfull log: {tree / 'opkit-build.log'}")
+                             + _error_excerpt(r.stdout + r.stderr) + f"\nfull log: {tree / 'opkit-build.log'}")
+
+
+def _error_excerpt(text: str, limit: int = 40) -> str:
+    """Each line mentioning an error with the few lines after it (CMake puts the message there)."""
+    lines = text.strip().splitlines()
+    keep: list[int] = []
+    for i, line in enumerate(lines):
+        if "error" in line.lower():
+            keep += [j for j in range(i, min(i + 4, len(lines))) if j not in keep]
+    return "\n".join(lines[j] for j in keep[:limit]) if keep else "\n".join(lines[-limit:])
 
 
 # -- loader hook ---------------------------------------------------------------------------------------

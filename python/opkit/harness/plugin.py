@@ -5,7 +5,7 @@
 (``layer_norm_fp32[opcheck-fp16]``). Markers: ``opkit``, the dtype tag (``fp16``...), the distribution tag
 (``offset200``...), ``opcheck``. ``-k`` and ``-m`` work as usual. ``opkit test`` (runner.py) runs the same
 through pytest-xdist workers, so a case that crashes its process, or hangs past the timeout
-(pytest-timeout, thread method), fails alone with the reason and the command that reruns it.
+(faulthandler's watchdog), fails alone with the reason and the command that reruns it.
 Reports (JSON + HTML) are written by the controlling process at the end of the session.
 """
 from __future__ import annotations
@@ -117,8 +117,13 @@ class _CrashFiles:
     def begin(self, nodeid: str, timeout: float) -> None:
         self.arm()
         self.inflight.write_text(json.dumps({"nodeid": nodeid, "start": time.time(), "timeout": timeout}))
+        # The hang watchdog: faulthandler's C thread dumps the stacks into the fault file and exits the
+        # process, even while the kernel holds the GIL. (pytest-timeout's thread method needs the terminal
+        # reporter, which `opkit test` replaces by its progress bar.)
+        faulthandler.dump_traceback_later(timeout, exit=True, file=self._fault_file)
 
     def end(self) -> None:
+        faulthandler.cancel_dump_traceback_later()
         self.inflight.unlink(missing_ok=True)
 
     @contextmanager
@@ -218,7 +223,6 @@ class CaseItem(_OpItem):
         self.add_marker("opkit")
         self.add_marker(DTYPES[case.dtype][2])
         self.add_marker(dist_tag(case.distribution, case.dtype))
-        self.add_marker(pytest.mark.timeout(self._timeout(), method="thread"))
 
     def runtest(self):
         from .binding import reference_of
@@ -256,7 +260,6 @@ class OpcheckItem(_OpItem):
         self.add_marker("opkit")
         self.add_marker("opcheck")
         self.add_marker(DTYPES[dtype][2])
-        self.add_marker(pytest.mark.timeout(self._timeout(), method="thread"))
 
     def runtest(self):
         import torch
@@ -487,9 +490,9 @@ def crash_reason(info: dict) -> str:
     if emu is not None:
         return (f"process aborted on emulator rule [{emu.rule}] by {emu.call} at {emu.file}:{emu.line} "
                 f"(block {emu.block}): {emu.detail}")
-    if elapsed is not None and timeout and elapsed >= 0.9 * timeout:
-        return f"timed out after {timeout:g} s (the kernel hangs or is far too slow)"
     fault = info.get("fault", "")
+    if "Timeout (" in fault or (elapsed is not None and timeout and elapsed >= 0.9 * timeout):
+        return f"timed out after {timeout:g} s (the kernel hangs or is far too slow)"
     for line in fault.splitlines():
         if line.startswith("Fatal Python error:"):
             return f"process crashed: {line.split(':', 1)[1].strip()}"

@@ -12,7 +12,7 @@ share a name across dtypes do not merge.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
@@ -73,7 +73,6 @@ class OutputGlue:
     reduce_src: str | None = None
     reduce_dim: str | None = None
     reduce_keep: str | None = None   # attr name or None (no keepdim)
-    dtype_name_for: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -140,6 +139,7 @@ class Settings:
     vector_cores: int
     torch_version_macro: str   # V2R13
     host_include: Path      # python/opkit/include
+    cxx11_abi: int = 1      # _GLIBCXX_USE_CXX11_ABI of the installed torch (2.13 wheels: 1)
 
 
 def render_binding(glues: list[OpGlue], s: Settings) -> str:

@@ -42,7 +42,8 @@ def msopgen_json(specs: list[OpSpec]) -> list[dict]:
         outs = []
         names = {i.name for i in s.inputs}
         for o in s.outputs:
-            outs.append(desc(o.name, [glue.MSOPGEN_DTYPE[d if o.dtype in names else o.dtype] for d in s.dtypes]))
+            outs.append(desc(o.name, [glue.MSOPGEN_DTYPE[o.kernel_dtype or (d if o.dtype in names else o.dtype)]
+                                      for d in s.dtypes]))
         attrs = []
         for a in s.attrs:
             item = {"name": a.name, "param_type": "required" if a.default is None else "optional",

@@ -30,10 +30,10 @@ struct LaunchOutcome {
 
 struct UbMemory {  // one per host worker, reused across the blocks it runs
   uint8_t* ub;
-  uint8_t* shadow;
+  uint64_t* shadow;
   UbMemory() {
     ub = static_cast<uint8_t*>(std::aligned_alloc(64, kChip.ub_total_bytes));
-    shadow = static_cast<uint8_t*>(std::aligned_alloc(64, kChip.ub_total_bytes));
+    shadow = static_cast<uint64_t*>(std::aligned_alloc(64, kChip.ub_total_bytes / 8));
     if (!ub || !shadow) throw std::bad_alloc();
   }
   ~UbMemory() { std::free(ub); std::free(shadow); }

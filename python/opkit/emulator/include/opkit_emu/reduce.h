@@ -38,9 +38,38 @@ OPKIT_EMU_INLINE float tree_repeat(const T* q, uint32_t m) {
   }
 }
 
+// float fast path: the same adjacent-pair tree with 4-lane vectors (even/odd lane shuffles).
+typedef float v4f_ __attribute__((vector_size(16)));
+typedef int v4i_ __attribute__((vector_size(16)));
+OPKIT_EMU_INLINE float tree_repeat_f32(const float* q) {
+  v4f_ v[16];
+  std::memcpy(v, q, sizeof v);
+  for (int w = 16; w > 1; w /= 2)
+    for (int k = 0; k < w / 2; ++k) {
+      const v4f_ a = v[2 * k], b = v[2 * k + 1];
+      v[k] = __builtin_shuffle(a, b, v4i_{0, 2, 4, 6}) + __builtin_shuffle(a, b, v4i_{1, 3, 5, 7});
+    }
+  return (v[0][0] + v[0][1]) + (v[0][2] + v[0][3]);
+}
+
 template <class T>
 OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
   constexpr uint32_t R = kRepeat / sizeof(T);
+  if constexpr (std::is_same<T, float>::value) {
+    float acc = 0.0f;
+    for (uint32_t base = 0; base < n; base += R) {
+      float r;
+      if (n - base >= R) {
+        r = tree_repeat_f32(p + base);
+      } else {  // masked-off lanes contribute 0
+        float pad[R] = {};
+        std::memcpy(pad, p + base, (n - base) * sizeof(float));
+        r = tree_repeat_f32(pad);
+      }
+      acc = base == 0 ? r : acc + r;
+    }
+    return acc;
+  }
   float acc = tree_repeat<T>(p, std::min(R, n));
   for (uint32_t base = R; base < n; base += R) acc = rnd<T>(acc + tree_repeat<T>(p + base, std::min(R, n - base)));
   return acc;

@@ -106,7 +106,7 @@ struct BlockCtx {
   int64_t idx = 0, num = 1;
   uint64_t tiling_key = 0;
   uint8_t* ub = nullptr;      // kChip.ub_total_bytes, 64-byte aligned
-  uint8_t* shadow = nullptr;  // one byte per UB byte: 1 = written
+  uint64_t* shadow = nullptr;  // one bit per UB byte: 1 = written
   std::vector<BufRec> bufs;
   std::vector<QueueRec> queues;
   int pipe_serial = 0;
@@ -137,14 +137,36 @@ inline BlockCtx& ctx() {
   throw Violation(rule, call, loc, t_ctx ? static_cast<int>(t_ctx->idx) : -1, std::move(detail));
 }
 
-// ---- UB init-shadow: bulk byte operations only -------------------------------------------------
-inline void shadow_set(uint32_t off, uint32_t bytes) { std::memset(ctx().shadow + off, 1, bytes); }
-inline void shadow_clear(uint32_t off, uint32_t bytes) { std::memset(ctx().shadow + off, 0, bytes); }
-// Offset of the first unwritten byte in [off, off+bytes), or -1.
+// ---- UB init-shadow: one bit per UB byte (1 = written), updated with whole-word operations ----
+inline void shadow_fill(uint32_t off, uint32_t bytes, bool v) {
+  if (bytes == 0) return;
+  uint64_t* w = ctx().shadow;
+  const uint32_t end = off + bytes, i = off >> 6, j = (end - 1) >> 6;
+  const uint64_t first = ~0ull << (off & 63), last = ~0ull >> (63 - ((end - 1) & 63));
+  if (i == j) {
+    if (v) w[i] |= first & last; else w[i] &= ~(first & last);
+    return;
+  }
+  if (v) w[i] |= first; else w[i] &= ~first;
+  if (j > i + 1) std::memset(w + i + 1, v ? 0xff : 0, (j - i - 1) * sizeof(uint64_t));
+  if (v) w[j] |= last; else w[j] &= ~last;
+}
+inline void shadow_set(uint32_t off, uint32_t bytes) { shadow_fill(off, bytes, true); }
+inline void shadow_clear(uint32_t off, uint32_t bytes) { shadow_fill(off, bytes, false); }
+// Offset (from off) of the first unwritten byte in [off, off+bytes), or -1.
 inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) {
-  const uint8_t* s = ctx().shadow + off;
-  const void* p = std::memchr(s, 0, bytes);
-  return p ? static_cast<const uint8_t*>(p) - s : -1;
+  if (bytes == 0) return -1;
+  const uint64_t* w = ctx().shadow;
+  const uint32_t end = off + bytes, i = off >> 6, j = (end - 1) >> 6;
+  const uint64_t first = ~0ull << (off & 63), last = ~0ull >> (63 - ((end - 1) & 63));
+  for (uint32_t k = i; k <= j; ++k) {
+    uint64_t m = ~0ull;
+    if (k == i) m &= first;
+    if (k == j) m &= last;
+    const uint64_t holes = ~w[k] & m;
+    if (holes) return static_cast<int64_t>(k) * 64 + __builtin_ctzll(holes) - off;
+  }
+  return -1;
 }
 
 // ---- GM bounds ----------------------------------------------------------------------------------

@@ -76,34 +76,99 @@ template <class T, class Op> OPKIT_EMU_INLINE T int_ap(T a, T b) {
   return static_cast<T>(static_cast<std::make_unsigned_t<T>>(Op::ap(static_cast<W>(a), static_cast<W>(b))));
 }
 
+// Element loops. Operands either coincide exactly or do not overlap (the hardware rule, facts §3
+// "Overlap"), so each loop comes in a restrict-qualified form per aliasing pattern: the vectoriser
+// then needs no run-time alias checks (which fail, and fall back to scalar code, for in-place ops).
 template <class Op, class T>
-OPKIT_EMU_HOT void bin_loop(T* d, const T* a, const T* b, uint32_t n) {
-  if constexpr (is_fp16_like<T>::value) {
-    for (uint32_t i = 0; i < n; ++i) d[i] = from_f<T>(Op::ap(to_f(a[i]), to_f(b[i])));
-  } else if constexpr (std::is_integral<T>::value) {
-    for (uint32_t i = 0; i < n; ++i) d[i] = int_ap<T, Op>(a[i], b[i]);
-  } else {
-    for (uint32_t i = 0; i < n; ++i) d[i] = Op::ap(a[i], b[i]);
-  }
+OPKIT_EMU_INLINE T bin_elem(T x, T y) {
+  if constexpr (is_fp16_like<T>::value) return from_f<T>(Op::ap(to_f(x), to_f(y)));
+  else if constexpr (std::is_integral<T>::value) return int_ap<T, Op>(x, y);
+  else return Op::ap(x, y);
 }
 template <class Op, class T>
-OPKIT_EMU_HOT void scalar_loop(T* d, const T* a, T s, uint32_t n) {
-  if constexpr (is_fp16_like<T>::value) {
-    const float fs = to_f(s);
-    for (uint32_t i = 0; i < n; ++i) d[i] = from_f<T>(Op::ap(to_f(a[i]), fs));
-  } else if constexpr (std::is_integral<T>::value) {
-    for (uint32_t i = 0; i < n; ++i) d[i] = int_ap<T, Op>(a[i], s);
-  } else {
-    for (uint32_t i = 0; i < n; ++i) d[i] = Op::ap(a[i], s);
-  }
+OPKIT_EMU_HOT void bin_loop_distinct(T* __restrict d, const T* __restrict a, const T* __restrict b, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = bin_elem<Op, T>(a[i], b[i]);
 }
 template <class Op, class T>
-OPKIT_EMU_HOT void un_loop(T* d, const T* a, uint32_t n) {
-  if constexpr (std::is_integral<T>::value) {
-    for (uint32_t i = 0; i < n; ++i) d[i] = Op::ap(a[i]);
-  } else {
-    for (uint32_t i = 0; i < n; ++i) d[i] = from_f<T>(Op::ap(to_f(a[i])));
-  }
+OPKIT_EMU_HOT void bin_loop_dst_is_a(T* d, const T* __restrict b, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = bin_elem<Op, T>(d[i], b[i]);
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void bin_loop_dst_is_b(T* d, const T* __restrict a, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = bin_elem<Op, T>(a[i], d[i]);
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void bin_loop_all_same(T* d, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = bin_elem<Op, T>(d[i], d[i]);
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void bin_loop_any(T* d, const T* a, const T* b, uint32_t n) {  // partial overlap
+  for (uint32_t i = 0; i < n; ++i) d[i] = bin_elem<Op, T>(a[i], b[i]);
+}
+inline bool overlaps(const void* p, const void* q, size_t bytes) {
+  auto x = static_cast<const uint8_t*>(p), y = static_cast<const uint8_t*>(q);
+  return x < y + bytes && y < x + bytes;
+}
+template <class Op, class T>
+inline void bin_loop(T* d, const T* a, const T* b, uint32_t n) {
+  const size_t bytes = static_cast<size_t>(n) * sizeof(T);
+  if (d == a && d == b) bin_loop_all_same<Op, T>(d, n);
+  else if (d == a && !overlaps(d, b, bytes)) bin_loop_dst_is_a<Op, T>(d, b, n);
+  else if (d == b && !overlaps(d, a, bytes)) bin_loop_dst_is_b<Op, T>(d, a, n);
+  else if (!overlaps(d, a, bytes) && !overlaps(d, b, bytes)) bin_loop_distinct<Op, T>(d, a, b, n);
+  else bin_loop_any<Op, T>(d, a, b, n);
+}
+
+template <class Op, class T>
+OPKIT_EMU_INLINE T scalar_elem(T x, T s, float fs) {
+  if constexpr (is_fp16_like<T>::value) return from_f<T>(Op::ap(to_f(x), fs));
+  else if constexpr (std::is_integral<T>::value) return int_ap<T, Op>(x, s);
+  else return Op::ap(x, s);
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void scalar_loop_distinct(T* __restrict d, const T* __restrict a, T s, uint32_t n) {
+  const float fs = to_f(s);
+  for (uint32_t i = 0; i < n; ++i) d[i] = scalar_elem<Op, T>(a[i], s, fs);
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void scalar_loop_inplace(T* d, T s, uint32_t n) {
+  const float fs = to_f(s);
+  for (uint32_t i = 0; i < n; ++i) d[i] = scalar_elem<Op, T>(d[i], s, fs);
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void scalar_loop_any(T* d, const T* a, T s, uint32_t n) {
+  const float fs = to_f(s);
+  for (uint32_t i = 0; i < n; ++i) d[i] = scalar_elem<Op, T>(a[i], s, fs);
+}
+template <class Op, class T>
+inline void scalar_loop(T* d, const T* a, T s, uint32_t n) {
+  if (d == a) scalar_loop_inplace<Op, T>(d, s, n);
+  else if (!overlaps(d, a, static_cast<size_t>(n) * sizeof(T))) scalar_loop_distinct<Op, T>(d, a, s, n);
+  else scalar_loop_any<Op, T>(d, a, s, n);
+}
+
+template <class Op, class T>
+OPKIT_EMU_INLINE T un_elem(T x) {
+  if constexpr (std::is_integral<T>::value) return Op::ap(x);
+  else return from_f<T>(Op::ap(to_f(x)));
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void un_loop_distinct(T* __restrict d, const T* __restrict a, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = un_elem<Op, T>(a[i]);
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void un_loop_inplace(T* d, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = un_elem<Op, T>(d[i]);
+}
+template <class Op, class T>
+OPKIT_EMU_HOT void un_loop_any(T* d, const T* a, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) d[i] = un_elem<Op, T>(a[i]);
+}
+template <class Op, class T>
+inline void un_loop(T* d, const T* a, uint32_t n) {
+  if (d == a) un_loop_inplace<Op, T>(d, n);
+  else if (!overlaps(d, a, static_cast<size_t>(n) * sizeof(T))) un_loop_distinct<Op, T>(d, a, n);
+  else un_loop_any<Op, T>(d, a, n);
 }
 template <class T>
 OPKIT_EMU_HOT void leaky_loop(T* d, const T* a, float alpha, uint32_t n) {

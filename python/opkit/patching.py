@@ -24,8 +24,6 @@ Docs: docs/patch.md.
 from __future__ import annotations
 
 import math
-import sys
-import types
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -416,15 +414,3 @@ def unpatch(model: nn.Module) -> list[str]:
     visit(model, "")
     return restored
 
-
-class _CallableModule(types.ModuleType):
-    """Importing this submodule rebinds the package attribute ``opkit.patch`` from the function to the
-    module (Python's import system does that), so the module itself is callable: ``opkit.patch(model)``
-    works before and after ``import opkit.patch`` / ``from opkit.patch import register_mapping``."""
-
-    def __call__(self, model: nn.Module, ops: Iterable[str] | None = None, dry_run: bool = False,
-                 variant: str = "opkit") -> PatchReport:
-        return patch(model, ops=ops, dry_run=dry_run, variant=variant)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -131,3 +131,9 @@ def test_every_bundled_op_yaml_is_valid():
     assert entries, "opkit ships bundled ops"
     bad = [str(e.error) for e in entries if e.error]
     assert not bad, "\n".join(bad)
+
+
+def test_kernel_abi_names_are_reserved():
+    text = GOOD.replace("  - name: bias\n", "  - name: workspace\n").replace("bias: dbias", "workspace: dbias")
+    with pytest.raises(SpecError, match=r"op.yaml:11: inputs\[2\].name: input name 'workspace' is reserved"):
+        parse(text)

@@ -147,7 +147,14 @@ class Kernel {
       for (uint32_t r = 0; r < rows; ++r) {
         Cast(rc, rin[r * pitch], RoundMode::CAST_NONE, cols);
         Add(xc[r * pitch], xc[r * pitch], rc, cols);
-        if (sumOut != nullptr) Cast((*sumOut)[r * pitch], xc[r * pitch], RoundMode::CAST_RINT, cols);
+        if (sumOut == nullptr) continue;
+        if constexpr (SameType<T, half>::value) {
+          // fp16 + fp16 rounded once to fp16 is the FP32 sum rounded to fp16, but overflows to inf as in
+          // PyTorch (a float -> half Cast saturates at 65504 instead).
+          Add((*sumOut)[r * pitch], xin[r * pitch], rin[r * pitch], cols);
+        } else {
+          Cast((*sumOut)[r * pitch], xc[r * pitch], RoundMode::CAST_RINT, cols);
+        }
       }
       return xc;
     } else {

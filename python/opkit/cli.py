@@ -110,11 +110,18 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
          target: str | None, jobs: int | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
+    import os
+
     from .backends import default_target
+
+    target = target or default_target()
+    if target == "npu":
+        # torch_npu autoloads on `import torch`; a missing NPU kernel must fail, not fall back to the CPU
+        os.environ["TORCH_NPU_FALLBACK_CPU_DISABLE"] = "1"
     from .harness import runner
 
     code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
-                      report_json=report_json, target=target or default_target(), jobs=jobs)
+                      report_json=report_json, target=target, jobs=jobs)
     sys.exit(int(code))
 
 

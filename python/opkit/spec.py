@@ -330,6 +330,10 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
                 c.error(node, f"name {n!r} is already used by an {seen[n]}; expected unique names "
                               "across inputs, outputs and attrs")
             seen[n] = kind
+            if kind != "attr" and n in ("workspace", "tiling"):
+                node = top[node_key].value[i].value.get("name") if isinstance(top[node_key].value, list) else None
+                c.error(node, f"{kind} name {n!r} is reserved (the kernel's last two arguments are workspace "
+                              "and tiling); pick another name")
     if snake and snake in seen:
         c.error(top["op"], f"the op's snake name {snake!r} equals an argument name; rename one")
 

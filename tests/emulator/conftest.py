@@ -89,7 +89,9 @@ def emu(emu_modules):
 def gxx():
     """Compile a C++ file with the emulator flags; returns CompletedProcess (never raises)."""
     def run(src: Path, out: Path, extra: list[str] = (), profile="ascend910b", link: bool = True):
-        cmd = base_flags(profile) + list(extra) + [str(src), "-o", str(out)]
+        cmd = base_flags(profile) + list(extra) + [str(src)]
+        if "-fsyntax-only" not in extra:
+            cmd += ["-o", str(out)]
         if link:
             cmd += emulator.cflags(libs=True)
         return subprocess.run(cmd, capture_output=True, text=True)

@@ -30,7 +30,7 @@ NP = {"float": np.float32, "half": np.float16}
 def modules():
     with ThreadPoolExecutor(2) as ex:
         futs = {k: ex.submit(compile_module, KERNEL, "emu_layer_norm", 6, CACHE / "modules",
-                             defines={"DTYPE_X": t}, profile=p) for k, (t, p) in VARIANTS.items()}
+                             defines={"DTYPE_X": t}, profile=p, opt="-O1") for k, (t, p) in VARIANTS.items()}
         return {k: f.result() for k, f in futs.items()}
 
 
@@ -162,6 +162,20 @@ def test_cpu_debug_violation_exits_nonzero(tmp_path):
     assert err is not None, run.stderr
     assert (err.rule, err.call, Path(err.file).name) == ("datacopy-length", "DataCopy", src.name)
     assert "silently copy only 480 bytes" in err.detail
+
+
+def test_opkit_cli_cflags_builds_example(tmp_path):
+    """The documented command line, through the real CLI, in a narrow terminal (output must not wrap)."""
+    import os
+    import sys
+    env = dict(os.environ, COLUMNS="40", PYTHONPATH=str(ROOT / "python"))
+    cli = f"{sys.executable} -m opkit cflags"
+    script = f"g++ -std=c++17 $({cli}) {EXAMPLE} $({cli} --libs) -o {tmp_path / 'ex'} && {tmp_path / 'ex'}"
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    assert "0 mismatches" in r.stdout
+    printed = subprocess.run([sys.executable, "-m", "opkit", "cflags"], capture_output=True, text=True, env=env).stdout
+    assert printed.split() == cflags()
 
 
 def test_cflags_shape():

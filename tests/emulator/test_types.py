@@ -265,3 +265,18 @@ def test_cast_counts_repeats_of_larger_type(emu):
     assert st["op_elems"]["Cast"] == 200
     assert st["gm_read_bytes"] == 800 + 8 and st["gm_write_bytes"] == 400  # data + the 8-byte tiling struct
     assert st["vector_repeats"] == 4  # 200 floats = 800 B -> 4 repeats of 256 B (facts §3: larger type)
+
+
+def test_cast_float_to_half_and_bf16_specials(emu):
+    m = emu("types")
+    x = np.array([np.inf, -np.inf, np.nan, 1e9, -1e9, 65519.0, 65520.0, 0.0, -0.0] * 3, np.float32)  # > 8: SIMD path too
+    y = np.zeros(x.size, np.float16)
+    m.cast_f32_f16([x, y, tiling(x.size, RINT)])
+    exp = np.array([np.inf, -np.inf, np.nan, 65504, -65504, 65504, 65504, 0.0, -0.0] * 3, np.float16)
+    np.testing.assert_array_equal(y, exp)  # inf stays inf, finite overflow saturates, NaN stays NaN
+    assert np.array_equal(np.signbit(y), np.signbit(exp))
+    b = np.zeros(x.size, np.uint16)
+    m.cast_f32_bf16([x, b, tiling(x.size, RINT)])
+    got = m.bf16_to_float(b)
+    assert np.isposinf(got[0]) and np.isneginf(got[1]) and np.isnan(got[2])
+    assert got[3] == 1e9 and got[5] == 65536.0 and np.signbit(got[8])

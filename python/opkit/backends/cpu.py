@@ -236,8 +236,8 @@ def binding_plan(spec: OpSpec) -> dict:
         else:
             src, _dim, keep = _parse_reduce(o.shape)
             keep_expr = keep or "false"
-            kshape = (f"[&] {{ auto s = {src}_k.sizes().vec(); if (!s.empty()) s.pop_back(); "
-                      f"if ({keep_expr}) s.push_back(1); return s; }}()")
+            kshape = (f"[&] {{ auto s = {src}_k.sizes().vec(); if (!s.empty()) {{ s.pop_back(); "
+                      f"if ({keep_expr}) s.push_back(1); }} return s; }}()")   # 0-d stays 0-d, as torch
             post = f"({keep_expr} && opk_move ? {o.name}_k.movedim(-1, opk_dim).contiguous() : {o.name}_k)"
             meta_fix = (f"if (!{o.name}_shape.empty()) {{ if ({keep_expr}) {o.name}_shape[opk_dim] = 1; "
                         f"else {o.name}_shape.erase({o.name}_shape.begin() + opk_dim); }}")

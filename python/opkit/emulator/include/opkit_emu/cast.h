@@ -11,6 +11,11 @@
 
 #include "opkit_emu/vector.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(OPKIT_EMU_NO_F16C)
+#include <immintrin.h>
+#define OPKIT_EMU_F16C 1
+#endif
+
 namespace AscendC {
 enum class RoundMode { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };
 }
@@ -96,18 +101,67 @@ inline I to_int_sat(float x, RoundMode m) {
 
 // Fast paths (the ones a normalisation kernel runs per element).
 template <class S>
-OPKIT_EMU_HOT void cast_to_float_loop(float* d, const S* s, uint32_t n) {
+OPKIT_EMU_HOT void cast_to_float_loop_generic(float* d, const S* s, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) d[i] = to_f(s[i]);
+}
+
+#ifdef OPKIT_EMU_F16C
+// x86 F16C conversions (IEEE, round to nearest even), chosen at run time when the host has them.
+// They give the same bits as the portable code for every input except signalling NaNs, which
+// F16C returns quieted.
+inline bool host_has_f16c() {
+  static const bool ok = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return ok;
+}
+__attribute__((target("avx,f16c"), noinline)) inline void h2f_f16c(float* d, const half* s, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
+  for (; i < n; ++i) d[i] = half_bits_to_float(s[i].bits_);
+}
+__attribute__((target("avx,f16c"), noinline)) inline void f2h_f16c(half* d, const float* s, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; ++i) d[i].bits_ = float_to_half_bits(s[i]);
+}
+#endif
+
+template <class S>
+inline void cast_to_float_loop(float* d, const S* s, uint32_t n) {
+#ifdef OPKIT_EMU_F16C
+  if constexpr (is_half_v<S>) {
+    if (host_has_f16c()) return h2f_f16c(d, s, n);
+  }
+#endif
+  cast_to_float_loop_generic<S>(d, s, n);
 }
 // Finite values that round to inf saturate to the largest finite value instead (facts §3 "Cast").
 // Written as arithmetic (inf bits minus one) rather than a select so that the loop vectorises.
-OPKIT_EMU_HOT inline void cast_f2h_rint_loop(half* d, const float* s, uint32_t n) {
+OPKIT_EMU_HOT inline void saturate_half_loop(half* d, const float* s, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t h = d[i].bits_;
+    const uint32_t a = f32_bits(s[i]) & 0x7fffffffu;
+    const uint32_t ovf = static_cast<uint32_t>((h & 0x7fffu) == 0x7c00u) & static_cast<uint32_t>(a != 0x7f800000u);
+    d[i].bits_ = static_cast<uint16_t>(h - ovf);
+  }
+}
+OPKIT_EMU_HOT inline void cast_f2h_rint_loop_generic(half* d, const float* s, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t h = float_to_half_bits(s[i]);
     const uint32_t a = f32_bits(s[i]) & 0x7fffffffu;
     const uint32_t ovf = static_cast<uint32_t>((h & 0x7fffu) == 0x7c00u) & static_cast<uint32_t>(a != 0x7f800000u);
     d[i].bits_ = static_cast<uint16_t>(h - ovf);  // 0x7c00 -> 0x7bff (65504), sign kept
   }
+}
+inline void cast_f2h_rint_loop(half* d, const float* s, uint32_t n) {
+#ifdef OPKIT_EMU_F16C
+  if (host_has_f16c()) {
+    f2h_f16c(d, s, n);
+    return saturate_half_loop(d, s, n);
+  }
+#endif
+  cast_f2h_rint_loop_generic(d, s, n);
 }
 OPKIT_EMU_HOT inline void cast_f2bf_rint_loop(bfloat16_t* d, const float* s, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {

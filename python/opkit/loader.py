@@ -94,9 +94,13 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
                 warnings.warn(f"opkit: workspace op {e.snake} ({e.dir}) shadows the bundled op of the same name",
                               ShadowWarning, stacklevel=3)
 
-        if bundled:
+        # A workspace op's backward op (op.yaml backward.op) comes along, from the bundled ops if the
+        # workspace does not have it, so autograd and opcheck work even with bundled=False.
+        ws_names = {e.snake for e in ws_entries}
+        needed = {e.spec.backward.op for e in ws_entries if e.spec.backward} - ws_names
+        if bundled or needed:
             wanted = [e.spec for e in bundled_entries if e.spec and e.snake not in shadowed
-                      and e.snake not in _loaded]
+                      and e.snake not in _loaded and (bundled or e.snake in needed)]
             broken = [e for e in bundled_entries if e.error]
             for e in broken:
                 warnings.warn(f"opkit: bundled op {e.dir.name} skipped: {e.error}", stacklevel=2)
@@ -179,10 +183,13 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
     with open(out.parent / f"{out.name}.lock", "w") as lockfile:
         fcntl.flock(lockfile, fcntl.LOCK_EX)      # a second process waits here, then finds the build
         digest = sources_digest()
-        fresh_file = out / "sources.sha256"
-        fresh = fresh_file.is_file() and fresh_file.read_text().strip() == digest
-        # unchanged sources: only ops never built here; otherwise let Ninja bring every op up to date
-        missing = [s for s in specs if not fresh or build_state(s, out / s.snake, cpu.library(out, s)) == "not built"]
+
+        def fresh(s: OpSpec) -> bool:
+            # built after the last change to any bundled source: no need to even ask Ninja
+            f = out / s.snake / "sources.sha256"
+            return (f.is_file() and f.read_text().strip() == digest
+                    and build_state(s, out / s.snake, cpu.library(out, s)) != "not built")
+        missing = [s for s in specs if not fresh(s)]
         failed: dict[str, str] = {}
         if missing:
             names = ", ".join(s.snake for s in missing)
@@ -199,9 +206,9 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
                 for snake, msg in failed.items():
                     warnings.warn(f"opkit: bundled op {snake} failed to build and is not loaded:\n{msg}",
                                   stacklevel=3)
-            else:
-                if set(s.snake for s in missing) >= set(s.snake for s in specs):
-                    fresh_file.write_text(digest + "\n")
+            for s in missing:
+                if s.snake not in failed:
+                    (out / s.snake / "sources.sha256").write_text(digest + "\n")
             if not quiet:
                 print("opkit: bundled ops ready", file=sys.stderr, flush=True)
         return [(s, cpu.library(out, s)) for s in specs

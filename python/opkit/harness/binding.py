@@ -31,23 +31,12 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
     from ..backends import get as get_backend
     from ..workspace import build_dir
 
-    # Load only the op under test: other ops of the workspace may be unbuilt or broken.
+    # Load only the op under test (other ops of the workspace may be unbuilt or broken); opkit.load()
+    # brings its backward op along (workspace or bundled), which opcheck's autograd tests call.
     lib = get_backend(target).library(build_dir(workspace, target), spec)
     if not Path(lib).is_file():
         raise OpkitError(f"op {spec.snake} is not built (no {lib}): run `opkit build {spec.snake}` in {workspace}")
-    todo = [(spec, lib)]
-    if spec.backward is not None:                  # opcheck's autograd tests call the backward op
-        bw = _workspace_spec(workspace, spec.backward.op)
-        if bw is not None:
-            bw_lib = get_backend(target).library(build_dir(workspace, target), bw)
-            if Path(bw_lib).is_file():
-                todo.append((bw, bw_lib))
-    new = [(s, p) for s, p in todo if s.snake not in loader.loaded()]
-    for s, p in new:
-        loader._register(s, p)
-    if new:
-        loader._after_load(workspace, [s for s, _ in new])   # autograd registration, as opkit.load() does
-    libs = loader.loaded()
+    libs = loader.load(workspace, ops=[spec.snake], bundled=False, quiet=True)
     fn = getattr(torch.ops.opkit, spec.snake)
     try:
         naive = getattr(torch.ops.opkit_naive, spec.snake)
@@ -61,14 +50,6 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
         last = None          # a library without the counters: no modelled time, verdicts unaffected
     _handles[key] = OpHandle(fn=fn, naive_fn=naive, last_launch=last)
     return _handles[key]
-
-
-def _workspace_spec(workspace: Path, name: str):
-    from ..workspace import workspace_entries
-    for e in workspace_entries(workspace):
-        if e.spec is not None and e.spec.snake == name:
-            return e.spec
-    return None
 
 
 @functools.lru_cache(maxsize=None)

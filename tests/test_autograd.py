@@ -20,7 +20,7 @@ from opkit.errors import OpkitError
 from opkit.harness import golden
 from opkit.harness.metrics import compare
 from opkit.harness.standard import thresholds
-from opkit.spec import OpSpec, load_spec
+from opkit.spec import OpSpec
 from opkit.workspace import bundled_entries
 
 SHAPES = [(7, 77), (2, 3, 1000), (1, 33)]          # last dims not multiples of 16

@@ -3,7 +3,6 @@ import math
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 from harness_standins import REFERENCE, layer_norm_fp32_compute, layer_norm_naive, write_op
 from opkit.harness.cases import build_matrix, make_inputs

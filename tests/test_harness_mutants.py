@@ -9,7 +9,6 @@
 Slow: builds six ops (one `opkit build`) and runs the default matrix on all of them.
 """
 import json
-import math
 import os
 import subprocess
 import sys

@@ -73,8 +73,13 @@ def build_state(spec: OpSpec, op_out_dir: Path, library: Path) -> str:
 
 
 def _torch_version() -> str:
-    import torch
-    return torch.__version__
+    """The installed torch's version, without importing torch (that takes seconds)."""
+    from importlib import metadata
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        import torch
+        return torch.__version__
 
 
 # -- tools ---------------------------------------------------------------------------------------

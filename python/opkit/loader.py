@@ -30,6 +30,7 @@ _lock = threading.Lock()
 _loaded: dict[str, Path] = {}        # snake -> library registered in this process
 _specs: dict[str, OpSpec] = {}
 _said: set[str] = set()
+_build_failures: dict[str, str] = {}  # bundled op -> why its build failed (this process)
 
 
 class ShadowWarning(UserWarning):
@@ -105,7 +106,13 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
             for e in broken:
                 warnings.warn(f"opkit: bundled op {e.dir.name} skipped: {e.error}", stacklevel=2)
             if wanted:
-                todo += ensure_bundled_built(wanted, quiet=quiet)
+                got = ensure_bundled_built(wanted, quiet=quiet)
+                todo += got
+                lost = needed - {s.snake for s, _ in got} - ws_names - set(_loaded)
+                if lost:    # a backward op the workspace's ops need: fail loudly, autograd would break later
+                    why = "\n".join(_build_failures.get(n, "(no build output)") for n in sorted(lost))
+                    raise BuildError(f"opkit.load: backward op(s) {', '.join(sorted(lost))} (bundled) could not "
+                                     f"be built:\n{why}")
 
         for spec, lib in todo:
             _register(spec, lib)
@@ -203,6 +210,7 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
                 cpu.build(missing, out, log=(lambda s: None), keep_going=True)
             except BuildError as e:
                 failed = getattr(e, "failed_ops", None) or {s.snake: str(e) for s in missing}
+                _build_failures.update(failed)
                 for snake, msg in failed.items():
                     warnings.warn(f"opkit: bundled op {snake} failed to build and is not loaded:\n{msg}",
                                   stacklevel=3)

@@ -29,7 +29,6 @@ from typing import Callable, Iterable
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from .errors import OpkitError
 

@@ -171,9 +171,7 @@ def _q(s: str) -> str:
 
 
 def _cmake_context(specs: list[OpSpec], build_dir: Path, gen: Path, pch: bool) -> dict:
-    import torch
-    import torch.utils.cpp_extension as cpp_ext
-    abi = int(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", 1))
+    includes, libdir, abi = torch_paths()
     ops = []
     for s in specs:
         kernels = []
@@ -189,10 +187,30 @@ def _cmake_context(specs: list[OpSpec], build_dir: Path, gen: Path, pch: bool) -
     return {
         "output_dir": str(build_dir), "cmake_dir": str(cmake_dir()), "host_include": str(host_include_dir()),
         "emu_cflags": " ".join(_q(f) for f in emulator_cflags()),
-        "torch_includes": " ".join(_q(p) for p in cpp_ext.include_paths()),
-        "torch_libdir": cpp_ext.library_paths()[0],
+        "torch_includes": " ".join(_q(p) for p in includes),
+        "torch_libdir": libdir,
         "torch_defines": _q(f"_GLIBCXX_USE_CXX11_ABI={abi}"), "pch": pch, "ops": ops,
     }
+
+
+def torch_paths() -> tuple[list[str], str, int]:
+    """(include dirs, library dir, _GLIBCXX_USE_CXX11_ABI) of the installed torch, found without importing
+    torch when possible (an import costs seconds; a no-op `opkit build` should not)."""
+    import importlib.util
+
+    from ..build import _torch_version
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        raise BuildError("PyTorch is not installed in this Python environment")
+    root = Path(spec.origin).parent
+    includes = [str(root / "include"), str(root / "include" / "torch" / "csrc" / "api" / "include")]
+    major_minor = tuple(int(x) for x in _torch_version().split("+")[0].split(".")[:2])
+    if major_minor >= (2, 7):
+        abi = 1          # pip wheels of torch >= 2.7 are built with the C++11 ABI only
+    else:
+        import torch
+        abi = int(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", 1))
+    return includes, str(root / "lib"), abi
 
 
 def kernel_defines(spec: OpSpec, lead_dtype: str) -> list[str]:

@@ -36,7 +36,10 @@ def main() -> None:
     ap.add_argument("--workspace", default=None)
     ap.add_argument("--calls", type=int, default=500)
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch intra-op threads (1: steadier figures on a shared 2-core machine)")
     args = ap.parse_args()
+    torch.set_num_threads(args.threads)
     if args.workspace:
         opkit.load(args.workspace, ops=["layer_norm_fp32"], bundled=False)
     else:

@@ -203,3 +203,17 @@ def test_report_record_fields(ln):
         assert k in rec["metrics"]
         assert k in rec["naive_metrics"]
     assert math.isfinite(rec["metrics"]["mere"])
+
+
+def test_cancelled_elements_near_zero_keep_the_absolute_floor():
+    """A golden of exactly 0 with a tiny error scale (e.g. gelu's backward deep in the negative tail) is
+    judged by max(cancellation bound, A): a correctly rounded FP32 result of 6.7e-33 passes, 1e-6 fails."""
+    gold = torch.tensor([0.0, 1.0, -2.0], dtype=torch.float64)
+    scale = torch.tensor([1e-40, 1.0, 2.0], dtype=torch.float64)
+    thr = thresholds("float32")
+    ok = torch.tensor([6.7e-33, 1.0, -2.0], dtype=torch.float32)
+    r = compare(ok, gold, thr, scale=scale)
+    assert r["passed"], r
+    bad = torch.tensor([1e-6, 1.0, -2.0], dtype=torch.float32)
+    r = compare(bad, gold, thr, scale=scale)
+    assert not r["passed"] and "cancelled" in r["reason"], r

@@ -19,8 +19,8 @@ DTYPE_NAME = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float3
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _loaded():
-    opkit.load()
+def _loaded(bundled_ops):
+    return bundled_ops
 
 
 def _ln_ref():

@@ -38,8 +38,8 @@ ATTR_CASES = {"gelu_fp32": [{"approximate": "none"}, {"approximate": "tanh"}], "
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _loaded():
-    opkit.load()
+def _loaded(bundled_ops):
+    return bundled_ops
 
 
 def _inputs(spec: OpSpec, shape, seed: int) -> list[torch.Tensor]:

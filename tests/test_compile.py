@@ -52,8 +52,7 @@ class Tiny(nn.Module):
 
 
 @pytest.fixture(scope="module")
-def patched():
-    opkit.load()
+def patched(bundled_ops):
     torch.manual_seed(0)
     model = Tiny().eval()
     rep = opkit.patch(model)

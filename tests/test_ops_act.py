@@ -25,8 +25,8 @@ MY_OPS = ["softmax_fp32", "softmax_fp32_backward", "log_softmax_fp32", "gelu_fp3
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _loaded():
-    opkit.load(ops=MY_OPS)
+def _loaded(bundled_ops):
+    return bundled_ops
 
 
 def _name(dt: torch.dtype) -> str:

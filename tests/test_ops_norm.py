@@ -28,8 +28,8 @@ DISTS = {"normal": (1.0, 0.0), "offset": (1.0, 200.0), "scale": (50.0, 0.0)}
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _loaded():
-    opkit.load()
+def _loaded(bundled_ops):
+    return bundled_ops
 
 
 def _name(dt: torch.dtype) -> str:

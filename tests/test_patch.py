@@ -18,8 +18,8 @@ from opkit.harness.standard import thresholds
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _loaded():
-    opkit.load()
+def _loaded(bundled_ops):
+    return bundled_ops
 
 
 class ChannelsFirstLN(nn.Module):

@@ -27,4 +27,10 @@ def unpatch(model, **kwargs):
     return _unpatch(model, **kwargs)
 
 
-__all__ = ["load", "patch", "unpatch", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]
+def register_mapping(module_type, factory):
+    """Teach opkit.patch a new module -> op mapping (see opkit.patching.register_mapping)."""
+    from .patching import register_mapping as _register
+    return _register(module_type, factory)
+
+
+__all__ = ["load", "patch", "unpatch", "register_mapping", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]

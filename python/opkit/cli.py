@@ -182,7 +182,8 @@ def cflags(libs: bool) -> None:
     """Compiler flags for building a standalone program against opkit's AscendC CPU emulator."""
     from . import emulator
     flags = emulator.cflags(libs=libs)
-    out.print(flags if isinstance(flags, str) else " ".join(flags), markup=False)
+    # Plain echo, not rich: the line is meant for $(opkit cflags) and must never wrap at the terminal width.
+    click.echo(flags if isinstance(flags, str) else " ".join(flags))
 
 
 if __name__ == "__main__":

@@ -22,9 +22,6 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
     key = (str(workspace), spec.snake)
     if key in _handles:
         return _handles[key]
-    if target != "cpu":
-        raise OpkitError(f"opkit test --target {target}: the harness runs ops through torch.ops on this "
-                         "machine; only target cpu (the emulator) is available here")
     import torch
 
     from .. import loader
@@ -36,8 +33,17 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
     lib = get_backend(target).library(build_dir(workspace, target), spec)
     if not Path(lib).is_file():
         raise OpkitError(f"op {spec.snake} is not built (no {lib}): run `opkit build {spec.snake}` in {workspace}")
+    device = None
+    if target == "npu":
+        from ..backends import npu
+        device = npu.prepare_test_process()   # fallback disabled, torch_npu imported, an NPU visible
     libs = loader.load(workspace, ops=[spec.snake], bundled=False, quiet=True)
     fn = getattr(torch.ops.opkit, spec.snake)
+    if device is not None:
+        # Inputs made on the CPU go to the device, outputs come back for the CPU golden. The naive variant
+        # and the emulator's counters exist only on the emulator.
+        _handles[key] = OpHandle(fn=_on_device(fn, device), naive_fn=None, last_launch=None)
+        return _handles[key]
     try:
         naive = getattr(torch.ops.opkit_naive, spec.snake)
     except (AttributeError, RuntimeError):
@@ -50,6 +56,13 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
         last = None          # a library without the counters: no modelled time, verdicts unaffected
     _handles[key] = OpHandle(fn=fn, naive_fn=naive, last_launch=last)
     return _handles[key]
+
+
+def _on_device(fn, device):
+    def call(*args, **kwargs):
+        out = fn(*[a.to(device) if hasattr(a, "to") else a for a in args], **kwargs)
+        return tuple(o.cpu() for o in out) if isinstance(out, (tuple, list)) else out.cpu()
+    return call
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,6 +1,8 @@
 // Cast with RoundMode. Facts sheet §3 "Cast": allowed (src, dst, mode) table for A2 and 310P, modes
 // NONE (= RINT when precision is lost), RINT (ties to even), FLOOR, CEIL, ROUND (ties away from zero),
-// TRUNC, ODD (round to odd); finite out-of-range values saturate. An unsupported pair is a compile error;
+// TRUNC, ODD (round to odd). Finite values beyond the destination's range: on A2 (910B) they become +-inf
+// as IEEE rounding gives them (Inf/NaN mode is A2's default, CANN aclrtFloatOverflowMode), on 310P they
+// saturate to the largest finite value (saturation mode). An unsupported pair is a compile error;
 // an unsupported mode is a compile error when the mode is a constant the optimiser can see (the usual
 // literal), otherwise the call reports rule `dtype-unsupported`.
 #pragma once
@@ -79,6 +81,16 @@ inline double round_to_format(double v, int p, int emin, RoundMode m) {
   return r * ulp;
 }
 inline double sat(double v, double maxv) { return v > maxv ? maxv : (v < -maxv ? -maxv : v); }
+// A float result beyond +-maxv after rounding: 310P saturates; A2 (Inf/NaN mode) overflows as IEEE 754 does
+// for the rounding direction: to +-inf, except towards zero (TRUNC, ODD) and away from the overflow side.
+inline double overflow(double v, double maxv, RoundMode m) {
+  if (kIs310P || (v <= maxv && v >= -maxv)) return sat(v, maxv);
+  const bool pos = v > 0;
+  const bool to_max = m == RoundMode::CAST_TRUNC || m == RoundMode::CAST_ODD ||
+                      (pos && m == RoundMode::CAST_FLOOR) || (!pos && m == RoundMode::CAST_CEIL);
+  if (to_max) return pos ? maxv : -maxv;
+  return pos ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+}
 
 inline float round_integral(float x, RoundMode m) {
   switch (m) {
@@ -136,9 +148,10 @@ inline void cast_to_float_loop(float* d, const S* s, uint32_t n) {
 #endif
   cast_to_float_loop_generic<S>(d, s, n);
 }
-// Finite values that round to inf saturate to the largest finite value instead (facts §3 "Cast").
+// 310P: finite values that round to inf saturate to the largest finite value instead (saturation mode).
 // Written as arithmetic (inf bits minus one) rather than a select so that the loop vectorises.
 OPKIT_EMU_HOT inline void saturate_half_loop(half* d, const float* s, uint32_t n) {
+  if constexpr (!kIs310P) return;   // A2: Inf/NaN mode, RNE overflow is +-inf
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t h = d[i].bits_;
     const uint32_t a = f32_bits(s[i]) & 0x7fffffffu;
@@ -150,7 +163,8 @@ OPKIT_EMU_HOT inline void cast_f2h_rint_loop_generic(half* d, const float* s, ui
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t h = float_to_half_bits(s[i]);
     const uint32_t a = f32_bits(s[i]) & 0x7fffffffu;
-    const uint32_t ovf = static_cast<uint32_t>((h & 0x7fffu) == 0x7c00u) & static_cast<uint32_t>(a != 0x7f800000u);
+    const uint32_t ovf = static_cast<uint32_t>(kIs310P) & static_cast<uint32_t>((h & 0x7fffu) == 0x7c00u) &
+                         static_cast<uint32_t>(a != 0x7f800000u);
     d[i].bits_ = static_cast<uint16_t>(h - ovf);  // 0x7c00 -> 0x7bff (65504), sign kept
   }
 }
@@ -167,7 +181,8 @@ OPKIT_EMU_HOT inline void cast_f2bf_rint_loop(bfloat16_t* d, const float* s, uin
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t h = float_to_bf16_bits(s[i]);
     const uint32_t a = f32_bits(s[i]) & 0x7fffffffu;
-    const uint32_t ovf = static_cast<uint32_t>((h & 0x7fffu) == 0x7f80u) & static_cast<uint32_t>(a != 0x7f800000u);
+    const uint32_t ovf = static_cast<uint32_t>(kIs310P) & static_cast<uint32_t>((h & 0x7fffu) == 0x7f80u) &
+                         static_cast<uint32_t>(a != 0x7f800000u);
     d[i].bits_ = static_cast<uint16_t>(h - ovf);  // 0x7f80 -> 0x7f7f (max finite bf16)
   }
 }
@@ -177,10 +192,10 @@ OPKIT_EMU_HOT void cast_generic_loop(D* d, const S* s, uint32_t n, RoundMode m) 
   for (uint32_t i = 0; i < n; ++i) {
     if constexpr (is_half_v<D>) {
       float x = to_f(s[i]);
-      d[i] = std::isfinite(x) ? from_f<half>(static_cast<float>(sat(round_to_format(x, 11, -14, m), 65504.0))) : from_f<half>(x);
+      d[i] = std::isfinite(x) ? from_f<half>(static_cast<float>(overflow(round_to_format(x, 11, -14, m), 65504.0, m))) : from_f<half>(x);
     } else if constexpr (is_bf16_v<D>) {
       float x = to_f(s[i]);
-      d[i] = std::isfinite(x) ? from_f<bfloat16_t>(static_cast<float>(sat(round_to_format(x, 8, -126, m), 3.3895313892515355e38)))
+      d[i] = std::isfinite(x) ? from_f<bfloat16_t>(static_cast<float>(overflow(round_to_format(x, 8, -126, m), 3.3895313892515355e38, m)))
                               : from_f<bfloat16_t>(x);
     } else if constexpr (std::is_same<D, float>::value && std::is_integral<S>::value) {
       d[i] = static_cast<float>(round_to_format(static_cast<double>(s[i]), 24, -126, m));

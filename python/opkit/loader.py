@@ -68,12 +68,16 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         ws_entries, bundled_entries, shadowed = all_ops(ws)
         if ops is not None:
             wanted = set(ops)
-            ws_entries = [e for e in ws_entries if e.snake in wanted or e.dir.name in wanted
-                          or (e.spec and e.spec.name in wanted)]
-            found = {e.snake for e in ws_entries} | {e.dir.name for e in ws_entries} | \
-                {e.spec.name for e in ws_entries if e.spec}
+            chosen = [e for e in ws_entries if e.snake in wanted or e.dir.name in wanted
+                      or (e.spec and e.spec.name in wanted)]
+            found = {e.snake for e in chosen} | {e.dir.name for e in chosen} | \
+                {e.spec.name for e in chosen if e.spec}
             if wanted - found:
                 raise OpkitError(f"opkit.load: no op {', '.join(sorted(wanted - found))} in workspace {ws}")
+            # The chosen ops' backward ops come along from the workspace when it has them (else from the
+            # bundled ops, below), so autograd and opcheck work on a subset too.
+            backward = {e.spec.backward.op for e in chosen if e.spec and e.spec.backward}
+            ws_entries = chosen + [e for e in ws_entries if e.snake in backward and e not in chosen]
         bad = [e for e in ws_entries if e.error]
         if bad:
             raise SpecError("\n".join(str(e.error) for e in bad))

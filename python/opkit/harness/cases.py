@@ -117,6 +117,13 @@ class _Dims:
     def named(self) -> list[str]:
         return [t for t in self.lead if isinstance(t, str) and t != "..."]
 
+    def _bind(self, vals: dict[str, int], lead_dims: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+        """Every input's shape from its tokens: "..." -> lead_dims, names -> vals (smallest allowed if unbound)."""
+        def dim(t):
+            return t if isinstance(t, int) else vals.get(t, self.range(t)[0])
+        return {inp.name: tuple(d for t in inp.shape for d in (lead_dims if t == "..." else (dim(t),)))
+                for inp in self.spec.inputs}
+
     def make(self, last: int | None, rows: int | None, lead_split: int = 1, rng: random.Random | None = None,
              others: dict[str, int] | None = None) -> dict[str, tuple[int, ...]] | None:
         """Concrete shapes: ``last`` for the last named dim, ``rows`` for the product of the others."""
@@ -131,18 +138,7 @@ class _Dims:
         if self.has_ellipsis:
             r = self.clamp("...", rows if rows is not None else 1)
             lead_dims = _split(r, lead_split, rng)
-        shapes = {}
-        for inp in self.spec.inputs:
-            dims: list[int] = []
-            for t in inp.shape:
-                if t == "...":
-                    dims.extend(lead_dims)
-                elif isinstance(t, int):
-                    dims.append(t)
-                else:
-                    dims.append(vals[t])
-            shapes[inp.name] = tuple(dims)
-        return shapes
+        return self._bind(vals, lead_dims)
 
     def from_explicit(self, shape: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
         """Bind an explicit lead shape from tests.shapes."""
@@ -153,18 +149,7 @@ class _Dims:
         for t, v in zip(fixed, shape[n_lead:]):
             if isinstance(t, str):
                 vals[t] = v
-        shapes = {}
-        for inp in self.spec.inputs:
-            dims: list[int] = []
-            for t in inp.shape:
-                if t == "...":
-                    dims.extend(lead_dims)
-                elif isinstance(t, int):
-                    dims.append(t)
-                else:
-                    dims.append(vals.get(t, self.range(t)[0]))
-            shapes[inp.name] = tuple(dims)
-        return shapes
+        return self._bind(vals, lead_dims)
 
 
 def _split(n: int, parts: int, rng: random.Random | None) -> tuple[int, ...]:

@@ -90,3 +90,16 @@ def test_spec_errors_are_collection_errors(pytester):
     res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--opkit-quick", timeout=300)
     assert res.ret != 0
     res.stdout.fnmatch_lines(["*op.yaml:*accuracy.standard*"])
+
+
+def test_crash_reason_reads_the_head_of_a_long_fault_dump(tmp_path):
+    # faulthandler writes the verdict first, then up to 100 frames; with a deep pytest stack and long
+    # site-packages paths (CI's checkout) the dump runs past 4 KB, which once hid "Segmentation fault".
+    from opkit.harness.plugin import crash_reason, read_crash
+    frame = '  File "/check/work/main/.venv/lib/python3.11/site-packages/pluggy/_callers.py", line 103 in _multicall\n'
+    (tmp_path / "gw3.fault").write_text("Fatal Python error: Segmentation fault\n\nStack (most recent call first):\n"
+                                        + frame * 100)
+    info = read_crash(tmp_path, "gw3")
+    assert crash_reason(info) == "process crashed: Segmentation fault"
+    (tmp_path / "gw3.fault").write_text("")
+    assert crash_reason(read_crash(tmp_path, "gw3")) == "process crashed (no message; the worker died)"

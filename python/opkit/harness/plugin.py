@@ -146,9 +146,11 @@ def read_crash(folder: Path, wid: str) -> dict:
         info.update(json.loads(cf.inflight.read_text()))
     except (OSError, ValueError):
         pass
-    for name, p in (("stderr", cf.stderr), ("fault", cf.fault)):
+    # stderr: its tail holds the last message. fault: its head holds the verdict ("Fatal Python error: ..."
+    # or "Timeout (...)!"); a deep pytest stack with long site-packages paths runs past 4 KB after it.
+    for name, p, cut in (("stderr", cf.stderr, slice(-4000, None)), ("fault", cf.fault, slice(0, 4000))):
         try:
-            info[name] = p.read_text(errors="replace")[-4000:]
+            info[name] = p.read_text(errors="replace")[cut]
         except OSError:
             info[name] = ""
     return info
@@ -432,7 +434,7 @@ class Session:
         rec["reason"] = crash_reason(info)
         rec["nodeid"] = report.nodeid
         if info.get("fault"):
-            rec["fault"] = info["fault"][-2000:]
+            rec["fault"] = info["fault"][:2000]
         return rec
 
     # reports -----------------------------------------------------------------------------------

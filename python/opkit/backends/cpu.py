@@ -292,8 +292,7 @@ def binding_plan(spec: OpSpec) -> dict:
         "tensor_args": ", ".join(i.name for i in spec.inputs),
         "inputs": inputs, "outputs": outputs, "attrs": attrs, "dim_attr": dim_attr, "keep_attr": keep_attr,
         "rank_checks": _rank_checks(spec), "dim_checks": _dim_checks(spec), "attr_checks": _attr_checks(spec),
-        "gm_args": [f"{i.name}_k" for i in spec.inputs] + [f"{o.name}_k" for o in spec.outputs]
-                   + ["workspace", "tiling"],
+        "gm_args": [f"{i.name}_k" for i in spec.inputs] + [f"{o.name}_k" for o in spec.outputs],
         "ret_type": f"std::tuple<{', '.join(['at::Tensor'] * len(rets))}>" if multi else "at::Tensor",
         "ret_expr": f"std::make_tuple({', '.join(rets)})" if multi else rets[0],
         "autocast_args": ", ".join(

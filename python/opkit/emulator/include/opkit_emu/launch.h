@@ -82,7 +82,12 @@ inline void atomic_apply(const AtomicRecord& r) {
   }
 }
 
-inline uint32_t default_threads(uint32_t block_dim) {
+// Below this much GM traffic a launch runs its blocks on the calling thread: starting host threads
+// (tens of microseconds) would cost more than the blocks themselves. Results never depend on it.
+inline constexpr uint64_t kInlineLaunchBytes = 256 * 1024;
+
+inline uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes) {
+  if (gm_bytes < kInlineLaunchBytes && !std::getenv("OPKIT_EMU_THREADS")) return 1;
   uint32_t hw = std::max(1u, std::thread::hardware_concurrency());
   if (const char* e = std::getenv("OPKIT_EMU_THREADS")) {
     int v = std::atoi(e);
@@ -110,10 +115,21 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
   };
   std::vector<BlockResult> res(block_dim);
   std::atomic<uint32_t> next{0};
+  // The calling thread keeps its UB between launches (a fresh 192 KB mapping per call is page faults);
+  // InitBuffer poisons what a kernel takes, so nothing leaks from one launch to the next.
+  static thread_local std::unique_ptr<UbMemory> t_mem;
+  const std::thread::id caller = std::this_thread::get_id();
   auto worker = [&]() {
-    std::unique_ptr<UbMemory> mem;
+    std::unique_ptr<UbMemory> own;
+    UbMemory* mem = nullptr;
     try {
-      mem = std::make_unique<UbMemory>();
+      if (std::this_thread::get_id() == caller) {
+        if (!t_mem) t_mem = std::make_unique<UbMemory>();
+        mem = t_mem.get();
+      } else {
+        own = std::make_unique<UbMemory>();
+        mem = own.get();
+      }
     } catch (...) {
       for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) { res[b].failed = true; res[b].err = "out of host memory for UB"; }
       return;
@@ -145,14 +161,13 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
       res[b].atomics = std::move(c.atomics);
     }
   };
-  uint32_t nt = threads ? std::min(threads, block_dim) : default_threads(block_dim);
-  if (nt <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (uint32_t i = 0; i < nt; ++i) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
+  uint64_t gm_bytes = 0;
+  for (const GmRegion& r : gm) gm_bytes += r.bytes;
+  uint32_t nt = threads ? std::min(threads, block_dim) : default_threads(block_dim, gm_bytes);
+  std::vector<std::thread> pool;  // nt - 1 helpers; the calling thread is the last worker
+  for (uint32_t i = 1; i < nt; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
   // Deterministic outcome: the lowest failing block is reported.
   for (uint32_t b = 0; b < block_dim; ++b) {
     if (!res[b].failed) continue;

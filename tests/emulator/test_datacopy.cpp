@@ -21,12 +21,14 @@ extern "C" __global__ __aicore__ void pad_roundtrip(GM_ADDR src, GM_ADDR ub_imag
   pipe.InitBuffer(b, 8192);
   LocalTensor<float> u = b.Get<float>();
   Duplicate(u, -1.0f, 2048);  // a known background to see which bytes the copy wrote
+  PipeBarrier<PIPE_ALL>();
   GlobalTensor<float> gs, gimg, go;
   gs.SetGlobalBuffer((__gm__ float*)src);
   gimg.SetGlobalBuffer((__gm__ float*)ub_image, 2048);
   go.SetGlobalBuffer((__gm__ float*)out);
   DataCopyPad(u, gs, DataCopyExtParams{(uint16_t)t.blockCount, t.blockLen, t.srcStride, t.dstStride, 0},
               DataCopyPadExtParams<float>{t.isPad != 0, (uint8_t)t.left, (uint8_t)t.right, t.padValue});
+  PipeBarrier<PIPE_ALL>();
   DataCopy(gimg, u, 2048);
   DataCopyPad(go, u, DataCopyExtParams{(uint16_t)t.blockCount, t.blockLen, t.outSrcStride, t.outDstStride, 0});
 }
@@ -48,6 +50,7 @@ extern "C" __global__ __aicore__ void strided(GM_ADDR src, GM_ADDR out, GM_ADDR 
   go.SetGlobalBuffer((__gm__ half*)out);
   LocalTensor<half> a = qi.AllocTensor<half>();
   Duplicate(a, half(0.0f), 8192);
+  PipeBarrier<PIPE_ALL>();
   DataCopy(a, gs, DataCopyParams{t.blockCount, t.blockLen, t.srcGap, t.dstGap});
   qi.EnQue(a);
   a = qi.DeQue<half>();
@@ -71,6 +74,8 @@ extern "C" __global__ __aicore__ void atomic_rows(GM_ADDR src, GM_ADDR acc, GM_A
   gs.SetGlobalBuffer((__gm__ float*)src + GetBlockIdx() * 40, 40);
   ga.SetGlobalBuffer((__gm__ float*)acc, 40);
   DataCopyPad(u, gs, DataCopyExtParams{1, 40 * sizeof(float), 0, 0, 0}, DataCopyPadExtParams<float>{});
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);  // the copy-out reads what the copy-in wrote
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
   SetAtomicAdd<float>();
   DataCopyPad(ga, u, DataCopyExtParams{1, 40 * sizeof(float), 0, 0, 0});
   SetAtomicNone();
@@ -94,6 +99,8 @@ extern "C" __global__ __aicore__ void scalar_views(GM_ADDR x, GM_ADDR y, GM_ADDR
   for (uint32_t i = 0; i < 24; ++i) gy.SetValue(i, u.GetValue(i));
   LocalTensor<int32_t> asInt = tail.ReinterpretCast<int32_t>();
   if (asInt.GetSize() != tail.GetSize() || tail.GetSize() != 256 - 16) return;
+  SetFlag<HardEvent::S_MTE3>(EVENT_ID0);  // scalar stores before the copy-out reads them
+  WaitFlag<HardEvent::S_MTE3>(EVENT_ID0);
   DataCopy(gb, asInt, 8);
 }
 

@@ -45,10 +45,12 @@ class EmuLayerNorm {
       ToFloat(xf, a);
       inQ_.FreeTensor(a);
       ReduceSum(red, xf, red, C);
+      SyncVS();
       const float mean = red.GetValue(0) / C;
       Adds(xf, xf, -mean, C);
       Mul(sq, xf, xf, C);
       ReduceSum(red, sq, red, C);
+      SyncVS();
       const float rstd = 1.0f / std::sqrt(red.GetValue(0) / C + t_.eps);
       Muls(xf, xf, rstd, C);
       Mul(xf, xf, wf, C);
@@ -68,6 +70,11 @@ class EmuLayerNorm {
   }
 
  private:
+  // The scalar unit reads a vector result: wait for the vector pipe (V -> S).
+  __aicore__ inline void SyncVS() {
+    SetFlag<HardEvent::V_S>(EVENT_ID0);
+    WaitFlag<HardEvent::V_S>(EVENT_ID0);
+  }
   DataCopyExtParams Row() const { return DataCopyExtParams{1, (uint32_t)(t_.cols * sizeof(T)), 0, 0, 0}; }
   __aicore__ inline void ToFloat(const LocalTensor<float>& dst, const LocalTensor<T>& src) {
     if constexpr (std::is_same<T, float>::value) Adds(dst, src, 0.0f, t_.cols);

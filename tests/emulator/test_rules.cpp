@@ -138,13 +138,17 @@ __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
       pipe.InitBuffer(tb, 1024);
       LocalTensor<float> t = tb.Get<float>();
       Duplicate(t, 1.0f, 100);
-      Exp(t, t, 101);  // RULE:kUninitVector
+      Exp(t, t, 101);  // element 100 is poison, and stays poison
+      PipeBarrier<PIPE_ALL>();
+      DataCopyPad(gy, t, DataCopyExtParams{1, 101 * sizeof(float), 0, 0, 0});  // RULE:kUninitVector
       break;
     }
     case kUninitCopyOut: {
       pipe.InitBuffer(qout, 1, 1024);
       LocalTensor<float> t = qout.AllocTensor<float>();
       Duplicate(t, 1.0f, 56);
+      qout.EnQue(t);
+      t = qout.DeQue<float>();
       DataCopy(gy, t, 64);  // RULE:kUninitCopyOut
       qout.FreeTensor(t);
       break;
@@ -162,6 +166,7 @@ __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
       Duplicate(a, 1.0f, 64);
       qin.FreeTensor(a);
       LocalTensor<float> b = qin.AllocTensor<float>();  // same buffer, stale data
+      PipeBarrier<PIPE_ALL>();
       DataCopy(gy, b, 64);  // RULE:kUninitStaleAlloc
       qin.FreeTensor(b);
       break;
@@ -170,7 +175,10 @@ __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
       pipe.InitBuffer(tb, 1024);
       LocalTensor<float> t = tb.Get<float>();
       DataCopyPad(t, gx, DataCopyExtParams{2, 10 * sizeof(float), 0, 0, 0}, DataCopyPadExtParams<float>{});
-      Abs(t, t, 40);  // RULE:kUninitTail
+      PipeBarrier<PIPE_ALL>();
+      Abs(t, t, 40);  // two padded rows hold elements 0..31: 32..39 are poison
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(gy, t, 40);  // RULE:kUninitTail
       break;
     }
     case kCompareLength: {
@@ -266,6 +274,7 @@ extern "C" __global__ __aicore__ void fail_in_block3(GM_ADDR x, GM_ADDR y, GM_AD
   GlobalTensor<float> gy;
   gy.SetGlobalBuffer((__gm__ float*)y, 256);
   if (GetBlockIdx() != 3) Duplicate(t, 0.0f, 64);
+  PipeBarrier<PIPE_ALL>();
   DataCopy(gy[GetBlockIdx() * 64 % 256], t, 64);  // RULE:block3
 }
 

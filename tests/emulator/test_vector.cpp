@@ -38,6 +38,7 @@ __aicore__ void vec_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR out, GM_ADDR tiling) {
   DataCopyExtParams p{1, (uint32_t)(n * sizeof(T)), 0, 0, 0};
   DataCopyPad(x, ga, p, DataCopyPadExtParams<T>{});
   DataCopyPad(y, gb, p, DataCopyPadExtParams<T>{});
+  PipeBarrier<PIPE_ALL>();  // MTE2 -> V
   const T s = static_cast<T>(t.scalar);
   const int32_t c = static_cast<int32_t>(n);
   uint32_t out_n = n;
@@ -71,6 +72,7 @@ __aicore__ void vec_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR out, GM_ADDR tiling) {
     case kInPlaceAdd: if constexpr (is_arith_t<T>) { Add(x, x, y, c); Adds(z, x, T(0), c); } break;
     default: break;
   }
+  PipeBarrier<PIPE_ALL>();  // V -> MTE3
   DataCopyPad(go, z, DataCopyExtParams{1, (uint32_t)(out_n * sizeof(T)), 0, 0, 0});
 }
 
@@ -103,13 +105,16 @@ __aicore__ void cmpsel_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR mask, GM_ADDR out, G
   DataCopyExtParams p{1, (uint32_t)(n * sizeof(T)), 0, 0, 0};
   DataCopyPad(x, ga, p, DataCopyPadExtParams<T>{});
   DataCopyPad(y, gb, p, DataCopyPadExtParams<T>{});
+  PipeBarrier<PIPE_ALL>();
   Compare(mk, x, y, static_cast<CMPMODE>(t.cmpMode), n);
+  PipeBarrier<PIPE_ALL>();
   DataCopyPad(gm, mk, DataCopyExtParams{1, n / 8, 0, 0, 0});
   if constexpr (opkit_emu::is_sel_t<T>) {
     if (t.selMode == static_cast<int32_t>(SELMODE::VSEL_TENSOR_SCALAR_MODE))
       Select(z, mk, x, static_cast<T>(t.scalar), SELMODE::VSEL_TENSOR_SCALAR_MODE, n);
     else
       Select(z, mk, x, y, static_cast<SELMODE>(t.selMode), n);
+    PipeBarrier<PIPE_ALL>();
     DataCopyPad(go, z, p);
   }
 }

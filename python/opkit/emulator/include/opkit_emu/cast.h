@@ -217,8 +217,7 @@ void cast_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>
               kChip.profile));
   using Big = std::conditional_t<(sizeof(D) > sizeof(S)), D, S>;
   if (!vec_prologue<Big>(VecOp::Cast, "Cast", count, loc)) return;
-  dst_check(dst, count, "Cast", loc);
-  src_check(src, count, "Cast", loc, "src");
+  ApiCall(Pipe::V, "Cast", loc).dst(dst, count).src(src, count).commit();
   const bool rint = mode == RoundMode::CAST_RINT || mode == RoundMode::CAST_NONE;
   if constexpr (std::is_same<D, float>::value && is_fp16_like<S>::value) {
     cast_to_float_loop<S>(dst.data(), src.data(), count);
@@ -234,7 +233,6 @@ void cast_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>
   } else {
     cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
   }
-  dst_done(dst, count);
 }
 
 }  // namespace opkit_emu

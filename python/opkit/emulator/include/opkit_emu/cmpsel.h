@@ -63,11 +63,12 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
          strf("count %u x %zu bytes = %llu bytes is not a multiple of 256 bytes; the NPU would not compute the last "
               "%llu bytes",
               count, sizeof(T), (unsigned long long)bytes, (unsigned long long)(bytes % kRepeat)));
-  dst.m_.check_operand(count / 8, "Compare", loc, "dst");
-  src_check(src0, count, "Compare", loc, "src0");
-  src_check(src1, count, "Compare", loc, "src1");
+  ApiCall(Pipe::V, "Compare", loc)
+      .write(dst.m_, 0, count, 1, "dst")  // one bit per element
+      .src(src0, count, "src0")
+      .src(src1, count, "src1")
+      .commit();
   compare_loop<T>(reinterpret_cast<uint8_t*>(dst.data()), src0.data(), src1.data(), count, cmpMode);
-  dst.m_.mark_written(0, count / 8);
 }
 
 namespace detail {
@@ -84,15 +85,12 @@ void select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Lo
   if (!scalar_mode && !src1)
     fail("dtype-unsupported", "Select", loc, "VSEL_TENSOR_TENSOR_MODE needs a tensor src1");
   if (!vec_prologue<T>(VecOp::Select, "Select", count, loc)) return;
-  const uint32_t mask_bytes = (count + 7) / 8;
-  mask.m_.check_operand(mask_bytes, "Select", loc, "selMask");
-  mask.m_.check_initialized(0, mask_bytes, 1, "Select", loc, "selMask");
-  dst_check(dst, count, "Select", loc);
-  src_check(*src0, count, "Select", loc, "src0");
-  if (!scalar_mode) src_check(*src1, count, "Select", loc, "src1");
+  ApiCall c(Pipe::V, "Select", loc);
+  c.read(mask.m_, 0, count, 1, "selMask").dst(dst, count).src(*src0, count, "src0");
+  if (!scalar_mode) c.src(*src1, count, "src1");
+  c.commit();
   select_loop<T>(dst.data(), reinterpret_cast<const uint8_t*>(mask.data()), src0->data(),
                  scalar_mode ? nullptr : src1->data(), scalar, scalar_mode, count);
-  dst_done(dst, count);
 }
 }  // namespace detail
 

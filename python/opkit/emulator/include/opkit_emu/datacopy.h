@@ -1,6 +1,6 @@
 // DataCopy / DataCopyPad between GM and UB, SetAtomicAdd. Facts sheet §2.
 #pragma once
-#include "opkit_emu/tensor.h"
+#include "opkit_emu/access.h"
 
 namespace AscendC {
 
@@ -104,10 +104,11 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
   if (count == 0) return;
   detail::check_count_len<T>(count, "DataCopy", loc);
   uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
-  dst.m_.check_operand(bytes, "DataCopy", loc, "dst (UB)");
+  opkit_emu::ApiCall c(opkit_emu::Pipe::MTE2, "DataCopy", loc);
+  c.dst(dst, count, "dst (UB)");
   src.check(0, count, "DataCopy", loc);
+  c.commit();
   opkit_emu::gm_load(dst.m_.addr, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()), bytes);
-  dst.m_.mark_written(0, bytes);
 }
 
 template <class T>
@@ -116,9 +117,10 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint3
   if (count == 0) return;
   detail::check_count_len<T>(count, "DataCopy", loc);
   uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
-  src.m_.check_operand(bytes, "DataCopy", loc, "src (UB)");
-  src.m_.check_initialized(0, bytes, sizeof(T), "DataCopy", loc, "src (UB)");
+  opkit_emu::ApiCall c(opkit_emu::Pipe::MTE3, "DataCopy", loc);
+  c.src(src, count, "src (UB)", opkit_emu::kSink);
   dst.check(0, count, "DataCopy", loc);
+  c.commit();
   opkit_emu::gm_store(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), src.m_.addr, bytes);
 }
 
@@ -127,11 +129,9 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32
   if (count == 0) return;
   detail::check_count_len<T>(count, "DataCopy", loc);
   uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
-  dst.m_.check_operand(bytes, "DataCopy", loc, "dst (UB)");
-  src.m_.check_operand(bytes, "DataCopy", loc, "src (UB)");
-  src.m_.check_initialized(0, bytes, sizeof(T), "DataCopy", loc, "src (UB)");
+  // UB -> UB copies run on the vector pipe (CANN puts PipeBarrier<PIPE_V> between them and vector ops).
+  opkit_emu::ApiCall(opkit_emu::Pipe::V, "DataCopy", loc).dst(dst, count, "dst (UB)").src(src, count, "src (UB)").commit();
   std::memmove(dst.m_.addr, src.m_.addr, bytes);
-  dst.m_.mark_written(0, bytes);
 }
 
 // ---- strided form: blockLen and gaps in 32-byte blocks ---------------------------------------
@@ -144,13 +144,16 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataC
   const uint64_t gm_span = (p.blockCount - 1) * (blk + p.srcGap * 32ull) + blk;
   if (blk % sizeof(T) || (p.srcGap * 32ull) % sizeof(T))
     opkit_emu::fail("datacopy-length", "DataCopy", loc, "block length/gap is not a whole number of elements");
-  dst.m_.check_operand(ub_span, "DataCopy", loc, "dst (UB)");
+  (void)ub_span;
+  opkit_emu::ApiCall c(opkit_emu::Pipe::MTE2, "DataCopy", loc);
+  c.write_rows(dst.m_, 0, p.blockCount, static_cast<uint32_t>(blk), static_cast<uint32_t>(blk + p.dstGap * 32ull),
+               8 * sizeof(T), "dst (UB)");
   src.check(0, gm_span / sizeof(T), "DataCopy", loc);
+  c.commit();
   const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint64_t uo = b * (blk + p.dstGap * 32ull), go = b * (blk + p.srcGap * 32ull);
     opkit_emu::gm_load(dst.m_.addr + uo, g + go, blk);
-    dst.m_.mark_written(static_cast<uint32_t>(uo), blk);
   }
 }
 
@@ -163,12 +166,15 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataC
   const uint64_t gm_span = (p.blockCount - 1) * (blk + p.dstGap * 32ull) + blk;
   if (blk % sizeof(T) || (p.dstGap * 32ull) % sizeof(T))
     opkit_emu::fail("datacopy-length", "DataCopy", loc, "block length/gap is not a whole number of elements");
-  src.m_.check_operand(ub_span, "DataCopy", loc, "src (UB)");
+  (void)ub_span;
+  opkit_emu::ApiCall c(opkit_emu::Pipe::MTE3, "DataCopy", loc);
+  c.read_rows(src.m_, 0, p.blockCount, static_cast<uint32_t>(blk), static_cast<uint32_t>(blk + p.srcGap * 32ull),
+              8 * sizeof(T), "src (UB)", opkit_emu::kSink);
   dst.check(0, gm_span / sizeof(T), "DataCopy", loc);
+  c.commit();
   uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint64_t uo = b * (blk + p.srcGap * 32ull), go = b * (blk + p.dstGap * 32ull);
-    src.m_.check_initialized(static_cast<uint32_t>(uo), blk, sizeof(T), "DataCopy", loc, "src (UB)");
     opkit_emu::gm_store(g + go, src.m_.addr + uo, blk);
   }
 }
@@ -179,13 +185,17 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
   const uint64_t blk = static_cast<uint64_t>(p.blockLen) * 32;
   const uint64_t s_span = (p.blockCount - 1) * (blk + p.srcGap * 32ull) + blk;
   const uint64_t d_span = (p.blockCount - 1) * (blk + p.dstGap * 32ull) + blk;
-  src.m_.check_operand(s_span, "DataCopy", loc, "src (UB)");
-  dst.m_.check_operand(d_span, "DataCopy", loc, "dst (UB)");
+  (void)s_span;
+  (void)d_span;
+  opkit_emu::ApiCall(opkit_emu::Pipe::V, "DataCopy", loc)
+      .read_rows(src.m_, 0, p.blockCount, static_cast<uint32_t>(blk), static_cast<uint32_t>(blk + p.srcGap * 32ull),
+                 8 * sizeof(T), "src (UB)")
+      .write_rows(dst.m_, 0, p.blockCount, static_cast<uint32_t>(blk), static_cast<uint32_t>(blk + p.dstGap * 32ull),
+                  8 * sizeof(T), "dst (UB)")
+      .commit();
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint64_t so = b * (blk + p.srcGap * 32ull), d = b * (blk + p.dstGap * 32ull);
-    src.m_.check_initialized(static_cast<uint32_t>(so), blk, sizeof(T), "DataCopy", loc, "src (UB)");
     std::memmove(dst.m_.addr + d, src.m_.addr + so, blk);
-    dst.m_.mark_written(static_cast<uint32_t>(d), blk);
   }
 }
 
@@ -218,7 +228,14 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   const uint64_t gm_span = (p.blockCount - 1) * gm_pitch + p.blockLen;
   // The data (with requested padding) must fit the tensor; the 32-byte rounding of the last row may
   // run past the view into the rest of its buffer, as it does on the device.
-  dst.m_.check_operand((p.blockCount - 1) * ub_pitch + lp + p.blockLen + rp, call, loc, "dst (UB)");
+  opkit_emu::ApiCall c(opkit_emu::Pipe::MTE2, call, loc);
+  c.write_rows(dst.m_, 0, p.blockCount, static_cast<uint32_t>(row), static_cast<uint32_t>(ub_pitch), 8 * sizeof(T),
+               "dst (UB)", opkit_emu::kPastView);
+  const uint64_t need = (p.blockCount - 1) * ub_pitch + lp + p.blockLen + rp;
+  if (need > dst.m_.bytes)
+    opkit_emu::fail("tensor-bounds", call, loc,
+                    opkit_emu::strf("dst (UB): the call touches %llu bytes but the tensor holds only %u bytes",
+                                    (unsigned long long)need, dst.m_.bytes));
   if (ub_span > dst.m_.bytes_to_buffer_end())
     opkit_emu::fail("tensor-bounds", call, loc,
                     opkit_emu::strf("dst (UB): the 32-byte padded rows need %llu bytes but the buffer has only %u "
@@ -227,6 +244,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   // GM side is byte-addressed: check the byte span directly.
   if (gm_span % sizeof(T) == 0) src.check(0, gm_span / sizeof(T), call, loc);
   else opkit_emu::gm_check(src.GetPhyAddr(), gm_span, call, loc, "src (GM)");
+  c.commit(opkit_emu::Flow::Manual);
   const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   const bool undefined_pad = !pad.isPad && (pad.leftPadding || pad.rightPadding);
   for (uint32_t b = 0; b < p.blockCount; ++b) {
@@ -240,9 +258,9 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
     if (undefined_pad) {  // documented as undefined: the padding bytes become poison
       opkit_emu::shadow_clear(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
-      dst.m_.mark_written(rel + static_cast<uint32_t>(lp), p.blockLen);
+      opkit_emu::shadow_set(dst.m_.ub_off() + rel + static_cast<uint32_t>(lp), p.blockLen);
     } else {
-      dst.m_.mark_written(rel, row);
+      opkit_emu::shadow_set(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
     }
   }
 }
@@ -261,12 +279,15 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
   const uint64_t ub_pitch = row + p.srcStride * 32ull, gm_pitch = static_cast<uint64_t>(p.blockLen) + p.dstStride;
   const uint64_t ub_span = (p.blockCount - 1) * ub_pitch + p.blockLen;
   const uint64_t gm_span = (p.blockCount - 1) * gm_pitch + p.blockLen;
-  src.m_.check_operand(ub_span, call, loc, "src (UB)");
+  (void)ub_span;
+  opkit_emu::ApiCall c(opkit_emu::Pipe::MTE3, call, loc);
+  c.read_rows(src.m_, 0, p.blockCount, p.blockLen, static_cast<uint32_t>(ub_pitch), 8 * sizeof(T), "src (UB)",
+              opkit_emu::kSink);
   if (gm_span % sizeof(T) == 0) dst.check(0, gm_span / sizeof(T), call, loc);
   else opkit_emu::gm_check(dst.GetPhyAddr(), gm_span, call, loc, "dst (GM)");
+  c.commit();
   uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (uint32_t b = 0; b < p.blockCount; ++b) {
-    src.m_.check_initialized(static_cast<uint32_t>(b * ub_pitch), p.blockLen, sizeof(T), call, loc, "src (UB)");
     opkit_emu::gm_store(g + b * gm_pitch, src.m_.addr + b * ub_pitch, p.blockLen);
   }
 }

@@ -60,6 +60,7 @@ inline uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int
   b.state = kind == BufKind::TBuf ? BufState::Fixed : BufState::Free;
   c.bufs.push_back(b);
   shadow_clear(off, len);
+  c.hz.forget(off, off + len);
   std::memset(c.ub + off, 0xff, len);  // fresh UB holds garbage: NaN patterns for every float type
   return static_cast<uint32_t>(c.bufs.size() - 1);
 }
@@ -104,6 +105,8 @@ class TQueImpl {
       b.gen++;
       b.alloc_loc = loc;
       opkit_emu::shadow_clear(b.off, b.len);  // fresh tensors hold stale data: poison it
+      // CANN's AllocTensor waits the event the buffer's last FreeTensor set (e.g. V_MTE2 for VECIN).
+      if (q.producer >= 0) c.hz.wait(q.producer, b.free_snap);
       auto t = opkit_emu::make_tensor<T>(id, 0, b.len);
       t.m_.pos = pos;
       return t;
@@ -128,6 +131,7 @@ class TQueImpl {
              opkit_emu::strf("queue depth is %d and %zu tensors are already queued; DeQue first", depth,
                              q.fifo.size()));
     b.state = opkit_emu::BufState::Queued;
+    if (q.producer >= 0) b.enque_snap = c.hz.snapshot(q.producer);  // SetFlag of the queue's event
     q.fifo.push_back(static_cast<uint32_t>(t.m_.buf));
     return true;
   }
@@ -141,6 +145,7 @@ class TQueImpl {
     q.fifo.erase(q.fifo.begin());
     opkit_emu::BufRec& b = c.bufs[id];
     b.state = opkit_emu::BufState::Dequeued;
+    if (q.consumer >= 0) c.hz.wait(q.consumer, b.enque_snap);  // WaitFlag of the queue's event
     auto t = opkit_emu::make_tensor<T>(id, 0, b.len);
     t.m_.pos = pos;
     return t;
@@ -148,7 +153,7 @@ class TQueImpl {
   template <class T>
   void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    queue("TQue::FreeTensor", loc);
+    opkit_emu::QueueRec& q = queue("TQue::FreeTensor", loc);
     if (t.m_.buf < 0 || static_cast<size_t>(t.m_.buf) >= c.bufs.size())
       c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor was never allocated");
     opkit_emu::BufRec& b = c.bufs[t.m_.buf];
@@ -160,6 +165,7 @@ class TQueImpl {
       c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor is still in the queue (EnQue without DeQue)");
     b.state = opkit_emu::BufState::Free;
     b.gen++;
+    if (q.consumer >= 0) b.free_snap = c.hz.snapshot(q.consumer);  // SetFlag of the reverse event
   }
   template <class T>
   void FreeTensor(LocalTensor<T>&& t, OPKIT_LOC) { LocalTensor<T> x = t; FreeTensor(x, loc); }
@@ -254,11 +260,14 @@ class TPipe : public opkit_emu::TPipeBase {
 
   template <TPosition pos, int32_t depth, auto mask>
   bool InitBuffer(TQue<pos, depth, mask>& que, uint8_t num, uint32_t len, OPKIT_LOC) {
-    return init_queue(que, pos, depth, num, len, loc);
+    // CANN: TQue<VECIN> is TQueBind<GM, VECIN>, TQue<VECOUT> is TQueBind<VECOUT, GM>.
+    const TPosition s = pos == TPosition::VECIN ? TPosition::GM : pos;
+    const TPosition d = pos == TPosition::VECOUT ? TPosition::GM : pos;
+    return init_queue(que, pos, depth, num, len, loc, s, d);
   }
   template <TPosition s, TPosition d, int32_t depth, auto mask>
   bool InitBuffer(TQueBind<s, d, depth, mask>& que, uint8_t num, uint32_t len, OPKIT_LOC) {
-    return init_queue(que, s == TPosition::VECCALC || s == TPosition::GM ? d : s, depth, num, len, loc);
+    return init_queue(que, s == TPosition::VECCALC || s == TPosition::GM ? d : s, depth, num, len, loc, s, d);
   }
   template <TPosition pos>
   bool InitBuffer(TBuf<pos>& buf, uint32_t len, OPKIT_LOC) {
@@ -284,8 +293,21 @@ class TPipe : public opkit_emu::TPipeBase {
     if (opkit_emu::ctx().live_pipe != id_)
       opkit_emu::fail("queue-protocol", call, loc, "TPipe used after Destroy or after another TPipe was created");
   }
+  // The pipes a queue's events order (CANN GetQueEvt): GM->UB MTE2_V, UB->GM V_MTE3, UB->UB MTE2_MTE3.
+  static void queue_pipes(TPosition s, TPosition d, int8_t& producer, int8_t& consumer) {
+    auto ub = [](TPosition p) { return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC; };
+    using P = opkit_emu::Pipe;
+    producer = consumer = -1;
+    if (s == TPosition::GM && ub(d)) { producer = int8_t(P::MTE2); consumer = int8_t(P::V); }
+    else if (ub(s) && d == TPosition::GM) { producer = int8_t(P::V); consumer = int8_t(P::MTE3); }
+    else if (ub(s) && ub(d) && !(s == TPosition::VECCALC && d == TPosition::VECCALC)) {
+      producer = int8_t(P::MTE2);
+      consumer = int8_t(P::MTE3);
+    }
+  }
   template <class Q>
-  bool init_queue(Q& que, TPosition pos, int32_t depth, uint8_t num, uint32_t len, opkit_emu::SrcLoc loc) {
+  bool init_queue(Q& que, TPosition pos, int32_t depth, uint8_t num, uint32_t len, opkit_emu::SrcLoc loc,
+                  TPosition src, TPosition dst) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     check_live("TPipe::InitBuffer", loc);
     if (que.qid_ >= 0 && static_cast<size_t>(que.qid_) < c.queues.size() &&
@@ -305,6 +327,7 @@ class TPipe : public opkit_emu::TPipeBase {
     q.depth = depth;
     q.num = num;
     q.init_loc = loc;
+    queue_pipes(src, dst, q.producer, q.consumer);
     int qid = static_cast<int>(c.queues.size());
     q.first_buf = static_cast<uint32_t>(c.bufs.size());
     for (uint32_t i = 0; i < num; ++i) opkit_emu::new_buf(off + i * rounded, rounded, opkit_emu::BufKind::Queue, qid, id_);

@@ -86,13 +86,14 @@ OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
   return best;
 }
 
+// A reduction's result depends on every source lane: one poisoned lane poisons it (Flow::All); it is an
+// error only if the result is then used (copied to GM or read with GetValue).
 template <class T>
 void reduce_common(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
                    const AscendC::LocalTensor<T>& tmp, int32_t count, uint32_t dst_elems, SrcLoc loc) {
   (void)op;
   tmp.m_.check_live(call, loc, "sharedTmpBuffer");
-  dst.m_.check_operand(dst_elems * sizeof(T), call, loc, "dst");
-  src_check(src, count, call, loc, "src");
+  ApiCall(Pipe::V, call, loc).dst(dst, dst_elems).src(src, count).commit(Flow::All);
 }
 
 }  // namespace opkit_emu
@@ -107,7 +108,6 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
   if (!vec_prologue<T>(VecOp::ReduceSum, "ReduceSum", count, loc)) return;
   reduce_common(VecOp::ReduceSum, "ReduceSum", dst, src, sharedTmpBuffer, count, 1, loc);
   dst.data()[0] = from_f<T>(reduce_sum_loop<T>(src.data(), static_cast<uint32_t>(count)));
-  dst.m_.mark_written(0, sizeof(T));
 }
 
 namespace detail {
@@ -125,7 +125,6 @@ void reduce_arg(opkit_emu::VecOp op, const char* call, const LocalTensor<T>& dst
     if constexpr (sizeof(T) == 4) { uint32_t b = i; std::memcpy(&dst.data()[1], &b, 4); }
     else { uint16_t b = static_cast<uint16_t>(i); std::memcpy(&dst.data()[1], &b, 2); }
   }
-  dst.m_.mark_written(0, (calIndex ? 2 : 1) * sizeof(T));
 }
 }  // namespace detail
 

@@ -9,43 +9,15 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "opkit_emu/config.h"
 #include "opkit_emu/types.h"
+#include "opkit_emu/diag.h"
+#include "opkit_emu/hazard.h"
 
 namespace opkit_emu {
-
-// Where a kernel called an API: filled by default arguments at the call site.
-struct SrcLoc {
-  const char* file;
-  int line;
-  static constexpr SrcLoc current(const char* f = __builtin_FILE(), int l = __builtin_LINE()) { return {f, l}; }
-};
-#define OPKIT_LOC ::opkit_emu::SrcLoc loc = ::opkit_emu::SrcLoc::current()
-
-inline std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-inline std::string strf(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
-// A broken hardware rule. The message format is fixed by docs/architecture.md "Errors".
-struct Violation : std::exception {
-  std::string rule, call, file, detail, msg;
-  int line = 0, block = -1;
-  Violation(std::string r, std::string c, SrcLoc loc, int b, std::string d)
-      : rule(std::move(r)), call(std::move(c)), file(loc.file ? loc.file : "<unknown>"), detail(std::move(d)),
-        line(loc.line), block(b) {
-    msg = "opkit emulator: [" + rule + "] " + call + " at " + file + ":" + std::to_string(line) + " (block " +
-          std::to_string(block) + "): " + detail;
-  }
-  const char* what() const noexcept override { return msg.c_str(); }
-};
 
 // Per-API vector counters (elements), so the roofline model can weight ops differently.
 enum class VecOp : int {
@@ -83,6 +55,7 @@ struct BufRec {
   int queue = -1;
   int pipe = 0;
   SrcLoc alloc_loc{nullptr, 0};
+  Clock enque_snap, free_snap;  // hazard clocks handed over by EnQue (to DeQue) and FreeTensor (to AllocTensor)
 };
 
 struct QueueRec {
@@ -90,6 +63,7 @@ struct QueueRec {
   uint32_t first_buf = 0, num = 0, next = 0;
   std::vector<uint32_t> fifo;  // buffer ids, front = oldest
   SrcLoc init_loc{nullptr, 0};
+  int8_t producer = -1, consumer = -1;  // pipes the queue's events order (-1: same pipe, no event)
 };
 
 struct AtomicRecord {  // a UB->GM copy under SetAtomicAdd, applied after all blocks in block order
@@ -98,7 +72,11 @@ struct AtomicRecord {  // a UB->GM copy under SetAtomicAdd, applied after all bl
   std::vector<uint8_t> data;
 };
 
-struct FlagRec { int32_t count = 0; SrcLoc last_set{nullptr, 0}; };
+struct FlagRec {
+  int32_t count = 0;
+  SrcLoc last_set{nullptr, 0};
+  std::vector<Clock> pending;  // what each unwaited SetFlag hands over, oldest first
+};
 
 class TPipeBase;
 
@@ -106,7 +84,11 @@ struct BlockCtx {
   int64_t idx = 0, num = 1;
   uint64_t tiling_key = 0;
   uint8_t* ub = nullptr;      // kChip.ub_total_bytes, 64-byte aligned
-  uint64_t* shadow = nullptr;  // one bit per UB byte: 1 = written
+  uint64_t* shadow = nullptr;  // one bit per UB byte: 1 = defined (written from defined data)
+  // Bitmask bytes (Compare results) that are only partly defined: UB offset -> defined bits. Consulted
+  // only where the shadow says "not defined"; entries in a range are dropped when it is poisoned again.
+  std::vector<std::pair<uint32_t, uint8_t>> partial_bits;
+  HazardState hz;
   std::vector<BufRec> bufs;
   std::vector<QueueRec> queues;
   int pipe_serial = 0;
@@ -138,9 +120,15 @@ inline BlockCtx& ctx() {
 }
 
 // ---- UB init-shadow: one bit per UB byte (1 = written), updated with whole-word operations ----
+inline void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint32_t off, uint32_t bytes) {
+  m.erase(std::remove_if(m.begin(), m.end(), [&](const std::pair<uint32_t, uint8_t>& e) { return e.first - off < bytes; }),
+          m.end());
+}
 inline void shadow_fill(uint32_t off, uint32_t bytes, bool v) {
   if (bytes == 0) return;
-  uint64_t* w = ctx().shadow;
+  BlockCtx& c = ctx();
+  if (!v && !c.partial_bits.empty()) drop_partial_bits(c.partial_bits, off, bytes);
+  uint64_t* w = c.shadow;
   const uint32_t end = off + bytes, i = off >> 6, j = (end - 1) >> 6;
   const uint64_t first = ~0ull << (off & 63), last = ~0ull >> (63 - ((end - 1) & 63));
   if (i == j) {

@@ -1,6 +1,8 @@
-// PipeBarrier / SetFlag / WaitFlag. The emulator runs instructions in program order, so these only
-// check pairing (facts sheet §1 "Sync"): a WaitFlag needs an earlier SetFlag on the same event and id
-// (otherwise the NPU would wait forever), and every SetFlag must be waited before the kernel ends.
+// PipeBarrier / SetFlag / WaitFlag. The emulator runs instructions in program order; these check pairing
+// (facts sheet §1 "Sync": a WaitFlag needs an earlier SetFlag on the same event and id, otherwise the NPU
+// would wait forever; every SetFlag must be waited before the kernel ends) and carry the ordering they
+// create between pipes to the hazard tracker (hazard.h): SetFlag<SRC_DST> hands over what pipe SRC has
+// done, WaitFlag<SRC_DST> makes pipe DST wait for it; PipeBarrier<PIPE_ALL> drains every pipe.
 #pragma once
 #include "opkit_emu/pipe.h"
 
@@ -16,6 +18,26 @@ inline const char* event_name(AscendC::HardEvent e) {
                             "FIX_FIX", "MAX"};
   return n[static_cast<int>(e)];
 }
+// The UB pipes (hazard.h) an event orders; false for events between other units (cube, FIX, MTE1).
+inline bool event_pipes(AscendC::HardEvent e, int& src, int& dst) {
+  using E = AscendC::HardEvent;
+  constexpr int S = 0, V = 1, M2 = 2, M3 = 3;
+  switch (e) {
+    case E::MTE2_V: src = M2; dst = V; return true;
+    case E::V_MTE2: src = V; dst = M2; return true;
+    case E::MTE3_V: src = M3; dst = V; return true;
+    case E::V_MTE3: src = V; dst = M3; return true;
+    case E::MTE3_MTE2: src = M3; dst = M2; return true;
+    case E::MTE2_MTE3: src = M2; dst = M3; return true;
+    case E::S_V: src = S; dst = V; return true;
+    case E::V_S: src = V; dst = S; return true;
+    case E::S_MTE2: src = S; dst = M2; return true;
+    case E::MTE2_S: src = M2; dst = S; return true;
+    case E::S_MTE3: src = S; dst = M3; return true;
+    case E::MTE3_S: src = M3; dst = S; return true;
+    default: return false;
+  }
+}
 inline FlagRec& flag(AscendC::HardEvent e, int32_t id, const char* call, SrcLoc loc) {
   if (id < 0 || id >= 8)
     fail("sync-pairing", call, loc, strf("event id %d is out of range [0, 8)", id));
@@ -28,6 +50,8 @@ namespace AscendC {
 template <pipe_t pipe>
 inline void PipeBarrier() {
   static_assert(pipe != PIPE_S, "opkit emulator: PipeBarrier<PIPE_S> is not allowed");
+  // A barrier on one pipe orders that pipe with itself only; pipes are already in order in the model.
+  if constexpr (pipe == PIPE_ALL) opkit_emu::ctx().hz.barrier_all();
 }
 
 template <HardEvent event>
@@ -35,6 +59,8 @@ inline void SetFlag(int32_t eventID, OPKIT_LOC) {
   opkit_emu::FlagRec& f = opkit_emu::flag(event, eventID, "SetFlag", loc);
   f.count++;
   f.last_set = loc;
+  int src, dst;
+  if (opkit_emu::event_pipes(event, src, dst)) f.pending.push_back(opkit_emu::ctx().hz.snapshot(src));
 }
 template <HardEvent event>
 inline void WaitFlag(int32_t eventID, OPKIT_LOC) {
@@ -45,10 +71,17 @@ inline void WaitFlag(int32_t eventID, OPKIT_LOC) {
                                     "wait forever)",
                                     opkit_emu::event_name(event), eventID));
   f.count--;
+  int src, dst;
+  if (opkit_emu::event_pipes(event, src, dst) && !f.pending.empty()) {
+    opkit_emu::ctx().hz.wait(dst, f.pending.front());
+    f.pending.erase(f.pending.begin());
+  }
 }
 
 }  // namespace AscendC
 
 // Old-style intrinsic names some samples use.
-template <pipe_t pipe> inline void pipe_barrier() {}
-inline void pipe_barrier(pipe_t) {}
+template <pipe_t pipe> inline void pipe_barrier() { AscendC::PipeBarrier<pipe>(); }
+inline void pipe_barrier(pipe_t p) {
+  if (p == PIPE_ALL) opkit_emu::ctx().hz.barrier_all();
+}

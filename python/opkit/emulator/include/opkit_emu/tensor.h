@@ -37,18 +37,6 @@ struct TensorMeta {
              strf("%s is used after FreeTensor (buffer at UB offset %u was freed%s)", name, b.off,
                   b.state == BufState::Free ? "" : " and handed out again"));
   }
-  // Operand of a vector instruction or a UB side of a copy: live, 32-byte aligned, large enough.
-  void check_operand(uint64_t need_bytes, const char* call, SrcLoc loc, const char* name) const {
-    check_live(call, loc, name);
-    uint32_t off = ub_off();
-    if (off % kBlk != 0)
-      fail("ub-alignment", call, loc,
-           strf("%s starts at UB offset %u, not 32-byte aligned (offset %% 32 = %u)", name, off, off % kBlk));
-    if (need_bytes > bytes)
-      fail("tensor-bounds", call, loc,
-           strf("%s: the call touches %llu bytes but the tensor holds only %u bytes", name,
-                (unsigned long long)need_bytes, bytes));
-  }
   // Bytes from this view's start to the end of its UB buffer (what the hardware may touch past the view).
   uint32_t bytes_to_buffer_end() const {
     const BlockCtx& c = ctx();
@@ -56,17 +44,10 @@ struct TensorMeta {
     const BufRec& b = c.bufs[buf];
     return b.off + b.len - ub_off();
   }
-  void check_initialized(uint32_t rel_off, uint64_t nbytes, uint32_t elem, const char* call, SrcLoc loc,
-                         const char* name) const {
-    int64_t hole = shadow_first_hole(ub_off() + rel_off, static_cast<uint32_t>(nbytes));
-    if (hole >= 0)
-      fail("ub-uninitialized", call, loc,
-           strf("%s reads UB that nothing wrote: element %llu (UB offset %u) was never written since its "
-                "buffer was allocated",
-                name, (unsigned long long)((rel_off + hole) / elem), ub_off() + rel_off + static_cast<uint32_t>(hole)));
-  }
-  void mark_written(uint32_t rel_off, uint64_t nbytes) const { shadow_set(ub_off() + rel_off, static_cast<uint32_t>(nbytes)); }
 };
+
+// GetValue / SetValue: one element on the scalar pipe (access.h; declared here, defined there).
+void scalar_access(const TensorMeta& t, uint32_t rel_off, uint32_t bytes, bool write, const char* call, SrcLoc loc);
 
 // Index argument of operator[]: converting from an integer records the caller's file:line.
 struct Offset {
@@ -89,15 +70,15 @@ class LocalTensor {
   // Element access (scalar unit). Checked: bounds, buffer liveness, initialisation on read.
   T GetValue(uint32_t idx, OPKIT_LOC) const {
     check_index(idx, "LocalTensor::GetValue", loc);
-    m_.check_initialized(idx * sizeof(T), sizeof(T), sizeof(T), "LocalTensor::GetValue", loc, "tensor");
+    opkit_emu::scalar_access(m_, idx * sizeof(T), sizeof(T), false, "LocalTensor::GetValue", loc);
     T v;
     std::memcpy(&v, m_.addr + idx * sizeof(T), sizeof(T));
     return v;
   }
   void SetValue(uint32_t idx, T v, OPKIT_LOC) const {
     check_index(idx, "LocalTensor::SetValue", loc);
+    opkit_emu::scalar_access(m_, idx * sizeof(T), sizeof(T), true, "LocalTensor::SetValue", loc);
     std::memcpy(m_.addr + idx * sizeof(T), &v, sizeof(T));
-    m_.mark_written(idx * sizeof(T), sizeof(T));
   }
   // operator[] cannot take a default argument; the offset's implicit conversion captures the call site.
   LocalTensor operator[](opkit_emu::Offset off) const { return at(off.v, off.loc); }

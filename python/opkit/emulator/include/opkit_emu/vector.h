@@ -3,7 +3,7 @@
 #pragma once
 #include <cmath>
 
-#include "opkit_emu/tensor.h"
+#include "opkit_emu/access.h"
 
 namespace opkit_emu {
 
@@ -40,19 +40,6 @@ inline bool vec_prologue(VecOp op, const char* call, int64_t count, SrcLoc loc) 
   s.vector_elems += count;
   s.vector_repeats += (static_cast<uint64_t>(count) * sizeof(T) + kRepeat - 1) / kRepeat;
   return true;
-}
-template <class T>
-inline void src_check(const AscendC::LocalTensor<T>& t, int64_t count, const char* call, SrcLoc loc, const char* name) {
-  t.m_.check_operand(static_cast<uint64_t>(count) * sizeof(T), call, loc, name);
-  t.m_.check_initialized(0, static_cast<uint64_t>(count) * sizeof(T), sizeof(T), call, loc, name);
-}
-template <class T>
-inline void dst_check(const AscendC::LocalTensor<T>& t, int64_t count, const char* call, SrcLoc loc) {
-  t.m_.check_operand(static_cast<uint64_t>(count) * sizeof(T), call, loc, "dst");
-}
-template <class T>
-inline void dst_done(const AscendC::LocalTensor<T>& t, int64_t count) {
-  t.m_.mark_written(0, static_cast<uint64_t>(count) * sizeof(T));
 }
 
 // ---- element operations (applied to float for fp types, natively for integers) ----
@@ -186,29 +173,22 @@ template <class Op, class T>
 inline void binary(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
                    const AscendC::LocalTensor<T>& b, int64_t count, SrcLoc loc) {
   if (!vec_prologue<T>(op, call, count, loc)) return;
-  dst_check(dst, count, call, loc);
-  src_check(a, count, call, loc, "src0");
-  src_check(b, count, call, loc, "src1");
+  ApiCall(Pipe::V, call, loc).dst(dst, count).src(a, count, "src0").src(b, count, "src1").commit();
   bin_loop<Op, T>(dst.data(), a.data(), b.data(), static_cast<uint32_t>(count));
-  dst_done(dst, count);
 }
 template <class Op, class T>
 inline void with_scalar(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst,
                         const AscendC::LocalTensor<T>& a, T s, int64_t count, SrcLoc loc) {
   if (!vec_prologue<T>(op, call, count, loc)) return;
-  dst_check(dst, count, call, loc);
-  src_check(a, count, call, loc, "src");
+  ApiCall(Pipe::V, call, loc).dst(dst, count).src(a, count).commit();
   scalar_loop<Op, T>(dst.data(), a.data(), s, static_cast<uint32_t>(count));
-  dst_done(dst, count);
 }
 template <class Op, class T>
 inline void unary(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
                   int64_t count, SrcLoc loc) {
   if (!vec_prologue<T>(op, call, count, loc)) return;
-  dst_check(dst, count, call, loc);
-  src_check(a, count, call, loc, "src");
+  ApiCall(Pipe::V, call, loc).dst(dst, count).src(a, count).commit();
   un_loop<Op, T>(dst.data(), a.data(), static_cast<uint32_t>(count));
-  dst_done(dst, count);
 }
 
 template <class T> struct nondeduced { using type = T; };
@@ -270,10 +250,8 @@ void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& sc
   using namespace opkit_emu;
   OPKIT_EMU_CHECK_T(is_fmath_t, "LeakyRelu", T);
   if (!vec_prologue<T>(VecOp::LeakyRelu, "LeakyRelu", count, loc)) return;
-  dst_check(dst, count, "LeakyRelu", loc);
-  src_check(src, count, "LeakyRelu", loc, "src");
+  ApiCall(Pipe::V, "LeakyRelu", loc).dst(dst, count).src(src, count).commit();
   leaky_loop<T>(dst.data(), src.data(), to_f(scalarValue), static_cast<uint32_t>(count));
-  dst_done(dst, count);
 }
 
 template <class T>
@@ -281,9 +259,8 @@ void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& c
   using namespace opkit_emu;
   static_assert(is_dup_t<T>, "opkit emulator: Duplicate does not support this element type on this chip");
   if (!vec_prologue<T>(VecOp::Duplicate, "Duplicate", count, loc)) return;
-  dst_check(dst, count, "Duplicate", loc);
+  ApiCall(Pipe::V, "Duplicate", loc).dst(dst, count).commit();
   fill_loop<T>(dst.data(), scalarValue, static_cast<uint32_t>(count));
-  dst_done(dst, count);
 }
 
 // ---- operator overloads: dst = a (+|-|*|/) b over dst.GetSize() elements -----------------------

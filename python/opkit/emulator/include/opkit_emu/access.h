@@ -27,14 +27,14 @@ enum : unsigned {
 };
 enum class Flow : uint8_t { Lanes, All, Manual };
 
-struct Operand {
-  const TensorMeta* t = nullptr;
-  const char* name = nullptr;
-  uint32_t off = 0;        // absolute UB byte offset of lane 0
-  uint32_t lanes = 0;      // elements (bits, for a bitmask)
-  uint32_t lane_bits = 8;  // 8 * sizeof(T), or 1 for a bitmask
-  uint32_t rows = 1, row_bytes = 0, pitch = 0;  // rows of row_bytes, pitch bytes apart (rows = 1: contiguous)
-  bool write = false, sink = false;
+struct Operand {  // no initialisers: an ApiCall's operand array is filled, never zeroed (hot path)
+  const TensorMeta* t;
+  const char* name;
+  uint32_t off;        // absolute UB byte offset of lane 0
+  uint32_t lanes;      // elements (bits, for a bitmask)
+  uint32_t lane_bits;  // 8 * sizeof(T), or 1 for a bitmask
+  uint32_t rows, row_bytes, pitch;  // rows of row_bytes, pitch bytes apart (rows = 1: contiguous)
+  bool write, sink;
 
   uint32_t span() const { return (rows - 1) * pitch + row_bytes; }
   uint32_t lanes_per_row() const { return row_bytes * 8 / lane_bits; }

@@ -15,5 +15,7 @@
 #include "opkit_emu/reduce.h"
 #include "opkit_emu/cmpsel.h"
 #include "opkit_emu/sync.h"
+#include "opkit_emu/level0.h"
+#include "opkit_emu/reduce_ext.h"
 #include "opkit_emu/constants.h"
 #include "opkit_emu/launch.h"

@@ -38,6 +38,7 @@ __aicore__ void l0_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR out, GM_ADDR tiling) {
   DataCopy(x, ga, t.n);
   DataCopy(y, gb, t.n);
   DataCopy(z, go, t.n);  // dst starts with the caller's sentinel: masked-off lanes must keep it
+  PipeBarrier<PIPE_ALL>();  // MTE2 -> V
   const T s = static_cast<T>(t.scalar);
   const BinaryRepeatParams bp(t.dblk, t.s0blk, t.s1blk, t.drep, t.s0rep, t.s1rep);
   const UnaryRepeatParams up(t.dblk, t.s0blk, t.drep, t.s0rep);
@@ -114,6 +115,7 @@ __aicore__ void l0_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR out, GM_ADDR tiling) {
   }
 #undef L0_CALL
   if (t.how >= 3) { SetMaskNorm(); ResetMask(); }
+  PipeBarrier<PIPE_ALL>();  // V -> MTE3
   DataCopy(go, z, t.n);
 }
 

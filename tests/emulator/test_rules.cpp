@@ -9,8 +9,8 @@ struct RuleTiling {
 };
 
 enum Scenario : int32_t {
-  kUbCapacity, kUbCapacityMulti, kUbAlignVector, kUbAlignCopy, kDataCopyLength, kDataCopyLengthOut, kGmBoundsSize,
-  kGmBoundsBuffer, kGmBoundsGetValue, kGmBoundsPad, kDequeEmpty, kAllocTooMany, kDoubleFree, kUseAfterFree,
+  kUbCapacity, kUbCapacityMulti, kUbReserved, kUbAlignVector, kUbAlignCopy, kDataCopyLength, kDataCopyLengthOut, kGmBoundsSize,
+  kGmBoundsBuffer, kGmBoundsArg, kGmBoundsGetValue, kGmBoundsPad, kDequeEmpty, kAllocTooMany, kDoubleFree, kUseAfterFree,
   kLeakAtEnd, kEnqueTooDeep, kFreeQueued, kUninitVector, kUninitCopyOut, kUninitGetValue, kUninitStaleAlloc,
   kUninitTail, kCompareLength, kWaitWithoutSet, kSetNeverWaited, kTbufGet, kTbufOffset, kTensorBoundsCount,
   kTensorBoundsIndex, kTensorBoundsView, kBufferLimit, kQueueNoInit, kTilingTooSmall, kCastMode, kOk
@@ -30,7 +30,11 @@ __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
       break;
     case kUbCapacityMulti:
       pipe.InitBuffer(qin, 2, 64 * 1024);
-      pipe.InitBuffer(qout, 1, 64 * 1024);  // RULE:kUbCapacityMulti
+      pipe.InitBuffer(qout, 1, 64 * 1024 + 32);  // RULE:kUbCapacityMulti
+      break;
+    case kUbReserved:  // exactly the whole UB: CANN accepts it, past the compiler's reservation: a warning
+      pipe.InitBuffer(qin, 2, 64 * 1024);
+      pipe.InitBuffer(qout, 1, 64 * 1024);  // RULE:kUbReserved
       break;
     case kUbAlignVector: {
       pipe.InitBuffer(tb, 1024);
@@ -72,6 +76,14 @@ __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
       DataCopy(t, big[512], 64);  // RULE:kGmBoundsBuffer
       break;
     }
+    case kGmBoundsArg: {  // no SetGlobalBuffer size: the kernel argument's own extent is the limit
+      GlobalTensor<float> unsized;
+      unsized.SetGlobalBuffer((__gm__ float*)x);
+      pipe.InitBuffer(tb, 2048);
+      LocalTensor<float> t = tb.Get<float>();
+      DataCopy(t, unsized[224], 64);  // RULE:kGmBoundsArg
+      break;
+    }
     case kGmBoundsGetValue: {
       float v = gx.GetValue(256);  // RULE:kGmBoundsGetValue
       (void)v;
@@ -81,7 +93,7 @@ __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
       pipe.InitBuffer(tb, 2048);
       LocalTensor<float> t = tb.Get<float>();
       Duplicate(t, 0.0f, 512);
-      DataCopyPad(gy[250], t, DataCopyExtParams{1, 7 * sizeof(float), 0, 0, 0});  // RULE:kGmBoundsPad
+      DataCopyPad(gy[255], t, DataCopyExtParams{1, 2 * sizeof(float), 0, 0, 0});  // RULE:kGmBoundsPad
       break;
     }
     case kDequeEmpty: {

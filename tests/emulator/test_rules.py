@@ -27,16 +27,17 @@ def marker_line(tag: str) -> int:
 
 # scenario -> (rule, call, words the detail must contain)
 CASES = {
-    "kUbCapacity": ("ub-capacity", "TPipe::InitBuffer", "allows 188160 bytes"),
-    "kUbCapacityMulti": ("ub-capacity", "TPipe::InitBuffer", "brings UB use to 196608 bytes"),
+    "kUbCapacity": ("ub-capacity", "TPipe::InitBuffer", "allows 196608 bytes"),
+    "kUbCapacityMulti": ("ub-capacity", "TPipe::InitBuffer", "brings UB use to 196640 bytes"),
     "kUbAlignVector": ("ub-alignment", "Adds", "not 32-byte aligned"),
     "kUbAlignCopy": ("ub-alignment", "DataCopy", "UB offset 16"),
     "kDataCopyLength": ("datacopy-length", "DataCopy", "silently copy only 384 bytes"),
     "kDataCopyLengthOut": ("datacopy-length", "DataCopy", "48 bytes is not a multiple of 32"),
-    "kGmBoundsSize": ("gm-bounds", "DataCopy", "beyond the SetGlobalBuffer size"),
+    "kGmBoundsSize": ("gm-bounds", "DataCopy", "element 56 is beyond the SetGlobalBuffer size: the access covers elements [0, 64) and this view holds 56 elements"),
     "kGmBoundsBuffer": ("gm-bounds", "DataCopy", "not inside any GM buffer"),
+    "kGmBoundsArg": ("gm-bounds", "DataCopy", "byte 1024 is past the end of the GM buffer of kernel argument 0 (1024 bytes); the access covers bytes [896, 1152)"),
     "kGmBoundsGetValue": ("gm-bounds", "GlobalTensor::GetValue", "[256, 257)"),
-    "kGmBoundsPad": ("gm-bounds", "DataCopyPad", "beyond the SetGlobalBuffer size"),
+    "kGmBoundsPad": ("gm-bounds", "DataCopyPad", "element 1 is beyond the SetGlobalBuffer size: the access covers elements [0, 2) and this view holds 1 element"),
     "kDequeEmpty": ("queue-protocol", "TQue::DeQue", "empty queue"),
     "kAllocTooMany": ("queue-protocol", "TQue::AllocTensor", "all 2 buffers"),
     "kDoubleFree": ("queue-protocol", "TQue::FreeTensor", "double free"),
@@ -85,6 +86,22 @@ def test_rule_violation_reported(emu, scenario):
     # The message is the one documented format, parseable back into the same fields.
     again = EmulatorError.from_message(str(err))
     assert (again.rule, again.call, again.line, again.block) == (rule, call, err.line, 0)
+
+
+def test_gm_bounds_plural(emu):
+    with pytest.raises(EmulatorError) as e:
+        emu("rules").rules(buffers("kGmBoundsPad"), block_dim=1)
+    assert e.value.detail.endswith("this view holds 1 element"), e.value.detail
+
+
+def test_ub_past_the_compiler_reservation_is_a_warning(emu, capfd):
+    # 196608 bytes: the whole 910B UB. CANN's CPU-debug TPipe accepts it (its limit is the whole UB); the
+    # device build needs the 8 KB compiler reservation turned off, so the emulator warns, naming the flag.
+    emu("rules").rules(buffers("kUbReserved"), block_dim=2)
+    err = capfd.readouterr().err
+    assert err.count("warning: [ub-capacity]") == 1, err  # once per call site, not per block
+    assert f"test_rules.cpp:{marker_line('kUbReserved')}" in err and "--cce-disable-asc-reserved-ubuf" in err
+    assert "196608 bytes" in err and "188160" in err
 
 
 def test_clean_kernel_passes(emu):

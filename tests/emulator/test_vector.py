@@ -220,3 +220,32 @@ def test_counters(emu):
     assert st["vector_elems"] == 100 and st["vector_repeats"] == 2  # 400 B -> 2 repeats
     assert st["gm_read_bytes"] == 2 * 400 + 16 and st["gm_write_bytes"] == 400
     assert st["ub_high_water"] == 416 + 416 + 416 + 1024
+
+
+# NaN and Inf (issue 10 item 3). The A2 pages of Max/Min/Maxs/Mins/Relu/Compare do not say what a NaN
+# operand gives (docs/emulator.md "NaN and Inf"); the emulator takes the conservative choice: NaN
+# propagates whichever operand holds it (numpy's maximum/minimum), so NaN in a kernel's data reaches its
+# output instead of being silently replaced; Compare follows IEEE (every ordered test false, NE true).
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+def test_nan_and_inf_through_max_min_relu(emu, dt):
+    a = np.array([np.nan, 1, np.nan, -np.inf, np.inf, 2, -1, np.nan, 0, -0.0, 3, -2], dt)
+    b = np.array([1, np.nan, np.nan, 5, -5, np.inf, -np.inf, 0, np.nan, 0, -np.inf, np.inf], dt)
+    with np.errstate(invalid="ignore"):
+        for op, f in ((MAX, np.maximum), (MIN, np.minimum)):
+            np.testing.assert_array_equal(run(emu, dt, op, a, b)[0], f(a, b))
+            np.testing.assert_array_equal(run(emu, dt, op, b, a)[0], f(b, a))
+        for op, f in ((MAXS, np.maximum), (MINS, np.minimum)):
+            np.testing.assert_array_equal(run(emu, dt, op, a, scalar=0.5)[0], f(a, dt(0.5)))
+            assert np.isnan(run(emu, dt, op, a, scalar=float("nan"))[0]).all()
+        np.testing.assert_array_equal(run(emu, dt, RELU, a)[0], np.where(np.isnan(a), a, np.maximum(a, 0)))
+
+
+@pytest.mark.parametrize("mode", list(CMP))
+def test_compare_with_nan_is_ieee(emu, mode):
+    a = np.array([np.nan, 1, np.nan, -np.inf, np.inf, 2] * 11, np.float32)[:64]
+    b = np.array([1, np.nan, np.nan, -np.inf, 5, np.inf] * 11, np.float32)[:64]
+    mask, out = np.zeros(8, np.uint8), np.zeros(64, np.float32)
+    t = np.array([64, mode, 2, 0], np.int32)
+    emu("vector").cmpsel_f32([a, b, mask, out, t.view(np.uint8)])
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(mask, np.packbits(CMP[mode](a, b), bitorder="little"))

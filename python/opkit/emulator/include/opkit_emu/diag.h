@@ -25,6 +25,11 @@ inline std::string strf(const char* fmt, ...) {
   return buf;
 }
 
+// "1 element", "3 elements".
+inline std::string plural(unsigned long long n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 // A broken hardware rule. The message format is fixed by docs/architecture.md "Errors".
 struct Violation : std::exception {
   std::string rule, call, file, detail, msg;

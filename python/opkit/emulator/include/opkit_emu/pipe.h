@@ -1,5 +1,7 @@
 // TPipe, TQue, TQueBind, TBuf: UB allocation and the queue protocol. Facts sheet §1 "TPipe", "TQue and TBuf".
 #pragma once
+#include <mutex>
+
 #include "opkit_emu/tensor.h"
 
 namespace AscendC {
@@ -18,6 +20,31 @@ namespace opkit_emu {
 inline constexpr uint32_t kMaxBuffersPerPipe = 64;     // facts §1: at most 64 buffers per TPipe
 inline constexpr uint32_t kMaxQueBuffersPerPos = 8;    // facts §1: 8 TQue buffers per TPosition on A2
 
+// Past the usable size the buffers overlap UB the compiler reserves by default (A2: 8 KB that Select and
+// other APIs use internally). CANN accepts it; the device build needs the reservation turned off, so
+// this is a warning naming the flag (once per call site and process), not a failure.
+inline void warn_reserved(uint64_t end, const char* call, SrcLoc loc) {
+  static std::mutex mu;
+  static std::vector<std::pair<const char*, int>> seen;
+  std::lock_guard<std::mutex> lk(mu);
+  for (const auto& s : seen)
+    if (s.first == loc.file && s.second == loc.line) return;
+  seen.emplace_back(loc.file, loc.line);
+  if (kIs310P)
+    std::fprintf(stderr,
+                 "opkit emulator: warning: [ub-capacity] %s at %s:%d: UB use reaches %llu bytes, above CANN's "
+                 "TOTAL_VEC_LOCAL_SIZE for ascend310p (%u bytes); CANN's CPU-debug mode accepts up to %u bytes, "
+                 "check that the device build does\n",
+                 call, loc.file, loc.line, (unsigned long long)end, kChip.ub_usable_bytes, kChip.ub_total_bytes);
+  else
+    std::fprintf(stderr,
+                 "opkit emulator: warning: [ub-capacity] %s at %s:%d: UB use reaches %llu bytes, above the %u bytes "
+                 "left when the compiler keeps its default 8 KB UB reservation; on the device this kernel needs "
+                 "--cce-disable-asc-reserved-ubuf, which makes APIs that use the reservation (Select and others) a "
+                 "compile error\n",
+                 call, loc.file, loc.line, (unsigned long long)end, kChip.ub_usable_bytes);
+}
+
 class TPipeBase {
  public:
   int id_ = -1;
@@ -35,12 +62,14 @@ class TPipeBase {
                   kMaxBuffersPerPipe));
     uint64_t rounded = (static_cast<uint64_t>(len) + kBlk - 1) / kBlk * kBlk;
     uint64_t end = used_ + rounded * num;
-    if (end > kChip.ub_usable_bytes)
+    // The limit is CANN's own: its CPU-debug TPipe asserts the UB pool end <= bufferInitLen(UB), the
+    // whole UB (asc-devkit impl/basic_api/kernel_tpipe_impl.h, utils/kernel_utils_mode_cpu.h).
+    if (end > kChip.ub_total_bytes)
       c.fail("ub-capacity", call, loc,
              strf("InitBuffer of %u x %llu bytes brings UB use to %llu bytes; %s allows %u bytes per core "
-                  "(UB %u bytes minus reserved)",
-                  num, (unsigned long long)rounded, (unsigned long long)end, kChip.profile, kChip.ub_usable_bytes,
-                  kChip.ub_total_bytes));
+                  "(the whole UB, as CANN's TPipe checks)",
+                  num, (unsigned long long)rounded, (unsigned long long)end, kChip.profile, kChip.ub_total_bytes));
+    if (end > kChip.ub_usable_bytes && used_ <= kChip.ub_usable_bytes) warn_reserved(end, call, loc);
     uint32_t off = used_;
     used_ = static_cast<uint32_t>(end);
     nbufs_ += num;

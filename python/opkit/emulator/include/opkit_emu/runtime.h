@@ -179,9 +179,10 @@ inline void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc
          strf("%s: GM address %p is not inside any GM buffer passed to the kernel", what, p));
   if (b + bytes > r->base + r->bytes)
     fail("gm-bounds", call, loc,
-         strf("%s: access of %llu bytes at byte offset %llu runs past the end of the GM buffer%s (%llu bytes)", what,
-              (unsigned long long)bytes, (unsigned long long)(b - r->base),
-              r->arg >= 0 ? strf(" of kernel argument %d", r->arg).c_str() : "", (unsigned long long)r->bytes));
+         strf("%s: byte %llu is past the end of the GM buffer%s (%s); the access covers bytes [%llu, %llu)", what,
+              (unsigned long long)r->bytes, r->arg >= 0 ? strf(" of kernel argument %d", r->arg).c_str() : "",
+              plural(r->bytes, "byte").c_str(), (unsigned long long)(b - r->base),
+              (unsigned long long)(b - r->base + bytes)));
 }
 
 }  // namespace opkit_emu

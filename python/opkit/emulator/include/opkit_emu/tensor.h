@@ -171,12 +171,14 @@ class GlobalTensor {
     if (count == 0) return;
     if (!ptr_) opkit_emu::fail("gm-bounds", call, loc, "GlobalTensor used before SetGlobalBuffer");
     bool limited = size_ > 0 || sized_;
-    if (limited && (overrun_ || off + count > size_))
+    if (limited && (overrun_ || off + count > size_)) {
+      const uint64_t first = overrun_ ? off : std::max<uint64_t>(off, size_);  // first element out of range
       opkit_emu::fail("gm-bounds", call, loc,
-                      opkit_emu::strf("elements [%llu, %llu) are beyond the SetGlobalBuffer size (%llu elements left "
-                                      "in this view)",
-                                      (unsigned long long)off, (unsigned long long)(off + count),
-                                      (unsigned long long)size_));
+                      opkit_emu::strf("element %llu is beyond the SetGlobalBuffer size: the access covers elements "
+                                      "[%llu, %llu) and this view holds %s",
+                                      (unsigned long long)first, (unsigned long long)off,
+                                      (unsigned long long)(off + count), opkit_emu::plural(size_, "element").c_str()));
+    }
     opkit_emu::gm_check(ptr_ + off, count * sizeof(T), call, loc, "GlobalTensor");
   }
 

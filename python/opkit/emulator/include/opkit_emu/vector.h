@@ -47,15 +47,17 @@ struct OpAdd { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { retur
 struct OpSub { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a - b; } };
 struct OpMul { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a * b; } };
 struct OpDiv { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a / b; } };
-struct OpMax { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a > b ? a : b; } };
-struct OpMin { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a < b ? a : b; } };
+// Max/Min/Relu: a NaN operand gives NaN whichever side it is on. The A2 docs are silent on NaN; this is
+// the conservative choice (NaN in the data reaches the output). `a != a` is false for integers.
+struct OpMax { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return (a > b || a != a) ? a : b; } };
+struct OpMin { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return (a < b || a != a) ? a : b; } };
 struct OpExp { static OPKIT_EMU_INLINE float ap(float a) { return std::exp(a); } };
 struct OpLn { static OPKIT_EMU_INLINE float ap(float a) { return std::log(a); } };
 struct OpAbs { template <class F> static OPKIT_EMU_INLINE F ap(F a) { return a < F(0) ? -a : a; } };
 struct OpSqrt { static OPKIT_EMU_INLINE float ap(float a) { return std::sqrt(a); } };
 struct OpRsqrt { static OPKIT_EMU_INLINE float ap(float a) { return 1.0f / std::sqrt(a); } };
 struct OpRecip { static OPKIT_EMU_INLINE float ap(float a) { return 1.0f / a; } };
-struct OpRelu { template <class F> static OPKIT_EMU_INLINE F ap(F a) { return a > F(0) ? a : F(0); } };
+struct OpRelu { template <class F> static OPKIT_EMU_INLINE F ap(F a) { return (a > F(0) || a != a) ? a : F(0); } };
 
 // Integer adds wrap (two's complement) rather than overflow in C++ terms.
 template <class T, class Op> OPKIT_EMU_INLINE T int_ap(T a, T b) {

@@ -47,11 +47,13 @@ def _target_option(f):
 @click.argument("name")
 @click.option("--family", "-f", default=None, help="template family (default: norm); see `opkit list --families`")
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
-def new(name: str, family: str | None, force: bool) -> None:
+@click.option("--lang", type=click.Choice(["ascendc", "tbe"]), default="ascendc", show_default=True,
+              help="kernel language: AscendC kernel.cpp, or a TBE DSL kernel.py (docs/tbe.md)")
+def new(name: str, family: str | None, force: bool, lang: str) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
     from .scaffold import new as scaffold_new
 
-    s = scaffold_new(name, family=family, force=force)
+    s = scaffold_new(name, family=family, force=force, lang=lang)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
     where = s.source.replace("bundled:", "the bundled op ").replace("family:", "the family ")

@@ -1,0 +1,48 @@
+"""``te.lang.cce``: the older spelling of the same DSL. Two differences kept (docs/tbe.md): its wrappers
+auto-cast an input whose dtype the SoC lacks for the API (to float32 if supported, else float16) and
+return the new dtype, and ``vrec`` defaults to high precision (Newton steps). ``sum`` is reduce_sum."""
+from __future__ import annotations
+
+import functools
+
+from . import dsl
+from . import platform as P
+from .graph import Tensor
+
+API = ("vadd", "vsub", "vmul", "vdiv", "vmax", "vmin", "vand", "vor", "vmod", "vadds", "vmuls", "vmaxs", "vmins",
+       "vexp", "vabs", "vnot", "vrelu", "vlog", "vsqrt", "vrsqrt", "vlrelu", "vcmp", "vsel", "vcmpsel", "vaxpy",
+       "vmla", "vmadd", "clip", "broadcast", "cast_to", "round", "floor", "ceil", "trunc", "round_half_up",
+       "reduce_sum", "reduce_prod", "reduce_max", "reduce_min")
+_NO_AUTOCAST = ("broadcast", "cast_to", "vcmp", "vsel", "vcmpsel")
+
+
+def _auto_cast(api: str, fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if api not in _NO_AUTOCAST:
+            args = tuple(_fit(api, a) for a in args)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def _fit(api: str, a):
+    if not isinstance(a, Tensor) or P.supports(api, a.dtype):
+        return a
+    for dtype in ("float32", "float16"):
+        if P.supports(api, dtype) and P.cast_supported(a.dtype, dtype):
+            return dsl.cast_to(a, dtype)
+    return a     # nothing fits: the DSL call raises E90003 as the device would
+
+
+def names() -> dict:
+    out = {name: _auto_cast(name, getattr(dsl, name)) for name in API}
+    vrec = _auto_cast("vrec", dsl.vrec)
+    out["vrec"] = lambda raw_tensor, priority_flag=1: vrec(raw_tensor, "high_precision" if priority_flag == 1
+                                                           else "high_performance")
+    out["sum"] = out["reduce_sum"]
+    out["round_to"] = lambda data, max_value, min_value: out["clip"](data, max_value, min_value)
+    out["round_d"] = out["round_half_up"]
+    out["cce_build_code"] = dsl.build
+    out["auto_schedule"] = dsl.auto_schedule
+    out["build"] = dsl.build
+    return out

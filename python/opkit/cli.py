@@ -109,10 +109,17 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
               help="also write the per-case results as JSON")
 @_target_option
 @click.option("-j", "--jobs", type=int, default=None, help="parallel workers")
+@click.option("--compare-langs", is_flag=True, help="ops holding kernel.py (TBE) and kernel.cpp (AscendC): run both "
+              "on every case, against the golden and each other (docs/tbe.md)")
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
-         target: str | None, jobs: int | None) -> None:
+         target: str | None, jobs: int | None, compare_langs: bool) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
     import os
+
+    if compare_langs:
+        from .tbe.compare import run as compare_run
+        sys.exit(compare_run(list(ops) or None, mode=depth or "default", seed=seed or 0, report_json=report_json,
+                             log=lambda m: out.print(m, markup=False, soft_wrap=True)))
 
     from .backends import default_target
 
@@ -190,3 +197,11 @@ def cflags(libs: bool) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _add_tbe_commands() -> None:
+    from .tbe.cli import import_tbe
+    cli.add_command(import_tbe)
+
+
+_add_tbe_commands()

@@ -16,8 +16,10 @@ import click
                    "(\"F.leaky_relu(x, negative_slope)\"); default: a reference.py to fill in")
 @click.option("--soc", default="Ascend910B", show_default=True,
               help="SoC whose DSL dtype table applies (Ascend310, Ascend910, Ascend910B, Ascend310P)")
+@click.option("--spec-from", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="take shapes, tests and accuracy from this op.yaml (e.g. the AscendC op it migrates to)")
 @click.option("--no-check", is_flag=True, help="only write the op folder; skip running the kernel once")
-def import_tbe(impl, ini, proto, op_type, reference, soc, no_check) -> None:
+def import_tbe(impl, ini, proto, op_type, reference, soc, spec_from, no_check) -> None:
     """Wrap the TBE implementation IMPL (a CANN tbe/impl/<op>.py) into an op folder of this workspace."""
     from ..errors import OpkitError
     from ..spec import load_spec
@@ -25,7 +27,7 @@ def import_tbe(impl, ini, proto, op_type, reference, soc, no_check) -> None:
     from .platform import normalize_soc
 
     got = importer.import_tbe(impl, ini=ini, proto=proto, op_type=op_type, reference=reference,
-                              soc=normalize_soc(soc))
+                              soc=normalize_soc(soc), spec_from=spec_from)
     click.echo(f"imported {got.op_type} (op function {got.function}) into {got.op_dir}")
     for n in got.notes:
         click.echo(f"  note: {n}")

@@ -165,6 +165,34 @@ def op_yaml(info: OpInfo, fname: str, impl: Path, soc: str) -> dict:
     }
 
 
+def adopt(data: dict, other: Path) -> dict:
+    """Shapes, value kinds, tests, accuracy and backward from another op's op.yaml (e.g. the AscendC op
+    this TBE op is being migrated to), matched by position; names stay the TBE op's."""
+    try:
+        o = yaml.safe_load(Path(other).read_text()) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise OpkitError(f"--spec-from {other}: cannot read it ({e})") from None
+    for kind in ("inputs", "outputs"):
+        if len(o.get(kind) or []) != len(data[kind]):
+            raise OpkitError(f"--spec-from {other}: it has {len(o.get(kind) or [])} {kind}, the TBE op "
+                             f"{len(data[kind])}; they must match by position")
+    rename = {oi["name"]: di["name"] for oi, di in zip(o["inputs"], data["inputs"])}
+    for oi, di in zip(o["inputs"], data["inputs"]):
+        di["shape"] = oi["shape"]
+        for k in ("values", "dtypes"):
+            if k in oi and (k != "dtypes" or di is data["inputs"][0]):
+                di[k] = [d for d in oi[k] if d in di.get("dtypes", oi[k])] if k == "dtypes" else oi[k]
+    for oo, do in zip(o["outputs"], data["outputs"]):
+        do["shape"] = rename.get(oo.get("shape"), oo.get("shape"))
+        do["dtype"] = rename.get(oo.get("dtype"), oo.get("dtype"))
+        if "kernel_dtype" in oo:
+            do["kernel_dtype"] = oo["kernel_dtype"]
+    for k in ("tests", "accuracy", "family", "compute_dtype"):    # backward: autograd through the reference
+        if k in o:
+            data[k] = o[k]
+    return data
+
+
 def reference_py(info: OpInfo, data: dict, torch_fn: str | None) -> str:
     ins = [i["name"] for i in data["inputs"]]
     params = ", ".join(ins + [f"{a['name']}={a['default']!r}" if "default" in a else a["name"] for a in data["attrs"]])
@@ -184,27 +212,30 @@ def reference_py(info: OpInfo, data: dict, torch_fn: str | None) -> str:
 
 def import_tbe(impl: str | Path, *, ini: str | Path | None = None, proto: str | Path | None = None,
                op_type: str | None = None, reference: str | None = None, soc: str = "Ascend910B",
-               cwd: str | Path | None = None) -> Imported:
+               spec_from: str | Path | None = None, cwd: str | Path | None = None) -> Imported:
     impl = Path(impl).resolve()
     if not impl.is_file():
         raise OpkitError(f"{impl}: no such TBE implementation file")
     info, fname, notes = plan(impl, Path(ini) if ini else None, Path(proto) if proto else None, op_type)
     snake = check_op_name(info.op_type)
     data = op_yaml(info, fname, impl, soc)
+    if spec_from:
+        data = adopt(data, Path(spec_from))
     here = Path(cwd or Path.cwd()).resolve()
     ws = find_workspace(here) or here
     dest = ws / "ops" / snake
     if dest.exists():
         raise OpkitError(f"{dest} already exists; nothing changed (remove it or import under another --op name)")
     dest.mkdir(parents=True)
-    if not (ws / MARKER).exists() and not (ws / "ops").is_dir():
-        pass
     if not (ws / MARKER).exists():
         (ws / MARKER).write_text("# opkit workspace: ops live in ops/, builds in build/opkit/\n")
     shutil.copyfile(impl, dest / "kernel.py")          # unchanged: the file CANN builds
     (dest / "op.yaml").write_text(f"# written by `opkit import-tbe {impl.name}`; edit tests/attrs as needed\n" +
                                   yaml.safe_dump(data, sort_keys=False))
-    (dest / "reference.py").write_text(reference_py(info, data, reference))
+    if reference and reference.endswith(".py") and Path(reference).is_file():
+        shutil.copyfile(reference, dest / "reference.py")      # inputs are positional; attrs by name
+    else:
+        (dest / "reference.py").write_text(reference_py(info, data, reference))
     (dest / f"{snake}.ini").write_text(ini_mod.write(info))
     if proto:
         shutil.copyfile(proto, dest / f"{snake}_proto.h.txt")

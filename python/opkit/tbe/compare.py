@@ -21,7 +21,7 @@ def both_langs(spec: OpSpec) -> bool:
 def _ascendc_fn(spec: OpSpec, ws: Path, log):
     """Build the AscendC kernel of the folder (its own build dir) and return torch.ops.opkit.<op>."""
     from .. import autograd  # noqa: F401 - loaded by the loader path too; keeps import order equal
-    from ..backends import cpu
+    from ..targets import cpu
     from ..loader import _register
 
     asc = dataclasses.replace(spec, lang="ascendc")

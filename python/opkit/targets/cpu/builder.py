@@ -1,6 +1,6 @@
-"""Target ``cpu``: the AscendC CPU emulator (default).
+"""Target ``cpu``, the build: the AscendC CPU emulator.
 
-Renders, per op, ``module.cpp`` (kernel module) and ``binding.cpp`` (torch binding) from templates/cpu
+Renders, per op, ``module.cpp`` (kernel module) and ``binding.cpp`` (torch binding) from templates/
 into ``<build>/_gen/``, one CMakeLists for all ops of the build folder (cmake/opkit_cpu.cmake does the
 work), and drives CMake + Ninja. Outputs: ``<build>/<op>/kernel_<tag>[_naive].so`` and
 ``libopkit_<op>.so`` (docs/architecture.md "Emulator target").
@@ -15,18 +15,18 @@ from pathlib import Path
 
 import jinja2
 
-from ..build import (Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool, write_if_changed,
-                     write_stamp)
-from ..errors import BuildError, SpecError
-from ..spec import DTYPES, OpSpec, load_spec
-from ..workspace import cmake_dir, emulator_include_dir, host_include_dir, templates_dir
+from ...build import (Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool, write_if_changed,
+                      write_stamp)
+from ...errors import BuildError, SpecError
+from ...lowering import cpp_str, lower
+from ...spec import DTYPES, OpSpec, load_spec
+from ...workspace import emulator_include_dir, host_include_dir
+
+HERE = Path(__file__).resolve().parent
 
 TARGET = "cpu"
 REGISTRY = "ops.json"    # every op this build folder has built, so a partial build keeps the others
 
-_AT = {"float16": "at::kHalf", "bfloat16": "at::kBFloat16", "float32": "at::kFloat", "int32": "at::kInt",
-       "int64": "at::kLong", "bool": "at::kBool"}
-_CPP_ATTR = {"float": "double", "int": "int64_t", "bool": "bool", "str": "c10::string_view"}
 
 
 def available() -> tuple[bool, str]:
@@ -40,7 +40,7 @@ def available() -> tuple[bool, str]:
 
 def library(build_dir: Path, spec: OpSpec) -> Path:
     if spec.lang == "tbe":      # a TBE op registers from Python (opkit/tbe); the build writes a manifest
-        from ..tbe.register import manifest
+        from ...tbe.register import manifest
         return manifest(build_dir, spec)
     return Path(build_dir) / spec.snake / f"libopkit_{spec.snake}.so"
 
@@ -52,7 +52,7 @@ def kernel_module(build_dir: Path, spec: OpSpec, dtype: str, naive: bool = False
 def emulator_cflags() -> list[str]:
     """opkit.emulator.cflags() (include dirs, defines), as a list."""
     try:
-        from .. import emulator
+        from ... import emulator
         flags = emulator.cflags()
     except (ImportError, AttributeError):
         flags = [f"-I{emulator_include_dir()}", f"-I{host_include_dir()}"]
@@ -66,12 +66,15 @@ def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log:
     """Build ``specs`` into ``build_dir``. keep_going: build every op even if one fails; the BuildError
     then carries ``failed_ops`` (snake -> message) and the ops that built are stamped as built."""
     if options:
-        raise BuildError(f"target cpu takes no options {', '.join(sorted(options))} (those are for --target npu)")
+        raise BuildError(f"target cpu takes no options ({', '.join(sorted(options))})")
+    ok, why = available()
+    if not ok:
+        raise BuildError(f"cannot build for target 'cpu' on this machine: {why}")
     build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
     tbe = [s for s in specs if s.lang == "tbe"]
     if tbe:                     # TBE ops: checked and run in Python, nothing to compile (docs/tbe.md)
-        from ..tbe.build import build as build_tbe
+        from ...tbe.build import build as build_tbe
         build_tbe(tbe, build_dir, log=log, target=TARGET)
         specs = [s for s in specs if s.lang != "tbe"]
         if not specs:
@@ -149,7 +152,7 @@ def _short(what: str, build_dir: Path) -> str:
 
 
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir() / "cpu")),
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
                               undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 
@@ -195,7 +198,7 @@ def _cmake_context(specs: list[OpSpec], build_dir: Path, gen: Path, pch: bool) -
                     "kernels": kernels, "module_cpp": str(gen / s.snake / "module.cpp"),
                     "binding_cpp": str(gen / s.snake / "binding.cpp")})
     return {
-        "output_dir": str(build_dir), "cmake_dir": str(cmake_dir()), "host_include": str(host_include_dir()),
+        "output_dir": str(build_dir), "cmake_dir": str(HERE / "cmake"), "host_include": str(host_include_dir()),
         "emu_cflags": " ".join(_q(f) for f in emulator_cflags()),
         "torch_includes": " ".join(_q(p) for p in includes),
         "torch_libdir": libdir,
@@ -208,7 +211,7 @@ def torch_paths() -> tuple[list[str], str, int]:
     torch when possible (an import costs seconds; a no-op `opkit build` should not)."""
     import importlib.util
 
-    from ..build import _torch_version
+    from ...build import _torch_version
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.origin:
         raise BuildError("PyTorch is not installed in this Python environment")
@@ -225,154 +228,14 @@ def torch_paths() -> tuple[list[str], str, int]:
 
 def kernel_defines(spec: OpSpec, lead_dtype: str) -> list[str]:
     """-D values of one kernel variant: DTYPE_<NAME>=<C++ type> for every input and output."""
-    cpp = DTYPES[lead_dtype][1]
-    out = [f"DTYPE_{i.name.upper()}={cpp}" for i in spec.inputs]   # non-lead inputs are cast to the lead's
-    for o in spec.outputs:
-        dt = o.kernel_dtype or (o.dtype if o.dtype in DTYPES else lead_dtype)
-        out.append(f"DTYPE_{o.name.upper()}={DTYPES[dt][1]}")
-    return out
+    return next(list(v.defines) for v in lower(spec).variants if v.dtype.name == lead_dtype)
 
 
-# -- the binding's C++ pieces ----------------------------------------------------------------------
+# -- the templates' context ------------------------------------------------------------------------
 
 def binding_plan(spec: OpSpec) -> dict:
-    """Everything the templates need, with the generated C++ snippets already spelled out."""
-    lead = spec.lead.name
-    dim_attr = next((a.name for a in spec.attrs if a.role == "dim"), None)
-    keep_attr = next((a.name for a in spec.attrs if a.role == "keepdim"), None)
-    params = [f"const at::Tensor& {i.name}" for i in spec.inputs] + \
-             [f"{_CPP_ATTR[a.type]} {a.name}" for a in spec.attrs]
-    param_types = [p.rsplit(" ", 1)[0] for p in params]
-    all_args = [i.name for i in spec.inputs] + [a.name for a in spec.attrs]
-    inputs = [{"name": i.name, "moves": bool(dim_attr) and (i is spec.lead or i.shape == spec.lead.shape)}
-              for i in spec.inputs]
-
-    outputs = []
-    for o in spec.outputs:
-        final = "opk_lead" if o.dtype not in DTYPES or o.dtype in [i.name for i in spec.inputs] else _AT[o.dtype]
-        if o.dtype in [i.name for i in spec.inputs]:
-            final = "opk_lead"
-        kdt = _AT[o.kernel_dtype] if o.kernel_dtype else final
-        if o.shape in [i.name for i in spec.inputs]:
-            src = o.shape
-            moves = next(x["moves"] for x in inputs if x["name"] == src)
-            kshape = f"{src}_k.sizes().vec()"
-            post = f"{o.name}_k"
-            if moves:
-                post = f"(opk_move ? {o.name}_k.movedim(-1, opk_dim).contiguous() : {o.name}_k)"
-            meta_fix = ""
-        else:
-            src, _dim, keep = _parse_reduce(o.shape)
-            keep_expr = keep or "false"
-            kshape = (f"[&] {{ auto s = {src}_k.sizes().vec(); if (!s.empty()) {{ s.pop_back(); "
-                      f"if ({keep_expr}) s.push_back(1); }} return s; }}()")   # 0-d stays 0-d, as torch
-            post = f"({keep_expr} && opk_move ? {o.name}_k.movedim(-1, opk_dim).contiguous() : {o.name}_k)"
-            meta_fix = (f"if (!{o.name}_shape.empty()) {{ if ({keep_expr}) {o.name}_shape[opk_dim] = 1; "
-                        f"else {o.name}_shape.erase({o.name}_shape.begin() + opk_dim); }}")
-        if o.kernel_dtype:
-            post = f"{post}.to({final})"
-        # kernel_dtype outputs are zero-filled: kernels may accumulate into them across blocks (atomic add)
-        outputs.append({"zero": bool(o.kernel_dtype), "name": o.name, "kernel_shape": kshape, "kernel_dtype": kdt, "final_dtype": final,
-                        "post": post, "meta_src": src, "meta_shape_fix": meta_fix})
-
-    attrs = []
-    for a in spec.attrs:
-        if a.type == "float":
-            setter = f'ctx.float_attrs["{a.name}"] = {a.name};'
-        elif a.type == "int":
-            setter = f'ctx.int_attrs["{a.name}"] = {"-1" if a.role == "dim" else a.name};'
-        elif a.type == "bool":
-            setter = f'ctx.int_attrs["{a.name}"] = {a.name} ? 1 : 0;'
-        else:
-            setter = f'ctx.str_attrs["{a.name}"] = std::string({a.name});'
-        attrs.append({"name": a.name, "ctx_set": setter})
-
-    rets = [f"{o.name}_out" for o in spec.outputs]
-    multi = len(rets) > 1
-    return {
-        "name": spec.name, "snake": spec.snake, "op_yaml": str(spec.dir / "op.yaml"),
-        "tiling_h": str(spec.tiling_file), "kernel_cpp": str(spec.kernel_file),
-        "tiling_struct": spec.tiling_struct, "tiling_func": spec.tiling_func,
-        "num_gm_args": len(spec.inputs) + len(spec.outputs) + 2,
-        "lead": lead, "compute_dtype": spec.compute_dtype,
-        "lead_dtypes": [{"at": _AT[d], "tag": DTYPES[d][2]} for d in spec.dtypes],
-        "lead_dtype_names": ", ".join(spec.dtypes),
-        "params": ", ".join(params), "param_types": ", ".join(param_types), "all_args": ", ".join(all_args),
-        "tensor_params": ", ".join(f"const at::Tensor& {i.name}" for i in spec.inputs),
-        "tensor_args": ", ".join(i.name for i in spec.inputs),
-        "inputs": inputs, "outputs": outputs, "attrs": attrs, "dim_attr": dim_attr, "keep_attr": keep_attr,
-        "rank_checks": _rank_checks(spec), "dim_checks": _dim_checks(spec), "attr_checks": _attr_checks(spec),
-        "gm_args": [f"{i.name}_k" for i in spec.inputs] + [f"{o.name}_k" for o in spec.outputs],
-        "ret_type": f"std::tuple<{', '.join(['at::Tensor'] * len(rets))}>" if multi else "at::Tensor",
-        "ret_expr": f"std::make_tuple({', '.join(rets)})" if multi else rets[0],
-        "autocast_args": ", ".join(
-            [i.name if i is spec.lead else f"autocast_cast({i.name}, opk_lead)" for i in spec.inputs]
-            + [a.name for a in spec.attrs]),
-        "schema": spec.schema().replace('"', '\\"'),
-    }
-
-
-def _parse_reduce(text: str) -> tuple[str, str, str | None]:
-    from ..spec import _REDUCE
-    m = _REDUCE.match(text)
-    assert m, text   # validated by spec.py
-    return m.group(1), m.group(2), m.group(3)
-
-
-def _fmt_shape(shape) -> str:
-    return "[" + ", ".join(str(t) for t in shape) + "]"
-
-
-def _rank_checks(spec: OpSpec) -> list[str]:
-    out = []
-    for i in spec.inputs:
-        fixed = len([t for t in i.shape if t != "..."])
-        op, word = (">=", "at least ") if "..." in i.shape else ("==", "")
-        out.append(f'TORCH_CHECK({i.name}.dim() {op} {fixed}, kOp, ": {i.name} has ", {i.name}.dim(), '
-                   f'" dims; expected {word}{fixed} (shape {_fmt_shape(i.shape)})");')
-    return out
-
-
-def _dim_checks(spec: OpSpec) -> list[str]:
-    """Named dims bind across inputs; fixed dims must match; leading '...' dims match the first owner's."""
-    out, bound, batch_owner = [], {}, None
-    for i in spec.inputs:
-        toks = list(i.shape)
-        ell = "..." in toks
-        if ell:
-            toks.remove("...")
-            n = len(toks)
-            if batch_owner is None:
-                batch_owner = (i.name, n)
-            else:
-                o, on = batch_owner
-                out.append(f'TORCH_CHECK({i.name}_k.sizes().slice(0, {i.name}_k.dim() - {n}) == '
-                           f'{o}_k.sizes().slice(0, {o}_k.dim() - {on}), kOp, ": the leading dims of {i.name} ", '
-                           f'{i.name}_k.sizes(), " do not match those of {o} ", {o}_k.sizes());')
-        for pos, t in enumerate(toks):
-            idx = pos - len(toks) if ell else pos
-            expr = f"{i.name}_k.size({idx})"
-            if isinstance(t, int):
-                out.append(f'TORCH_CHECK({expr} == {t}, kOp, ": {i.name}.size({idx}) is ", {expr}, '
-                           f'"; expected {t} (shape {_fmt_shape(i.shape)})");')
-            elif t in bound:
-                var, owner = bound[t]
-                out.append(f'TORCH_CHECK({expr} == {var}, kOp, ": {i.name}.size({idx}) is ", {expr}, '
-                           f'" but {t} is ", {var}, " (from {owner}); expected equal (shape {_fmt_shape(i.shape)})");')
-            else:
-                var = f"opk_dim_{t}"
-                bound[t] = (var, i.name)
-                out.append(f"const int64_t {var} = {expr}; (void){var};")
-    return out
-
-
-def _attr_checks(spec: OpSpec) -> list[str]:
-    out = []
-    for a in spec.attrs:
-        if not a.choices:
-            continue
-        lit = (lambda v: f'"{v}"') if a.type == "str" else (lambda v: str(v).lower() if a.type == "bool" else str(v))
-        cond = " || ".join(f"{a.name} == {lit(c)}" for c in a.choices)
-        names = ", ".join(str(c) for c in a.choices)
-        out.append(f'TORCH_CHECK({cond}, kOp, ": {a.name} is \'", {a.name}, "\'; expected one of {names}");')
-    return out
+    """What templates/module.cpp.j2 and binding.cpp.j2 render from: the op's lowering (opkit/lowering.py)
+    plus this build's file paths. The C++ itself is spelled in the templates."""
+    return {"op": lower(spec), "op_yaml": str(spec.dir / "op.yaml"), "tiling_h": str(spec.tiling_file),
+            "kernel_cpp": str(spec.kernel_file), "num_gm_args": len(spec.inputs) + len(spec.outputs) + 2,
+            "cpp_str": cpp_str}

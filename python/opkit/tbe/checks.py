@@ -175,6 +175,16 @@ def get_bit_len(dtype):
     return 8 * get_data_size(dtype)
 
 
+def scalar2tensor_one(shape):
+    """A scalar's shape [] becomes [1]."""
+    return [1] if isinstance(shape, (list, tuple)) and len(shape) == 0 else shape
+
+
+def reuse_input_as_output(*_a, **_k):
+    """In-place update on the device (output buffer = input buffer); the CPU returns a new tensor."""
+    return None
+
+
 def is_scalar(shape):
     return len(shape) == 1 and shape[0] == 1
 

@@ -145,11 +145,15 @@ def op_yaml(info: OpInfo, fname: str, impl: Path, soc: str) -> dict:
             raise OpkitError(f"{info.op_type}: attr {a.name} is {a.type}; op.yaml attrs are float, int, bool or str")
         entry = {"name": a.name, "type": ATTR_TYPES[a.type.lower()]}
         v = _attr_value(a, sig.get(a.name))
-        if v is not None:
-            entry["default"] = float(v) if entry["type"] == "float" else v
+        if v is None:     # a required attr: the tests need a value; a neutral one, to be edited
+            v = {"float": 1.0, "int": 1, "bool": False, "str": ""}[entry["type"]]
+        entry["default"] = float(v) if entry["type"] == "float" else v
         attrs.append(entry)
     outputs = []
+    taken = {p.name for p in info.inputs} | {a.name for a in info.attrs}
     for o in info.outputs:
+        if o.name in taken:       # a "ref" op updating its input in place: op.yaml names must be unique
+            o = Param(o.name + "_out", o.param_type, o.dtypes, o.formats)
         same = not o.dtypes or set(o.dtypes) == set(lead.dtypes) or set(o.dtypes) >= set(dtypes)
         outputs.append({"name": o.name, "dtype": lead.name if same else o.dtypes[0], "shape": lead.name})
     return {

@@ -121,10 +121,18 @@ def pick(infos: dict[str, OpInfo], impl: Path, op_type: str | None) -> OpInfo | 
             raise OpkitError(f"op-info has no [{op_type}] section (has: {', '.join(list(infos)[:20])})")
         return infos[op_type]
     stem = Path(impl).stem
-    hits = [i for i in infos.values() if stem in (i.op_file, i.op_interface)]
+    hits = [i for i in infos.values() if stem in (i.op_file, i.op_interface)] or \
+        [i for i in infos.values() if not i.op_file and cann_snake(i.op_type) == stem]
     if len(hits) == 1:
         return hits[0]
     return next(iter(infos.values())) if len(infos) == 1 else None
+
+
+def cann_snake(op_type: str) -> str:
+    """CANN's OpType -> implementation file/function name: AbcDef -> abc_def, ABCDef -> abc_def,
+    Abc2DEf -> abc2d_ef, Abc2DEF -> abc2def (TBE op development guide, "op implementation naming")."""
+    s = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", op_type)
+    return re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", s).lower()
 
 
 def write(info: OpInfo) -> str:

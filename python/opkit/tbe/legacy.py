@@ -17,21 +17,25 @@ _NO_AUTOCAST = ("broadcast", "cast_to", "vcmp", "vsel", "vcmpsel")
 
 
 def _auto_cast(api: str, fn):
+    """One input the SoC lacks -> float32 if the API takes it and the cast exists, else float16; two
+    tensors that differ in dtype (or one unsupported) -> both so. (The rule of the TE lineage's
+    elewise auto-cast decorators, as published in MindSpore AKG's elewise_compute.py; docs/tbe.md.)"""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if api not in _NO_AUTOCAST:
-            args = tuple(_fit(api, a) for a in args)
+            tensors = [a for a in args if isinstance(a, Tensor)]
+            if any(not P.supports(api, t.dtype) for t in tensors) or len({t.dtype for t in tensors}) > 1:
+                to = _common(api, tensors)
+                args = tuple(dsl.cast_to(a, to) if isinstance(a, Tensor) and a.dtype != to else a for a in args)
         return fn(*args, **kwargs)
     return wrapper
 
 
-def _fit(api: str, a):
-    if not isinstance(a, Tensor) or P.supports(api, a.dtype):
-        return a
-    for dtype in ("float32", "float16"):
-        if P.supports(api, dtype) and P.cast_supported(a.dtype, dtype):
-            return dsl.cast_to(a, dtype)
-    return a     # nothing fits: the DSL call raises E90003 as the device would
+def _common(api: str, tensors) -> str:
+    if P.supports(api, "float32") and all(t.dtype == "float32" or P.cast_supported(t.dtype, "float32")
+                                          for t in tensors):
+        return "float32"
+    return "float16"     # if even that does not fit, the DSL call raises E90003 as the device would
 
 
 def names() -> dict:
@@ -40,6 +44,7 @@ def names() -> dict:
     out["vrec"] = lambda raw_tensor, priority_flag=1: vrec(raw_tensor, "high_precision" if priority_flag == 1
                                                            else "high_performance")
     out["sum"] = out["reduce_sum"]
+    out["vsubs"] = lambda raw_tensor, scalar: out["vadds"](raw_tensor, -float(getattr(scalar, "value", scalar)))
     out["round_to"] = lambda data, max_value, min_value: out["clip"](data, max_value, min_value)
     out["round_d"] = out["round_half_up"]
     out["cce_build_code"] = dsl.build

@@ -45,7 +45,10 @@ set(OPKIT_KERNEL_LIB_DIR "${CMAKE_BINARY_DIR}/lib")
 function(opkit_npu_kernel target)
   cmake_parse_arguments(K "" "SOURCE;PRELUDE" "DEFINITIONS" ${ARGN})
   ascendc_library(${target} SHARED "${K_SOURCE}")
-  ascendc_compile_definitions(${target} PRIVATE ${K_DEFINITIONS})
+  # ASCENDC_DUMP=0: CANN's generated launcher allocates a printf/DumpTensor buffer per launch unless this
+  # definition is among the target's (asc-devkit cmake/asc/legacy_modules/function.cmake:346-347,
+  # util/gen_host_stub.py:18); opkit kernels do not print on the device.
+  ascendc_compile_definitions(${target} PRIVATE ${K_DEFINITIONS} ASCENDC_DUMP=0)
   ascendc_compile_options(${target} PRIVATE "-include${K_PRELUDE}")   # joined: options are de-duplicated
   get_filename_component(_src_dir "${K_SOURCE}" DIRECTORY)
   ascendc_include_directories(${target} PRIVATE "${_src_dir}" "${OPKIT_HOST_INCLUDE}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -86,10 +87,11 @@ def test_check_only_compiles_and_links_the_binding(checked):
     for s in specs:
         assert f'm.impl("{s.snake}"' in text
         for d in s.dtypes:
-            assert f"aclrtlaunch_{s.snake}_{DTYPES[d][2]}(ctx.block_dim, stream" in text
+            assert f"return aclrtlaunch_{s.snake}_{DTYPES[d][2]}(block_dim, stream" in text
     assert (build_dir / "src" / "CMakeLists.txt").is_file()
     assert (build_dir / "package" / "op_host" / "npu_test_softmax.cpp").is_file()
     assert "--check-only OK" in cli.stdout + cli.stderr
+    assert re.search(r"npu: --check-only: \d+ CANN build-step checks passed", cli.stdout + cli.stderr)
     # The check library must never be what opkit.load() picks up.
     assert not npu.library(build_dir).exists()
 

@@ -130,3 +130,37 @@ def test_check_only_names_the_step_through_the_build(rendered, tmp_path):
     Path(bad.kernel_file).write_text(Path(bad.kernel_file).read_text().replace("GM_ADDR y,", "GM_ADDR y, GM_ADDR z,"))
     with pytest.raises(BuildError, match=r"aclrtlaunch_<kernel>\.h would fail on a CANN machine"):
         builder.build([bad], tmp_path / "build", check_only=True, package=True)
+
+
+def _old_op_host(render):
+    """render_project as before the fix: opkit's header included where the raw C++11 compile reads it."""
+    def wrapped(specs, project, settings):
+        out = render(specs, project, settings)
+        for src in (project / "op_host").glob("*.cpp"):
+            src.write_text('#include "opkit/tiling.h"\n' + src.read_text())
+        return out
+    return wrapped
+
+
+@pytest.mark.parametrize("point", ["ninja", "soc_as_compute_unit", "op_host_headers", "no_tiling_registration"])
+def test_each_of_the_four_points_broken_fails_the_check_only_build(tmp_path, monkeypatch, point):
+    """The four breakages of issue 11 put back into opkit's own code: `--check-only --package` fails, naming
+    the CANN step and source, before the binding is compiled."""
+    from opkit.targets.npu import cann, package
+    spec = make_op(tmp_path / "ops", "NpuTestSoftmax", "npu_test_softmax", reduce=False)
+    expect = {"ninja": r"function\.cmake:103.*'Ninja'",
+              "soc_as_compute_unit": r"config\.cmake:56-67.*ascend910b3",
+              "op_host_headers": r"compile_ascendc_all_ops_so\.py:97-104.*opkit/tiling\.h",
+              "no_tiling_registration": r"kernel_info_infer\.py:136-161.*REGISTER_TILING_DEFAULT"}[point]
+    if point == "ninja":
+        monkeypatch.setattr(builder, "GENERATOR", "Ninja")
+    elif point == "soc_as_compute_unit":
+        real = cann.soc_info
+        monkeypatch.setattr(cann, "soc_info", lambda soc, root=None: cann.Soc(
+            soc, soc.lower(), real(soc).profile, real(soc).vector_cores, real(soc).arch))
+    elif point == "op_host_headers":
+        monkeypatch.setattr(package, "render_project", _old_op_host(package.render_project))
+    else:
+        monkeypatch.setattr(package, "_REGISTERED", re.compile(r"."))     # "already registered": nothing added
+    with pytest.raises(BuildError, match="(?s)would fail on a CANN machine.*" + expect):
+        builder.build([spec], tmp_path / "build", check_only=True, package=True, soc="Ascend910B3")

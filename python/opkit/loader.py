@@ -257,6 +257,7 @@ def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> 
             warnings.warn(f"opkit: bundled ops not built for target {name}, they will not run there:\n{e}",
                           stacklevel=3)
             continue
+        where.mkdir(parents=True, exist_ok=True)
         stamp.write_text(key + "\n")
 
 

@@ -177,6 +177,36 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 
 
 @cli.command()
+@click.argument("target")
+@click.option("--input", "inputs", multiple=True, metavar="SHAPE",
+              help="an example input, e.g. 1x3x640x640 (repeat for several sizes; a,b for several arguments)")
+@click.option("--dtype", default=None, help="cast the model and inputs to this dtype (float16, bfloat16)")
+@click.option("--amp", type=click.Choice(["npu-o1"]), default=None,
+              help="apply torch_npu's autocast table and mark precision-sensitive ops")
+@click.option("--backward", is_flag=True, help="also trace the backward pass")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write the report as JSON")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write the report as HTML")
+@click.option("--op-list", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="torch_npu's op list from a file (wheel, npu_native_functions*.yaml or text) instead of "
+                   "downloading the wheel")
+@click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, help="torch-npu version")
+@click.option("--all", "all_ops", is_flag=True, help="list supported ops too")
+@click.option("--scaffold", is_flag=True, help="scaffold one op folder per fallback op (opkit new --from-aten)")
+def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool,
+         json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
+         scaffold: bool) -> None:
+    """Which ops of the model TARGET (pkg.module:factory) fall back to the CPU under torch_npu.
+    Exit 0: none; 3: some do."""
+    from .scan.command import run
+
+    sys.exit(run(target, list(inputs), dtype=dtype, amp=amp, backward=backward, json_path=json_path,
+                 html_path=html_path, op_list=op_list, torch_npu=torch_npu, all_ops=all_ops, scaffold=scaffold,
+                 out=out, err=err))
+
+
+@cli.command()
 @click.option("--libs", is_flag=True, help="print the link flags instead")
 def cflags(libs: bool) -> None:
     """Compiler flags for building a standalone program against opkit's AscendC CPU emulator."""

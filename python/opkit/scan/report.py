@@ -36,6 +36,7 @@ class OpRecord:
     dtypes: list[str] = field(default_factory=list)
     modules: list[str] = field(default_factory=list)
     module_calls: dict[str, int] = field(default_factory=dict)   # module path -> calls made directly in it
+    entry_args: list[dict] = field(default_factory=list)     # distinct argument sets of the entry op
     covered_by: str | None = None             # bundled/workspace opkit op computing it
     amp: dict | None = None                   # {"category", "dtypes", "fp16", "logits"} under amp="npu-o1"
 
@@ -135,6 +136,8 @@ def assemble(calls: list[Call], *, torch_npu: str | None, op_list: str, inputs: 
             if d not in r.dtypes:
                 r.dtypes.append(d)
         shapes[key][c.input_tag][c.shapes] = None        # ordered set
+        if c.entry_args not in r.entry_args and len(r.entry_args) < 16:
+            r.entry_args.append(c.entry_args)
         if c.amp_dtype:
             amp_dtypes[key].add(c.amp_dtype)
         if c.logits:

@@ -39,6 +39,7 @@ class Call:
     via: tuple[str, ...] = ()        # composite ops this call came from, outermost first
     amp_dtype: str | None = None     # lead floating input dtype when amp is simulated
     logits: bool = False             # a matmul whose output is (a view of) the model's output
+    entry_args: dict = field(default_factory=dict)   # the entry op's arguments: tensors as shapes, scalars as is
 
 
 class _ModuleStack:
@@ -75,6 +76,7 @@ class Tracer(TorchDispatchMode):
         self.calls: list[Call] = []
         self.phase, self.input_tag = "forward", ""
         self._via: list[str] = []
+        self._entry_args: dict = {}
         self._autocast_depth = 0
         self._matmul_outs: list[tuple[weakref.ref, int]] = []
 
@@ -103,6 +105,8 @@ class Tracer(TorchDispatchMode):
         if d.action in (DECOMPOSE, DEFAULT) and qualified(func) in self._via:
             return func(*args, **kwargs)     # a default kernel that re-dispatches to itself (detach): it runs
         if d.action in (DECOMPOSE, DEFAULT):
+            if not self._via:
+                self._entry_args = _describe_args(func, args, kwargs)
             self._via.append(qualified(func))
             try:
                 with self:               # re-enter the mode so the inner calls are classified too
@@ -123,6 +127,7 @@ class Tracer(TorchDispatchMode):
                     dtypes=tuple(str(t.dtype).removeprefix("torch.") for t in tensors),
                     module=self.modules.current if self.phase == "forward" else "(backward)",
                     via=tuple(self._via),
+                    entry_args=self._entry_args if self._via else _describe_args(func, args, kwargs),
                     amp_dtype=str(floats[0].dtype).removeprefix("torch.") if floats else None)
         self.calls.append(call)
         if self.phase == "forward" and base in amp_table.MATMUL and isinstance(out, torch.Tensor):
@@ -137,6 +142,24 @@ class Tracer(TorchDispatchMode):
                 self.calls[i].logits = True
                 break
         self._matmul_outs.clear()
+
+
+def _describe_args(func, args, kwargs) -> dict:
+    """Schema argument name -> shape list (tensors) or plain value (numbers, bools, lists, None)."""
+    out = {}
+    for i, a in enumerate(func._schema.arguments):
+        if a.is_out:
+            continue
+        v = args[i] if i < len(args) else kwargs.get(a.name, a.default_value)
+        if isinstance(v, torch.Tensor):
+            out[a.name] = {"shape": list(v.shape)}
+        elif isinstance(v, (bool, int, float, str)) or v is None:
+            out[a.name] = v
+        elif isinstance(v, (list, tuple)) and all(isinstance(x, (bool, int, float)) for x in v):
+            out[a.name] = list(v)
+        else:
+            out[a.name] = repr(v)
+    return out
 
 
 def _input_tensors(func, args, kwargs) -> list[torch.Tensor]:

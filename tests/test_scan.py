@@ -9,8 +9,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from opkit.scan import oplist, scan
-from opkit.scan.classify import FALLBACK, SUPPORTED
+from opkit.scanner import oplist, scan
+from opkit.scanner.classify import FALLBACK, SUPPORTED
 
 
 @pytest.fixture(scope="module")

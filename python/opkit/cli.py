@@ -47,11 +47,19 @@ def _target_option(f):
 @click.argument("name")
 @click.option("--family", "-f", default=None, help="template family (default: norm); see `opkit list --families`")
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
-def new(name: str, family: str | None, force: bool) -> None:
+@click.option("--from-aten", "from_aten", default=None, metavar="aten::op.overload",
+              help="mirror this aten op (schema, reference, skeleton kernel); see `opkit scan --scaffold`")
+def new(name: str, family: str | None, force: bool, from_aten: str | None) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
     from .scaffold import new as scaffold_new
 
-    s = scaffold_new(name, family=family, force=force)
+    if from_aten:
+        from .scanner.scaffold_aten import new_from_aten
+        if family not in (None, "aten"):
+            raise OpkitError("--from-aten renders the aten family; drop --family")
+        s = new_from_aten(from_aten, name=name, force=force)
+    else:
+        s = scaffold_new(name, family=family, force=force)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
     where = s.source.replace("bundled:", "the bundled op ").replace("family:", "the family ")
@@ -199,7 +207,7 @@ def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | Non
          scaffold: bool) -> None:
     """Which ops of the model TARGET (pkg.module:factory) fall back to the CPU under torch_npu.
     Exit 0: none; 3: some do."""
-    from .scan.command import run
+    from .scanner.command import run
 
     sys.exit(run(target, list(inputs), dtype=dtype, amp=amp, backward=backward, json_path=json_path,
                  html_path=html_path, op_list=op_list, torch_npu=torch_npu, all_ops=all_ops, scaffold=scaffold,

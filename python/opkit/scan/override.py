@@ -1,3 +1,0 @@
-"""Placeholder, replaced below."""
-def active(): return {}
-def workspace_aten_ops(): return {}

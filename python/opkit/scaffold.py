@@ -141,12 +141,12 @@ def _render_family(family: str, name: str, snake: str, data: dict | None = None)
         return _from_seed(family, name, snake)
     if not root.is_dir() or family not in known:
         raise OpkitError(f"unknown family {family!r}; expected one of: {', '.join(known) or '(none installed)'}")
-    if data is not None:        # family.yaml `data:` defaults, then the answers
-        spec = (yaml.safe_load((root / "family.yaml").read_text()) or {}).get("data") or {}
-        data = {**{k: v.get("default") for k, v in spec.items()}, **data}
+    # Families that declare answers (family.yaml `data:`) get their defaults, then the answers given.
+    schema = (yaml.safe_load((root / "family.yaml").read_text()) or {}).get("data") if (root / "family.yaml").is_file() else None
+    if schema:
+        data = {**{k: v.get("default") for k, v in schema.items()}, **(data or {})}
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(root)), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, trim_blocks=data is not None,
-                             lstrip_blocks=data is not None)
+                             keep_trailing_newline=True, trim_blocks=bool(schema), lstrip_blocks=bool(schema))
     ctx = {**(data or {}), **template_context(name, snake, family)}
     out: dict[str, bytes] = {}
     for p in sorted(root.rglob("*")):

@@ -114,6 +114,7 @@ def _attr(qual: str, a, py: str, examples: list[dict]) -> dict | None:
     seen = examples[0].get(a.name, a.default_value)
     kinds = {"int": ("int", "int64_t", "int"), "SymInt": ("int", "int64_t", "int"),
              "float": ("float", "float", "float"), "Scalar": ("float", "float", "float"),
+             "number": ("float", "float", "float"),
              "bool": ("bool", "uint8_t", "bool")}
     if t not in kinds:
         if t.startswith("Optional[") and (a.has_default_value() and a.default_value is None):

@@ -110,18 +110,10 @@ def from_file(path: str | Path) -> OpList:
                   frozenset(n.removeprefix("npu::") for n in names if n.startswith("npu::")), str(p))
 
 
-def _wheel_module():
-    # The fetcher lives with the NPU target (python/opkit/targets/npu/wheel.py; formerly opkit/npu/wheel.py).
-    try:
-        from ..targets.npu import wheel
-    except ImportError:
-        from ..npu import wheel
-    return wheel
-
-
 def for_version(version: str = DEFAULT_VERSION, log=None) -> OpList:
     """The list of torch-npu ``version``, from its wheel (downloaded once into the cache)."""
-    wheel = _wheel_module()
+    from ..targets.npu import wheel       # the fetcher `opkit build --target npu --check-only` uses
+
     cache = wheel.cache_root() / f"torch_npu-{version}"
     local = os.environ.get("OPKIT_TORCH_NPU_WHEEL")
     saved = cache / "npu_op_list.json"

@@ -12,29 +12,33 @@ from __future__ import annotations
 import torch
 from torch.utils._pytree import tree_map
 
-LOWER = {  # run in float16
-    "_convolution", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d",
-    "conv_transpose3d", "convolution", "cudnn_convolution", "cudnn_convolution_transpose", "prelu", "addmm",
-    "addmv", "addr", "matmul", "einsum", "mm", "mv", "linear", "addbmm", "baddbmm", "bmm", "chain_matmul",
-    "linalg_multi_dot", "_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell", "gru_cell",
-    "rnn_tanh_cell", "rnn_relu_cell", "_scaled_dot_product_flash_attention", "scaled_dot_product_attention",
+# Exact overloads, as the yaml spells them (bare name = default overload): the table registers
+# KERNEL_PRIVATEUSEONE(op[, overload], policy) per overload.
+LOWER = {  # lower_precision_fp: run in float16
+    "_convolution.deprecated", "_convolution", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
+    "conv_transpose2d.input", "conv_transpose3d.input", "convolution", "cudnn_convolution",
+    "cudnn_convolution_transpose", "prelu", "addmm", "addmv", "addr", "matmul", "einsum", "mm", "mv", "linear",
+    "addbmm", "baddbmm", "bmm", "chain_matmul", "linalg_multi_dot", "_thnn_fused_lstm_cell",
+    "_thnn_fused_gru_cell", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+    "_scaled_dot_product_flash_attention", "scaled_dot_product_attention",
 }
-FP32 = {  # run in float32
+FP32 = {  # fp32: run in float32
     "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal", "rsqrt",
-    "sinh", "tan", "pow", "softplus", "layer_norm", "native_layer_norm", "group_norm", "frobenius_norm",
-    "nuclear_norm", "cosine_similarity", "poisson_nll_loss", "cosine_embedding_loss", "nll_loss", "nll_loss2d",
+    "sinh", "tan", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar", "softplus", "layer_norm",
+    "native_layer_norm", "group_norm", "frobenius_norm.dim", "nuclear_norm", "nuclear_norm.dim",
+    "cosine_similarity", "poisson_nll_loss", "cosine_embedding_loss", "nll_loss", "nll_loss2d",
     "hinge_embedding_loss", "kl_div", "l1_loss", "smooth_l1_loss", "huber_loss", "mse_loss",
     "margin_ranking_loss", "multilabel_margin_loss", "soft_margin_loss", "triplet_margin_loss",
     "multi_margin_loss", "binary_cross_entropy_with_logits", "dist", "pdist", "cdist", "renorm", "logsumexp",
-    # fp32_set_opt_dtype / fp32_append_dtype: output float32 unless the call gives a dtype
-    "prod", "softmax", "log_softmax", "cumprod", "cumsum", "linalg_vector_norm", "linalg_matrix_norm", "sum",
-    "norm",
+}
+OPT_DTYPE = {  # fp32_set_opt_dtype / fp32_append_dtype: computed (and returned) in float32 unless a dtype is given
+    "prod", "prod.dim_int", "softmax.int", "log_softmax.int", "cumprod", "cumsum", "linalg_vector_norm",
+    "linalg_matrix_norm", "linalg_matrix_norm.str_ord", "sum", "sum.dim_IntList", "norm.Scalar",
+    "norm.ScalarOpt_dim",
 }
 PROMOTE = {"addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "grid_sampler", "index_put", "tensordot",
            "scatter_add"}
 BANNED = {"binary_cross_entropy"}
-_OPT_DTYPE = {"prod", "softmax", "log_softmax", "cumprod", "cumsum", "linalg_vector_norm", "linalg_matrix_norm",
-              "sum", "norm"}
 
 # Precision-sensitive ops (as the scan records them, after decomposition): they lose accuracy when they
 # compute in fp16 -- long reductions, exp/log ranges, normalisation statistics, losses.
@@ -59,14 +63,15 @@ def category(base: str) -> str | None:
     return _CATEGORY.get(base)
 
 
-def policy(base: str) -> str | None:
-    if base in BANNED:
+def policy(overload: str) -> str | None:
+    """``overload`` as the yaml spells it (``softmax.int``, ``exp``)."""
+    if overload in BANNED:
         return "banned"
-    if base in LOWER:
+    if overload in LOWER:
         return "lower"
-    if base in FP32:
+    if overload in FP32 or overload in OPT_DTYPE:
         return "fp32"
-    if base in PROMOTE:
+    if overload in PROMOTE:
         return "promote"
     return None
 
@@ -75,20 +80,20 @@ def _floating(t) -> bool:
     return isinstance(t, torch.Tensor) and t.is_floating_point() and t.dtype != torch.float64
 
 
-def cast(base: str, args, kwargs, low: torch.dtype = torch.float16):
-    """(args, kwargs) as torch_npu's autocast passes them to op ``base``; None when the op is not listed."""
-    pol = policy(base)
+def cast(overload: str, args, kwargs, low: torch.dtype = torch.float16):
+    """(args, kwargs) as torch_npu's autocast passes them to ``overload``; None when it is not listed."""
+    pol = policy(overload)
     if pol is None:
         return None
     if pol == "banned":
-        raise RuntimeError(f"torch_npu autocast: {base} is unsafe to autocast (banned list); "
+        raise RuntimeError(f"torch_npu autocast: {overload} is unsafe to autocast (banned list); "
                            "use binary_cross_entropy_with_logits")
     if pol == "promote":
         dts = [t.dtype for t in _leaves(args, kwargs) if _floating(t)]
         if not dts:
             return None
         to = torch.float32 if torch.float32 in dts else dts[0]
-    elif pol == "fp32" and base in _OPT_DTYPE and kwargs.get("dtype") is not None:
+    elif pol == "fp32" and overload in OPT_DTYPE and kwargs.get("dtype") is not None:
         return None                                  # the caller chose the dtype
     else:
         to = low if pol == "lower" else torch.float32

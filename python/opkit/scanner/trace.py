@@ -21,7 +21,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 from . import amp as amp_table
-from .classify import DECOMPOSE, DEFAULT, base_name, decide, qualified
+from .classify import DECOMPOSE, DEFAULT, base_name, decide, qualified, yaml_name
 from .oplist import OpList
 
 
@@ -85,7 +85,7 @@ class Tracer(TorchDispatchMode):
         base = base_name(func._schema.name)
         casted = None
         if self.amp and self._autocast_depth == 0:
-            casted = amp_table.cast(base, args, kwargs)
+            casted = amp_table.cast(yaml_name(func), args, kwargs)
             if casted is not None:
                 args, kwargs = casted
         ctx = self._autocast() if casted is not None else contextlib.nullcontext()

@@ -46,13 +46,14 @@ def loaded_specs() -> dict[str, OpSpec]:
 
 
 def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bundled: bool = True,
-         quiet: bool = False) -> dict[str, Path]:
+         quiet: bool = False, override_aten: bool = False) -> dict[str, Path]:
     """Register bundled ops and the workspace's built ops; returns snake name -> library for all loaded.
 
     ``path``: a workspace folder (or any folder inside one); default: the workspace around the current
     directory, if any. A workspace op without a build raises OpkitError saying to run `opkit build`.
     ``ops``: register only these workspace ops (snake or CamelCase names; e.g. the ops under test);
-    ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages.
+    ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages;
+    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (scanner/override.py).
     """
     from .targets import host as _host
     cpu = _host()
@@ -121,6 +122,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         for spec, lib in todo:
             _register(spec, lib)
         _after_load(ws, [s for s, _ in todo])
+        if override_aten:
+            from .scanner import override
+            override.register_loaded(_specs.values())
         return dict(_loaded)
 
 
@@ -232,5 +236,42 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
                     (out / s.snake / "sources.sha256").write_text(digest + "\n")
             if not quiet:
                 print("opkit: bundled ops ready", file=sys.stderr, flush=True)
-        return [(s, cpu.library(out, s)) for s in specs
-                if s.snake not in failed and cpu.library(out, s).is_file()]
+        built = [s for s in specs if s.snake not in failed and cpu.library(out, s).is_file()]
+        _device_builds(built, out, digest, quiet)
+        return [(s, cpu.library(out, s)) for s in built]
+
+
+def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> None:
+    """Every other target this machine can build for (npu: CANN and torch_npu present) builds the bundled
+    ops too, into <cache>/<target>, once per change of the sources; its load() picks them up."""
+    from . import targets
+    for name in targets.names():
+        if name == targets.HOST or not specs:
+            continue
+        t = targets.get(name)
+        if not t.available()[0]:
+            continue
+        where = out / name
+        key = hashlib.sha256((digest + _tree_digest(Path(t.__file__).parent) +
+                              " ".join(sorted(s.snake for s in specs))).encode()).hexdigest()
+        stamp = where / "sources.sha256"
+        if stamp.is_file() and stamp.read_text().strip() == key:
+            continue
+        if not quiet:
+            print(f"opkit: building bundled ops for target {name} into {where}", file=sys.stderr, flush=True)
+        try:
+            t.build(specs, where, jobs=None, log=(lambda s: None))
+        except BuildError as e:
+            warnings.warn(f"opkit: bundled ops not built for target {name}, they will not run there:\n{e}",
+                          stacklevel=3)
+            continue
+        where.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(key + "\n")
+
+
+def _tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()

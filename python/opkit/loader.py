@@ -138,7 +138,11 @@ def _register(spec: OpSpec, lib: Path) -> None:
             raise OpkitError(f"opkit.load: op {spec.snake} is already registered from {prev}; a process can "
                              f"register an op once, so {lib} cannot replace it (restart Python)")
         return
-    torch.ops.load_library(str(lib))
+    if spec.lang == "tbe":          # registered from Python: the DSL emulation runs the op (docs/tbe.md)
+        from .tbe.register import register
+        register(spec, lib)
+    else:
+        torch.ops.load_library(str(lib))
     _loaded[spec.snake] = lib
     _specs[spec.snake] = spec
 

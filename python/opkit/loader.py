@@ -255,17 +255,24 @@ def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> 
         key = hashlib.sha256((digest + _tree_digest(Path(t.__file__).parent) +
                               " ".join(sorted(s.snake for s in specs))).encode()).hexdigest()
         stamp = where / "sources.sha256"
-        if stamp.is_file() and stamp.read_text().strip() == key:
+        last = stamp.read_text().strip() if stamp.is_file() else ""
+        if last == key:
+            continue
+        if last == f"failed {key}":     # failed for these very sources: say so, do not rebuild on every load
+            warnings.warn(f"opkit: the bundled ops' {name} build failed earlier (log: {where / 'failed.txt'}); "
+                          f"they will not run on {name}", stacklevel=3)
             continue
         if not quiet:
             print(f"opkit: building bundled ops for target {name} into {where}", file=sys.stderr, flush=True)
+        where.mkdir(parents=True, exist_ok=True)
         try:
             t.build(specs, where, jobs=None, log=(lambda s: None))
         except BuildError as e:
+            (where / "failed.txt").write_text(f"{e}\n")
+            stamp.write_text(f"failed {key}\n")
             warnings.warn(f"opkit: bundled ops not built for target {name}, they will not run there:\n{e}",
                           stacklevel=3)
             continue
-        where.mkdir(parents=True, exist_ok=True)
         stamp.write_text(key + "\n")
 
 

@@ -38,6 +38,8 @@ def available() -> tuple[bool, str]:
     problem = cann.torch_pair_problem()
     if problem:
         return False, problem
+    if shutil.which("make") is None:
+        return False, "`make` is not on PATH (the NPU build uses the Unix Makefiles generator)"
     return True, f"CANN {search.cann.version} at {search.cann.root}"
 
 

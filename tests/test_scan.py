@@ -166,3 +166,13 @@ def test_report_json_and_html(npu_ops, tmp_path):
     assert set(d["modules"]) >= {"", "conv", "norm"}
     html = report.write_html(tmp_path / "scan.html").read_text()
     assert "aten::hypot.out" in html and "FALLBACKS" in html
+
+
+def test_fake_tensors_give_the_same_answer_without_computing(npu_ops):
+    big = torch.randn(1, 3, 512, 512)
+    real = scan(FallbackModel(), [torch.randn(1, 3, 8, 8)], torch_npu=npu_ops)
+    fake = scan(FallbackModel(), [torch.randn(1, 3, 8, 8), big], torch_npu=npu_ops, fake=True)
+    assert {(r.op, r.status) for r in fake.records} == {(r.op, r.status) for r in real.records}
+    assert next(r for r in fake.fallbacks if r.op == "aten::lgamma.out").shapes["1x3x512x512"] == [[[1, 512, 512, 8]]]
+    with pytest.raises(ValueError, match="forward pass only"):
+        scan(FallbackModel(), [big], torch_npu=npu_ops, fake=True, backward=True)

@@ -204,6 +204,7 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 @click.option("--amp", type=click.Choice(["npu-o1"]), default=None,
               help="apply torch_npu's autocast table and mark precision-sensitive ops")
 @click.option("--backward", is_flag=True, help="also trace the backward pass")
+@click.option("--fake", is_flag=True, help="trace with FakeTensors: shapes only, no compute (forward only)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="write the report as JSON")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -214,7 +215,7 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 @click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, help="torch-npu version")
 @click.option("--all", "all_ops", is_flag=True, help="list supported ops too")
 @click.option("--scaffold", is_flag=True, help="scaffold one op folder per fallback op (opkit new --from-aten)")
-def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool,
+def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool, fake: bool,
          json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
          scaffold: bool) -> None:
     """Which ops of the model TARGET (pkg.module:factory) fall back to the CPU under torch_npu.
@@ -223,7 +224,7 @@ def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | Non
 
     sys.exit(run(target, list(inputs), dtype=dtype, amp=amp, backward=backward, json_path=json_path,
                  html_path=html_path, op_list=op_list, torch_npu=torch_npu, all_ops=all_ops, scaffold=scaffold,
-                 out=out, err=err))
+                 out=out, err=err, fake=fake))
 
 
 @cli.command()

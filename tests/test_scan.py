@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from opkit.scanner import oplist, scan
+from opkit.scanner import ScanReport, oplist, scan
 from opkit.scanner.classify import FALLBACK, SUPPORTED
 
 
@@ -164,6 +164,8 @@ def test_report_json_and_html(npu_ops, tmp_path):
     d = json.loads(report.write_json(tmp_path / "scan.json").read_text())
     assert d["summary"]["fallback"] == 3 and d["ops"][0]["status"] == FALLBACK and "device shows" in d["note"]
     assert set(d["modules"]) >= {"", "conv", "norm"}
+    back = ScanReport.from_json(tmp_path / "scan.json")
+    assert back.to_json()["ops"] == d["ops"] and back.by_module() == report.by_module()
     html = report.write_html(tmp_path / "scan.html").read_text()
     assert "aten::hypot.out" in html and "FALLBACKS" in html
 

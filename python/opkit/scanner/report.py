@@ -12,9 +12,10 @@ import datetime as _dt
 import html
 import json
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from ..errors import OpkitError
 from . import amp as amp_table
 from .classify import COVERED_BY, FALLBACK, SUPPORTED, UNKNOWN, base_name
 from .trace import Call
@@ -93,6 +94,21 @@ class ScanReport:
         return {"opkit_scan": 1, "created": self.created, "torch_npu": self.torch_npu, "op_list": self.op_list,
                 "inputs": self.inputs, "amp": self.amp, "backward": self.backward, "summary": self.summary(),
                 "note": NOTE, "ops": [_record_json(r) for r in self.records], "modules": self.by_module()}
+
+    @classmethod
+    def from_json(cls, data: dict | str | Path) -> ScanReport:
+        """A report written by ``write_json`` (or its dict), e.g. for a per-layer fallback column."""
+        if not isinstance(data, dict):
+            try:
+                data = json.loads(Path(data).read_text())
+            except (OSError, ValueError) as e:
+                raise OpkitError(f"{data}: not a readable opkit scan JSON ({e})") from None
+        if data.get("opkit_scan") != 1:
+            raise OpkitError("not an opkit scan report (no \"opkit_scan\": 1)")
+        names = {f.name for f in fields(OpRecord)}
+        records = [OpRecord(**{k: v for k, v in r.items() if k in names}) for r in data["ops"]]
+        return cls(torch_npu=data["torch_npu"], op_list=data["op_list"], inputs=data["inputs"], amp=data["amp"],
+                   backward=data["backward"], records=records, created=data["created"])
 
     def write_json(self, path: str | Path) -> Path:
         path = Path(path)

@@ -39,8 +39,33 @@ def cli() -> None:
 
 
 def _target_option(f):
-    return click.option("--target", type=click.Choice(["cpu", "npu"]), default=None,
+    from .targets import names
+    return click.option("--target", type=click.Choice(list(names())), default=None,
                         help="build target (default: cpu, or $OPKIT_TARGET)")(f)
+
+
+_OPTION_TARGET: dict[str, str] = {}     # `opkit build` option name -> the target that declared it
+
+
+def _target_build_options(f):
+    """Each target's own `opkit build` options (targets/<name>: cli_options())."""
+    from . import targets
+    params = f.__dict__.setdefault("__click_params__", [])
+    for name in reversed(targets.names()):
+        for opt in reversed(targets.get(name).cli_options()):
+            _OPTION_TARGET[opt.name] = name
+            params.append(opt)
+    return f
+
+
+def _split_options(target: str, options: dict) -> dict:
+    """The chosen target's options; an option of another target that was set is an error."""
+    foreign = {k: _OPTION_TARGET[k] for k, v in options.items() if v not in (None, False) and _OPTION_TARGET[k] != target}
+    if foreign:
+        said = ", ".join(f"--{k.replace('_', '-')} (--target {t})" for k, t in foreign.items())
+        owners = " / ".join(sorted({f"--target {t}" for t in foreign.values()}))
+        raise OpkitError(f"{said}: these options apply to {owners} only, not --target {target}")
+    return {k: v for k, v in options.items() if _OPTION_TARGET[k] == target}
 
 
 @cli.command()
@@ -70,21 +95,14 @@ def new(name: str, family: str | None, force: bool) -> None:
 @_target_option
 @click.option("-j", "--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
 @click.option("-v", "--verbose", is_flag=True, help="show every compiler command and its output")
-@click.option("--check-only", is_flag=True, help="npu: render and compile-check without CANN")
-@click.option("--package", is_flag=True, help="npu: also write and build the graph-mode op package")
-@click.option("--soc", default=None, help="npu: SoC version, e.g. Ascend910B1")
-def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, check_only: bool,
-          package: bool, soc: str | None) -> None:
+@_target_build_options
+def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, **options) -> None:
     """Build the workspace's ops (all, or the OPS named)."""
-    from .backends import default_target
     from .build import build as run_build
+    from .targets import default_target
 
     target = target or default_target()
-    options = {}
-    if target == "npu":
-        options = {"check_only": check_only, "package": package, "soc": soc}
-    elif check_only or package or soc:
-        raise OpkitError("--check-only, --package and --soc apply to --target npu only")
+    options = _split_options(target, options)
     t0 = time.monotonic()
     with err.status("building ...") as status:
         def log(msg: str) -> None:
@@ -110,15 +128,10 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
          target: str | None, jobs: int | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
-    import os
-
-    from .backends import default_target
+    from .harness import runner
+    from .targets import default_target
 
     target = target or default_target()
-    if target == "npu":
-        # torch_npu autoloads on `import torch`; a missing NPU kernel must fail, not fall back to the CPU
-        os.environ["TORCH_NPU_FALLBACK_CPU_DISABLE"] = "1"
-    from .harness import runner
 
     code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
                       report_json=report_json, target=target, jobs=jobs)
@@ -129,8 +142,7 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
 @click.option("--families", is_flag=True, help="list the template families instead of ops")
 def list_(families: bool) -> None:
     """Ops of the workspace and bundled ops, their family, build state, and the targets available."""
-    from . import backends
-    from .build import build_state
+    from . import targets
     from .workspace import all_ops, build_dir, find_workspace
 
     if families:
@@ -139,7 +151,7 @@ def list_(families: bool) -> None:
         return
     ws = find_workspace()
     ws_entries, bundled, shadowed = all_ops(ws)
-    cpu = backends.get("cpu")
+    host = targets.host()
     rows: list[tuple[str, ...]] = []
     from .loader import bundled_cache_dir
     cache = bundled_cache_dir()
@@ -147,7 +159,7 @@ def list_(families: bool) -> None:
         if e.error:
             rows.append((e.dir.name, "?", "workspace", "invalid op.yaml", str(e.error).splitlines()[0]))
             continue
-        state = build_state(e.spec, build_dir(ws, "cpu") / e.snake, cpu.library(build_dir(ws, "cpu"), e.spec))
+        state = host.build_state(e.spec, build_dir(ws, targets.HOST))
         where = "workspace (shadows bundled)" if e.snake in shadowed else "workspace"
         rows.append((e.snake, e.spec.family, where, state, e.spec.summary))
     for e in bundled:
@@ -155,14 +167,14 @@ def list_(families: bool) -> None:
             rows.append((e.dir.name, "?", "bundled", "invalid op.yaml", str(e.error).splitlines()[0]))
         else:
             where = "bundled (shadowed)" if e.snake in shadowed else "bundled"
-            state = build_state(e.spec, cache / e.snake, cpu.library(cache, e.spec))
+            state = host.build_state(e.spec, cache)
             state = {"built": "built (cache)", "stale": "stale (rebuilt on load)"}.get(state, "on first load()")
             rows.append((e.snake, e.spec.family, where, state, e.spec.summary))
     out.print(f"workspace: {ws or '(none: run `opkit new <OpName>` to start one)'}", markup=False)
-    _columns([("op", "family", "where", "cpu build", "summary"), *rows])
-    for name in backends.TARGETS:
+    _columns([("op", "family", "where", f"{targets.HOST} build", "summary"), *rows])
+    for name in targets.names():
         try:
-            ok, why = backends.get(name).available()
+            ok, why = targets.get(name).available()
         except OpkitError as e:
             ok, why = False, str(e)
         out.print(f"target {name}: {'available' if ok else 'unavailable'} -- {why}", markup=False)

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import BuildError
+from ...errors import BuildError
 from . import wheel
 
 

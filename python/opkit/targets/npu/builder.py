@@ -1,4 +1,4 @@
-"""Target `npu`: the same kernel.cpp and tiling.h built with CANN for an Ascend NPU, registered for
+"""Target `npu`, the build: the same kernel.cpp and tiling.h built with CANN for an Ascend NPU, registered for
 torch_npu as PrivateUse1 kernels in one library, build/opkit/npu/libopkit_npu.so.
 
 Layout of a build folder:
@@ -22,14 +22,14 @@ import sys
 import warnings
 from pathlib import Path
 
-from ..errors import BuildError
+from ...errors import BuildError
 
 LIBRARY = "libopkit_npu.so"
 
 
 def available() -> tuple[bool, str]:
     """Can this machine build for the NPU (CANN + torch_npu for this torch)? And if not, why not."""
-    from ..npu import cann
+    from . import cann
     search = cann.find_cann()
     if search.cann is None:
         return False, search.message(None)
@@ -57,7 +57,7 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
 
     check_only: no CANN needed; compile the binding against the torch-npu wheel (see npu/check.py).
     compile=False with check_only: render only (recheck() compiles later)."""
-    from ..npu import cann, glue
+    from . import cann, glue
     build_dir = Path(build_dir)
     specs = list(specs)
     if not specs:
@@ -117,7 +117,7 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
     (build_dir / MANIFEST).write_text("".join(f"{g.snake}\n" for g in glues))
     _say(log, f"npu: built {lib}")
     if package:
-        from ..npu import package as pkg
+        from . import package as pkg
         pkg.build_package(specs, build_dir / "package", settings, cann_root=search.cann.root, log=log)
 
 
@@ -125,7 +125,7 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
 
 def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package: bool, compile: bool,
                 jobs: int | None) -> None:
-    from ..npu import check, glue
+    from . import check, glue
     check_dir = build_dir / "check"
     standin = check_dir / "standin"
     if standin.is_dir():
@@ -149,7 +149,7 @@ def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package
               f"checking {g.spec.kernel_file} with the NPU build's definitions ({g.variants[0].defines[0]}, "
               "DTYPE_*, opkit's tiling prelude) against opkit's emulator headers") for g in glues]
     if package:
-        from ..npu import package as pkg
+        from . import package as pkg
         project = pkg.render_project([g.spec for g in glues], build_dir / "package", settings)
         extra += pkg.check_jobs(project, [g.spec for g in glues], tc.cxx, settings)
         _say(log, f"npu: package project rendered in {project} (op_host needs CANN's headers: only its "
@@ -166,7 +166,7 @@ def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package
 
 def recheck(build_dir: Path, log=None) -> Path:
     """Re-run only the check compile on what is already rendered in build_dir (no re-render)."""
-    from ..npu import cann, check
+    from . import cann, check
     tc = check.toolchain(log)
     macro = cann.version_macro(cann.dist_version("torch") or "2.13.0")
     return check.compile_binding(Path(build_dir) / "check", Path(build_dir) / "src" / "binding.cpp", tc,
@@ -258,7 +258,7 @@ def prepare_test_process():
     disabled (read once, when torch_npu initialises, so it must be set before torch_npu is imported),
     torch_npu imported, an NPU present. Returns the NPU device (PrivateUse1, no device string spelled
     here). Raises OpkitError with the reason otherwise."""
-    from ..errors import OpkitError
+    from ...errors import OpkitError
     if importlib.util.find_spec("torch_npu") is None:
         raise OpkitError("opkit test --target npu: torch_npu is not installed in this Python "
                          f"({sys.executable}); the NPU target needs CANN + torch_npu on an Ascend machine "
@@ -290,33 +290,27 @@ def _write(path: Path, text: str) -> None:
 
 
 def _host_include() -> Path:
-    return Path(__file__).resolve().parent.parent / "include"
+    from ...workspace import host_include_dir
+    return host_include_dir()
 
 
 def _cmake_dir() -> Path:
-    try:
-        from ..workspace import cmake_dir
-        return cmake_dir()
-    except Exception:
-        return Path(__file__).resolve().parents[3] / "cmake"
+    return Path(__file__).resolve().parent / "cmake"
 
 
 def _emulator_cflags() -> list[str]:
-    try:
-        from .cpu import emulator_cflags
-        return emulator_cflags()
-    except ImportError:
-        emu = Path(__file__).resolve().parent.parent / "emulator" / "include"
-        return ["-std=c++17", f"-I{emu}", f"-I{_host_include()}"]
+    # The NPU check compiles kernels against the emulator's headers: the host target's flags.
+    from ..cpu import emulator_cflags
+    return emulator_cflags()
 
 
 def _torch_dir() -> Path:
-    from ..npu.check import torch_dir
+    from .check import torch_dir
     return torch_dir()
 
 
 def _torch_npu_dir() -> Path:
-    from ..npu import cann
+    from . import cann
     spec = importlib.util.find_spec("torch_npu")   # finds the package without importing it
     if spec is None or not spec.submodule_search_locations:
         raise BuildError("opkit build --target npu: torch_npu is not installed in this Python "

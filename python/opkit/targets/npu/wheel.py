@@ -13,7 +13,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ..errors import BuildError
+from ...errors import BuildError
 
 VERSION = "2.13.0"
 # torch_npu 2.13.0 is only published as manylinux_2_28 (manylinux2014 finds <= 2.6.0.post5).

@@ -23,12 +23,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..errors import BuildError
-from ..spec import OpSpec
+from ...errors import BuildError
+from ...lowering import ATTR_TYPES, DTYPES
+from ...spec import OpSpec
 from . import glue
 
 VENDOR = "opkit"
-ATTR_JSON = {"float": "float", "int": "int", "bool": "bool", "str": "string"}
+GE_DTYPE = {n: d.ge for n, d in DTYPES.items()}
 
 
 def msopgen_json(specs: list[OpSpec]) -> list[dict]:
@@ -38,16 +39,16 @@ def msopgen_json(specs: list[OpSpec]) -> list[dict]:
 
         def desc(name, types):
             return {"name": name, "param_type": "required", "format": ["ND"] * n, "type": types}
-        ins = [desc(i.name, [glue.MSOPGEN_DTYPE[d] for d in s.dtypes]) for i in s.inputs]
+        ins = [desc(i.name, [DTYPES[d].msopgen for d in s.dtypes]) for i in s.inputs]
         outs = []
         names = {i.name for i in s.inputs}
         for o in s.outputs:
-            outs.append(desc(o.name, [glue.MSOPGEN_DTYPE[o.kernel_dtype or (d if o.dtype in names else o.dtype)]
+            outs.append(desc(o.name, [DTYPES[o.kernel_dtype or (d if o.dtype in names else o.dtype)].msopgen
                                       for d in s.dtypes]))
         attrs = []
         for a in s.attrs:
             item = {"name": a.name, "param_type": "required" if a.default is None else "optional",
-                    "type": ATTR_JSON[a.type]}
+                    "type": ATTR_TYPES[a.type].msopgen}
             if a.default is not None:
                 item["default_value"] = a.default
             attrs.append(item)
@@ -77,7 +78,7 @@ def render_project(specs: list[OpSpec], project: Path, settings) -> Path:
         shutil.copyfile(s.tiling_file, project / "op_host" / f"{s.snake}_tiling.h")
         shutil.copyfile(s.tiling_file, project / "op_kernel" / f"{s.snake}_tiling.h")
         (project / "op_kernel" / f"{s.snake}.cpp").write_text(_kernel_copy(s))
-        ctx = dict(op=g, s=settings, ge_dtype=glue.GE_DTYPE, cpp_str=glue.cpp_str)
+        ctx = dict(op=g, s=settings, ge_dtype=GE_DTYPE, attr_types=ATTR_TYPES, cpp_str=glue.cpp_str)
         (project / "op_host" / f"{s.snake}_opkit_adapter.h").write_text(
             e.get_template("package/opkit_adapter.h.j2").render(**ctx))
         (project / "op_host" / f"{s.snake}.cpp").write_text(e.get_template("package/op_host.cpp.j2").render(**ctx))

@@ -60,7 +60,7 @@ def _target_build_options(f):
 
 def _split_options(target: str, options: dict) -> dict:
     """The chosen target's options; an option of another target that was set is an error."""
-    foreign = {k: _OPTION_TARGET[k] for k, v in options.items() if v not in (None, False) and _OPTION_TARGET[k] != target}
+    foreign = {k: _OPTION_TARGET[k] for k, v in options.items() if v not in (None, False, ()) and _OPTION_TARGET[k] != target}
     if foreign:
         said = ", ".join(f"--{k.replace('_', '-')} (--target {t})" for k, t in foreign.items())
         owners = " / ".join(sorted({f"--target {t}" for t in foreign.values()}))
@@ -123,10 +123,12 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
 @click.option("--seed", type=int, default=None, help="seed of the case draws")
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="also write the per-case results as JSON")
+@click.option("--dtype", "dtypes", multiple=True, metavar="DTYPE",
+              help="only this lead dtype's cases (float32/fp32, float16/fp16, bfloat16/bf16; repeatable)")
 @_target_option
 @click.option("-j", "--jobs", type=int, default=None, help="parallel workers")
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
-         target: str | None, jobs: int | None) -> None:
+         dtypes: tuple[str, ...], target: str | None, jobs: int | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
     from .harness import runner
     from .targets import default_target
@@ -134,7 +136,7 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
     target = target or default_target()
 
     code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
-                      report_json=report_json, target=target, jobs=jobs)
+                      report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None)
     sys.exit(int(code))
 
 

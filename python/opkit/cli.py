@@ -72,11 +72,19 @@ def _split_options(target: str, options: dict) -> dict:
 @click.argument("name")
 @click.option("--family", "-f", default=None, help="template family (default: norm); see `opkit list --families`")
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
-def new(name: str, family: str | None, force: bool) -> None:
+@click.option("--from-aten", "from_aten", default=None, metavar="aten::op.overload",
+              help="mirror this aten op (schema, reference, skeleton kernel); see `opkit scan --scaffold`")
+def new(name: str, family: str | None, force: bool, from_aten: str | None) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
     from .scaffold import new as scaffold_new
 
-    s = scaffold_new(name, family=family, force=force)
+    if from_aten:
+        from .scanner.scaffold_aten import new_from_aten
+        if family not in (None, "aten"):
+            raise OpkitError("--from-aten renders the aten family; drop --family")
+        s = new_from_aten(from_aten, name=name, force=force)
+    else:
+        s = scaffold_new(name, family=family, force=force)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
     where = s.source.replace("bundled:", "the bundled op ").replace("family:", "the family ")
@@ -188,6 +196,36 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
     for r in rows:
         out.print("  ".join(f"{str(c):<{w}}" for c, w in zip(r, widths)) + "  " + str(r[-1]),
                   markup=False, soft_wrap=True)
+
+
+@cli.command()
+@click.argument("target")
+@click.option("--input", "inputs", multiple=True, metavar="SHAPE",
+              help="an example input, e.g. 1x3x640x640 (repeat for several sizes; a,b for several arguments)")
+@click.option("--dtype", default=None, help="cast the model and inputs to this dtype (float16, bfloat16)")
+@click.option("--amp", type=click.Choice(["npu-o1"]), default=None,
+              help="apply torch_npu's autocast table and mark precision-sensitive ops")
+@click.option("--backward", is_flag=True, help="also trace the backward pass")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write the report as JSON")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write the report as HTML")
+@click.option("--op-list", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="torch_npu's op list from a file (wheel, npu_native_functions*.yaml or text) instead of "
+                   "downloading the wheel")
+@click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, help="torch-npu version")
+@click.option("--all", "all_ops", is_flag=True, help="list supported ops too")
+@click.option("--scaffold", is_flag=True, help="scaffold one op folder per fallback op (opkit new --from-aten)")
+def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool,
+         json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
+         scaffold: bool) -> None:
+    """Which ops of the model TARGET (pkg.module:factory) fall back to the CPU under torch_npu.
+    Exit 0: none; 3: some do."""
+    from .scanner.command import run
+
+    sys.exit(run(target, list(inputs), dtype=dtype, amp=amp, backward=backward, json_path=json_path,
+                 html_path=html_path, op_list=op_list, torch_npu=torch_npu, all_ops=all_ops, scaffold=scaffold,
+                 out=out, err=err))
 
 
 @cli.command()

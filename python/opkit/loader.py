@@ -47,14 +47,15 @@ def loaded_specs() -> dict[str, OpSpec]:
 
 
 def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bundled: bool = True,
-         quiet: bool = False) -> dict[str, Path]:
+         quiet: bool = False, override_aten: bool = False) -> dict[str, Path]:
     """Register bundled ops and the workspace's built ops; returns snake name -> library for all loaded.
 
     ``path``: a workspace folder (or any folder inside one); default: the workspace around the current
     directory, if any. A workspace op without a build raises OpkitError saying to run `opkit build`.
     ``ops``: register only these ops (snake or CamelCase names): workspace ops, or bundled ops the workspace
     does not have -- only those (and their backward ops) are built on first use, not the whole library;
-    ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages.
+    ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages;
+    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (scanner/override.py).
     """
     from .targets import host as _host
     cpu = _host()
@@ -131,6 +132,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         for spec, lib in todo:
             _register(spec, lib)
         _after_load(ws, [s for s, _ in todo])
+        if override_aten:
+            from .scanner import override
+            override.register_loaded(_specs.values())
         return dict(_loaded)
 
 

@@ -42,7 +42,7 @@ def build(ops: Iterable[str] = (), *, workspace: str | Path | None = None, targe
 def source_files(spec: OpSpec) -> list[Path]:
     """Everything in the op folder a build reads (op.yaml, kernel.cpp, tiling.h and any header)."""
     return sorted(p for p in spec.dir.iterdir()
-                  if p.is_file() and p.suffix in (".yaml", ".cpp", ".h", ".hpp", ".cc", ".inc"))
+                  if p.is_file() and (p.suffix in (".yaml", ".cpp", ".h", ".hpp", ".cc", ".inc") or p == spec.kernel_file))
 
 
 def write_stamp(spec: OpSpec, op_out_dir: Path, target: str, dtypes: list[str] | None = None) -> None:

@@ -156,7 +156,11 @@ def _register(spec: OpSpec, lib: Path) -> None:
             raise OpkitError(f"opkit.load: op {spec.snake} is already registered from {prev}; a process can "
                              f"register an op once, so {lib} cannot replace it (restart Python)")
         return
-    torch.ops.load_library(str(lib))
+    if spec.lang == "tbe":          # registered from Python: the DSL emulation runs the op (docs/tbe.md)
+        from .tbe.register import register
+        register(spec, lib)
+    else:
+        torch.ops.load_library(str(lib))
     _loaded[spec.snake] = lib
     _specs[spec.snake] = spec
 
@@ -253,5 +257,49 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
             if not quiet:
                 print(f"opkit: built {len(missing) - len(failed)} bundled op(s) in {time.perf_counter() - t0:.1f} s",
                       file=sys.stderr, flush=True)
-        return [(s, cpu.library(out, s)) for s in specs
-                if s.snake not in failed and cpu.library(out, s).is_file()]
+        built = [s for s in specs if s.snake not in failed and cpu.library(out, s).is_file()]
+        _device_builds(built, out, digest, quiet)
+        return [(s, cpu.library(out, s)) for s in built]
+
+
+def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> None:
+    """Every other target this machine can build for (npu: CANN and torch_npu present) builds the bundled
+    ops too, into <cache>/<target>, once per change of the sources; its load() picks them up."""
+    from . import targets
+    for name in targets.names():
+        if name == targets.HOST or not specs:
+            continue
+        t = targets.get(name)
+        if not t.available()[0]:
+            continue
+        where = out / name
+        key = hashlib.sha256((digest + _tree_digest(Path(t.__file__).parent) +
+                              " ".join(sorted(s.snake for s in specs))).encode()).hexdigest()
+        stamp = where / "sources.sha256"
+        last = stamp.read_text().strip() if stamp.is_file() else ""
+        if last == key:
+            continue
+        if last == f"failed {key}":     # failed for these very sources: say so, do not rebuild on every load
+            warnings.warn(f"opkit: the bundled ops' {name} build failed earlier (log: {where / 'failed.txt'}); "
+                          f"they will not run on {name}", stacklevel=3)
+            continue
+        if not quiet:
+            print(f"opkit: building bundled ops for target {name} into {where}", file=sys.stderr, flush=True)
+        where.mkdir(parents=True, exist_ok=True)
+        try:
+            t.build(specs, where, jobs=None, log=(lambda s: None))
+        except BuildError as e:
+            (where / "failed.txt").write_text(f"{e}\n")
+            stamp.write_text(f"failed {key}\n")
+            warnings.warn(f"opkit: bundled ops not built for target {name}, they will not run there:\n{e}",
+                          stacklevel=3)
+            continue
+        stamp.write_text(key + "\n")
+
+
+def _tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()

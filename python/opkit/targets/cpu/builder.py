@@ -41,6 +41,9 @@ def available() -> tuple[bool, str]:
 
 
 def library(build_dir: Path, spec: OpSpec) -> Path:
+    if spec.lang == "tbe":      # a TBE op registers from Python (opkit/tbe); the build writes a manifest
+        from ...tbe.register import manifest
+        return manifest(build_dir, spec)
     return Path(build_dir) / spec.snake / f"libopkit_{spec.snake}.so"
 
 
@@ -74,6 +77,13 @@ def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log:
         raise BuildError(f"cannot build for target 'cpu' on this machine: {why}")
     build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
+    tbe = [s for s in specs if s.lang == "tbe"]
+    if tbe:                     # TBE ops: checked and run in Python, nothing to compile (docs/tbe.md)
+        from ...tbe.build import build as build_tbe
+        build_tbe(tbe, build_dir, log=log, target=TARGET)
+        specs = [s for s in specs if s.lang != "tbe"]
+        if not specs:
+            return
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)     # one build per folder at a time (CLI, opkit.load, tests)
         _build_locked(specs, build_dir, jobs=jobs, log=log, verbose=verbose, keep_going=keep_going, dtypes=dtypes)
@@ -212,7 +222,7 @@ def _with_registry(build_dir: Path, specs: list[OpSpec]) -> list[OpSpec]:
             pass
     for s in specs:
         by_name[s.snake] = s
-    return [by_name[k] for k in sorted(by_name)]
+    return [by_name[k] for k in sorted(by_name) if by_name[k].lang != "tbe"]
 
 
 def _save_registry(build_dir: Path, specs: list[OpSpec]) -> None:

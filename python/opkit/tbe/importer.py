@@ -5,6 +5,7 @@ it, and a reference.py (from a torch function named with --reference, else one t
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,7 +203,8 @@ def reference_py(info: OpInfo, data: dict, torch_fn: str | None) -> str:
     params = ", ".join(ins + [f"{a['name']}={a['default']!r}" if "default" in a else a["name"] for a in data["attrs"]])
     head = f'"""Golden for {info.op_type} (written by opkit import-tbe).'
     if torch_fn:
-        expr = torch_fn if "(" in torch_fn else f"{torch_fn}({', '.join(ins)})"
+        is_name = re.fullmatch(r"[A-Za-z_][\w.]*", torch_fn) and torch_fn not in ins
+        expr = f"{torch_fn}({', '.join(ins)})" if is_name else torch_fn
         return (f"{head}"
                 f"\n\nThe reference the harness compares the TBE kernel with: {expr}. Attrs the expression does not "
                 f"use are accepted and ignored: add them if they change the result.\n\"\"\"\nimport torch  # noqa: F401\n"

@@ -62,6 +62,13 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
     from . import cann, glue
     build_dir = Path(build_dir)
     specs = list(specs)
+    tbe = [s for s in specs if s.lang == "tbe"]
+    if tbe:        # TBE ops: their own project flavour and an OpCommand binding (python/opkit/tbe/package.py)
+        from ...tbe.package import build_npu
+        build_npu(tbe, build_dir / "tbe", check_only=check_only, soc=soc, log=log)
+        specs = [s for s in specs if s.lang != "tbe"]
+        if not specs:
+            return
     if not specs:
         raise BuildError("opkit build --target npu: no ops to build")
     tbe = [s.snake for s in specs if getattr(s, "lang", "ascendc") != "ascendc"]

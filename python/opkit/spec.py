@@ -22,6 +22,17 @@ DTYPES: dict[str, tuple[str, str, str]] = {
 }
 
 
+def dtype_names(given, what: str = "--dtype") -> list[str]:
+    """Dtype names from what a user typed (float16, fp16, half, ...); OpkitError names the bad one."""
+    alias = {n: n for n in DTYPES} | {t[2]: n for n, t in DTYPES.items()} | {"half": "float16", "float": "float32"}
+    out = []
+    for d in [given] if isinstance(given, str) else given:
+        if d not in alias:
+            raise OpkitError(f"{what} {d}: not a dtype (one of {', '.join(sorted(alias))})")
+        out.append(alias[d])
+    return out
+
+
 @dataclass(frozen=True)
 class InputSpec:
     name: str

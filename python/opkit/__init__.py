@@ -33,4 +33,10 @@ def register_mapping(module_type, factory):
     return _register(module_type, factory)
 
 
-__all__ = ["load", "patch", "unpatch", "register_mapping", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]
+def diagnose(model, inputs, **kwargs):
+    """Per-layer accuracy of ``model`` under a device precision policy vs FP32 (see opkit.accuracy.diagnose)."""
+    from .accuracy.diagnose import diagnose as _diagnose
+    return _diagnose(model, inputs, **kwargs)
+
+
+__all__ = ["load", "patch", "diagnose", "unpatch", "register_mapping", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]

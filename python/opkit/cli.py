@@ -107,8 +107,13 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
               help="also write the per-case results as JSON")
 @_target_option
 @click.option("-j", "--jobs", type=int, default=None, help="parallel workers")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="also fail when a case that passed now fails or its MERE/MARE/max rel grew beyond the "
+                   "tolerance (default 2x) over this stored baseline")
+@click.option("--update-baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="store this run's per-case metrics as the baseline")
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
-         target: str | None, jobs: int | None) -> None:
+         target: str | None, jobs: int | None, baseline: Path | None, update_baseline: Path | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
     import os
 
@@ -121,7 +126,8 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
     from .harness import runner
 
     code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
-                      report_json=report_json, target=target, jobs=jobs)
+                      report_json=report_json, target=target, jobs=jobs, baseline=baseline,
+                      update_baseline=update_baseline)
     sys.exit(int(code))
 
 
@@ -185,6 +191,14 @@ def cflags(libs: bool) -> None:
     # Plain echo, not rich: the line is meant for $(opkit cflags) and must never wrap at the terminal width.
     click.echo(flags if isinstance(flags, str) else " ".join(flags))
 
+
+def _add_accuracy_commands() -> None:
+    from .accuracy.commands import COMMANDS     # diagnose / dump / compare (docs/diagnose.md)
+    for c in COMMANDS:
+        cli.add_command(c)
+
+
+_add_accuracy_commands()
 
 if __name__ == "__main__":
     main()

@@ -53,8 +53,11 @@ def pytest_args(paths: list[str], *, quick=False, full=False, k=None, seed=None,
 
 def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False, k: str | None = None,
         seed: int | None = None, report_json: str | Path | None = None, target: str = "cpu",
-        jobs: int | None = None, workspace: str | Path | None = None) -> int:
-    """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed)."""
+        jobs: int | None = None, workspace: str | Path | None = None, baseline: str | Path | None = None,
+        update_baseline: str | Path | None = None) -> int:
+    """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed).
+    ``baseline``: also fail on regressions against that file; ``update_baseline``: store this run there
+    (opkit/accuracy/baseline.py)."""
     import pytest
 
     from ..build import build_state
@@ -85,6 +88,8 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
         if state == "stale":
             print(f"opkit test: warning: {s.snake} changed since the last `opkit build`; testing the old build "
                   f"(run `opkit build` first)", file=sys.stderr)
+    if (baseline or update_baseline) and not report_json:
+        report_json = build_dir(ws, target).parent / "reports" / "baseline-run.json"
     args = pytest_args([str(s.dir / "op.yaml") for s in specs], quick=quick, full=full, k=k, seed=seed,
                        report_json=report_json, target=target, jobs=jobs, workspace=ws)
     if os.environ.get("OPKIT_HARNESS_DEBUG"):
@@ -92,4 +97,7 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
     code = int(pytest.main(args))
     if code == 5:       # pytest: no tests collected (e.g. -k matched nothing) -> not a pass
         print(f"opkit test: no case matched{f' -k {k!r}' if k else ''}", file=sys.stderr)
+    if (baseline or update_baseline) and code != 5:
+        from ..accuracy.baseline import gate_test_run
+        code = gate_test_run(Path(report_json), specs, code, baseline=baseline, update=update_baseline)
     return code

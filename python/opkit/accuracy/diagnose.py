@@ -133,7 +133,9 @@ def diagnose(model: nn.Module, inputs, *, policy: str | Policy = "cann-force-fp1
     pol = policy if isinstance(policy, Policy) else load_policy(policy, mixlist)
     inputs = (inputs,) if isinstance(inputs, torch.Tensor) else tuple(inputs)
     notes: list[str] = []
-    naive = _naive_available(notes)
+    # opkit's naive kernels only matter where the policy computes in the I/O dtype
+    needs_naive = pol.default.compute == "io" or any(e.compute == "io" for e in pol.ops.values())
+    naive = _naive_available(notes) if needs_naive else False
     was_training = {m: m.training for m in model.modules()}
     model.eval()
     try:
@@ -229,7 +231,11 @@ def _naive_available(notes: list[str]) -> bool:
         from ..loader import load
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            load(quiet=False)
+            try:
+                load()                  # the workspace's built ops shadow bundled ones, as in opkit.patch
+            except OpkitError as e:     # e.g. a workspace whose ops are not built: the bundled ops alone
+                notes.append(f"workspace ops not loaded ({e}); using the bundled ops")
+                load(ops=[])
     except Exception as e:  # noqa: BLE001
         notes.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); fp16-internal ops ran "
                      "on PyTorch's CPU fp16 kernels, which accumulate in FP32 and understate the loss")

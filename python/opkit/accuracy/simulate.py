@@ -60,7 +60,8 @@ eq ne lt le gt ge isfinite isnan isinf all any is_complex get_device is_nonzero 
 
 _DUNDER = {"__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub", "__rsub__": "sub",
            "__isub__": "sub", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul", "__truediv__": "div",
-           "__rtruediv__": "div", "__itruediv__": "div", "__matmul__": "matmul", "__rmatmul__": "matmul",
+           "__rtruediv__": "div", "__itruediv__": "div", "__div__": "div", "__rdiv__": "div",
+           "__floordiv__": "floor_divide", "__rfloordiv__": "floor_divide", "__mod__": "remainder", "__matmul__": "matmul", "__rmatmul__": "matmul",
            "__pow__": "pow", "__rpow__": "pow", "__neg__": "neg", "__abs__": "abs"}
 _ALIASES = {"true_divide": "div", "divide": "div", "multiply": "mul", "subtract": "sub", "_softmax": "softmax",
             "addmm": "addmm", "conv_tbc": "conv_tbc"}

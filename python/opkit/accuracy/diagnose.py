@@ -154,7 +154,7 @@ def diagnose(model: nn.Module, inputs, *, policy: str | Policy = "cann-force-fp1
                            for t in sorted(base["sim"].seen)}
         report.kernels = dict(base["sim"].kernels)
         candidates = [t for t, n in base["sim"].lowered.items() if n]
-        if rescue and candidates:
+        if rescue and candidates and not _good(base, runner):     # nothing to rescue when all is well
             _rescue(runner, candidates, base, report, log)
         if patch:
             _patched(runner, model, report, log)

@@ -228,6 +228,7 @@ class Simulator:
                 call = naive(_to(args, io), _to(kwargs, io))
                 if call is not None:
                     out, kernel = call()
+                    self.kernels[f"{op_type}: {kernel}"] += 1
                     return _to(out, io), io, _dname(io), kernel
             cdt, rnd, label = io, False, _dname(io)
         else:

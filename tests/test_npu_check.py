@@ -16,9 +16,9 @@ import pytest
 # Two binding compiles of ~25 s CPU each (over 60 s wall on a loaded 2-core machine).
 pytestmark = pytest.mark.slow
 
-from opkit.backends import npu
+from opkit.targets import npu
 from opkit.errors import BuildError
-from opkit.npu import wheel
+from opkit.targets.npu import wheel
 from opkit.spec import DTYPES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

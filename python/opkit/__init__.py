@@ -16,6 +16,12 @@ def load(path=None, **kwargs):
     return _load(path, **kwargs)
 
 
+def scan(model, inputs, **kwargs):
+    """Which of the model's ops torch_npu would run on the CPU (see opkit.scanner.scan; docs/scan.md)."""
+    from .scanner import scan as _scan
+    return _scan(model, inputs, **kwargs)
+
+
 def patch(model, ops=None, dry_run=False, **kwargs):
     """Swap matching modules of ``model`` for opkit-backed ones (see opkit.patching)."""
     from .patching import patch as _patch
@@ -39,4 +45,5 @@ def diagnose(model, inputs, **kwargs):
     return _diagnose(model, inputs, **kwargs)
 
 
-__all__ = ["load", "patch", "diagnose", "unpatch", "register_mapping", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]
+__all__ = ["load", "scan", "patch", "diagnose", "unpatch", "register_mapping", "EmulatorError", "OpkitError",
+           "SpecError", "BuildError", "__version__"]

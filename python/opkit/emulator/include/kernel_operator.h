@@ -6,6 +6,7 @@
 
 #include "opkit_emu/config.h"
 #include "opkit_emu/types.h"
+#include "opkit_emu/compat.h"
 #include "opkit_emu/runtime.h"
 #include "opkit_emu/tensor.h"
 #include "opkit_emu/pipe.h"
@@ -15,5 +16,8 @@
 #include "opkit_emu/reduce.h"
 #include "opkit_emu/cmpsel.h"
 #include "opkit_emu/sync.h"
+#include "opkit_emu/compat_sync.h"
+#include "opkit_emu/level0.h"
+#include "opkit_emu/reduce_ext.h"
 #include "opkit_emu/constants.h"
 #include "opkit_emu/launch.h"

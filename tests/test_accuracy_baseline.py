@@ -77,3 +77,24 @@ def test_model_level_gate(tmp_path):
     assert any("1-cos grew" in x for x in fails) and any("top-1 agreement dropped" in x for x in fails)
     with pytest.raises(OpkitError, match="policy"):
         B.check_diagnose(f, _diag([("a", 1.0)], policy="cann-force-fp16"))
+
+
+def test_op_yaml_baseline_tolerance(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from opkit.errors import SpecError
+    from opkit.spec import load_spec
+
+    src = Path(__file__).resolve().parent.parent / "ops" / "layer_norm_fp32"
+    op = tmp_path / "ops" / "layer_norm_fp32"
+    shutil.copytree(src, op)
+    y = op / "op.yaml"
+    text = y.read_text()
+    assert "\naccuracy:\n" in text
+    assert B.tolerance_of(load_spec(y)) == B.DEFAULT_TOLERANCE
+    y.write_text(text.replace("\naccuracy:\n", "\naccuracy:\n  baseline_tolerance: 1.5\n"))
+    assert B.tolerance_of(load_spec(y)) == 1.5
+    y.write_text(text.replace("\naccuracy:\n", "\naccuracy:\n  baseline_tolerance: 0.5\n"))
+    with pytest.raises(SpecError, match="baseline_tolerance"):
+        load_spec(y)

@@ -140,3 +140,21 @@ def test_per_layer_metrics_and_msprobe_verdict():
     assert msprobe_verdict(m) == "No"
     m = metrics(-a, a)
     assert m["cosine"] == pytest.approx(-1.0) and msprobe_verdict(m) == "No"
+
+
+def test_fallback_column_from_an_opkit_scan_report(tmp_path):
+    """`modules` of an `opkit scan` JSON: a layer is marked when an op in it (or below it) falls back."""
+    import opkit
+    scan = {"modules": {"": [{"op": "aten::lgamma.out", "status": "fallback", "calls": 1}],
+                        "fc": [{"op": "aten::addmm", "status": "supported", "calls": 1}],
+                        "norm": [{"op": "aten::native_layer_norm", "status": "fallback", "calls": 1}]}}
+    torch.manual_seed(0)
+    rep = opkit.diagnose(Tiny().eval(), torch.randn(4, 8), policy="cann-allow-fp32-to-fp16", patch=False, scan=scan)
+    by = {r.name: r.fallback for r in rep.layers}
+    assert by["fc"] == "" and by["norm"] == "cpu: aten::native_layer_norm"
+    assert by[""] == "cpu: aten::lgamma.out, aten::native_layer_norm"
+    assert "fallback" in str(rep).splitlines()[1]
+    bad = tmp_path / "scan.json"
+    bad.write_text(json.dumps({"ops": []}))
+    rep = opkit.diagnose(Tiny().eval(), torch.randn(4, 8), policy="cann-allow-fp32-to-fp16", patch=False, scan=bad)
+    assert any("not an `opkit scan` JSON report" in n for n in rep.notes)

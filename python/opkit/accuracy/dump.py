@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -48,6 +49,8 @@ def load_model(spec: str) -> torch.nn.Module:
         sys.modules[mod_name] = module
         s.loader.exec_module(module)
     else:
+        if os.getcwd() not in sys.path:          # `model:make` in the current folder, as `python -m` would
+            sys.path.insert(0, os.getcwd())
         try:
             module = importlib.import_module(target)
         except ImportError as e:

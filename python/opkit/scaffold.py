@@ -52,7 +52,7 @@ def families() -> dict[str, str]:
 
 
 def new(name: str, family: str | None = None, force: bool = False, cwd: str | Path | None = None,
-        data: dict | None = None) -> Scaffold:
+        data: dict | None = None, lang: str = "ascendc") -> Scaffold:
     snake = check_op_name(name)
     here = Path(cwd or Path.cwd()).resolve()
     ws = find_workspace(here)
@@ -67,7 +67,9 @@ def new(name: str, family: str | None = None, force: bool = False, cwd: str | Pa
         raise OpkitError(f"{dest} already exists; nothing changed. Use `opkit new {name} --force` to rewrite "
                          "its scaffold files (your versions are kept as *.orig)")
 
-    bundled = next((e for e in bundled_entries() if e.snake == snake and e.spec), None)
+    if lang not in ("ascendc", "tbe"):
+        raise OpkitError(f"unknown --lang {lang!r}; expected ascendc or tbe")
+    bundled = None if lang == "tbe" else next((e for e in bundled_entries() if e.snake == snake and e.spec), None)
     if bundled is not None:
         if bundled.dir == dest.resolve():
             raise OpkitError(f"{dest} is opkit's bundled {name} itself; scaffold it in your own workspace")
@@ -77,8 +79,8 @@ def new(name: str, family: str | None = None, force: bool = False, cwd: str | Pa
         family = bundled.spec.family
     else:
         family = family or DEFAULT_FAMILY
-        files = _render_family(family, name, snake, data)
-        source = f"family:{family}"
+        files = _render_family(family, name, snake, data, lang)
+        source = f"family:{family}" + ("" if lang == "ascendc" else f" ({lang})")
     if "op.yaml" not in files:
         raise OpkitError(f"scaffold source {source} has no op.yaml")
     try:    # a scaffold must be a valid op before anything is written
@@ -134,13 +136,18 @@ def _from_seed(family: str, name: str, snake: str) -> dict[str, bytes]:
     return out
 
 
-def _render_family(family: str, name: str, snake: str, data: dict | None = None) -> dict[str, bytes]:
+def _render_family(family: str, name: str, snake: str, data: dict | None = None,
+                   lang: str = "ascendc") -> dict[str, bytes]:
     root = templates_dir() / "families" / family
     known = families()
-    if family not in known and family in _SEEDS:
+    if lang == "tbe":           # TBE op folders: templates/tbe/<family>/ (kernel.py instead of kernel.cpp)
+        root = templates_dir() / "tbe" / family
+        known = {d.name: "" for d in root.parent.iterdir() if d.is_dir()} if root.parent.is_dir() else {}
+    if family not in known and family in _SEEDS and lang == "ascendc":
         return _from_seed(family, name, snake)
     if not root.is_dir() or family not in known:
-        raise OpkitError(f"unknown family {family!r}; expected one of: {', '.join(known) or '(none installed)'}")
+        raise OpkitError(f"unknown family {family!r}{' for --lang ' + lang if lang != 'ascendc' else ''}; expected "
+                         f"one of: {', '.join(known) or '(none installed)'}")
     # Families that declare answers (family.yaml `data:`) get their defaults, then the answers given.
     schema = (yaml.safe_load((root / "family.yaml").read_text()) or {}).get("data") if (root / "family.yaml").is_file() else None
     if schema:

@@ -22,6 +22,17 @@ DTYPES: dict[str, tuple[str, str, str]] = {
 }
 
 
+def dtype_names(given, what: str = "--dtype") -> list[str]:
+    """Dtype names from what a user typed (float16, fp16, half, ...); OpkitError names the bad one."""
+    alias = {n: n for n in DTYPES} | {t[2]: n for n, t in DTYPES.items()} | {"half": "float16", "float": "float32"}
+    out = []
+    for d in [given] if isinstance(given, str) else given:
+        if d not in alias:
+            raise OpkitError(f"{what} {d}: not a dtype (one of {', '.join(sorted(alias))})")
+        out.append(alias[d])
+    return out
+
+
 @dataclass(frozen=True)
 class InputSpec:
     name: str
@@ -84,6 +95,8 @@ class OpSpec:
     accuracy: AccuracySpec
     dir: Path                           # folder holding op.yaml
     bundled: bool = False               # lives in opkit's own ops/
+    lang: str = "ascendc"               # ascendc (kernel.cpp) | tbe (kernel.py, docs/tbe.md)
+    tbe: dict = field(default_factory=dict)   # lang tbe: {function: op function, soc: SoC the DSL checks}
 
     @property
     def lead(self) -> InputSpec:
@@ -103,7 +116,7 @@ class OpSpec:
 
     @property
     def kernel_file(self) -> Path:
-        return self.dir / "kernel.cpp"
+        return self.dir / ("kernel.py" if self.lang == "tbe" else "kernel.cpp")
 
     @property
     def tiling_file(self) -> Path:
@@ -151,7 +164,9 @@ ROLES = {"dim": "int", "keepdim": "bool"}
 DISTRIBUTIONS = ("normal", "offset", "scale", "tiny", "mixed", "special")
 STANDARDS = ("mere_mare", "bit_exact")
 TOP_KEYS = ("op", "family", "summary", "inputs", "outputs", "attrs", "compute_dtype", "backward", "tests",
-            "accuracy")
+            "accuracy", "lang", "tbe")
+LANGS = ("ascendc", "tbe")
+TBE_KEYS = ("function", "soc")
 _REDUCE = _re.compile(r"reduce\(\s*(\w+)\s*,\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)\Z")
 _DIM_NAME = _re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
@@ -316,6 +331,15 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
     if "compute_dtype" in top:
         compute = c.string(top["compute_dtype"], "a dtype name", tuple(DTYPES)) or compute
 
+    lang = "ascendc"
+    if "lang" in top:
+        lang = c.string(top["lang"], "a kernel language", LANGS) or lang
+    tbe = {}
+    if "tbe" in top:
+        tbe_map = c.mapping(top["tbe"], TBE_KEYS) or {}
+        tbe = {k: c.string(v, "a function name" if k == "function" else "a SoC version such as Ascend910B")
+               for k, v in tbe_map.items()}
+
     inputs = _inputs(c, top.get("inputs"))
     input_names = [i.name for i in inputs]
     attrs = _attrs(c, top.get("attrs"))
@@ -347,7 +371,8 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
         return None
     return OpSpec(name=name, snake=snake, family=family, summary=summary, inputs=tuple(inputs),
                   outputs=tuple(outputs), attrs=tuple(attrs), compute_dtype=compute, backward=backward,
-                  tests=tests, accuracy=accuracy, dir=path.parent.resolve(), bundled=bundled)
+                  tests=tests, accuracy=accuracy, dir=path.parent.resolve(), bundled=bundled,
+                  lang=lang, tbe=tbe)
 
 
 def _raw_names(node: _Node | None) -> list[str]:

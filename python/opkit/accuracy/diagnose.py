@@ -222,20 +222,20 @@ def _patched(runner: _Runner, model: nn.Module, report: DiagnoseReport, log) -> 
     report.patch_swapped = [list(s) for s in prep.swapped]
 
 
+NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # simulate.py uses their naive variant
+
+
 def _naive_available(notes: list[str]) -> bool:
-    """The naive (fp16-computing) opkit kernels, loaded if need be; False (with a note) if they cannot be."""
+    """opkit's naive (fp16-computing) kernels, loaded if need be (built on first use; a built workspace op of
+    the same name shadows the bundled one); False, with a note, if they cannot be."""
     from ..patching import Ops
-    if Ops("naive").has("layer_norm_fp32"):
+    if all(Ops("naive").has(op) for op in NAIVE_OPS):
         return True
     try:
         from ..loader import load
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            try:
-                load()                  # the workspace's built ops shadow bundled ones, as in opkit.patch
-            except OpkitError as e:     # e.g. a workspace whose ops are not built: the bundled ops alone
-                notes.append(f"workspace ops not loaded ({e}); using the bundled ops")
-                load(ops=[])
+            load(ops=list(NAIVE_OPS))
     except Exception as e:  # noqa: BLE001
         notes.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); fp16-internal ops ran "
                      "on PyTorch's CPU fp16 kernels, which accumulate in FP32 and understate the loss")

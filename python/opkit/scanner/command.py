@@ -67,7 +67,7 @@ def dtype_of(name: str | None) -> torch.dtype | None:
 
 def run(target: str, input_texts: list[str], *, dtype: str | None, amp: str | None, backward: bool,
         json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
-        scaffold: bool, out, err) -> int:
+        scaffold: bool, out, err, fake: bool = False) -> int:
     from . import scan
     from .report import print_console
 
@@ -82,7 +82,7 @@ def run(target: str, input_texts: list[str], *, dtype: str | None, amp: str | No
     if isinstance(model, torch.nn.Module):
         model.eval()
     with err.status("scanning ...") as status:
-        report = scan(model, inputs, torch_npu=torch_npu, amp=amp, backward=backward, op_list=op_list,
+        report = scan(model, inputs, torch_npu=torch_npu, amp=amp, backward=backward, op_list=op_list, fake=fake,
                       progress=lambda m: status.update(m))
     print_console(report, out, all_ops=all_ops)
     if json_path:

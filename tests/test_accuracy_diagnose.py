@@ -26,6 +26,17 @@ def _factory(folder: str, name: str):
 
 
 @pytest.fixture(scope="module")
+def naive_ops(tmp_path_factory):
+    """The ops whose naive variant the simulation runs (and opkit.patch swaps in), built on first use into
+    the cache; loaded outside any workspace (the checkout's ops/ would ask for `opkit build`)."""
+    import contextlib
+
+    from opkit.accuracy.diagnose import NAIVE_OPS
+    with contextlib.chdir(tmp_path_factory.mktemp("outside-workspace")):
+        return opkit.load(ops=list(NAIVE_OPS))
+
+
+@pytest.fixture(scope="module")
 def convnext():
     return _factory("convnext", "convnext_realistic")()
 
@@ -34,7 +45,7 @@ def _x(*shape, seed=0):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
 
 
-def test_convnext_fp16_compute_names_layernorm_and_the_patch_fixes_it(bundled_ops, convnext):
+def test_convnext_fp16_compute_names_layernorm_and_the_patch_fixes_it(naive_ops, convnext):
     data = _x(4, 3, 32, 32, seed=1)
     rep = opkit.diagnose(convnext, _x(2, 3, 64, 64), policy="fp16-compute", data=data)
     fd = rep.first_divergence
@@ -63,7 +74,7 @@ def test_convnext_under_torch_npu_autocast_keeps_layernorm_fp32(convnext):
 
 
 @pytest.mark.parametrize("policy", builtin_names())
-def test_resnet18_shows_no_divergence_under_any_policy(bundled_ops, policy):
+def test_resnet18_shows_no_divergence_under_any_policy(naive_ops, policy):
     model = _factory("resnet", "resnet18")()
     rep = opkit.diagnose(model, _x(2, 3, 64, 64), policy=policy, rescue=False, patch=False)
     assert rep.first_divergence is None, str(rep)

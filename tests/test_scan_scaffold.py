@@ -171,6 +171,8 @@ def test_cli_exit_codes_json_and_scaffold(tmp_path):
             return lambda x: torch.lgamma(x) + 1
         def clean():
             return (torch.nn.Linear(4, 4), [torch.randn(2, 4)])
+        def broken():
+            return torch.nn.Linear(4, 4)
     """))
     r = _opkit("scan", "mymodels:fallback", "--input", "2x8", "--input", "3x5", "--json", "s.json", cwd=tmp_path)
     assert r.returncode == 3, r.stdout + r.stderr
@@ -184,6 +186,8 @@ def test_cli_exit_codes_json_and_scaffold(tmp_path):
     assert r.returncode == 3 and (tmp_path / "ops" / "lgamma_fp32" / "op.yaml").is_file(), r.stdout + r.stderr
     r = _opkit("new", "MyHypot", "--from-aten", "aten::hypot", cwd=tmp_path)
     assert r.returncode == 0 and load_spec(tmp_path / "ops" / "my_hypot").name == "MyHypot", r.stderr
+    r = _opkit("scan", "mymodels:broken", "--input", "2x5", cwd=tmp_path)
+    assert r.returncode == 1 and "failed while being traced" in r.stderr and "2x4" not in r.stdout, r.stderr
     r = _opkit("scan", "mymodels:nothing", "--input", "2", cwd=tmp_path)
     assert r.returncode == 1 and "has no attribute nothing" in r.stderr
 

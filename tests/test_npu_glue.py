@@ -37,8 +37,9 @@ def make_op(tmp: Path, name="NpuTestReduceFP32", snake="npu_test_reduce_fp32", *
         "  t.cols = static_cast<uint32_t>(ctx.inputs[0].dim(-1));\n"
         "  t.rows = static_cast<uint32_t>(ctx.inputs[0].numel() / (t.cols ? t.cols : 1));\n"
         "  ctx.block_dim = 1;\n}\n#endif\n")
+    outs = "GM_ADDR y, GM_ADDR idx" if reduce else "GM_ADDR y"
     (d / "kernel.cpp").write_text('#include "kernel_operator.h"\n#include "tiling.h"\n'
-                                  f'extern "C" __global__ __aicore__ void {snake}(GM_ADDR x, GM_ADDR y, GM_ADDR idx, '
+                                  f'extern "C" __global__ __aicore__ void {snake}(GM_ADDR x, {outs}, '
                                   "GM_ADDR workspace, GM_ADDR tiling) {}\n")
     outputs = (OutputSpec("y", "x", "reduce(x, dim, keepdim)"),
                OutputSpec("idx", "int64", "reduce(x, dim, keepdim)", kernel_dtype="int32")) if reduce else \
@@ -149,7 +150,8 @@ def test_binding_renders_moves_reduce_and_registration(tmp_path):
     text = glue.render_binding([glue.op_glue(op)], SETTINGS)
     assert "TORCH_LIBRARY_IMPL(opkit, PrivateUse1, m)" in text and "TORCH_LIBRARY(" not in text
     assert 'm.impl("npu_test_reduce_fp32", TORCH_FN(opkit_npu_npu_test_reduce_fp32::run));' in text
-    assert "getCurrentNPUStream().stream(true)" in text
+    assert "getCurrentNPUStream().stream(false)" in text and "OpCommand::RunOpApi(launcher" in text
+    assert ".stream(true)" not in text                     # never drains the task queue per call
     assert "to_kernel_view(x)" in text and "shape_y.pop_back()" in text
     assert "idx_out = idx_out.to(at::kLong);" in text       # kernel writes int32, op returns int64
     assert "k_idx = at::zeros(shape_idx, opts_idx);" in text and "opts_idx = lead.options().dtype(at::kInt)" in text
@@ -202,10 +204,11 @@ def test_package_project(tmp_path):
     sh = (project / "build.sh").read_text()
     assert "msopgen" in sh and "ai_core-Ascend910B1" in sh and "unset ASCEND_CUSTOM_OPP_PATH" in sh
     assert subprocess.run(["bash", "-n", str(project / "build.sh")]).returncode == 0
-    # The CANN-free tiling adapter compiles (this is what --check-only --package runs).
-    for cmd, what in package.check_jobs(project, ops, "g++", SETTINGS):
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        assert r.returncode == 0, (what, r.stderr)
+    # op_host/<op>.cpp compiles as CANN's raw compile and as the op_host library (C++17, with the tiling
+    # adapter and the op's tiling.h): what --check-only --package runs (tests/test_npu_contracts.py).
+    from opkit.targets.npu import contracts
+    for cmd, step, src in contracts.op_host_commands(project, "g++"):
+        contracts.check_compile(cmd, step, src)
 
 
 # -- loader hook -----------------------------------------------------------------------------------------

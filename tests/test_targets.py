@@ -129,3 +129,39 @@ def test_a_third_target_is_one_new_package(copy_with_third_target):
     # `opkit test --target mydev` reaches its prepare_test() before any case runs
     r = _opkit(["test", "--target", "mydev"], ws, env)
     assert r.returncode != 0 and "mydev: prepare_test reached" in r.stderr, r.stderr
+
+
+def test_bundled_ops_get_builds_for_every_available_device_target(tmp_path, monkeypatch):
+    """opkit.load()'s bundled cache: a device target available on this machine (npu: CANN + torch_npu)
+    builds the bundled ops into <cache>/<target> once per change of the sources."""
+    import types
+
+    from opkit import loader
+    from opkit.errors import BuildError
+    built = []
+    fake = types.ModuleType("opkit.targets.mydev")
+    fake.__file__ = str(tmp_path / "mydev" / "__init__.py")
+    (tmp_path / "mydev").mkdir()
+    (tmp_path / "mydev" / "__init__.py").write_text("# target files (hashed into the cache key)\n")
+    fake.available = lambda: (True, "test")
+    fake.build = lambda specs, d, **kw: built.append((d, [s.snake for s in specs]))
+    unavailable = types.ModuleType("opkit.targets.off")
+    unavailable.available = lambda: (False, "no toolchain")
+    monkeypatch.setattr(targets, "names", lambda: ("cpu", "mydev", "off"))
+    monkeypatch.setattr(targets, "get", lambda n: {"mydev": fake, "off": unavailable}[n])
+    spec = types.SimpleNamespace(snake="gelu_fp32")
+    loader._device_builds([spec], tmp_path / "cache", "digest-1", quiet=True)
+    loader._device_builds([spec], tmp_path / "cache", "digest-1", quiet=True)    # up to date: no rebuild
+    assert built == [(tmp_path / "cache" / "mydev", ["gelu_fp32"])]
+    loader._device_builds([spec], tmp_path / "cache", "digest-2", quiet=True)    # sources changed
+    assert len(built) == 2
+
+    def failing(specs, d, **kw):
+        built.append("attempt")
+        raise BuildError("no bisheng")
+    fake.build = failing
+    with pytest.warns(UserWarning, match="no bisheng"):
+        loader._device_builds([spec], tmp_path / "cache", "digest-3", quiet=True)
+    with pytest.warns(UserWarning, match="failed earlier"):                   # not retried on every load
+        loader._device_builds([spec], tmp_path / "cache", "digest-3", quiet=True)
+    assert built.count("attempt") == 1

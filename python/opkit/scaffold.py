@@ -51,7 +51,8 @@ def families() -> dict[str, str]:
     return out
 
 
-def new(name: str, family: str | None = None, force: bool = False, cwd: str | Path | None = None) -> Scaffold:
+def new(name: str, family: str | None = None, force: bool = False, cwd: str | Path | None = None,
+        data: dict | None = None, lang: str = "ascendc") -> Scaffold:
     snake = check_op_name(name)
     here = Path(cwd or Path.cwd()).resolve()
     ws = find_workspace(here)
@@ -66,7 +67,9 @@ def new(name: str, family: str | None = None, force: bool = False, cwd: str | Pa
         raise OpkitError(f"{dest} already exists; nothing changed. Use `opkit new {name} --force` to rewrite "
                          "its scaffold files (your versions are kept as *.orig)")
 
-    bundled = next((e for e in bundled_entries() if e.snake == snake and e.spec), None)
+    if lang not in ("ascendc", "tbe"):
+        raise OpkitError(f"unknown --lang {lang!r}; expected ascendc or tbe")
+    bundled = None if lang == "tbe" else next((e for e in bundled_entries() if e.snake == snake and e.spec), None)
     if bundled is not None:
         if bundled.dir == dest.resolve():
             raise OpkitError(f"{dest} is opkit's bundled {name} itself; scaffold it in your own workspace")
@@ -76,8 +79,8 @@ def new(name: str, family: str | None = None, force: bool = False, cwd: str | Pa
         family = bundled.spec.family
     else:
         family = family or DEFAULT_FAMILY
-        files = _render_family(family, name, snake)
-        source = f"family:{family}"
+        files = _render_family(family, name, snake, data, lang)
+        source = f"family:{family}" + ("" if lang == "ascendc" else f" ({lang})")
     if "op.yaml" not in files:
         raise OpkitError(f"scaffold source {source} has no op.yaml")
     try:    # a scaffold must be a valid op before anything is written
@@ -89,18 +92,19 @@ def new(name: str, family: str | None = None, force: bool = False, cwd: str | Pa
 
     result = Scaffold(op_dir=dest, workspace=ws, source=source, new_workspace=fresh)
     dest.mkdir(parents=True, exist_ok=True)
-    for rel, data in files.items():
+    for rel, content in files.items():
         target = dest / rel
         if target.exists():
-            if target.read_bytes() == data:
+            if target.read_bytes() == content:
                 continue
             orig = target.with_name(target.name + ".orig")
             shutil.copy2(target, orig)
             result.kept.append(orig)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        target.write_bytes(content)
         result.written.append(target)
-    answers = {"opkit_version": __version__, "name": name, "snake": snake, "family": family, "source": source,
+    answers = {"opkit_version": __version__, "name": name, "snake": snake, "family": family, "data": data or {},
+               "source": source,
                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                "files": sorted(files)}
     (dest / ANSWERS).write_text("# opkit new: the inputs this op was scaffolded from\n" +
@@ -132,16 +136,25 @@ def _from_seed(family: str, name: str, snake: str) -> dict[str, bytes]:
     return out
 
 
-def _render_family(family: str, name: str, snake: str) -> dict[str, bytes]:
+def _render_family(family: str, name: str, snake: str, data: dict | None = None,
+                   lang: str = "ascendc") -> dict[str, bytes]:
     root = templates_dir() / "families" / family
     known = families()
-    if family not in known and family in _SEEDS:
+    if lang == "tbe":           # TBE op folders: templates/tbe/<family>/ (kernel.py instead of kernel.cpp)
+        root = templates_dir() / "tbe" / family
+        known = {d.name: "" for d in root.parent.iterdir() if d.is_dir()} if root.parent.is_dir() else {}
+    if family not in known and family in _SEEDS and lang == "ascendc":
         return _from_seed(family, name, snake)
     if not root.is_dir() or family not in known:
-        raise OpkitError(f"unknown family {family!r}; expected one of: {', '.join(known) or '(none installed)'}")
+        raise OpkitError(f"unknown family {family!r}{' for --lang ' + lang if lang != 'ascendc' else ''}; expected "
+                         f"one of: {', '.join(known) or '(none installed)'}")
+    # Families that declare answers (family.yaml `data:`) get their defaults, then the answers given.
+    schema = (yaml.safe_load((root / "family.yaml").read_text()) or {}).get("data") if (root / "family.yaml").is_file() else None
+    if schema:
+        data = {**{k: v.get("default") for k, v in schema.items()}, **(data or {})}
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(root)), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True)
-    ctx = template_context(name, snake, family)
+                             keep_trailing_newline=True, trim_blocks=bool(schema), lstrip_blocks=bool(schema))
+    ctx = {**(data or {}), **template_context(name, snake, family)}
     out: dict[str, bytes] = {}
     for p in sorted(root.rglob("*")):
         if not p.is_file() or p.name == "family.yaml" or "__pycache__" in p.parts:

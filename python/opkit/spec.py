@@ -22,6 +22,17 @@ DTYPES: dict[str, tuple[str, str, str]] = {
 }
 
 
+def dtype_names(given, what: str = "--dtype") -> list[str]:
+    """Dtype names from what a user typed (float16, fp16, half, ...); OpkitError names the bad one."""
+    alias = {n: n for n in DTYPES} | {t[2]: n for n, t in DTYPES.items()} | {"half": "float16", "float": "float32"}
+    out = []
+    for d in [given] if isinstance(given, str) else given:
+        if d not in alias:
+            raise OpkitError(f"{what} {d}: not a dtype (one of {', '.join(sorted(alias))})")
+        out.append(alias[d])
+    return out
+
+
 @dataclass(frozen=True)
 class InputSpec:
     name: str
@@ -66,6 +77,7 @@ class TestSpec:
 class AccuracySpec:
     standard: str = "mere_mare"         # mere_mare | bit_exact
     overrides: dict[str, dict[str, float]] = field(default_factory=dict)
+    baseline_tolerance: float | None = None   # `opkit test --baseline`: allowed metric growth (None: 2x)
 
 
 @dataclass(frozen=True)
@@ -83,6 +95,8 @@ class OpSpec:
     accuracy: AccuracySpec
     dir: Path                           # folder holding op.yaml
     bundled: bool = False               # lives in opkit's own ops/
+    lang: str = "ascendc"               # ascendc (kernel.cpp) | tbe (kernel.py, docs/tbe.md)
+    tbe: dict = field(default_factory=dict)   # lang tbe: {function: op function, soc: SoC the DSL checks}
 
     @property
     def lead(self) -> InputSpec:
@@ -102,7 +116,7 @@ class OpSpec:
 
     @property
     def kernel_file(self) -> Path:
-        return self.dir / "kernel.cpp"
+        return self.dir / ("kernel.py" if self.lang == "tbe" else "kernel.cpp")
 
     @property
     def tiling_file(self) -> Path:
@@ -150,7 +164,9 @@ ROLES = {"dim": "int", "keepdim": "bool"}
 DISTRIBUTIONS = ("normal", "offset", "scale", "tiny", "mixed", "special")
 STANDARDS = ("mere_mare", "bit_exact")
 TOP_KEYS = ("op", "family", "summary", "inputs", "outputs", "attrs", "compute_dtype", "backward", "tests",
-            "accuracy")
+            "accuracy", "lang", "tbe")
+LANGS = ("ascendc", "tbe")
+TBE_KEYS = ("function", "soc")
 _REDUCE = _re.compile(r"reduce\(\s*(\w+)\s*,\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)\Z")
 _DIM_NAME = _re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
@@ -315,6 +331,15 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
     if "compute_dtype" in top:
         compute = c.string(top["compute_dtype"], "a dtype name", tuple(DTYPES)) or compute
 
+    lang = "ascendc"
+    if "lang" in top:
+        lang = c.string(top["lang"], "a kernel language", LANGS) or lang
+    tbe = {}
+    if "tbe" in top:
+        tbe_map = c.mapping(top["tbe"], TBE_KEYS) or {}
+        tbe = {k: c.string(v, "a function name" if k == "function" else "a SoC version such as Ascend910B")
+               for k, v in tbe_map.items()}
+
     inputs = _inputs(c, top.get("inputs"))
     input_names = [i.name for i in inputs]
     attrs = _attrs(c, top.get("attrs"))
@@ -346,7 +371,8 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
         return None
     return OpSpec(name=name, snake=snake, family=family, summary=summary, inputs=tuple(inputs),
                   outputs=tuple(outputs), attrs=tuple(attrs), compute_dtype=compute, backward=backward,
-                  tests=tests, accuracy=accuracy, dir=path.parent.resolve(), bundled=bundled)
+                  tests=tests, accuracy=accuracy, dir=path.parent.resolve(), bundled=bundled,
+                  lang=lang, tbe=tbe)
 
 
 def _raw_names(node: _Node | None) -> list[str]:
@@ -604,9 +630,16 @@ def _tests(c: _Checker, node: _Node | None, inputs: list[InputSpec]) -> TestSpec
 def _accuracy(c: _Checker, node: _Node | None) -> AccuracySpec:
     if node is None or node.value is None:
         return AccuracySpec()
-    m = c.mapping(node, ("standard", "overrides"))
+    m = c.mapping(node, ("standard", "overrides", "baseline_tolerance"))
     if m is None:
         return AccuracySpec()
+    tolerance = None
+    if "baseline_tolerance" in m:
+        t = m["baseline_tolerance"]
+        if isinstance(t.value, bool) or not isinstance(t.value, (int, float)) or t.value < 1:
+            c.error(t, f"expected a number >= 1 (allowed growth factor of MERE/MARE/max rel); got {t.value!r}")
+        else:
+            tolerance = float(t.value)
     standard = "mere_mare"
     if "standard" in m:
         standard = c.string(m["standard"], "an accuracy standard", STANDARDS) or standard
@@ -629,4 +662,4 @@ def _accuracy(c: _Checker, node: _Node | None) -> AccuracySpec:
                     else:
                         entry[k] = float(x.value)
                 overrides[dt] = entry
-    return AccuracySpec(standard=standard, overrides=overrides)
+    return AccuracySpec(standard=standard, overrides=overrides, baseline_tolerance=tolerance)

@@ -2,15 +2,11 @@
 
 Doc pages (mirror-cann/asc-devkit 7359511d, docs/api/SIMD-API/基础API/Memory矢量计算/):
   SIMD计算说明/高维切分.md, SIMD计算说明/掩码/接口内设置Mask.md, 掩码操作/SetVectorMask.md,
-  掩码操作/SetMaskCount.md, 基础算术/Add.md (and Sub, Mul, Div, Max, Min, Adds, Muls, Maxs, Mins,
+  掩码操作/SetMaskCount.md (addressing and masks: level0_ref.py), 基础算术/Add.md (and Sub, Mul, Div, Max, Min, Adds, Muls, Maxs, Mins,
   Exp, Abs, Sqrt, Relu, LeakyRelu), 数据填充/Duplicate.md, 数据填充/Brcb.md,
   归约计算/WholeReduceSum.md, WholeReduceMax.md, WholeReduceMin.md, BlockReduceSum.md,
   BlockReduceMax.md, BlockReduceMin.md, PairReduceSum.md.
-What the pages say and the reference below encodes:
-  - lane l of repeat r of an operand is element (r*repStride + (l // perBlock)*blkStride)*perBlock
-    + l % perBlock (strides in 32-byte DataBlocks);
-  - Normal mode: continuous mask = first `mask` lanes, bit mask = mask[0] lanes 0..63, mask[1] 64..127;
-    Counter mode: mask = total element count, repeatTime ignored, repeats inferred;
+What the pages say and the reference below encodes (addressing and masks: level0_ref.py):
   - masked-off dst lanes keep their value;
   - WholeReduceSum / BlockReduceSum / PairReduceSum add in a binary tree, two by two; WholeReduceMax/Min
     write [value, index] (ORDER_VALUE_INDEX), [index, value], [value] or [index (uint32)];
@@ -22,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from level0_ref import at, lane_index, lanes_of, plan
 from opkit.errors import EmulatorError
 
 (ADD, SUB, MUL, DIV, MAX, MIN, ADDS, MULS, MAXS, MINS, EXP, ABS, SQRT, RELU, LEAKY, DUP,
@@ -47,28 +44,6 @@ def run(emu, dt, a, b, **kw):
     return out
 
 
-def lanes_of(dt):
-    return 256 // np.dtype(dt).itemsize
-
-
-def plan(dt, how, lo, hi, repeat):
-    """[(repeat index, active lanes)] as the mask pages define them."""
-    L = lanes_of(dt)
-    if how in (3, 4):
-        reps = -(-lo // L)
-        return [(r, list(range(L if r < reps - 1 else lo - (reps - 1) * L))) for r in range(reps)]
-    if how == 0:
-        act = list(range(lo))
-    else:
-        act = [l for l in range(L) if (lo >> l if l < 64 else hi >> (l - 64)) & 1]
-    return [(r, act) for r in range(repeat)]
-
-
-def at(dt, r, l, blk, rep):
-    pb = 32 // np.dtype(dt).itemsize
-    return (r * rep + (l // pb) * blk) * pb + l % pb
-
-
 def data(dt, positive=False):
     if np.issubdtype(dt, np.integer):
         return RNG.integers(-1000, 1000, N).astype(dt)
@@ -83,11 +58,6 @@ def cast(dt, v):
 ELEM2 = {ADD: np.add, SUB: np.subtract, MUL: np.multiply, DIV: np.divide, MAX: np.maximum, MIN: np.minimum}
 ELEMS = {ADDS: np.add, MULS: np.multiply, MAXS: np.maximum, MINS: np.minimum}
 ELEM1 = {EXP: np.exp, ABS: np.abs, SQRT: np.sqrt, RELU: lambda x: np.maximum(x, 0)}
-
-
-def lane_index(dt, pl, blk, rep):
-    """Element index of every active lane of the plan, in (repeat, lane) order."""
-    return np.array([at(dt, r, l, blk, rep) for r, act in pl for l in act], np.int64)
 
 
 def ref_elementwise(dt, op, a, b, pl, g, scalar):

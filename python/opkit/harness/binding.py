@@ -45,7 +45,7 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
     if device is not None:
         # On a device: inputs made on the CPU go there, outputs come back for the CPU golden; the naive
         # column still comes from the emulator (CPU inputs); the emulator's counters do not apply.
-        _handles[key] = OpHandle(fn=_on_device(fn, device), naive_fn=naive, last_launch=None)
+        _handles[key] = OpHandle(fn=_on_device(fn, device), naive_fn=naive, last_launch=None, device=device, op=fn)
         return _handles[key]
     last = None
     try:

@@ -19,5 +19,8 @@
 #include "opkit_emu/compat_sync.h"
 #include "opkit_emu/level0.h"
 #include "opkit_emu/reduce_ext.h"
+#include "opkit_emu/bitwise.h"
+#include "opkit_emu/select.h"
+#include "opkit_emu/gather.h"
 #include "opkit_emu/constants.h"
 #include "opkit_emu/launch.h"

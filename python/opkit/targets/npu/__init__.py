@@ -29,13 +29,40 @@ def build_state(spec, build_dir: Path) -> str:
 
 
 def load(workspace: Path | None, specs: list) -> bool:
-    """The NPU library, only where torch_npu is installed (nothing NPU-related is imported otherwise)."""
+    """The NPU libraries, only where torch_npu is installed (nothing NPU-related is imported otherwise):
+    the bundled ops' (built into the per-user cache by opkit.load() when CANN is present), unless a
+    workspace op shadows one of them (one op cannot be registered twice), then the workspace's."""
     if importlib.util.find_spec("torch_npu") is None:
         return False
-    return load_if_available(workspace=workspace, specs=specs)
+    bundled = [s for s in specs if getattr(s, "bundled", False)]
+    if bundled:
+        from ...loader import bundled_cache_dir
+        cache = bundled_cache_dir() / NAME
+        held = set((cache / MANIFEST).read_text().split()) if (cache / MANIFEST).is_file() else set()
+        clash = held & {s.snake for s in specs if not getattr(s, "bundled", False)}
+        if held and not clash:
+            load_if_available(cache, specs=bundled)
+        elif clash:
+            import warnings
+            warnings.warn(f"opkit: the bundled ops' NPU library {cache / LIBRARY} is not loaded: workspace op(s) "
+                          f"{', '.join(sorted(clash))} replace bundled ones it holds", RuntimeWarning, stacklevel=3)
+    return load_if_available(workspace=workspace, specs=[s for s in specs if not getattr(s, "bundled", False)])
+
+
+STANDIN_ENV = "OPKIT_NPU_DEVICE_STANDIN"
 
 
 def prepare_test():
+    """The NPU device for `opkit test --target npu`. With OPKIT_NPU_DEVICE_STANDIN=cpu (tests of the
+    plumbing on machines without an NPU) the CPU stands in: the run goes through this target's checks,
+    build state and report, with the emulator computing what the device would."""
+    import os
+    if os.environ.get(STANDIN_ENV) == "cpu":
+        import sys
+        import torch
+        print(f"opkit: {STANDIN_ENV}=cpu: the CPU stands in for the NPU (plumbing test; the results are the "
+              "emulator's, not a device's)", file=sys.stderr)
+        return torch.device("cpu")
     return prepare_test_process()
 
 

@@ -38,6 +38,8 @@ def available() -> tuple[bool, str]:
     problem = cann.torch_pair_problem()
     if problem:
         return False, problem
+    if shutil.which("make") is None:
+        return False, "`make` is not on PATH (the NPU build uses the Unix Makefiles generator)"
     return True, f"CANN {search.cann.version} at {search.cann.root}"
 
 
@@ -60,8 +62,20 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
     from . import cann, glue
     build_dir = Path(build_dir)
     specs = list(specs)
+    tbe = [s for s in specs if s.lang == "tbe"]
+    if tbe:        # TBE ops: their own project flavour and an OpCommand binding (python/opkit/tbe/package.py)
+        from ...tbe.package import build_npu
+        build_npu(tbe, build_dir / "tbe", check_only=check_only, soc=soc, log=log)
+        specs = [s for s in specs if s.lang != "tbe"]
+        if not specs:
+            return
     if not specs:
         raise BuildError("opkit build --target npu: no ops to build")
+    tbe = [s.snake for s in specs if getattr(s, "lang", "ascendc") != "ascendc"]
+    if tbe:
+        raise BuildError(f"opkit build --target npu: {', '.join(tbe)} are TBE ops (kernel.py): this target builds "
+                         "AscendC kernels (kernel.cpp) with ascendc_library; TBE ops reach the NPU through CANN's "
+                         "TBE op build, which opkit does not drive yet (docs/tbe.md \"NPU and graph mode\")")
     seen: dict[str, Path] = {}
     for s in specs:
         if s.snake in seen:
@@ -78,13 +92,14 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
 
     soc_name, soc_from = cann.detect_soc(soc)
     try:
-        profile, cores = cann.soc_profile(soc_name)
+        info = cann.soc_info(soc_name, search.cann.root if search else None)
     except ValueError as e:
         raise BuildError(str(e)) from None
     torch_version = cann.dist_version("torch") or "2.13.0"
-    settings = glue.Settings(soc=soc_name, profile=profile, vector_cores=cores,
-                             torch_version_macro=cann.version_macro(torch_version), host_include=_host_include())
-    _say(log, f"npu: SoC {soc_name} ({soc_from}), profile {profile}, {cores} vector cores")
+    settings = glue.Settings(soc=soc_name, profile=info.profile, vector_cores=info.vector_cores,
+                             torch_version_macro=cann.version_macro(torch_version), host_include=_host_include(),
+                             family=info.family)
+    _say(log, f"npu: SoC {soc_name} ({soc_from}), family {info.family}, {info.vector_cores} vector cores")
     try:
         glues = [glue.op_glue(s) for s in specs]
     except ValueError as e:
@@ -135,6 +150,23 @@ def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package
         for v in g.variants:
             _write(standin / f"{v.launch}.h", glue.render_standin_header(g, v))
     _write(check_dir / "standin_defs.cpp", glue.render_standin_defs(glues))
+    project = None
+    if package:
+        from . import package as pkg
+        project = pkg.render_project([g.spec for g in glues], build_dir / "package", settings)
+        _say(log, f"npu: package project rendered in {project}")
+    if not compile:
+        return
+    # First the contracts of CANN's build steps (contracts.py) and CANN's own scripts where present:
+    # cheap, and they need no torch_npu.
+    from . import cann_scripts, contracts
+    from ...build import cmake_exe
+    from ...workspace import emulator_include_dir
+    cxx = check.cxx()
+    contracts.run_all(glues, work=check_dir / "contracts", cxx=cxx, cmake=cmake_exe(), generator=GENERATOR,
+                      prelude=binding.parent / glue.PRELUDE, emulator_include=emulator_include_dir(),
+                      project=project, jobs=jobs, log=log)
+    cann_scripts.run_if_present(glues, build_dir=build_dir, project=project, cxx=cxx, log=log)
     tc = check.toolchain(log)
     # The CMake project is rendered too (CANN's folder left to $ASCEND_HOME_PATH), for inspection.
     _write(binding.parent / "CMakeLists.txt",
@@ -148,14 +180,7 @@ def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package
                *[f"-D{d}" for d in g.variants[0].defines], str(g.spec.kernel_file)],
               f"checking {g.spec.kernel_file} with the NPU build's definitions ({g.variants[0].defines[0]}, "
               "DTYPE_*, opkit's tiling prelude) against opkit's emulator headers") for g in glues]
-    if package:
-        from . import package as pkg
-        project = pkg.render_project([g.spec for g in glues], build_dir / "package", settings)
-        extra += pkg.check_jobs(project, [g.spec for g in glues], tc.cxx, settings)
-        _say(log, f"npu: package project rendered in {project} (op_host needs CANN's headers: only its "
-                  "opkit tiling adapters are compiled here)")
-    if not compile:
-        return
+    # (--package: op_host/<op>.cpp with its tiling adapter was compiled by the contracts above.)
     defines = ["OPKIT_CHIP_ASCEND310P"] if settings.profile == "ascend310p" else []
     _say(log, f"npu: --check-only: compiling {binding} against torch and torch_npu {tc.torch_npu_dir}")
     lib = check.compile_binding(check_dir, binding, tc, version_macro=settings.torch_version_macro,
@@ -175,11 +200,21 @@ def recheck(build_dir: Path, log=None) -> Path:
 
 # -- real build ------------------------------------------------------------------------------------
 
+# Always Unix Makefiles, never Ninja. CANN's ascendc_library re-runs CMake for its sub-builds with the
+# caller's generator (asc-devkit cmake/asc/legacy_modules/function.cmake:103 `-G ${CMAKE_GENERATOR}`), and
+# util/extract_host_stub.py keys compile_commands.json by directory + `-o` (:1587) but looks the
+# $<TARGET_OBJECTS> paths up as given (:1857); under Ninja a kernel outside the sub-project gets a `/./`
+# object path and a KeyError. contracts.check_generator() runs that contract here.
+GENERATOR = "Unix Makefiles"
+
+
 def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
-    cmake = shutil.which("cmake")
-    if cmake is None:
-        raise BuildError("opkit build --target npu: cmake is not on PATH (pip install cmake ninja)")
-    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+    from ...build import cmake_exe
+    cmake = cmake_exe()
+    if shutil.which("make") is None:
+        raise BuildError("opkit build --target npu: `make` is not on PATH; CANN's ascendc_library needs the "
+                         "Unix Makefiles generator (install make)")
+    gen = ["-G", GENERATOR]
     env = dict(os.environ)
     env.pop("ASCEND_CUSTOM_OPP_PATH", None)   # custom op paths can disturb CANN builds (ascendc-facts §6)
     steps = [[cmake, *gen, "-S", str(src), "-B", str(tree), f"-DASCEND_PYTHON_EXECUTABLE={sys.executable}"],

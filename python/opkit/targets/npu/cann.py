@@ -20,21 +20,51 @@ from pathlib import Path
 
 # Environment variables, in the order they are trusted. ASCEND_HOME_PATH is what set_env.sh sets.
 ENV_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_CANN_PACKAGE_PATH")
-# The usual install folders (root install, then a user install).
+# The usual install folders: CANN <= 8.3 (ascend-toolkit/latest, set_env.sh one level up) and CANN >= 8.5
+# (/usr/local/Ascend/cann, set_env.sh inside: CANN 8.5 docs maintenref/envvar/envref_07_0003), root
+# install then a user install.
 DEFAULT_ROOTS = ("/usr/local/Ascend/ascend-toolkit/latest", "~/Ascend/ascend-toolkit/latest",
-                 "/usr/local/Ascend/latest", "/usr/local/Ascend/cann")
+                 "/usr/local/Ascend/cann", "~/Ascend/cann", "/usr/local/Ascend/latest")
+# Where ascendc.cmake (kernel direct launch) lives. asc-devkit installs cmake/asc/ as
+# <cann>/<arch>-linux/tikcpp/ascendc_kernel_cmake (asc-devkit cmake/CMakeLists.txt:16-18 with
+# INSTALL_LIBRARY_DIR=${CMAKE_SYSTEM_PROCESSOR}-linux, CMakeLists.txt:37); older toolkits had it under
+# compiler/tikcpp (a link to the same folder) or tools/tikcpp.
 ASCENDC_CMAKE = ("compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake",
+                 f"{_platform.machine()}-linux/tikcpp/ascendc_kernel_cmake/ascendc.cmake",
                  "tools/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
-DEFAULT_SOC = "Ascend910B1"
 
-# SoC -> (opkit platform profile, vector cores the tiling may launch). 910B1/B2 from the SoC ini
-# (vector_core_cnt=48); 910B3/B4 (40) is an unverified figure (shared/docs/ascendc-facts.md §4).
-SOCS: dict[str, tuple[str, int]] = {
-    "Ascend910B1": ("ascend910b", 48), "Ascend910B2": ("ascend910b", 48),
-    "Ascend910B2C": ("ascend910b", 48),
-    "Ascend910B3": ("ascend910b", 40), "Ascend910B4": ("ascend910b", 40),
-    "Ascend310P1": ("ascend310p", 8), "Ascend310P3": ("ascend310p", 8),
-}
+
+@dataclass(frozen=True)
+class Soc:
+    name: str          # SOC_VERSION, e.g. Ascend910B3
+    family: str        # CANN's short SoC (ASCEND_COMPUTE_UNIT, OpDef AddConfig): asc-devkit
+                       # cmake/asc/fwk_modules/util/opdesc_parser.py:18-60 SOC_TO_SHORT_SOC_MAP
+    profile: str       # opkit's platform profile (python/opkit/include/opkit/platform.h)
+    vector_cores: int  # AIV cores: <cann>/<arch>-linux/data/platform_config/<SoC>.ini vector_core_cnt
+    arch: str          # bisheng --npu-arch
+
+
+# vector_core_cnt per SoC. 910B2: 48, 910B4: 40 (platform_config/Ascend910B2.ini and Ascend910B4.ini as quoted
+# in huawei-csl/pto-dsl's matmul tutorial); 910B3: 40 (ai_core_cnt=20, like 910B4); 910B1: 48.
+# A3 (Ascend910_93xx) parts share the 910B vector ISA (asc-devkit cmake/asc/legacy_modules/host_config.cmake:10
+# lists them with ascend910b); their per-die counts are not in a public source opkit could check: 40 is
+# assumed (the smaller 910B figure). With CANN installed, the SoC's platform_config ini decides (soc_info()).
+_SOCS = (
+    Soc("Ascend910B1", "ascend910b", "ascend910b", 48, "dav-2201"),
+    Soc("Ascend910B2", "ascend910b", "ascend910b", 48, "dav-2201"),
+    Soc("Ascend910B2C", "ascend910b", "ascend910b", 48, "dav-2201"),
+    Soc("Ascend910B3", "ascend910b", "ascend910b", 40, "dav-2201"),
+    Soc("Ascend910B4", "ascend910b", "ascend910b", 40, "dav-2201"),
+    Soc("Ascend910B4-1", "ascend910b", "ascend910b", 40, "dav-2201"),
+    *(Soc(f"Ascend910_93{n}", "ascend910_93", "ascend910b", 40, "dav-2201")
+      for n in ("91", "92", "81", "82", "72", "62")),
+    Soc("Ascend310P1", "ascend310p", "ascend310p", 8, "dav-2002"),
+    Soc("Ascend310P3", "ascend310p", "ascend310p", 8, "dav-2002"),
+)
+SOCS: dict[str, Soc] = {s.name: s for s in _SOCS}
+# Without --soc or npu-smi: a 40-core 910B. Tiling for 48 blocks on a 40-core part runs a second wave of 8
+# (and deadlocks kernels that SyncAll); 40 blocks on a 48-core part only leave 8 cores idle.
+DEFAULT_SOC = "Ascend910B3"
 
 
 @dataclass(frozen=True)
@@ -46,7 +76,9 @@ class Cann:
 
     @property
     def set_env(self) -> Path:
-        return self.root.parent / "set_env.sh"
+        """ascend-toolkit/latest -> ascend-toolkit/set_env.sh; CANN >= 8.5: <root>/set_env.sh."""
+        inside = self.root / "set_env.sh"
+        return inside if inside.is_file() else self.root.parent / "set_env.sh"
 
 
 @dataclass(frozen=True)
@@ -60,7 +92,8 @@ class Search:
         looked = "; ".join(self.tried)
         return (f"{what + ': ' if what else ''}CANN (the Ascend toolkit) was not found, so the NPU kernels cannot be compiled. "
                 f"Looked at: {looked}. Install the CANN toolkit, then `source "
-                f"/usr/local/Ascend/ascend-toolkit/set_env.sh` (it sets ASCEND_HOME_PATH), or set "
+                f"/usr/local/Ascend/ascend-toolkit/set_env.sh` (CANN >= 8.5: /usr/local/Ascend/cann/set_env.sh; it sets "
+                f"ASCEND_HOME_PATH), or set "
                 f"ASCEND_HOME_PATH=<toolkit>/latest yourself. To check the generated NPU glue without CANN: "
                 f"`opkit build --target npu --check-only`.")
 
@@ -120,13 +153,14 @@ def detect_soc(explicit: str | None = None) -> tuple[str, str]:
             out = subprocess.run([smi, "info"], capture_output=True, text=True, timeout=10).stdout
         except (OSError, subprocess.SubprocessError):
             out = ""
-        m = re.search(r"\b(910B\d?C?|310P\d?|910_93\w*)\b", out)
+        m = re.search(r"\b(910B\d?C?(?:-1)?|310P\d?|910_93\d\d)\b", out)
         if m:
             return normalize_soc(m.group(1)), "npu-smi info"
     return DEFAULT_SOC, "default (no --soc, no npu-smi)"
 
 
 def normalize_soc(soc: str) -> str:
+    """`910b3`, `ascend910b3`, `Ascend910B3` -> `Ascend910B3`; `910_9392` -> `Ascend910_9392`."""
     s = soc.strip()
     if not s.lower().startswith("ascend"):
         s = "Ascend" + s
@@ -136,20 +170,39 @@ def normalize_soc(soc: str) -> str:
     return s
 
 
+def soc_info(soc: str, cann_root: Path | None = None) -> Soc:
+    """What opkit needs about a SoC. Known SoCs come from the table above; with a CANN install, the
+    SoC's platform_config ini (vector_core_cnt) overrides the table's core count."""
+    s = SOCS.get(soc)
+    if s is None:
+        raise ValueError(f"--soc {soc}: opkit knows {', '.join(SOCS)}")
+    cores = _ini_vector_cores(cann_root, soc) if cann_root else None
+    if cores and cores != s.vector_cores:
+        s = Soc(s.name, s.family, s.profile, cores, s.arch)
+    return s
+
+
+def _ini_vector_cores(root: Path, soc: str) -> int | None:
+    for d in (f"{_platform.machine()}-linux/data/platform_config", "data/platform_config"):
+        try:
+            text = (Path(root) / d / f"{soc}.ini").read_text(errors="replace")
+        except OSError:
+            continue
+        m = re.search(r"^\s*vector_core_cnt\s*=\s*(\d+)", text, re.MULTILINE)
+        if m:
+            return int(m.group(1))
+    return None
+
+
 def soc_profile(soc: str) -> tuple[str, int]:
-    """(platform profile, vector cores) for a SoC; unknown 910B/310P variants take their family's."""
-    if soc in SOCS:
-        return SOCS[soc]
-    if soc.startswith("Ascend310P"):
-        return SOCS["Ascend310P3"]
-    if soc.startswith("Ascend910B"):
-        return SOCS["Ascend910B1"]
-    raise ValueError(f"--soc {soc}: opkit knows {', '.join(SOCS)} (Ascend910B*, Ascend310P*)")
+    """(platform profile, vector cores) of a known SoC."""
+    s = soc_info(soc)
+    return s.profile, s.vector_cores
 
 
 def npu_arch(soc: str) -> str:
     """bisheng's --npu-arch / CMAKE_ASC_ARCHITECTURES for the SoC."""
-    return "dav-2002" if soc_profile(soc)[0] == "ascend310p" else "dav-2201"
+    return soc_info(soc).arch
 
 
 # -- torch_npu ---------------------------------------------------------------------------------------

@@ -45,9 +45,13 @@ def torch_dir() -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
+def cxx() -> str:
+    return os.environ.get("CXX", "g++")
+
+
 def toolchain(log=None) -> Toolchain:
     import torch   # the ABI flag of the installed torch (2.13 wheels: cxx11 ABI)
-    return Toolchain(os.environ.get("CXX", "g++"), torch_dir(), wheel.torch_npu_root(log),
+    return Toolchain(cxx(), torch_dir(), wheel.torch_npu_root(log),
                      int(torch.compiled_with_cxx11_abi()))
 
 

@@ -89,6 +89,7 @@ class Settings:
     torch_version_macro: str   # V2R13
     host_include: Path      # python/opkit/include
     cxx11_abi: int = 1      # _GLIBCXX_USE_CXX11_ABI of the installed torch (2.13 wheels: 1)
+    family: str = "ascend910b"   # CANN's short SoC: ASCEND_COMPUTE_UNIT, OpDef AddConfig (cann.Soc.family)
 
 
 def render_binding(glues: list[OpGlue], s: Settings) -> str:

@@ -37,10 +37,14 @@ OPKIT_EMU_HOT void compare_loop(uint8_t* d, const T* a, const T* b, uint32_t n, 
     d[byte] = bits;
   }
 }
+// mode 0 (VSEL_CMPMASK_SPR) reuses the first `lanes` bits of the mask in every 256-byte repeat;
+// modes 1 and 2 consume the mask continuously.
 template <class T>
-OPKIT_EMU_HOT void select_loop(T* d, const uint8_t* mask, const T* a, const T* b, T s, bool scalar, uint32_t n) {
+OPKIT_EMU_HOT void select_loop(T* d, const uint8_t* mask, const T* a, const T* b, T s, bool scalar, uint32_t n,
+                               uint32_t wrap) {
   for (uint32_t i = 0; i < n; ++i) {
-    bool take0 = (mask[i >> 3] >> (i & 7)) & 1;
+    const uint32_t k = wrap ? i % wrap : i;
+    bool take0 = (mask[k >> 3] >> (k & 7)) & 1;
     d[i] = take0 ? a[i] : (scalar ? s : b[i]);
   }
 }
@@ -77,20 +81,29 @@ void select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Lo
                  T scalar, SELMODE mode, uint32_t count, opkit_emu::SrcLoc loc) {
   using namespace opkit_emu;
   static_assert(is_sel_t<T>, "opkit emulator: Select supports half and float on this chip");
-  if (mode == SELMODE::VSEL_CMPMASK_SPR)
-    fail("dtype-unsupported", "Select", loc,
-         "SELMODE::VSEL_CMPMASK_SPR (mask from the compare register) is not emulated; pass the mask tensor with "
-         "VSEL_TENSOR_TENSOR_MODE or VSEL_TENSOR_SCALAR_MODE");
   const bool scalar_mode = mode == SELMODE::VSEL_TENSOR_SCALAR_MODE;
   if (!scalar_mode && !src1)
-    fail("dtype-unsupported", "Select", loc, "VSEL_TENSOR_TENSOR_MODE needs a tensor src1");
+    fail("dtype-unsupported", "Select", loc, "VSEL_TENSOR_TENSOR_MODE and VSEL_CMPMASK_SPR need a tensor src1");
+  // mode 0 reads only the first 256/sizeof(T) mask bits, again for every repeat (Select.md)
+  const uint32_t wrap = mode == SELMODE::VSEL_CMPMASK_SPR ? kRepeat / sizeof(T) : 0;
   if (!vec_prologue<T>(VecOp::Select, "Select", count, loc)) return;
+  const uint32_t mask_lanes = wrap ? std::min(count, wrap) : count;
   ApiCall c(Pipe::V, "Select", loc);
-  c.read(mask.m_, 0, count, 1, "selMask").dst(dst, count).src(*src0, count, "src0");
+  c.read(mask.m_, 0, mask_lanes, 1, "selMask").dst(dst, count).src(*src0, count, "src0");
   if (!scalar_mode) c.src(*src1, count, "src1");
-  c.commit();
+  if (mask_lanes == count) {
+    c.commit();
+  } else if (c.commit(Flow::Manual)) {  // the mask repeats every `wrap` lanes: lane i takes mask bit i % wrap
+    std::vector<uint8_t> bad(count);
+    for (uint32_t i = 0; i < count; ++i)
+      bad[i] = ApiCall::lane_poisoned(c.operand(0), i % wrap) || ApiCall::lane_poisoned(c.operand(2), i) ||
+               (!scalar_mode && ApiCall::lane_poisoned(c.operand(3), i));
+    for (uint32_t i = 0; i < count; ++i) shadow_fill(dst.m_.ub_off() + i * sizeof(T), sizeof(T), !bad[i]);
+  } else {
+    ApiCall::mark_defined(c.operand(1));
+  }
   select_loop<T>(dst.data(), reinterpret_cast<const uint8_t*>(mask.data()), src0->data(),
-                 scalar_mode ? nullptr : src1->data(), scalar, scalar_mode, count);
+                 scalar_mode ? nullptr : src1->data(), scalar, scalar_mode, count, wrap);
 }
 }  // namespace detail
 

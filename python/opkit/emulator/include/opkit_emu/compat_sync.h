@@ -49,3 +49,13 @@ inline void set_flag(pipe_t pipe, pipe_t tpipe, int pipeID, OPKIT_LOC) {
 inline void wait_flag(pipe_t pipe, pipe_t tpipe, int pipeID, OPKIT_LOC) {
   opkit_emu::flag_by_pipes<false>(pipe, tpipe, pipeID, loc);
 }
+
+namespace AscendC {
+// TQueSync<src, dst>: SetFlag / WaitFlag on the event of one pipe pair (kernel_operator_block_sync_intf.h).
+template <pipe_t src, pipe_t dst>
+class TQueSync {
+ public:
+  void SetFlag(TEventID id, OPKIT_LOC) { opkit_emu::flag_by_pipes<true>(src, dst, id, loc); }
+  void WaitFlag(TEventID id, OPKIT_LOC) { opkit_emu::flag_by_pipes<false>(src, dst, id, loc); }
+};
+}  // namespace AscendC

@@ -37,6 +37,29 @@ struct TensorMeta {
              strf("%s is used after FreeTensor (buffer at UB offset %u was freed%s)", name, b.off,
                   b.state == BufState::Free ? "" : " and handed out again"));
   }
+  // Older per-operand checks, kept for headers not yet on the per-call hook (access.h ApiCall): live,
+  // 32-byte aligned, large enough; strict initialisation (no poison flow); marking written bytes.
+  void check_operand(uint64_t need_bytes, const char* call, SrcLoc loc, const char* name) const {
+    check_live(call, loc, name);
+    uint32_t off = ub_off();
+    if (off % kBlk != 0)
+      fail("ub-alignment", call, loc,
+           strf("%s starts at UB offset %u, not 32-byte aligned (offset %% 32 = %u)", name, off, off % kBlk));
+    if (need_bytes > bytes)
+      fail("tensor-bounds", call, loc,
+           strf("%s: the call touches %llu bytes but the tensor holds only %u bytes", name,
+                (unsigned long long)need_bytes, bytes));
+  }
+  void check_initialized(uint32_t rel_off, uint64_t nbytes, uint32_t elem, const char* call, SrcLoc loc,
+                         const char* name) const {
+    int64_t hole = shadow_first_hole(ub_off() + rel_off, static_cast<uint32_t>(nbytes));
+    if (hole >= 0)
+      fail("ub-uninitialized", call, loc,
+           strf("%s reads UB that nothing wrote: element %llu (UB offset %u) was never written since its "
+                "buffer was allocated",
+                name, (unsigned long long)((rel_off + hole) / elem), ub_off() + rel_off + static_cast<uint32_t>(hole)));
+  }
+  void mark_written(uint32_t rel_off, uint64_t nbytes) const { shadow_set(ub_off() + rel_off, static_cast<uint32_t>(nbytes)); }
   // Bytes from this view's start to the end of its UB buffer (what the hardware may touch past the view).
   uint32_t bytes_to_buffer_end() const {
     const BlockCtx& c = ctx();

@@ -42,6 +42,22 @@ inline bool vec_prologue(VecOp op, const char* call, int64_t count, SrcLoc loc) 
   return true;
 }
 
+// Older helpers for headers not yet on the hook: each is its own vector-pipe access (hazards tracked);
+// sources must be fully defined (strict, no poison flow).
+template <class T>
+inline void src_check(const AscendC::LocalTensor<T>& t, int64_t count, const char* call, SrcLoc loc, const char* name) {
+  if (ApiCall(Pipe::V, call, loc).src(t, count, name).commit(Flow::Manual))
+    t.m_.check_initialized(0, static_cast<uint64_t>(count) * sizeof(T), sizeof(T), call, loc, name);
+}
+template <class T>
+inline void dst_check(const AscendC::LocalTensor<T>& t, int64_t count, const char* call, SrcLoc loc) {
+  ApiCall(Pipe::V, call, loc).dst(t, count).commit(Flow::Manual);
+}
+template <class T>
+inline void dst_done(const AscendC::LocalTensor<T>& t, int64_t count) {
+  t.m_.mark_written(0, static_cast<uint64_t>(count) * sizeof(T));
+}
+
 // ---- element operations (applied to float for fp types, natively for integers) ----
 struct OpAdd { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a + b; } };
 struct OpSub { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a - b; } };

@@ -11,7 +11,8 @@
 #   OPKIT_CXX11_ABI           0/1, as torch was built (torch 2.13: 1)
 #
 # CANN's AscendC CMake (ascendc_library, ascendc_compile_definitions, ascendc_include_directories) lives in
-# ${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake (older: tools/tikcpp/...).
+# ${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake (also <arch>-linux/tikcpp/...,
+# older: tools/tikcpp/...).
 include_guard(GLOBAL)
 
 foreach(_var ASCEND_CANN_PACKAGE_PATH SOC_VERSION OPKIT_TORCH_DIR OPKIT_TORCH_NPU_DIR OPKIT_HOST_INCLUDE)
@@ -22,6 +23,9 @@ endforeach()
 
 if(EXISTS "${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
   set(OPKIT_ASCENDC_CMAKE "${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
+elseif(EXISTS "${ASCEND_CANN_PACKAGE_PATH}/${CMAKE_HOST_SYSTEM_PROCESSOR}-linux/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
+  # where asc-devkit installs cmake/asc (its cmake/CMakeLists.txt:16-18, INSTALL_LIBRARY_DIR <arch>-linux)
+  set(OPKIT_ASCENDC_CMAKE "${ASCEND_CANN_PACKAGE_PATH}/${CMAKE_HOST_SYSTEM_PROCESSOR}-linux/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
 elseif(EXISTS "${ASCEND_CANN_PACKAGE_PATH}/tools/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
   set(OPKIT_ASCENDC_CMAKE "${ASCEND_CANN_PACKAGE_PATH}/tools/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
 else()
@@ -45,7 +49,10 @@ set(OPKIT_KERNEL_LIB_DIR "${CMAKE_BINARY_DIR}/lib")
 function(opkit_npu_kernel target)
   cmake_parse_arguments(K "" "SOURCE;PRELUDE" "DEFINITIONS" ${ARGN})
   ascendc_library(${target} SHARED "${K_SOURCE}")
-  ascendc_compile_definitions(${target} PRIVATE ${K_DEFINITIONS})
+  # ASCENDC_DUMP=0: CANN's generated launcher allocates a printf/DumpTensor buffer per launch unless this
+  # definition is among the target's (asc-devkit cmake/asc/legacy_modules/function.cmake:346-347,
+  # util/gen_host_stub.py:18); opkit kernels do not print on the device.
+  ascendc_compile_definitions(${target} PRIVATE ${K_DEFINITIONS} ASCENDC_DUMP=0)
   ascendc_compile_options(${target} PRIVATE "-include${K_PRELUDE}")   # joined: options are de-duplicated
   get_filename_component(_src_dir "${K_SOURCE}" DIRECTORY)
   ascendc_include_directories(${target} PRIVATE "${_src_dir}" "${OPKIT_HOST_INCLUDE}")

@@ -120,7 +120,7 @@ void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTen
       srcOffset.m_.check_initialized(k * 4, 4, 4, "Gather", loc, "srcOffset");                              \
       dst.data()[gd.at<T>(r, l)] = gather_one(src, uint64_t(srcBaseAddr) + srcOffset.data()[k], "Gather", loc); \
     });                                                                                                      \
-    l0_mark(dst, p, gd);                                                                                     \
+    l0_mark(dst, p, gd, nullptr);                                                                            \
   }
 OPKIT_EMU_GATHER_L0(const uint64_t, MaskArg(mask))
 OPKIT_EMU_GATHER_L0(const uint64_t*, mask_bits(mask, kLanes<T>))

@@ -193,6 +193,21 @@ void l0_mark(const AscendC::LocalTensor<T>& t, const L0Plan& p, const L0Geom& g,
     ++i;
   });
 }
+// Older per-operand form, kept for headers not yet on the hook (gather.h, select.h): its own V-pipe
+// access (hazards tracked); sources must be fully defined on every active lane (strict, no poison flow).
+template <class T>
+void l0_operand(const AscendC::LocalTensor<T>& t, const L0Plan& p, const L0Geom& g, bool is_src, const char* call,
+                SrcLoc loc, const char* name) {
+  ApiCall c(Pipe::V, call, loc);
+  l0_declare(c, t, p, g, !is_src, name);
+  if (c.commit(Flow::Manual) && is_src)
+    l0_for_lanes<T>(p, [&](uint32_t r, uint32_t l) {
+      t.m_.check_initialized(static_cast<uint32_t>(g.at<T>(r, l) * sizeof(T)), sizeof(T), sizeof(T), call, loc, name);
+    });
+}
+template <class T>
+void l0_mark(const AscendC::LocalTensor<T>& t, const L0Plan& p, const L0Geom& g) { l0_mark(t, p, g, nullptr); }
+
 template <class T>
 inline void l0_count(VecOp op, const L0Plan& p) {
   BlockStats& s = ctx().stats;

@@ -48,6 +48,7 @@ __aicore__ void logic_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR out, GM_AD
   DataCopy(y, gb, t.n);
   DataCopy(w, gc, t.n);
   DataCopy(z, go, t.n);
+  PipeBarrier<PIPE_ALL>();  // MTE2 -> V
   LocalTensor<uint8_t> wm = w.template ReinterpretCast<uint8_t>();
   LocalTensor<uint8_t> zm = z.template ReinterpretCast<uint8_t>();
   const BinaryRepeatParams bp(t.dblk, t.s0blk, t.s1blk, t.drep, t.s0rep, t.s1rep);
@@ -123,6 +124,7 @@ __aicore__ void logic_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR out, GM_AD
     }
     default: break;
   }
+  PipeBarrier<PIPE_ALL>();  // V, S -> MTE3
   DataCopy(go, z, t.n);
 }
 

@@ -128,3 +128,24 @@ tests:
     cases = build_matrix(spec, "default")
     assert {c.attrs["approximate"] for c in cases} == {"none", "tanh"}
     assert any(c.id.endswith("-tanh") for c in cases)
+
+
+@pytest.mark.parametrize("shape, planted", [((1000,), 3), ((3, 7), 3), ((1, 5), 2), ((2,), 1)])
+def test_special_values_reach_1d_and_few_row_inputs(shape, planted):
+    """NaN, +inf, -inf (in that order, as many as fit on odd columns) and +-0/subnormals on even ones."""
+    from opkit.harness.distributions import draw
+    x = draw("special", "float16", shape, torch.Generator().manual_seed(0)).to(torch.float16).float()
+    got = [bool(torch.isnan(x).any()), bool((x == float("inf")).any()), bool((x == float("-inf")).any())]
+    assert got == [True] * planted + [False] * (3 - planted)
+    assert (x.reshape(-1, shape[-1])[0, 0::2] == 0).any()
+
+
+def test_distribution_registry_is_the_one_list():
+    """op.yaml's allowed names, the ids/markers and the sampler all come from distributions.REGISTRY."""
+    from opkit.harness.distributions import DECLARABLE, REGISTRY, all_tags, expand
+    from opkit.spec import TestSpec
+    assert TestSpec(dims={}).distributions == DECLARABLE
+    assert "scale50" in REGISTRY and "scale50" not in DECLARABLE
+    assert expand(["normal", "scale"], "default") == ["normal", "scale50", "scale"]
+    assert expand(["normal", "scale", "special"], "quick") == ["normal", "scale50"]
+    assert {"offset200", "offset1000", "scale1e4", "scale1e6"} <= set(all_tags(["float16", "float32"]))

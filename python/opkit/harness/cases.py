@@ -8,12 +8,8 @@ has a declared range; named dims bind across inputs). Per dtype the matrix holds
   910B's 48 vector cores (and fewer rows than cores), the largest declared sizes (capped by ``max_numel``,
   and by DEFAULT_CAP outside ``--full``);
 - random draws inside the declared ranges (log-uniform).
-Distributions (data inputs only; ``values: weight|bias|grad`` inputs get their own fixed laws):
-``normal`` N(0,1); ``offset`` N(0,1)+200 (fp16/bf16) / +1000 (fp32); ``scale50`` N(0,1)*50;
-``scale`` N(0,1)*1e4 (fp16: |x| up to ~6e4, near the fp16 limit) / *1e6 (bf16, fp32: large but with
-squares still finite in FP32 compute); ``tiny`` N(0,1)*S (S = the small-value boundary);
-``mixed`` random signs with magnitudes log-uniform over 2^-8..2^8; ``special`` N(0,1) with +-0, +-inf, NaN
-and subnormals planted in a few rows (only when op.yaml lists ``special``).
+Distributions: the registry in distributions.py (data inputs only; ``values: weight|bias|grad`` inputs get
+their own fixed laws in make_inputs).
 
 Modes: ``quick`` (edit loop: the first explicit shape, a tail shape, one element; normal/scale50/offset/tiny),
 ``default`` (core shapes x all distributions, edge shapes x two distributions), ``full`` (everything x
@@ -28,33 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..spec import DTYPES, OpSpec
+from .distributions import DIST_DOC, dist_tag, draw, expand  # noqa: F401 - DIST_DOC re-exported
 
 CORES_910B = 48           # vector cores of the 910B (opkit/platform.h kAscend910B)
 BLOCK_BYTES = 32          # UB alignment / DataCopy unit
 REPEAT_BYTES = 256        # one vector repeat
 DEFAULT_CAP = 1 << 18     # largest lead numel outside --full (keeps the default run fast)
-
-DIST_DOC = {
-    "normal": "N(0,1)",
-    "offset": "N(0,1) + 200 (fp16/bf16) or + 1000 (fp32)",
-    "scale50": "N(0,1) * 50",
-    "scale": "N(0,1) * 1e4 (fp16) or * 1e6 (bf16/fp32)",
-    "tiny": "N(0,1) * small-value boundary (2^-10 fp16/bf16, 2^-20 fp32)",
-    "mixed": "random sign * 2^U(-8,8)",
-    "special": "N(0,1) with +-0, +-inf, NaN, subnormals planted in a few rows",
-}
-OFFSET = {"float16": 200.0, "bfloat16": 200.0, "float32": 1000.0}
-BIG_SCALE = {"float16": 1e4, "bfloat16": 1e6, "float32": 1e6}
-TINY = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -10, "float32": 2.0 ** -20}
-
-
-def dist_tag(dist: str, dtype: str) -> str:
-    """The distribution's name in test ids: ``offset200``, ``scale1e4``, ..."""
-    if dist == "offset":
-        return f"offset{OFFSET.get(dtype, 200.0):g}"
-    if dist == "scale":
-        return f"scale{BIG_SCALE.get(dtype, 1e4):.0e}".replace("+0", "").replace("+", "")
-    return dist
 
 
 @dataclass(frozen=True)
@@ -257,15 +232,7 @@ def _loguniform(rng: random.Random, lo: int, hi: int) -> int:
 # -- distributions and attrs ---------------------------------------------------------------------
 
 def _distributions(spec: OpSpec, mode: str) -> list[str]:
-    declared = list(spec.tests.distributions)
-    out = []
-    for d in declared:
-        out.append(d)
-        if d == "scale":            # the DESIGN table's N(0,1)*50 plus the near-range scale
-            out.insert(len(out) - 1, "scale50")
-    if mode == "quick":
-        out = [d for d in out if d in ("normal", "scale50", "offset", "tiny")]
-    return out
+    return expand(spec.tests.distributions, mode)
 
 
 def _variants(spec: OpSpec) -> list[tuple[str, dict]]:
@@ -326,7 +293,7 @@ def make_inputs(spec: OpSpec, case: Case):
     g = torch.Generator().manual_seed(case.seed)
     tdtype = getattr(torch, DTYPES[case.dtype][0])
     out = []
-    for k, inp in enumerate(spec.inputs):
+    for inp in spec.inputs:
         shape = case.shapes[inp.name]
         if inp.values == "weight":
             x = 1.0 + 0.5 * torch.randn(shape, generator=g, dtype=torch.float64)
@@ -335,54 +302,6 @@ def make_inputs(spec: OpSpec, case: Case):
         elif inp.values == "grad":
             x = torch.randn(shape, generator=g, dtype=torch.float64)
         else:
-            x = _data(case.distribution, case.dtype, shape, g, k)
+            x = draw(case.distribution, case.dtype, shape, g)
         out.append(x.to(tdtype))
     return out
-
-
-def _data(dist: str, dtype: str, shape, g, k: int):
-    import torch
-
-    z = torch.randn(shape, generator=g, dtype=torch.float64)
-    if dist == "normal":
-        return z
-    if dist == "offset":
-        return z + OFFSET.get(dtype, 200.0)
-    if dist == "scale50":
-        return z * 50.0
-    if dist == "scale":
-        return z * BIG_SCALE.get(dtype, 1e4)
-    if dist == "tiny":
-        return z * TINY.get(dtype, 2.0 ** -10)
-    if dist == "mixed":
-        mag = torch.exp2(torch.rand(shape, generator=g, dtype=torch.float64) * 16 - 8)
-        sign = (torch.rand(shape, generator=g, dtype=torch.float64) < 0.5).to(torch.float64) * 2.0 - 1.0
-        return mag * sign
-    if dist == "special":
-        return _plant_specials(z, dtype)
-    raise ValueError(f"unknown distribution {dist!r}")
-
-
-def _plant_specials(z, dtype: str):
-    """N(0,1) with special values planted: row 0 NaN, row 1 +inf, row 2 -inf, row 3 +-0 and subnormals.
-
-    "Row" = a row of the flattened-to-2D view (last dim kept). An input with fewer than 4 rows gets only the
-    +-0 and subnormals, in row 0. Subnormals: the smallest positive subnormal of the dtype times 1..3.
-    """
-    x = z.clone()
-    if x.numel() == 0:
-        return x
-    v = x.reshape(-1, x.shape[-1]) if x.dim() >= 1 else x.reshape(1, 1)
-    sub = {"float16": 2.0 ** -24, "bfloat16": 2.0 ** -133, "float32": 2.0 ** -149}.get(dtype, 2.0 ** -24)
-    n = v.shape[1]
-    if v.shape[0] >= 4:
-        v[0, n // 2] = float("nan")
-        v[1, 0] = float("inf")
-        v[2, n - 1] = float("-inf")
-        row = v[3]
-    else:
-        row = v[0]
-    # +-0 and subnormals along one row (every other element), so the rest stays normal data.
-    for j in range(0, n, 2):
-        row[j] = (0.0, -0.0, sub, -2 * sub, 3 * sub)[(j // 2) % 5]
-    return x

@@ -2,8 +2,7 @@
 
 JSON: ``{"opkit_report": 1, "mode", "seed", "seconds", "standard", "summary", "cases": [...], "opcheck": [...]}``.
 Each case: ``op, id, dtype, shapes, distribution, distribution_tag, seed, attrs, kind, verdict ("pass"/"fail"),
-reason, metrics {max_abs_err, max_rel_err, mere, mare, rmse, cosine, thousandth, five_thousandth, eb,
-assert_close, cancelled, small, judged_relative, ...}, naive_metrics (same keys, or null), naive_note,
+reason, metrics (metrics.METRICS, plus violation counts), naive_metrics (same keys, or null), naive_note,
 thresholds (T, overrides...), outputs (per output), device_model (roofline.model: modelled 910B time,
 estimates), launch_stats, op_seconds, input_range, rerun``.
 """
@@ -18,7 +17,8 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-from .cases import DIST_DOC
+from .distributions import DIST_DOC
+from .metrics import METRICS
 from .standard import CANCEL_K, MARE_RATIO, SMALL_ATOL, SMALL_VALUE, THRESHOLD
 
 STANDARD_DOC = (
@@ -302,19 +302,18 @@ def write_html(data: dict, path: Path) -> Path:
     parts.append("<h2>Cases (failures and worst first)</h2><p class='note'>score = max(MERE/T, MARE/10T); "
                  "cancelled = elements judged by the cancellation rule; modelled times are roofline estimates "
                  "for the 910B (python/opkit/roofline.py).</p><table><tr>")
-    cols = ["verdict", "case", "score", "MERE", "MARE", "max abs", "max rel", "RMSE", "cosine", "1/1000",
-            "assert_close", "cancelled", "small", "naive score", "naive MERE", "naive cosine", "model us",
-            "floor us", "reason"]
+    shown = [m for m in METRICS if m.label]
+    cols = (["verdict", "case", "score"] + [m.label for m in shown]
+            + ["naive score", "naive MERE", "naive cosine", "model us", "floor us", "reason"])
     parts.append("".join(f"<th class=l>{c}</th>" for c in cols) + "</tr>")
     for c in sorted(cases, key=lambda c: (c.get("verdict") == "pass", -min(score(c), 1e300))):
         m = c.get("metrics") or {}
         nm = c.get("naive_metrics") or {}
         dm = c.get("device_model") if isinstance(c.get("device_model"), dict) else {}
-        row = [c.get("verdict"), f"{c['op']}[{c['id']}]", score(c), m.get("mere"), m.get("mare"),
-               m.get("max_abs_err"), m.get("max_rel_err"), m.get("rmse"), m.get("cosine"), m.get("thousandth"),
-               m.get("assert_close"), m.get("cancelled"), m.get("small"), naive_score(c), nm.get("mere"),
-               nm.get("cosine"), (dm.get("modelled_s") or 0) * 1e6 if dm.get("modelled_s") else None,
-               (dm.get("hbm_floor_s") or 0) * 1e6 if dm.get("hbm_floor_s") else None, c.get("reason", "")]
+        row = ([c.get("verdict"), f"{c['op']}[{c['id']}]", score(c)] + [m.get(x.key) for x in shown]
+               + [naive_score(c), nm.get("mere"), nm.get("cosine"),
+                  (dm.get("modelled_s") or 0) * 1e6 if dm.get("modelled_s") else None,
+                  (dm.get("hbm_floor_s") or 0) * 1e6 if dm.get("hbm_floor_s") else None, c.get("reason", "")])
         cls = "fail" if c.get("verdict") != "pass" else ""
         parts.append(f"<tr class='{cls}'>" + "".join(
             f"<td class='{'l' if i in (0, 1, len(row) - 1) else ''}'>{e(_fmt(v))}</td>" for i, v in enumerate(row))

@@ -1,264 +1,33 @@
-"""The op spec: ``ops/<op>/op.yaml`` loaded into plain dataclasses.
+"""op.yaml -> OpSpec: every field checked, every error reported at once with ``<file>:<line>: <field>``.
 
-Everything else in opkit (glue rendering, harness, NPU target, patching) reads these objects,
-never the YAML. Field meanings: docs/architecture.md.
+Allowed values come from their owners: distributions from the harness's registry, accuracy override keys
+from the standard, dtypes from the data model, so a new one is added in one place.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-from .errors import OpkitError, SpecError
-
-# dtype names used in op.yaml -> (torch dtype attribute name, C++ kernel type, short tag for ids/files)
-DTYPES: dict[str, tuple[str, str, str]] = {
-    "float16": ("float16", "half", "fp16"),
-    "bfloat16": ("bfloat16", "bfloat16_t", "bf16"),
-    "float32": ("float32", "float", "fp32"),
-    "int32": ("int32", "int32_t", "i32"),
-    "int64": ("int64", "int64_t", "i64"),
-    "bool": ("bool", "bool", "bool"),
-}
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    name: str
-    shape: tuple[str | int, ...]        # tokens: int, named dim, or "..."
-    dtypes: tuple[str, ...] = ()        # lead input only; others follow the lead's dtype
-    values: str = "data"                # data | weight | bias | grad
-
-
-@dataclass(frozen=True)
-class OutputSpec:
-    name: str
-    dtype: str                          # an input name (same dtype) or a dtype name from DTYPES
-    shape: str                          # an input name (same shape) or "reduce(x, dim, keepdim)"
-    kernel_dtype: str | None = None     # dtype the kernel writes, if different (binding converts)
-
-
-@dataclass(frozen=True)
-class AttrSpec:
-    name: str
-    type: str                           # float | int | bool | str
-    default: Any = None                 # None: required
-    role: str | None = None             # None | "dim" | "keepdim"
-    choices: tuple[Any, ...] = ()
-
-
-@dataclass(frozen=True)
-class BackwardSpec:
-    op: str                             # snake name of the backward op
-    args: tuple[str, ...]               # grad.<output> | <input> | out.<output> | attr.<attr>
-    grads: dict[str, str]               # forward input name -> backward op output name
-
-
-@dataclass(frozen=True)
-class TestSpec:
-    dims: dict[str, tuple[int, int]]
-    max_numel: int = 4_000_000
-    shapes: tuple[tuple[int, ...], ...] = ()
-    distributions: tuple[str, ...] = ("normal", "offset", "scale", "tiny", "mixed", "special")
-
-
-@dataclass(frozen=True)
-class AccuracySpec:
-    standard: str = "mere_mare"         # mere_mare | bit_exact
-    overrides: dict[str, dict[str, float]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    name: str                           # CamelCase, e.g. LayerNormFP32
-    snake: str                          # layer_norm_fp32
-    family: str
-    summary: str
-    inputs: tuple[InputSpec, ...]
-    outputs: tuple[OutputSpec, ...]
-    attrs: tuple[AttrSpec, ...]
-    compute_dtype: str
-    backward: BackwardSpec | None
-    tests: TestSpec
-    accuracy: AccuracySpec
-    dir: Path                           # folder holding op.yaml
-    bundled: bool = False               # lives in opkit's own ops/
-
-    @property
-    def lead(self) -> InputSpec:
-        return self.inputs[0]
-
-    @property
-    def dtypes(self) -> tuple[str, ...]:
-        return self.lead.dtypes
-
-    @property
-    def tiling_struct(self) -> str:
-        return f"{self.name}TilingData"
-
-    @property
-    def tiling_func(self) -> str:
-        return f"{self.name}Tiling"
-
-    @property
-    def kernel_file(self) -> Path:
-        return self.dir / "kernel.cpp"
-
-    @property
-    def tiling_file(self) -> Path:
-        return self.dir / "tiling.h"
-
-    @property
-    def reference_file(self) -> Path:
-        return self.dir / "reference.py"
-
-    def schema(self) -> str:
-        """The torch schema string, e.g. ``layer_norm_fp32(Tensor x, ..., float eps=1e-05) -> Tensor``."""
-        args = [f"Tensor {i.name}" for i in self.inputs]
-        for a in self.attrs:
-            text = f"{a.type} {a.name}"
-            if a.default is not None:
-                text += "=" + _schema_default(a)
-            args.append(text)
-        outs = [f"Tensor {o.name}" for o in self.outputs]
-        ret = outs[0].split()[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
-        return f"{self.snake}({', '.join(args)}) -> {ret}"
-
-
-def _schema_default(a: AttrSpec) -> str:
-    if a.type == "bool":
-        return "True" if a.default else "False"
-    if a.type == "str":
-        return f'"{a.default}"'
-    if a.type == "float":
-        return repr(float(a.default))
-    return str(int(a.default))
-
-
-# ----------------------------------------------------------------------------------------------
-# Loading and validation. PyYAML nodes keep line numbers, so every error names <file>:<line>,
-# the field (a dotted path such as ``inputs[1].shape``) and what was expected.
-
 import re as _re
+from pathlib import Path
 
 import yaml as _yaml
+
+from ..errors import OpkitError, SpecError
+from ..harness.distributions import DECLARABLE as DISTRIBUTIONS
+from ..harness.standard import OVERRIDE_KEYS
+from .model import (DTYPES, REDUCE_SHAPE, AccuracySpec, AttrSpec, BackwardSpec, InputSpec, OpSpec, OutputSpec,
+                    TestSpec)
+from .yaml_nodes import Checker as _Checker
+from .yaml_nodes import Node as _Node
+from .yaml_nodes import kind as _kind
+from .yaml_nodes import wrap as _wrap
 
 FAMILIES = ("norm", "softmax", "elementwise", "reduce", "fused", "custom")
 VALUES = ("data", "weight", "bias", "grad")
 ATTR_TYPES = {"float": (int, float), "int": (int,), "bool": (bool,), "str": (str,)}
 ROLES = {"dim": "int", "keepdim": "bool"}
-DISTRIBUTIONS = ("normal", "offset", "scale", "tiny", "mixed", "special")
 STANDARDS = ("mere_mare", "bit_exact")
 TOP_KEYS = ("op", "family", "summary", "inputs", "outputs", "attrs", "compute_dtype", "backward", "tests",
             "accuracy")
-_REDUCE = _re.compile(r"reduce\(\s*(\w+)\s*,\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)\Z")
 _DIM_NAME = _re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-
-
-class _Node:
-    """A YAML value with its line, plus its dotted field path (for messages)."""
-
-    __slots__ = ("value", "line", "path")
-
-    def __init__(self, value, line: int, path: str):
-        self.value, self.line, self.path = value, line, path
-
-
-def _wrap(node, path: str):
-    """yaml node -> _Node tree (mappings: dict[str, _Node], sequences: list[_Node], scalars: python)."""
-    line = node.start_mark.line + 1
-    if isinstance(node, _yaml.MappingNode):
-        out: dict[str, _Node] = {}
-        for k, v in node.value:
-            key = _yaml.safe_load(_yaml.serialize(k)) if not isinstance(k, _yaml.ScalarNode) else k.value
-            key = str(key)
-            out[key] = _wrap(v, f"{path}.{key}" if path else key)
-            out[key].line = v.start_mark.line + 1
-        return _Node(out, line, path)
-    if isinstance(node, _yaml.SequenceNode):
-        return _Node([_wrap(v, f"{path}[{i}]") for i, v in enumerate(node.value)], line, path)
-    # Scalars: resolve the type the way safe_load would (1e-5 -> float, true -> bool, ...).
-    doc = _yaml.serialize(node)
-    return _Node(_yaml.safe_load(doc), line, path)
-
-
-class _Checker:
-    def __init__(self, file: Path):
-        self.file = file
-        self.errors: list[tuple[int, str]] = []
-
-    def error(self, node: _Node | None, msg: str, line: int | None = None, field: str | None = None) -> None:
-        ln = line if line is not None else (node.line if node is not None else 1)
-        fld = field if field is not None else (node.path if node is not None else "")
-        self.errors.append((ln, f"{self.file}:{ln}: {fld or '<document>'}: {msg}"))
-
-    def raise_if_any(self) -> None:
-        if self.errors:
-            self.errors.sort(key=lambda e: e[0])
-            raise SpecError("\n".join(m for _, m in self.errors))
-
-    # typed accessors: return the python value or None after recording an error
-    def mapping(self, node: _Node, keys: tuple[str, ...], required: tuple[str, ...] = ()) -> dict | None:
-        if not isinstance(node.value, dict):
-            self.error(node, f"expected a mapping with keys {', '.join(keys)}; got {_kind(node.value)}")
-            return None
-        for k, v in node.value.items():
-            if k not in keys:
-                self.error(v, f"unknown field {k!r}; expected one of: {', '.join(keys)}",
-                           field=f"{node.path}.{k}" if node.path else k)
-        for k in required:
-            if k not in node.value:
-                self.error(node, f"missing required field {k!r}",
-                           field=f"{node.path}.{k}" if node.path else k)
-        return node.value
-
-    def seq(self, node: _Node, what: str, allow_empty: bool = False) -> list | None:
-        if not isinstance(node.value, list):
-            self.error(node, f"expected a list of {what}; got {_kind(node.value)}")
-            return None
-        if not node.value and not allow_empty:
-            self.error(node, f"expected at least one {what}; got an empty list")
-            return None
-        return node.value
-
-    def string(self, node: _Node, what: str, choices: tuple[str, ...] = ()) -> str | None:
-        v = node.value
-        if not isinstance(v, str):
-            self.error(node, f"expected {what}; got {_kind(v)} {v!r}")
-            return None
-        if choices and v not in choices:
-            self.error(node, f"{v!r} is not allowed; expected one of: {', '.join(choices)}")
-            return None
-        return v
-
-    def integer(self, node: _Node, what: str, minimum: int | None = None) -> int | None:
-        v = node.value
-        if isinstance(v, bool) or not isinstance(v, int):
-            self.error(node, f"expected {what}; got {_kind(v)} {v!r}")
-            return None
-        if minimum is not None and v < minimum:
-            self.error(node, f"expected {what} >= {minimum}; got {v}")
-            return None
-        return v
-
-    def identifier(self, node: _Node, what: str) -> str | None:
-        from .names import check_identifier
-        v = self.string(node, what)
-        if v is None:
-            return None
-        try:
-            check_identifier(v, what)
-        except OpkitError as e:
-            self.error(node, str(e))
-            return None
-        return v
-
-
-def _kind(v) -> str:
-    if v is None:
-        return "nothing"
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a bool", int: "an int",
-            float: "a float"}.get(type(v), type(v).__name__)
 
 
 def load_spec(path: str | Path, bundled: bool = False) -> OpSpec:
@@ -295,7 +64,7 @@ def parse_spec(text: str, path: Path, bundled: bool = False) -> OpSpec:
 
 
 def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpSpec | None:
-    from .names import check_op_name
+    from ..names import check_op_name
 
     name = snake = None
     if "op" in top:
@@ -476,7 +245,7 @@ def _outputs(c: _Checker, node: _Node | None, input_names: list[str], attrs: lis
         if "shape" in m:
             shape = c.string(m["shape"], "an input's name or 'reduce(<input>, <dim attr>, <keepdim attr>)'")
             if shape is not None and shape not in input_names:
-                r = _REDUCE.match(shape)
+                r = REDUCE_SHAPE.match(shape)
                 if not r:
                     c.error(m["shape"], f"{shape!r} is neither an input ({', '.join(input_names)}) nor "
                                         "'reduce(<input>, <dim attr>, <keepdim attr>)'")
@@ -624,7 +393,10 @@ def _accuracy(c: _Checker, node: _Node | None) -> AccuracySpec:
                     continue
                 entry = {}
                 for k, x in v.value.items():
-                    if isinstance(x.value, bool) or not isinstance(x.value, (int, float)):
+                    if k not in OVERRIDE_KEYS:
+                        c.error(x, f"unknown accuracy setting {k!r}; expected one of {', '.join(OVERRIDE_KEYS)}",
+                                field=f"{v.path}.{k}")
+                    elif isinstance(x.value, bool) or not isinstance(x.value, (int, float)):
                         c.error(x, f"expected a number; got {_kind(x.value)} {x.value!r}")
                     else:
                         entry[k] = float(x.value)

@@ -11,8 +11,9 @@ from rich.console import Console
 from . import __version__
 from .errors import OpkitError
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+# soft_wrap: paths and op names must stay whole on one line when the output is not a terminal (80 columns).
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -46,15 +47,25 @@ def _target_option(f):
 @cli.command()
 @click.argument("name")
 @click.option("--family", "-f", default=None, help="template family (default: norm); see `opkit list --families`")
+@click.option("--data", "-d", multiple=True, metavar="KEY=VALUE",
+              help="a template answer, e.g. --data norm=rms (repeatable; `opkit list --families` lists them)")
+@click.option("--answers", type=click.Path(dir_okay=True), default=None,
+              help="replay a recorded .opkit-scaffold.yaml (its family and data) under NAME")
+@click.option("--from", "from_op", default=None, metavar="BUNDLED_OP",
+              help="start from a bundled op (e.g. --from reduce_max_fp32), renamed to NAME")
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
-def new(name: str, family: str | None, force: bool) -> None:
+def new(name: str, family: str | None, data: tuple[str, ...], answers: str | None, from_op: str | None,
+        force: bool) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
+    from .families import parse_data
     from .scaffold import new as scaffold_new
 
-    s = scaffold_new(name, family=family, force=force)
+    s = scaffold_new(name, family=family, force=force, data=parse_data(data), answers=answers, from_op=from_op)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
-    where = s.source.replace("bundled:", "the bundled op ").replace("family:", "the family ")
+    kind, _, what = s.source.partition(":")
+    where = {"bundled": "the bundled op ", "from": "the bundled op ", "family": "the family ",
+             "answers": "the answers in "}[kind] + what
     out.print(f"created {s.op_dir} from {where}", markup=False)
     for p in s.written:
         out.print(f"  wrote {p.relative_to(s.workspace)}", markup=False)
@@ -134,8 +145,14 @@ def list_(families: bool) -> None:
     from .workspace import all_ops, build_dir, find_workspace
 
     if families:
-        from .scaffold import families as fams
-        _columns([("family", "summary"), *fams().items()])
+        from .families import families as fams
+        from .families import meta
+        def show(v):
+            return str(v).lower() if isinstance(v, bool) else str(v)
+        rows = [(f, ", ".join(f"{k}={'|'.join(map(show, d.get('choices') or [d.get('default')]))}"
+                              for k, d in (meta(f).get("data") or {}).items()) or "-", summary)
+                for f, summary in fams().items()]
+        _columns([("family", "answers (--data, first = default)", "summary"), *rows])
         return
     ws = find_workspace()
     ws_entries, bundled, shadowed = all_ops(ws)

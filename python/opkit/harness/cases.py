@@ -30,6 +30,8 @@ CORES_910B = 48           # vector cores of the 910B (opkit/platform.h kAscend91
 BLOCK_BYTES = 32          # UB alignment / DataCopy unit
 REPEAT_BYTES = 256        # one vector repeat
 DEFAULT_CAP = 1 << 18     # largest lead numel outside --full (keeps the default run fast)
+# Shapes every distribution and attr value meets in the default mode ("edge:rows%48" covers rows%48b).
+CORE_KINDS = ("explicit", "edge:tail", "edge:rows%48", "edge:numel%48")
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,9 @@ def _shape_plans(spec: OpSpec, dtype: str, mode: str, rng: random.Random) -> lis
     # Row length that is a multiple of neither 16 nor 8 (odd), mid-sized.
     tail = _odd_in(last_lo, last_hi, 1001)
     add("edge:tail", d.make(tail, 37))
-    add("edge:rows%48", d.make(_pick(last_lo, last_hi, 256), CORES_910B + 2))
+    # Counts of rows (or of elements, for an input without a row dim) that do not divide by the cores.
+    rk = "rows" if d.last is not None else "numel"
+    add(f"edge:{rk}%48", d.make(_pick(last_lo, last_hi, 256), CORES_910B + 2))
     add("edge:one", d.make(last_lo, rows_lo))
     add("edge:<32B", d.make(min(last_hi, max(last_lo, (BLOCK_BYTES - 1) // item)), 1))
     for name, t in (("32B", per32), ("256B", per256)):
@@ -173,15 +177,15 @@ def _shape_plans(spec: OpSpec, dtype: str, mode: str, rng: random.Random) -> lis
             v = t + delta
             if last_lo <= v <= last_hi:
                 add(f"edge:{name}{delta:+d}", d.make(v, 5))
-    add("edge:rows<48", d.make(_pick(last_lo, last_hi, 100), 5))
-    add("edge:rows%48b", d.make(_odd_in(last_lo, last_hi, 33), 2 * CORES_910B + 1))
+    add(f"edge:{rk}<48", d.make(_pick(last_lo, last_hi, 100), 5))
+    add(f"edge:{rk}%48b", d.make(_odd_in(last_lo, last_hi, 33), 2 * CORES_910B + 1))
     # Largest declared sizes within the cap: the longest row, and the most rows.
     if d.last is not None:
         add("edge:max-last", d.make(last_hi, max(rows_lo, min(rows_hi, cap // max(last_hi, 1)))))
     if d.has_ellipsis:
         rows = rows_hi
         lastv = max(last_lo, min(last_hi, cap // max(rows, 1)))
-        add("edge:max-rows", d.make(lastv, min(rows_hi, max(rows_lo, cap // max(lastv, 1)))))
+        add(f"edge:max-{rk}", d.make(lastv, min(rows_hi, max(rows_lo, cap // max(lastv, 1)))))
     n_random = {"quick": 0, "default": 2, "full": 6}[mode]
     for _ in range(n_random):
         for _try in range(50):
@@ -200,7 +204,7 @@ def _shape_plans(spec: OpSpec, dtype: str, mode: str, rng: random.Random) -> lis
     if mode == "quick":
         wanted = []
         explicit = [p for p in out if p[0] == "explicit"]
-        wanted += explicit[:1] or [p for p in out if p[0] == "edge:rows%48"][:1]
+        wanted += explicit[:1] or [p for p in out if p[0] == f"edge:{rk}%48"][:1]
         wanted += [p for p in out if p[0] in ("edge:tail", "edge:one")]
         out = wanted
     return out
@@ -235,18 +239,60 @@ def _distributions(spec: OpSpec, mode: str) -> list[str]:
     return expand(spec.tests.distributions, mode)
 
 
-def _variants(spec: OpSpec) -> list[tuple[str, dict]]:
-    """Attr variants: defaults, plus each other choice of a str attr and the other value of a keepdim attr."""
-    base = {a.name: a.default for a in spec.attrs if a.default is not None}
-    out = [("", base)]
+@dataclass(frozen=True)
+class Variant:
+    """One attr changed from its default (``attr`` None: all defaults). ``value`` of a dim attr is resolved
+    per shape (``"first"``/``"middle"`` or an int, normalised to the rank; a dim equal to the default's is
+    skipped). ``wide``: crossed with every shape; else (numeric values) with the core shapes only, outside
+    --full."""
+    attr: str | None = None
+    value: Any = None
+    wide: bool = True
+
+
+def float_values(a) -> tuple[float, ...]:
+    """Default values of a float attr without tests.attrs: its default, 10x and 1/10 of it (same sign: safe
+    for eps-like attrs; list the values that matter, negative ones too, in tests.attrs)."""
+    d = float(a.default)
+    return (d, d * 10, d / 10) if d else (0.0, 0.5, 2.0)
+
+
+def _variants(spec: OpSpec) -> list[Variant]:
+    """Defaults; each other choice of a str attr; the other keepdim; each value of tests.attrs (else: a
+    float attr's default and two more values, a dim attr's first, middle and last dim)."""
+    out = [Variant()]
     for a in spec.attrs:
+        listed = spec.tests.attrs.get(a.name)
         if a.type == "str" and a.choices:
-            for ch in a.choices:
-                if ch != a.default:
-                    out.append((str(ch), {**base, a.name: ch}))
-        elif a.type == "bool" and a.role == "keepdim":
-            out.append((f"{a.name}{int(not a.default)}", {**base, a.name: not a.default}))
+            out += [Variant(a.name, ch) for ch in (listed or a.choices) if ch != a.default]
+        elif a.type == "bool":
+            if a.role == "keepdim" or listed:
+                out += [Variant(a.name, v) for v in (listed or (not a.default,)) if v != a.default]
+        elif a.role == "dim":
+            out += [Variant(a.name, v, wide=False) for v in (listed or ("first", "middle"))]
+        elif a.type == "float" and a.default is not None:
+            out += [Variant(a.name, v, wide=False) for v in (listed or float_values(a)) if v != a.default]
+        elif listed:
+            out += [Variant(a.name, v, wide=False) for v in listed if v != a.default]
     return out
+
+
+def _resolve(spec: OpSpec, v: Variant, rank: int) -> tuple[str, dict] | None:
+    """(variant tag, attrs) for a lead shape of ``rank``, or None when the variant does not apply."""
+    base = {a.name: a.default for a in spec.attrs if a.default is not None}
+    if v.attr is None:
+        return "", base
+    a = next(x for x in spec.attrs if x.name == v.attr)
+    if a.role != "dim":
+        tag = (str(v.value) if a.type == "str" else f"{a.name}{int(v.value)}" if a.type == "bool"
+               else f"{a.name}{v.value:g}" if a.type == "float" else f"{a.name}{v.value}")
+        return tag, {**base, a.name: v.value}
+    if rank < 1:
+        return None
+    pos = {"first": 0, "middle": rank // 2}.get(v.value, v.value)
+    if not -rank <= pos < rank or pos % rank == (a.default if a.default is not None else -1) % rank:
+        return None
+    return f"{a.name}{pos % rank}", {**base, a.name: pos % rank}
 
 
 def case_seed(base_seed: int, op: str, case_id: str) -> int:
@@ -263,17 +309,23 @@ def build_matrix(spec: OpSpec, mode: str = "default", seed: int = 0) -> list[Cas
     for dtype in spec.dtypes:
         rng = random.Random(f"{seed}:{spec.snake}:{dtype}")
         plans = _shape_plans(spec, dtype, mode, rng)
-        core_kinds = ("explicit", "edge:tail", "edge:rows%48")
         for i, (kind, shapes) in enumerate(plans):
-            if mode == "default" and not kind.startswith(core_kinds):
-                # Edge and random shapes: N(0,1) plus one other distribution, rotating.
-                others = [x for x in dists if x != "normal"]
-                chosen = ["normal"] + ([others[i % len(others)]] if others else [])
-                chosen = [x for x in chosen if x in dists] or dists[:1]
-            else:
-                chosen = dists
+            core = kind.startswith(CORE_KINDS)
+            # Edge and random shapes: N(0,1) plus one other distribution, rotating.
+            others = [x for x in dists if x != "normal"]
+            two = [x for x in ["normal"] + ([others[i % len(others)]] if others else []) if x in dists] or dists[:1]
+            chosen = two if mode == "default" and not core else dists
+            rank = len(next(iter(shapes.values())))
             for dist in chosen:
-                for vtag, attrs in (variants if (mode != "quick" or dist == "normal") else variants[:1]):
+                for v in variants:
+                    if v.attr is not None and mode == "quick" and (dist != "normal" or not v.wide):
+                        continue
+                    if not v.wide and mode == "default" and (not core or dist not in two):
+                        continue
+                    got = _resolve(spec, v, rank)
+                    if got is None:
+                        continue
+                    vtag, attrs = got
                     c = Case(spec.snake, dtype, shapes, dist, 0, attrs, kind, vtag)
                     cases.append(Case(spec.snake, dtype, shapes, dist, case_seed(seed, spec.snake, c.id),
                                       attrs, kind, vtag))

@@ -49,7 +49,7 @@ def pytest_addoption(parser):
     g.addoption("--opkit-seed", type=int, default=0, help="seed of the random shapes and values (default 0)")
     g.addoption("--opkit-report-json", default=None, help="write the per-case results to this JSON file")
     g.addoption("--opkit-report-dir", default=None,
-                help="folder for report.json/report.html (default <workspace>/build/opkit/reports)")
+                help="folder for report-<mode>.json/.html (default <workspace>/build/opkit/reports)")
     g.addoption("--opkit-no-html", action="store_true", help="do not write the HTML report")
     g.addoption("--opkit-target", default="cpu", help="target the ops were built for (default cpu)")
     g.addoption("--opkit-timeout", type=float, default=DEFAULT_TIMEOUT,

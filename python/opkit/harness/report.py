@@ -22,7 +22,7 @@ from .metrics import METRICS
 from .standard import CANCEL_K, MARE_RATIO, SMALL_ATOL, SMALL_VALUE, THRESHOLD
 
 STANDARD_DOC = (
-    "mere_mare (accuracy-standards.md recommendation): MERE < T and MARE < 10T over elements judged "
+    "mere_mare (docs/facts/accuracy-standards.md recommendation): MERE < T and MARE < 10T over elements judged "
     "relatively, T = 2^-10 fp16, 2^-7 bf16, 2^-13 fp32; small-value domain |golden| <= S judged on "
     "|err| <= A; NaN/Inf positions must match; cancelled elements (K*u_c*scale > T*|golden|, K = 64) "
     "judged on |err| <= T*|golden| + K*u_c*scale; integer/bool outputs bit-exact.")
@@ -73,6 +73,14 @@ def _group(cases: list[dict]) -> dict:
                 "by_shape": dict(v["by_shape"])} for k, v in by_op.items()}
 
 
+def _assert_close_count(cases: list[dict]) -> dict:
+    """How many float cases torch.testing.assert_close (default tolerances) would pass: shown beside the
+    verdict, because users compare against it and it disagrees with the standard in both directions."""
+    judged = [(c.get("metrics") or {}).get("assert_close") for c in cases]
+    judged = [j for j in judged if j is not None]
+    return {"judged": len(judged), "passed": sum(bool(j) for j in judged)}
+
+
 def assemble(cases: list[dict], opchecks: list[dict], *, mode: str, seed: int, seconds: float) -> dict:
     cases = sorted(cases, key=lambda c: (c.get("op", ""), c.get("dtype", ""), c.get("id", "")))
     failed = sum(c.get("verdict") != "pass" for c in cases)
@@ -85,6 +93,7 @@ def assemble(cases: list[dict], opchecks: list[dict], *, mode: str, seed: int, s
                      "small_value": SMALL_VALUE, "small_atol": SMALL_ATOL, "cancel_k": CANCEL_K,
                      "distributions": DIST_DOC},
         "summary": {"cases": len(cases), "passed": len(cases) - failed, "failed": failed,
+                    "assert_close": _assert_close_count(cases),
                     "opcheck": len(opchecks), "opcheck_failed": op_failed,
                     "verdict": "pass" if not failed and not op_failed and cases else "fail",
                     "by_op": _group(cases)},
@@ -145,7 +154,10 @@ def summary_text(data: dict, json_path, html_path, extra_json, collect_errors) -
         lines.append(f"report (--report-json): {extra_json}")
     if html_path:
         lines.append(f"html report: {html_path}")
-    lines.append("verdict: " + ("PASS" if s["verdict"] == "pass" and not collect_errors else "FAIL"))
+    ac = s.get("assert_close") or {}
+    note = (f" (torch.testing.assert_close with default tolerances: {ac['passed']} of {ac['judged']} float cases "
+            "pass; not part of the verdict)") if ac.get("judged") else ""
+    lines.append("verdict: " + ("PASS" if s["verdict"] == "pass" and not collect_errors else "FAIL") + note)
     return "\n".join(lines)
 
 

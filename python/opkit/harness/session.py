@@ -153,7 +153,8 @@ class Session:
         data = R.assemble(list(self.records.values()), list(self.opchecks.values()), mode=mode_of(self.config),
                           seed=self.config.getoption("opkit_seed"), seconds=time.time() - self.start)
         out_dir.mkdir(parents=True, exist_ok=True)
-        self.json_path = out_dir / "report.json"
+        mode = mode_of(self.config)          # one report per mode: a --full run keeps the default run's report
+        self.json_path = out_dir / f"report-{mode}.json"
         R.write_json(data, self.json_path)
         extra = self.config.getoption("opkit_report_json")
         if extra:
@@ -161,7 +162,7 @@ class Session:
             R.write_json(data, Path(extra))
         if not self.config.getoption("opkit_no_html"):
             try:
-                self.html_path = R.write_html(data, out_dir / "report.html")
+                self.html_path = R.write_html(data, out_dir / f"report-{mode}.html")
             except Exception as e:  # noqa: BLE001 - the JSON and the verdict still stand
                 self.html_path = None
                 self.html_error = f"{type(e).__name__}: {e}"

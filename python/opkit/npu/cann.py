@@ -28,7 +28,7 @@ ASCENDC_CMAKE = ("compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake",
 DEFAULT_SOC = "Ascend910B1"
 
 # SoC -> (opkit platform profile, vector cores the tiling may launch). 910B1/B2 from the SoC ini
-# (vector_core_cnt=48); 910B3/B4 (40) is an unverified figure (shared/docs/ascendc-facts.md §4).
+# (vector_core_cnt=48); 910B3/B4 (40) is an unverified figure (docs/facts/ascendc-facts.md §4).
 SOCS: dict[str, tuple[str, int]] = {
     "Ascend910B1": ("ascend910b", 48), "Ascend910B2": ("ascend910b", 48),
     "Ascend910B2C": ("ascend910b", 48),
@@ -169,7 +169,7 @@ def torch_pair_problem(torch_version: str | None = None, npu_version: str | None
     """A message when torch_npu is installed for another torch than the one installed; else None.
 
     torch_npu X.Y.* requires torch==X.Y.* (wheel metadata `Requires-Dist: torch==2.13.0.*`); a
-    mismatch shows up as undefined symbols in libtorch_npu.so (peers-and-pitfalls §C, torch-npu-facts §5).
+    mismatch shows up as undefined symbols in libtorch_npu.so (docs/facts/peers-and-pitfalls.md §C, docs/facts/torch-npu-facts.md §5).
     """
     tv = torch_version or dist_version("torch")
     nv = npu_version or dist_version("torch_npu")
@@ -184,6 +184,6 @@ def torch_pair_problem(torch_version: str | None = None, npu_version: str | None
 
 
 def version_macro(torch_version: str) -> str:
-    """op-plugin's CURRENT_VERSION macro for a torch version: 2.13.0 -> V2R13 (torch-npu-facts §2)."""
+    """op-plugin's CURRENT_VERSION macro for a torch version: 2.13.0 -> V2R13 (docs/facts/torch-npu-facts.md §2)."""
     major, minor = re.findall(r"\d+", torch_version)[:2]
     return f"V{major}R{minor}"

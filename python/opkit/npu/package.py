@@ -2,7 +2,7 @@
 kernel.cpp and tiling.h.
 
 What opkit writes (build/opkit/npu/package/):
-  ops.json                       msopgen's input (inputs/outputs/dtypes/formats/attrs), ascendc-facts §6
+  ops.json                       msopgen's input (inputs/outputs/dtypes/formats/attrs), docs/facts/ascendc-facts.md §6
   op_host/<op>.cpp               OpDef, InferShape, InferDataType, TilingFunc (adapter gert -> opkit)
   op_host/<op>_opkit_adapter.h   CANN-free part of the TilingFunc: runs <Op>Tiling, writes the struct
   op_host/<op>_tiling.h          copy of the op's tiling.h

@@ -109,7 +109,7 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
     # raw names (even of entries that failed validation), so one mistake is reported once
     backward = _backward(c, top.get("backward"), input_names, _raw_names(top.get("outputs")),
                          _raw_names(top.get("attrs")))
-    tests = _tests(c, top.get("tests"), inputs)
+    tests = _tests(c, top.get("tests"), inputs, attrs)
     accuracy = _accuracy(c, top.get("accuracy"))
     if c.errors or name is None or snake is None:
         return None
@@ -308,7 +308,7 @@ def _backward(c: _Checker, node: _Node | None, inputs: list[str], outputs: list[
     return BackwardSpec(op=op or "", args=tuple(args), grads=grads)
 
 
-def _tests(c: _Checker, node: _Node | None, inputs: list[InputSpec]) -> TestSpec:
+def _tests(c: _Checker, node: _Node | None, inputs: list[InputSpec], attrs: list[AttrSpec]) -> TestSpec:
     named = []
     for i in inputs:
         for t in i.shape:
@@ -319,7 +319,7 @@ def _tests(c: _Checker, node: _Node | None, inputs: list[InputSpec]) -> TestSpec
             c.error(None, f"missing; expected tests.dims with a [min, max] range for {', '.join(named)}",
                     line=1, field="tests")
         return TestSpec(dims={})
-    m = c.mapping(node, ("dims", "max_numel", "shapes", "distributions"))
+    m = c.mapping(node, ("dims", "max_numel", "shapes", "distributions", "attrs"))
     if m is None:
         return TestSpec(dims={})
     dims: dict[str, tuple[int, int]] = {}
@@ -367,7 +367,33 @@ def _tests(c: _Checker, node: _Node | None, inputs: list[InputSpec]) -> TestSpec
     if "distributions" in m:
         got = [c.string(d, "a distribution", DISTRIBUTIONS) for d in c.seq(m["distributions"], "distributions") or []]
         dists = tuple(d for d in got if d)
-    return TestSpec(dims=dims, max_numel=max_numel, shapes=tuple(shapes), distributions=dists)
+    attr_values = _attr_values(c, m["attrs"], attrs) if "attrs" in m else {}
+    return TestSpec(dims=dims, max_numel=max_numel, shapes=tuple(shapes), distributions=dists, attrs=attr_values)
+
+
+def _attr_values(c: _Checker, node: _Node, attrs: list[AttrSpec]) -> dict[str, tuple]:
+    """tests.attrs: {attr: [values]}, the values the case matrix tries (the default is always tried)."""
+    if not isinstance(node.value, dict):
+        c.error(node, f"expected a mapping attr name -> [values]; got {_kind(node.value)}")
+        return {}
+    by_name = {a.name: a for a in attrs}
+    out: dict[str, tuple] = {}
+    for k, v in node.value.items():
+        a = by_name.get(k)
+        if a is None:
+            c.error(v, f"{k!r} is not an attr of this op ({', '.join(by_name) or 'none'})", field=f"{node.path}.{k}")
+            continue
+        vals = []
+        for x in c.seq(v, f"values of {k}") or []:
+            ok = isinstance(x.value, ATTR_TYPES[a.type]) and not (a.type in ("int", "float") and isinstance(x.value, bool))
+            if not ok:
+                c.error(x, f"{x.value!r} is {_kind(x.value)}; expected a {a.type} (the attr's type)")
+            elif a.choices and x.value not in a.choices:
+                c.error(x, f"{x.value!r} is not one of the attr's choices {list(a.choices)}")
+            else:
+                vals.append(float(x.value) if a.type == "float" else x.value)
+        out[k] = tuple(vals)
+    return out
 
 
 def _accuracy(c: _Checker, node: _Node | None) -> AccuracySpec:

@@ -65,6 +65,7 @@ class TestSpec:
     max_numel: int = 4_000_000
     shapes: tuple[tuple[int, ...], ...] = ()
     distributions: tuple[str, ...] = DECLARABLE   # names from harness/distributions.py
+    attrs: dict[str, tuple[Any, ...]] = field(default_factory=dict)   # attr -> values the matrix tries
 
 
 @dataclass(frozen=True)

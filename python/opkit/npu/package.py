@@ -8,7 +8,7 @@ What opkit writes (build/opkit/npu/package/):
   op_host/<op>_tiling.h          copy of the op's tiling.h
   op_kernel/<op>.cpp             the op's kernel.cpp (its `#include "tiling.h"` -> "<op>_tiling.h":
                                  op_kernel files are installed flat), op_kernel/<op>_tiling.h
-  opkit_include/opkit/*.h        opkit's host headers (tiling.h, platform.h)
+  opkit_include/opkit/*.h        opkit's headers (tiling.h, platform.h, the toolkit); op_kernel/opkit/ the kernel toolkit
   CMakePresets.json              the values opkit sets in msopgen's presets (vendor, CANN path, SoC)
   build.sh                       msopgen gen -> overlay the files above -> the project's build.sh -> build_out/*.run
 The framework files (CMakeLists.txt, cmake/, scripts/) come from CANN's own `msopgen gen`, so they
@@ -69,8 +69,12 @@ def render_project(specs: list[OpSpec], project: Path, settings) -> Path:
     (project / "op_host").mkdir(parents=True, exist_ok=True)
     (project / "op_kernel").mkdir(parents=True, exist_ok=True)
     (project / "opkit_include" / "opkit").mkdir(parents=True, exist_ok=True)
-    for h in ("tiling.h", "platform.h"):
-        shutil.copyfile(settings.host_include / "opkit" / h, project / "opkit_include" / "opkit" / h)
+    for h in sorted((settings.host_include / "opkit").glob("*.h")):
+        shutil.copyfile(h, project / "opkit_include" / "opkit" / h.name)
+    # Kernels include the toolkit as "opkit/kernel_util.h": beside the kernel sources, found without -I.
+    (project / "op_kernel" / "opkit").mkdir(parents=True, exist_ok=True)
+    for h in ("kernel_util.h", "constants.h"):
+        shutil.copyfile(settings.host_include / "opkit" / h, project / "op_kernel" / "opkit" / h)
     (project / "ops.json").write_text(json.dumps(msopgen_json(specs), indent=2) + "\n")
     for g in glues:
         s = g.spec

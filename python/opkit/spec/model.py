@@ -16,6 +16,9 @@ from ..harness.distributions import DECLARABLE
 # An output shape that reduces an input: ``reduce(<input>, <dim attr>[, <keepdim attr>])``.
 REDUCE_SHAPE = re.compile(r"reduce\(\s*(\w+)\s*,\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)\Z")
 
+# attr type name in op.yaml -> the Python types its values may have
+ATTR_TYPES = {"float": (int, float), "int": (int,), "bool": (bool,), "str": (str,)}
+
 # dtype names used in op.yaml -> (torch dtype attribute name, C++ kernel type, short tag for ids/files)
 DTYPES: dict[str, tuple[str, str, str]] = {
     "float16": ("float16", "half", "fp16"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,9 +17,9 @@ import pytest
 # Two binding compiles of ~25 s CPU each (over 60 s wall on a loaded 2-core machine).
 pytestmark = pytest.mark.slow
 
-from opkit.backends import npu
+from opkit.targets import npu
 from opkit.errors import BuildError
-from opkit.npu import wheel
+from opkit.targets.npu import wheel
 from opkit.spec import DTYPES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -56,9 +57,9 @@ def checked(tmp_path_factory):
     npu.build(specs, bad, check_only=True, compile=False)
     binding = bad / "src" / "binding.cpp"
     text = binding.read_text()
-    assert "c10_npu::getCurrentNPUStream().stream(true);" in text
-    binding.write_text(text.replace("c10_npu::getCurrentNPUStream().stream(true);",
-                                    "c10_npu::getCurrentNPUStream().stream_typo(true);", 1))
+    assert "c10_npu::getCurrentNPUStream().stream(false);" in text
+    binding.write_text(text.replace("c10_npu::getCurrentNPUStream().stream(false);",
+                                    "c10_npu::getCurrentNPUStream().stream_typo(false);", 1))
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"),
                PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
                ASCEND_HOME_PATH="", ASCEND_TOOLKIT_HOME="", ASCEND_CANN_PACKAGE_PATH="")
@@ -79,16 +80,18 @@ def test_check_only_compiles_and_links_the_binding(checked):
     # Linked against libtorch_npu with --no-undefined; it really references torch_npu's stream API.
     nm = subprocess.run(["nm", "-D", "--undefined-only", "-C", str(lib)], capture_output=True, text=True).stdout
     assert "c10_npu::getCurrentNPUStream" in nm and "c10_npu::NPUStream::stream(bool) const" in nm
+    assert "at_npu::native::OpCommand::RunOpApi" in nm      # launched through torch_npu's task queue
     assert "libtorch_npu.so" in subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True).stdout
     # Every op and dtype variant is registered / launched.
     text = (build_dir / "src" / "binding.cpp").read_text()
     for s in specs:
         assert f'm.impl("{s.snake}"' in text
         for d in s.dtypes:
-            assert f"aclrtlaunch_{s.snake}_{DTYPES[d][2]}(ctx.block_dim, stream" in text
+            assert f"return aclrtlaunch_{s.snake}_{DTYPES[d][2]}(block_dim, stream" in text
     assert (build_dir / "src" / "CMakeLists.txt").is_file()
     assert (build_dir / "package" / "op_host" / "npu_test_softmax.cpp").is_file()
     assert "--check-only OK" in cli.stdout + cli.stderr
+    assert re.search(r"npu: --check-only: \d+ CANN build-step checks passed", cli.stdout + cli.stderr)
     # The check library must never be what opkit.load() picks up.
     assert not npu.library(build_dir).exists()
 

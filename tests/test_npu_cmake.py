@@ -76,7 +76,7 @@ FAKE_ASCENDC_CMAKE = textwrap.dedent(r'''
 
 
 def test_npu_build_through_cmake_with_a_cann_double(tmp_path):
-    from opkit.npu import wheel
+    from opkit.targets.npu import wheel
     npu_root = wheel.torch_npu_root()                 # include/ + lib/libtorch_npu.so (never installed)
     cann = tmp_path / "Ascend" / "ascend-toolkit" / "8.1.RC1"
     cm = cann / "compiler" / "tikcpp" / "ascendc_kernel_cmake" / "ascendc.cmake"
@@ -92,7 +92,7 @@ def test_npu_build_through_cmake_with_a_cann_double(tmp_path):
         import sys
         sys.path.insert(0, {str(REPO / 'tests')!r})
         from test_npu_glue import make_op
-        from opkit.backends import npu
+        from opkit.targets import npu
         op = make_op(Path({str(tmp_path / 'ops')!r}))
         npu.build([op], Path({str(build_dir)!r}), jobs=2, log=print, soc="Ascend910B3")
     """)

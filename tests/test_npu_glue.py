@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from opkit.errors import BuildError
-from opkit.npu import cann, glue, package
+from opkit.targets.npu import cann, glue, package
 from opkit.spec import AccuracySpec, AttrSpec, InputSpec, OpSpec, OutputSpec
 from opkit.spec import TestSpec as _TestSpec
 
@@ -25,7 +25,8 @@ NO_CANN_ENV = {"ASCEND_HOME_PATH": "", "ASCEND_TOOLKIT_HOME": "", "ASCEND_CANN_P
 
 
 def make_op(tmp: Path, name="NpuTestReduceFP32", snake="npu_test_reduce_fp32", *, reduce=True) -> OpSpec:
-    """A hand-built spec with a dim attr, a keepdim attr and two outputs (one converted)."""
+    """A hand-built spec with a dim attr, a keepdim attr and two outputs (one converted); reduce=False:
+    one output, and int / bool attrs with choices (the NPU binding once compared those as strings)."""
     d = tmp / snake
     d.mkdir(parents=True, exist_ok=True)
     (d / "tiling.h").write_text(
@@ -36,15 +37,17 @@ def make_op(tmp: Path, name="NpuTestReduceFP32", snake="npu_test_reduce_fp32", *
         "  t.cols = static_cast<uint32_t>(ctx.inputs[0].dim(-1));\n"
         "  t.rows = static_cast<uint32_t>(ctx.inputs[0].numel() / (t.cols ? t.cols : 1));\n"
         "  ctx.block_dim = 1;\n}\n#endif\n")
+    outs = "GM_ADDR y, GM_ADDR idx" if reduce else "GM_ADDR y"
     (d / "kernel.cpp").write_text('#include "kernel_operator.h"\n#include "tiling.h"\n'
-                                  f'extern "C" __global__ __aicore__ void {snake}(GM_ADDR x, GM_ADDR y, GM_ADDR idx, '
+                                  f'extern "C" __global__ __aicore__ void {snake}(GM_ADDR x, {outs}, '
                                   "GM_ADDR workspace, GM_ADDR tiling) {}\n")
     outputs = (OutputSpec("y", "x", "reduce(x, dim, keepdim)"),
                OutputSpec("idx", "int64", "reduce(x, dim, keepdim)", kernel_dtype="int32")) if reduce else \
               (OutputSpec("y", "x", "x"),)
     attrs = (AttrSpec("dim", "int", -1, role="dim"), AttrSpec("keepdim", "bool", False, role="keepdim"),
              AttrSpec("mode", "str", "a", choices=("a", "b"))) if reduce else \
-            (AttrSpec("dim", "int", -1, role="dim"), AttrSpec("alpha", "float", 0.5))
+            (AttrSpec("dim", "int", -1, role="dim"), AttrSpec("alpha", "float", 0.5),
+             AttrSpec("steps", "int", 1, choices=(1, 2)), AttrSpec("exact", "bool", True, choices=(True,)))
     spec = OpSpec(name=name, snake=snake, family="reduce" if reduce else "softmax", summary="test op",
                   inputs=(InputSpec("x", ("...", "C"), ("float16", "bfloat16", "float32")),),
                   outputs=outputs, attrs=attrs, compute_dtype="float32", backward=None,
@@ -105,7 +108,7 @@ def test_cann_folder_without_ascendc_cmake_is_explained(tmp_path, monkeypatch):
 
 
 def test_build_without_cann_raises_one_message(tmp_path, monkeypatch):
-    from opkit.backends import npu
+    from opkit.targets import npu
     for k, v in NO_CANN_ENV.items():
         monkeypatch.setenv(k, v)
     monkeypatch.setattr(cann, "DEFAULT_ROOTS", (str(tmp_path / "nowhere"),))
@@ -148,18 +151,32 @@ def test_binding_renders_moves_reduce_and_registration(tmp_path):
     text = glue.render_binding([glue.op_glue(op)], SETTINGS)
     assert "TORCH_LIBRARY_IMPL(opkit, PrivateUse1, m)" in text and "TORCH_LIBRARY(" not in text
     assert 'm.impl("npu_test_reduce_fp32", TORCH_FN(opkit_npu_npu_test_reduce_fp32::run));' in text
-    assert "getCurrentNPUStream().stream(true)" in text
+    assert "getCurrentNPUStream().stream(false)" in text and "OpCommand::RunOpApi(launcher" in text
+    assert ".stream(true)" not in text                     # never drains the task queue per call
     assert "to_kernel_view(x)" in text and "shape_y.pop_back()" in text
     assert "idx_out = idx_out.to(at::kLong);" in text       # kernel writes int32, op returns int64
     assert "k_idx = at::zeros(shape_idx, opts_idx);" in text and "opts_idx = lead.options().dtype(at::kInt)" in text
     assert 'ctx.int_attrs["dim"] = -1;' in text
-    assert "c10::string_view mode" in text and 'v == "a" || v == "b"' in text
+    assert "c10::string_view mode" in text and 'mode == "a" || mode == "b"' in text
     assert f'#include "{op.tiling_file}"' in text
     assert '"npu"' not in text                              # dispatch-key names only
     cm = glue.render_cmake([glue.op_glue(op)], SETTINGS, cann_root=Path("/cann"), torch_dir=Path("/t"),
-                           torch_npu_dir=Path("/tn"), cmake_dir=REPO / "cmake", out_dir=tmp_path, binding=tmp_path / "b.cpp")
+                           torch_npu_dir=Path("/tn"), cmake_dir=REPO / "python/opkit/targets/npu/cmake", out_dir=tmp_path, binding=tmp_path / "b.cpp")
     assert "opkit_npu_kernel(opkit_kernel_npu_test_reduce_fp32_bf16" in cm
     assert "npu_test_reduce_fp32=npu_test_reduce_fp32_bf16 DTYPE_X=bfloat16_t" in cm
+
+
+def test_attr_choices_compare_in_the_attrs_own_type(tmp_path):
+    """int / bool attrs with choices: compared as int64_t / bool (a `std::string v(steps)` does not compile;
+    test_npu_check compiles this op's binding for real), in the NPU and the CPU binding alike."""
+    op = make_op(tmp_path, "NpuTestSoftmax", "npu_test_softmax", reduce=False)
+    npu_text = glue.render_binding([glue.op_glue(op)], SETTINGS)
+    from opkit.targets.cpu import builder
+    cpu_text = builder._env().get_template("binding.cpp.j2").render(builder.binding_plan(op))
+    for text in (npu_text, cpu_text):
+        assert "int64_t steps" in text and "bool exact" in text
+        assert "TORCH_CHECK(steps == 1 || steps == 2," in text and "TORCH_CHECK(exact == true," in text
+        assert "std::string v(" not in text
 
 
 def test_standin_header_matches_cann_shape(tmp_path):
@@ -197,7 +214,7 @@ def test_package_project(tmp_path):
 # -- loader hook -----------------------------------------------------------------------------------------
 
 def test_loader_warns_when_npu_library_is_missing(tmp_path):
-    from opkit.backends import npu
+    from opkit.targets import npu
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         assert npu.load_if_available(tmp_path) is False
@@ -205,9 +222,9 @@ def test_loader_warns_when_npu_library_is_missing(tmp_path):
 
 
 def test_importing_the_backend_is_light():
-    """opkit.load() imports backends.npu on every machine: no torch_npu, no jinja2, no torch at import."""
-    code = ("import sys, opkit.backends.npu as n; "
-            "bad = [m for m in ('torch_npu', 'torch', 'jinja2', 'opkit.npu.glue') if m in sys.modules]; "
+    """opkit.load() imports targets.npu on every machine: no torch_npu, no jinja2, no torch at import."""
+    code = ("import sys, opkit.targets.npu as n; "
+            "bad = [m for m in ('torch_npu', 'torch', 'jinja2', 'opkit.targets.npu.glue') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"})
@@ -215,7 +232,7 @@ def test_importing_the_backend_is_light():
 
 
 def test_loader_hook_with_the_loaders_keywords(tmp_path):
-    from opkit.backends import npu
+    from opkit.targets import npu
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         assert npu.load_if_available(workspace=tmp_path, specs=[]) is False
@@ -241,7 +258,7 @@ def test_cli_build_npu_without_cann_fails_naming_cann(tmp_path):
 
 
 def test_npu_test_mode_without_torch_npu_is_a_clear_error():
-    from opkit.backends import npu
+    from opkit.targets import npu
     from opkit.errors import OpkitError
     with pytest.raises(OpkitError, match=r"torch_npu is not installed.*--target cpu"):
         npu.prepare_test_process()

@@ -16,6 +16,12 @@ def load(path=None, **kwargs):
     return _load(path, **kwargs)
 
 
+def scan(model, inputs, **kwargs):
+    """Which of the model's ops torch_npu would run on the CPU (see opkit.scanner.scan; docs/scan.md)."""
+    from .scanner import scan as _scan
+    return _scan(model, inputs, **kwargs)
+
+
 def patch(model, ops=None, dry_run=False, **kwargs):
     """Swap matching modules of ``model`` for opkit-backed ones (see opkit.patching)."""
     from .patching import patch as _patch
@@ -33,4 +39,4 @@ def register_mapping(module_type, factory):
     return _register(module_type, factory)
 
 
-__all__ = ["load", "patch", "unpatch", "register_mapping", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]
+__all__ = ["load", "scan", "patch", "unpatch", "register_mapping", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]

@@ -40,8 +40,33 @@ def cli() -> None:
 
 
 def _target_option(f):
-    return click.option("--target", type=click.Choice(["cpu", "npu"]), default=None,
+    from .targets import names
+    return click.option("--target", type=click.Choice(list(names())), default=None,
                         help="build target (default: cpu, or $OPKIT_TARGET)")(f)
+
+
+_OPTION_TARGET: dict[str, str] = {}     # `opkit build` option name -> the target that declared it
+
+
+def _target_build_options(f):
+    """Each target's own `opkit build` options (targets/<name>: cli_options())."""
+    from . import targets
+    params = f.__dict__.setdefault("__click_params__", [])
+    for name in reversed(targets.names()):
+        for opt in reversed(targets.get(name).cli_options()):
+            _OPTION_TARGET[opt.name] = name
+            params.append(opt)
+    return f
+
+
+def _split_options(target: str, options: dict) -> dict:
+    """The chosen target's options; an option of another target that was set is an error."""
+    foreign = {k: _OPTION_TARGET[k] for k, v in options.items() if v not in (None, False) and _OPTION_TARGET[k] != target}
+    if foreign:
+        said = ", ".join(f"--{k.replace('_', '-')} (--target {t})" for k, t in foreign.items())
+        owners = " / ".join(sorted({f"--target {t}" for t in foreign.values()}))
+        raise OpkitError(f"{said}: these options apply to {owners} only, not --target {target}")
+    return {k: v for k, v in options.items() if _OPTION_TARGET[k] == target}
 
 
 @cli.command()
@@ -54,13 +79,22 @@ def _target_option(f):
 @click.option("--from", "from_op", default=None, metavar="BUNDLED_OP",
               help="start from a bundled op (e.g. --from reduce_max_fp32), renamed to NAME")
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
+@click.option("--from-aten", "from_aten", default=None, metavar="aten::op.overload",
+              help="mirror this aten op (schema, reference, skeleton kernel); see `opkit scan --scaffold`")
 def new(name: str, family: str | None, data: tuple[str, ...], answers: str | None, from_op: str | None,
-        force: bool) -> None:
+        force: bool, from_aten: str | None) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
     from .families import parse_data
     from .scaffold import new as scaffold_new
 
-    s = scaffold_new(name, family=family, force=force, data=parse_data(data), answers=answers, from_op=from_op)
+    if from_aten:
+        from .scanner.scaffold_aten import new_from_aten
+        if family not in (None, "aten"):
+            raise OpkitError("--from-aten renders the aten family; drop --family")
+        s = new_from_aten(from_aten, name=name, force=force)
+    else:
+        s = scaffold_new(name, family=family, force=force, data=parse_data(data), answers=answers,
+                         from_op=from_op)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
     kind, _, what = s.source.partition(":")
@@ -81,21 +115,14 @@ def new(name: str, family: str | None, data: tuple[str, ...], answers: str | Non
 @_target_option
 @click.option("-j", "--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
 @click.option("-v", "--verbose", is_flag=True, help="show every compiler command and its output")
-@click.option("--check-only", is_flag=True, help="npu: render and compile-check without CANN")
-@click.option("--package", is_flag=True, help="npu: also write and build the graph-mode op package")
-@click.option("--soc", default=None, help="npu: SoC version, e.g. Ascend910B1")
-def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, check_only: bool,
-          package: bool, soc: str | None) -> None:
+@_target_build_options
+def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, **options) -> None:
     """Build the workspace's ops (all, or the OPS named)."""
-    from .backends import default_target
     from .build import build as run_build
+    from .targets import default_target
 
     target = target or default_target()
-    options = {}
-    if target == "npu":
-        options = {"check_only": check_only, "package": package, "soc": soc}
-    elif check_only or package or soc:
-        raise OpkitError("--check-only, --package and --soc apply to --target npu only")
+    options = _split_options(target, options)
     t0 = time.monotonic()
     with err.status("building ...") as status:
         def log(msg: str) -> None:
@@ -121,15 +148,10 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
          target: str | None, jobs: int | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
-    import os
-
-    from .backends import default_target
+    from .harness import runner
+    from .targets import default_target
 
     target = target or default_target()
-    if target == "npu":
-        # torch_npu autoloads on `import torch`; a missing NPU kernel must fail, not fall back to the CPU
-        os.environ["TORCH_NPU_FALLBACK_CPU_DISABLE"] = "1"
-    from .harness import runner
 
     code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
                       report_json=report_json, target=target, jobs=jobs)
@@ -140,8 +162,7 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
 @click.option("--families", is_flag=True, help="list the template families instead of ops")
 def list_(families: bool) -> None:
     """Ops of the workspace and bundled ops, their family, build state, and the targets available."""
-    from . import backends
-    from .build import build_state
+    from . import targets
     from .workspace import all_ops, build_dir, find_workspace
 
     if families:
@@ -156,7 +177,7 @@ def list_(families: bool) -> None:
         return
     ws = find_workspace()
     ws_entries, bundled, shadowed = all_ops(ws)
-    cpu = backends.get("cpu")
+    host = targets.host()
     rows: list[tuple[str, ...]] = []
     from .loader import bundled_cache_dir
     cache = bundled_cache_dir()
@@ -164,7 +185,7 @@ def list_(families: bool) -> None:
         if e.error:
             rows.append((e.dir.name, "?", "workspace", "invalid op.yaml", str(e.error).splitlines()[0]))
             continue
-        state = build_state(e.spec, build_dir(ws, "cpu") / e.snake, cpu.library(build_dir(ws, "cpu"), e.spec))
+        state = host.build_state(e.spec, build_dir(ws, targets.HOST))
         where = "workspace (shadows bundled)" if e.snake in shadowed else "workspace"
         rows.append((e.snake, e.spec.family, where, state, e.spec.summary))
     for e in bundled:
@@ -172,14 +193,14 @@ def list_(families: bool) -> None:
             rows.append((e.dir.name, "?", "bundled", "invalid op.yaml", str(e.error).splitlines()[0]))
         else:
             where = "bundled (shadowed)" if e.snake in shadowed else "bundled"
-            state = build_state(e.spec, cache / e.snake, cpu.library(cache, e.spec))
+            state = host.build_state(e.spec, cache)
             state = {"built": "built (cache)", "stale": "stale (rebuilt on load)"}.get(state, "on first load()")
             rows.append((e.snake, e.spec.family, where, state, e.spec.summary))
     out.print(f"workspace: {ws or '(none: run `opkit new <OpName>` to start one)'}", markup=False)
-    _columns([("op", "family", "where", "cpu build", "summary"), *rows])
-    for name in backends.TARGETS:
+    _columns([("op", "family", "where", f"{targets.HOST} build", "summary"), *rows])
+    for name in targets.names():
         try:
-            ok, why = backends.get(name).available()
+            ok, why = targets.get(name).available()
         except OpkitError as e:
             ok, why = False, str(e)
         out.print(f"target {name}: {'available' if ok else 'unavailable'} -- {why}", markup=False)
@@ -191,6 +212,36 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
     for r in rows:
         out.print("  ".join(f"{str(c):<{w}}" for c, w in zip(r, widths)) + "  " + str(r[-1]),
                   markup=False, soft_wrap=True)
+
+
+@cli.command()
+@click.argument("target")
+@click.option("--input", "inputs", multiple=True, metavar="SHAPE",
+              help="an example input, e.g. 1x3x640x640 (repeat for several sizes; a,b for several arguments)")
+@click.option("--dtype", default=None, help="cast the model and inputs to this dtype (float16, bfloat16)")
+@click.option("--amp", type=click.Choice(["npu-o1"]), default=None,
+              help="apply torch_npu's autocast table and mark precision-sensitive ops")
+@click.option("--backward", is_flag=True, help="also trace the backward pass")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write the report as JSON")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write the report as HTML")
+@click.option("--op-list", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="torch_npu's op list from a file (wheel, npu_native_functions*.yaml or text) instead of "
+                   "downloading the wheel")
+@click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, help="torch-npu version")
+@click.option("--all", "all_ops", is_flag=True, help="list supported ops too")
+@click.option("--scaffold", is_flag=True, help="scaffold one op folder per fallback op (opkit new --from-aten)")
+def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool,
+         json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
+         scaffold: bool) -> None:
+    """Which ops of the model TARGET (pkg.module:factory) fall back to the CPU under torch_npu.
+    Exit 0: none; 3: some do."""
+    from .scanner.command import run
+
+    sys.exit(run(target, list(inputs), dtype=dtype, amp=amp, backward=backward, json_path=json_path,
+                 html_path=html_path, op_list=op_list, torch_npu=torch_npu, all_ops=all_ops, scaffold=scaffold,
+                 out=out, err=err))
 
 
 @cli.command()

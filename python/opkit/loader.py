@@ -21,11 +21,10 @@ from . import __version__
 from .build import build_state
 from .errors import BuildError, OpkitError, SpecError
 from .spec import OpSpec
-from .workspace import (all_ops, bundled_ops_dir, cmake_dir, emulator_include_dir, find_workspace,
-                        host_include_dir, share_dir, templates_dir)
+from .workspace import all_ops, bundled_ops_dir, emulator_include_dir, find_workspace, host_include_dir, share_dir
 from .workspace import build_dir as ws_build_dir
 
-TARGET = "cpu"
+from .targets import HOST as TARGET   # the host target's libraries hold the schemas: loaded here
 _lock = threading.Lock()
 _loaded: dict[str, Path] = {}        # snake -> library registered in this process
 _specs: dict[str, OpSpec] = {}
@@ -52,15 +51,17 @@ def build_failures() -> dict[str, str]:
 
 
 def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bundled: bool = True,
-         quiet: bool = False) -> dict[str, Path]:
+         quiet: bool = False, override_aten: bool = False) -> dict[str, Path]:
     """Register bundled ops and the workspace's built ops; returns snake name -> library for all loaded.
 
     ``path``: a workspace folder (or any folder inside one); default: the workspace around the current
     directory, if any. A workspace op without a build raises OpkitError saying to run `opkit build`.
     ``ops``: register only these workspace ops (snake or CamelCase names; e.g. the ops under test);
-    ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages.
+    ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages;
+    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (scanner/override.py).
     """
-    from .backends import cpu
+    from .targets import host as _host
+    cpu = _host()
 
     with _lock:
         if path is not None:
@@ -126,6 +127,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         for spec, lib in todo:
             _register(spec, lib)
         _after_load(ws, [s for s, _ in todo])
+        if override_aten:
+            from .scanner import override
+            override.register_loaded(_specs.values())
         return dict(_loaded)
 
 
@@ -150,10 +154,12 @@ def _after_load(ws: Path | None, specs: list[OpSpec]) -> None:
         from . import autograd
         for s in specs:     # every op: backward op, reference fallback, or "not differentiable"
             autograd.register(s)
-    # The NPU library only when torch_npu exists: nothing NPU-related is imported otherwise.
-    if importlib.util.find_spec("torch_npu") is not None:
-        from .backends import npu
-        npu.load_if_available(workspace=ws, specs=list(_specs.values()))
+    # Then every other target's kernels, on top of the host's schemas (each target decides cheaply
+    # whether it applies on this machine: npu only where torch_npu is installed).
+    from . import targets
+    for name in targets.names():
+        if name != targets.HOST:
+            targets.get(name).load(ws, list(_specs.values()))
 
 
 # -- bundled ops: built once per user into a cache -----------------------------------------------
@@ -179,7 +185,9 @@ def bundled_cache_dir() -> Path:
 def sources_digest() -> str:
     """Hash of everything a bundled build reads: bundled ops, emulator and host headers, glue, CMake."""
     h = hashlib.sha256()
-    for root in (bundled_ops_dir(), emulator_include_dir(), host_include_dir(), templates_dir() / "cpu", cmake_dir()):
+    from .targets import host
+    target_dir = Path(host().__file__).parent      # the host target's code, templates and CMake
+    for root in (bundled_ops_dir(), emulator_include_dir(), host_include_dir(), target_dir):
         if not root.is_dir():
             continue
         for p in sorted(root.rglob("*")):
@@ -192,7 +200,8 @@ def sources_digest() -> str:
 def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tuple[OpSpec, Path]]:
     """Build the bundled ops missing from the cache (under a file lock); return (spec, library) pairs.
     A bundled op that fails to build is skipped with a warning; the others still load."""
-    from .backends import cpu
+    from .targets import host
+    cpu = host()
 
     out = bundled_cache_dir()
     out.mkdir(parents=True, exist_ok=True)
@@ -228,5 +237,42 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
                     (out / s.snake / "sources.sha256").write_text(digest + "\n")
             if not quiet:
                 print("opkit: bundled ops ready", file=sys.stderr, flush=True)
-        return [(s, cpu.library(out, s)) for s in specs
-                if s.snake not in failed and cpu.library(out, s).is_file()]
+        built = [s for s in specs if s.snake not in failed and cpu.library(out, s).is_file()]
+        _device_builds(built, out, digest, quiet)
+        return [(s, cpu.library(out, s)) for s in built]
+
+
+def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> None:
+    """Every other target this machine can build for (npu: CANN and torch_npu present) builds the bundled
+    ops too, into <cache>/<target>, once per change of the sources; its load() picks them up."""
+    from . import targets
+    for name in targets.names():
+        if name == targets.HOST or not specs:
+            continue
+        t = targets.get(name)
+        if not t.available()[0]:
+            continue
+        where = out / name
+        key = hashlib.sha256((digest + _tree_digest(Path(t.__file__).parent) +
+                              " ".join(sorted(s.snake for s in specs))).encode()).hexdigest()
+        stamp = where / "sources.sha256"
+        if stamp.is_file() and stamp.read_text().strip() == key:
+            continue
+        if not quiet:
+            print(f"opkit: building bundled ops for target {name} into {where}", file=sys.stderr, flush=True)
+        try:
+            t.build(specs, where, jobs=None, log=(lambda s: None))
+        except BuildError as e:
+            warnings.warn(f"opkit: bundled ops not built for target {name}, they will not run there:\n{e}",
+                          stacklevel=3)
+            continue
+        where.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(key + "\n")
+
+
+def _tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()

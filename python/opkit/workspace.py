@@ -1,6 +1,6 @@
 """Where things are: opkit's shared resources, the user's workspace, and the ops in both.
 
-Resources: an installed opkit carries ops/, templates/ and cmake/ as ``opkit/_share/...`` (setup.py);
+Resources: an installed opkit carries ops/ and templates/ as ``opkit/_share/...`` (setup.py);
 an editable install or a source checkout uses the repository root. ``share_dir()`` finds either.
 
 Workspace: the nearest folder, from the current directory upward, that holds ``ops/`` or the marker
@@ -26,14 +26,15 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 @functools.lru_cache(maxsize=None)
 def share_dir() -> Path:
-    """The folder holding opkit's ops/, templates/ and cmake/ (installed or source layout)."""
+    """The folder holding opkit's ops/ and templates/ (installed or source layout). Each target's own
+    templates and CMake live in its package (opkit/targets/<name>/)."""
     installed = PACKAGE_DIR / "_share"
-    if (installed / "cmake").is_dir():
+    if (installed / "templates").is_dir():
         return installed
     repo = PACKAGE_DIR.parent.parent          # <repo>/python/opkit -> <repo>
-    if (repo / "cmake").is_dir() and (repo / "templates").is_dir():
+    if (repo / "ops").is_dir() and (repo / "templates").is_dir():
         return repo
-    raise OpkitError(f"opkit's shared files (ops/, templates/, cmake/) are missing: looked in {installed} "
+    raise OpkitError(f"opkit's shared files (ops/, templates/) are missing: looked in {installed} "
                      f"and {repo}; reinstall opkit")
 
 
@@ -43,10 +44,6 @@ def bundled_ops_dir() -> Path:
 
 def templates_dir() -> Path:
     return share_dir() / "templates"
-
-
-def cmake_dir() -> Path:
-    return share_dir() / "cmake"
 
 
 def host_include_dir() -> Path:

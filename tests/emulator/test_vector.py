@@ -210,12 +210,13 @@ def test_compare_int32_eq_only(emu):
     assert e.value.rule == "dtype-unsupported" and e.value.call == "Compare"
 
 
-def test_select_cmpmask_register_mode_not_emulated(emu):
-    a = data(np.float32, 64)
-    with pytest.raises(EmulatorError) as e:
-        emu("vector").cmpsel_f32([a, a, np.zeros(8, np.uint8), np.zeros(64, np.float32),
-                                  np.array([64, 0, 0, 0], np.int32).view(np.uint8)])
-    assert e.value.rule == "dtype-unsupported" and e.value.call == "Select"
+def test_select_cmpmask_spr_reuses_the_first_repeat_of_the_mask(emu):
+    # Select.md (mirror-cann/asc-devkit 7359511d): mode 0 uses the first 256/sizeof(T) mask bits for every repeat
+    a, b = data(np.float32, 128), data(np.float32, 128)
+    mask, out = np.zeros(16, np.uint8), np.zeros(128, np.float32)
+    emu("vector").cmpsel_f32([a, b, mask, out, np.array([128, 0, 0, 0], np.int32).view(np.uint8)])
+    lt = a < b
+    np.testing.assert_array_equal(out, np.where(np.concatenate([lt[:64], lt[:64]]), a, b))
 
 
 def test_counters(emu):

@@ -24,30 +24,29 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
         return _handles[key]
     import torch
 
-    from .. import loader
-    from ..backends import get as get_backend
+    from .. import loader, targets
     from ..workspace import build_dir
 
     # Load only the op under test (other ops of the workspace may be unbuilt or broken); opkit.load()
     # brings its backward op along (workspace or bundled), which opcheck's autograd tests call.
-    lib = get_backend(target).library(build_dir(workspace, target), spec)
+    t = targets.get(target)
+    lib = t.library(build_dir(workspace, target), spec)
     if not Path(lib).is_file():
-        raise OpkitError(f"op {spec.snake} is not built (no {lib}): run `opkit build {spec.snake}` in {workspace}")
-    device = None
-    if target == "npu":
-        from ..backends import npu
-        device = npu.prepare_test_process()   # fallback disabled, torch_npu imported, an NPU visible
+        how = "" if target == targets.HOST else f" --target {target}"
+        raise OpkitError(f"op {spec.snake} is not built for target {target} (no {lib}): run "
+                         f"`opkit build {spec.snake}{how}` in {workspace}")
+    device = t.prepare_test()       # None: the host (emulator), in this process
     libs = loader.load(workspace, ops=[spec.snake], bundled=False, quiet=True)
     fn = getattr(torch.ops.opkit, spec.snake)
-    if device is not None:
-        # Inputs made on the CPU go to the device, outputs come back for the CPU golden. The naive variant
-        # and the emulator's counters exist only on the emulator.
-        _handles[key] = OpHandle(fn=_on_device(fn, device), naive_fn=None, last_launch=None)
-        return _handles[key]
     try:
-        naive = getattr(torch.ops.opkit_naive, spec.snake)
+        naive = getattr(torch.ops.opkit_naive, spec.snake)   # the host's: the emulator's naive variant
     except (AttributeError, RuntimeError):
         naive = None
+    if device is not None:
+        # On a device: inputs made on the CPU go there, outputs come back for the CPU golden; the naive
+        # column still comes from the emulator (CPU inputs); the emulator's counters do not apply.
+        _handles[key] = OpHandle(fn=_on_device(fn, device), naive_fn=naive, last_launch=None, device=device, op=fn)
+        return _handles[key]
     last = None
     try:
         from ..roofline import LastLaunch

@@ -9,7 +9,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 
@@ -28,6 +28,8 @@ class OpHandle:
     naive_fn: Callable | None = None              # same kernel, compute dtype = I/O dtype
     last_launch: Callable[[], dict] | None = None  # emulator counters of this thread's last launch
     naive_label: str = "kernel built with compute dtype = I/O dtype"
+    device: Any = None                            # set on a device target: `fn` moves inputs there
+    op: Callable | None = None                    # the torch op itself (opcheck), when `fn` wraps it
 
 
 def _dtype_name(dt: torch.dtype) -> str:

@@ -129,7 +129,9 @@ class OpcheckItem(_OpItem):
             if self.spec.backward is not None:
                 inputs = [x.requires_grad_(True) if x.is_floating_point() else x for x in inputs]
             rec["shapes"] = {k: list(v) for k, v in case.shapes.items()}
-            torch.library.opcheck(op.fn, tuple(inputs), dict(case.attrs))
+            if op.device is not None:      # a device target: opcheck the op itself on the device
+                inputs = [x.to(op.device) for x in inputs]
+            torch.library.opcheck(op.op or op.fn, tuple(inputs), dict(case.attrs))
             rec.update(verdict="pass", reason="")
         except Exception as e:  # noqa: BLE001
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__

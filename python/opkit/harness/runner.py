@@ -57,31 +57,27 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
     """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed)."""
     import pytest
 
-    from ..build import build_state
+    from .. import targets
     from ..workspace import build_dir, require_workspace, workspace_specs
 
     if quick and full:
         raise OpkitError("opkit test: --quick and --full exclude each other")
-    if target == "npu":
-        from ..backends import npu
-        npu.prepare_test_process()     # a clear error without torch_npu / an NPU, before any case runs
+    t = targets.get(target)
+    t.prepare_test()     # a clear error when this machine cannot run the target, before any case runs
     ws = Path(workspace).resolve() if workspace else require_workspace()
     specs = workspace_specs(ws, list(ops or ()))
     if not specs:
         raise OpkitError(f"opkit test: workspace {ws} has no ops (ops/<op>/op.yaml); run `opkit new <OpName>`")
-    from ..backends import get as get_backend
-    backend = get_backend(target)
+    host = targets.host()
     out = build_dir(ws, target)
     for s in specs:
-        if target != "cpu" and not get_backend("cpu").library(build_dir(ws, "cpu"), s).is_file():
+        if t is not host and not host.library(build_dir(ws, targets.HOST), s).is_file():
             raise OpkitError(f"op {s.snake}: the {target} library holds only device kernels, the schema comes "
-                             f"from the cpu build: run `opkit build {s.snake}` too")
-        lib = backend.library(out, s)
-        state = (build_state(s, out / s.snake, lib) if target == "cpu"
-                 else "built" if lib.is_file() else "not built")   # one device library for all ops
+                             f"from the {targets.HOST} build: run `opkit build {s.snake}` too")
+        state = t.build_state(s, out)
         if state == "not built":
-            raise OpkitError(f"op {s.snake} is not built for target {target} (no {backend.library(out, s)}): "
-                             f"run `opkit build {s.snake}` in {ws}")
+            raise OpkitError(f"op {s.snake} is not built for target {target} (no {t.library(out, s)}): "
+                             f"run `opkit build {s.snake} --target {target}` in {ws}")
         if state == "stale":
             print(f"opkit test: warning: {s.snake} changed since the last `opkit build`; testing the old build "
                   f"(run `opkit build` first)", file=sys.stderr)

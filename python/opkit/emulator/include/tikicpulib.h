@@ -8,7 +8,6 @@
 
 namespace AscendC {
 
-enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE, MIX_AIC_1_1 };
 inline KernelMode& kernel_mode_() { static KernelMode m = KernelMode::MIX_MODE; return m; }
 inline void SetKernelMode(KernelMode m) { kernel_mode_() = m; }
 
@@ -35,6 +34,12 @@ inline void GmFree(void* p) {
 }
 
 }  // namespace AscendC
+
+// Samples written for the first CANN releases call tik2::GmAlloc / tik2::GmFree.
+namespace tik2 {
+using AscendC::GmAlloc;
+using AscendC::GmFree;
+}  // namespace tik2
 
 #define ICPU_SET_TILING_KEY(k) (::opkit_emu::icpu_tiling_key() = static_cast<uint64_t>(k))
 #define ICPU_RUN_KF(func, blockdim, ...) \

@@ -37,10 +37,14 @@ OPKIT_EMU_HOT void compare_loop(uint8_t* d, const T* a, const T* b, uint32_t n, 
     d[byte] = bits;
   }
 }
+// mode 0 (VSEL_CMPMASK_SPR) reuses the first `lanes` bits of the mask in every 256-byte repeat;
+// modes 1 and 2 consume the mask continuously.
 template <class T>
-OPKIT_EMU_HOT void select_loop(T* d, const uint8_t* mask, const T* a, const T* b, T s, bool scalar, uint32_t n) {
+OPKIT_EMU_HOT void select_loop(T* d, const uint8_t* mask, const T* a, const T* b, T s, bool scalar, uint32_t n,
+                               uint32_t wrap) {
   for (uint32_t i = 0; i < n; ++i) {
-    bool take0 = (mask[i >> 3] >> (i & 7)) & 1;
+    const uint32_t k = wrap ? i % wrap : i;
+    bool take0 = (mask[k >> 3] >> (k & 7)) & 1;
     d[i] = take0 ? a[i] : (scalar ? s : b[i]);
   }
 }
@@ -76,22 +80,20 @@ void select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Lo
                  T scalar, SELMODE mode, uint32_t count, opkit_emu::SrcLoc loc) {
   using namespace opkit_emu;
   static_assert(is_sel_t<T>, "opkit emulator: Select supports half and float on this chip");
-  if (mode == SELMODE::VSEL_CMPMASK_SPR)
-    fail("dtype-unsupported", "Select", loc,
-         "SELMODE::VSEL_CMPMASK_SPR (mask from the compare register) is not emulated; pass the mask tensor with "
-         "VSEL_TENSOR_TENSOR_MODE or VSEL_TENSOR_SCALAR_MODE");
   const bool scalar_mode = mode == SELMODE::VSEL_TENSOR_SCALAR_MODE;
   if (!scalar_mode && !src1)
-    fail("dtype-unsupported", "Select", loc, "VSEL_TENSOR_TENSOR_MODE needs a tensor src1");
+    fail("dtype-unsupported", "Select", loc, "VSEL_TENSOR_TENSOR_MODE and VSEL_CMPMASK_SPR need a tensor src1");
+  // mode 0 reads only the first 256/sizeof(T) mask bits, again for every repeat (Select.md)
+  const uint32_t wrap = mode == SELMODE::VSEL_CMPMASK_SPR ? kRepeat / sizeof(T) : 0;
   if (!vec_prologue<T>(VecOp::Select, "Select", count, loc)) return;
-  const uint32_t mask_bytes = (count + 7) / 8;
+  const uint32_t mask_bytes = ((wrap ? std::min(count, wrap) : count) + 7) / 8;
   mask.m_.check_operand(mask_bytes, "Select", loc, "selMask");
   mask.m_.check_initialized(0, mask_bytes, 1, "Select", loc, "selMask");
   dst_check(dst, count, "Select", loc);
   src_check(*src0, count, "Select", loc, "src0");
   if (!scalar_mode) src_check(*src1, count, "Select", loc, "src1");
   select_loop<T>(dst.data(), reinterpret_cast<const uint8_t*>(mask.data()), src0->data(),
-                 scalar_mode ? nullptr : src1->data(), scalar, scalar_mode, count);
+                 scalar_mode ? nullptr : src1->data(), scalar, scalar_mode, count, wrap);
   dst_done(dst, count);
 }
 }  // namespace detail

@@ -1,8 +1,10 @@
 // opkit AscendC CPU emulator: compile-time configuration shared by every emulator header.
 // What CANN's CPU twin-debug mode defines (facts sheet §1, §7): the kernel qualifiers and address-space
 // qualifiers expand to nothing, ASCENDC_CPU_DEBUG and __CCE_KT_TEST__ are defined, __NPU_ARCH__ names
-// the chip. __CCE_AICORE__ is deliberately NOT defined: tiling.h files use it to hide their host part
-// from device compilers, and in the emulator the kernel and the host share one translation unit.
+// the chip, and __CCE_AICORE__ is the chip's AI Core version as the device compiler predefines it
+// (220 for A2 / 910B, 200 for 310P): kernels branch on it. A tiling.h that hides its host part behind
+// `#ifndef __CCE_AICORE__` therefore shows only its struct to a translation unit that includes
+// kernel_operator.h first, as on the device.
 #pragma once
 
 // -D__NPU_ARCH__=2002 without -DOPKIT_CHIP_ASCEND310P still selects the 310P profile.
@@ -17,6 +19,14 @@
 #define __NPU_ARCH__ 2002
 #else
 #define __NPU_ARCH__ 2201
+#endif
+#endif
+
+#ifndef __CCE_AICORE__
+#if defined(OPKIT_CHIP_ASCEND310P)
+#define __CCE_AICORE__ 200
+#else
+#define __CCE_AICORE__ 220
 #endif
 #endif
 

@@ -163,6 +163,11 @@ class TQueImpl {
   }
   template <class T>
   void FreeTensor(LocalTensor<T>&& t, OPKIT_LOC) { LocalTensor<T> x = t; FreeTensor(x, loc); }
+  // Output-parameter forms (kernel_tpipe.h: AllocTensor(LocalTensor<T>&), DeQue(LocalTensor<T>&)).
+  template <class T>
+  void AllocTensor(LocalTensor<T>& t, OPKIT_LOC) { t = AllocTensor<T>(loc); }
+  template <class T>
+  void DeQue(LocalTensor<T>& t, OPKIT_LOC) { t = DeQue<T>(loc); }
   bool VacantInQue() const {
     const opkit_emu::BlockCtx& c = opkit_emu::ctx();
     return qid_ >= 0 && (depth <= 0 || c.queues[qid_].fifo.size() < static_cast<size_t>(depth));
@@ -224,6 +229,16 @@ class TBuf {
     t.m_.pos = pos;
     return t;
   }
+  // Members CANN's TBuf inherits from TQueBind (kernel_tpipe.h): a TBuf has one fixed buffer, so
+  // AllocTensor / DeQue hand out the whole buffer and EnQue / FreeTensor only check the tensor is live.
+  template <class T>
+  LocalTensor<T> AllocTensor(OPKIT_LOC) { return Get<T>(loc); }
+  template <class T>
+  LocalTensor<T> DeQue(OPKIT_LOC) { return Get<T>(loc); }
+  template <class T>
+  void EnQue(const LocalTensor<T>& t, OPKIT_LOC) { t.m_.check_live("TBuf::EnQue", loc, "tensor"); }
+  template <class T>
+  void FreeTensor(const LocalTensor<T>& t, OPKIT_LOC) { t.m_.check_live("TBuf::FreeTensor", loc, "tensor"); }
   int buf_ = -1;
 
  private:

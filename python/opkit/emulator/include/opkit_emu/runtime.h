@@ -125,6 +125,10 @@ struct BlockCtx {
   const std::vector<GmRegion>* gm = nullptr;
   BlockStats stats;
   std::vector<Violation> deferred;  // found in destructors, reported when the kernel returns
+  // Vector mask register (level0.h): lanes of each repeat in Normal mode, mask_lo = element count in
+  // Counter mode. Every block starts in Normal mode with all lanes on.
+  uint64_t mask_lo = ~0ull, mask_hi = ~0ull;
+  bool mask_counter = false;
 
   [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
     throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));

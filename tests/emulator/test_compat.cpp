@@ -1,0 +1,53 @@
+// CANN CPU-debug names kernels use unqualified (compat.h, compat_sync.h): block_idx / block_num,
+// g_coreType + ASCEND_IS_AIV, __CCE_AICORE__, AlignUp / DivCeil, float16_t / float32_t, likely,
+// lower-case set_flag / wait_flag, ASSERT and ascendc_assert.
+#include "opkit_emu/pybind.h"
+#include "kernel_tiling/kernel_tiling.h"
+
+using namespace AscendC;
+
+// out[8 * block + k]: facts a kernel can observe about itself.
+extern "C" __global__ __aicore__ void facts(GM_ADDR out) {
+  GlobalTensor<int32_t> g;
+  g.SetGlobalBuffer((__gm__ int32_t*)out + 8 * get_block_idx(), 8);
+  g.SetValue(0, static_cast<int32_t>(block_idx));
+  g.SetValue(1, static_cast<int32_t>(block_num));
+  g.SetValue(2, ASCEND_IS_AIV ? 1 : 0);
+#if __CCE_AICORE__ == 220
+  g.SetValue(3, 220);
+#else
+  g.SetValue(3, -1);
+#endif
+  g.SetValue(4, static_cast<int32_t>(AlignUp(33, 32) + DivCeil(65, 32)));
+  float16_t h = 1.5f;
+  float32_t f = h;
+  g.SetValue(5, likely(f == 1.5f) ? 1 : 0);
+  int64_t block_idx = 99;  // a kernel's own variable shadows the global
+  g.SetValue(6, static_cast<int32_t>(block_idx));
+  g.SetValue(7, static_cast<int32_t>(KernelMode::AIV_MODE));
+}
+
+// set_flag / wait_flag pairing: mode 0 paired, 1 wait without set.
+extern "C" __global__ __aicore__ void flags(GM_ADDR mode) {
+  GlobalTensor<int32_t> g;
+  g.SetGlobalBuffer((__gm__ int32_t*)mode, 1);
+  if (g.GetValue(0) == 0) set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+}
+
+// ASSERT / ascendc_assert: mode 1 fails ASSERT, 2 fails ascendc_assert with a message.
+extern "C" __global__ __aicore__ void asserts(GM_ADDR mode) {
+  GlobalTensor<int32_t> g;
+  g.SetGlobalBuffer((__gm__ int32_t*)mode, 1);
+  const int32_t m = g.GetValue(0);
+  ASSERT(m != 1);
+  ascendc_assert(m != 2, "mode is %d", m);
+  ascendc_assert(m >= 0);
+}
+
+PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  opkit_emu::pybind::register_translator();
+  OPKIT_EMU_PY_KERNEL(m, facts, 1);
+  OPKIT_EMU_PY_KERNEL(m, flags, 1);
+  OPKIT_EMU_PY_KERNEL(m, asserts, 1);
+}

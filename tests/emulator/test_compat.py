@@ -1,0 +1,42 @@
+"""CANN CPU-debug compatibility names (compat.h): what CANN's CPU mode declares, where it declares it.
+Sources: mirror-cann/asc-devkit impl/utils/sys_macros.h (g_coreType, ASCEND_IS_AIV),
+impl/basic_api/kernel_macros.h (ASSERT), impl/basic_api/utils/kernel_utils_macros.h (likely),
+impl/basic_api/utils/kernel_utils_ceil_oom_que.h (AlignUp, DivCeil), docs 调试接口/CPU孪生调试/SetKernelMode.md,
+调试接口/异常检测/ascendc_assert.md; the device compiler predefines __CCE_AICORE__ 220 for dav-c220 (A2)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from opkit.errors import EmulatorError
+
+
+def test_block_and_chip_names(emu):
+    out = np.zeros(8 * 3, np.int32)
+    emu("compat").facts([out], block_dim=3)
+    for b in range(3):
+        assert out[8 * b: 8 * b + 8].tolist() == [b, 3, 1, 220, 64 + 3, 1, 99, 2]
+
+
+def test_lower_case_flags_pair(emu):
+    emu("compat").flags([np.zeros(1, np.int32)])
+    with pytest.raises(EmulatorError) as e:
+        emu("compat").flags([np.ones(1, np.int32)])
+    assert e.value.rule == "sync-pairing" and "MTE2_V" in str(e.value)
+
+
+@pytest.mark.parametrize("mode,text", [(1, "assertion 'm != 1' failed"), (2, "assertion 'm != 2' failed: mode is 2")])
+def test_assertions_stop_the_launch(emu, mode, text):
+    emu("compat").asserts([np.zeros(1, np.int32)])
+    with pytest.raises(EmulatorError) as e:
+        emu("compat").asserts([np.array([mode], np.int32)])
+    assert e.value.rule == "kernel-assert" and text in str(e.value) and e.value.file.endswith("test_compat.cpp")
+
+
+def test_cce_aicore_per_profile(gxx, tmp_path):
+    src = tmp_path / "aicore.cpp"
+    src.write_text('#include "kernel_operator.h"\n'
+                   'static_assert(__CCE_AICORE__ == EXPECT, "wrong __CCE_AICORE__");\nint main() { return 0; }\n')
+    for profile, want in (("ascend910b", 220), ("ascend310p", 200)):
+        r = gxx(src, tmp_path / "a.out", extra=[f"-DEXPECT={want}", "-fsyntax-only"], profile=profile, link=False)
+        assert r.returncode == 0, r.stderr

@@ -164,3 +164,21 @@ def test_each_of_the_four_points_broken_fails_the_check_only_build(tmp_path, mon
         monkeypatch.setattr(package, "_REGISTERED", re.compile(r"."))     # "already registered": nothing added
     with pytest.raises(BuildError, match="(?s)would fail on a CANN machine.*" + expect):
         builder.build([spec], tmp_path / "build", check_only=True, package=True, soc="Ascend910B3")
+
+
+def test_op_host_library_forced_to_cxx11_fails_loudly(rendered, tmp_path):
+    """If an op project forced an older -std on the op_host library, the TilingFunc would compile to the
+    raw compile's stub: op_host/<op>.cpp refuses to build that way instead."""
+    project = _copy_project(rendered, tmp_path)
+    src = project / "op_host" / "npu_test_softmax.cpp"
+    cmd = next(c for c in contracts.op_host_commands(project, "g++") if c[2] == src and c[1] is contracts.OP_HOST_LIB)
+    contracts.check_compile(*cmd)
+    with pytest.raises(BuildError, match="must be compiled as C\\+\\+17"):
+        contracts.check_compile([*cmd[0][:-1], "-std=c++11", cmd[0][-1]], cmd[1], cmd[2])
+
+
+def test_tbe_ops_are_refused_by_name(tmp_path):
+    import dataclasses
+    spec = dataclasses.replace(make_op(tmp_path / "ops", "NpuTestSoftmax", "npu_test_softmax", reduce=False), lang="tbe")
+    with pytest.raises(BuildError, match=r"npu_test_softmax are TBE ops \(kernel\.py\)"):
+        builder.build([spec], tmp_path / "build", check_only=True)

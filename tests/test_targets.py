@@ -137,6 +137,7 @@ def test_bundled_ops_get_builds_for_every_available_device_target(tmp_path, monk
     import types
 
     from opkit import loader
+    from opkit.errors import BuildError
     built = []
     fake = types.ModuleType("opkit.targets.mydev")
     fake.__file__ = str(tmp_path / "mydev" / "__init__.py")
@@ -152,6 +153,15 @@ def test_bundled_ops_get_builds_for_every_available_device_target(tmp_path, monk
     loader._device_builds([spec], tmp_path / "cache", "digest-1", quiet=True)
     loader._device_builds([spec], tmp_path / "cache", "digest-1", quiet=True)    # up to date: no rebuild
     assert built == [(tmp_path / "cache" / "mydev", ["gelu_fp32"])]
-    (tmp_path / "cache" / "mydev").mkdir(exist_ok=True)
     loader._device_builds([spec], tmp_path / "cache", "digest-2", quiet=True)    # sources changed
     assert len(built) == 2
+
+    def failing(specs, d, **kw):
+        built.append("attempt")
+        raise BuildError("no bisheng")
+    fake.build = failing
+    with pytest.warns(UserWarning, match="no bisheng"):
+        loader._device_builds([spec], tmp_path / "cache", "digest-3", quiet=True)
+    with pytest.warns(UserWarning, match="failed earlier"):                   # not retried on every load
+        loader._device_builds([spec], tmp_path / "cache", "digest-3", quiet=True)
+    assert built.count("attempt") == 1

@@ -42,13 +42,15 @@ def build(ops: Iterable[str] = (), *, workspace: str | Path | None = None, targe
 def source_files(spec: OpSpec) -> list[Path]:
     """Everything in the op folder a build reads (op.yaml, kernel.cpp, tiling.h and any header)."""
     return sorted(p for p in spec.dir.iterdir()
-                  if p.is_file() and p.suffix in (".yaml", ".cpp", ".h", ".hpp", ".cc", ".inc"))
+                  if p.is_file() and (p.suffix in (".yaml", ".cpp", ".h", ".hpp", ".cc", ".inc") or p == spec.kernel_file))
 
 
-def write_stamp(spec: OpSpec, op_out_dir: Path, target: str) -> None:
+def write_stamp(spec: OpSpec, op_out_dir: Path, target: str, dtypes: list[str] | None = None) -> None:
+    """dtypes: the lead dtypes built (a `--dtype` build); None: all of the op's."""
     op_out_dir.mkdir(parents=True, exist_ok=True)
     data = {"op": spec.name, "dir": str(spec.dir), "target": target, "opkit": __version__,
-            "torch": _torch_version(), "time": time.time(), "sources": [str(p) for p in source_files(spec)]}
+            "torch": _torch_version(), "time": time.time(), "sources": [str(p) for p in source_files(spec)],
+            "dtypes": [d for d in spec.dtypes if dtypes is None or d in dtypes]}
     (op_out_dir / STAMP).write_text(json.dumps(data, indent=1))
 
 
@@ -67,6 +69,14 @@ def build_state(spec: OpSpec, op_out_dir: Path, library: Path) -> str:
     if any(p.stat().st_mtime > t for p in source_files(spec)):
         return "stale"
     return "built"
+
+
+def built_dtypes(spec: OpSpec, op_out_dir: Path) -> list[str]:
+    """The lead dtypes the last build made kernels for (all, unless it was `opkit build --dtype`)."""
+    try:
+        return list(json.loads((op_out_dir / STAMP).read_text()).get("dtypes", spec.dtypes))
+    except (OSError, ValueError):
+        return list(spec.dtypes)
 
 
 def _torch_version() -> str:

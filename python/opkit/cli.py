@@ -61,7 +61,7 @@ def _target_build_options(f):
 
 def _split_options(target: str, options: dict) -> dict:
     """The chosen target's options; an option of another target that was set is an error."""
-    foreign = {k: _OPTION_TARGET[k] for k, v in options.items() if v not in (None, False) and _OPTION_TARGET[k] != target}
+    foreign = {k: _OPTION_TARGET[k] for k, v in options.items() if v not in (None, False, ()) and _OPTION_TARGET[k] != target}
     if foreign:
         said = ", ".join(f"--{k.replace('_', '-')} (--target {t})" for k, t in foreign.items())
         owners = " / ".join(sorted({f"--target {t}" for t in foreign.values()}))
@@ -81,20 +81,22 @@ def _split_options(target: str, options: dict) -> dict:
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
 @click.option("--from-aten", "from_aten", default=None, metavar="aten::op.overload",
               help="mirror this aten op (schema, reference, skeleton kernel); see `opkit scan --scaffold`")
+@click.option("--lang", type=click.Choice(["ascendc", "tbe"]), default="ascendc", show_default=True,
+              help="kernel language: AscendC kernel.cpp, or a TBE DSL kernel.py (docs/tbe.md)")
 def new(name: str, family: str | None, data: tuple[str, ...], answers: str | None, from_op: str | None,
-        force: bool, from_aten: str | None) -> None:
+        force: bool, from_aten: str | None, lang: str) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
     from .families import parse_data
     from .scaffold import new as scaffold_new
 
     if from_aten:
         from .scanner.scaffold_aten import new_from_aten
-        if family not in (None, "aten"):
-            raise OpkitError("--from-aten renders the aten family; drop --family")
+        if family not in (None, "aten") or lang != "ascendc":
+            raise OpkitError("--from-aten renders the aten family (AscendC); drop --family / --lang")
         s = new_from_aten(from_aten, name=name, force=force)
     else:
         s = scaffold_new(name, family=family, force=force, data=parse_data(data), answers=answers,
-                         from_op=from_op)
+                         from_op=from_op, lang=lang)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
     kind, _, what = s.source.partition(":")
@@ -143,18 +145,26 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
 @click.option("--seed", type=int, default=None, help="seed of the case draws")
 @click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="also write the per-case results as JSON")
+@click.option("--dtype", "dtypes", multiple=True, metavar="DTYPE",
+              help="only this lead dtype's cases (float32/fp32, float16/fp16, bfloat16/bf16; repeatable)")
 @_target_option
 @click.option("-j", "--jobs", type=int, default=None, help="parallel workers")
+@click.option("--compare-langs", is_flag=True, help="ops holding kernel.py (TBE) and kernel.cpp (AscendC): run both "
+              "on every case, against the golden and each other (docs/tbe.md)")
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
-         target: str | None, jobs: int | None) -> None:
+         dtypes: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
+    if compare_langs:
+        from .tbe.compare import run as compare_run
+        sys.exit(compare_run(list(ops) or None, mode=depth or "default", seed=seed or 0, report_json=report_json,
+                             log=lambda m: out.print(m, markup=False, soft_wrap=True)))
     from .harness import runner
     from .targets import default_target
 
     target = target or default_target()
 
     code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
-                      report_json=report_json, target=target, jobs=jobs)
+                      report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None)
     sys.exit(int(code))
 
 
@@ -222,6 +232,7 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 @click.option("--amp", type=click.Choice(["npu-o1"]), default=None,
               help="apply torch_npu's autocast table and mark precision-sensitive ops")
 @click.option("--backward", is_flag=True, help="also trace the backward pass")
+@click.option("--fake", is_flag=True, help="trace with FakeTensors: shapes only, no compute (forward only)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="write the report as JSON")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -232,7 +243,7 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 @click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, help="torch-npu version")
 @click.option("--all", "all_ops", is_flag=True, help="list supported ops too")
 @click.option("--scaffold", is_flag=True, help="scaffold one op folder per fallback op (opkit new --from-aten)")
-def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool,
+def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool, fake: bool,
          json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
          scaffold: bool) -> None:
     """Which ops of the model TARGET (pkg.module:factory) fall back to the CPU under torch_npu.
@@ -241,7 +252,7 @@ def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | Non
 
     sys.exit(run(target, list(inputs), dtype=dtype, amp=amp, backward=backward, json_path=json_path,
                  html_path=html_path, op_list=op_list, torch_npu=torch_npu, all_ops=all_ops, scaffold=scaffold,
-                 out=out, err=err))
+                 out=out, err=err, fake=fake))
 
 
 @cli.command()
@@ -256,3 +267,11 @@ def cflags(libs: bool) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _add_tbe_commands() -> None:
+    from .tbe.cli import import_tbe
+    cli.add_command(import_tbe)
+
+
+_add_tbe_commands()

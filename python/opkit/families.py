@@ -20,22 +20,26 @@ from .errors import OpkitError
 from .workspace import templates_dir
 
 
-def family_dir(family: str) -> Path:
-    return templates_dir() / "families" / family
+LANGS = ("ascendc", "tbe")
 
 
-def families() -> dict[str, str]:
+def family_dir(family: str, lang: str = "ascendc") -> Path:
+    """templates/families/<family> (AscendC), templates/tbe/<family> (TBE DSL, docs/tbe.md)."""
+    return templates_dir() / ("tbe" if lang == "tbe" else "families") / family
+
+
+def families(lang: str = "ascendc") -> dict[str, str]:
     """Family name -> one-line summary."""
-    root = templates_dir() / "families"
+    root = family_dir("", lang)
     out = {}
     if root.is_dir():
         for d in sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("*.j2"))):
-            out[d.name] = str(meta(d.name).get("summary", ""))
+            out[d.name] = str(meta(d.name, lang).get("summary", ""))
     return out
 
 
-def meta(family: str) -> dict:
-    f = family_dir(family) / "family.yaml"
+def meta(family: str, lang: str = "ascendc") -> dict:
+    f = family_dir(family, lang) / "family.yaml"
     return (yaml.safe_load(f.read_text()) or {}) if f.is_file() else {}
 
 
@@ -50,12 +54,15 @@ def parse_data(pairs: tuple[str, ...] | list[str]) -> dict:
     return out
 
 
-def resolve_data(family: str, data: dict | None) -> dict:
+def resolve_data(family: str, data: dict | None, lang: str = "ascendc") -> dict:
     """The family's defaults updated by ``data``; unknown keys, values and combinations are errors."""
-    known = families()
+    if lang not in LANGS:
+        raise OpkitError(f"unknown --lang {lang!r}; expected {' or '.join(LANGS)}")
+    known = families(lang)
     if family not in known:
-        raise OpkitError(f"unknown family {family!r}; expected one of: {', '.join(known) or '(none installed)'}")
-    schema = meta(family).get("data") or {}
+        raise OpkitError(f"unknown family {family!r}{' for --lang ' + lang if lang != 'ascendc' else ''}; "
+                         f"expected one of: {', '.join(known) or '(none installed)'}")
+    schema = meta(family, lang).get("data") or {}
     data = dict(data or {})
     bad = sorted(set(data) - set(schema))
     if bad:
@@ -66,7 +73,7 @@ def resolve_data(family: str, data: dict | None) -> dict:
         choices = schema[k].get("choices")
         if choices and v not in choices:
             raise OpkitError(f"family {family}: data {k}={v!r} is not one of {choices} ({schema[k].get('doc', '')})")
-    variants = [{**{k: s.get("default") for k, s in schema.items()}, **v} for v in meta(family).get("variants") or []]
+    variants = [{**{k: s.get("default") for k, s in schema.items()}, **v} for v in meta(family, lang).get("variants") or []]
     if variants and full not in variants:
         def show(d):
             return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in d.items())
@@ -80,10 +87,10 @@ def context(name: str, snake: str, family: str, data: dict) -> dict:
             "tiling_struct": f"{name}TilingData", "tiling_func": f"{name}Tiling", "opkit_version": __version__}
 
 
-def render(family: str, name: str, snake: str, data: dict | None = None) -> dict[str, bytes]:
+def render(family: str, name: str, snake: str, data: dict | None = None, lang: str = "ascendc") -> dict[str, bytes]:
     """file name -> content of the op folder the family renders for these answers."""
-    full = resolve_data(family, data)
-    root = family_dir(family)
+    full = resolve_data(family, data, lang)
+    root = family_dir(family, lang)
     if full.get("backward"):
         root = root / "backward"         # a backward kernel shares little with its forward one
     # Block tags sit on their own lines in the templates: trim them with their newline and indent.

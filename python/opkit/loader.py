@@ -13,6 +13,7 @@ import importlib.util
 import os
 import sys
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Iterable
@@ -56,7 +57,8 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
 
     ``path``: a workspace folder (or any folder inside one); default: the workspace around the current
     directory, if any. A workspace op without a build raises OpkitError saying to run `opkit build`.
-    ``ops``: register only these workspace ops (snake or CamelCase names; e.g. the ops under test);
+    ``ops``: register only these ops (snake or CamelCase names): workspace ops, or bundled ops the workspace
+    does not have -- only those (and their backward ops) are built on first use, not the whole library;
     ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages;
     ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (scanner/override.py).
     """
@@ -72,14 +74,18 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         else:
             ws = find_workspace()
         ws_entries, bundled_entries, shadowed = all_ops(ws)
+        picked_bundled: set[str] | None = None     # ops=[...]: the bundled ops named there
         if ops is not None:
-            wanted = set(ops)
-            chosen = [e for e in ws_entries if e.snake in wanted or e.dir.name in wanted
-                      or (e.spec and e.spec.name in wanted)]
-            found = {e.snake for e in chosen} | {e.dir.name for e in chosen} | \
-                {e.spec.name for e in chosen if e.spec}
-            if wanted - found:
-                raise OpkitError(f"opkit.load: no op {', '.join(sorted(wanted - found))} in workspace {ws}")
+            wanted = {ops} if isinstance(ops, str) else set(ops)
+            chosen = [e for e in ws_entries if _named(e, wanted)]
+            missing = wanted - _names(chosen)
+            # Names the workspace does not have may be bundled ops: then only those are built and loaded.
+            extra = [e for e in bundled_entries if e.snake not in shadowed and _named(e, missing)] if bundled else []
+            missing -= _names(extra)
+            if missing:
+                where = f"workspace {ws}" + (" or among the bundled ops" if bundled else "")
+                raise OpkitError(f"opkit.load: no op {', '.join(sorted(missing))} in {where}")
+            picked_bundled = {e.snake for e in extra}
             # The chosen ops' backward ops come along from the workspace when it has them (else from the
             # bundled ops, below), so autograd and opcheck work on a subset too.
             backward = {e.spec.backward.op for e in chosen if e.spec and e.spec.backward}
@@ -109,9 +115,14 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         # workspace does not have it, so autograd and opcheck work even with bundled=False.
         ws_names = {e.snake for e in ws_entries}
         needed = {e.spec.backward.op for e in ws_entries if e.spec.backward} - ws_names
-        if bundled or needed:
+        if picked_bundled is not None:     # ops=[...]: those bundled ops and their backward ops only
+            picked_bundled |= {e.spec.backward.op for e in bundled_entries
+                               if e.snake in picked_bundled and e.spec and e.spec.backward}
+            needed |= picked_bundled - ws_names
+        take_all = bundled and picked_bundled is None
+        if take_all or needed:
             wanted = [e.spec for e in bundled_entries if e.spec and e.snake not in shadowed
-                      and e.snake not in _loaded and (bundled or e.snake in needed)]
+                      and e.snake not in _loaded and (take_all or e.snake in needed)]
             broken = [e for e in bundled_entries if e.error]
             for e in broken:
                 warnings.warn(f"opkit: bundled op {e.dir.name} skipped: {e.error}", stacklevel=2)
@@ -119,10 +130,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
                 got = ensure_bundled_built(wanted, quiet=quiet)
                 todo += got
                 lost = needed - {s.snake for s, _ in got} - ws_names - set(_loaded)
-                if lost:    # a backward op the workspace's ops need: fail loudly, autograd would break later
+                if lost:    # an op asked for, or a backward op the loaded ops need: fail loudly
                     why = "\n".join(_build_failures.get(n, "(no build output)") for n in sorted(lost))
-                    raise BuildError(f"opkit.load: backward op(s) {', '.join(sorted(lost))} (bundled) could not "
-                                     f"be built:\n{why}")
+                    raise BuildError(f"opkit.load: bundled op(s) {', '.join(sorted(lost))} could not be built:\n{why}")
 
         for spec, lib in todo:
             _register(spec, lib)
@@ -131,6 +141,14 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
             from .scanner import override
             override.register_loaded(_specs.values())
         return dict(_loaded)
+
+
+def _named(entry, names: set[str]) -> bool:
+    return entry.snake in names or entry.dir.name in names or bool(entry.spec and entry.spec.name in names)
+
+
+def _names(entries) -> set[str]:
+    return {e.snake for e in entries} | {e.dir.name for e in entries} | {e.spec.name for e in entries if e.spec}
 
 
 def _register(spec: OpSpec, lib: Path) -> None:
@@ -143,7 +161,11 @@ def _register(spec: OpSpec, lib: Path) -> None:
             raise OpkitError(f"opkit.load: op {spec.snake} is already registered from {prev}; a process can "
                              f"register an op once, so {lib} cannot replace it (restart Python)")
         return
-    torch.ops.load_library(str(lib))
+    if spec.lang == "tbe":          # registered from Python: the DSL emulation runs the op (docs/tbe.md)
+        from .tbe.register import register
+        register(spec, lib)
+    else:
+        torch.ops.load_library(str(lib))
     _loaded[spec.snake] = lib
     _specs[spec.snake] = spec
 
@@ -219,8 +241,10 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
         if missing:
             names = ", ".join(s.snake for s in missing)
             if not quiet:
-                print(f"opkit: building bundled ops ({names}) into {out} -- first use or changed sources; "
-                      "a cold build takes a few minutes", file=sys.stderr, flush=True)
+                hint = "" if len(missing) < 4 else " (opkit.load(ops=[...]) builds only the ops you name)"
+                print(f"opkit: building {len(missing)} bundled op(s) ({names}) into {out} -- first use or "
+                      f"changed sources; about 15-30 s per op on 2 cores{hint}", file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
             ok, why = cpu.available()
             if not ok:
                 raise BuildError(f"opkit.load(): cannot build the bundled ops: {why}")
@@ -236,7 +260,8 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
                 if s.snake not in failed:
                     (out / s.snake / "sources.sha256").write_text(digest + "\n")
             if not quiet:
-                print("opkit: bundled ops ready", file=sys.stderr, flush=True)
+                print(f"opkit: built {len(missing) - len(failed)} bundled op(s) in {time.perf_counter() - t0:.1f} s",
+                      file=sys.stderr, flush=True)
         built = [s for s in specs if s.snake not in failed and cpu.library(out, s).is_file()]
         _device_builds(built, out, digest, quiet)
         return [(s, cpu.library(out, s)) for s in built]
@@ -256,17 +281,24 @@ def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> 
         key = hashlib.sha256((digest + _tree_digest(Path(t.__file__).parent) +
                               " ".join(sorted(s.snake for s in specs))).encode()).hexdigest()
         stamp = where / "sources.sha256"
-        if stamp.is_file() and stamp.read_text().strip() == key:
+        last = stamp.read_text().strip() if stamp.is_file() else ""
+        if last == key:
+            continue
+        if last == f"failed {key}":     # failed for these very sources: say so, do not rebuild on every load
+            warnings.warn(f"opkit: the bundled ops' {name} build failed earlier (log: {where / 'failed.txt'}); "
+                          f"they will not run on {name}", stacklevel=3)
             continue
         if not quiet:
             print(f"opkit: building bundled ops for target {name} into {where}", file=sys.stderr, flush=True)
+        where.mkdir(parents=True, exist_ok=True)
         try:
             t.build(specs, where, jobs=None, log=(lambda s: None))
         except BuildError as e:
+            (where / "failed.txt").write_text(f"{e}\n")
+            stamp.write_text(f"failed {key}\n")
             warnings.warn(f"opkit: bundled ops not built for target {name}, they will not run there:\n{e}",
                           stacklevel=3)
             continue
-        where.mkdir(parents=True, exist_ok=True)
         stamp.write_text(key + "\n")
 
 

@@ -61,6 +61,8 @@ class Ops:
         if op.startswith("_"):
             raise AttributeError(op)
         if not self.has(op):
+            _load_on_demand(op)         # only the ops a model needs are built and loaded
+        if not self.has(op):
             raise CannotPatch(f"torch.ops.{self.namespace}.{op} is not registered (call opkit.load(), or build "
                               "the op)")
         return getattr(getattr(torch.ops, self.namespace), op)
@@ -312,7 +314,6 @@ def patch(model: nn.Module, ops: Iterable[str] | None = None, dry_run: bool = Fa
         raise OpkitError(f"opkit.patch: expected an nn.Module; got {type(model).__name__}")
     lookup = Ops(variant)
     allowed = None if ops is None else set([ops] if isinstance(ops, str) else ops)
-    _ensure_loaded(lookup)
     report = PatchReport(variant=variant, dry_run=dry_run)
     done: dict[int, nn.Module] = {}         # id(original) -> replacement: shared modules stay shared
 
@@ -375,15 +376,16 @@ def _replacement(m: nn.Module, path: str, ops: Ops, allowed: set[str] | None,
     return rep
 
 
-def _ensure_loaded(ops: Ops) -> None:
-    # The built-in mappings need the bundled ops; load them once if they are not registered yet.
-    if ops.has("layer_norm_fp32"):
+def _load_on_demand(op: str) -> None:
+    """Register one op (workspace, else bundled; built into the cache on first use) when a mapping asks
+    for it, so patching a model builds just the ops it uses, not the whole bundled library."""
+    from . import loader
+    if op in loader.loaded():
         return
     try:
-        from .loader import load
-    except ImportError:                     # a source tree without the loader: use what is registered
-        return
-    load()
+        loader.load(ops=[op])
+    except OpkitError as e:                 # not built, not an op anywhere, build failed: say why
+        raise CannotPatch(f"torch.ops.opkit.{op}: {e}") from e
 
 
 def unpatch(model: nn.Module) -> list[str]:

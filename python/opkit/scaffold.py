@@ -58,7 +58,8 @@ def read_answers(path: Path) -> dict:
 
 
 def new(name: str, family: str | None = None, force: bool = False, cwd: str | Path | None = None,
-        data: dict | None = None, answers: str | Path | None = None, from_op: str | None = None) -> Scaffold:
+        data: dict | None = None, answers: str | Path | None = None, from_op: str | None = None,
+        lang: str = "ascendc") -> Scaffold:
     snake = check_op_name(name)
     here = Path(cwd or Path.cwd()).resolve()
     ws = find_workspace(here)
@@ -72,7 +73,7 @@ def new(name: str, family: str | None = None, force: bool = False, cwd: str | Pa
     if dest.exists() and not force:
         raise OpkitError(f"{dest} already exists; nothing changed. Use `opkit new {name} --force` to rewrite "
                          "its scaffold files (your versions are kept as *.orig)")
-    files, source, family, data = _sources(name, snake, dest, family, data, answers, from_op)
+    files, source, family, data = _sources(name, snake, dest, family, data, answers, from_op, lang)
     if "op.yaml" not in files:
         raise OpkitError(f"scaffold source {source} has no op.yaml")
     try:    # a scaffold must be a valid op before anything is written
@@ -105,7 +106,7 @@ def new(name: str, family: str | None = None, force: bool = False, cwd: str | Pa
     return result
 
 
-def _sources(name, snake, dest, family, data, answers, from_op):
+def _sources(name, snake, dest, family, data, answers, from_op, lang="ascendc"):
     """(files, source, family, data) for the scaffold, by precedence: --from, --answers, bundled NAME, family."""
     if sum(x is not None for x in (from_op, answers)) > 1:
         raise OpkitError("opkit new: --from and --answers both name a source; give one")
@@ -122,7 +123,7 @@ def _sources(name, snake, dest, family, data, answers, from_op):
         family = family or rec["family"]
         data = resolve_data(family, {**(rec.get("data") or {}), **(data or {})})
         return render(family, name, snake, data), f"answers:{answers}", family, data
-    bundled = _bundled(snake)
+    bundled = _bundled(snake) if lang == "ascendc" else None
     if bundled is not None and not data and family is None:
         if bundled.dir == dest.resolve():
             raise OpkitError(f"{dest} is opkit's bundled {name} itself; scaffold it in your own workspace")
@@ -131,8 +132,9 @@ def _sources(name, snake, dest, family, data, answers, from_op):
         rec = read_answers(bundled.dir) if (bundled.dir / ANSWERS).is_file() else {}
         return files, f"bundled:{snake}", bundled.spec.family, rec.get("data") or {}
     family = family or DEFAULT_FAMILY
-    data = resolve_data(family, data)
-    return render(family, name, snake, data), f"family:{family}", family, data
+    data = resolve_data(family, data, lang)
+    source = f"family:{family}" + ("" if lang == "ascendc" else f" ({lang})")
+    return render(family, name, snake, data, lang), source, family, data
 
 
 def _bundled(op: str):

@@ -45,7 +45,25 @@ extern "C" __global__ __aicore__ void asserts(GM_ADDR mode) {
   ascendc_assert(m >= 0);
 }
 
+// SyncAll: mode 0 every block publishes idx+1, meets the others, and writes the sum of all; mode 1 block 1
+// returns before the SyncAll (the NPU would hang); mode 2 block 2 breaks a rule before it.
+extern "C" __global__ __aicore__ void syncall(GM_ADDR slots, GM_ADDR out, GM_ADDR mode) {
+  GlobalTensor<int32_t> s, o, m;
+  s.SetGlobalBuffer((__gm__ int32_t*)slots, block_num);
+  o.SetGlobalBuffer((__gm__ int32_t*)out, block_num);
+  m.SetGlobalBuffer((__gm__ int32_t*)mode, 1);
+  const int32_t md = m.GetValue(0);
+  s.SetValue(block_idx, static_cast<int32_t>(block_idx) + 1);
+  if (md == 1 && block_idx == 1) return;
+  if (md == 2 && block_idx == 2) s.SetValue(block_num, 0);  // past the end: gm-bounds
+  SyncAll();
+  int32_t sum = 0;
+  for (int64_t b = 0; b < block_num; ++b) sum += s.GetValue(b);
+  o.SetValue(block_idx, sum);
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  OPKIT_EMU_PY_KERNEL(m, syncall, 3);
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, facts, 1);
   OPKIT_EMU_PY_KERNEL(m, flags, 1);

@@ -40,3 +40,24 @@ def test_cce_aicore_per_profile(gxx, tmp_path):
     for profile, want in (("ascend910b", 220), ("ascend310p", 200)):
         r = gxx(src, tmp_path / "a.out", extra=[f"-DEXPECT={want}", "-fsyntax-only"], profile=profile, link=False)
         assert r.returncode == 0, r.stderr
+
+
+# SyncAll.md (mirror-cann/asc-devkit 7359511d, 同步控制/核间同步/SyncAll.md): all blocks wait until every
+# block reached it; GM written before it is visible after it.
+@pytest.mark.parametrize("blocks", [2, 8])
+def test_sync_all_meets_every_block(emu, blocks):
+    out = np.zeros(blocks, np.int32)
+    emu("compat").syncall([np.zeros(blocks, np.int32), out, np.zeros(1, np.int32)], block_dim=blocks)
+    assert out.tolist() == [blocks * (blocks + 1) // 2] * blocks
+
+
+def test_sync_all_block_ending_early_is_reported(emu):
+    with pytest.raises(EmulatorError) as e:
+        emu("compat").syncall([np.zeros(4, np.int32), np.zeros(4, np.int32), np.ones(1, np.int32)], block_dim=4)
+    assert e.value.rule == "sync-all" and "block 1 ended without reaching this SyncAll" in str(e.value)
+
+
+def test_sync_all_reports_the_real_error_not_the_waiters(emu):
+    with pytest.raises(EmulatorError) as e:
+        emu("compat").syncall([np.zeros(4, np.int32), np.zeros(4, np.int32), np.full(1, 2, np.int32)], block_dim=4)
+    assert e.value.rule == "gm-bounds" and e.value.block == 2

@@ -53,11 +53,14 @@ def pytest_args(paths: list[str], *, quick=False, full=False, k=None, seed=None,
 
 def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False, k: str | None = None,
         seed: int | None = None, report_json: str | Path | None = None, target: str = "cpu",
-        jobs: int | None = None, workspace: str | Path | None = None) -> int:
-    """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed)."""
+        jobs: int | None = None, workspace: str | Path | None = None, dtypes: list[str] | None = None) -> int:
+    """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed).
+    dtypes: only those lead dtypes' cases (the edit loop after `opkit build --dtype`)."""
     import pytest
 
     from .. import targets
+    from ..build import built_dtypes
+    from ..spec import DTYPES, dtype_names
     from ..workspace import build_dir, require_workspace, workspace_specs
 
     if quick and full:
@@ -81,8 +84,14 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
         if state == "stale":
             print(f"opkit test: warning: {s.snake} changed since the last `opkit build`; testing the old build "
                   f"(run `opkit build` first)", file=sys.stderr)
+        want = [d for d in (dtype_names(dtypes) if dtypes else s.dtypes) if d in s.dtypes]
+        have = built_dtypes(s, out / s.snake)
+        if set(want) - set(have):
+            raise OpkitError(f"op {s.snake} was built for {', '.join(have)} only (`opkit build --dtype`): run "
+                             f"`opkit test --dtype {' --dtype '.join(have)}`, or `opkit build {s.snake}` for every dtype")
+    extra = ["-m", " or ".join(DTYPES[d][2] for d in dtype_names(dtypes))] if dtypes else None
     args = pytest_args([str(s.dir / "op.yaml") for s in specs], quick=quick, full=full, k=k, seed=seed,
-                       report_json=report_json, target=target, jobs=jobs, workspace=ws)
+                       report_json=report_json, target=target, jobs=jobs, workspace=ws, extra=extra)
     if os.environ.get("OPKIT_HARNESS_DEBUG"):
         print("pytest " + " ".join(args), file=sys.stderr)
     code = int(pytest.main(args))

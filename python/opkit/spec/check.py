@@ -22,7 +22,9 @@ FAMILIES = ("norm", "softmax", "elementwise", "reduce", "fused", "custom")
 VALUES = ("data", "weight", "bias", "grad")
 ROLES = {"dim": "int", "keepdim": "bool"}
 TOP_KEYS = ("op", "family", "summary", "inputs", "outputs", "attrs", "compute_dtype", "backward", "tests",
-            "accuracy")
+            "accuracy", "lang", "tbe")
+LANGS = ("ascendc", "tbe")
+TBE_KEYS = ("function", "soc")
 _DIM_NAME = _re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
@@ -80,6 +82,15 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
     if "compute_dtype" in top:
         compute = c.string(top["compute_dtype"], "a dtype name", tuple(DTYPES)) or compute
 
+    lang = "ascendc"
+    if "lang" in top:
+        lang = c.string(top["lang"], "a kernel language", LANGS) or lang
+    tbe = {}
+    if "tbe" in top:
+        tbe_map = c.mapping(top["tbe"], TBE_KEYS) or {}
+        tbe = {k: c.string(v, "a function name" if k == "function" else "a SoC version such as Ascend910B")
+               for k, v in tbe_map.items()}
+
     inputs = _inputs(c, top.get("inputs"))
     input_names = [i.name for i in inputs]
     attrs = _attrs(c, top.get("attrs"))
@@ -111,7 +122,8 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
         return None
     return OpSpec(name=name, snake=snake, family=family, summary=summary, inputs=tuple(inputs),
                   outputs=tuple(outputs), attrs=tuple(attrs), compute_dtype=compute, backward=backward,
-                  tests=tests, accuracy=accuracy, dir=path.parent.resolve(), bundled=bundled)
+                  tests=tests, accuracy=accuracy, dir=path.parent.resolve(), bundled=bundled,
+                  lang=lang, tbe=tbe)
 
 
 def _raw_names(node: _Node | None) -> list[str]:

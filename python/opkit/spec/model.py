@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import OpkitError
 from ..harness.distributions import DECLARABLE
 
 
@@ -28,6 +29,17 @@ DTYPES: dict[str, tuple[str, str, str]] = {
     "int64": ("int64", "int64_t", "i64"),
     "bool": ("bool", "bool", "bool"),
 }
+
+
+def dtype_names(given, what: str = "--dtype") -> list[str]:
+    """Dtype names from what a user typed (float16, fp16, half, ...); OpkitError names the bad one."""
+    alias = {n: n for n in DTYPES} | {t[2]: n for n, t in DTYPES.items()} | {"half": "float16", "float": "float32"}
+    out = []
+    for d in [given] if isinstance(given, str) else given:
+        if d not in alias:
+            raise OpkitError(f"{what} {d}: not a dtype (one of {', '.join(sorted(alias))})")
+        out.append(alias[d])
+    return out
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,8 @@ class OpSpec:
     accuracy: AccuracySpec
     dir: Path                           # folder holding op.yaml
     bundled: bool = False               # lives in opkit's own ops/
+    lang: str = "ascendc"               # ascendc (kernel.cpp) | tbe (kernel.py, docs/tbe.md)
+    tbe: dict = field(default_factory=dict)   # lang tbe: {function: op function, soc: SoC the DSL checks}
 
     @property
     def lead(self) -> InputSpec:
@@ -111,7 +125,7 @@ class OpSpec:
 
     @property
     def kernel_file(self) -> Path:
-        return self.dir / "kernel.cpp"
+        return self.dir / ("kernel.py" if self.lang == "tbe" else "kernel.cpp")
 
     @property
     def tiling_file(self) -> Path:

@@ -35,12 +35,6 @@ inline void GmFree(void* p) {
 
 }  // namespace AscendC
 
-// Samples written for the first CANN releases call tik2::GmAlloc / tik2::GmFree.
-namespace tik2 {
-using AscendC::GmAlloc;
-using AscendC::GmFree;
-}  // namespace tik2
-
 #define ICPU_SET_TILING_KEY(k) (::opkit_emu::icpu_tiling_key() = static_cast<uint64_t>(k))
 #define ICPU_RUN_KF(func, blockdim, ...) \
   ::opkit_emu::icpu_run(#func, static_cast<uint32_t>(blockdim), [&]() { func(__VA_ARGS__); })

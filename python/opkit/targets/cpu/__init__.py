@@ -32,4 +32,7 @@ def prepare_test():
 
 
 def cli_options() -> list:
-    return []
+    import click
+    return [click.Option(["--dtype"], multiple=True, metavar="DTYPE",
+                         help="edit loop: build only this lead dtype's kernels (float32/fp32, float16/fp16, "
+                              "bfloat16/bf16; repeatable), then `opkit test --dtype` it")]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -19,7 +21,7 @@ from ...build import (Log, cmake_exe, compile_failure_message, default_jobs, nin
                       write_stamp)
 from ...errors import BuildError, SpecError
 from ...lowering import cpp_str, lower
-from ...spec import DTYPES, OpSpec, load_spec
+from ...spec import DTYPES, OpSpec, dtype_names, load_spec
 from ...workspace import emulator_include_dir, host_include_dir
 
 HERE = Path(__file__).resolve().parent
@@ -39,6 +41,9 @@ def available() -> tuple[bool, str]:
 
 
 def library(build_dir: Path, spec: OpSpec) -> Path:
+    if spec.lang == "tbe":      # a TBE op registers from Python (opkit/tbe); the build writes a manifest
+        from ...tbe.register import manifest
+        return manifest(build_dir, spec)
     return Path(build_dir) / spec.snake / f"libopkit_{spec.snake}.so"
 
 
@@ -59,22 +64,74 @@ def emulator_cflags() -> list[str]:
 # -- build ---------------------------------------------------------------------------------------
 
 def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log: Log = lambda s: None,
-          verbose: bool = False, keep_going: bool = False, **options) -> None:
+          verbose: bool = False, keep_going: bool = False, dtype=None, **options) -> None:
     """Build ``specs`` into ``build_dir``. keep_going: build every op even if one fails; the BuildError
-    then carries ``failed_ops`` (snake -> message) and the ops that built are stamped as built."""
+    then carries ``failed_ops`` (snake -> message) and the ops that built are stamped as built.
+    dtype: only these lead dtypes' kernel modules (the edit loop, `opkit build --dtype`); the op's other
+    modules that this build made out of date are deleted, so a stale module is never loaded."""
     if options:
         raise BuildError(f"target cpu takes no options ({', '.join(sorted(options))})")
+    dtypes = _dtypes(specs, dtype)
     ok, why = available()
     if not ok:
         raise BuildError(f"cannot build for target 'cpu' on this machine: {why}")
     build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
+    tbe = [s for s in specs if s.lang == "tbe"]
+    if tbe:                     # TBE ops: checked and run in Python, nothing to compile (docs/tbe.md)
+        from ...tbe.build import build as build_tbe
+        build_tbe(tbe, build_dir, log=log, target=TARGET)
+        specs = [s for s in specs if s.lang != "tbe"]
+        if not specs:
+            return
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)     # one build per folder at a time (CLI, opkit.load, tests)
-        _build_locked(specs, build_dir, jobs=jobs, log=log, verbose=verbose, keep_going=keep_going)
+        _build_locked(specs, build_dir, jobs=jobs, log=log, verbose=verbose, keep_going=keep_going, dtypes=dtypes)
 
 
-def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going) -> None:
+def _dtypes(specs: list[OpSpec], dtype) -> list[str] | None:
+    """`--dtype` values (float16 / fp16 / half ...) as dtype names; None: every dtype."""
+    if not dtype:
+        return None
+    names = dtype_names(dtype)
+    for s in specs:
+        if not set(names) & set(s.dtypes):
+            raise BuildError(f"--dtype {', '.join(names)}: op {s.snake} has no such dtype ({s.dir / 'op.yaml'}: "
+                             f"inputs[0].dtypes is {', '.join(s.dtypes)})")
+    return names
+
+
+def _ninja_targets(specs: list[OpSpec], dtypes: list[str] | None) -> list[str]:
+    if dtypes is None:
+        return [f"opkit_{s.snake}" for s in specs]
+    out = []
+    for s in specs:
+        out.append(f"{s.snake}__binding")
+        for dt in s.dtypes:
+            if dt in dtypes:
+                out += [f"{s.snake}__kernel_{DTYPES[dt][2]}", f"{s.snake}__kernel_{DTYPES[dt][2]}_naive"]
+    return out
+
+
+_LINK = re.compile(r"Linking CXX shared module (\S+\.so)")
+
+
+def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str], log: Log) -> None:
+    """After a --dtype build: delete the modules of the other dtypes that Ninja would rebuild (their
+    sources changed), so nothing loads a kernel built from old sources; a full build makes them again."""
+    others = [f"{s.snake}__kernel_{DTYPES[dt][2]}{v}" for s in specs for dt in s.dtypes if dt not in dtypes
+              for v in ("", "_naive")]
+    if not others:
+        return
+    rc, out = run_tool([ninja_exe(), "-C", str(cmk), "-n"] + others)
+    for m in _LINK.finditer(out):
+        path = Path(m.group(1))
+        if path.is_file():
+            path.unlink()
+            log(f"removed the out-of-date {path.name} (a full `opkit build` makes it again)")
+
+
+def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going, dtypes=None) -> None:
     gen, cmk = build_dir / "_gen", build_dir / "_cmake"
     all_specs = _with_registry(build_dir, specs)
     env = _env()
@@ -83,6 +140,7 @@ def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, k
         plan = binding_plan(spec)
         changed.append(write_if_changed(gen / spec.snake / "module.cpp", env.get_template("module.cpp.j2").render(plan)))
         changed.append(write_if_changed(gen / spec.snake / "binding.cpp", env.get_template("binding.cpp.j2").render(plan)))
+        changed.append(write_if_changed(gen / spec.snake / "tiling.cpp", env.get_template("tiling.cpp.j2").render(plan)))
     pch = len(all_specs) >= 3
     write_if_changed(gen / "pch.h", env.get_template("pch.h.j2").render())
     write_if_changed(gen / "pch_stub.cpp", "// empty: carries the precompiled torch headers\n")
@@ -98,11 +156,11 @@ def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, k
             raise BuildError(f"CMake configure failed in {cmk}:\n{out[-6000:]}")
 
     jobs = jobs or default_jobs()
-    targets = [f"opkit_{s.snake}" for s in specs]
+    targets = _ninja_targets(specs, dtypes)
     cmd = [ninja_exe(), "-C", str(cmk), f"-j{jobs}"] + (["-v"] if verbose else []) + \
         (["-k", "0"] if keep_going else []) + targets
     names = ", ".join(s.snake for s in specs)
-    log(f"building {names} (cpu, -j{jobs})")
+    log(f"building {names} (cpu, -j{jobs}{', ' + '/'.join(dtypes) + ' only' if dtypes else ''})")
     last = [0]
 
     def progress(done: int, total: int, what: str) -> None:
@@ -119,14 +177,16 @@ def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, k
                     out, [p for p in s.dir.iterdir() if p.is_file()], f"opkit build {s.snake} (target cpu)")
         for s in specs:
             if s.snake not in failed:
-                write_stamp(s, build_dir / s.snake, TARGET)
+                write_stamp(s, build_dir / s.snake, TARGET, dtypes=dtypes)
         _save_registry(build_dir, all_specs)
         users = [p for s in all_specs for p in s.dir.iterdir() if p.is_file()]
         err = BuildError(compile_failure_message(out, users, f"opkit build ({names}, target cpu)"))
         err.failed_ops = failed
         raise err
+    if dtypes is not None:
+        _drop_stale_modules(cmk, specs, dtypes, log)
     for s in specs:
-        write_stamp(s, build_dir / s.snake, TARGET)
+        write_stamp(s, build_dir / s.snake, TARGET, dtypes=dtypes)
     _save_registry(build_dir, all_specs)
     if "no work to do" in out:
         log("up to date")
@@ -162,7 +222,7 @@ def _with_registry(build_dir: Path, specs: list[OpSpec]) -> list[OpSpec]:
             pass
     for s in specs:
         by_name[s.snake] = s
-    return [by_name[k] for k in sorted(by_name)]
+    return [by_name[k] for k in sorted(by_name) if by_name[k].lang != "tbe"]
 
 
 def _save_registry(build_dir: Path, specs: list[OpSpec]) -> None:
@@ -181,18 +241,19 @@ def _cmake_context(specs: list[OpSpec], build_dir: Path, gen: Path, pch: bool) -
         for dt in s.dtypes:
             defines = kernel_defines(s, dt)
             tag = DTYPES[dt][2]
-            kernels.append({"name": f"kernel_{tag}", "defines": defines})
-            kernels.append({"name": f"kernel_{tag}_naive",
+            kernels.append({"name": f"kernel_{tag}", "defines": defines, "naive": False})
+            kernels.append({"name": f"kernel_{tag}_naive", "naive": True,
                             "defines": defines + ["OPKIT_NAIVE_COMPUTE", "OPKIT_EMU_ALLOW_BF16_MATH"]})
         ops.append({"name": s.name, "snake": s.snake, "dir": str(s.dir), "op_yaml": str(s.dir / "op.yaml"),
                     "kernels": kernels, "module_cpp": str(gen / s.snake / "module.cpp"),
-                    "binding_cpp": str(gen / s.snake / "binding.cpp")})
+                    "binding_cpp": str(gen / s.snake / "binding.cpp"), "tiling_cpp": str(gen / s.snake / "tiling.cpp")})
     return {
         "output_dir": str(build_dir), "cmake_dir": str(HERE / "cmake"), "host_include": str(host_include_dir()),
         "emu_cflags": " ".join(_q(f) for f in emulator_cflags()),
         "torch_includes": " ".join(_q(p) for p in includes),
         "torch_libdir": libdir,
         "torch_defines": _q(f"_GLIBCXX_USE_CXX11_ABI={abi}"), "pch": pch, "ops": ops,
+        "ccache": "" if os.environ.get("OPKIT_NO_CCACHE") else (shutil.which("ccache") or ""),
     }
 
 

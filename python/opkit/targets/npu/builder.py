@@ -38,6 +38,8 @@ def available() -> tuple[bool, str]:
     problem = cann.torch_pair_problem()
     if problem:
         return False, problem
+    if shutil.which("make") is None:
+        return False, "`make` is not on PATH (the NPU build uses the Unix Makefiles generator)"
     return True, f"CANN {search.cann.version} at {search.cann.root}"
 
 
@@ -60,8 +62,20 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
     from . import cann, glue
     build_dir = Path(build_dir)
     specs = list(specs)
+    tbe = [s for s in specs if s.lang == "tbe"]
+    if tbe:        # TBE ops: their own project flavour and an OpCommand binding (python/opkit/tbe/package.py)
+        from ...tbe.package import build_npu
+        build_npu(tbe, build_dir / "tbe", check_only=check_only, soc=soc, log=log)
+        specs = [s for s in specs if s.lang != "tbe"]
+        if not specs:
+            return
     if not specs:
         raise BuildError("opkit build --target npu: no ops to build")
+    tbe = [s.snake for s in specs if getattr(s, "lang", "ascendc") != "ascendc"]
+    if tbe:
+        raise BuildError(f"opkit build --target npu: {', '.join(tbe)} are TBE ops (kernel.py): this target builds "
+                         "AscendC kernels (kernel.cpp) with ascendc_library; TBE ops reach the NPU through CANN's "
+                         "TBE op build, which opkit does not drive yet (docs/tbe.md \"NPU and graph mode\")")
     seen: dict[str, Path] = {}
     for s in specs:
         if s.snake in seen:
@@ -166,9 +180,7 @@ def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package
                *[f"-D{d}" for d in g.variants[0].defines], str(g.spec.kernel_file)],
               f"checking {g.spec.kernel_file} with the NPU build's definitions ({g.variants[0].defines[0]}, "
               "DTYPE_*, opkit's tiling prelude) against opkit's emulator headers") for g in glues]
-    if project is not None:
-        from . import package as pkg
-        extra += pkg.check_jobs(project, [g.spec for g in glues], tc.cxx, settings)
+    # (--package: op_host/<op>.cpp with its tiling adapter was compiled by the contracts above.)
     defines = ["OPKIT_CHIP_ASCEND310P"] if settings.profile == "ascend310p" else []
     _say(log, f"npu: --check-only: compiling {binding} against torch and torch_npu {tc.torch_npu_dir}")
     lib = check.compile_binding(check_dir, binding, tc, version_macro=settings.torch_version_macro,

@@ -141,7 +141,7 @@ def op_host_commands(project: Path, cxx: str) -> list[tuple[list[str], Step, Pat
     for src in sorted((project / "op_host").glob("*.cpp")):
         out.append(([cxx, "-fsyntax-only", "-fPIC", "-std=c++11", "-D_GLIBCXX_USE_CXX11_ABI=0",
                      f"-I{STANDIN_CANN / 'include'}", str(src)], OP_HOST, src))
-        out.append(([cxx, "-fsyntax-only", "-fPIC", "-std=c++17", f"-I{STANDIN_CANN / 'include'}",
+        out.append(([cxx, "-fsyntax-only", "-fPIC", "-std=c++17", "-DOPKIT_OP_HOST_LIBRARY", f"-I{STANDIN_CANN / 'include'}",
                      f"-I{project / 'opkit_include'}", str(src)], OP_HOST_LIB, src))
     return out
 

@@ -105,26 +105,6 @@ def render_project(specs: list[OpSpec], project: Path, settings) -> Path:
     return project
 
 
-def check_jobs(project: Path, specs: list[OpSpec], cxx: str, settings) -> list[tuple[list[str], str]]:
-    """Compile commands for what can be compiled without CANN: each op's tiling adapter (the op's
-    tiling.h in the package's context). op_host/<op>.cpp itself needs CANN's register/op_def_registry.h,
-    which the torch-npu wheel does not ship."""
-    check = project / "check"
-    check.mkdir(exist_ok=True)
-    jobs = []
-    for s in specs:
-        tu = check / f"{s.snake}_adapter_check.cpp"
-        tu.write_text(f'#include "{s.snake}_opkit_adapter.h"\n'
-                      f"// Instantiated so the adapter is compiled, not just parsed.\n"
-                      f"opkit_pkg_{s.snake}::Result opkit_check_{s.snake}(opkit::TilingContext& c, void* d, size_t n, size_t* w) {{\n"
-                      f"  return opkit_pkg_{s.snake}::run_tiling(c, d, n, w);\n}}\n")
-        defines = ["-DOPKIT_CHIP_ASCEND310P"] if settings.profile == "ascend310p" else []
-        jobs.append(([cxx, "-std=c++17", "-fsyntax-only", *defines, f"-I{project / 'op_host'}",
-                      f"-I{project / 'opkit_include'}", str(tu)],
-                     f"compiling the package tiling adapter {project / 'op_host' / (s.snake + '_opkit_adapter.h')}"))
-    return jobs
-
-
 def build_package(specs: list[OpSpec], project: Path, settings, *, cann_root: Path, log=None) -> Path:
     """Render the project and run its build.sh (needs CANN's msopgen); return build_out/ with the .run."""
     render_project(specs, project, settings)

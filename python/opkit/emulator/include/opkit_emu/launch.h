@@ -11,6 +11,7 @@
 #include "opkit/launch_abi.h"
 #include "opkit_emu/sync.h"
 #include "opkit_emu/datacopy.h"
+#include "opkit_emu/sync_all.h"
 
 namespace opkit_emu {
 
@@ -110,6 +111,7 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
     std::unique_ptr<Violation> v;
     std::string err;
     bool failed = false;
+    bool aborted = false;  // stopped at a SyncAll because another block failed: not the error to report
     BlockStats stats;
     std::vector<AtomicRecord> atomics;
   };
@@ -146,9 +148,14 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
       try {
         body();
         end_of_kernel_checks(c);
+        sync_all_block_done(c, true);
+      } catch (const SyncAllAborted&) {
+        res[b].failed = res[b].aborted = true;
+        sync_all_block_done(c, false);
       } catch (const Violation& v) {
         res[b].failed = true;
         res[b].v = std::make_unique<Violation>(v);
+        sync_all_block_done(c, false);
       } catch (const std::exception& e) {
         res[b].failed = true;
         res[b].err = e.what();
@@ -156,6 +163,7 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
         res[b].failed = true;
         res[b].err = "unknown C++ exception";
       }
+      if (res[b].failed && !res[b].aborted && !res[b].v) sync_all_block_done(c, false);
       t_ctx = nullptr;
       res[b].stats = c.stats;
       res[b].atomics = std::move(c.atomics);
@@ -164,13 +172,15 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
   uint64_t gm_bytes = 0;
   for (const GmRegion& r : gm) gm_bytes += r.bytes;
   uint32_t nt = threads ? std::min(threads, block_dim) : default_threads(block_dim, gm_bytes);
+  if (kernel_uses_sync_all()) nt = block_dim;  // a SyncAll barrier needs every block alive at once
   std::vector<std::thread> pool;  // nt - 1 helpers; the calling thread is the last worker
   for (uint32_t i = 1; i < nt; ++i) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  sync_all_release(&gm);
   // Deterministic outcome: the lowest failing block is reported.
   for (uint32_t b = 0; b < block_dim; ++b) {
-    if (!res[b].failed) continue;
+    if (!res[b].failed || res[b].aborted) continue;
     if (res[b].v) { out.status = 1; out.violation = std::move(res[b].v); }
     else { out.status = 2; out.error = "block " + std::to_string(b) + ": " + res[b].err; }
     break;
@@ -358,3 +368,15 @@ enum KernelMetaType {
                                                                                 opkit_launch_result* r) {   \
     return ::opkit_emu::module_launch<(num_gm_args), OpkitEmuModuleTag_>(a, r, #entry, entry);             \
   }
+
+// Samples written for the first CANN releases (2023) use namespace tik2 for what is now AscendC, and
+// ParamOffset<T>(addr, blockLength) for this block's slice of a GM argument.
+namespace AscendC {
+template <class T>
+inline GM_ADDR ParamOffset(GM_ADDR addr, uint64_t blockLength) {
+  return addr + static_cast<uint64_t>(GetBlockIdx()) * blockLength * sizeof(T);
+}
+}  // namespace AscendC
+namespace tik2 {
+using namespace AscendC;
+}  // namespace tik2

@@ -129,6 +129,7 @@ struct BlockCtx {
   // Counter mode. Every block starts in Normal mode with all lanes on.
   uint64_t mask_lo = ~0ull, mask_hi = ~0ull;
   bool mask_counter = false;
+  float deq_scale = 1.0f;  // SetDeqScale(half): scale of the int32_t -> half Cast (cast.h)
 
   [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
     throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));

@@ -1,0 +1,80 @@
+"""The edit loop of `opkit build` (issue 14): a tiling.h edit never recompiles the torch binding, and
+`--dtype` builds one dtype's kernels while deleting the other dtypes' modules it made stale, so a stale
+module is never loaded. Uses the ScaleMul/RowSum workspace tests/test_build.py builds once per session."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from opkit.build import build
+from opkit.errors import OpkitError
+from opkit.harness import runner
+from test_build import built_ws, outputs  # noqa: F401 (session fixture)
+
+pytestmark = pytest.mark.slow   # needs the session build of tests/test_build.py
+
+
+def _obj(ws, name: str):
+    return ws / "build" / "opkit" / "cpu" / "_cmake" / "CMakeFiles" / "scale_mul__binding.dir" / "scale_mul" / name
+
+
+def test_tiling_edit_recompiles_the_tiling_unit_not_the_binding(built_ws):
+    build(workspace=built_ws)
+    binding_o, tiling_o = _obj(built_ws, "binding.cpp.o"), _obj(built_ws, "tiling.cpp.o")
+    b0, t0, before = binding_o.stat().st_mtime_ns, tiling_o.stat().st_mtime_ns, outputs(built_ws)
+    tiling = built_ws / "ops" / "scale_mul" / "tiling.h"
+    time.sleep(0.01)
+    tiling.write_text(tiling.read_text() + "// edited\n")
+    build(["scale_mul"], workspace=built_ws)
+    after = outputs(built_ws)
+    assert binding_o.stat().st_mtime_ns == b0, "the torch binding was recompiled for a tiling.h edit"
+    assert tiling_o.stat().st_mtime_ns != t0
+    changed = {k for k in after if after[k] != before[k]}
+    assert changed == {"scale_mul/kernel_fp32.so", "scale_mul/kernel_fp32_naive.so", "scale_mul/kernel_fp16.so",
+                       "scale_mul/kernel_fp16_naive.so", "scale_mul/libopkit_scale_mul.so"}, changed
+
+
+def test_dtype_build_deletes_the_stale_modules_of_other_dtypes(built_ws):
+    out = built_ws / "build" / "opkit" / "cpu" / "scale_mul"
+    build(workspace=built_ws)
+    kernel = built_ws / "ops" / "scale_mul" / "kernel.cpp"
+    good = kernel.read_text()
+    time.sleep(0.01)
+    kernel.write_text(good + "// edited\n")
+    try:
+        logs = []
+        build(["scale_mul"], workspace=built_ws, dtype=["fp32"], log=logs.append)
+        assert (out / "kernel_fp32.so").is_file() and (out / "kernel_fp32_naive.so").is_file()
+        assert not (out / "kernel_fp16.so").exists() and not (out / "kernel_fp16_naive.so").exists(), logs
+        assert any("removed the out-of-date kernel_fp16.so" in m for m in logs), logs
+        assert json.loads((out / "build.json").read_text())["dtypes"] == ["float32"]
+        with pytest.raises(OpkitError, match=r"built for float32 only .*opkit test --dtype float32"):
+            runner.run(["scale_mul"], workspace=built_ws)
+        # A fresh process: fp32 runs the new build; fp16 refuses instead of running the old kernel.
+        code = (f"import torch, opkit\nopkit.load({str(built_ws)!r}, ops=['scale_mul'], bundled=False, quiet=True)\n"
+                "x = torch.ones(2, 8)\nprint(float(torch.ops.opkit.scale_mul(x, x[0]).sum()))\n"
+                "try:\n    torch.ops.opkit.scale_mul(x.half(), x[0].half())\n"
+                "except RuntimeError as e:\n    print(str(e).splitlines()[0])\n")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines()[0] == "32.0"
+        assert "cannot load kernel module" in proc.stdout and "kernel_fp16.so" in proc.stdout, proc.stdout
+        # unchanged sources: a second --dtype build deletes nothing it did not make stale
+        build(["scale_mul"], workspace=built_ws, dtype=["fp32"])
+        assert (out / "kernel_fp32.so").is_file()
+    finally:
+        kernel.write_text(good)
+        build(workspace=built_ws)
+    assert (out / "kernel_fp16.so").is_file()
+    assert json.loads((out / "build.json").read_text())["dtypes"] == ["float32", "float16"]
+
+
+def test_dtype_build_rejects_unknown_dtypes(built_ws):
+    with pytest.raises(OpkitError, match=r"--dtype int8: not a dtype"):
+        build(["scale_mul"], workspace=built_ws, dtype=["int8"])
+    with pytest.raises(OpkitError, match=r"op row_sum has no such dtype .*inputs\[0\]\.dtypes is float32"):
+        build(["row_sum"], workspace=built_ws, dtype=["fp16"])

@@ -34,8 +34,16 @@ def verdicts(spec, dtype=None, naive=False):
 
     def fn(*inputs, **attrs):
         return op(list(inputs), {n: attrs[n] for n in names if n in attrs}, naive=naive)[0]
-    cases = [c for c in build_matrix(spec, "quick") if dtype is None or c.dtype == dtype]
+    cases = [c for c in build_matrix(spec, "quick") if (dtype is None or c.dtype == dtype)
+             and _numel(c.lead_shape) <= 70_000]          # small cases keep the suite fast
     return [run_case(spec, c, OpHandle(fn=fn), ref) for c in cases]
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def test_the_scaffold_passes_and_its_naive_fp16_variant_fails(tmp_path):

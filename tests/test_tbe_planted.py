@@ -89,3 +89,9 @@ def test_dtype_the_chip_lacks_fails_at_build(tmp_path):
     # unchanged (te.lang.cce spelling, the check in place) the scaffold builds on 310
     ok = scaffold(tmp_path, "SwishOk310", "elementwise", soc="Ascend310")
     assert build.check(ok) == {"float16": "ok", "float32": "ok"}
+
+
+@pytest.mark.parametrize("family", ["norm", "elementwise", "softmax", "reduce"])
+def test_every_tbe_family_scaffold_builds(tmp_path, family):
+    spec = scaffold(tmp_path, f"Fam{family.title()}Tbe", family)
+    assert spec.lang == "tbe" and build.check(spec) == {"float16": "ok", "float32": "ok"}

@@ -151,8 +151,14 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
 @click.option("-j", "--jobs", type=int, default=None, help="parallel workers")
 @click.option("--compare-langs", is_flag=True, help="ops holding kernel.py (TBE) and kernel.cpp (AscendC): run both "
               "on every case, against the golden and each other (docs/tbe.md)")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="also fail when a case that passed now fails or its MERE/MARE/max rel grew beyond the "
+                   "tolerance (default 2x) over this stored baseline")
+@click.option("--update-baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="store this run's per-case metrics as the baseline")
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
-         dtypes: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool) -> None:
+         dtypes: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool,
+         baseline: Path | None, update_baseline: Path | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
     if compare_langs:
         from .tbe.compare import run as compare_run
@@ -164,7 +170,8 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
     target = target or default_target()
 
     code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
-                      report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None)
+                      report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None,
+                      baseline=baseline, update_baseline=update_baseline)
     sys.exit(int(code))
 
 
@@ -264,6 +271,14 @@ def cflags(libs: bool) -> None:
     # Plain echo, not rich: the line is meant for $(opkit cflags) and must never wrap at the terminal width.
     click.echo(flags if isinstance(flags, str) else " ".join(flags))
 
+
+def _add_accuracy_commands() -> None:
+    from .accuracy.commands import COMMANDS     # diagnose / dump / compare (docs/diagnose.md)
+    for c in COMMANDS:
+        cli.add_command(c)
+
+
+_add_accuracy_commands()
 
 if __name__ == "__main__":
     main()

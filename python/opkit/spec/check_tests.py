@@ -103,9 +103,16 @@ def _attr_values(c: _Checker, node: _Node, attrs: list[AttrSpec]) -> dict[str, t
 def _accuracy(c: _Checker, node: _Node | None) -> AccuracySpec:
     if node is None or node.value is None:
         return AccuracySpec()
-    m = c.mapping(node, ("standard", "overrides"))
+    m = c.mapping(node, ("standard", "overrides", "baseline_tolerance"))
     if m is None:
         return AccuracySpec()
+    tolerance = None
+    if "baseline_tolerance" in m:
+        t = m["baseline_tolerance"]
+        if isinstance(t.value, bool) or not isinstance(t.value, (int, float)) or t.value < 1:
+            c.error(t, f"expected a number >= 1 (allowed growth factor of MERE/MARE/max rel); got {t.value!r}")
+        else:
+            tolerance = float(t.value)
     standard = "mere_mare"
     if "standard" in m:
         standard = c.string(m["standard"], "an accuracy standard", STANDARDS) or standard
@@ -131,4 +138,4 @@ def _accuracy(c: _Checker, node: _Node | None) -> AccuracySpec:
                     else:
                         entry[k] = float(x.value)
                 overrides[dt] = entry
-    return AccuracySpec(standard=standard, overrides=overrides)
+    return AccuracySpec(standard=standard, overrides=overrides, baseline_tolerance=tolerance)

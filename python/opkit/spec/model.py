@@ -87,6 +87,7 @@ class TestSpec:
 class AccuracySpec:
     standard: str = "mere_mare"         # mere_mare | bit_exact
     overrides: dict[str, dict[str, float]] = field(default_factory=dict)
+    baseline_tolerance: float | None = None   # `opkit test --baseline`: allowed metric growth (None: 2x)
 
 
 @dataclass(frozen=True)

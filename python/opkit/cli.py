@@ -187,9 +187,16 @@ def list_(families: bool) -> None:
         from .families import meta
         def show(v):
             return str(v).lower() if isinstance(v, bool) else str(v)
-        rows = [(f, ", ".join(f"{k}={'|'.join(map(show, d.get('choices') or [d.get('default')]))}"
-                              for k, d in (meta(f).get("data") or {}).items()) or "-", summary)
-                for f, summary in fams().items()]
+
+        def answers(f):
+            # Choices (first = default) for answers that select a variant; the key alone for structured ones
+            # (the aten family's are filled by `opkit scan`).
+            out = []
+            for k, d in (meta(f).get("data") or {}).items():
+                vals = d.get("choices") or [d.get("default")]
+                out.append(k if any(isinstance(v, (list, dict)) for v in vals) else f"{k}={'|'.join(map(show, vals))}")
+            return ", ".join(out) or "-"
+        rows = [(f, answers(f), summary) for f, summary in fams().items()]
         _columns([("family", "answers (--data, first = default)", "summary"), *rows])
         return
     ws = find_workspace()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -63,7 +64,8 @@ def main() -> int:
                 names = [p.name for p in importer.plan(impl, None, None, None)[0].inputs]
             else:
                 names = [p.name for p in info.inputs]
-            expr = ref_expr.format(*names) if ref_expr and len(names) >= ref_expr.count("{") else None
+            need = len(set(re.findall(r"\{(\d)\}", ref_expr or "")))
+            expr = ref_expr.format(*names) if ref_expr and len(names) >= need else None
             got = importer.import_tbe(impl, ini=a.ops_info if info else None, op_type=info.op_type if info
                                       else None, reference=expr, soc=a.soc, cwd=ws)
             row["stage"] = "run"

@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from opkit.scanner import oplist, scan
+from opkit.scanner import ScanReport, oplist, scan
 from opkit.scanner.classify import FALLBACK, SUPPORTED
 
 
@@ -164,5 +164,17 @@ def test_report_json_and_html(npu_ops, tmp_path):
     d = json.loads(report.write_json(tmp_path / "scan.json").read_text())
     assert d["summary"]["fallback"] == 3 and d["ops"][0]["status"] == FALLBACK and "device shows" in d["note"]
     assert set(d["modules"]) >= {"", "conv", "norm"}
+    back = ScanReport.from_json(tmp_path / "scan.json")
+    assert back.to_json()["ops"] == d["ops"] and back.by_module() == report.by_module()
     html = report.write_html(tmp_path / "scan.html").read_text()
     assert "aten::hypot.out" in html and "FALLBACKS" in html
+
+
+def test_fake_tensors_give_the_same_answer_without_computing(npu_ops):
+    big = torch.randn(1, 3, 512, 512)
+    real = scan(FallbackModel(), [torch.randn(1, 3, 8, 8)], torch_npu=npu_ops)
+    fake = scan(FallbackModel(), [torch.randn(1, 3, 8, 8), big], torch_npu=npu_ops, fake=True)
+    assert {(r.op, r.status) for r in fake.records} == {(r.op, r.status) for r in real.records}
+    assert next(r for r in fake.fallbacks if r.op == "aten::lgamma.out").shapes["1x3x512x512"] == [[[1, 512, 512, 8]]]
+    with pytest.raises(ValueError, match="forward pass only"):
+        scan(FallbackModel(), [big], torch_npu=npu_ops, fake=True, backward=True)

@@ -104,6 +104,7 @@ def _opkit(*args, cwd):
 
 @pytest.fixture(scope="module")
 def built(scaffolded):
+    """The three scaffolds, built (slow: ~20 kernel compiles)."""
     ws = scaffolded[0]
     r = _opkit("build", cwd=ws)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -111,6 +112,7 @@ def built(scaffolded):
     return ws
 
 
+@pytest.mark.slow
 def test_scaffolds_build_and_their_harness_runs(built):
     r = _opkit("test", "hypot_fp32", "--quick", cwd=built)
     # the skeleton copies x: the harness runs every case and fails them on numbers, not on a crash or rule
@@ -118,6 +120,7 @@ def test_scaffolds_build_and_their_harness_runs(built):
     assert "MERE" in r.stdout and "opkit emulator:" not in r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_override_aten_registers_the_opkit_kernel_for_private_use1(built, npu_ops):
     import opkit
 
@@ -138,6 +141,7 @@ def test_override_aten_registers_the_opkit_kernel_for_private_use1(built, npu_op
     assert torch.ops.aten.hypot.default(a, b).equal(torch.hypot(a, b))  # CPU untouched
 
 
+@pytest.mark.slow
 def test_override_replaces_an_earlier_private_use1_kernel_and_clear_restores_it(built):
     """torch_npu registers at import, opkit later: the later registration wins; dropping it restores."""
     import warnings
@@ -167,6 +171,8 @@ def test_cli_exit_codes_json_and_scaffold(tmp_path):
             return lambda x: torch.lgamma(x) + 1
         def clean():
             return (torch.nn.Linear(4, 4), [torch.randn(2, 4)])
+        def broken():
+            return torch.nn.Linear(4, 4)
     """))
     r = _opkit("scan", "mymodels:fallback", "--input", "2x8", "--input", "3x5", "--json", "s.json", cwd=tmp_path)
     assert r.returncode == 3, r.stdout + r.stderr
@@ -180,5 +186,44 @@ def test_cli_exit_codes_json_and_scaffold(tmp_path):
     assert r.returncode == 3 and (tmp_path / "ops" / "lgamma_fp32" / "op.yaml").is_file(), r.stdout + r.stderr
     r = _opkit("new", "MyHypot", "--from-aten", "aten::hypot", cwd=tmp_path)
     assert r.returncode == 0 and load_spec(tmp_path / "ops" / "my_hypot").name == "MyHypot", r.stderr
+    r = _opkit("scan", "mymodels:broken", "--input", "2x5", cwd=tmp_path)
+    assert r.returncode == 1 and "failed while being traced" in r.stderr and "2x4" not in r.stdout, r.stderr
     r = _opkit("scan", "mymodels:nothing", "--input", "2", cwd=tmp_path)
     assert r.returncode == 1 and "has no attribute nothing" in r.stderr
+
+
+@pytest.mark.slow
+def test_example_kernel_makes_the_model_stop_falling_back(built, npu_ops):
+    """examples/scan_fallback: the written hypot kernel passes the harness and, as aten::hypot's PrivateUse1
+    kernel, matches torch.hypot; the scan then lists only lgamma and logcumsumexp. (Runs last: it replaces
+    the skeleton the tests above rely on.)"""
+    import shutil
+    from pathlib import Path
+
+    import opkit
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "scan_fallback" / "hypot_fp32.kernel.cpp"
+    shutil.copy(example, built / "ops" / "hypot_fp32" / "kernel.cpp")
+    r = _opkit("build", "hypot_fp32", cwd=built)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _opkit("test", "hypot_fp32", "--quick", cwd=built)
+    assert r.returncode == 0 and "verdict: PASS" in r.stdout, r.stdout + r.stderr
+    # This process loaded the skeleton's library earlier; a process registers a library once, so the
+    # override is checked in a fresh one.
+    code = textwrap.dedent("""
+        import sys, torch, opkit
+        from torch._C import DispatchKey
+        sys.path.insert(0, sys.argv[1])
+        from test_scan import FallbackModel
+        opkit.load(ops=["hypot_fp32"], bundled=False, override_aten=True)
+        a, b = torch.randn(4, 100) * 30, torch.randn(4, 100) * 30
+        got = torch.ops.aten.hypot.default._op_dk(DispatchKey.PrivateUse1, a.half(), b.half())
+        want = torch.hypot(a.half().double(), b.half().double())
+        assert ((got.double() - want).abs() / want).max() <= 2 ** -10, "fp16 result off"
+        rep = opkit.scan(FallbackModel(), [torch.randn(1, 3, 8, 8)])
+        print(sorted(r.entry for r in rep.fallbacks))
+    """)
+    r = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], cwd=built, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "['aten::lgamma', 'aten::logcumsumexp']"

@@ -125,3 +125,12 @@ def realistic_init(model: ConvNeXt, seed: int = 0, offset: float = 300.0) -> Non
     for down in model.downsample:
         conv = down[0] if isinstance(down[0], nn.Conv2d) else down[1]
         normal(conv.bias, offset)
+
+
+def convnext_realistic(seed: int = 0, offset: float = 300.0, num_classes: int = 100) -> ConvNeXt:
+    """The example model with realistic_init, in eval mode: the factory for `opkit diagnose` / `opkit dump`
+    (``opkit diagnose examples/convnext/model.py:convnext_realistic --input 2x3x64x64``)."""
+    torch.manual_seed(seed)
+    model = ConvNeXt(num_classes=num_classes).eval()
+    realistic_init(model, seed=seed, offset=offset)
+    return model

@@ -39,4 +39,11 @@ def register_mapping(module_type, factory):
     return _register(module_type, factory)
 
 
-__all__ = ["load", "scan", "patch", "unpatch", "register_mapping", "EmulatorError", "OpkitError", "SpecError", "BuildError", "__version__"]
+def diagnose(model, inputs, **kwargs):
+    """Per-layer accuracy of ``model`` under a device precision policy vs FP32 (see opkit.accuracy.diagnose)."""
+    from .accuracy.diagnose import diagnose as _diagnose
+    return _diagnose(model, inputs, **kwargs)
+
+
+__all__ = ["load", "scan", "patch", "diagnose", "unpatch", "register_mapping", "EmulatorError", "OpkitError",
+           "SpecError", "BuildError", "__version__"]

@@ -11,8 +11,9 @@ from rich.console import Console
 from . import __version__
 from .errors import OpkitError
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+# soft_wrap: paths and op names must stay whole on one line when the output is not a terminal (80 columns).
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -71,13 +72,21 @@ def _split_options(target: str, options: dict) -> dict:
 @cli.command()
 @click.argument("name")
 @click.option("--family", "-f", default=None, help="template family (default: norm); see `opkit list --families`")
+@click.option("--data", "-d", multiple=True, metavar="KEY=VALUE",
+              help="a template answer, e.g. --data norm=rms (repeatable; `opkit list --families` lists them)")
+@click.option("--answers", type=click.Path(dir_okay=True), default=None,
+              help="replay a recorded .opkit-scaffold.yaml (its family and data) under NAME")
+@click.option("--from", "from_op", default=None, metavar="BUNDLED_OP",
+              help="start from a bundled op (e.g. --from reduce_max_fp32), renamed to NAME")
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
 @click.option("--from-aten", "from_aten", default=None, metavar="aten::op.overload",
               help="mirror this aten op (schema, reference, skeleton kernel); see `opkit scan --scaffold`")
 @click.option("--lang", type=click.Choice(["ascendc", "tbe"]), default="ascendc", show_default=True,
               help="kernel language: AscendC kernel.cpp, or a TBE DSL kernel.py (docs/tbe.md)")
-def new(name: str, family: str | None, force: bool, from_aten: str | None, lang: str) -> None:
+def new(name: str, family: str | None, data: tuple[str, ...], answers: str | None, from_op: str | None,
+        force: bool, from_aten: str | None, lang: str) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
+    from .families import parse_data
     from .scaffold import new as scaffold_new
 
     if from_aten:
@@ -86,10 +95,13 @@ def new(name: str, family: str | None, force: bool, from_aten: str | None, lang:
             raise OpkitError("--from-aten renders the aten family (AscendC); drop --family / --lang")
         s = new_from_aten(from_aten, name=name, force=force)
     else:
-        s = scaffold_new(name, family=family, force=force, lang=lang)
+        s = scaffold_new(name, family=family, force=force, data=parse_data(data), answers=answers,
+                         from_op=from_op, lang=lang)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
-    where = s.source.replace("bundled:", "the bundled op ").replace("family:", "the family ")
+    kind, _, what = s.source.partition(":")
+    where = {"bundled": "the bundled op ", "from": "the bundled op ", "family": "the family ",
+             "answers": "the answers in "}[kind] + what
     out.print(f"created {s.op_dir} from {where}", markup=False)
     for p in s.written:
         out.print(f"  wrote {p.relative_to(s.workspace)}", markup=False)
@@ -139,8 +151,14 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
 @click.option("-j", "--jobs", type=int, default=None, help="parallel workers")
 @click.option("--compare-langs", is_flag=True, help="ops holding kernel.py (TBE) and kernel.cpp (AscendC): run both "
               "on every case, against the golden and each other (docs/tbe.md)")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="also fail when a case that passed now fails or its MERE/MARE/max rel grew beyond the "
+                   "tolerance (default 2x) over this stored baseline")
+@click.option("--update-baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="store this run's per-case metrics as the baseline")
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
-         dtypes: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool) -> None:
+         dtypes: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool,
+         baseline: Path | None, update_baseline: Path | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
     if compare_langs:
         from .tbe.compare import run as compare_run
@@ -152,7 +170,8 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
     target = target or default_target()
 
     code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
-                      report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None)
+                      report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None,
+                      baseline=baseline, update_baseline=update_baseline)
     sys.exit(int(code))
 
 
@@ -164,8 +183,21 @@ def list_(families: bool) -> None:
     from .workspace import all_ops, build_dir, find_workspace
 
     if families:
-        from .scaffold import families as fams
-        _columns([("family", "summary"), *fams().items()])
+        from .families import families as fams
+        from .families import meta
+        def show(v):
+            return str(v).lower() if isinstance(v, bool) else str(v)
+
+        def answers(f):
+            # Choices (first = default) for answers that select a variant; the key alone for structured ones
+            # (the aten family's are filled by `opkit scan`).
+            out = []
+            for k, d in (meta(f).get("data") or {}).items():
+                vals = d.get("choices") or [d.get("default")]
+                out.append(k if any(isinstance(v, (list, dict)) for v in vals) else f"{k}={'|'.join(map(show, vals))}")
+            return ", ".join(out) or "-"
+        rows = [(f, answers(f), summary) for f, summary in fams().items()]
+        _columns([("family", "answers (--data, first = default)", "summary"), *rows])
         return
     ws = find_workspace()
     ws_entries, bundled, shadowed = all_ops(ws)
@@ -214,6 +246,7 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 @click.option("--amp", type=click.Choice(["npu-o1"]), default=None,
               help="apply torch_npu's autocast table and mark precision-sensitive ops")
 @click.option("--backward", is_flag=True, help="also trace the backward pass")
+@click.option("--fake", is_flag=True, help="trace with FakeTensors: shapes only, no compute (forward only)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="write the report as JSON")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -224,7 +257,7 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 @click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, help="torch-npu version")
 @click.option("--all", "all_ops", is_flag=True, help="list supported ops too")
 @click.option("--scaffold", is_flag=True, help="scaffold one op folder per fallback op (opkit new --from-aten)")
-def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool,
+def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool, fake: bool,
          json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
          scaffold: bool) -> None:
     """Which ops of the model TARGET (pkg.module:factory) fall back to the CPU under torch_npu.
@@ -233,7 +266,7 @@ def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | Non
 
     sys.exit(run(target, list(inputs), dtype=dtype, amp=amp, backward=backward, json_path=json_path,
                  html_path=html_path, op_list=op_list, torch_npu=torch_npu, all_ops=all_ops, scaffold=scaffold,
-                 out=out, err=err))
+                 out=out, err=err, fake=fake))
 
 
 @cli.command()
@@ -245,6 +278,14 @@ def cflags(libs: bool) -> None:
     # Plain echo, not rich: the line is meant for $(opkit cflags) and must never wrap at the terminal width.
     click.echo(flags if isinstance(flags, str) else " ".join(flags))
 
+
+def _add_accuracy_commands() -> None:
+    from .accuracy.commands import COMMANDS     # diagnose / dump / compare (docs/diagnose.md)
+    for c in COMMANDS:
+        cli.add_command(c)
+
+
+_add_accuracy_commands()
 
 if __name__ == "__main__":
     main()

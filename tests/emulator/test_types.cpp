@@ -53,6 +53,18 @@ CAST_ENTRY(cast_i32_f32, float, int32_t)
 CAST_ENTRY(cast_f16_i32, int32_t, half)
 CAST_ENTRY(cast_f16_i8, int8_t, half)
 CAST_ENTRY(cast_f16_u8, uint8_t, half)
+// The rest of the A2 table (Cast.md, mirror-cann/asc-devkit 7359511d).
+CAST_ENTRY(cast_i8_f16, half, int8_t)
+CAST_ENTRY(cast_u8_f16, half, uint8_t)
+CAST_ENTRY(cast_i16_f16, half, int16_t)
+CAST_ENTRY(cast_i16_f32, float, int16_t)
+CAST_ENTRY(cast_f16_i16, int16_t, half)
+CAST_ENTRY(cast_bf16_i32, int32_t, bfloat16_t)
+CAST_ENTRY(cast_i32_i16, int16_t, int32_t)
+CAST_ENTRY(cast_i32_f16, half, int32_t)
+CAST_ENTRY(cast_i32_i64, int64_t, int32_t)
+CAST_ENTRY(cast_i64_i32, int32_t, int64_t)
+CAST_ENTRY(cast_i64_f32, float, int64_t)
 
 template <class Out, class In, class F>
 py::array_t<Out> map_array(const py::array_t<In, py::array::c_style>& a, F f) {
@@ -89,4 +101,15 @@ PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   OPKIT_EMU_PY_KERNEL(m, cast_f16_i32, 3);
   OPKIT_EMU_PY_KERNEL(m, cast_f16_i8, 3);
   OPKIT_EMU_PY_KERNEL(m, cast_f16_u8, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_i8_f16, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_u8_f16, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_i16_f16, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_i16_f32, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_f16_i16, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_bf16_i32, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_i32_i16, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_i32_f16, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_i32_i64, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_i64_i32, 3);
+  OPKIT_EMU_PY_KERNEL(m, cast_i64_f32, 3);
 }

@@ -284,3 +284,61 @@ def test_cast_float_to_half_and_bf16_specials(emu):
     got = m.bf16_to_float(b)
     assert np.isposinf(got[0]) and np.isneginf(got[1]) and np.isnan(got[2])
     assert got[3] == np.float32(998244352.0) and got[5] == 65536.0 and np.signbit(got[8])  # RNE of 1e9
+
+
+# ---- the rest of the A2 Cast table (Cast.md, mirror-cann/asc-devkit 7359511d) ----------------------
+def run_cast(emu, fn, x, out_dt, mode):
+    y = np.zeros(x.size, out_dt)
+    getattr(emu("types"), fn)([x, y, tiling(x.size, mode)])
+    return y
+
+
+def test_cast_small_ints_to_half_and_float_exact(emu):
+    for fn, dt in (("cast_i8_f16", np.int8), ("cast_u8_f16", np.uint8)):
+        x = np.arange(np.iinfo(dt).min, np.iinfo(dt).max + 1).astype(dt)
+        assert np.array_equal(run_cast(emu, fn, x, np.float16, NONE), x.astype(np.float16)), fn
+    x = np.arange(-32768, 32768).astype(np.int16)
+    assert np.array_equal(run_cast(emu, "cast_i16_f32", x, np.float32, NONE), x.astype(np.float32))
+
+
+@pytest.mark.parametrize("mode", [NONE, RINT, FLOOR, CEIL, ROUND, TRUNC])
+def test_cast_int16_to_half_modes(emu, mode):
+    x = np.arange(-32768, 32768).astype(np.int16)  # above 2048 half has gaps: the mode decides
+    y = run_cast(emu, "cast_i16_f16", x, np.float16, mode)
+    ref = directed(x.astype(np.float64), half_rne, half_val, mode, 0x7bff, 0x7c00)
+    assert np.array_equal(y.view(np.uint16), ref.astype(np.uint16))
+
+
+@pytest.mark.parametrize("mode", [RINT, FLOOR, CEIL, TRUNC])
+def test_cast_half_to_int16_and_bf16_to_int32(emu, mode):
+    h = np.concatenate([RNG.standard_normal(999) * 1000, [32767.0, 40000, -40000, -0.5, 2.5]]).astype(np.float16)
+    y = run_cast(emu, "cast_f16_i16", h, np.int16, mode)
+    assert np.array_equal(y, np.clip(int_round(h.astype(np.float64), mode), -32768, 32767).astype(np.int16))
+    b = torch_bf16_bits(np.concatenate([RNG.standard_normal(999) * 1e5, [3e9, -3e9, 2.5, -2.5]]).astype(np.float32))
+    y = run_cast(emu, "cast_bf16_i32", b.astype(np.uint16), np.int32, mode)
+    assert np.array_equal(y, np.clip(int_round(bf16_val(b), mode), -2**31, 2**31 - 1).astype(np.int32))
+
+
+def test_cast_between_integer_widths_saturates(emu):
+    # Cast.md is silent on out-of-range int32 -> int16 / int64 -> int32; the emulator saturates (docs/emulator.md)
+    i = np.concatenate([RNG.integers(-2**31, 2**31 - 1, 999), [32767, 32768, -32769]]).astype(np.int32)
+    assert np.array_equal(run_cast(emu, "cast_i32_i16", i, np.int16, NONE), np.clip(i, -32768, 32767).astype(np.int16))
+    assert np.array_equal(run_cast(emu, "cast_i32_i64", i, np.int64, NONE), i.astype(np.int64))
+    w = np.concatenate([RNG.integers(-2**40, 2**40, 999), [2**31, -2**31 - 1, 5]]).astype(np.int64)
+    assert np.array_equal(run_cast(emu, "cast_i64_i32", w, np.int32, NONE), np.clip(w, -2**31, 2**31 - 1).astype(np.int32))
+
+
+@pytest.mark.parametrize("mode", [RINT, FLOOR, CEIL, ROUND, TRUNC])
+def test_cast_int64_to_float_modes(emu, mode):
+    w = np.concatenate([RNG.integers(-2**52, 2**52, 2001), [2**24 + 1, -(2**24 + 3), 0]]).astype(np.int64)
+    y = run_cast(emu, "cast_i64_f32", w, np.float32, mode)
+    ref = directed(w.astype(np.float64), lambda v: v.astype(np.float32).view(np.uint32),
+                   lambda b: np.asarray(b, np.uint32).view(np.float32).astype(np.float64), mode, 0x7f7fffff, 0x7f800000)
+    assert np.array_equal(y.view(np.uint32), ref.astype(np.uint32))
+
+
+def test_cast_int32_to_half_dequantises_with_unit_scale(emu):
+    # int32 -> half ignores the mode and multiplies by the SetDeqScale scale (1 until set), rounding to nearest even
+    i = np.concatenate([RNG.integers(-70000, 70000, 999), [2049, 2051, 65519, 65520]]).astype(np.int32)
+    y = run_cast(emu, "cast_i32_f16", i, np.float16, TRUNC)
+    assert np.array_equal(y, i.astype(np.float64).astype(np.float16))

@@ -53,9 +53,12 @@ def pytest_args(paths: list[str], *, quick=False, full=False, k=None, seed=None,
 
 def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False, k: str | None = None,
         seed: int | None = None, report_json: str | Path | None = None, target: str = "cpu",
-        jobs: int | None = None, workspace: str | Path | None = None, dtypes: list[str] | None = None) -> int:
+        jobs: int | None = None, workspace: str | Path | None = None, dtypes: list[str] | None = None,
+        baseline: str | Path | None = None, update_baseline: str | Path | None = None) -> int:
     """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed).
-    dtypes: only those lead dtypes' cases (the edit loop after `opkit build --dtype`)."""
+    dtypes: only those lead dtypes' cases (the edit loop after `opkit build --dtype`).
+    ``baseline``: also fail on regressions against that file; ``update_baseline``: store this run there
+    (opkit/accuracy/baseline.py)."""
     import pytest
 
     from .. import targets
@@ -90,6 +93,8 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
             raise OpkitError(f"op {s.snake} was built for {', '.join(have)} only (`opkit build --dtype`): run "
                              f"`opkit test --dtype {' --dtype '.join(have)}`, or `opkit build {s.snake}` for every dtype")
     extra = ["-m", " or ".join(DTYPES[d][2] for d in dtype_names(dtypes))] if dtypes else None
+    if (baseline or update_baseline) and not report_json:
+        report_json = build_dir(ws, target).parent / "reports" / "baseline-run.json"
     args = pytest_args([str(s.dir / "op.yaml") for s in specs], quick=quick, full=full, k=k, seed=seed,
                        report_json=report_json, target=target, jobs=jobs, workspace=ws, extra=extra)
     if os.environ.get("OPKIT_HARNESS_DEBUG"):
@@ -97,4 +102,7 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
     code = int(pytest.main(args))
     if code == 5:       # pytest: no tests collected (e.g. -k matched nothing) -> not a pass
         print(f"opkit test: no case matched{f' -k {k!r}' if k else ''}", file=sys.stderr)
+    if (baseline or update_baseline) and code != 5:
+        from ..accuracy.baseline import gate_test_run
+        code = gate_test_run(Path(report_json), specs, code, baseline=baseline, update=update_baseline)
     return code

@@ -17,13 +17,14 @@ __all__ = ["scan", "ScanReport", "OpRecord", "OpList"]
 
 
 def scan(model: Callable, inputs: Iterable, *, torch_npu: str | OpList = DEFAULT_VERSION, amp: str | None = None,
-         backward: bool = False, op_list: str | Path | None = None,
+         backward: bool = False, fake: bool = False, op_list: str | Path | None = None,
          progress: Callable[[str], None] | None = None) -> ScanReport:
     """Trace ``model`` on each example input (a tensor, or a tuple of arguments) and classify its ops.
 
     ``torch_npu``: the torch-npu version whose wheel gives the op list (downloaded once, never installed), or
     an ``OpList``; ``op_list``: a file instead (offline); ``amp="npu-o1"``: apply torch_npu's autocast table
-    and mark precision-sensitive ops; ``backward``: also trace backward of sum(outputs).
+    and mark precision-sensitive ops; ``backward``: also trace backward of sum(outputs); ``fake``: trace
+    with FakeTensors (shapes only, forward only).
     """
     from . import oplist, override, trace
     from .report import assemble
@@ -32,7 +33,7 @@ def scan(model: Callable, inputs: Iterable, *, torch_npu: str | OpList = DEFAULT
     if not inputs:
         raise ValueError("opkit.scan: give at least one example input")
     ops = oplist.resolve(torch_npu, op_list, log=progress)
-    calls = trace.trace(model, inputs, ops, overrides=override.active(), amp=amp, backward=backward,
+    calls = trace.trace(model, inputs, ops, overrides=override.active(), amp=amp, backward=backward, fake=fake,
                         progress=progress)
     tags = [trace.shape_tag(trace._as_args(i)) for i in inputs]
     return assemble(calls, torch_npu=ops.version, op_list=ops.source, inputs=tags, amp=amp, backward=backward,

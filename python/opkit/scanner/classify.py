@@ -19,7 +19,7 @@ import torch
 from .oplist import OpList
 
 SUPPORTED, FALLBACK, UNKNOWN = "supported", "fallback", "unknown"
-DECOMPOSE, DEFAULT = "decompose", "default"
+DECOMPOSE, DEFAULT, IGNORE = "decompose", "default", "ignore"
 _CEA = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd")
 
 
@@ -49,6 +49,8 @@ def _is_view(op: torch._ops.OpOverload) -> bool:
 def decide(op: torch._ops.OpOverload, ops: OpList, overrides: dict[str, str]) -> Decision:
     name = yaml_name(op)
     qual = f"{op.namespace}::{name}"          # the dispatcher's spelling: aten::lgamma, aten::lgamma.out
+    if op.namespace == "prim":                # FakeTensor's prim::device and friends: no backend kernel runs
+        return Decision(IGNORE, "prim op (metadata only)")
     if ops.has(op.namespace, name):
         return Decision(SUPPORTED, f"NPU kernel (listed in {_short(ops)})")
     if qual in overrides:

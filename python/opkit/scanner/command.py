@@ -67,7 +67,7 @@ def dtype_of(name: str | None) -> torch.dtype | None:
 
 def run(target: str, input_texts: list[str], *, dtype: str | None, amp: str | None, backward: bool,
         json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
-        scaffold: bool, out, err) -> int:
+        scaffold: bool, out, err, fake: bool = False) -> int:
     from . import scan
     from .report import print_console
 
@@ -82,8 +82,12 @@ def run(target: str, input_texts: list[str], *, dtype: str | None, amp: str | No
     if isinstance(model, torch.nn.Module):
         model.eval()
     with err.status("scanning ...") as status:
-        report = scan(model, inputs, torch_npu=torch_npu, amp=amp, backward=backward, op_list=op_list,
-                      progress=lambda m: status.update(m))
+        try:
+            report = scan(model, inputs, torch_npu=torch_npu, amp=amp, backward=backward, op_list=op_list,
+                          fake=fake, progress=lambda m: status.update(m))
+        except (RuntimeError, ValueError, TypeError, IndexError) as e:
+            raise OpkitError(f"opkit scan {target}: the model failed while being traced on the CPU "
+                             f"({type(e).__name__}: {e})") from None
     print_console(report, out, all_ops=all_ops)
     if json_path:
         out.print(f"json: {report.write_json(json_path)}", markup=False)

@@ -12,9 +12,10 @@ import datetime as _dt
 import html
 import json
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from ..errors import OpkitError
 from . import amp as amp_table
 from .classify import COVERED_BY, FALLBACK, SUPPORTED, UNKNOWN, base_name
 from .trace import Call
@@ -37,7 +38,7 @@ class OpRecord:
     modules: list[str] = field(default_factory=list)
     module_calls: dict[str, int] = field(default_factory=dict)   # module path -> calls made directly in it
     entry_args: list[dict] = field(default_factory=list)     # distinct argument sets of the entry op
-    covered_by: str | None = None             # bundled/workspace opkit op computing it
+    covered_by: str | None = None             # opkit op computing it: "reduce_mean_fp32", "hypot_fp32 (workspace)"
     amp: dict | None = None                   # {"category", "dtypes", "fp16", "logits"} under amp="npu-o1"
 
     @property
@@ -94,6 +95,21 @@ class ScanReport:
                 "inputs": self.inputs, "amp": self.amp, "backward": self.backward, "summary": self.summary(),
                 "note": NOTE, "ops": [_record_json(r) for r in self.records], "modules": self.by_module()}
 
+    @classmethod
+    def from_json(cls, data: dict | str | Path) -> ScanReport:
+        """A report written by ``write_json`` (or its dict), e.g. for a per-layer fallback column."""
+        if not isinstance(data, dict):
+            try:
+                data = json.loads(Path(data).read_text())
+            except (OSError, ValueError) as e:
+                raise OpkitError(f"{data}: not a readable opkit scan JSON ({e})") from None
+        if data.get("opkit_scan") != 1:
+            raise OpkitError("not an opkit scan report (no \"opkit_scan\": 1)")
+        names = {f.name for f in fields(OpRecord)}
+        records = [OpRecord(**{k: v for k, v in r.items() if k in names}) for r in data["ops"]]
+        return cls(torch_npu=data["torch_npu"], op_list=data["op_list"], inputs=data["inputs"], amp=data["amp"],
+                   backward=data["backward"], records=records, created=data["created"])
+
     def write_json(self, path: str | Path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,7 +162,7 @@ def assemble(calls: list[Call], *, torch_npu: str | None, op_list: str, inputs: 
     for key, r in groups.items():
         r.shapes = {tag: [[list(s) for s in args] for args in seen] for tag, seen in shapes[key].items()}
         names = [r.op, *r.via]
-        r.covered_by = next((ws[n.split(".")[0]] for n in names if n.split(".")[0] in ws), None) or \
+        r.covered_by = next((f"{ws[n.split('.')[0]]} (workspace)" for n in names if n.split(".")[0] in ws), None) or \
             next((COVERED_BY[base_name(n)] for n in names if base_name(n) in COVERED_BY), None)
         if amp:
             cat = next((amp_table.category(base_name(n)) for n in names if amp_table.category(base_name(n))), None)
@@ -174,6 +190,9 @@ def shapes_text(r: OpRecord, limit: int = 3) -> str:
 
 
 def cover_text(r: OpRecord) -> str:
+    if r.covered_by and r.covered_by.endswith(" (workspace)"):
+        return (f"workspace op {r.covered_by.split()[0]}: once written and built, "
+                "opkit.load(override_aten=True) replaces the fallback")
     if r.covered_by:
         return f"covered by opkit op {r.covered_by}"
     if r.status == FALLBACK or r.precision_sensitive:
@@ -211,6 +230,7 @@ def headers(report: ScanReport) -> list[str]:
 
 
 def print_console(report: ScanReport, console, all_ops: bool = False) -> None:
+    from rich.console import Console
     from rich.table import Table
 
     s = report.summary()
@@ -220,8 +240,11 @@ def print_console(report: ScanReport, console, all_ops: bool = False) -> None:
     for row in rows(report, all_ops):
         style = {FALLBACK: "red", UNKNOWN: "yellow"}.get(row[0])
         t.add_row(*row, style=style)
-    # Not a terminal (CI logs, pipes): don't squeeze the table into 80 columns.
-    console.print(t, width=None if console.is_terminal else max(console.width, 200))
+    # Not a terminal (CI logs, pipes): a wide table rather than one squeezed into 80 columns.
+    if console.is_terminal:
+        console.print(t)
+    else:
+        Console(file=console.file, width=max(console.width, 220), highlight=False).print(t)
     hidden = 0 if all_ops else sum(1 for r in report.supported if not r.precision_sensitive)
     console.print(f"{s['fallback']} op(s) fall back to the CPU, {s['unknown']} unknown, {s['supported']} supported"
                   + (f" ({hidden} not shown; --all lists them)" if hidden else "")

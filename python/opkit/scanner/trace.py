@@ -21,7 +21,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 from . import amp as amp_table
-from .classify import DECOMPOSE, DEFAULT, base_name, decide, qualified, yaml_name
+from .classify import DECOMPOSE, DEFAULT, IGNORE, base_name, decide, qualified, yaml_name
 from .oplist import OpList
 
 
@@ -102,6 +102,8 @@ class Tracer(TorchDispatchMode):
 
     def _dispatch(self, func, base, args, kwargs):
         d = decide(func, self.ops, self.overrides)
+        if d.action == IGNORE:
+            return func(*args, **kwargs)
         if d.action in (DECOMPOSE, DEFAULT) and qualified(func) in self._via:
             return func(*args, **kwargs)     # a default kernel that re-dispatches to itself (detach): it runs
         if d.action in (DECOMPOSE, DEFAULT):
@@ -179,10 +181,14 @@ def _as_args(inputs) -> tuple:
 
 
 def trace(model: Callable, inputs: Iterable, ops: OpList, *, overrides: dict[str, str], amp: str | None = None,
-          backward: bool = False, progress: Callable[[str], None] | None = None) -> list[Call]:
-    """Every backend-level call of ``model(*inp)`` for each example input ``inp`` (a tensor or a tuple)."""
+          backward: bool = False, fake: bool = False, progress: Callable[[str], None] | None = None) -> list[Call]:
+    """Every backend-level call of ``model(*inp)`` for each example input ``inp`` (a tensor or a tuple).
+    ``fake``: shapes only, under FakeTensorMode (no numerics; big inputs cost nothing; data-dependent
+    ops such as ``nonzero`` or ``.item()`` raise)."""
     if amp not in (None, "npu-o1"):
         raise ValueError(f"amp={amp!r}: expected None or 'npu-o1'")
+    if fake and backward:
+        raise ValueError("fake=True traces the forward pass only; drop backward=True or fake=True")
     modules = _ModuleStack(model if isinstance(model, torch.nn.Module) else None)
     tracer = Tracer(ops, overrides, modules, amp=amp)
     try:
@@ -192,8 +198,9 @@ def trace(model: Callable, inputs: Iterable, ops: OpList, *, overrides: dict[str
             if progress:
                 progress(f"tracing forward on {tracer.input_tag}")
             tracer.phase = "forward"
-            with torch.inference_mode(), tracer:
-                out = model(*args)
+            with torch.inference_mode(), _fake_mode(fake) as fm, tracer:
+                out = model(*(tree_map(lambda t: fm.from_tensor(t) if isinstance(t, torch.Tensor) else t, args)
+                              if fm else args))
             tracer.mark_logits(out)
             del out
             if backward:
@@ -203,6 +210,20 @@ def trace(model: Callable, inputs: Iterable, ops: OpList, *, overrides: dict[str
     finally:
         modules.close()
     return tracer.calls
+
+
+@contextlib.contextmanager
+def _fake_mode(on: bool):
+    if not on:
+        yield None
+        return
+    import warnings
+
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with warnings.catch_warnings(), FakeTensorMode(allow_non_fake_inputs=True) as fm:   # parameters stay real
+        # default kernels such as lgamma's touch data_ptr of the fake output; harmless, nothing is read
+        warnings.filterwarnings("ignore", message="Accessing the data pointer of FakeTensor")
+        yield fm
 
 
 def _backward(model, args, tracer: Tracer) -> None:

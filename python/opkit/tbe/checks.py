@@ -24,6 +24,8 @@ ALL_FORMAT_LIST = ["NCHW", "NHWC", "ND", "NC1HWC0", "FRACTAL_Z", "HWCN", "NDHWC"
 ALL_DTYPE_LIST = ["float16", "float32", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
                   "uint64", "bool", "bfloat16"]
 SHAPE_SIZE_LIMIT = 2 ** 31 - 1
+# te.utils.op_utils error codes (names only matter: ops put them into their error messages)
+globals().update({f"OP_ERROR_CODE_{i:03d}": f"E80{i:03d}" for i in range(32)})
 
 
 def check_op_params(*types, **_kw):
@@ -202,3 +204,8 @@ class error_manager_vector:                      # noqa: N801 - the module's nam
 
 
 error_manager_vector = error_manager_vector()
+
+
+def get_error_message(info: dict) -> str:
+    """``error_manager_util.get_error_message(error_info)``: the message the op puts in its RuntimeError."""
+    return ", ".join(f"{k}: {v}" for k, v in dict(info).items())

@@ -29,6 +29,11 @@ def _identity_decorator(*_a, **_k):
     return deco
 
 
+def _no_op(*_a, **_k):
+    """Compile-time metadata for the device's tiling (add_compile_info ...): nothing to do on the CPU."""
+    return None
+
+
 class _FusionManager:
     register = staticmethod(_identity_decorator)
 
@@ -88,7 +93,24 @@ def _tables() -> dict[str, dict]:
         "topi": {}, "topi.generic": {"auto_schedule": dsl.auto_schedule}, "topi.cce": {},
         "topi.cce.util": checks_ns,
         "impl": {}, "impl.util": {}, "impl.util.platform_adapter": adapter,
+        # the 2020-era dynamic-shape spelling: te.lang.dynamic, te.op, te.platform.shape_classifier
+        "te.lang.dynamic": dict(lang, shape_to_list=checks.shape_to_list, util=None),
+        "te.op": dict(register, register_operator=_identity_decorator, compute=dsl.compute,
+                      register_fusion_compute=_identity_decorator, add_compile_info=_no_op),
+        "te.platform.shape_classifier": {"classify": dsl.classify, "Mode": _OpPatternMode},
+        "te.utils.error_manager": {"error_manager_vector": checks.error_manager_vector,
+                                   "error_manager_util": None},
+        "te.utils.error_manager.error_manager_util": {"get_error_message": checks.get_error_message},
+        "te.utils.error_manager.error_manager_vector": vars_of_obj(checks.error_manager_vector),
     }
+
+
+def vars_of_obj(obj) -> dict:
+    """A module view of an object's raise_err_* functions (imported as a module by some ops)."""
+    names = ("raise_err_input_dtype_not_supported", "raise_err_check_params_rules", "raise_err_specific_reson",
+             "raise_err_inputs_dtype_not_equal", "raise_err_input_value_invalid", "raise_err_input_shpae_invalid",
+             "raise_err_two_input_dtype_invalid", "raise_err_two_input_shpae_invalid", "raise_err_input_param_range_invalid")
+    return {n: getattr(obj, n) for n in names}
 
 
 def vars_of(mod) -> dict:
@@ -113,6 +135,7 @@ def _build_modules() -> dict[str, types.ModuleType]:
         mods["tbe.common.utils.shape_util"]
     a.tbe_platform, a.tbe = mods["tbe.common.platform"], mods["tbe.dsl"]
     mods["te.lang.cce"].util = mods["te.lang.cce.util"]
+    mods["te.lang.dynamic"].util = mods["te.lang.cce.util"]
     mods["te.platform"].cce_intrin = types.SimpleNamespace(get_bit_len=checks.get_bit_len)
     return mods
 

@@ -180,9 +180,7 @@ def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package
                *[f"-D{d}" for d in g.variants[0].defines], str(g.spec.kernel_file)],
               f"checking {g.spec.kernel_file} with the NPU build's definitions ({g.variants[0].defines[0]}, "
               "DTYPE_*, opkit's tiling prelude) against opkit's emulator headers") for g in glues]
-    if project is not None:
-        from . import package as pkg
-        extra += pkg.check_jobs(project, [g.spec for g in glues], tc.cxx, settings)
+    # (--package: op_host/<op>.cpp with its tiling adapter was compiled by the contracts above.)
     defines = ["OPKIT_CHIP_ASCEND310P"] if settings.profile == "ascend310p" else []
     _say(log, f"npu: --check-only: compiling {binding} against torch and torch_npu {tc.torch_npu_dir}")
     lib = check.compile_binding(check_dir, binding, tc, version_macro=settings.torch_version_macro,
@@ -218,7 +216,7 @@ def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
                          "Unix Makefiles generator (install make)")
     gen = ["-G", GENERATOR]
     env = dict(os.environ)
-    env.pop("ASCEND_CUSTOM_OPP_PATH", None)   # custom op paths can disturb CANN builds (ascendc-facts §6)
+    env.pop("ASCEND_CUSTOM_OPP_PATH", None)   # custom op paths can disturb CANN builds (docs/facts/ascendc-facts.md §6)
     steps = [[cmake, *gen, "-S", str(src), "-B", str(tree), f"-DASCEND_PYTHON_EXECUTABLE={sys.executable}"],
              [cmake, "--build", str(tree), "-j", str(jobs or os.cpu_count() or 2)]]
     tree.mkdir(parents=True, exist_ok=True)

@@ -2,13 +2,13 @@
 kernel.cpp and tiling.h.
 
 What opkit writes (build/opkit/npu/package/):
-  ops.json                       msopgen's input (inputs/outputs/dtypes/formats/attrs), ascendc-facts §6
+  ops.json                       msopgen's input (inputs/outputs/dtypes/formats/attrs), docs/facts/ascendc-facts.md §6
   op_host/<op>.cpp               OpDef, InferShape, InferDataType, TilingFunc (adapter gert -> opkit)
   op_host/<op>_opkit_adapter.h   CANN-free part of the TilingFunc: runs <Op>Tiling, writes the struct
   op_host/<op>_tiling.h          copy of the op's tiling.h
   op_kernel/<op>.cpp             the op's kernel.cpp (its `#include "tiling.h"` -> "<op>_tiling.h":
                                  op_kernel files are installed flat), op_kernel/<op>_tiling.h
-  opkit_include/opkit/*.h        opkit's host headers (tiling.h, platform.h)
+  opkit_include/opkit/*.h        opkit's headers (tiling.h, platform.h, the toolkit); op_kernel/opkit/ the kernel toolkit
   CMakePresets.json              the values opkit sets in msopgen's presets (vendor, CANN path, SoC)
   build.sh                       msopgen gen -> overlay the files above -> the project's build.sh -> build_out/*.run
 The framework files (CMakeLists.txt, cmake/, scripts/) come from CANN's own `msopgen gen`, so they
@@ -81,8 +81,12 @@ def render_project(specs: list[OpSpec], project: Path, settings) -> Path:
     (project / "op_host").mkdir(parents=True, exist_ok=True)
     (project / "op_kernel").mkdir(parents=True, exist_ok=True)
     (project / "opkit_include" / "opkit").mkdir(parents=True, exist_ok=True)
-    for h in ("tiling.h", "platform.h"):
-        shutil.copyfile(settings.host_include / "opkit" / h, project / "opkit_include" / "opkit" / h)
+    for h in sorted((settings.host_include / "opkit").glob("*.h")):
+        shutil.copyfile(h, project / "opkit_include" / "opkit" / h.name)
+    # Kernels include the toolkit as "opkit/kernel_util.h": beside the kernel sources, found without -I.
+    (project / "op_kernel" / "opkit").mkdir(parents=True, exist_ok=True)
+    for h in ("kernel_util.h", "constants.h"):
+        shutil.copyfile(settings.host_include / "opkit" / h, project / "op_kernel" / "opkit" / h)
     (project / "ops.json").write_text(json.dumps(msopgen_json(specs), indent=2) + "\n")
     for g in glues:
         s = g.spec
@@ -99,26 +103,6 @@ def render_project(specs: list[OpSpec], project: Path, settings) -> Path:
     build_sh.write_text(e.get_template("package/build.sh.j2").render(s=settings, vendor=VENDOR, ops=glues))
     build_sh.chmod(0o755)
     return project
-
-
-def check_jobs(project: Path, specs: list[OpSpec], cxx: str, settings) -> list[tuple[list[str], str]]:
-    """Compile commands for what can be compiled without CANN: each op's tiling adapter (the op's
-    tiling.h in the package's context). op_host/<op>.cpp itself needs CANN's register/op_def_registry.h,
-    which the torch-npu wheel does not ship."""
-    check = project / "check"
-    check.mkdir(exist_ok=True)
-    jobs = []
-    for s in specs:
-        tu = check / f"{s.snake}_adapter_check.cpp"
-        tu.write_text(f'#include "{s.snake}_opkit_adapter.h"\n'
-                      f"// Instantiated so the adapter is compiled, not just parsed.\n"
-                      f"opkit_pkg_{s.snake}::Result opkit_check_{s.snake}(opkit::TilingContext& c, void* d, size_t n, size_t* w) {{\n"
-                      f"  return opkit_pkg_{s.snake}::run_tiling(c, d, n, w);\n}}\n")
-        defines = ["-DOPKIT_CHIP_ASCEND310P"] if settings.profile == "ascend310p" else []
-        jobs.append(([cxx, "-std=c++17", "-fsyntax-only", *defines, f"-I{project / 'op_host'}",
-                      f"-I{project / 'opkit_include'}", str(tu)],
-                     f"compiling the package tiling adapter {project / 'op_host' / (s.snake + '_opkit_adapter.h')}"))
-    return jobs
 
 
 def build_package(specs: list[OpSpec], project: Path, settings, *, cann_root: Path, log=None) -> Path:

@@ -30,6 +30,7 @@ constexpr uint32_t kFive = M(RoundMode::CAST_RINT) | M(RoundMode::CAST_FLOOR) | 
                            M(RoundMode::CAST_ROUND) | M(RoundMode::CAST_TRUNC);
 constexpr uint32_t kNone = M(RoundMode::CAST_NONE);
 constexpr uint32_t kOdd = M(RoundMode::CAST_ODD);
+constexpr uint32_t kAll = kFive | kNone | kOdd;
 
 // Allowed modes for Cast<D, S> on this chip (0: the pair does not exist).
 template <class D, class S>
@@ -44,6 +45,19 @@ constexpr uint32_t cast_modes() {
   else if constexpr (is_same<S, int32_t>::value && is_same<D, float>::value) return kFive | kNone;
   else if constexpr (is_same<S, half>::value && is_same<D, int32_t>::value) return kFive;
   else if constexpr (is_same<S, half>::value && (is_same<D, int8_t>::value || is_same<D, uint8_t>::value)) return kFive | kNone;
+  // The rest of the A2 table (Cast.md, mirror-cann/asc-devkit 7359511d); the 310P table is not modelled
+  // for these pairs, so they are A2-only here.
+  else if constexpr (kIs310P) return 0;
+  else if constexpr ((is_same<S, int8_t>::value || is_same<S, uint8_t>::value) && is_same<D, half>::value) return kNone;
+  else if constexpr (is_same<S, int16_t>::value && is_same<D, half>::value) return kFive | kNone;
+  else if constexpr (is_same<S, int16_t>::value && is_same<D, float>::value) return kNone;
+  else if constexpr (is_same<S, half>::value && is_same<D, int16_t>::value) return kFive;
+  else if constexpr (is_same<S, bfloat16_t>::value && is_same<D, int32_t>::value) return kFive;
+  else if constexpr (is_same<S, int32_t>::value && is_same<D, int16_t>::value) return kNone;
+  else if constexpr (is_same<S, int32_t>::value && is_same<D, half>::value) return kAll;  // mode ignored: SetDeqScale
+  else if constexpr (is_same<S, int32_t>::value && is_same<D, int64_t>::value) return kNone;
+  else if constexpr (is_same<S, int64_t>::value && is_same<D, int32_t>::value) return kNone;
+  else if constexpr (is_same<S, int64_t>::value && is_same<D, float>::value) return kFive;
   else return 0;
 }
 
@@ -190,7 +204,20 @@ OPKIT_EMU_HOT inline void cast_f2bf_rint_loop(bfloat16_t* d, const float* s, uin
 template <class D, class S>
 OPKIT_EMU_HOT void cast_generic_loop(D* d, const S* s, uint32_t n, RoundMode m) {
   for (uint32_t i = 0; i < n; ++i) {
-    if constexpr (is_half_v<D>) {
+    if constexpr (std::is_integral<D>::value && std::is_integral<S>::value) {
+      // integer narrowing saturates (the docs do not say; saturation is the conservative reading)
+      const int64_t v = static_cast<int64_t>(s[i]);
+      d[i] = static_cast<D>(std::min<int64_t>(std::max<int64_t>(v, std::numeric_limits<D>::min()),
+                                              std::numeric_limits<D>::max()));
+    } else if constexpr (is_half_v<D> && std::is_same<S, int32_t>::value) {
+      // int32 -> half is a dequantisation: src x the SetDeqScale scale, rounded to nearest even
+      const double x = static_cast<double>(s[i]) * ctx().deq_scale;
+      d[i] = from_f<half>(static_cast<float>(overflow(round_to_format(x, 11, -14, RoundMode::CAST_RINT), 65504.0,
+                                                      RoundMode::CAST_RINT)));
+    } else if constexpr (is_half_v<D> && std::is_integral<S>::value) {
+      const double x = static_cast<double>(s[i]);
+      d[i] = from_f<half>(static_cast<float>(overflow(round_to_format(x, 11, -14, m), 65504.0, m)));
+    } else if constexpr (is_half_v<D>) {
       float x = to_f(s[i]);
       d[i] = std::isfinite(x) ? from_f<half>(static_cast<float>(overflow(round_to_format(x, 11, -14, m), 65504.0, m))) : from_f<half>(x);
     } else if constexpr (is_bf16_v<D>) {
@@ -240,6 +267,9 @@ void cast_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>
 }  // namespace opkit_emu
 
 namespace AscendC {
+
+// Scale of the int32_t -> half Cast (SetDeqScale.md: "dst = src x scale"), per block.
+inline void SetDeqScale(half scale) { opkit_emu::ctx().deq_scale = static_cast<float>(scale); }
 
 template <class T, class U>
 __attribute__((always_inline)) inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src,

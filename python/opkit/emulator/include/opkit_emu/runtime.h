@@ -47,16 +47,22 @@ struct Violation : std::exception {
   const char* what() const noexcept override { return msg.c_str(); }
 };
 
-// Per-API vector counters (elements), so the roofline model can weight ops differently.
+// Per-API vector counters (elements), so the roofline model can weight ops differently. One list (an
+// X-macro) gives the enum and the names the stats report.
+#define OPKIT_EMU_VEC_OPS(X)                                                                                  \
+  X(Add) X(Sub) X(Mul) X(Div) X(Max) X(Min) X(Adds) X(Muls) X(Maxs) X(Mins) X(Exp) X(Ln) X(Abs) X(Sqrt)       \
+  X(Rsqrt) X(Reciprocal) X(Relu) X(LeakyRelu) X(Duplicate) X(Cast) X(ReduceSum) X(ReduceMax) X(ReduceMin)  \
+  X(Compare) X(Select) X(Other)
 enum class VecOp : int {
-  Add, Sub, Mul, Div, Max, Min, Adds, Muls, Maxs, Mins, Exp, Ln, Abs, Sqrt, Rsqrt, Reciprocal, Relu,
-  LeakyRelu, Duplicate, Cast, ReduceSum, ReduceMax, ReduceMin, Compare, Select, Other, Count_
+#define OPKIT_EMU_VEC_OP_ENUM(name) name,
+  OPKIT_EMU_VEC_OPS(OPKIT_EMU_VEC_OP_ENUM)
+#undef OPKIT_EMU_VEC_OP_ENUM
+  Count_
 };
 inline const char* vec_op_name(int i) {
-  static const char* names[] = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Adds", "Muls", "Maxs", "Mins",
-                                "Exp", "Ln", "Abs", "Sqrt", "Rsqrt", "Reciprocal", "Relu", "LeakyRelu",
-                                "Duplicate", "Cast", "ReduceSum", "ReduceMax", "ReduceMin", "Compare",
-                                "Select", "Other"};
+#define OPKIT_EMU_VEC_OP_NAME(name) #name,
+  static const char* names[] = {OPKIT_EMU_VEC_OPS(OPKIT_EMU_VEC_OP_NAME)};
+#undef OPKIT_EMU_VEC_OP_NAME
   return names[i];
 }
 
@@ -123,6 +129,7 @@ struct BlockCtx {
   // Counter mode. Every block starts in Normal mode with all lanes on.
   uint64_t mask_lo = ~0ull, mask_hi = ~0ull;
   bool mask_counter = false;
+  float deq_scale = 1.0f;  // SetDeqScale(half): scale of the int32_t -> half Cast (cast.h)
 
   [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
     throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));

@@ -1,0 +1,391 @@
+"""Run a model under a precision policy on the CPU, recording every layer's output.
+
+Two levels, so the policy sees the ops the device sees:
+- *atomic modules*: modules opkit knows as one op (nn.Linear -> linear, nn.LayerNorm and ConvNeXt-style
+  channels-first LayerNorms -> layer_norm, opkit-patched modules ...). Their forward runs once under the
+  policy entry for their op type, whatever it calls inside.
+- *function-level ops* outside atomic modules (a residual ``x + y``, ``q @ k``, ``.sum()``) are caught with a
+  TorchFunctionMode and run under the entry for their name (``add``, ``matmul``, ``sum``).
+
+Emulation of one op with entry (io, compute): floating inputs (and the module's parameters) are rounded to
+the I/O dtype; compute ``float32`` runs the op in FP32 on those values (the cube's FP32 accumulation for
+matmul/conv; FP32 internals of LayerNormV4 ...), ``hf32`` first rounds them to 10 mantissa bits, ``io``
+runs opkit's naive kernel (``torch.ops.opkit_naive``: the same AscendC kernel computing in fp16, on the
+emulator) when one exists, else PyTorch's CPU kernel on fp16 tensors; the output is rounded to the I/O
+dtype. Tensors flow between ops in their real dtypes, so ``io: keep`` ops follow their inputs as on the
+device.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+from torch.overrides import TorchFunctionMode
+
+from .. import patching
+from .policy import Entry, Policy
+
+F32, F16, BF16 = torch.float32, torch.float16, torch.bfloat16
+_DT = {"float16": F16, "bfloat16": BF16, "float32": F32}
+_LOW = (F16, BF16, F32)          # the dtypes a policy may change (fp64 and integers are left alone)
+
+# Module type -> op type (exact type, or a subclass that keeps the base forward).
+MODULE_OPS: dict[type, str] = {
+    nn.Linear: "linear", nn.Bilinear: "bilinear", nn.Conv1d: "conv1d", nn.Conv2d: "conv2d", nn.Conv3d: "conv3d",
+    nn.ConvTranspose1d: "conv_transpose1d", nn.ConvTranspose2d: "conv_transpose2d",
+    nn.ConvTranspose3d: "conv_transpose3d", nn.LayerNorm: "layer_norm", nn.GroupNorm: "group_norm",
+    nn.RMSNorm: "rms_norm", nn.BatchNorm1d: "batch_norm", nn.BatchNorm2d: "batch_norm",
+    nn.BatchNorm3d: "batch_norm", nn.Softmax: "softmax", nn.LogSoftmax: "log_softmax", nn.GELU: "gelu",
+    nn.SiLU: "silu", nn.ReLU: "relu", nn.ReLU6: "relu6", nn.LeakyReLU: "leaky_relu", nn.Tanh: "tanh",
+    nn.Sigmoid: "sigmoid", nn.Hardswish: "hardswish", nn.Mish: "mish", nn.PReLU: "prelu",
+    nn.MaxPool1d: "max_pool1d", nn.MaxPool2d: "max_pool2d", nn.AvgPool2d: "avg_pool2d",
+    nn.AdaptiveAvgPool1d: "adaptive_avg_pool1d", nn.AdaptiveAvgPool2d: "adaptive_avg_pool2d",
+    nn.Embedding: "embedding",
+}
+
+# Function names that move or view data, query metadata or cast on purpose: never touched.
+STRUCTURAL = frozenset("""
+__get__ __getitem__ __setitem__ __len__ __iter__ __repr__ __format__ __bool__ __hash__ __contains__ __index__
+__reduce_ex__ __deepcopy__ __array__ size dim numel shape dtype device view view_as reshape reshape_as
+permute transpose t flatten unflatten squeeze unsqueeze contiguous expand expand_as movedim moveaxis narrow
+select split chunk unbind cat concat concatenate stack clone detach detach_ to type type_as float half
+double bfloat16 int long bool cpu cuda requires_grad_ dropout dropout1d dropout2d identity tolist item
+is_floating_point is_contiguous stride storage_offset data_ptr element_size new_zeros new_ones new_empty
+new_full new_tensor zeros_like ones_like empty_like full_like randn_like rand_like nonzero argmax argmin
+eq ne lt le gt ge isfinite isnan isinf all any is_complex get_device is_nonzero untyped_storage
+""".split())
+
+_DUNDER = {"__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub", "__rsub__": "sub",
+           "__isub__": "sub", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul", "__truediv__": "div",
+           "__rtruediv__": "div", "__itruediv__": "div", "__div__": "div", "__rdiv__": "div",
+           "__floordiv__": "floor_divide", "__rfloordiv__": "floor_divide", "__mod__": "remainder", "__matmul__": "matmul", "__rmatmul__": "matmul",
+           "__pow__": "pow", "__rpow__": "pow", "__neg__": "neg", "__abs__": "abs"}
+_ALIASES = {"true_divide": "div", "divide": "div", "multiply": "mul", "subtract": "sub", "_softmax": "softmax",
+            "addmm": "addmm", "conv_tbc": "conv_tbc"}
+
+
+def op_name(func) -> str:
+    """The op type of a torch function (``Tensor.__add__`` -> ``add``, ``F.layer_norm`` -> ``layer_norm``)."""
+    name = getattr(func, "__name__", "") or str(func)
+    if name in _DUNDER:
+        return _DUNDER[name]
+    return _ALIASES.get(name, name)
+
+
+def module_op_type(m: nn.Module) -> str | None:
+    """The op type of a module opkit treats as one op, else None (its inner calls are seen one by one)."""
+    original = m.__dict__.get("opkit_original")
+    if original is not None:
+        return module_op_type(original)
+    t = type(m)
+    if t in MODULE_OPS:
+        return MODULE_OPS[t]
+    if patching._is_channels_first_ln(m):
+        return "layer_norm"
+    for base in t.__mro__[1:]:
+        if base in MODULE_OPS and t.forward is base.forward:
+            return MODULE_OPS[base]
+    return None
+
+
+@dataclass
+class LayerOut:
+    """One module call's output, with how the policy ran it."""
+    name: str               # module path (``#2`` for the second call of a shared module); "" = the model
+    module: str             # class name
+    op_type: str            # op type, or "block" for a container module
+    io_dtype: str
+    compute_dtype: str
+    kernel: str             # what computed it: cpu | opkit_naive.<op> | opkit.<op> | "-"
+    tensor: torch.Tensor    # float32 copy of the output (first tensor of a tuple)
+
+
+def _floats(obj, out: list) -> list:
+    if isinstance(obj, torch.Tensor):
+        if obj.dtype in _LOW:
+            out.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _floats(o, out)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _floats(o, out)
+    return out
+
+
+def hf32(t: torch.Tensor) -> torch.Tensor:
+    """Round FP32 values to HF32 (10 explicit mantissa bits, FP32 exponent), round to nearest even."""
+    i = t.contiguous().view(torch.int32)
+    lsb = (i >> 13) & 1
+    return ((i + 0x0FFF + lsb) & ~0x1FFF).view(torch.float32)
+
+
+def _cast(obj, io: torch.dtype, cdt: torch.dtype, rnd: bool = False):
+    """Floating tensors in ``obj`` rounded to ``io`` then held in ``cdt`` (optionally HF32-rounded)."""
+    if isinstance(obj, torch.Tensor):
+        if obj.dtype not in _LOW:
+            return obj
+        t = obj.to(io).to(cdt)
+        return hf32(t) if rnd and cdt == F32 else t
+    if isinstance(obj, tuple):
+        return tuple(_cast(o, io, cdt, rnd) for o in obj)
+    if isinstance(obj, list):
+        return [_cast(o, io, cdt, rnd) for o in obj]
+    if isinstance(obj, dict):
+        return {k: _cast(v, io, cdt, rnd) for k, v in obj.items()}
+    return obj
+
+
+def _to(obj, dt: torch.dtype):
+    return _cast(obj, dt, dt)
+
+
+def _first_tensor(out):
+    if isinstance(out, torch.Tensor):
+        return out
+    if isinstance(out, (list, tuple)):
+        for o in out:
+            t = _first_tensor(o)
+            if t is not None:
+                return t
+    return None
+
+
+def _dname(dt: torch.dtype) -> str:
+    return str(dt).replace("torch.", "")
+
+
+# Naive (fp16-computing) opkit kernels for function-level calls: name -> (args, kwargs) -> call or None.
+def _naive_call(name: str, args, kwargs):
+    ops = patching.Ops("naive")
+    x = args[0] if args else kwargs.get("input")
+    if not isinstance(x, torch.Tensor):
+        return None
+    if name == "layer_norm":
+        shape = args[1] if len(args) > 1 else kwargs.get("normalized_shape")
+        w = args[2] if len(args) > 2 else kwargs.get("weight")
+        b = args[3] if len(args) > 3 else kwargs.get("bias")
+        eps = args[4] if len(args) > 4 else kwargs.get("eps", 1e-5)
+        if len(shape) != 1 or w is None or b is None or not ops.has("layer_norm_fp32"):
+            return None
+        return lambda: ops.layer_norm_fp32(x, w, b, float(eps))
+    if name == "softmax":
+        dim = args[1] if len(args) > 1 else kwargs.get("dim")
+        if dim is None or kwargs.get("dtype") is not None or not ops.has("softmax_fp32"):
+            return None
+        return lambda: ops.softmax_fp32(x, int(dim))
+    if name == "gelu" and ops.has("gelu_fp32"):
+        return lambda: ops.gelu_fp32(x, kwargs.get("approximate", args[1] if len(args) > 1 else "none"))
+    if name == "silu" and ops.has("silu_fp32"):
+        return lambda: ops.silu_fp32(x)
+    return None
+
+
+class Simulator:
+    """Runs a model under ``policy`` (None: the plain FP32 reference) and records every layer's output.
+
+    ``overrides``: op type -> Entry, applied over the policy (the rescue runs keep one op type in FP32).
+    """
+
+    def __init__(self, policy: Policy | None, overrides: dict[str, Entry] | None = None, naive: bool = True):
+        self.policy = policy
+        self.overrides = dict(overrides or {})
+        self.naive = naive
+        self.depth = 0
+        self.lowered: Counter = Counter()     # op type -> calls run below FP32 (I/O or compute)
+        self.seen: Counter = Counter()        # op type -> calls
+        self.kernels: Counter = Counter()     # what computed the lowered calls: "layer_norm: opkit_naive..."
+        self._meta: dict[int, tuple[str, str, str]] = {}
+        self._naive_mods: dict[int, nn.Module | None] = {}
+
+    # -- resolution ---------------------------------------------------------------------------------
+    def entry(self, op_type: str) -> Entry:
+        return self.overrides.get(op_type) or self.policy.entry(op_type)
+
+    def _resolve(self, op_type: str, floats: list) -> tuple[torch.dtype, str]:
+        e = self.entry(op_type)
+        if e.io == "keep":
+            io = floats[0].dtype
+            for t in floats[1:]:
+                io = torch.promote_types(io, t.dtype)
+        else:
+            io = _DT[e.io]
+        compute = "float32" if e.compute == "io" and io == F32 else e.compute
+        self.seen[op_type] += 1
+        if io != F32 or compute != "float32":
+            self.lowered[op_type] += 1
+        return io, compute
+
+    # -- one op ---------------------------------------------------------------------------------------
+    def _execute(self, op_type: str, fn, args, kwargs, naive=None, module: nn.Module | None = None):
+        """Run ``fn(*args, **kwargs)`` as the policy says; returns (output, io, compute label, kernel)."""
+        io, compute = self._resolve(op_type, _floats((args, kwargs), []))
+        if compute == "io":
+            if naive is not None and self.naive and io in (F16, BF16):
+                call = naive(_to(args, io), _to(kwargs, io))
+                if call is not None:
+                    out, kernel = call()
+                    self.kernels[f"{op_type}: {kernel}"] += 1
+                    return _to(out, io), io, _dname(io), kernel
+            cdt, rnd, label = io, False, _dname(io)
+        else:
+            cdt, rnd, label = F32, compute == "hf32", compute
+        try:
+            with _params_as(module, io, cdt, rnd):
+                out = fn(*_cast(args, io, cdt, rnd), **_cast(kwargs, io, cdt, rnd))
+            kernel = "cpu"
+        except (RuntimeError, NotImplementedError) as e:
+            if cdt == F32 or "not implemented" not in str(e):
+                raise
+            with _params_as(module, io, F32, False):       # no CPU fp16 kernel: FP32 internals, said so
+                out = fn(*_cast(args, io, F32), **_cast(kwargs, io, F32))
+            kernel, label = "cpu (no fp16 CPU kernel: FP32 internals)", "float32"
+        self.kernels[f"{op_type}: {kernel}"] += 1
+        return _to(out, io), io, label, kernel
+
+    def _naive_module(self, m: nn.Module):
+        if id(m) not in self._naive_mods:
+            factory, _ = patching._find_mapping(m)
+            rep = None
+            if factory is not None:
+                try:
+                    rep = factory(m, patching.Ops("naive"))
+                except (patching.CannotPatch, Exception):  # noqa: BLE001 - no naive kernel: CPU fp16
+                    rep = None
+            self._naive_mods[id(m)] = rep
+        rep = self._naive_mods[id(m)]
+        if rep is None:
+            return None
+        return lambda args, kwargs: (lambda: (rep(*args, **kwargs), f"opkit_naive.{rep.opkit_op}"))
+
+    def _wrap_module(self, m: nn.Module, op_type: str, forward):
+        def fwd(*args, **kwargs):
+            self.depth += 1
+            try:
+                if m.__dict__.get("opkit_original") is not None:     # an opkit op: its kernel computes in FP32
+                    io, _ = self._resolve(op_type, _floats((args, kwargs), []))
+                    out = _to(forward(*_to(args, io), **_to(kwargs, io)), io)
+                    meta = (_dname(io), "float32", f"opkit.{getattr(m, 'opkit_op', type(m).__name__)}")
+                    self.kernels[f"{op_type}: {meta[2]}"] += 1
+                else:
+                    out, io, label, kernel = self._execute(op_type, forward, args, kwargs,
+                                                           naive=self._naive_module(m), module=m)
+                    meta = (_dname(io), label, kernel)
+                self._meta[id(m)] = meta
+                return out
+            finally:
+                self.depth -= 1
+        return fwd
+
+    # -- a whole run ----------------------------------------------------------------------------------
+    def run(self, model: nn.Module, inputs: tuple) -> tuple[object, list[LayerOut]]:
+        records: list[LayerOut] = []
+        calls: Counter = Counter()
+        atomic: dict[str, tuple[nn.Module, str]] = {}
+        hooked: list[tuple[str, nn.Module]] = []
+        for name, m in model.named_modules():
+            if any(name.startswith(a + ".") for a in atomic) or (name and "" in atomic):
+                continue
+            t = module_op_type(m)
+            if t is not None:
+                atomic[name] = (m, t)
+            hooked.append((name, m))
+
+        def hook_for(name: str, m: nn.Module):
+            t = atomic.get(name, (None, "block"))[1]
+
+            def hook(mod, args, out):
+                calls[name] += 1
+                key = name if calls[name] == 1 else f"{name}#{calls[name]}"
+                tensor = _first_tensor(out)
+                if tensor is None or not tensor.is_floating_point():
+                    return
+                if self.policy is None or t == "block":
+                    io = _dname(tensor.dtype) if t != "block" else "-"
+                    meta = (io, io, "cpu" if t != "block" else "-")
+                else:
+                    meta = self._meta.get(id(mod), ("?", "?", "?"))
+                records.append(LayerOut(key, type(mod).__name__, t, *meta,
+                                        tensor.detach().to(torch.float32).clone()))
+            return hook
+
+        handles = [m.register_forward_hook(hook_for(n, m)) for n, m in hooked]
+        saved = []
+        try:
+            if self.policy is not None:
+                for name, (m, t) in atomic.items():
+                    saved.append((m, m.__dict__.get("forward")))
+                    m.forward = self._wrap_module(m, t, m.forward)
+            with torch.no_grad(), (_PolicyMode(self) if self.policy is not None else _null()):
+                out = model(*inputs)
+        finally:
+            for h in handles:
+                h.remove()
+            for m, fwd in saved:
+                if fwd is None:
+                    del m.forward
+                else:
+                    m.forward = fwd
+        return out, records
+
+
+class _PolicyMode(TorchFunctionMode):
+    """Function-level ops outside atomic modules run under the policy entry for their name."""
+
+    def __init__(self, sim: Simulator):
+        super().__init__()
+        self.sim = sim
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        sim = self.sim
+        name = op_name(func)
+        if sim.depth or name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
+            return func(*args, **kwargs)
+        if not _floats((args, kwargs), []):
+            return func(*args, **kwargs)
+
+        def naive(a, k):
+            call = _naive_call(name, a, k)
+            return None if call is None else (lambda: (call(), f"opkit_naive.{name}"))
+        sim.depth += 1
+        try:
+            out, _, _, _ = sim._execute(name, func, args, kwargs, naive=naive)
+        finally:
+            sim.depth -= 1
+        return out
+
+
+@contextmanager
+def _null():
+    yield
+
+
+@contextmanager
+def _params_as(m: nn.Module | None, io: torch.dtype, cdt: torch.dtype, rnd: bool):
+    """The module's floating parameters and buffers rounded to ``io`` and held in ``cdt`` for one call."""
+    if m is None:
+        yield
+        return
+    saved = []
+    try:
+        for sub in m.modules():
+            for kind in ("_parameters", "_buffers"):
+                d = getattr(sub, kind)
+                for k, v in d.items():
+                    if v is not None and v.dtype in _LOW:
+                        saved.append((sub, kind, k, v, v.data))
+                        if kind == "_parameters":
+                            v.data = _cast(v.data, io, cdt, rnd)
+                        else:
+                            d[k] = _cast(v, io, cdt, rnd)
+        yield
+    finally:
+        for sub, kind, k, v, data in reversed(saved):
+            if kind == "_parameters":
+                v.data = data
+            else:
+                getattr(sub, kind)[k] = v

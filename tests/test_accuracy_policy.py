@@ -1,0 +1,160 @@
+"""Precision policy files (opkit/accuracy/policy.py, policies/*.yaml) and the CPU simulation of them."""
+import json
+
+import pytest
+import torch
+import torch.nn as nn
+
+from opkit.accuracy.layers import compare_runs, metrics, msprobe_verdict
+from opkit.accuracy.policy import builtin_names, load_policy
+from opkit.accuracy.simulate import Simulator, hf32, module_op_type, op_name
+from opkit.errors import OpkitError
+
+BUILTIN = ["cann-allow-fp32-to-fp16", "cann-allow-mix-precision", "cann-force-fp16", "fp16-compute",
+           "torch-npu-autocast"]
+
+
+def test_builtin_policies_load_and_say_what_is_uncertain():
+    assert builtin_names() == BUILTIN
+    for name in BUILTIN:
+        p = load_policy(name)
+        assert p.name == name and p.summary and p.sources
+        assert p.entry("linear").io in ("float16", "keep") and p.entry("linear").compute == "float32"
+
+
+def test_autocast_lists_keep_norm_softmax_sum_in_fp32():
+    p = load_policy("torch-npu-autocast")
+    for t in ("layer_norm", "softmax", "sum", "log_softmax", "group_norm"):
+        assert (p.entry(t).io, p.entry(t).compute) == ("float32", "float32"), t
+    for t in ("linear", "conv2d", "matmul", "bmm"):
+        assert p.entry(t).io == "float16", t
+    assert p.entry("gelu").io == "keep"          # unlisted: follows its input
+    assert p.entry("addcmul").io == "keep"       # promote
+
+
+def test_force_fp16_keeps_fp32_internals_of_layernorm_softmax_reducesum():
+    p = load_policy("cann-force-fp16")
+    for t in ("layer_norm", "softmax", "sum"):
+        assert (p.entry(t).io, p.entry(t).compute) == ("float16", "float32")
+    assert (p.entry("gelu").io, p.entry("gelu").compute) == ("float16", "io")
+    f = load_policy("fp16-compute")
+    assert (f.entry("layer_norm").io, f.entry("layer_norm").compute) == ("float16", "io")
+    assert f.entry("conv2d").compute == "float32"    # the cube accumulates in FP32 whatever the policy
+
+
+def test_mix_precision_lists_and_modify_mixlist(tmp_path):
+    p = load_policy("cann-allow-mix-precision")
+    assert p.entry("linear").io == "float16" and p.entry("layer_norm").io == "float16"
+    assert p.entry("gelu").io == "keep"              # gray
+    ml = tmp_path / "mixlist.json"
+    ml.write_text(json.dumps({"black-list": {"to-add": ["LayerNormV4", "LayerNorm"]},
+                              "white-list": {"to-remove": ["Add"]}}))
+    q = load_policy("cann-allow-mix-precision", mixlist=ml)
+    assert q.entry("layer_norm").io == "float32" and q.entry("layer_norm").source == "mix:black"
+    assert q.entry("add").io == "keep"
+    assert p.entry("layer_norm").io == "float16"     # the original policy is untouched
+    ml.write_text(json.dumps({"grey-list": {}}))
+    with pytest.raises(OpkitError, match="white-list / black-list"):
+        load_policy("cann-allow-mix-precision", mixlist=ml)
+    with pytest.raises(OpkitError, match="no mixed-precision lists"):
+        load_policy("fp16-compute", mixlist=ml)
+
+
+def test_user_policy_file_errors_name_the_field(tmp_path):
+    f = tmp_path / "mine.yaml"
+    f.write_text("policy: mine\ndefault: {io: float16, compute: io}\nops:\n  - {types: [linear], io: fp8, compute: io}\n")
+    with pytest.raises(OpkitError, match=r"mine.yaml: ops\[0\]: io must be one of"):
+        load_policy(f)
+    f.write_text("policy: mine\ndefault: {io: float32, compute: float32}\nops:\n  - {types: [layer_norm], io: float16, compute: io}\n")
+    p = load_policy(f)
+    assert p.entry("layer_norm").io == "float16" and p.entry("linear").io == "float32"
+    with pytest.raises(OpkitError, match="unknown policy 'nope'"):
+        load_policy("nope")
+
+
+def test_op_names_and_module_types():
+    assert op_name(torch.Tensor.__add__) == "add" and op_name(torch.Tensor.__rtruediv__) == "div"
+    assert op_name(torch.nn.functional.layer_norm) == "layer_norm"
+    assert module_op_type(nn.Linear(2, 2)) == "linear" and module_op_type(nn.Sequential()) is None
+
+    class CF(nn.Module):          # ConvNeXt's channels-first LayerNorm: one layer_norm op
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(3))
+            self.data_format = "channels_first"
+    assert module_op_type(CF()) == "layer_norm"
+
+
+def test_hf32_keeps_ten_mantissa_bits():
+    x = torch.tensor([1.0 + 2 ** -10, 1.0 + 2 ** -11, 1.0 + 2 ** -11 + 2 ** -12, 3.0e38])
+    y = hf32(x)
+    assert y[0] == 1.0 + 2 ** -10                       # representable
+    assert y[1] == 1.0                                  # tie -> even
+    assert y[2] == 1.0 + 2 ** -10                       # above the tie -> up
+    assert torch.isfinite(y[3])
+
+
+class Tiny(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.norm = nn.LayerNorm(8)
+
+    def forward(self, x):
+        return self.norm(self.fc(x) + 1000.0).sum(-1, keepdim=True) + x
+
+
+def test_simulation_follows_the_policy_per_layer():
+    torch.manual_seed(0)
+    m, x = Tiny().eval(), torch.randn(4, 8)
+    _, ref = Simulator(None).run(m, (x,))
+    sim = Simulator(load_policy("torch-npu-autocast"), naive=False)
+    out, recs = sim.run(m, (x,))
+    by = {r.name: r for r in recs}
+    assert (by["fc"].io_dtype, by["fc"].compute_dtype) == ("float16", "float32")
+    assert (by["norm"].io_dtype, by["norm"].compute_dtype) == ("float32", "float32")
+    assert out.dtype == torch.float32                   # sum is fp32_set_opt_dtype; + x promotes
+    assert sim.lowered["linear"] == 1 and sim.seen["add"] == 2 and sim.lowered["sum"] == 0
+    # fp16-compute: the LayerNorm computes in fp16 (PyTorch CPU here: naive=False) and its output is fp16
+    sim = Simulator(load_policy("fp16-compute"), naive=False)
+    out, recs = sim.run(m, (x,))
+    by = {r.name: r for r in recs}
+    assert (by["norm"].io_dtype, by["norm"].compute_dtype) == ("float16", "float16")
+    assert out.dtype == torch.float16
+    rows = compare_runs(ref, recs, 0.999)
+    assert [r.name for r in rows] == ["fc", "norm", ""]
+    assert rows[0].cosine > 0.9999                      # fp16 rounding of a linear layer
+    # the model itself is unchanged afterwards
+    assert "forward" not in m.fc.__dict__ and m.fc.weight.dtype == torch.float32
+
+
+def test_per_layer_metrics_and_msprobe_verdict():
+    a = torch.linspace(-1, 1, 100)
+    m = metrics(a, a)
+    assert m["cosine"] == 1.0 and m["max_abs"] == 0 and msprobe_verdict(m) == "Yes"
+    b = a.clone()
+    b[3] = float("inf")
+    m = metrics(b, a)
+    assert m["mismatch"] and m["nonfinite"] == 0.01 and msprobe_verdict(m) == "No"
+    m = metrics(a + 2.0, a)                             # max abs err > 1: msprobe says No
+    assert msprobe_verdict(m) == "No"
+    m = metrics(-a, a)
+    assert m["cosine"] == pytest.approx(-1.0) and msprobe_verdict(m) == "No"
+
+
+def test_fallback_column_from_an_opkit_scan_report(tmp_path):
+    """`modules` of an `opkit scan` JSON: a layer is marked when an op in it (or below it) falls back."""
+    import opkit
+    scan = {"modules": {"": [{"op": "aten::lgamma.out", "status": "fallback", "calls": 1}],
+                        "fc": [{"op": "aten::addmm", "status": "supported", "calls": 1}],
+                        "norm": [{"op": "aten::native_layer_norm", "status": "fallback", "calls": 1}]}}
+    torch.manual_seed(0)
+    rep = opkit.diagnose(Tiny().eval(), torch.randn(4, 8), policy="cann-allow-fp32-to-fp16", patch=False, scan=scan)
+    by = {r.name: r.fallback for r in rep.layers}
+    assert by["fc"] == "" and by["norm"] == "cpu: aten::native_layer_norm"
+    assert by[""] == "cpu: aten::lgamma.out, aten::native_layer_norm"
+    assert "fallback" in str(rep).splitlines()[1]
+    bad = tmp_path / "scan.json"
+    bad.write_text(json.dumps({"ops": []}))
+    rep = opkit.diagnose(Tiny().eval(), torch.randn(4, 8), policy="cann-allow-fp32-to-fp16", patch=False, scan=bad)
+    assert any("not an `opkit scan` JSON report" in n for n in rep.notes)

@@ -14,10 +14,13 @@ packages = find_namespace_packages("python", include=["opkit", "opkit.*"])
 package_dir = {"": "python"}
 package_data = {"opkit": ["include/**/*", "emulator/include/**/*", "**/*.h", "**/*.j2", "**/*.yaml", "**/*.cmake"]}
 for name, folder in SHARED.items():
-    pkg = f"opkit._share.{name}"
-    packages.append(pkg)
-    package_dir[pkg] = folder
-    package_data[pkg] = ["**/*"]
+    # Every folder below is declared a package of its own: setuptools warns ("Package would be ignored")
+    # about each importable-looking folder that is shipped as data but not listed.
+    root = f"opkit._share.{name}"
+    package_dir[root] = folder
+    for pkg in [root] + [f"{root}.{sub}" for sub in find_namespace_packages(folder, exclude=["*__pycache__*"])]:
+        packages.append(pkg)
+        package_data[pkg] = ["*", ".opkit-scaffold.yaml"]
 
 setup(packages=packages, package_dir=package_dir, package_data=package_data,
       exclude_package_data={"": ["*__pycache__*", "*.pyc", "*.orig"]})

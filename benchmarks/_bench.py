@@ -143,3 +143,13 @@ def load_ops(ops: list[str], workspace: str | None) -> None:
             with contextlib.chdir(tempfile.gettempdir()):
                 opkit.load(ops=ops)
     print(f"   loaded {', '.join(ops)} in {time.perf_counter() - t:.1f} s")
+
+
+def add_dtype_arg(ap) -> None:
+    ap.add_argument("--dtype", action="append", choices=["float32", "float16", "bfloat16"],
+                    help="only these I/O dtypes (default: all three; the goal is judged on float32)")
+
+
+def torch_dtypes(args) -> list:
+    import torch
+    return [getattr(torch, d) for d in (args.dtype or ["float32", "float16", "bfloat16"])]

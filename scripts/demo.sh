@@ -5,6 +5,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/setup.sh"
 WS="${OPKIT_DEMO_WS:-$(mktemp -d /tmp/opkit-demo.XXXXXX)}"
+mkdir -p "$WS"            # OPKIT_DEMO_WS may name a folder that does not exist yet
 echo "== workspace: $WS"
 cd "$WS"
 opkit new LayerNormFP32

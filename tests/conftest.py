@@ -16,5 +16,16 @@ def bundled_ops(tmp_path_factory):
     bundled ops), so opkit.load() there would ask for `opkit build` in the checkout. Outside it, the
     bundled ops come from the per-user cache build that every user gets on first load.
     """
+    from opkit.loader import build_failures
+    from opkit.workspace import bundled_entries
+
     with contextlib.chdir(tmp_path_factory.mktemp("outside-workspace")):
-        return opkit.load()
+        loaded = opkit.load()
+    # A user gets a warning and the other ops; the kit's own tests get an error: a bundled op that does
+    # not build must never turn its tests into skips.
+    missing = sorted(e.snake for e in bundled_entries() if e.spec is not None and e.snake not in loaded)
+    if missing:
+        why = "\n".join(f"--- {op}:\n{build_failures().get(op, 'not loaded (no build failure recorded)')[:3000]}"
+                        for op in missing)
+        pytest.fail(f"bundled ops not loaded: {', '.join(missing)}\n{why}", pytrace=False)
+    return loaded

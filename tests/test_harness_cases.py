@@ -128,3 +128,81 @@ tests:
     cases = build_matrix(spec, "default")
     assert {c.attrs["approximate"] for c in cases} == {"none", "tanh"}
     assert any(c.id.endswith("-tanh") for c in cases)
+
+
+@pytest.mark.parametrize("shape, planted", [((1000,), 3), ((3, 7), 3), ((1, 5), 2), ((2,), 1)])
+def test_special_values_reach_1d_and_few_row_inputs(shape, planted):
+    """NaN, +inf, -inf (in that order, as many as fit on odd columns) and +-0/subnormals on even ones."""
+    from opkit.harness.distributions import draw
+    x = draw("special", "float16", shape, torch.Generator().manual_seed(0)).to(torch.float16).float()
+    got = [bool(torch.isnan(x).any()), bool((x == float("inf")).any()), bool((x == float("-inf")).any())]
+    assert got == [True] * planted + [False] * (3 - planted)
+    assert (x.reshape(-1, shape[-1])[0, 0::2] == 0).any()
+
+
+def test_distribution_registry_is_the_one_list():
+    """op.yaml's allowed names, the ids/markers and the sampler all come from distributions.REGISTRY."""
+    from opkit.harness.distributions import DECLARABLE, REGISTRY, all_tags, expand
+    from opkit.spec import TestSpec
+    assert TestSpec(dims={}).distributions == DECLARABLE
+    assert "scale50" in REGISTRY and "scale50" not in DECLARABLE
+    assert expand(["normal", "scale"], "default") == ["normal", "scale50", "scale"]
+    assert expand(["normal", "scale", "special"], "quick") == ["normal", "scale50"]
+    assert {"offset200", "offset1000", "scale1e4", "scale1e6"} <= set(all_tags(["float16", "float32"]))
+
+
+LEAKY = """\
+op: LeakyReluFP32
+family: elementwise
+inputs:
+  - name: x
+    dtypes: [float16, float32]
+    shape: [...]
+outputs:
+  - {name: y, dtype: x, shape: x}
+attrs:
+  - {name: negative_slope, type: float, default: 0.01}
+tests:
+  dims: {"...": [1, 100000]}
+"""
+
+
+def test_float_attr_gets_three_values_and_1d_inputs_get_special_values(tmp_path):
+    spec = load_spec(write_op(tmp_path, "leaky_relu_fp32", op_yaml=LEAKY))
+    cases = build_matrix(spec, "default")
+    assert {c.attrs["negative_slope"] for c in cases} == {0.01, 0.1, 0.001}
+    special_1d = [c for c in cases if c.distribution == "special" and len(c.lead_shape) == 1 and c.lead_shape[0] >= 6]
+    assert len(special_1d) >= 3
+    for c in special_1d:
+        x = make_inputs(spec, c)[0].float()
+        assert torch.isnan(x).any() and (x == float("inf")).any() and (x == float("-inf")).any()
+    assert not any("rows" in c.kind for c in cases) and any(c.kind == "edge:numel%48" for c in cases)
+
+
+def test_tests_attrs_lists_the_values_and_dim_variants_cover_every_dim(tmp_path):
+    spec = load_spec(write_op(tmp_path, "leaky_relu_fp32", op_yaml=LEAKY + "  attrs: {negative_slope: [0.2, -1.0]}\n"))
+    cases = build_matrix(spec, "default")
+    assert {c.attrs["negative_slope"] for c in cases} == {0.01, 0.2, -1.0}
+    assert any(c.id.endswith("-negative_slope-1") for c in cases)
+    reduce = load_spec(write_op(tmp_path, "reduce_sum_fp32", op_yaml=REDUCE))
+    seen = {(len(c.lead_shape), c.attrs["dim"], c.attrs["keepdim"]) for c in build_matrix(reduce, "default")}
+    assert {(2, -1, False), (2, 0, False), (2, -1, True), (3, 0, False), (3, 1, False), (3, -1, False)} <= seen
+    bad = LEAKY + "  attrs: {negative_slope: [fast]}\n"
+    with pytest.raises(Exception, match=r"tests.attrs.negative_slope\[0\]: 'fast' is a string; expected a float"):
+        load_spec(write_op(tmp_path / "bad", "leaky_relu_fp32", op_yaml=bad))
+
+
+REDUCE = """\
+op: ReduceSumFP32
+family: reduce
+inputs:
+  - {name: x, dtypes: [float32], shape: [..., C]}
+outputs:
+  - {name: y, dtype: x, shape: "reduce(x, dim, keepdim)"}
+attrs:
+  - {name: dim, type: int, default: -1, role: dim}
+  - {name: keepdim, type: bool, default: false, role: keepdim}
+tests:
+  dims: {"...": [1, 4096], C: [1, 4096]}
+  shapes: [[64, 100], [3, 5, 77]]
+"""

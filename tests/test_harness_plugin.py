@@ -43,7 +43,8 @@ def ws(pytester):
 
 
 def test_isolation_reports_and_progress(ws):
-    sel = "fp16-64x1000-normal or fp32-64x1000-normal or fp16-5x17-normal or fp16-5x15-normal or fp32-1x7-normal"
+    sel = ("(fp16-64x1000-normal or fp32-64x1000-normal or fp16-5x17-normal or fp16-5x15-normal or "
+           "fp32-1x7-normal) and not eps")      # not the eps variants of the same shapes
     res = ws.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider", "-p", "no:terminal", "--opkit-progress",
                                   "--opkit-no-opcheck", "--opkit-timeout", "20", "-k", sel,
                                   "--opkit-report-json", "out/r.json", timeout=600)
@@ -70,10 +71,14 @@ def test_isolation_reports_and_progress(ws):
     out = res.stdout.str()
     assert "FAILED 3 of" in out and "failing shapes:" in out and "5x17" in out
     assert "rerun alone: opkit test layer_norm_fp32 -k fp16-5x17-normal" in out
-    html = ws.path / "build" / "opkit" / "reports" / "report.html"
+    html = ws.path / "build" / "opkit" / "reports" / "report-default.html"
     assert html.is_file() and "data:image/png;base64" in html.read_text()
     assert f"html report: {html}" in out
     assert "verdict: FAIL" in out
+    ac = data["summary"]["assert_close"]
+    assert ac["judged"] == 2 and ac["passed"] == sum(bool(c["metrics"].get("assert_close")) for c in others)
+    assert f"assert_close with default tolerances: {ac['passed']} of 2 float cases pass" in out
+    assert (ws.path / "build" / "opkit" / "reports" / "report-default.json").is_file()
 
 
 def test_pytest_native_ids_markers_and_k(ws):

@@ -34,22 +34,9 @@ def _name(dt: torch.dtype) -> str:
 
 
 def _check(out: torch.Tensor, gold: torch.Tensor, scale: torch.Tensor | None = None, standard="mere_mare"):
-    """The harness verdict for one output; fails with the metrics on screen.
-
-    Goldens inside the small-value domain (|gold| <= S) are judged by the small-value rule alone
-    (|err| <= A): there the output dtype's own resolution (fp16 subnormals, FP32 underflow) sets the
-    error, whatever the cancellation estimate says. Everything else goes through the harness's compare().
-    """
-    thr = thresholds(_name(out.dtype), standard)
-    o, g = out.detach().double().reshape(-1), gold.detach().double().reshape(-1)
-    small = g.abs() <= thr.small_value
-    if standard == "mere_mare" and bool(small.any()):
-        err = (o[small] - g[small]).abs()
-        assert bool((err <= thr.small_atol).all()), f"small-value rule: max |err| {float(err.max()):.3g} > {thr.small_atol:.3g}"
-        keep = ~small
-        out, gold = out.reshape(-1)[keep], gold.reshape(-1)[keep]
-        scale = scale.reshape(-1)[keep] if scale is not None else None
-    res = compare(out, gold, thr, scale)
+    """The harness verdict for one output (metrics.compare, the rule `opkit test` applies); fails with the
+    metrics on screen."""
+    res = compare(out, gold, thresholds(_name(out.dtype), standard), scale)
     assert res["passed"], (res["reason"], res)
 
 

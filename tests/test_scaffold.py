@@ -75,3 +75,46 @@ def test_bad_names_unknown_family_and_clashes(tmp_path):
     s.op_dir.rename(other)
     with pytest.raises(OpkitError, match="already exists in this workspace at"):
         new("Foo", cwd=tmp_path)
+
+
+def test_data_answers_select_a_variant_and_are_recorded(tmp_path):
+    s = new("MyRms", family="norm", data={"norm": "rms"}, cwd=tmp_path)
+    spec = load_spec(s.op_dir)
+    assert [i.name for i in spec.inputs] == ["x", "weight"]                    # RMSNorm: no bias
+    rec = yaml.safe_load((s.op_dir / ANSWERS).read_text())
+    assert (rec["family"], rec["data"]) == ("norm", {"norm": "rms", "backward": False})
+    # --answers replays them under another name: the same files, names aside
+    t = new("Again", answers=s.op_dir / ANSWERS, cwd=tmp_path)
+    for f in ("kernel.cpp", "tiling.h", "op.yaml", "reference.py"):
+        a = (s.op_dir / f).read_text().replace("MyRms", "N").replace("my_rms", "n")
+        assert a == (t.op_dir / f).read_text().replace("Again", "N").replace("again", "n")
+
+
+def test_from_a_bundled_op_renames_it(tmp_path):
+    s = new("ArgMax", from_op="reduce_max_fp32", cwd=tmp_path)
+    assert s.source == "from:reduce_max_fp32"
+    spec = load_spec(s.op_dir)
+    assert (spec.name, spec.family, [o.name for o in spec.outputs]) == ("ArgMax", "reduce", ["values", "indices"])
+    kernel = (s.op_dir / "kernel.cpp").read_text()
+    assert "arg_max" in kernel and "reduce_max_fp32" not in kernel
+    with pytest.raises(OpkitError, match="--from nope: no bundled op of that name; bundled ops: .*reduce_max_fp32"):
+        new("Other", from_op="nope", cwd=tmp_path)
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"family": "norm", "data": {"norm": "batch"}}, r"data norm='batch' is not one of \['layer', 'rms'\]"),
+    ({"family": "norm", "data": {"nrom": "rms"}}, "unknown data key.*nrom; expected some of: norm, backward"),
+    ({"family": "elementwise", "data": {"backward": True}},
+     "written for these answers only: .*got activation=swish, backward=true"),
+])
+def test_bad_answers_name_the_key_and_write_nothing(tmp_path, kw, message):
+    with pytest.raises(OpkitError, match=message):
+        new("Foo", cwd=tmp_path, **kw)
+    assert not (tmp_path / "ops").exists()
+
+
+def test_parse_data_reads_yaml_scalars():
+    from opkit.families import parse_data
+    assert parse_data(["norm=rms", "backward=true"]) == {"norm": "rms", "backward": True}
+    with pytest.raises(OpkitError, match="expected KEY=VALUE"):
+        parse_data(["norm"])

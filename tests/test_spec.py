@@ -78,6 +78,8 @@ def test_good_spec_loads_into_dataclasses(tmp_path):
     ("C: [1, 16384]}", "C: [100, 1]}", "tests.dims.C", "1 <= min <= max"),
     ("  distributions: [normal, offset]", "  distributions: [normal, gaussian]", "tests.distributions[1]",
      "expected one of"),
+    ("{threshold: 0.0078125}", "{rtol: 0.0078125}", "accuracy.overrides.bfloat16.rtol",
+     "unknown accuracy setting 'rtol'; expected one of threshold, mare_ratio"),
     ("  standard: mere_mare", "  standard: strict", "accuracy.standard", "mere_mare, bit_exact"),
     ("grad.y, x", "grad.z, x", "backward.args[0]", "names nothing"),
     ("compute_dtype: float32", "compute_dtype: float64", "compute_dtype", "expected one of"),

@@ -12,6 +12,7 @@
 // which stays within a few FP32 ulps of an fp64 golden for offsets and scales far beyond fp16.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -23,27 +24,9 @@ using ComputeT = float;
 
 namespace add_layer_norm_fp32_impl {
 
-template <typename A, typename B>
-struct SameType { static constexpr bool value = false; };
-template <typename A>
-struct SameType<A, A> { static constexpr bool value = true; };
-
-// A scalar read of a vector result must wait for the vector pipe; a scalar write must land before
-// the vector pipe reads it.
-__aicore__ inline void VectorToScalarSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
-  SetFlag<HardEvent::V_S>(e);
-  WaitFlag<HardEvent::V_S>(e);
-}
-__aicore__ inline void ScalarToVectorSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
-  SetFlag<HardEvent::S_V>(e);
-  WaitFlag<HardEvent::S_V>(e);
-}
-
 template <typename T, typename CT>
 class Kernel {
-  static constexpr bool kCast = !SameType<T, CT>::value;   // I/O dtype differs from compute dtype
+  static constexpr bool kCast = !opkit::SameType<T, CT>::value;   // I/O dtype differs from compute dtype
   static constexpr uint32_t kBlockElems = 32 / sizeof(T);
 
  public:
@@ -52,9 +35,9 @@ class Kernel {
     td_ = td;
     invN_ = 1.0f / static_cast<float>(td.cols);
     // This block's rows: the first `remainderRows` blocks take one extra.
-    const uint64_t b = GetBlockIdx();
-    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
-    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const opkit::BlockRows mine = opkit::RowsOfBlock(td.rowsPerBlock, td.remainderRows);
+    myRows_ = mine.count;
+    firstRow_ = mine.first;
     const uint64_t total = static_cast<uint64_t>(td.rows) * td.cols;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), total);
     rGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(residual), total);
@@ -104,10 +87,7 @@ class Kernel {
   // GM -> UB of `rows` rows of `cols` elements, each row padded with zeros to a 32 B pitch.
   __aicore__ inline void CopyRowsIn(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t rows,
                                     uint32_t cols) {
-    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
-    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
-    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
-    DataCopyPad(dst, src, p, pad);
+    opkit::CopyRowsPadded(dst, src, rows, cols);
   }
 
   // Weight and bias columns [c0, c0+n) into wF_/bF_ (ComputeT).
@@ -148,7 +128,7 @@ class Kernel {
         Cast(rc, rin[r * pitch], RoundMode::CAST_NONE, cols);
         Add(xc[r * pitch], xc[r * pitch], rc, cols);
         if (sumOut == nullptr) continue;
-        if constexpr (SameType<T, half>::value) {
+        if constexpr (opkit::SameType<T, half>::value) {
           // fp16 + fp16 rounded once to fp16 is the FP32 sum rounded to fp16, but overflows to inf as in
           // PyTorch (a float -> half Cast saturates at 65504 instead).
           Add((*sumOut)[r * pitch], xin[r * pitch], rin[r * pitch], cols);
@@ -169,19 +149,19 @@ class Kernel {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     LocalTensor<CT> tmp = redTmpBuf_.Get<CT>();
     ReduceSum(red, src, tmp, count);
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 
   // rstd[i] = 1 / sqrt(var[i] + eps) for i < n, on the vector unit (IEEE sqrt and divide).
   __aicore__ inline void Rstd(const LocalTensor<CT>& var, uint32_t n) {
     LocalTensor<CT> ones = onesBuf_.Get<CT>();
-    ScalarToVectorSync();
+    opkit::ScalarToVectorSync();
     Adds(var, var, static_cast<CT>(td_.eps), n);
     Sqrt(var, var, n);
     Duplicate(ones, static_cast<CT>(1.0f), n);
     Div(var, ones, var, n);
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
   }
 
   // Centre one row (d = x - m0 in place) and return its corrected variance; *corr = mean(d).

@@ -22,7 +22,7 @@ struct AddRmsNormFP32TilingData {
 #include <algorithm>
 #include <stdexcept>
 
-#include "opkit/tiling.h"
+#include "opkit/tiling_util.h"
 
 inline void AddRmsNormFP32Tiling(opkit::TilingContext& ctx, AddRmsNormFP32TilingData& t) {
   const opkit::TensorInfo& x = ctx.inputs.at(0);
@@ -38,12 +38,8 @@ inline void AddRmsNormFP32Tiling(opkit::TilingContext& ctx, AddRmsNormFP32Tiling
   t.eps = static_cast<float>(ctx.attr_float("eps"));
   t.stride = static_cast<uint32_t>(opkit::align_up(std::max<uint64_t>(cols, 1), opkit::kBlockBytes / io));
 
-  // Rows across cores: at most one row count apart, the first blocks take the remainder.
-  const uint64_t blocks = std::max<uint64_t>(1, std::min<uint64_t>(ctx.platform.vector_cores, rows));
-  ctx.block_dim = static_cast<uint32_t>(blocks);
-  t.rowsPerBlock = static_cast<uint32_t>(rows / blocks);
-  t.remainderRows = static_cast<uint32_t>(rows % blocks);
-  const uint64_t maxBlockRows = std::max<uint64_t>(1, opkit::ceil_div(rows, blocks));
+  // Rows across cores, at most one apart (opkit/tiling_util.h).
+  const uint64_t maxBlockRows = opkit::SplitRows(ctx, rows, t);
 
   // UB per column, assuming FP32 compute (the naive variant needs less): x, residual in and sum, out
   // out (double-buffered) plus an FP32 copy of the sum scale with the rows of a tile; the weight (I/O
@@ -59,8 +55,9 @@ inline void AddRmsNormFP32Tiling(opkit::TilingContext& ctx, AddRmsNormFP32Tiling
   const uint64_t fixedBytes = t.stride * perFixedCol;
   if (fixedBytes + t.stride * perTileCol + smallBytes(t.stride, 1) <= budget) {
     uint64_t r = (budget - fixedBytes - smallBytes(t.stride, 0)) / (t.stride * perTileCol + 8);
-    r = std::min<uint64_t>({r, maxBlockRows, 1024});
-    while (r > 1 && fixedBytes + r * t.stride * perTileCol + smallBytes(t.stride, r) > budget) --r;
+    r = opkit::LargestFitting(
+        std::min<uint64_t>({r, maxBlockRows, 1024}),
+        [&](uint64_t n) { return fixedBytes + n * t.stride * perTileCol + smallBytes(t.stride, n) <= budget; });
     t.tileRows = static_cast<uint32_t>(r);
     t.tileCols = 0;
     return;

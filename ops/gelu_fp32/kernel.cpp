@@ -13,6 +13,7 @@
 // approximate="tanh": 0.5 * x * (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) * (x + 0.044715 x^3).
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -25,10 +26,6 @@ using ComputeT = float;
 namespace gelu_fp32_impl {
 
 constexpr int32_t kBufferNum = 2;  // double buffering: copy-in of tile i+1 overlaps compute of tile i
-constexpr uint64_t kSplitUnit = 256;  // must match kGeluFP32SplitUnit in tiling.h
-
-template <class A, class B> struct IsSame { static constexpr bool value = false; };
-template <class A> struct IsSame<A, A> { static constexpr bool value = true; };
 
 template <class T>
 class GeluKernel {
@@ -36,17 +33,10 @@ class GeluKernel {
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const GeluFP32TilingData& td) {
     tileLen_ = td.tileLen;
     approximate_ = td.approximate;
-    // This core's range, in split units: the first `rem` cores take one unit more.
-    const uint64_t units = (td.total + kSplitUnit - 1) / kSplitUnit;
-    const uint64_t blocks = GetBlockNum();
-    const uint64_t idx = GetBlockIdx();
-    const uint64_t base = units / blocks, rem = units % blocks;
-    const uint64_t firstUnit = idx * base + (idx < rem ? idx : rem);
-    const uint64_t myUnits = base + (idx < rem ? 1 : 0);
-    const uint64_t start = firstUnit * kSplitUnit;
-    uint64_t end = (firstUnit + myUnits) * kSplitUnit;
-    if (end > td.total) end = td.total;
-    len_ = end > start ? end - start : 0;
+    // This core's range: the first cores take one 256-element unit more (opkit/kernel_util.h).
+    const opkit::BlockRange range = opkit::RangeOfBlock(td.total);
+    const uint64_t start = range.start;
+    len_ = range.len;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, len_);
     yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, len_);
     if (len_ == 0) return;
@@ -88,7 +78,7 @@ class GeluKernel {
     LocalTensor<T> out = outQ_.AllocTensor<T>();
     LocalTensor<ComputeT> x = xBuf_.Get<ComputeT>();
     LocalTensor<ComputeT> y;
-    if constexpr (IsSame<T, ComputeT>::value) {
+    if constexpr (opkit::SameType<T, ComputeT>::value) {
       x = in;
       y = out;
     } else {
@@ -100,7 +90,7 @@ class GeluKernel {
     } else {
       GeluTanh(y, x, n);
     }
-    if constexpr (!IsSame<T, ComputeT>::value) {
+    if constexpr (!opkit::SameType<T, ComputeT>::value) {
       Cast(out, y, RoundMode::CAST_RINT, n);
     }
     inQ_.FreeTensor(in);

@@ -16,10 +16,8 @@ struct GeluFP32BackwardTilingData {
 #include <stdexcept>
 #include <string>
 
-#include "opkit/tiling.h"
+#include "opkit/tiling_util.h"
 
-// Cores split the tensor in units of this many elements, so every core starts 32-byte aligned.
-inline constexpr uint64_t kGeluFP32BackwardSplitUnit = 256;
 // UB bytes per tile element: x and dy in and dx out, double-buffered in the I/O dtype, plus six fp32
 // work buffers (x, dy, three temporaries, the constant numerator used by Div).
 inline uint64_t GeluFP32BackwardBytesPerElem(size_t io_bytes) { return 3 * 2 * io_bytes + 6 * 4; }
@@ -35,11 +33,11 @@ inline void GeluFP32BackwardTiling(opkit::TilingContext& ctx, GeluFP32BackwardTi
     throw std::invalid_argument("gelu_fp32_backward: attr 'approximate' must be \"none\" or \"tanh\", got \"" + mode + "\"");
   }
   t.total = static_cast<uint64_t>(x.numel());
-  const uint64_t units = opkit::ceil_div(t.total, kGeluFP32BackwardSplitUnit);
+  const uint64_t units = opkit::ceil_div(t.total, opkit::kSplitUnit);
   ctx.block_dim = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(units, ctx.platform.vector_cores)));
   // Largest tile that fits UB, but no larger than one core's share (small tensors use less UB).
   const uint64_t fit = ctx.platform.ub_usable_bytes / GeluFP32BackwardBytesPerElem(x.elem_size()) / 64 * 64;
-  const uint64_t share = opkit::align_up(opkit::ceil_div(units, ctx.block_dim) * kGeluFP32BackwardSplitUnit, 64);
+  const uint64_t share = opkit::align_up(opkit::ceil_div(units, ctx.block_dim) * opkit::kSplitUnit, 64);
   t.tileLen = static_cast<uint32_t>(std::max<uint64_t>(64, std::min(fit, share)));
 }
 #endif

@@ -23,7 +23,7 @@ struct LayerNormFP32TilingData {
 #include <stdexcept>
 #include <string>
 
-#include "opkit/tiling.h"
+#include "opkit/tiling_util.h"
 
 // UB bytes the kernel asks for, per column of a tile (both layouts need the same, assuming FP32
 // compute, which is the larger case; the naive variant computes in the I/O dtype and needs less):
@@ -47,12 +47,8 @@ inline void LayerNormFP32Tiling(opkit::TilingContext& ctx, LayerNormFP32TilingDa
   const uint64_t perBlock32 = opkit::kBlockBytes / io;   // elements in one 32 B block
   t.stride = static_cast<uint32_t>(opkit::align_up(std::max<uint64_t>(cols, 1), perBlock32));
 
-  // Rows across cores: at most one row count apart, the first blocks take the remainder.
-  const uint64_t blocks = std::max<uint64_t>(1, std::min<uint64_t>(ctx.platform.vector_cores, rows));
-  ctx.block_dim = static_cast<uint32_t>(blocks);
-  t.rowsPerBlock = static_cast<uint32_t>(rows / blocks);
-  t.remainderRows = static_cast<uint32_t>(rows % blocks);
-  const uint64_t maxBlockRows = std::max<uint64_t>(1, opkit::ceil_div(rows, blocks));
+  // Rows across cores, at most one apart (opkit/tiling_util.h).
+  const uint64_t maxBlockRows = opkit::SplitRows(ctx, rows, t);
 
   // Fixed small buffers: ReduceSum result + its work area, and three per-row stat vectors.
   const uint64_t budget = ctx.platform.ub_usable_bytes;
@@ -66,8 +62,9 @@ inline void LayerNormFP32Tiling(opkit::TilingContext& ctx, LayerNormFP32TilingDa
   const uint64_t fixedBytes = t.stride * (perCol - 4 * io - (io == 4 ? 0 : 4));
   if (fixedBytes + perRowBytes + smallBytes(t.stride, 1) <= budget) {
     uint64_t r = (budget - fixedBytes - smallBytes(t.stride, 0)) / (perRowBytes + 4);
-    r = std::min<uint64_t>({r, maxBlockRows, 1024});
-    while (r > 1 && fixedBytes + r * perRowBytes + smallBytes(t.stride, r) > budget) --r;
+    r = opkit::LargestFitting(
+        std::min<uint64_t>({r, maxBlockRows, 1024}),
+        [&](uint64_t n) { return fixedBytes + n * perRowBytes + smallBytes(t.stride, n) <= budget; });
     t.tileRows = static_cast<uint32_t>(r);
     t.tileCols = 0;
     return;

@@ -7,6 +7,7 @@
 // the result to the FP32 outputs with SetAtomicAdd (the outputs are zero-filled before launch).
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -18,24 +19,10 @@ using ComputeT = float;
 
 namespace layer_norm_fp32_backward_impl {
 
-template <typename A, typename B>
-struct SameType { static constexpr bool value = false; };
-template <typename A>
-struct SameType<A, A> { static constexpr bool value = true; };
-
-// Cross-pipe ordering between scalar reads/writes, vector ops and the UB -> GM copies of
-// non-queue (TBuf) tensors.
-template <HardEvent E>
-__aicore__ inline void PipeSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(E));
-  SetFlag<E>(e);
-  WaitFlag<E>(e);
-}
-
 template <typename T, typename CT>
 class Kernel {
-  static constexpr bool kCast = !SameType<T, CT>::value;          // I/O dtype differs from compute dtype
-  static constexpr bool kAccCast = !SameType<CT, float>::value;   // naive variant: accumulators -> FP32
+  static constexpr bool kCast = !opkit::SameType<T, CT>::value;          // I/O dtype differs from compute dtype
+  static constexpr bool kAccCast = !opkit::SameType<CT, float>::value;   // naive variant: accumulators -> FP32
   static constexpr uint32_t kBlockElems = 32 / sizeof(T);
 
  public:
@@ -44,9 +31,9 @@ class Kernel {
     td_ = td;
     invN_ = 1.0f / static_cast<float>(td.cols);
     // This block's rows: the first `remainderRows` blocks take one extra.
-    const uint64_t b = GetBlockIdx();
-    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
-    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const opkit::BlockRows mine = opkit::RowsOfBlock(td.rowsPerBlock, td.remainderRows);
+    myRows_ = mine.count;
+    firstRow_ = mine.first;
     const uint64_t total = static_cast<uint64_t>(td.rows) * td.cols;
     dyGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dy), total);
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), total);
@@ -104,10 +91,7 @@ class Kernel {
   // GM -> UB of `rows` rows of `cols` elements, each row padded with zeros to a 32 B pitch.
   __aicore__ inline void CopyRowsIn(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t rows,
                                     uint32_t cols) {
-    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
-    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
-    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
-    DataCopyPad(dst, src, p, pad);
+    opkit::CopyRowsPadded(dst, src, rows, cols);
   }
 
   template <typename Q>
@@ -145,19 +129,19 @@ class Kernel {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     LocalTensor<CT> tmp = redTmpBuf_.Get<CT>();
     ReduceSum(red, src, tmp, count);
-    PipeSync<HardEvent::V_S>();
+    opkit::PipeSync<HardEvent::V_S>();
     return static_cast<float>(red.GetValue(0));
   }
 
   // rstd[i] = 1 / sqrt(var[i] + eps) for i < n, on the vector unit (IEEE sqrt and divide).
   __aicore__ inline void Rstd(const LocalTensor<CT>& var, uint32_t n) {
     LocalTensor<CT> ones = onesBuf_.Get<CT>();
-    PipeSync<HardEvent::S_V>();
+    opkit::PipeSync<HardEvent::S_V>();
     Adds(var, var, static_cast<CT>(td_.eps), n);
     Sqrt(var, var, n);
     Duplicate(ones, static_cast<CT>(1.0f), n);
     Div(var, ones, var, n);
-    PipeSync<HardEvent::V_S>();
+    opkit::PipeSync<HardEvent::V_S>();
   }
 
   // Centre one row (d = x - m0 in place), return its corrected variance; *corr = mean(d).
@@ -198,12 +182,12 @@ class Kernel {
     } else {
       f = src;
     }
-    PipeSync<HardEvent::V_MTE3>();
+    opkit::PipeSync<HardEvent::V_MTE3>();
     SetAtomicAdd<float>();
     DataCopyExtParams p{1, static_cast<uint32_t>(n * sizeof(float)), 0, 0, 0};
     DataCopyPad(dst[c0], f, p);
     SetAtomicNone();
-    PipeSync<HardEvent::MTE3_V>();
+    opkit::PipeSync<HardEvent::MTE3_V>();
   }
 
   __aicore__ inline void StoreRows(LocalTensor<T>& out, uint64_t row0, uint32_t rows, uint32_t cols,

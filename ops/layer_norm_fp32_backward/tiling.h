@@ -21,7 +21,7 @@ struct LayerNormFP32BackwardTilingData {
 #include <algorithm>
 #include <stdexcept>
 
-#include "opkit/tiling.h"
+#include "opkit/tiling_util.h"
 
 inline void LayerNormFP32BackwardTiling(opkit::TilingContext& ctx, LayerNormFP32BackwardTilingData& t) {
   const opkit::TensorInfo& x = ctx.inputs.at(1);
@@ -37,12 +37,8 @@ inline void LayerNormFP32BackwardTiling(opkit::TilingContext& ctx, LayerNormFP32
   t.eps = static_cast<float>(ctx.attr_float("eps"));
   t.stride = static_cast<uint32_t>(opkit::align_up(std::max<uint64_t>(cols, 1), opkit::kBlockBytes / io));
 
-  // Rows across cores: at most one row count apart, the first blocks take the remainder.
-  const uint64_t blocks = std::max<uint64_t>(1, std::min<uint64_t>(ctx.platform.vector_cores, rows));
-  ctx.block_dim = static_cast<uint32_t>(blocks);
-  t.rowsPerBlock = static_cast<uint32_t>(rows / blocks);
-  t.remainderRows = static_cast<uint32_t>(rows % blocks);
-  const uint64_t maxBlockRows = std::max<uint64_t>(1, opkit::ceil_div(rows, blocks));
+  // Rows across cores, at most one apart (opkit/tiling_util.h).
+  const uint64_t maxBlockRows = opkit::SplitRows(ctx, rows, t);
 
   // UB per column, assuming FP32 compute (the naive variant needs less): x, dy in and dx out
   // (double-buffered) and FP32 copies of x and dy scale with the rows of a tile; the weight (I/O
@@ -57,8 +53,9 @@ inline void LayerNormFP32BackwardTiling(opkit::TilingContext& ctx, LayerNormFP32
   const uint64_t fixedBytes = t.stride * perFixedCol;
   if (fixedBytes + t.stride * perTileCol + smallBytes(t.stride, 1) <= budget) {
     uint64_t r = (budget - fixedBytes - smallBytes(t.stride, 0)) / (t.stride * perTileCol + 12);
-    r = std::min<uint64_t>({r, maxBlockRows, 1024});
-    while (r > 1 && fixedBytes + r * t.stride * perTileCol + smallBytes(t.stride, r) > budget) --r;
+    r = opkit::LargestFitting(
+        std::min<uint64_t>({r, maxBlockRows, 1024}),
+        [&](uint64_t n) { return fixedBytes + n * t.stride * perTileCol + smallBytes(t.stride, n) <= budget; });
     t.tileRows = static_cast<uint32_t>(r);
     t.tileCols = 0;
     return;

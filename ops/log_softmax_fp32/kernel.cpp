@@ -13,6 +13,7 @@
 // come out nan as in PyTorch.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -24,39 +25,22 @@ using ComputeT = float;
 
 namespace log_softmax_fp32_impl {
 
-template <typename A, typename B>
-struct SameType { static constexpr bool value = false; };
-template <typename A>
-struct SameType<A, A> { static constexpr bool value = true; };
 // ReduceMax stores the arg-max in the bit pattern of the compute dtype.
 template <int Bytes> struct IndexBits { using type = uint32_t; };
 template <> struct IndexBits<2> { using type = uint16_t; };
 
-// A scalar read of a vector result must wait for the vector pipe; a scalar write must land before
-// the vector pipe reads it.
-__aicore__ inline void VectorToScalarSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
-  SetFlag<HardEvent::V_S>(e);
-  WaitFlag<HardEvent::V_S>(e);
-}
-__aicore__ inline void ScalarToVectorSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
-  SetFlag<HardEvent::S_V>(e);
-  WaitFlag<HardEvent::S_V>(e);
-}
-
 template <typename T, typename CT>
 class Kernel {
-  static constexpr bool kCast = !SameType<T, CT>::value;  // I/O dtype differs from compute dtype
+  static constexpr bool kCast = !opkit::SameType<T, CT>::value;  // I/O dtype differs from compute dtype
   static constexpr uint32_t kBlockElems = 32 / sizeof(T);
   using IdxT = typename IndexBits<sizeof(CT)>::type;
 
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const LogSoftmaxFP32TilingData& td) {
     td_ = td;
-    const uint64_t b = GetBlockIdx();
-    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
-    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const opkit::BlockRows mine = opkit::RowsOfBlock(td.rowsPerBlock, td.remainderRows);
+    myRows_ = mine.count;
+    firstRow_ = mine.first;
     const uint64_t total = static_cast<uint64_t>(td.rows) * td.cols;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), total);
     yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), total);
@@ -87,10 +71,7 @@ class Kernel {
   // GM -> UB of `rows` rows of `cols` elements, each row padded with zeros to a 32 B pitch.
   __aicore__ inline LocalTensor<T> LoadRows(uint64_t gmOff, uint32_t rows, uint32_t cols) {
     LocalTensor<T> dst = inQ_.AllocTensor<T>();
-    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
-    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
-    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
-    DataCopyPad(dst, xGm_[gmOff], p, pad);
+    opkit::CopyRowsPadded(dst, xGm_[gmOff], rows, cols);
     inQ_.EnQue(dst);
     return inQ_.DeQue<T>();
   }
@@ -118,7 +99,7 @@ class Kernel {
   __aicore__ inline float MaxOf(const LocalTensor<CT>& src, uint32_t n, uint32_t* idx) {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     ReduceMax(red, src, tmpBuf_.Get<CT>(), static_cast<int32_t>(n), true);
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     *idx = static_cast<uint32_t>(red.template ReinterpretCast<IdxT>().GetValue(1));
     return static_cast<float>(red.GetValue(0));
   }
@@ -126,7 +107,7 @@ class Kernel {
   __aicore__ inline float SumOf(const LocalTensor<CT>& src, uint32_t n) {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     ReduceSum(red, src, tmpBuf_.Get<CT>(), static_cast<int32_t>(n));
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 
@@ -137,10 +118,10 @@ class Kernel {
     Adds(xr, xr, static_cast<CT>(-m), static_cast<int32_t>(n));
     Exp(e, xr, static_cast<int32_t>(n));
     if (k < n) {
-      VectorToScalarSync();
+      opkit::VectorToScalarSync();
       if (static_cast<float>(xr.GetValue(k)) == 0.0f) {
         e.SetValue(k, static_cast<CT>(0.0f));
-        ScalarToVectorSync();
+        opkit::ScalarToVectorSync();
       }
     }
     return SumOf(e, n);
@@ -152,9 +133,9 @@ class Kernel {
     if (w == 1.0f) return s;  // also s == 0
     LocalTensor<CT> l = lnBuf_.Get<CT>();
     l.SetValue(0, static_cast<CT>(w));
-    ScalarToVectorSync();
+    opkit::ScalarToVectorSync();
     Ln(l, l, 1);
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     const float lw = static_cast<float>(l.GetValue(0));
     if (s != s || w - 1.0f != w - 1.0f || lw != lw) return lw;  // nan (or inf - inf) stays nan
     if (w - 1.0f == s) return lw;                             // exact 1 + s: nothing to correct

@@ -7,6 +7,7 @@
 // holds a nan or an inf; only such rows are scanned on the scalar unit for their first nan.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -18,44 +19,22 @@ using ComputeT = float;
 
 namespace reduce_max_fp32_impl {
 
-template <typename A, typename B>
-struct SameType { static constexpr bool value = false; };
-template <typename A>
-struct SameType<A, A> { static constexpr bool value = true; };
 // ReduceMax stores the arg-max in the bit pattern of the compute dtype.
 template <int Bytes> struct IndexBits { using type = uint32_t; };
 template <> struct IndexBits<2> { using type = uint16_t; };
 
-// A scalar read of a vector result must wait for the vector pipe; scalar writes must land before the
-// vector pipe or the store (MTE3) reads them.
-__aicore__ inline void VectorToScalarSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
-  SetFlag<HardEvent::V_S>(e);
-  WaitFlag<HardEvent::V_S>(e);
-}
-__aicore__ inline void ScalarToVectorSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
-  SetFlag<HardEvent::S_V>(e);
-  WaitFlag<HardEvent::S_V>(e);
-}
-__aicore__ inline void ScalarToStoreSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_MTE3));
-  SetFlag<HardEvent::S_MTE3>(e);
-  WaitFlag<HardEvent::S_MTE3>(e);
-}
-
 template <typename T, typename CT>
 class Kernel {
-  static constexpr bool kCast = !SameType<T, CT>::value;  // I/O dtype differs from compute dtype
+  static constexpr bool kCast = !opkit::SameType<T, CT>::value;  // I/O dtype differs from compute dtype
   static constexpr uint32_t kBlockElems = 32 / sizeof(T);
   using IdxT = typename IndexBits<sizeof(CT)>::type;
 
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR values, GM_ADDR indices, const ReduceMaxFP32TilingData& td) {
     td_ = td;
-    const uint64_t b = GetBlockIdx();
-    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
-    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const opkit::BlockRows mine = opkit::RowsOfBlock(td.rowsPerBlock, td.remainderRows);
+    myRows_ = mine.count;
+    firstRow_ = mine.first;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), static_cast<uint64_t>(td.rows) * td.cols);
     valGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(values), td.rows);
     idxGm_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(indices), td.rows);
@@ -87,10 +66,7 @@ class Kernel {
   // GM -> UB of `rows` rows of `cols` elements, each row padded with zeros to a 32 B pitch.
   __aicore__ inline LocalTensor<T> LoadRows(uint64_t gmOff, uint32_t rows, uint32_t cols) {
     LocalTensor<T> dst = inQ_.AllocTensor<T>();
-    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
-    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
-    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
-    DataCopyPad(dst, xGm_[gmOff], p, pad);
+    opkit::CopyRowsPadded(dst, xGm_[gmOff], rows, cols);
     inQ_.EnQue(dst);
     return inQ_.DeQue<T>();
   }
@@ -109,7 +85,7 @@ class Kernel {
   __aicore__ inline CT MaxOf(const LocalTensor<CT>& src, uint32_t n, uint32_t* idx, bool* isNan) {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     ReduceMax(red, src, tmpBuf_.Get<CT>(), static_cast<int32_t>(n), true);
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     CT m = red.GetValue(0);
     *idx = static_cast<uint32_t>(red.template ReinterpretCast<IdxT>().GetValue(1));
     *isNan = false;
@@ -117,7 +93,7 @@ class Kernel {
     LocalTensor<CT> probe = probeBuf_.Get<CT>();
     Sub(probe, src, src, static_cast<int32_t>(n));
     ReduceSum(red, probe, tmpBuf_.Get<CT>(), static_cast<int32_t>(n));
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     const float p = static_cast<float>(red.GetValue(0));
     if (p != p) {
       for (uint32_t i = 0; i < n; ++i) {
@@ -137,7 +113,7 @@ class Kernel {
   __aicore__ inline void StoreResults(uint64_t row0, uint32_t n, LocalTensor<int32_t>& idx) {
     LocalTensor<CT> vals = valBuf_.Get<CT>();
     LocalTensor<T> out = valQ_.AllocTensor<T>();
-    ScalarToVectorSync();
+    opkit::ScalarToVectorSync();
     if constexpr (kCast) {
       Cast(out, vals, RoundMode::CAST_RINT, n);  // exact: the max is one of the inputs
     } else {
@@ -150,7 +126,7 @@ class Kernel {
     valQ_.FreeTensor(out);
     idxQ_.EnQue(idx);
     idx = idxQ_.DeQue<int32_t>();
-    ScalarToStoreSync();
+    opkit::ScalarToStoreSync();
     DataCopyExtParams pi{1, static_cast<uint32_t>(n * sizeof(int32_t)), 0, 0, 0};
     DataCopyPad(idxGm_[row0], idx, pi);
     idxQ_.FreeTensor(idx);

@@ -23,26 +23,13 @@ struct ReduceMaxFP32TilingData {
 #include <algorithm>
 #include <stdexcept>
 
-#include "opkit/tiling.h"
+#include "opkit/tiling_util.h"
 
 // UB bytes per tile column, i.e. per element of a tile (FP32 compute assumed: the naive variant,
 // which computes in the I/O dtype, needs less): x in double-buffered in the I/O dtype, an FP32 copy of x when the I/O dtype is not FP32, an FP32 NaN probe (x - x).
 inline uint64_t ReduceMaxFP32BytesPerCol(uint64_t io) { return 2 * io + (io == 4 ? 0 : 4) + 4; }
 // UB bytes per tile row besides the columns: two results per row: values (out queue, I/O dtype, and FP32 staging) and int32 indices (out queue).
 inline uint64_t ReduceMaxFP32BytesPerRow(uint64_t io) { return 2 * io + 4 + 2 * 4; }
-
-// ReduceMax with index needs its per-round results kept (asc-devkit docs, ReduceMax.md, "sharedTmpBuffer"):
-// round 1 writes 2 values per 256 B repeat, each later round 2 per repeat of the previous round, each
-// round 32 B aligned. Sized for FP32 (64 per repeat); ReduceSum needs less.
-inline uint64_t ReduceMaxFP32ReduceTmpElems(uint64_t len) {
-  uint64_t total = 0, produced = 2 * opkit::ceil_div(std::max<uint64_t>(len, 1), 64);
-  for (;;) {
-    total += opkit::align_up(produced, 8);
-    if (produced <= 2) break;
-    produced = 2 * opkit::ceil_div(produced, 64);
-  }
-  return total + 8;
-}
 
 inline void ReduceMaxFP32Tiling(opkit::TilingContext& ctx, ReduceMaxFP32TilingData& t) {
   const opkit::TensorInfo& x = ctx.inputs.at(0);
@@ -56,27 +43,24 @@ inline void ReduceMaxFP32Tiling(opkit::TilingContext& ctx, ReduceMaxFP32TilingDa
   t.cols = static_cast<uint32_t>(cols);
   t.stride = static_cast<uint32_t>(opkit::align_up(std::max<uint64_t>(cols, 1), opkit::kBlockBytes / io));
 
-  // Rows across cores: at most one row apart, the first blocks take the remainder.
-  const uint64_t blocks = std::max<uint64_t>(1, std::min<uint64_t>(ctx.platform.vector_cores, rows));
-  ctx.block_dim = static_cast<uint32_t>(blocks);
-  t.rowsPerBlock = static_cast<uint32_t>(rows / blocks);
-  t.remainderRows = static_cast<uint32_t>(rows % blocks);
-  const uint64_t maxBlockRows = std::max<uint64_t>(1, opkit::ceil_div(rows, blocks));
+  // Rows across cores, at most one apart (opkit/tiling_util.h).
+  const uint64_t maxBlockRows = opkit::SplitRows(ctx, rows, t);
 
   const uint64_t budget = ctx.platform.ub_usable_bytes;
   const uint64_t perCol = ReduceMaxFP32BytesPerCol(io), perRow = ReduceMaxFP32BytesPerRow(io);
   // Fixed: reduction result (32 B), the work area, a 32 B scalar scratch, alignment slack of the
   // per-row buffers.
   auto bytes = [&](uint64_t tileRows, uint64_t len) {
-    return tileRows * len * perCol + tileRows * perRow + 64 + 4 * opkit::align_up(ReduceMaxFP32ReduceTmpElems(len), 8) + 256;
+    return tileRows * len * perCol + tileRows * perRow + 64 + 4 * opkit::align_up(opkit::ReduceTmpElems(len), 8) + 256;
   };
   if (bytes(1, t.stride) <= budget) {
     // DataCopyPad moves at most 4095 rows per call.
-    uint64_t r = std::min<uint64_t>({maxBlockRows, 4095, budget / (t.stride * perCol + perRow)});
-    while (r > 1 && bytes(r, t.stride) > budget) --r;
+    uint64_t r = opkit::LargestFitting(
+        std::min<uint64_t>({maxBlockRows, 4095, budget / (t.stride * perCol + perRow)}),
+        [&](uint64_t n) { return bytes(n, t.stride) <= budget; });
     t.tileRows = static_cast<uint32_t>(std::max<uint64_t>(r, 1));
     t.tileCols = 0;
-    t.tmpElems = static_cast<uint32_t>(ReduceMaxFP32ReduceTmpElems(t.stride));
+    t.tmpElems = static_cast<uint32_t>(opkit::ReduceTmpElems(t.stride));
     return;
   }
   // Multi pass: the largest multiple of 64 columns (256 B of FP32) that fits.
@@ -85,6 +69,6 @@ inline void ReduceMaxFP32Tiling(opkit::TilingContext& ctx, ReduceMaxFP32TilingDa
   if (c < 64) throw std::invalid_argument("ReduceMaxFP32Tiling: UB too small for one 64-column tile");
   t.tileRows = 1;
   t.tileCols = static_cast<uint32_t>(c);
-  t.tmpElems = static_cast<uint32_t>(ReduceMaxFP32ReduceTmpElems(c));
+  t.tmpElems = static_cast<uint32_t>(opkit::ReduceTmpElems(c));
 }
 #endif  // __CCE_AICORE__

@@ -3,6 +3,7 @@
 // form); rows longer than UB are summed tile by tile and the tile sums added in order, in FP32.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -14,37 +15,19 @@ using ComputeT = float;
 
 namespace reduce_mean_fp32_impl {
 
-constexpr bool kMean = true;  // reduce_sum_fp32 shares this kernel with kMean = false
-
-template <typename A, typename B>
-struct SameType { static constexpr bool value = false; };
-template <typename A>
-struct SameType<A, A> { static constexpr bool value = true; };
-
-// A scalar read of a vector result must wait for the vector pipe; a scalar write must land before
-// the vector pipe reads it.
-__aicore__ inline void VectorToScalarSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
-  SetFlag<HardEvent::V_S>(e);
-  WaitFlag<HardEvent::V_S>(e);
-}
-__aicore__ inline void ScalarToVectorSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
-  SetFlag<HardEvent::S_V>(e);
-  WaitFlag<HardEvent::S_V>(e);
-}
+constexpr bool kMean = true;  // the reduce template renders reduce_sum_fp32 from this kernel with false
 
 template <typename T, typename CT>
 class Kernel {
-  static constexpr bool kCast = !SameType<T, CT>::value;  // I/O dtype differs from compute dtype
+  static constexpr bool kCast = !opkit::SameType<T, CT>::value;  // I/O dtype differs from compute dtype
   static constexpr uint32_t kBlockElems = 32 / sizeof(T);
 
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const ReduceMeanFP32TilingData& td) {
     td_ = td;
-    const uint64_t b = GetBlockIdx();
-    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
-    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const opkit::BlockRows mine = opkit::RowsOfBlock(td.rowsPerBlock, td.remainderRows);
+    myRows_ = mine.count;
+    firstRow_ = mine.first;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), static_cast<uint64_t>(td.rows) * td.cols);
     yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), td.rows);
     if (myRows_ == 0 || td.cols == 0) return;
@@ -74,10 +57,7 @@ class Kernel {
   // GM -> UB of `rows` rows of `cols` elements, each row padded with zeros to a 32 B pitch.
   __aicore__ inline LocalTensor<T> LoadRows(uint64_t gmOff, uint32_t rows, uint32_t cols) {
     LocalTensor<T> dst = inQ_.AllocTensor<T>();
-    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
-    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
-    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
-    DataCopyPad(dst, xGm_[gmOff], p, pad);
+    opkit::CopyRowsPadded(dst, xGm_[gmOff], rows, cols);
     inQ_.EnQue(dst);
     return inQ_.DeQue<T>();
   }
@@ -95,7 +75,7 @@ class Kernel {
   __aicore__ inline float SumOf(const LocalTensor<CT>& src, uint32_t n) {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     ReduceSum(red, src, tmpBuf_.Get<CT>(), static_cast<int32_t>(n));
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 
@@ -103,7 +83,7 @@ class Kernel {
   __aicore__ inline void StoreResults(uint64_t row0, uint32_t n) {
     LocalTensor<CT> vals = valBuf_.Get<CT>();
     LocalTensor<T> out = outQ_.AllocTensor<T>();
-    ScalarToVectorSync();
+    opkit::ScalarToVectorSync();
     if constexpr (kCast) {
       Cast(out, vals, RoundMode::CAST_RINT, n);  // float -> half/bf16: RINT is valid for both on A2
     } else {

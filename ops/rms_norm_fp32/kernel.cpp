@@ -3,6 +3,7 @@
 // in fp16, x^2 overflows from |x| = 256 and the sum long before that matters.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -14,27 +15,9 @@ using ComputeT = float;
 
 namespace rms_norm_fp32_impl {
 
-template <typename A, typename B>
-struct SameType { static constexpr bool value = false; };
-template <typename A>
-struct SameType<A, A> { static constexpr bool value = true; };
-
-// A scalar read of a vector result must wait for the vector pipe; a scalar write must land before
-// the vector pipe reads it.
-__aicore__ inline void VectorToScalarSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
-  SetFlag<HardEvent::V_S>(e);
-  WaitFlag<HardEvent::V_S>(e);
-}
-__aicore__ inline void ScalarToVectorSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
-  SetFlag<HardEvent::S_V>(e);
-  WaitFlag<HardEvent::S_V>(e);
-}
-
 template <typename T, typename CT>
 class Kernel {
-  static constexpr bool kCast = !SameType<T, CT>::value;   // I/O dtype differs from compute dtype
+  static constexpr bool kCast = !opkit::SameType<T, CT>::value;   // I/O dtype differs from compute dtype
   static constexpr uint32_t kBlockElems = 32 / sizeof(T);
 
  public:
@@ -42,9 +25,9 @@ class Kernel {
     td_ = td;
     invN_ = 1.0f / static_cast<float>(td.cols);
     // This block's rows: the first `remainderRows` blocks take one extra.
-    const uint64_t b = GetBlockIdx();
-    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
-    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const opkit::BlockRows mine = opkit::RowsOfBlock(td.rowsPerBlock, td.remainderRows);
+    myRows_ = mine.count;
+    firstRow_ = mine.first;
     const uint64_t total = static_cast<uint64_t>(td.rows) * td.cols;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), total);
     yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), total);
@@ -87,10 +70,7 @@ class Kernel {
   // GM -> UB of `rows` rows of `cols` elements, each row padded with zeros to a 32 B pitch.
   __aicore__ inline void CopyRowsIn(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t rows,
                                     uint32_t cols) {
-    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
-    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
-    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
-    DataCopyPad(dst, src, p, pad);
+    opkit::CopyRowsPadded(dst, src, rows, cols);
   }
 
   // Weight columns [c0, c0+n) into wF_ (ComputeT); wRaw_ stays allocated until the caller frees it.
@@ -124,19 +104,19 @@ class Kernel {
     LocalTensor<CT> tmp = redTmpBuf_.Get<CT>();
     Mul(sq, src, src, count);
     ReduceSum(red, sq, tmp, count);
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 
   // rstd[i] = 1 / sqrt(ms[i] + eps) for i < n, on the vector unit (IEEE sqrt and divide).
   __aicore__ inline void Rstd(const LocalTensor<CT>& ms, uint32_t n) {
     LocalTensor<CT> ones = onesBuf_.Get<CT>();
-    ScalarToVectorSync();
+    opkit::ScalarToVectorSync();
     Adds(ms, ms, static_cast<CT>(td_.eps), n);
     Sqrt(ms, ms, n);
     Duplicate(ones, static_cast<CT>(1.0f), n);
     Div(ms, ones, ms, n);
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
   }
 
   // dst = x * rstd * weight; x (= xr) is overwritten.

@@ -3,6 +3,7 @@
 // +inf (inf), -inf (-inf / inf = nan) and nan.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -15,25 +16,16 @@ using ComputeT = float;
 namespace silu_fp32_impl {
 
 constexpr int32_t kBufferNum = 2;     // copy-in of tile i+1 overlaps compute of tile i
-constexpr uint64_t kSplitUnit = 256;  // must match kSiluFP32SplitUnit in tiling.h
-
-template <class A, class B> struct IsSame { static constexpr bool value = false; };
-template <class A> struct IsSame<A, A> { static constexpr bool value = true; };
 
 template <class T>
 class SiluKernel {
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const SiluFP32TilingData& td) {
     tileLen_ = td.tileLen;
-    const uint64_t units = (td.total + kSplitUnit - 1) / kSplitUnit;
-    const uint64_t blocks = GetBlockNum();
-    const uint64_t idx = GetBlockIdx();
-    const uint64_t base = units / blocks, rem = units % blocks;
-    const uint64_t firstUnit = idx * base + (idx < rem ? idx : rem);
-    const uint64_t start = firstUnit * kSplitUnit;
-    uint64_t end = (firstUnit + base + (idx < rem ? 1 : 0)) * kSplitUnit;
-    if (end > td.total) end = td.total;
-    len_ = end > start ? end - start : 0;
+    // This core's range: the first cores take one 256-element unit more (opkit/kernel_util.h).
+    const opkit::BlockRange range = opkit::RangeOfBlock(td.total);
+    const uint64_t start = range.start;
+    len_ = range.len;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, len_);
     yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y) + start, len_);
     if (len_ == 0) return;
@@ -67,7 +59,7 @@ class SiluKernel {
     LocalTensor<T> out = outQ_.AllocTensor<T>();
     LocalTensor<ComputeT> x = xBuf_.Get<ComputeT>();
     LocalTensor<ComputeT> y;
-    if constexpr (IsSame<T, ComputeT>::value) {
+    if constexpr (opkit::SameType<T, ComputeT>::value) {
       x = in;
       y = out;
     } else {
@@ -79,7 +71,7 @@ class SiluKernel {
     Exp(d, d, cnt);
     Adds(d, d, static_cast<ComputeT>(1.0f), cnt);
     Div(y, x, d, cnt);
-    if constexpr (!IsSame<T, ComputeT>::value) {
+    if constexpr (!opkit::SameType<T, ComputeT>::value) {
       Cast(out, y, RoundMode::CAST_RINT, n);
     }
     inQ_.FreeTensor(in);

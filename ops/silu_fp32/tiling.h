@@ -14,10 +14,8 @@ struct SiluFP32TilingData {
 #ifndef __CCE_AICORE__
 #include <algorithm>
 
-#include "opkit/tiling.h"
+#include "opkit/tiling_util.h"
 
-// Cores split the tensor in units of this many elements, so every core starts 32-byte aligned.
-inline constexpr uint64_t kSiluFP32SplitUnit = 256;
 // UB bytes per tile element: input and output queues double-buffered in the I/O dtype, plus two
 // fp32 work buffers.
 inline uint64_t SiluFP32BytesPerElem(size_t io_bytes) { return 2 * 2 * io_bytes + 2 * 4; }
@@ -26,10 +24,10 @@ inline void SiluFP32Tiling(opkit::TilingContext& ctx, SiluFP32TilingData& t) {
   const opkit::TensorInfo& x = ctx.inputs.at(0);
   t.total = static_cast<uint64_t>(x.numel());
   t.reserved = 0;
-  const uint64_t units = opkit::ceil_div(t.total, kSiluFP32SplitUnit);
+  const uint64_t units = opkit::ceil_div(t.total, opkit::kSplitUnit);
   ctx.block_dim = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(units, ctx.platform.vector_cores)));
   const uint64_t fit = ctx.platform.ub_usable_bytes / SiluFP32BytesPerElem(x.elem_size()) / 64 * 64;
-  const uint64_t share = opkit::align_up(opkit::ceil_div(units, ctx.block_dim) * kSiluFP32SplitUnit, 64);
+  const uint64_t share = opkit::align_up(opkit::ceil_div(units, ctx.block_dim) * opkit::kSplitUnit, 64);
   t.tileLen = static_cast<uint32_t>(std::max<uint64_t>(64, std::min(fit, share)));
 }
 #endif

@@ -2,6 +2,7 @@
 // silu_backward formula), fp16/bf16/fp32 I/O, FP32 compute. Gives nan at +-inf and nan, as PyTorch does.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -14,25 +15,16 @@ using ComputeT = float;
 namespace silu_fp32_backward_impl {
 
 constexpr int32_t kBufferNum = 2;     // copy-in of tile i+1 overlaps compute of tile i
-constexpr uint64_t kSplitUnit = 256;  // must match kSiluFP32BackwardSplitUnit in tiling.h
-
-template <class A, class B> struct IsSame { static constexpr bool value = false; };
-template <class A> struct IsSame<A, A> { static constexpr bool value = true; };
 
 template <class T>
 class SiluGradKernel {
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR dy, GM_ADDR dx, const SiluFP32BackwardTilingData& td) {
     tileLen_ = td.tileLen;
-    const uint64_t units = (td.total + kSplitUnit - 1) / kSplitUnit;
-    const uint64_t blocks = GetBlockNum();
-    const uint64_t idx = GetBlockIdx();
-    const uint64_t base = units / blocks, rem = units % blocks;
-    const uint64_t firstUnit = idx * base + (idx < rem ? idx : rem);
-    const uint64_t start = firstUnit * kSplitUnit;
-    uint64_t end = (firstUnit + base + (idx < rem ? 1 : 0)) * kSplitUnit;
-    if (end > td.total) end = td.total;
-    len_ = end > start ? end - start : 0;
+    // This core's range: the first cores take one 256-element unit more (opkit/kernel_util.h).
+    const opkit::BlockRange range = opkit::RangeOfBlock(td.total);
+    const uint64_t start = range.start;
+    len_ = range.len;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x) + start, len_);
     dyGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dy) + start, len_);
     dxGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dx) + start, len_);
@@ -78,7 +70,7 @@ class SiluGradKernel {
     LocalTensor<ComputeT> x = xBuf_.Get<ComputeT>();
     LocalTensor<ComputeT> dy = dyBuf_.Get<ComputeT>();
     LocalTensor<ComputeT> dx;
-    if constexpr (IsSame<T, ComputeT>::value) {
+    if constexpr (opkit::SameType<T, ComputeT>::value) {
       x = xin;
       dy = dyin;
       dx = out;
@@ -99,7 +91,7 @@ class SiluGradKernel {
     Adds(q, q, static_cast<ComputeT>(1.0f), cnt);
     Mul(q, q, s, cnt);  // s * (1 + x * (1 - s))
     Mul(dx, q, dy, cnt);
-    if constexpr (!IsSame<T, ComputeT>::value) {
+    if constexpr (!opkit::SameType<T, ComputeT>::value) {
       Cast(out, dx, RoundMode::CAST_RINT, n);
     }
     xQ_.FreeTensor(xin);

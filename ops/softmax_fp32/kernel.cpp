@@ -4,6 +4,7 @@
 // Rows holding +inf, or only -inf, or nan give nan rows, as PyTorch does.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -15,29 +16,17 @@ using ComputeT = float;
 
 namespace softmax_fp32_impl {
 
-template <typename A, typename B>
-struct SameType { static constexpr bool value = false; };
-template <typename A>
-struct SameType<A, A> { static constexpr bool value = true; };
-
-// A scalar read of a vector result must wait for the vector pipe.
-__aicore__ inline void VectorToScalarSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
-  SetFlag<HardEvent::V_S>(e);
-  WaitFlag<HardEvent::V_S>(e);
-}
-
 template <typename T, typename CT>
 class Kernel {
-  static constexpr bool kCast = !SameType<T, CT>::value;  // I/O dtype differs from compute dtype
+  static constexpr bool kCast = !opkit::SameType<T, CT>::value;  // I/O dtype differs from compute dtype
   static constexpr uint32_t kBlockElems = 32 / sizeof(T);
 
  public:
   __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const SoftmaxFP32TilingData& td) {
     td_ = td;
-    const uint64_t b = GetBlockIdx();
-    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
-    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const opkit::BlockRows mine = opkit::RowsOfBlock(td.rowsPerBlock, td.remainderRows);
+    myRows_ = mine.count;
+    firstRow_ = mine.first;
     const uint64_t total = static_cast<uint64_t>(td.rows) * td.cols;
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(x), total);
     yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), total);
@@ -66,10 +55,7 @@ class Kernel {
   // GM -> UB of `rows` rows of `cols` elements, each row padded with zeros to a 32 B pitch.
   __aicore__ inline LocalTensor<T> LoadRows(uint64_t gmOff, uint32_t rows, uint32_t cols) {
     LocalTensor<T> dst = inQ_.AllocTensor<T>();
-    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
-    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
-    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
-    DataCopyPad(dst, xGm_[gmOff], p, pad);
+    opkit::CopyRowsPadded(dst, xGm_[gmOff], rows, cols);
     inQ_.EnQue(dst);
     return inQ_.DeQue<T>();
   }
@@ -96,14 +82,14 @@ class Kernel {
   __aicore__ inline float MaxOf(const LocalTensor<CT>& src, uint32_t n) {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     ReduceMax(red, src, tmpBuf_.Get<CT>(), static_cast<int32_t>(n), false);
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 
   __aicore__ inline float SumOf(const LocalTensor<CT>& src, uint32_t n) {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     ReduceSum(red, src, tmpBuf_.Get<CT>(), static_cast<int32_t>(n));
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 

@@ -2,6 +2,7 @@
 // fp16/bf16/fp32 I/O, FP32 compute; the sum is ReduceSum's FP32 sum, tiles of long rows added in order.
 #include "kernel_operator.h"
 #include "tiling.h"
+#include "opkit/kernel_util.h"
 
 using namespace AscendC;
 
@@ -13,29 +14,17 @@ using ComputeT = float;
 
 namespace softmax_fp32_backward_impl {
 
-template <typename A, typename B>
-struct SameType { static constexpr bool value = false; };
-template <typename A>
-struct SameType<A, A> { static constexpr bool value = true; };
-
-// A scalar read of a vector result must wait for the vector pipe.
-__aicore__ inline void VectorToScalarSync() {
-  event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
-  SetFlag<HardEvent::V_S>(e);
-  WaitFlag<HardEvent::V_S>(e);
-}
-
 template <typename T, typename CT>
 class Kernel {
-  static constexpr bool kCast = !SameType<T, CT>::value;  // I/O dtype differs from compute dtype
+  static constexpr bool kCast = !opkit::SameType<T, CT>::value;  // I/O dtype differs from compute dtype
   static constexpr uint32_t kBlockElems = 32 / sizeof(T);
 
  public:
   __aicore__ inline void Init(GM_ADDR y, GM_ADDR dy, GM_ADDR dx, const SoftmaxFP32BackwardTilingData& td) {
     td_ = td;
-    const uint64_t b = GetBlockIdx();
-    myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);
-    firstRow_ = b * td.rowsPerBlock + (b < td.remainderRows ? b : td.remainderRows);
+    const opkit::BlockRows mine = opkit::RowsOfBlock(td.rowsPerBlock, td.remainderRows);
+    myRows_ = mine.count;
+    firstRow_ = mine.first;
     const uint64_t total = static_cast<uint64_t>(td.rows) * td.cols;
     yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(y), total);
     dyGm_.SetGlobalBuffer(reinterpret_cast<__gm__ T*>(dy), total);
@@ -71,10 +60,7 @@ class Kernel {
   __aicore__ inline LocalTensor<T> LoadRows(TQue<TPosition::VECIN, 1>& q, const GlobalTensor<T>& src, uint32_t rows,
                                             uint32_t cols) {
     LocalTensor<T> dst = q.AllocTensor<T>();
-    const uint32_t pitch = (cols + kBlockElems - 1) / kBlockElems * kBlockElems;
-    DataCopyExtParams p{static_cast<uint16_t>(rows), static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
-    DataCopyPadExtParams<T> pad{true, 0, static_cast<uint8_t>(pitch - cols), static_cast<T>(0.0f)};
-    DataCopyPad(dst, src, p, pad);
+    opkit::CopyRowsPadded(dst, src, rows, cols);
     q.EnQue(dst);
     return q.DeQue<T>();
   }
@@ -105,7 +91,7 @@ class Kernel {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     Mul(p, dyr, yr, static_cast<int32_t>(n));
     ReduceSum(red, p, tmpBuf_.Get<CT>(), static_cast<int32_t>(n));
-    VectorToScalarSync();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 

@@ -11,8 +11,9 @@ from rich.console import Console
 from . import __version__
 from .errors import OpkitError
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+# soft_wrap: paths and op names must stay whole on one line when the output is not a terminal (80 columns).
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -71,13 +72,21 @@ def _split_options(target: str, options: dict) -> dict:
 @cli.command()
 @click.argument("name")
 @click.option("--family", "-f", default=None, help="template family (default: norm); see `opkit list --families`")
+@click.option("--data", "-d", multiple=True, metavar="KEY=VALUE",
+              help="a template answer, e.g. --data norm=rms (repeatable; `opkit list --families` lists them)")
+@click.option("--answers", type=click.Path(dir_okay=True), default=None,
+              help="replay a recorded .opkit-scaffold.yaml (its family and data) under NAME")
+@click.option("--from", "from_op", default=None, metavar="BUNDLED_OP",
+              help="start from a bundled op (e.g. --from reduce_max_fp32), renamed to NAME")
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
 @click.option("--from-aten", "from_aten", default=None, metavar="aten::op.overload",
               help="mirror this aten op (schema, reference, skeleton kernel); see `opkit scan --scaffold`")
 @click.option("--lang", type=click.Choice(["ascendc", "tbe"]), default="ascendc", show_default=True,
               help="kernel language: AscendC kernel.cpp, or a TBE DSL kernel.py (docs/tbe.md)")
-def new(name: str, family: str | None, force: bool, from_aten: str | None, lang: str) -> None:
+def new(name: str, family: str | None, data: tuple[str, ...], answers: str | None, from_op: str | None,
+        force: bool, from_aten: str | None, lang: str) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
+    from .families import parse_data
     from .scaffold import new as scaffold_new
 
     if from_aten:
@@ -86,10 +95,13 @@ def new(name: str, family: str | None, force: bool, from_aten: str | None, lang:
             raise OpkitError("--from-aten renders the aten family (AscendC); drop --family / --lang")
         s = new_from_aten(from_aten, name=name, force=force)
     else:
-        s = scaffold_new(name, family=family, force=force, lang=lang)
+        s = scaffold_new(name, family=family, force=force, data=parse_data(data), answers=answers,
+                         from_op=from_op, lang=lang)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
-    where = s.source.replace("bundled:", "the bundled op ").replace("family:", "the family ")
+    kind, _, what = s.source.partition(":")
+    where = {"bundled": "the bundled op ", "from": "the bundled op ", "family": "the family ",
+             "answers": "the answers in "}[kind] + what
     out.print(f"created {s.op_dir} from {where}", markup=False)
     for p in s.written:
         out.print(f"  wrote {p.relative_to(s.workspace)}", markup=False)
@@ -171,8 +183,21 @@ def list_(families: bool) -> None:
     from .workspace import all_ops, build_dir, find_workspace
 
     if families:
-        from .scaffold import families as fams
-        _columns([("family", "summary"), *fams().items()])
+        from .families import families as fams
+        from .families import meta
+        def show(v):
+            return str(v).lower() if isinstance(v, bool) else str(v)
+
+        def answers(f):
+            # Choices (first = default) for answers that select a variant; the key alone for structured ones
+            # (the aten family's are filled by `opkit scan`).
+            out = []
+            for k, d in (meta(f).get("data") or {}).items():
+                vals = d.get("choices") or [d.get("default")]
+                out.append(k if any(isinstance(v, (list, dict)) for v in vals) else f"{k}={'|'.join(map(show, vals))}")
+            return ", ".join(out) or "-"
+        rows = [(f, answers(f), summary) for f, summary in fams().items()]
+        _columns([("family", "answers (--data, first = default)", "summary"), *rows])
         return
     ws = find_workspace()
     ws_entries, bundled, shadowed = all_ops(ws)

@@ -46,6 +46,11 @@ def loaded_specs() -> dict[str, OpSpec]:
     return dict(_specs)
 
 
+def build_failures() -> dict[str, str]:
+    """Bundled ops whose build failed in this process (so they were not loaded): snake -> compiler output."""
+    return dict(_build_failures)
+
+
 def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bundled: bool = True,
          quiet: bool = False, override_aten: bool = False) -> dict[str, Path]:
     """Register bundled ops and the workspace's built ops; returns snake name -> library for all loaded.

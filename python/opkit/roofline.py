@@ -3,7 +3,7 @@
 Inputs: ``opkit_launch_stats`` (python/opkit/include/opkit/launch_abi.h) of one launch — GM bytes read and
 written, 256-byte vector repeats, and the busiest block's share of both.
 
-Model (all figures are ESTIMATES; shared/docs/ascendc-facts.md §4 found no official number):
+Model (all figures are ESTIMATES; docs/facts/ascendc-facts.md §4 found no official number):
 - HBM bandwidth 1.6 TB/s (an unattributed public hardware model for 910B1-B3), shared equally by the
   48 vector cores (AIV) — so a launch using few blocks cannot reach the full bandwidth;
 - vector rate: one 256-byte repeat per AIV per cycle at 1.8 GHz (npu-smi reports 1800 MHz on 910B1);

@@ -257,6 +257,22 @@ __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
       Cast(f, h, static_cast<RoundMode>(mode), 16);  // RULE:kCastMode
       break;
     }
+    case kOk: {  // a clean kernel keeping every rule: y = x + 1 through the queues
+      pipe.InitBuffer(qin, 1, 256 * sizeof(float));
+      pipe.InitBuffer(qout, 1, 256 * sizeof(float));
+      LocalTensor<float> a = qin.AllocTensor<float>();
+      DataCopy(a, gx, 256);
+      qin.EnQue(a);
+      LocalTensor<float> b = qin.DeQue<float>();
+      LocalTensor<float> c = qout.AllocTensor<float>();
+      Adds(c, b, 1.0f, 256);
+      qout.EnQue(c);
+      qin.FreeTensor(b);
+      LocalTensor<float> d = qout.DeQue<float>();
+      DataCopy(gy, d, 256);
+      qout.FreeTensor(d);
+      break;
+    }
     default:
       break;
   }

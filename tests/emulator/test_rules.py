@@ -105,7 +105,15 @@ def test_ub_past_the_compiler_reservation_is_a_warning(emu, capfd):
 
 
 def test_clean_kernel_passes(emu):
-    emu("rules").rules(buffers("kOk"), block_dim=4)
+    """The same kernel body, written correctly, raises nothing and computes the right answer."""
+    x, y, tiling = buffers("kOk")
+    x[:] = np.arange(256, dtype=np.float32) - 100
+    try:
+        emu("rules").rules([x, y, tiling], block_dim=4)
+        assert np.array_equal(y, x + 1)
+    finally:
+        x[:] = 0
+        y[:] = 0
 
 
 def test_tiling_struct_larger_than_buffer(emu):

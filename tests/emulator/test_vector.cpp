@@ -7,9 +7,16 @@ using opkit_emu::is_arith_t;
 using opkit_emu::is_fmath_t;
 using opkit_emu::is_relu_t;
 
+// The test's opcodes: one list for the enum and for the Python side (py::enum_ "Op", test_vector.py checks
+// its names against it).
+#define VEC_TEST_OPS(X)                                                                                   \
+  X(Add) X(Sub) X(Mul) X(Div) X(Max) X(Min) X(Adds) X(Muls) X(Maxs) X(Mins) X(Exp) X(Ln) X(Abs) X(Sqrt)   \
+  X(Rsqrt) X(Reciprocal) X(Relu) X(LeakyRelu) X(Duplicate) X(ReduceSum) X(ReduceMax) X(ReduceMin) X(OpAdd) \
+  X(OpSub) X(OpMul) X(OpDiv) X(InPlaceAdd)
 enum Op : int32_t {
-  kAdd, kSub, kMul, kDiv, kMax, kMin, kAdds, kMuls, kMaxs, kMins, kExp, kLn, kAbs, kSqrt, kRsqrt, kReciprocal,
-  kRelu, kLeakyRelu, kDuplicate, kReduceSum, kReduceMax, kReduceMin, kOpAdd, kOpSub, kOpMul, kOpDiv, kInPlaceAdd
+#define VEC_TEST_OP_ENUM(name) k##name,
+  VEC_TEST_OPS(VEC_TEST_OP_ENUM)
+#undef VEC_TEST_OP_ENUM
 };
 
 struct VecTiling {
@@ -136,4 +143,8 @@ PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   OPKIT_EMU_PY_KERNEL(m, cmpsel_f32, 5);
   OPKIT_EMU_PY_KERNEL(m, cmpsel_f16, 5);
   OPKIT_EMU_PY_KERNEL(m, cmpsel_i32, 5);
+  pybind11::enum_<Op> ops(m, "Op");
+#define VEC_TEST_OP_VALUE(name) ops.value(#name, k##name);
+  VEC_TEST_OPS(VEC_TEST_OP_VALUE)
+#undef VEC_TEST_OP_VALUE
 }

@@ -8,8 +8,13 @@ import pytest
 
 from opkit.errors import EmulatorError
 
+# The C++ enum Op of test_vector.cpp, in order (parametrize needs the values before the module is built;
+# test_opcodes_are_the_cpp_enum checks this list against the module's py::enum_).
+OP_NAMES = ("Add", "Sub", "Mul", "Div", "Max", "Min", "Adds", "Muls", "Maxs", "Mins", "Exp", "Ln", "Abs", "Sqrt",
+            "Rsqrt", "Reciprocal", "Relu", "LeakyRelu", "Duplicate", "ReduceSum", "ReduceMax", "ReduceMin", "OpAdd",
+            "OpSub", "OpMul", "OpDiv", "InPlaceAdd")
 (ADD, SUB, MUL, DIV, MAX, MIN, ADDS, MULS, MAXS, MINS, EXP, LN, ABS, SQRT, RSQRT, RECIP, RELU, LEAKY, DUP,
- RSUM, RMAX, RMIN, OPADD, OPSUB, OPMUL, OPDIV, INPLACE) = range(27)
+ RSUM, RMAX, RMIN, OPADD, OPSUB, OPMUL, OPDIV, INPLACE) = range(len(OP_NAMES))
 COUNTS = [1, 7, 64, 100, 129, 1000, 4099]
 RNG = np.random.default_rng(7)
 KERNEL = {np.float32: "vec_f32", np.float16: "vec_f16", np.int32: "vec_i32", np.int16: "vec_i16"}
@@ -221,6 +226,10 @@ def test_counters(emu):
     assert st["vector_elems"] == 100 and st["vector_repeats"] == 2  # 400 B -> 2 repeats
     assert st["gm_read_bytes"] == 2 * 400 + 16 and st["gm_write_bytes"] == 400
     assert st["ub_high_water"] == 416 + 416 + 416 + 1024
+
+
+def test_opcodes_are_the_cpp_enum(emu):
+    assert {n: int(v) for n, v in emu("vector").Op.__members__.items()} == {n: i for i, n in enumerate(OP_NAMES)}
 
 
 # NaN and Inf (issue 10 item 3). The A2 pages of Max/Min/Maxs/Mins/Relu/Compare do not say what a NaN

@@ -59,7 +59,7 @@ MUTANTS = (
         must_fail_only=lambda c: (_cols(c) % 16 != 0) if _cols(c) <= 6000 else None),
     Mutant(
         "LayerNormMutRowsFP32", "remainder rows dropped: every block runs rowsPerBlock rows only",
-        (("myRows_ = td.rowsPerBlock + (b < td.remainderRows ? 1 : 0);", "myRows_ = td.rowsPerBlock;"),),
+        (("myRows_ = mine.count;", "myRows_ = td.rowsPerBlock;"),),
         must_fail_only=lambda c: _rows(c) > CORES and _rows(c) % CORES != 0),
     Mutant(
         "LayerNormMutHalfAccFP32", "mean/variance sums accumulated (rounded) in fp16",

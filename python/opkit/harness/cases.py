@@ -8,12 +8,8 @@ has a declared range; named dims bind across inputs). Per dtype the matrix holds
   910B's 48 vector cores (and fewer rows than cores), the largest declared sizes (capped by ``max_numel``,
   and by DEFAULT_CAP outside ``--full``);
 - random draws inside the declared ranges (log-uniform).
-Distributions (data inputs only; ``values: weight|bias|grad`` inputs get their own fixed laws):
-``normal`` N(0,1); ``offset`` N(0,1)+200 (fp16/bf16) / +1000 (fp32); ``scale50`` N(0,1)*50;
-``scale`` N(0,1)*1e4 (fp16: |x| up to ~6e4, near the fp16 limit) / *1e6 (bf16, fp32: large but with
-squares still finite in FP32 compute); ``tiny`` N(0,1)*S (S = the small-value boundary);
-``mixed`` random signs with magnitudes log-uniform over 2^-8..2^8; ``special`` N(0,1) with +-0, +-inf, NaN
-and subnormals planted in a few rows (only when op.yaml lists ``special``).
+Distributions: the registry in distributions.py (data inputs only; ``values: weight|bias|grad`` inputs get
+their own fixed laws in make_inputs).
 
 Modes: ``quick`` (edit loop: the first explicit shape, a tail shape, one element; normal/scale50/offset/tiny),
 ``default`` (core shapes x all distributions, edge shapes x two distributions), ``full`` (everything x
@@ -28,33 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..spec import DTYPES, OpSpec
+from .distributions import DIST_DOC, dist_tag, draw, expand  # noqa: F401 - DIST_DOC re-exported
 
 CORES_910B = 48           # vector cores of the 910B (opkit/platform.h kAscend910B)
 BLOCK_BYTES = 32          # UB alignment / DataCopy unit
 REPEAT_BYTES = 256        # one vector repeat
 DEFAULT_CAP = 1 << 18     # largest lead numel outside --full (keeps the default run fast)
-
-DIST_DOC = {
-    "normal": "N(0,1)",
-    "offset": "N(0,1) + 200 (fp16/bf16) or + 1000 (fp32)",
-    "scale50": "N(0,1) * 50",
-    "scale": "N(0,1) * 1e4 (fp16) or * 1e6 (bf16/fp32)",
-    "tiny": "N(0,1) * small-value boundary (2^-10 fp16/bf16, 2^-20 fp32)",
-    "mixed": "random sign * 2^U(-8,8)",
-    "special": "N(0,1) with +-0, +-inf, NaN, subnormals planted in a few rows",
-}
-OFFSET = {"float16": 200.0, "bfloat16": 200.0, "float32": 1000.0}
-BIG_SCALE = {"float16": 1e4, "bfloat16": 1e6, "float32": 1e6}
-TINY = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -10, "float32": 2.0 ** -20}
-
-
-def dist_tag(dist: str, dtype: str) -> str:
-    """The distribution's name in test ids: ``offset200``, ``scale1e4``, ..."""
-    if dist == "offset":
-        return f"offset{OFFSET.get(dtype, 200.0):g}"
-    if dist == "scale":
-        return f"scale{BIG_SCALE.get(dtype, 1e4):.0e}".replace("+0", "").replace("+", "")
-    return dist
+# Shapes every distribution and attr value meets in the default mode ("edge:rows%48" covers rows%48b).
+CORE_KINDS = ("explicit", "edge:tail", "edge:rows%48", "edge:numel%48")
 
 
 @dataclass(frozen=True)
@@ -190,7 +167,9 @@ def _shape_plans(spec: OpSpec, dtype: str, mode: str, rng: random.Random) -> lis
     # Row length that is a multiple of neither 16 nor 8 (odd), mid-sized.
     tail = _odd_in(last_lo, last_hi, 1001)
     add("edge:tail", d.make(tail, 37))
-    add("edge:rows%48", d.make(_pick(last_lo, last_hi, 256), CORES_910B + 2))
+    # Counts of rows (or of elements, for an input without a row dim) that do not divide by the cores.
+    rk = "rows" if d.last is not None else "numel"
+    add(f"edge:{rk}%48", d.make(_pick(last_lo, last_hi, 256), CORES_910B + 2))
     add("edge:one", d.make(last_lo, rows_lo))
     add("edge:<32B", d.make(min(last_hi, max(last_lo, (BLOCK_BYTES - 1) // item)), 1))
     for name, t in (("32B", per32), ("256B", per256)):
@@ -198,15 +177,15 @@ def _shape_plans(spec: OpSpec, dtype: str, mode: str, rng: random.Random) -> lis
             v = t + delta
             if last_lo <= v <= last_hi:
                 add(f"edge:{name}{delta:+d}", d.make(v, 5))
-    add("edge:rows<48", d.make(_pick(last_lo, last_hi, 100), 5))
-    add("edge:rows%48b", d.make(_odd_in(last_lo, last_hi, 33), 2 * CORES_910B + 1))
+    add(f"edge:{rk}<48", d.make(_pick(last_lo, last_hi, 100), 5))
+    add(f"edge:{rk}%48b", d.make(_odd_in(last_lo, last_hi, 33), 2 * CORES_910B + 1))
     # Largest declared sizes within the cap: the longest row, and the most rows.
     if d.last is not None:
         add("edge:max-last", d.make(last_hi, max(rows_lo, min(rows_hi, cap // max(last_hi, 1)))))
     if d.has_ellipsis:
         rows = rows_hi
         lastv = max(last_lo, min(last_hi, cap // max(rows, 1)))
-        add("edge:max-rows", d.make(lastv, min(rows_hi, max(rows_lo, cap // max(lastv, 1)))))
+        add(f"edge:max-{rk}", d.make(lastv, min(rows_hi, max(rows_lo, cap // max(lastv, 1)))))
     n_random = {"quick": 0, "default": 2, "full": 6}[mode]
     for _ in range(n_random):
         for _try in range(50):
@@ -225,7 +204,7 @@ def _shape_plans(spec: OpSpec, dtype: str, mode: str, rng: random.Random) -> lis
     if mode == "quick":
         wanted = []
         explicit = [p for p in out if p[0] == "explicit"]
-        wanted += explicit[:1] or [p for p in out if p[0] == "edge:rows%48"][:1]
+        wanted += explicit[:1] or [p for p in out if p[0] == f"edge:{rk}%48"][:1]
         wanted += [p for p in out if p[0] in ("edge:tail", "edge:one")]
         out = wanted
     return out
@@ -257,29 +236,63 @@ def _loguniform(rng: random.Random, lo: int, hi: int) -> int:
 # -- distributions and attrs ---------------------------------------------------------------------
 
 def _distributions(spec: OpSpec, mode: str) -> list[str]:
-    declared = list(spec.tests.distributions)
-    out = []
-    for d in declared:
-        out.append(d)
-        if d == "scale":            # the DESIGN table's N(0,1)*50 plus the near-range scale
-            out.insert(len(out) - 1, "scale50")
-    if mode == "quick":
-        out = [d for d in out if d in ("normal", "scale50", "offset", "tiny")]
-    return out
+    return expand(spec.tests.distributions, mode)
 
 
-def _variants(spec: OpSpec) -> list[tuple[str, dict]]:
-    """Attr variants: defaults, plus each other choice of a str attr and the other value of a keepdim attr."""
-    base = {a.name: a.default for a in spec.attrs if a.default is not None}
-    out = [("", base)]
+@dataclass(frozen=True)
+class Variant:
+    """One attr changed from its default (``attr`` None: all defaults). ``value`` of a dim attr is resolved
+    per shape (``"first"``/``"middle"`` or an int, normalised to the rank; a dim equal to the default's is
+    skipped). ``wide``: crossed with every shape; else (numeric values) with the core shapes only, outside
+    --full."""
+    attr: str | None = None
+    value: Any = None
+    wide: bool = True
+
+
+def float_values(a) -> tuple[float, ...]:
+    """Default values of a float attr without tests.attrs: its default, 10x and 1/10 of it (same sign: safe
+    for eps-like attrs; list the values that matter, negative ones too, in tests.attrs)."""
+    d = float(a.default)
+    return (d, d * 10, d / 10) if d else (0.0, 0.5, 2.0)
+
+
+def _variants(spec: OpSpec) -> list[Variant]:
+    """Defaults; each other choice of a str attr; the other keepdim; each value of tests.attrs (else: a
+    float attr's default and two more values, a dim attr's first, middle and last dim)."""
+    out = [Variant()]
     for a in spec.attrs:
+        listed = spec.tests.attrs.get(a.name)
         if a.type == "str" and a.choices:
-            for ch in a.choices:
-                if ch != a.default:
-                    out.append((str(ch), {**base, a.name: ch}))
-        elif a.type == "bool" and a.role == "keepdim":
-            out.append((f"{a.name}{int(not a.default)}", {**base, a.name: not a.default}))
+            out += [Variant(a.name, ch) for ch in (listed or a.choices) if ch != a.default]
+        elif a.type == "bool":
+            if a.role == "keepdim" or listed:
+                out += [Variant(a.name, v) for v in (listed or (not a.default,)) if v != a.default]
+        elif a.role == "dim":
+            out += [Variant(a.name, v, wide=False) for v in (listed or ("first", "middle"))]
+        elif a.type == "float" and a.default is not None:
+            out += [Variant(a.name, v, wide=False) for v in (listed or float_values(a)) if v != a.default]
+        elif listed:
+            out += [Variant(a.name, v, wide=False) for v in listed if v != a.default]
     return out
+
+
+def _resolve(spec: OpSpec, v: Variant, rank: int) -> tuple[str, dict] | None:
+    """(variant tag, attrs) for a lead shape of ``rank``, or None when the variant does not apply."""
+    base = {a.name: a.default for a in spec.attrs if a.default is not None}
+    if v.attr is None:
+        return "", base
+    a = next(x for x in spec.attrs if x.name == v.attr)
+    if a.role != "dim":
+        tag = (str(v.value) if a.type == "str" else f"{a.name}{int(v.value)}" if a.type == "bool"
+               else f"{a.name}{v.value:g}" if a.type == "float" else f"{a.name}{v.value}")
+        return tag, {**base, a.name: v.value}
+    if rank < 1:
+        return None
+    pos = {"first": 0, "middle": rank // 2}.get(v.value, v.value)
+    if not -rank <= pos < rank or pos % rank == (a.default if a.default is not None else -1) % rank:
+        return None
+    return f"{a.name}{pos % rank}", {**base, a.name: pos % rank}
 
 
 def case_seed(base_seed: int, op: str, case_id: str) -> int:
@@ -296,17 +309,23 @@ def build_matrix(spec: OpSpec, mode: str = "default", seed: int = 0) -> list[Cas
     for dtype in spec.dtypes:
         rng = random.Random(f"{seed}:{spec.snake}:{dtype}")
         plans = _shape_plans(spec, dtype, mode, rng)
-        core_kinds = ("explicit", "edge:tail", "edge:rows%48")
         for i, (kind, shapes) in enumerate(plans):
-            if mode == "default" and not kind.startswith(core_kinds):
-                # Edge and random shapes: N(0,1) plus one other distribution, rotating.
-                others = [x for x in dists if x != "normal"]
-                chosen = ["normal"] + ([others[i % len(others)]] if others else [])
-                chosen = [x for x in chosen if x in dists] or dists[:1]
-            else:
-                chosen = dists
+            core = kind.startswith(CORE_KINDS)
+            # Edge and random shapes: N(0,1) plus one other distribution, rotating.
+            others = [x for x in dists if x != "normal"]
+            two = [x for x in ["normal"] + ([others[i % len(others)]] if others else []) if x in dists] or dists[:1]
+            chosen = two if mode == "default" and not core else dists
+            rank = len(next(iter(shapes.values())))
             for dist in chosen:
-                for vtag, attrs in (variants if (mode != "quick" or dist == "normal") else variants[:1]):
+                for v in variants:
+                    if v.attr is not None and mode == "quick" and (dist != "normal" or not v.wide):
+                        continue
+                    if not v.wide and mode == "default" and (not core or dist not in two):
+                        continue
+                    got = _resolve(spec, v, rank)
+                    if got is None:
+                        continue
+                    vtag, attrs = got
                     c = Case(spec.snake, dtype, shapes, dist, 0, attrs, kind, vtag)
                     cases.append(Case(spec.snake, dtype, shapes, dist, case_seed(seed, spec.snake, c.id),
                                       attrs, kind, vtag))
@@ -326,7 +345,7 @@ def make_inputs(spec: OpSpec, case: Case):
     g = torch.Generator().manual_seed(case.seed)
     tdtype = getattr(torch, DTYPES[case.dtype][0])
     out = []
-    for k, inp in enumerate(spec.inputs):
+    for inp in spec.inputs:
         shape = case.shapes[inp.name]
         if inp.values == "weight":
             x = 1.0 + 0.5 * torch.randn(shape, generator=g, dtype=torch.float64)
@@ -335,54 +354,6 @@ def make_inputs(spec: OpSpec, case: Case):
         elif inp.values == "grad":
             x = torch.randn(shape, generator=g, dtype=torch.float64)
         else:
-            x = _data(case.distribution, case.dtype, shape, g, k)
+            x = draw(case.distribution, case.dtype, shape, g)
         out.append(x.to(tdtype))
     return out
-
-
-def _data(dist: str, dtype: str, shape, g, k: int):
-    import torch
-
-    z = torch.randn(shape, generator=g, dtype=torch.float64)
-    if dist == "normal":
-        return z
-    if dist == "offset":
-        return z + OFFSET.get(dtype, 200.0)
-    if dist == "scale50":
-        return z * 50.0
-    if dist == "scale":
-        return z * BIG_SCALE.get(dtype, 1e4)
-    if dist == "tiny":
-        return z * TINY.get(dtype, 2.0 ** -10)
-    if dist == "mixed":
-        mag = torch.exp2(torch.rand(shape, generator=g, dtype=torch.float64) * 16 - 8)
-        sign = (torch.rand(shape, generator=g, dtype=torch.float64) < 0.5).to(torch.float64) * 2.0 - 1.0
-        return mag * sign
-    if dist == "special":
-        return _plant_specials(z, dtype)
-    raise ValueError(f"unknown distribution {dist!r}")
-
-
-def _plant_specials(z, dtype: str):
-    """N(0,1) with special values planted: row 0 NaN, row 1 +inf, row 2 -inf, row 3 +-0 and subnormals.
-
-    "Row" = a row of the flattened-to-2D view (last dim kept). An input with fewer than 4 rows gets only the
-    +-0 and subnormals, in row 0. Subnormals: the smallest positive subnormal of the dtype times 1..3.
-    """
-    x = z.clone()
-    if x.numel() == 0:
-        return x
-    v = x.reshape(-1, x.shape[-1]) if x.dim() >= 1 else x.reshape(1, 1)
-    sub = {"float16": 2.0 ** -24, "bfloat16": 2.0 ** -133, "float32": 2.0 ** -149}.get(dtype, 2.0 ** -24)
-    n = v.shape[1]
-    if v.shape[0] >= 4:
-        v[0, n // 2] = float("nan")
-        v[1, 0] = float("inf")
-        v[2, n - 1] = float("-inf")
-        row = v[3]
-    else:
-        row = v[0]
-    # +-0 and subnormals along one row (every other element), so the rest stays normal data.
-    for j in range(0, n, 2):
-        row[j] = (0.0, -0.0, sub, -2 * sub, 3 * sub)[(j // 2) % 5]
-    return x

@@ -1,17 +1,15 @@
 """Error metrics of one output tensor against its golden, and the verdict of the standard.
 
-Everything is computed in float64 on CPU. Definitions (accuracy-standards.md):
-- ``abs_err = |out - gold|``, ``rel_err = abs_err / (|gold| + 1e-7)`` over the finite elements;
-- ``max_abs_err``, ``max_rel_err``, ``rmse``, ``cosine``, ``thousandth``/``five_thousandth`` (share of
-  elements with rel_err < 0.001 / 0.005, msprobe's "one-/five-thousandth ratio"), ``eb`` (error balance,
-  |#over - #under| / n): all finite elements, reported, not gating;
-- ``mere``/``mare``: mean/max rel_err over the elements the standard judges relatively (neither
-  cancelled nor small), gating; ``assert_close``: the verdict torch.testing.assert_close would give with
-  PyTorch's default tolerances for the output dtype, against the fp64 golden (reported only).
+Everything is computed in float64 on CPU over the finite elements, with ``abs_err = |out - gold|`` and
+``rel_err = abs_err / (|gold| + 1e-7)``. METRICS is the one list of what a case reports: compare() fills
+it, the HTML report takes its columns from it, and docs/harness.md's metric table is its ``markdown()``
+(a test keeps them equal). The verdict's rules are in standard.py; docs/accuracy-standard.md has sources.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -20,6 +18,70 @@ from .standard import REL_EPS, Thresholds
 # torch.testing.assert_close defaults (torch/testing/_comparison.py), by output dtype.
 ASSERT_CLOSE_TOL = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
                     "float64": (1e-7, 1e-7)}
+
+
+@dataclass(frozen=True)
+class Metric:
+    key: str                  # key in the case record's ``metrics``
+    label: str                # column of the HTML report ("" = not a column)
+    doc: str
+    gating: bool = False      # part of the verdict (else reported only)
+    stat: Callable | None = None   # _Finite -> value, for the plain statistics of the finite elements
+
+
+class _Finite:
+    """The finite elements of one comparison (float64): out, golden, their difference and errors."""
+
+    def __init__(self, o_f: torch.Tensor, g_f: torch.Tensor):
+        self.o, self.g = o_f, g_f
+        self.diff = o_f - g_f
+        self.err = self.diff.abs()
+        self.ga = g_f.abs()
+        self.rel = self.err / (self.ga + REL_EPS)
+        self.n = o_f.numel()
+
+
+def _cosine(f: _Finite):
+    no, ng = torch.linalg.vector_norm(f.o), torch.linalg.vector_norm(f.g)
+    if no == 0 and ng == 0:
+        return 1.0
+    if no == 0 or ng == 0:
+        return 0.0
+    return _num(torch.dot(f.o, f.g) / (no * ng))
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("mere", "MERE", "mean rel_err over the elements judged relatively (neither cancelled nor small)",
+           gating=True),
+    Metric("mare", "MARE", "max rel_err over the same elements", gating=True),
+    Metric("max_abs_err", "max abs", "max abs_err", stat=lambda f: float(f.err.max())),
+    Metric("max_rel_err", "max rel", "max rel_err", stat=lambda f: float(f.rel.max())),
+    Metric("rmse", "RMSE", "root mean square of abs_err",
+           stat=lambda f: float(torch.sqrt(torch.dot(f.err, f.err) / f.n))),
+    Metric("cosine", "cosine", "cosine similarity of out and golden (1 when both are zero)", stat=_cosine),
+    Metric("thousandth", "1/1000", "share of elements with rel_err < 0.001 (msprobe's one-thousandth ratio)",
+           stat=lambda f: int((f.rel < 1e-3).sum()) / f.n),
+    Metric("five_thousandth", "", "share of elements with rel_err < 0.005",
+           stat=lambda f: int((f.rel < 5e-3).sum()) / f.n),
+    Metric("eb", "", "error balance: abs(#over - #under) / n (a biased kernel has eb near 1)",
+           stat=lambda f: abs(float(torch.sign(f.diff).sum())) / f.n),
+    Metric("assert_close", "assert_close", "the verdict torch.testing.assert_close would give with PyTorch's "
+           "default tolerances for the output dtype, against the fp64 golden"),
+    Metric("nonfinite_mismatch", "", "elements whose NaN/+-inf differs from the golden rounded to the output "
+           "dtype", gating=True),
+    Metric("cancelled", "cancelled", "elements judged by the cancellation rule", gating=True),
+    Metric("small", "small", "elements judged in the small-value domain (abs(golden) <= S)", gating=True),
+    Metric("judged_relative", "", "elements judged by MERE/MARE"),
+    Metric("worst", "", "the worst element by its rule: index, out, golden, rule"),
+)
+STATS = tuple(m for m in METRICS if m.stat is not None)
+
+
+def markdown() -> str:
+    """The metric table of docs/harness.md."""
+    rows = ["| metric | gating | meaning |", "|---|---|---|"]
+    rows += [f"| `{m.key}` | {'yes' if m.gating else ''} | {m.doc} |" for m in METRICS]
+    return "\n".join(rows)
 
 
 def _dtype_name(t: torch.Tensor) -> str:
@@ -46,58 +108,51 @@ def compare(out: torch.Tensor, gold: torch.Tensor, thr: Thresholds,
     if tuple(out.shape) != tuple(gold.shape):
         return {"passed": False, "reason": f"shape {list(out.shape)} != golden shape {list(gold.shape)}",
                 "numel": out.numel()}
-    out_dtype = _dtype_name(out)
     if thr.standard == "bit_exact" or not out.is_floating_point():
         return _bit_exact(out, gold)
     o = out.detach().to(torch.float64).reshape(-1)
     g64 = gold.detach().to(torch.float64).reshape(-1)
-    n = o.numel()
-    res: dict = {"numel": n}
-    # Non-finite check against the golden rounded into the output dtype: a value beyond the dtype's range
-    # must come out as +-inf (IEEE overflow), one inside it must stay finite.
+    res: dict = {"numel": o.numel()}
+    finite, mismatch, g_cast = _nonfinite(out, gold, o, res)
+    f = _Finite(o, g64) if finite is None else _Finite(o[finite], g64[finite])
+    res["finite"] = f.n
+    for m in STATS:
+        res[m.key] = m.stat(f) if f.n else None
+    cancelled, small = _partition(f, thr, scale, finite, res)
+    if f.n:
+        res["worst"] = _worst(f, thr, cancelled, small, finite, o, g64, out.shape, res)
+    res["assert_close"] = _assert_close(_dtype_name(out), f, finite, o, g64)
+    reason = _verdict(res, thr, mismatch, o, g_cast, out.shape)
+    res["passed"] = not reason
+    res["reason"] = reason
+    return res
+
+
+def _nonfinite(out, gold, o, res):
+    """NaN/Inf check against the golden rounded into the output dtype: a value beyond the dtype's range must
+    come out as +-inf (IEEE overflow), one inside it must stay finite. Returns (finite mask or None when
+    all is finite, mismatch mask, rounded golden)."""
     g_cast = gold.detach().to(out.dtype).to(torch.float64).reshape(-1)
     o_fin, g_fin = torch.isfinite(o), torch.isfinite(g_cast)
-    all_finite = bool(o_fin.all()) and bool(g_fin.all())
-    if all_finite:
-        mismatch = None
+    if bool(o_fin.all()) and bool(g_fin.all()):
         res["golden_nonfinite"] = res["nonfinite_mismatch"] = 0
-        o_f, g_f = o, g64
-    else:
-        o_nan, g_nan = torch.isnan(o), torch.isnan(g_cast)
-        o_inf, g_inf = torch.isinf(o), torch.isinf(g_cast)
-        mismatch = (o_nan != g_nan) | (o_inf != g_inf) | (o_inf & g_inf & (torch.sign(o) != torch.sign(g_cast)))
-        res["golden_nonfinite"] = int((~g_fin).sum())
-        res["nonfinite_mismatch"] = int(mismatch.sum())
-        finite = o_fin & g_fin & torch.isfinite(g64)
-        o_f, g_f = o[finite], g64[finite]
-    diff = o_f - g_f
-    err = diff.abs()
-    ga = g_f.abs()
-    rel = err / (ga + REL_EPS)
-    nf = o_f.numel()
-    res["finite"] = nf
-    if nf:
-        res["max_abs_err"] = float(err.max())
-        res["max_rel_err"] = float(rel.max())
-        res["rmse"] = float(torch.sqrt(torch.dot(err, err) / nf))
-        res["thousandth"] = int((rel < 1e-3).sum()) / nf
-        res["five_thousandth"] = int((rel < 5e-3).sum()) / nf
-        res["eb"] = abs(float(torch.sign(diff).sum())) / nf
-        no, ng = torch.linalg.vector_norm(o_f), torch.linalg.vector_norm(g_f)
-        if no == 0 and ng == 0:
-            res["cosine"] = 1.0
-        elif no == 0 or ng == 0:
-            res["cosine"] = 0.0
-        else:
-            res["cosine"] = _num(torch.dot(o_f, g_f) / (no * ng))
-    else:
-        for k in ("max_abs_err", "max_rel_err", "rmse", "thousandth", "five_thousandth", "eb", "cosine"):
-            res[k] = None
+        return None, None, g_cast
+    o_nan, g_nan = torch.isnan(o), torch.isnan(g_cast)
+    o_inf, g_inf = torch.isinf(o), torch.isinf(g_cast)
+    mismatch = (o_nan != g_nan) | (o_inf != g_inf) | (o_inf & g_inf & (torch.sign(o) != torch.sign(g_cast)))
+    res["golden_nonfinite"] = int((~g_fin).sum())
+    res["nonfinite_mismatch"] = int(mismatch.sum())
+    g64 = gold.detach().to(torch.float64).reshape(-1)
+    return o_fin & g_fin & torch.isfinite(g64), mismatch, g_cast
 
-    # Partition the finite elements: cancelled (judged on the error scale), small (absolute), relative.
+
+def _partition(f: _Finite, thr: Thresholds, scale, finite, res):
+    """Split the finite elements: cancelled (judged on the error scale), small (absolute), relative; fill
+    mere/mare and the violation counts. Returns the (cancelled, small) masks."""
+    ga, err, rel, nf = f.ga, f.err, f.rel, f.n
     if scale is not None:
         s = scale.detach().to(torch.float64).reshape(-1)
-        if not all_finite:
+        if finite is not None:
             s = s[finite]
         s = torch.maximum(torch.nan_to_num(s.abs(), nan=0.0, posinf=0.0), ga)   # terms >= their sum
         unavoidable = (thr.cancel_k * thr.compute_unit) * s                     # E_i of standard.py
@@ -105,55 +160,60 @@ def compare(out: torch.Tensor, gold: torch.Tensor, thr: Thresholds,
         cancelled = unavoidable > budget
         # A cancelled element that is also in the small-value domain may use the larger of the two
         # bounds: near zero (fp16 subnormals, fp32 underflow) the output's own rounding is absolute.
-        cancel_bound = torch.where(ga <= thr.small_value,
-                                   torch.clamp_min(budget + unavoidable, thr.small_atol), budget + unavoidable)
+        bound = torch.where(ga <= thr.small_value,
+                            torch.clamp_min(budget + unavoidable, thr.small_atol), budget + unavoidable)
     else:
         cancelled = torch.zeros_like(ga, dtype=torch.bool)
-        cancel_bound = thr.threshold * ga
+        bound = thr.threshold * ga
     small = ~cancelled & (ga <= thr.small_value)
     n_cancel, n_small = int(cancelled.sum()), int(small.sum())
     res["cancelled"], res["small"] = n_cancel, n_small
     res["judged_relative"] = nf - n_cancel - n_small
-    plain = n_cancel == 0 and n_small == 0
-    normal = None if plain else ~cancelled & ~small
-    res["cancelled_violations"] = int((cancelled & (err > cancel_bound)).sum()) if n_cancel else 0
+    res["cancelled_violations"] = int((cancelled & (err > bound)).sum()) if n_cancel else 0
     res["small_violations"] = int((small & (err > thr.small_atol)).sum()) if n_small else 0
-    res["cancelled_max_err_over_bound"] = (float((err[cancelled] / cancel_bound[cancelled]).max())
-                                           if n_cancel else None)
+    res["cancelled_max_err_over_bound"] = float((err[cancelled] / bound[cancelled]).max()) if n_cancel else None
     if res["judged_relative"]:
-        r = rel if plain else rel[normal]
+        r = rel if n_cancel == 0 and n_small == 0 else rel[~cancelled & ~small]
         res["mere"] = float(r.mean())
         res["mare"] = float(r.max())
     else:
         res["mere"] = res["mare"] = 0.0 if nf else None
-    # Worst element by the judged measure (relative to the MARE limit, to the cancellation bound, or to A).
-    if nf:
-        ratio = rel / (thr.mare_ratio * thr.threshold)
-        if n_cancel:
-            ratio = torch.where(cancelled, err / cancel_bound.clamp_min(1e-300), ratio)
-        if n_small:
-            ratio = torch.where(small, err / thr.small_atol, ratio)
-        w = int(torch.argmax(ratio))
-        flat = w if all_finite else int(torch.nonzero(finite).reshape(-1)[w])
-        rule = "cancelled" if n_cancel and bool(cancelled[w]) else "small" if n_small and bool(small[w]) else "relative"
-        res["worst"] = {"index": _index(flat, out.shape), "out": float(o[flat]), "golden": float(g64[flat]),
-                        "rule": rule}
-    # torch.testing.assert_close's rule with its defaults (equal_nan=False; +-inf equal only to itself),
-    # computed here directly: the library call costs a DTensor import and a full message format.
-    rtol, atol = ASSERT_CLOSE_TOL.get(out_dtype, (0.0, 0.0))
-    if all_finite:
-        res["assert_close"] = bool((err <= atol + rtol * ga).all())
-    else:
-        both_inf = torch.isinf(o) & (o == g64)
-        res["assert_close"] = bool((((o - g64).abs() <= atol + rtol * g64.abs()) | both_inf).all())
+    f.bound = bound
+    return cancelled, small
 
-    # Verdict, first failing rule wins (most fundamental first).
+
+def _worst(f: _Finite, thr, cancelled, small, finite, o, g64, shape, res) -> dict:
+    """The worst element by its judged measure (relative to the MARE limit, the cancellation bound, or A)."""
+    ratio = f.rel / (thr.mare_ratio * thr.threshold)
+    if res["cancelled"]:
+        ratio = torch.where(cancelled, f.err / f.bound.clamp_min(1e-300), ratio)
+    if res["small"]:
+        ratio = torch.where(small, f.err / thr.small_atol, ratio)
+    w = int(torch.argmax(ratio))
+    flat = w if finite is None else int(torch.nonzero(finite).reshape(-1)[w])
+    rule = ("cancelled" if res["cancelled"] and bool(cancelled[w]) else
+            "small" if res["small"] and bool(small[w]) else "relative")
+    return {"index": _index(flat, shape), "out": float(o[flat]), "golden": float(g64[flat]), "rule": rule}
+
+
+def _assert_close(out_dtype: str, f: _Finite, finite, o, g64) -> bool:
+    """torch.testing.assert_close's rule with its defaults (equal_nan=False; +-inf equal only to itself),
+    computed here directly: the library call costs a DTensor import and a full message format."""
+    rtol, atol = ASSERT_CLOSE_TOL.get(out_dtype, (0.0, 0.0))
+    if finite is None:
+        return bool((f.err <= atol + rtol * f.ga).all())
+    both_inf = torch.isinf(o) & (o == g64)
+    return bool((((o - g64).abs() <= atol + rtol * g64.abs()) | both_inf).all())
+
+
+def _verdict(res: dict, thr: Thresholds, mismatch, o, g_cast, shape) -> str:
+    """The first failing rule (most fundamental first), or "" when the case passes."""
     reason = ""
     if res["nonfinite_mismatch"]:
         i = int(torch.nonzero(mismatch).reshape(-1)[0])
-        reason = (f"NaN/Inf mismatch at {res['nonfinite_mismatch']} element(s), first {_index(i, out.shape)}: "
-                  f"got {float(o[i])}, golden {float(g_cast[i])}")
-    elif res["mere"] is not None and res["mere"] >= thr.threshold:
+        return (f"NaN/Inf mismatch at {res['nonfinite_mismatch']} element(s), first {_index(i, shape)}: "
+                f"got {float(o[i])}, golden {float(g_cast[i])}")
+    if res["mere"] is not None and res["mere"] >= thr.threshold:
         reason = f"MERE {res['mere']:.3g} >= T {thr.threshold:.3g}"
     elif res["mare"] is not None and res["mare"] >= thr.mare_ratio * thr.threshold:
         reason = f"MARE {res['mare']:.3g} >= {thr.mare_ratio:g}T {thr.mare_ratio * thr.threshold:.3g}"
@@ -163,12 +223,10 @@ def compare(out: torch.Tensor, gold: torch.Tensor, thr: Thresholds,
     elif res["small"] and res["small_violations"] / res["small"] > thr.small_budget:
         reason = (f"{res['small_violations']} small-value element(s) (|golden| <= {thr.small_value:.3g}) "
                   f"with |err| > {thr.small_atol:.3g}")
-    if reason and "worst" in res and not reason.startswith("NaN"):
+    if reason and "worst" in res:
         wst = res["worst"]
         reason += f"; worst at {wst['index']}: got {wst['out']:.6g}, golden {wst['golden']:.6g}"
-    res["passed"] = not reason
-    res["reason"] = reason
-    return res
+    return reason
 
 
 def _bit_exact(out: torch.Tensor, gold: torch.Tensor) -> dict:

@@ -1,4 +1,4 @@
-"""The accuracy standard opkit adopts (shared/docs/accuracy-standards.md, "recommendation").
+"""The accuracy standard opkit adopts (docs/facts/accuracy-standards.md, "recommendation").
 
 Float outputs (``mere_mare``), per output element, after the golden is cast to the output dtype for the
 non-finite check (a golden beyond the dtype's range must come out as +-inf):
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-# Threshold T per output dtype (ecosystem single-benchmark standard, accuracy-standards.md §2.2).
+# Threshold T per output dtype (ecosystem single-benchmark standard, docs/facts/accuracy-standards.md §2.2).
 THRESHOLD = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -13, "float64": 2.0 ** -13}
-# Small-value domain: boundary S and absolute tolerance A (msprobe, accuracy-standards.md §2.1).
+# Small-value domain: boundary S and absolute tolerance A (msprobe, docs/facts/accuracy-standards.md §2.1).
 SMALL_VALUE = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -10, "float32": 2.0 ** -20, "float64": 2.0 ** -20}
 SMALL_ATOL = {"float16": 2.0 ** -16, "bfloat16": 2.0 ** -16, "float32": 2.0 ** -30, "float64": 2.0 ** -30}
 MARE_RATIO = 10.0

@@ -1,6 +1,6 @@
 // Chip profiles shared by the emulator, the tiling functions and the NPU binding.
 // One table, so a tiling that fits the profile also fits the emulator's UB check.
-// Figures: shared/docs/ascendc-facts.md §4 (TOTAL_UB_SIZE, reserved bytes, core counts).
+// Figures: docs/facts/ascendc-facts.md §4 (TOTAL_UB_SIZE, reserved bytes, core counts).
 #pragma once
 #include <cstdint>
 

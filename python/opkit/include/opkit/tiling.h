@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "opkit/constants.h"
 #include "opkit/platform.h"
 
 namespace opkit {
@@ -65,9 +66,6 @@ struct TilingContext {
     return it->second;
   }
 };
-
-inline constexpr uint32_t kBlockBytes = 32;   // UB DataBlock
-inline constexpr uint32_t kRepeatBytes = 256; // one vector repeat
 
 inline constexpr uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 inline constexpr uint64_t align_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }

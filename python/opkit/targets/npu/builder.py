@@ -216,7 +216,7 @@ def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
                          "Unix Makefiles generator (install make)")
     gen = ["-G", GENERATOR]
     env = dict(os.environ)
-    env.pop("ASCEND_CUSTOM_OPP_PATH", None)   # custom op paths can disturb CANN builds (ascendc-facts §6)
+    env.pop("ASCEND_CUSTOM_OPP_PATH", None)   # custom op paths can disturb CANN builds (docs/facts/ascendc-facts.md §6)
     steps = [[cmake, *gen, "-S", str(src), "-B", str(tree), f"-DASCEND_PYTHON_EXECUTABLE={sys.executable}"],
              [cmake, "--build", str(tree), "-j", str(jobs or os.cpu_count() or 2)]]
     tree.mkdir(parents=True, exist_ok=True)

@@ -222,7 +222,7 @@ def torch_pair_problem(torch_version: str | None = None, npu_version: str | None
     """A message when torch_npu is installed for another torch than the one installed; else None.
 
     torch_npu X.Y.* requires torch==X.Y.* (wheel metadata `Requires-Dist: torch==2.13.0.*`); a
-    mismatch shows up as undefined symbols in libtorch_npu.so (peers-and-pitfalls §C, torch-npu-facts §5).
+    mismatch shows up as undefined symbols in libtorch_npu.so (docs/facts/peers-and-pitfalls.md §C, docs/facts/torch-npu-facts.md §5).
     """
     tv = torch_version or dist_version("torch")
     nv = npu_version or dist_version("torch_npu")
@@ -237,6 +237,6 @@ def torch_pair_problem(torch_version: str | None = None, npu_version: str | None
 
 
 def version_macro(torch_version: str) -> str:
-    """op-plugin's CURRENT_VERSION macro for a torch version: 2.13.0 -> V2R13 (torch-npu-facts §2)."""
+    """op-plugin's CURRENT_VERSION macro for a torch version: 2.13.0 -> V2R13 (docs/facts/torch-npu-facts.md §2)."""
     major, minor = re.findall(r"\d+", torch_version)[:2]
     return f"V{major}R{minor}"

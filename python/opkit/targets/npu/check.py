@@ -2,7 +2,7 @@
 
 The binding TU is compiled for real against torch's headers and the published torch-npu wheel's
 headers, with the flags torch_npu extensions need (-DCURRENT_VERSION=V2R13, -D_GLIBCXX_USE_CXX11_ABI=1,
-op-plugin include set: torch-npu-facts.md §1a, §2). Only the kernel launchers are stand-ins: CANN
+op-plugin include set: docs/facts/torch-npu-facts.md §1a, §2). Only the kernel launchers are stand-ins: CANN
 generates `aclrtlaunch_<kernel>.h` from the kernel, so check mode writes a declaration of the same
 shape and, for the link, a definition; the link uses -Wl,--no-undefined so every other symbol must
 resolve in libtorch / libtorch_npu. The result, libopkit_npu_check.so, is never loaded (it needs

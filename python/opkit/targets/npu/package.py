@@ -2,13 +2,13 @@
 kernel.cpp and tiling.h.
 
 What opkit writes (build/opkit/npu/package/):
-  ops.json                       msopgen's input (inputs/outputs/dtypes/formats/attrs), ascendc-facts §6
+  ops.json                       msopgen's input (inputs/outputs/dtypes/formats/attrs), docs/facts/ascendc-facts.md §6
   op_host/<op>.cpp               OpDef, InferShape, InferDataType, TilingFunc (adapter gert -> opkit)
   op_host/<op>_opkit_adapter.h   CANN-free part of the TilingFunc: runs <Op>Tiling, writes the struct
   op_host/<op>_tiling.h          copy of the op's tiling.h
   op_kernel/<op>.cpp             the op's kernel.cpp (its `#include "tiling.h"` -> "<op>_tiling.h":
                                  op_kernel files are installed flat), op_kernel/<op>_tiling.h
-  opkit_include/opkit/*.h        opkit's host headers (tiling.h, platform.h)
+  opkit_include/opkit/*.h        opkit's headers (tiling.h, platform.h, the toolkit); op_kernel/opkit/ the kernel toolkit
   CMakePresets.json              the values opkit sets in msopgen's presets (vendor, CANN path, SoC)
   build.sh                       msopgen gen -> overlay the files above -> the project's build.sh -> build_out/*.run
 The framework files (CMakeLists.txt, cmake/, scripts/) come from CANN's own `msopgen gen`, so they
@@ -81,8 +81,12 @@ def render_project(specs: list[OpSpec], project: Path, settings) -> Path:
     (project / "op_host").mkdir(parents=True, exist_ok=True)
     (project / "op_kernel").mkdir(parents=True, exist_ok=True)
     (project / "opkit_include" / "opkit").mkdir(parents=True, exist_ok=True)
-    for h in ("tiling.h", "platform.h"):
-        shutil.copyfile(settings.host_include / "opkit" / h, project / "opkit_include" / "opkit" / h)
+    for h in sorted((settings.host_include / "opkit").glob("*.h")):
+        shutil.copyfile(h, project / "opkit_include" / "opkit" / h.name)
+    # Kernels include the toolkit as "opkit/kernel_util.h": beside the kernel sources, found without -I.
+    (project / "op_kernel" / "opkit").mkdir(parents=True, exist_ok=True)
+    for h in ("kernel_util.h", "constants.h"):
+        shutil.copyfile(settings.host_include / "opkit" / h, project / "op_kernel" / "opkit" / h)
     (project / "ops.json").write_text(json.dumps(msopgen_json(specs), indent=2) + "\n")
     for g in glues:
         s = g.spec

@@ -1,6 +1,6 @@
 """The published torch-npu wheel's headers and libtorch_npu.so, for --check-only on machines without
 CANN: downloaded with `pip download --no-deps` into a cache folder and unpacked there, never installed
-(installing torch-npu without CANN makes `import torch` itself fail: torch-npu-facts.md §2).
+(installing torch-npu without CANN makes `import torch` itself fail: docs/facts/torch-npu-facts.md §2).
 
 Env: OPKIT_TORCH_NPU_WHEEL=<path to a .whl> uses a local wheel; OPKIT_CACHE overrides ~/.cache/opkit.
 """
@@ -80,7 +80,7 @@ def _unpack(wheel: Path, dest: Path) -> None:
 
 
 def include_dirs(root: Path) -> list[Path]:
-    """The include set op-plugin's extension examples use (torch-npu-facts.md §1a, §2)."""
+    """The include set op-plugin's extension examples use (docs/facts/torch-npu-facts.md §1a, §2)."""
     inc = root / "include"
     return [inc, inc / "third_party" / "acl" / "inc", inc / "third_party" / "hccl" / "inc",
             inc / "third_party" / "op-plugin", inc / "third_party" / "op-plugin" / "op_plugin" / "include"]

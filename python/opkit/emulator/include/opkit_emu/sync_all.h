@@ -91,9 +91,11 @@ inline GM_ADDR& sys_workspace() { static thread_local GM_ADDR w = nullptr; retur
 
 namespace AscendC {
 
+// The tag depends on the template arguments: a non-dependent SyncAllUser<void> would be instantiated with
+// the header itself, marking every kernel a SyncAll user (one host thread per block on every launch).
 template <bool isAIVOnly = true>
 inline void SyncAll(OPKIT_LOC) {
-  (void)opkit_emu::SyncAllUser<void>::registered;
+  (void)opkit_emu::SyncAllUser<std::integral_constant<bool, isAIVOnly>>::registered;
   opkit_emu::sync_all(loc);
 }
 // The GM-workspace form (gmWorkspace, ubWorkspace, usedCores) of earlier releases.
@@ -101,7 +103,7 @@ template <bool isAIVOnly = true, class G, class U>
 inline void SyncAll(const G& gmWorkspace, const U& ubWorkspace, const int32_t usedCores = 0, OPKIT_LOC) {
   (void)gmWorkspace;
   (void)ubWorkspace;
-  (void)opkit_emu::SyncAllUser<void>::registered;
+  (void)opkit_emu::SyncAllUser<G>::registered;
   if (usedCores != 0 && usedCores != opkit_emu::ctx().num)
     opkit_emu::fail("sync-all", "SyncAll", loc,
                     opkit_emu::strf("usedCores %d differs from the launch's %lld blocks: only full-launch SyncAll is "

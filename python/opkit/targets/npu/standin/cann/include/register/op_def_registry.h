@@ -1,6 +1,6 @@
 // opkit --check-only STAND-IN for CANN's <cann>/include/register/op_def_registry.h (and the ge:: / gert::
 // headers it brings in). NOT CANN's header: it declares only the names opkit's generated op_host/<op>.cpp
-// uses, with the spelling of CANN's public op-project API (ascendc-facts: OpDef, gert contexts), so the
+// uses, with the spelling of CANN's public op-project API (docs/facts/ascendc-facts.md: OpDef, gert contexts), so the
 // check can compile op_host/<op>.cpp the way CANN's raw op_host compile does (C++11, old ABI, this
 // include folder only). A signature that differs in the real CANN is caught only by a build with CANN.
 #ifndef OPKIT_STANDIN_OP_DEF_REGISTRY_H

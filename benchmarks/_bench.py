@@ -153,3 +153,28 @@ def add_dtype_arg(ap) -> None:
 def torch_dtypes(args) -> list:
     import torch
     return [getattr(torch, d) for d in (args.dtype or ["float32", "float16", "bfloat16"])]
+
+
+def op_vs_torch(doc: str, title: str, op_name: str, make_inputs, ours, theirs, goal: float) -> None:
+    """The body of a one-op row (layer_norm, softmax, gelu): parse --workspace/--repeat/--dtype, load the
+    bundled op, time it against PyTorch per dtype and judge the fp32 row's one-thread CPU-time ratio.
+    make_inputs(dtype, generator) -> tuple of tensors; ours(op, *inputs) / theirs(*inputs) run one call."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--workspace", default=None)
+    ap.add_argument("--repeat", type=int, default=9)
+    add_dtype_arg(ap)
+    args = ap.parse_args()
+    banner(title)
+    import torch
+
+    load_ops([op_name], args.workspace)
+    op = getattr(torch.ops.opkit, op_name)
+    g = torch.Generator().manual_seed(0)
+    cases = []
+    for dt in torch_dtypes(args):
+        xs = make_inputs(dt, g)
+        cases.append((str(dt).replace("torch.", ""), lambda xs=xs: ours(op, *xs), lambda xs=xs: theirs(*xs)))
+    rows = op_rows(op_name.removesuffix("_fp32"), cases, args.repeat)
+    done([(f"{rows[0][0]} CPU-time ratio", rows[0][1] / rows[0][2], goal, "x")])

@@ -19,9 +19,11 @@ import sys
 from pathlib import Path
 
 from ..errors import OpkitError
+from ..harness import metrics as _metrics
 
 DEFAULT_TOLERANCE = 2.0
-METRICS = ("mere", "mare", "max_rel_err")     # the harness's gating error metrics (harness/metrics.py)
+# the error metrics the gate keeps from growing: those the harness's metric registry marks for it
+METRICS = tuple(m.key for m in _metrics.METRICS if m.baseline)
 FLOOR = 1e-12          # a metric this small counts as zero (a stored 0 may become 1e-300 on a rerun)
 
 

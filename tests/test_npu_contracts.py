@@ -175,10 +175,3 @@ def test_op_host_library_forced_to_cxx11_fails_loudly(rendered, tmp_path):
     contracts.check_compile(*cmd)
     with pytest.raises(BuildError, match="must be compiled as C\\+\\+17"):
         contracts.check_compile([*cmd[0][:-1], "-std=c++11", cmd[0][-1]], cmd[1], cmd[2])
-
-
-def test_tbe_ops_are_refused_by_name(tmp_path):
-    import dataclasses
-    spec = dataclasses.replace(make_op(tmp_path / "ops", "NpuTestSoftmax", "npu_test_softmax", reduce=False), lang="tbe")
-    with pytest.raises(BuildError, match=r"npu_test_softmax are TBE ops \(kernel\.py\)"):
-        builder.build([spec], tmp_path / "build", check_only=True)

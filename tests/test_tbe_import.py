@@ -88,7 +88,7 @@ def test_cli_new_build_test_tbe_norm(tmp_path):
         r = subprocess.run(opkit + cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stdout + r.stderr
     assert "verdict: PASS" in r.stdout
-    report = json.loads((tmp_path / "build/opkit/reports/report.json").read_text())
+    report = json.loads((tmp_path / "build/opkit/reports/report-quick.json").read_text())
     fp16 = [c for c in report["cases"] if c["dtype"] == "float16"]
     assert any(c["naive_metrics"] and not c["naive_metrics"]["passed"] for c in fp16)
 

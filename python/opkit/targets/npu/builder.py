@@ -71,11 +71,6 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
             return
     if not specs:
         raise BuildError("opkit build --target npu: no ops to build")
-    tbe = [s.snake for s in specs if getattr(s, "lang", "ascendc") != "ascendc"]
-    if tbe:
-        raise BuildError(f"opkit build --target npu: {', '.join(tbe)} are TBE ops (kernel.py): this target builds "
-                         "AscendC kernels (kernel.cpp) with ascendc_library; TBE ops reach the NPU through CANN's "
-                         "TBE op build, which opkit does not drive yet (docs/tbe.md \"NPU and graph mode\")")
     seen: dict[str, Path] = {}
     for s in specs:
         if s.snake in seen:

@@ -102,7 +102,7 @@ def _extract_host_stub(glues, root: Path, origin: str, work: Path, build_dir: Pa
     for g in glues:
         for v in g.variants:
             text = contracts.preprocess_kernel(cxx, Path(g.spec.kernel_file), list(v.defines),
-                                               [Path(g.spec.kernel_file).parent, emulator_include_dir()],
+                                               contracts.kernel_includes(g.spec, emulator_include_dir()),
                                                prelude=Path(build_dir) / "src" / PRELUDE)
             path = work / f"{v.launch}.i"
             path.write_text(text)

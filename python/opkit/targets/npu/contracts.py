@@ -232,13 +232,21 @@ def kernel_signatures(preprocessed: str) -> list[tuple[str, int]]:
     return out
 
 
+def kernel_includes(spec, emulator_include: Path) -> list[Path]:
+    """A kernel's include path as the NPU CMake gives it (opkit_npu.cmake: ascendc_include_directories with
+    the op folder and OPKIT_HOST_INCLUDE, which holds the kernel toolkit opkit/kernel_util.h), then the
+    emulator's headers standing in for CANN's."""
+    from ...workspace import host_include_dir
+    return [Path(spec.kernel_file).parent, host_include_dir(), emulator_include]
+
+
 def check_launch_header(glue, variant, cxx: str, prelude: Path, emulator_include: Path) -> None:
     """CANN names the launcher aclrtlaunch_<entry as preprocessed> (extract_host_stub.py:639) in a header
     of that name (:750-752), with blockDim, stream and one void* per kernel parameter (:779-791). The
     binding includes <v.launch>.h and passes the op's inputs, outputs, workspace and tiling."""
     spec = glue.spec
     text = preprocess_kernel(cxx, Path(spec.kernel_file), list(variant.defines),
-                             [Path(spec.kernel_file).parent, emulator_include], prelude=prelude)
+                             kernel_includes(spec, emulator_include), prelude=prelude)
     sigs = kernel_signatures(text)
     want = (variant.launch.replace("aclrtlaunch_", "", 1), len(glue.gm_args))
     if want not in sigs:

@@ -84,6 +84,8 @@ class QuantLayer(LayerMode):
     folded_bn: str = ""                  # the BatchNorm folded into the weights before quantization
     clip: tuple = (0.0, 0.0)             # the real range the activation codes cover
     overflow: list = field(default_factory=list)   # int32 accumulator overflows seen (message strings)
+    requant_to: tuple | None = None      # (scale_d, offset_d, bits, relu) of the next INT8 layer: AscendRequant
+    from_requant: bool = False           # the input is the previous layer's requantized codes
 
     @property
     def op_type(self) -> str:
@@ -94,8 +96,10 @@ class QuantLayer(LayerMode):
         return (torch.tensor(self.scale_d, dtype=F32) * self.scale_w).to(F32)
 
     def integer_input(self, x: torch.Tensor, device: bool) -> torch.Tensor:
-        if device and self.act_bits <= 8:
+        if device and self.act_bits <= 8 and not self.from_requant:
             return ascend_quant(x, self.scale_d, self.offset_d, self.act_bits)
+        # AMCT's fp32 formula; after AscendRequant the input is (q - offset) * scale held in fp16 (11 bits for
+        # at most 2^8 steps): dividing back recovers q exactly
         return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
 
     def accumulate(self, q: torch.Tensor) -> torch.Tensor:
@@ -117,12 +121,28 @@ class QuantLayer(LayerMode):
             sim.notes.append(msg)
             if msg not in self.overflow:
                 self.overflow.append(msg)
-        y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
         bits = f"int{self.act_bits}" if self.act_bits == self.wts_bits else f"a{self.act_bits}w{self.wts_bits}"
         what_if = "" if (self.act_bits, self.wts_bits) == (8, 8) else " (what-if)"
-        kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
-                  else f"AMCT fake-quant {bits}{what_if}")
+        if device and self.requant_to is not None:
+            y = self.requantize(acc)
+            kernel = f"AscendQuant fp16 + {bits} cube + AscendRequant{what_if}"
+        else:
+            y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
+            kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
+                      else f"AMCT fake-quant {bits}{what_if}")
         return y.to(io), io, bits, kernel
+
+    def requantize(self, acc: torch.Tensor) -> torch.Tensor:
+        """AscendRequant (RequantFusionPass): int32 straight to the next layer's codes with one fp32 scale
+        deq_scale / scale_next, offset added, ReLU as a clamp at the offset; returned as the real values those
+        codes stand for (the next layer divides them back). No fp16 rounding between the two layers."""
+        s_next, o_next, bits, relu = self.requant_to
+        lo, hi = int_range(bits)
+        req = self.geometry.channel_view(self.deq_scale / s_next, acc)
+        q = torch.clamp(torch.round(acc.to(F32) * req + o_next), lo, hi)
+        if relu:
+            q = torch.clamp(q, min=o_next)
+        return (q - o_next) * s_next
 
 
 @dataclass

@@ -41,7 +41,7 @@ def test_records_off_is_the_same_run():
     pol = load_policy("fp16-compute")
     x = torch.randn(4, C)
     a, recs = Simulator(pol, naive=False).run(scaled(), (x,))
-    b, none = Simulator(pol, naive=False).run(scaled(), (x,), records=False)
+    b, none = Simulator(pol, naive=False).run(scaled(), (x,), record=False)
     assert recs and none == [] and torch.equal(a, b)
 
 

@@ -281,7 +281,10 @@ class Simulator:
         return fwd
 
     # -- a whole run ----------------------------------------------------------------------------------
-    def run(self, model: nn.Module, inputs: tuple) -> tuple[object, list[LayerOut]]:
+    def run(self, model: nn.Module, inputs: tuple, record: bool = True) -> tuple[object, list[LayerOut]]:
+        """(model output, per-layer records); ``record=False``: no per-layer copies (whole-dataset
+        evaluation needs only the output), the records list is empty."""
+        keep = record
         records: list[LayerOut] = []
         calls: Counter = Counter()
         atomic: dict[str, tuple[nn.Module, str]] = {}
@@ -312,7 +315,7 @@ class Simulator:
                                         tensor.detach().to(torch.float32).clone()))
             return hook
 
-        handles = [m.register_forward_hook(hook_for(n, m)) for n, m in hooked]
+        handles = [m.register_forward_hook(hook_for(n, m)) for n, m in hooked] if keep else []
         saved = []
         try:
             if self.policy is not None:

@@ -64,7 +64,7 @@ class SimVariant:
             from ..accuracy.diagnose import _naive_available
             naive = _naive_available(self.notes)
         sim = Simulator(pol, self.overrides, naive=naive)
-        return lambda x: sim.run(model, (x,), records=False)[0]
+        return lambda x: sim.run(model, (x,), record=False)[0]
 
 
 FP32 = SimVariant("fp32")

@@ -281,7 +281,8 @@ def cflags(libs: bool) -> None:
 
 def _add_accuracy_commands() -> None:
     from .accuracy.commands import COMMANDS     # diagnose / dump / compare (docs/diagnose.md)
-    for c in COMMANDS:
+    from .quant.commands import COMMANDS as QUANT   # quant (docs/quant.md)
+    for c in COMMANDS + QUANT:
         cli.add_command(c)
 
 

@@ -103,9 +103,24 @@ class QuantLayer(LayerMode):
         return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
 
     def accumulate(self, q: torch.Tensor) -> torch.Tensor:
-        """Exact integer accumulation: integer-valued float64 operands (|sum| < 2^53, exact in any order); the
-        activation offset is taken off the codes first, so zero padding stands for a real zero (Conv2D offset_x)."""
-        acc = self.geometry.apply((q - self.offset_d).to(F64), self.codes.to(F64))
+        """Exact integer accumulation (the cube's int32). Operands are integer-valued floats, so a sum is exact
+        in any order while every partial sum stays below the float's integer limit: float32 (2^24) when
+        K * max|x| * max|w| allows it, else float32 on the weights split into 4-bit halves (w = 16 hi + lo),
+        else float64 (2^53). The activation offset is taken off the codes first, so zero padding stands for a
+        real zero (Conv2D's offset_x). Returns float64."""
+        x = q - self.offset_d
+        k = self.codes[0].numel()
+        ax, aw = float(x.abs().max()) if x.numel() else 0.0, float(self.codes.abs().max())
+        exact32 = torch.get_float32_matmul_precision() == "highest"
+        if exact32 and k * ax * aw < 2 ** 24:
+            acc = self.geometry.apply(x.to(F32), self.codes.to(F32)).to(F64)
+        elif exact32 and k * ax * 16 < 2 ** 24:
+            lo = torch.remainder(self.codes.to(F32), 16)            # 0..15
+            hi = (self.codes.to(F32) - lo) / 16                     # -8..7
+            xf = x.to(F32)
+            acc = 16 * self.geometry.apply(xf, hi).to(F64) + self.geometry.apply(xf, lo).to(F64)
+        else:
+            acc = self.geometry.apply(x.to(F64), self.codes.to(F64))
         if self.bias_codes is not None:
             acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
         return acc

@@ -141,9 +141,10 @@ def greedy(order: list[str], score: Callable[[QuantConfig], float], config: Quan
             t = score(apply(config, floats + [n], chans))
             tried.append((t, 1, Step(floats + [n], list(chans), t, ok(t), f"{n} in float")))
         res.steps += [s for _, _, s in tried]
-        t, _, best = max(tried, key=lambda z: (z[0], -z[1]))   # best top-1; a tie goes to per-channel (cheaper)
-        if t <= current.top1 + 1e-9:
-            break
+        # best top-1; among equals the per-channel action (cheaper), then the more sensitive layer (tried first)
+        t, _, best = max(tried, key=lambda z: (z[0], -z[1]))
+        if t < current.top1 - 1e-9:
+            break                       # every action loses accuracy: stop (a tie goes on: plateaus are common)
         floats, chans, current = list(best.float_layers), list(best.per_channel), best
     res.best = current if current.ok else max(res.steps, key=lambda s: s.top1)
     return res

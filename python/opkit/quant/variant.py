@@ -193,6 +193,9 @@ def add_requant(v: QuantVariant, graph: ModelGraph) -> list[str]:
     done = []
     for a, (b, relu) in graph.chains.items():
         qa, qb = v.layers.get(a), v.layers.get(b)
+        bn = graph.pairs.get(a)
+        if bn and not isinstance(v.layers.get(bn), FoldedBatchNorm):
+            continue                        # a BatchNorm left between them: Dequant -> BN -> Quant, no requant
         if isinstance(qa, QuantLayer) and isinstance(qb, QuantLayer) and qa.act_bits <= 8 and qb.act_bits <= 8:
             qa.requant_to = (qb.scale_d, qb.offset_d, qb.act_bits, relu)
             qb.from_requant = True

@@ -107,9 +107,11 @@ def describe_in_result(result: dict[str, dict] | None, names) -> str:
     return "; ".join(hits) if hits else "not in fusion_result.json (switched off, or never matched)"
 
 
-def write_fusion_switch(rows: list[FusionRow], path: str | Path, depthwise: bool = False) -> tuple[Path, list[str]]:
-    """``PassName:off`` for every pass that hurts and can be switched off; notes on what was left on."""
-    lines, notes = [], []
+def write_fusion_switch(rows: list[FusionRow], path: str | Path, depthwise: bool = False,
+                        required: list[str] = ()) -> tuple[Path, list[str]]:
+    """``PassName:off`` for every pass that hurts and can be switched off, and the ``required`` ones (the
+    recommendation's overflow fix); notes on what was left on."""
+    lines, notes = [f"{n}:off" for n in required], []
     for r in rows:
         if not r.hurts:
             continue
@@ -121,7 +123,8 @@ def write_fusion_switch(rows: list[FusionRow], path: str | Path, depthwise: bool
             notes.append(f"{REQUANT} left on: the model has depthwise convs, which need it (ATC "
                          "--fusion_switch_file constraint)")
             continue
-        lines.append(f"{r.name}:off")
+        if f"{r.name}:off" not in lines:
+            lines.append(f"{r.name}:off")
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text("".join(f"{line}\n" for line in lines))

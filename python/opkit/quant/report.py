@@ -59,7 +59,8 @@ class QuantReport:
         from .fusion import write_fusion_switch
         depthwise = any(getattr(m, "groups", 1) > 1 and getattr(m, "groups", 1) == getattr(m, "out_channels", 0)
                         for m in (self.model.modules() if self.model is not None else []))
-        p, self.switch_notes = write_fusion_switch(self.fusion, path, depthwise)
+        p, self.switch_notes = write_fusion_switch(self.fusion, path, depthwise,
+                                                   self.recommend.get("atc_fusions_off", []))
         return p
 
     # -- JSON -----------------------------------------------------------------------------------------------
@@ -200,6 +201,7 @@ def text(rep: QuantReport) -> str:
             out.append(f"  -> {o['fix'] or 'no fix verified'}")
     for n in rep.notes:
         out.append(f"note: {n}")
+    out.append(f"{rep.evals} labelled evaluations ({rep.eval_seconds:.0f} s), {rep.seconds:.0f} s in all")
     return "\n".join(out)
 
 

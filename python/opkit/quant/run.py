@@ -309,8 +309,8 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
 
     # -- fusions and overflow ----------------------------------------------------------------------------------
     fusion_rows = _fusions(s, rec_cfg_again, rec_records, v_rec, v_fp16, fr, log)
-    overflow = (rec_fix["findings"] if rec_fix else []) + trace_overflow(
-        s, {"fp16": v_fp16, base_name: v_base} | ({} if rec_fix else {"recommended": v_rec}), log)
+    overflow = trace_overflow(s, {"fp16": v_fp16, base_name: v_base} | ({} if rec_fix else {"recommended": v_rec}),
+                              log) + (rec_fix["findings"] if rec_fix else [])
 
     rep = QuantReport(
         fp32={"top1": fp32_top1, "top5": scores["fp32"][1]}, target_drop=target_drop, policy=pol.describe(),
@@ -383,7 +383,8 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
         if s.data is not None:
             sc = s.score([on, off])
             row.top1_fused, row.top1_unfused = sc[on.name][0], sc[off.name][0]
-        margin = 100.0 / max(len(s.data), 1) if s.data is not None else 0.0
+        # a loss counts past noise: half the target drop, and at least two samples' worth
+        margin = max(s.target_drop / 2, 200.0 / max(len(s.data), 1)) if s.data is not None else 0.0
         worse_top1 = row.top1_fused is not None and row.top1_unfused - row.top1_fused >= margin - 1e-9
         worse_nan = row.nonfinite_fused > 0 and row.nonfinite_unfused == 0
         row.hurts = bool(worse_top1 or worse_nan)
@@ -409,7 +410,7 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
         log("fusion: AMCT Conv+BN fusion on/off (recalibrated)")
         cfg_off = cfg.copy()
         cfg_off.skip_fusion_layers = sorted(set(cfg.skip_fusion_layers) | set(amct))
-        off = s.variant(cfg_off, "recommended-no-amct-bn")
+        off = s.variant(cfg_off, "recommended-no-amct-bn", conv_bn=v_rec.atc_conv_bn, requant=v_rec.requant)
         c = compare(v_rec, off, amct + [s.graph.pairs[n] for n in amct])
         row = F.FusionRow(F.AMCT_BN, amct, False, *c, remedy="skip_fusion_layers in the AMCT config")
         finish(row, v_rec, off)
@@ -417,7 +418,7 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
     chains = [n for n, m in v_rec.layers.items() if isinstance(m, QuantLayer) and m.requant_to is not None]
     if chains:
         log("fusion: RequantFusionPass on/off")
-        off = s.variant(cfg, "recommended-no-requant", records, requant=False)
+        off = s.variant(cfg, "recommended-no-requant", records, conv_bn=v_rec.atc_conv_bn, requant=False)
         c = compare(v_rec, off, chains)
         row = F.FusionRow(F.REQUANT, chains, True, *c, in_fusion_result=F.describe_in_result(fr, F.REQUANT_NAMES),
                           remedy="fusion_switch.cfg RequantFusionPass:off")

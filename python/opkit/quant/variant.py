@@ -76,6 +76,8 @@ class QuantVariant:
     notes: list[str] = field(default_factory=list)
     name: str = "int8"
     policy: str | None = "cann-force-fp16"    # the precision policy around the quantized layers (ATC's default)
+    atc_conv_bn: bool = True                  # ATC's ConvBatchnormFusionPass in this deployment
+    requant: bool = True                      # ATC's RequantFusionPass in this deployment
 
     # -- the variant protocol of opkit.evaluate (name, describe, prepare) -------------------------------------
     def describe(self) -> dict:
@@ -148,7 +150,7 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
     """Engine modes for ``config`` (its quant_enable layers, with ``records``' factors); ``atc_conv_bn`` and
     ``requant``: ATC's ConvBatchnormFusionPass and RequantFusionPass on (ATC's default) or off."""
     mods = dict(model.named_modules())
-    v = QuantVariant(config=config, records=records, name=name)
+    v = QuantVariant(config=config, records=records, name=name, atc_conv_bn=atc_conv_bn, requant=requant)
     folded_by_amct: set[str] = set()
     for lname, lc in config.layers.items():
         w, b, bn = layer_weights(model, lname, graph, config)

@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 import yaml
 
-from . import __version__
+from .toolchain.version import __version__
 from .errors import OpkitError
 from .workspace import templates_dir
 

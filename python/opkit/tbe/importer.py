@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import OpkitError
-from ..names import check_op_name
+from ..opspec.names import check_op_name
 from ..workspace import MARKER, find_workspace
 from . import ini as ini_mod
 from . import proto as proto_mod

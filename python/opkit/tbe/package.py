@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import BuildError
-from ..spec import OpSpec
+from ..opspec import OpSpec
 from . import proto
 from .ini import Attr, OpInfo, Param
 
@@ -105,8 +105,10 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def build_npu(specs: list[OpSpec], out: Path, *, check_only: bool, soc: str | None, log) -> Path:
-    """Render the TBE project; --check-only compiles the OpCommand bindings against the published headers."""
+def build_npu(specs: list[OpSpec], out: Path, *, check_only: bool, soc: str | None, log, toolchain=None) -> Path:
+    """Render the TBE project; --check-only compiles the OpCommand bindings against the published headers
+    with ``toolchain`` (the npu target's check toolchain: compiler, torch and torch-npu wheel headers; the
+    build router passes it, so this language package never imports a target)."""
     import subprocess
 
     socs = [soc or "Ascend910B"]
@@ -117,9 +119,7 @@ def build_npu(specs: list[OpSpec], out: Path, *, check_only: bool, soc: str | No
         raise BuildError(f"opkit build --target npu: the TBE op project is rendered in {project} (op_proto, tbe/impl, "
                          "op_info_cfg, the OpCommand binding), but opkit does not drive CANN's TBE package build: "
                          "build and install it with CANN's custom-op project tooling (docs/tbe.md)")
-    from ..targets.npu import check
-    tc = check.toolchain(log)
-    for cmd, what in check_jobs(project, specs, tc):
+    for cmd, what in check_jobs(project, specs, toolchain):
         say(f"npu: --check-only: {what}")
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import BuildError
 from ..opspec import OpSpec
+from ..toolchain.files import write_if_changed
 from . import proto
 from .ini import Attr, OpInfo, Param
 
@@ -71,16 +72,16 @@ def render_project(specs: list[OpSpec], project: Path, socs: list[str]) -> Path:
         info = op_info(s)
         names = {i.name for i in s.inputs}
         header, source = proto.render(info, {o.name: o.shape for o in s.outputs if o.shape in names})
-        _write(project / "op_proto" / f"{s.snake}.h", header)
-        _write(project / "op_proto" / f"{s.snake}.cc", source.replace(f'#include "{s.name.lower()}.h"',
+        write_if_changed(project / "op_proto" / f"{s.snake}.h", header)
+        write_if_changed(project / "op_proto" / f"{s.snake}.cc", source.replace(f'#include "{s.name.lower()}.h"',
                                                                       f'#include "{s.snake}.h"'))
         impl = project / "tbe" / "impl" / f"{info.op_file}.py"
         impl.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(s.dir / "kernel.py", impl)
-        _write(impl.parent / "__init__.py", "")
+        write_if_changed(impl.parent / "__init__.py", "")
         for soc in socs:
-            _write(project / "tbe" / "op_info_cfg" / "ai_core" / soc.lower() / f"{s.snake}.ini", write_ini(info))
-        _write(project / "framework" / "torch_npu" / f"{s.snake}_opcommand.cpp", _binding(s))
+            write_if_changed(project / "tbe" / "op_info_cfg" / "ai_core" / soc.lower() / f"{s.snake}.ini", write_ini(info))
+        write_if_changed(project / "framework" / "torch_npu" / f"{s.snake}_opcommand.cpp", _binding(s))
     return project
 
 
@@ -98,11 +99,6 @@ def check_jobs(project: Path, specs: list[OpSpec], tc) -> list[tuple[list[str], 
                       *[f"-I{p}" for p in tc.includes()], str(tu)],
                      f"compiling the OpCommand binding {tu} against torch and torch_npu headers"))
     return jobs
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
 
 
 def build_npu(specs: list[OpSpec], out: Path, *, check_only: bool, soc: str | None, log, toolchain=None) -> Path:

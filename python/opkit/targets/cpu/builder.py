@@ -17,12 +17,12 @@ from pathlib import Path
 
 import jinja2
 
-from ...toolchain.files import write_if_changed
-from ...toolchain.stamps import write_stamp
-from ...toolchain.tools import Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool
 from ...errors import BuildError, SpecError
 from ...lowering import cpp_str, lower
 from ...opspec import DTYPES, OpSpec, dtype_names, load_spec
+from ...toolchain.files import write_if_changed
+from ...toolchain.stamps import write_stamp
+from ...toolchain.tools import Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool
 from ...workspace import emulator_include_dir, host_include_dir
 
 HERE = Path(__file__).resolve().parent

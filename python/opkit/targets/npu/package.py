@@ -23,9 +23,9 @@ import subprocess
 from pathlib import Path
 
 from ...errors import BuildError
-from ...toolchain.files import write_if_changed
 from ...lowering import ATTR_TYPES, DTYPES
 from ...opspec import OpSpec
+from ...toolchain.files import write_if_changed
 from . import glue
 
 VENDOR = "opkit"

@@ -12,6 +12,7 @@
 #include "opkit_emu/sync.h"
 #include "opkit_emu/datacopy.h"
 #include "opkit_emu/sync_all.h"
+#include "opkit_emu/tiling_macros.h"
 
 namespace opkit_emu {
 
@@ -282,6 +283,14 @@ int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const 
   }
 }
 
+// ---- tiling ----------------------------------------------------------------------------------
+inline void load_tiling(void* dst, size_t bytes, const void* tiling, SrcLoc loc) {
+  gm_check(tiling, bytes, "GET_TILING_DATA", loc, "tiling");
+  if (!tiling) fail("gm-bounds", "GET_TILING_DATA", loc, "tiling pointer is null");
+  ctx().stats.gm_read_bytes += bytes;
+  std::memcpy(dst, tiling, bytes);
+}
+
 // ---- CANN CPU-debug entry points (tikicpulib.h) ----------------------------------------------
 struct GmAllocRegistry {
   std::mutex mu;
@@ -321,6 +330,15 @@ void icpu_run(const char* name, uint32_t block_dim, const F& f) {
 }
 
 }  // namespace opkit_emu
+
+enum KernelMetaType {
+  KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
+  KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_MIX_VECTOR_CORE
+};
+
+// Kernel-side tiling macros: opkit_emu/tiling_macros.h.
+#define KERNEL_TASK_TYPE_DEFAULT(...)
+#define KERNEL_TASK_TYPE(...)
 
 // Placed after a kernel definition in a module TU: exports the launch ABI entry point.
 // The anonymous-namespace tag gives every template instantiation of the launcher internal linkage,

@@ -12,6 +12,7 @@
 #include "opkit_emu/sync.h"
 #include "opkit_emu/datacopy.h"
 #include "opkit_emu/sync_all.h"
+#include "opkit_emu/tiling_macros.h"
 
 namespace opkit_emu {
 
@@ -343,17 +344,7 @@ enum KernelMetaType {
   KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_MIX_VECTOR_CORE
 };
 
-// Kernel-side tiling (facts sheet §5): the struct is copied from GM, bounds-checked.
-#define GET_TILING_DATA_WITH_STRUCT(Type, var, tiling) \
-  Type var;                                            \
-  ::opkit_emu::load_tiling(&var, sizeof(Type), (tiling), ::opkit_emu::SrcLoc::current())
-#define REGISTER_TILING_DEFAULT(Type) using OpkitTilingDefault_ = Type
-#define GET_TILING_DATA(var, tiling) GET_TILING_DATA_WITH_STRUCT(OpkitTilingDefault_, var, tiling)
-#define GET_TILING_DATA_MEMBER(Type, member, var, tiling)                                                    \
-  decltype(Type::member) var;                                                                               \
-  ::opkit_emu::load_tiling(&var, sizeof(var), reinterpret_cast<const uint8_t*>(tiling) + offsetof(Type, member), \
-                           ::opkit_emu::SrcLoc::current())
-#define TILING_KEY_IS(k) (::opkit_emu::ctx().tiling_key == static_cast<uint64_t>(k))
+// Kernel-side tiling macros: opkit_emu/tiling_macros.h.
 #define KERNEL_TASK_TYPE_DEFAULT(...)
 #define KERNEL_TASK_TYPE(...)
 

@@ -122,3 +122,4 @@ def test_ray_equals_local_and_reruns_a_killed_worker(tmp_path):
     assert b["predictions"] == a["predictions"] and b["n"] == a["n"] == 64
     assert b["top1"] == a["top1"] and b["fp32"] == a["fp32"]
     assert "64/64" in ray_run.stderr                   # the progress bar counted every sample once
+

@@ -150,3 +150,49 @@ def golden_set(src, out, per_class, seed):
 
 
 COMMANDS = [eval_, golden_set]
+
+
+@click.command()
+@click.argument("model")
+@click.option("--data", required=True, help="labelled set (.pt/.npz with x and y, or ROOT/<class>/<file>)")
+@click.option("--input", "input_shape", required=True, metavar="NxCxHxW",
+              help="the one fixed shape to deploy (samples are resized to it), e.g. 1x3x640x640")
+@click.option("--transform", default=None, metavar="PKG.MOD:FN", help="sample transform of a folder set")
+@click.option("--policy", default="cann-force-fp16", show_default=True, help="device precision policy")
+@click.option("--scan", "scan_json", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="an `opkit scan --json` report: the ops that fall back to the CPU")
+@click.option("--target-top1", type=float, default=None, help="the top-1 (percent) the deployment must reach")
+@click.option("--sizes", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="observed input sizes (HxW per line): static vs bucketed/padded shapes, buckets chosen from them")
+@click.option("--buckets", type=int, default=3, show_default=True, help="number of dynamic shape buckets")
+@click.option("--fps", type=float, default=None, help="throughput target (images/s) for the modelled estimates")
+@click.option("--batch-size", type=int, default=16, show_default=True)
+@click.option("--workers", type=int, default=None, help="local worker processes (default: the machine's cores)")
+@click.option("--ray", "ray_address", default=None, metavar="auto|ADDRESS", help="shard over a Ray cluster")
+@click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[PATH]",
+              help="write the result as JSON (to stdout without PATH)")
+def experiment(model, data, input_shape, transform, policy, scan_json, target_top1, sizes, buckets, fps,
+               batch_size, workers, ray_address, json_out):
+    """Attribute MODEL's top-1 loss on labelled DATA under a device POLICY (CPU fallbacks, precision-sensitive
+    op types, dynamic shapes), with the points each change recovers and the configuration to deploy.
+
+    MODEL: pkg.module:factory or path/to/file.py:factory."""
+    from ..experiment import experiment as run
+    from ..experiment.report import lines
+
+    out, err = _console()
+    with contextlib.redirect_stdout(sys.stderr) if json_out == "-" else contextlib.nullcontext():
+        r = run(model, data, input_shape, policy=policy, scan=scan_json, target_top1=target_top1, sizes=sizes,
+                buckets=buckets, fps=fps, transform=transform, batch_size=batch_size, workers=workers,
+                ray=ray_address, log=lambda s: err.print(f"experiment: {s}", markup=False))
+    if json_out == "-":
+        click.echo(json.dumps(r, indent=1, default=str))
+        return
+    for line in lines(r):
+        out.print(line, markup=False)
+    if json_out:
+        Path(json_out).write_text(json.dumps(r, indent=1, default=str) + "\n")
+        out.print(f"json: {json_out}", markup=False)
+
+
+COMMANDS.append(experiment)

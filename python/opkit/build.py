@@ -3,8 +3,8 @@
 An op's kernel language (op.yaml ``lang:``) and the build target pick the code that handles it:
 
   ascendc x any target   opkit.targets.<target>: build, library, build_state (the Target protocol)
-  <lang>  x any target   opkit.<lang>.language: build(target, specs, ...) and library(target, ...), found
-                         by name like the targets (opkit/tbe/language.py: tbe on cpu and npu)
+  <lang>  x any target   opkit.<package>.language (LANGUAGES below): build(target, specs, ...), library(target,
+                         ...), register(spec, path) -- tbe/language.py (cpu, npu), cannproject/language.py (cpu)
 
 Targets and languages never import each other (a language's build() is handed the target package); this
 module is the one place that joins them, and everything above it (loader, harness, CLI) asks it, not a
@@ -71,8 +71,13 @@ def build_state(target: str, spec: OpSpec, build_dir: Path) -> str:
 
 
 ASCENDC = "ascendc"     # the targets' own language: every target builds it
+# Every other kernel language (op.yaml `lang:`) -> its package, whose language.py the router calls.
+LANGUAGES = {"tbe": "tbe", "cann": "cannproject"}
 
 
 def language(lang: str) -> ModuleType:
-    """The router entry points of a kernel language other than AscendC: ``opkit.<lang>.language``."""
-    return importlib.import_module(f"{__package__}.{lang}.language")
+    """The router entry points of a kernel language other than AscendC: ``opkit.<package>.language``."""
+    if lang not in LANGUAGES:
+        raise OpkitError(f"op.yaml lang {lang!r}: no language package for it (build.LANGUAGES: "
+                         f"{', '.join([ASCENDC, *LANGUAGES])})")
+    return importlib.import_module(f"{__package__}.{LANGUAGES[lang]}.language")

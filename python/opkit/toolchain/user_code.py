@@ -110,3 +110,25 @@ def load_model(text: str) -> tuple:
     if not callable(made):
         raise OpkitError(f"model {text!r}: {attr}() returned {type(made).__name__}, not a model or (model, inputs)")
     return made, None
+
+
+# -- a reference.py written for an imported op ---------------------------------------------------------
+
+def reference_py(op_type: str, data: dict, torch_fn: str | None, command: str) -> str:
+    """The reference.py an import command writes: ``torch_fn`` (a torch function name or an expression over
+    the inputs and attrs of ``data``, op.yaml as a dict) as the golden, else a stub that fails until filled in."""
+    ins = [i["name"] for i in data["inputs"]]
+    params = ", ".join(ins + [f"{a['name']}={a['default']!r}" if "default" in a else a["name"] for a in data["attrs"]])
+    head = f'"""Golden for {op_type} (written by {command}).'
+    if torch_fn:
+        is_name = re.fullmatch(r"[A-Za-z_][\w.]*", torch_fn) and torch_fn not in ins
+        expr = f"{torch_fn}({', '.join(ins)})" if is_name else torch_fn
+        return (f"{head}"
+                f"\n\nThe reference the harness compares the kernel with: {expr}. Attrs the expression does not "
+                f"use are accepted and ignored: add them if they change the result.\n\"\"\"\nimport torch  # noqa: F401\n"
+                f"import torch.nn.functional as F  # noqa: F401\n\n\ndef reference({params}):\n    return {expr}\n")
+    return (f"{head} Fill in reference() with the PyTorch computation of the op;\n"
+            "`opkit test` fails with this message until then.\"\"\"\n\n\n"
+            f"def reference({params}):\n"
+            f"    raise NotImplementedError(\"ops/{data['op']}: write reference() in reference.py (or re-import with "
+            f"--reference torch.<fn>)\")\n")

@@ -213,7 +213,7 @@ def _with_registry(build_dir: Path, specs: list[OpSpec]) -> list[OpSpec]:
             pass
     for s in specs:
         by_name[s.snake] = s
-    return [by_name[k] for k in sorted(by_name) if by_name[k].lang != "tbe"]
+    return [by_name[k] for k in sorted(by_name) if by_name[k].lang not in ("tbe", "cann")]
 
 
 def _save_registry(build_dir: Path, specs: list[OpSpec]) -> None:

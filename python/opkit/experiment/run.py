@@ -34,6 +34,7 @@ from . import cost
 from .shapes import ShapeVariant, choose_buckets, read_sizes
 
 EPS_POINTS = 1e-9
+BLANKET = "fp32 (blanket FP32 on the device)"
 
 CANNOT_SHOW = [
     "CANN's own kernels: each op is modelled by its precision-policy entry (I/O dtype, FP32 or fp16 internals); "
@@ -174,7 +175,7 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
                      "min_cosine": 1.0 if v is None else _min_cosine(m, x0, v, ref_recs),
                      "changed": len(res.changed(name)) if v is not None else 0,
                      "throughput": thr, "describe": res.variants[res.names.index(name)]})
-    rows[0]["name"] = "fp32 (blanket FP32 on the device)"
+    rows[0]["name"] = BLANKET
     by = {r["name"]: r for r in rows}
     top = {r["name"]: r["top1"] for r in rows}
 
@@ -208,25 +209,23 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         shapes["best_dynamic"] = max(("bucketed", "padded"), key=lambda k: st[k])
         points["dynamic-shape"] = st["static"] - st[shapes["best_dynamic"]]
 
-    loss = top["fp32 (blanket FP32 on the device)"] - top["deployed"]
-    cause = "none"
-    if loss > EPS_POINTS or points.get("dynamic-shape", 0) > EPS_POINTS:
-        effects = {"precision": points.get("precision", 0.0), "fallback": points.get("fallback", 0.0),
-                   "dynamic-shape": points.get("dynamic-shape", 0.0)}
-        k = max(effects, key=lambda t: effects[t])
-        cause = k if effects[k] > EPS_POINTS else "precision"
-        if effects[k] <= EPS_POINTS:
-            notes.append(f"the policy loses {loss:.2f} points that neither replacing fallbacks nor FP32 op types "
-                         "recovers (see opkit diagnose's per-layer table)")
+    loss = top[BLANKET] - top["deployed"]
+    causes = sorted(({"cause": k, "points": v} for k, v in points.items() if v > EPS_POINTS),
+                    key=lambda c: -c["points"])
+    cause = causes[0]["cause"] if causes else "none"
+    if loss > EPS_POINTS and not causes:
+        cause = "precision"
+        notes.append(f"the policy loses {loss:.2f} points that neither replacing fallbacks nor FP32 op types "
+                     "recovers (see opkit diagnose's per-layer table)")
 
     # the cheapest configuration that meets the target (cost order), else the most accurate one
-    order = [n for n in ("deployed", "replaced", "fp32-types") if n in by]
+    order = [n for n in ("deployed", "replaced", "fp32-types", BLANKET) if n in by]
     chosen = next((n for n in order if target_top1 is None or by[n]["top1"] >= target_top1 - EPS_POINTS), None)
     if chosen is None:
         chosen = max(order, key=lambda n: by[n]["top1"])
     rec = {"variant": chosen, "top1": by[chosen]["top1"],
            "meets_target": None if target_top1 is None else by[chosen]["top1"] >= target_top1 - EPS_POINTS,
-           "fp32_op_types": fp32_types if chosen == "fp32-types" else [],
+           "fp32_op_types": fp32_types if chosen == "fp32-types" else ["(all)"] if chosen == BLANKET else [],
            "replace_ops": [{"op": f["op"], "command": f["command"]} for f in fallbacks] if chosen != "deployed" else [],
            "policy": pol.name, "throughput": by[chosen]["throughput"]}
     if shapes:
@@ -243,7 +242,7 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
            "target_top1": target_top1, "fps_target": fps,
            "variants": [{k: r[k] for k in ("name", "top1", "top5", "min_cosine", "changed", "throughput")}
                         for r in rows],
-           "points": points, "loss": loss, "cause": cause, "recommend": rec, "fallbacks": fallbacks,
+           "points": points, "loss": loss, "cause": cause, "causes": causes, "recommend": rec, "fallbacks": fallbacks,
            "rescue": rep.rescue, "shapes": shapes,
            "blanket_fp32": {"top1": fp32_row["top1"], "throughput": fp32_row["throughput"]},
            "throughput_model": cost.ASSUMPTIONS, "cannot_show": CANNOT_SHOW,

@@ -294,6 +294,8 @@ if __name__ == "__main__":
 def _add_tbe_commands() -> None:
     from .tbe.cli import import_tbe
     cli.add_command(import_tbe)
+    from .cannproject.cli import import_cann
+    cli.add_command(import_cann)
 
 
 _add_tbe_commands()

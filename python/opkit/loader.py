@@ -164,6 +164,9 @@ def _register(spec: OpSpec, lib: Path) -> None:
     if spec.lang == "tbe":          # registered from Python: the DSL emulation runs the op (docs/tbe.md)
         from .tbe.register import register
         register(spec, lib)
+    elif spec.lang == "cann":       # the project's host code in a runner process, its kernel on the emulator
+        from .cannproject.register import register as register_cann
+        register_cann(spec, lib)
     else:
         torch.ops.load_library(str(lib))
     _loaded[spec.snake] = lib

@@ -281,7 +281,8 @@ def cflags(libs: bool) -> None:
 
 def _add_accuracy_commands() -> None:
     from .accuracy.commands import COMMANDS     # diagnose / dump / compare (docs/diagnose.md)
-    for c in COMMANDS:
+    from .evaluate.commands import COMMANDS as EVAL     # eval / golden-set (docs/eval.md)
+    for c in COMMANDS + EVAL:
         cli.add_command(c)
 
 

@@ -75,6 +75,9 @@ def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transfor
     merger = Merger(n, names, topk)
     bar = _Progress(progress, n, len(shards))
     notes: list[str] = []
+    if ray or (workers > 1 and len(shards) > 1 and ref.spec is not None):
+        for v in variants:           # kernels built once here; workers load them from the cache
+            getattr(v, "warm", lambda: None)()
     with bar:
         if ray:
             from .ray_runner import run_on_ray

@@ -13,7 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <functional>
+#include <iostream>  // CANN's host headers bring it in: op_host code uses std::cout unincluded
 #include <initializer_list>
 #include <map>
 #include <memory>

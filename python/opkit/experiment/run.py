@@ -126,6 +126,8 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
                target_top1: float | None = None, sizes=None, buckets: int = 3, fps: float | None = None,
                transform=None, batch_size: int = 16, workers: int | None = None, ray: str | None = None,
                log=None) -> dict:
+    """The experiment's result as a dict (the ``--json`` form; experiment/report.py prints it); see the module
+    docstring and docs/experiment.md."""
     log = log or (lambda s: None)
     t0 = time.monotonic()
     n_, c_, h_, w_ = parse_input(input_shape)
@@ -174,7 +176,7 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         rows.append({"name": name, "top1": res.topk(name, 1), "top5": res.topk(name, 5),
                      "min_cosine": 1.0 if v is None else _min_cosine(m, x0, v, ref_recs),
                      "changed": len(res.changed(name)) if v is not None else 0,
-                     "throughput": thr, "describe": res.variants[res.names.index(name)]})
+                     "throughput": thr})
     rows[0]["name"] = BLANKET
     by = {r["name"]: r for r in rows}
     top = {r["name"]: r["top1"] for r in rows}
@@ -197,10 +199,12 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         sres = evaluate(model, ds, svs, batch_size=batch_size, workers=workers, ray=ray, progress=True)
         shapes = {"observed": len(obs), "distinct": len(set(obs)), "buckets": [list(b) for b in bks],
                   "variants": []}
+        traces: dict = {}                   # one trace per shape a variant compiles
         for sv in svs:
-            per = [sv.shape_for(s) for s in obs]
-            thr_ms = sum(cost.modelled(cost.trace(m, torch.zeros(1, c_, *hw)), set(fp32_types), set())["ms_per_image"]
-                         for hw in per) / len(per) if len(set(per)) <= 4 else None
+            per = [tuple(sv.shape_for(s)) for s in obs]
+            for hw in set(per) - set(traces):
+                traces[hw] = cost.modelled(cost.trace(m, torch.zeros(1, c_, *hw)), set(fp32_types), set())
+            thr_ms = sum(traces[hw]["ms_per_image"] for hw in per) / len(per)      # weighted by the observed sizes
             shapes["variants"].append({"name": sv.name, "mode": sv.mode, "top1": sres.topk(sv.name, 1),
                                        "top5": sres.topk(sv.name, 5),
                                        "throughput": {"estimate": True, "ms_per_image": thr_ms,

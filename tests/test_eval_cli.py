@@ -123,3 +123,12 @@ def test_ray_equals_local_and_reruns_a_killed_worker(tmp_path):
     assert b["top1"] == a["top1"] and b["fp32"] == a["fp32"]
     assert "64/64" in ray_run.stderr                   # the progress bar counted every sample once
 
+
+
+def test_eval_patch_variant(known_pt, capsys):
+    """`--patch`: the model with opkit.patch applied, under --policy; a model with nothing to swap says so."""
+    j = json.loads(ok(["eval", "evaldata.models:scaled", "--data", str(known_pt), "--policy", POLICY, "--patch",
+                       "--workers", "1", "--json"], capsys).out)
+    assert j["variant"] == "fp16-io+patch" and j["variants"][1]["patch"] is True
+    assert j["top1"] == pytest.approx(65.0)
+    assert "fp16-io+patch: opkit.patch found nothing to swap in this model" in j["notes"]

@@ -72,7 +72,7 @@ def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transfor
     if shard_batches is None:        # about 4 shards per worker: balance, and little lost when one dies
         shard_batches = max(1, min(16, math.ceil(nbatches / (4 * workers))))
     shards = shards_of(n, batch_size, shard_batches)
-    merger = Merger(n, names, topk)
+    merger = Merger(n, names, topk, check_classes=lambda c: ds.check_labels(c, f"model {ref.describe()}"))
     bar = _Progress(progress, n, len(shards))
     notes: list[str] = []
     if ray or (workers > 1 and len(shards) > 1 and ref.spec is not None):

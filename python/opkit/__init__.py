@@ -5,9 +5,8 @@
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .errors import BuildError, EmulatorError, OpkitError, SpecError  # noqa: E402
+from .errors import BuildError, EmulatorError, OpkitError, SpecError
+from .toolchain.version import __version__
 
 
 def load(path=None, **kwargs):

@@ -220,7 +220,6 @@ class FolderSet(LabelledSet):
         self.y = torch.tensor(ys, dtype=torch.long)
 
     def _from_manifest(self, manifest: Path, verify: bool) -> None:
-        from .golden import read_manifest
         m = read_manifest(manifest)
         self.classes = m["classes"]
         self.files = [s["file"] for s in m["samples"]]
@@ -336,3 +335,26 @@ def load_dataset(data: str | Path | LabelledSet, transform: str | Callable | Non
         raise OpkitError(f"--data {p}: --transform applies to folders of files; a {p.suffix} file holds inputs "
                          "as the model takes them")
     return load_tensor_file(p)
+
+
+FORMAT = 1          # golden-set manifest format (data/golden.py writes it)
+
+
+def read_manifest(path: Path) -> dict:
+    """A golden-set manifest, checked: classes, and samples with file / class / label / sha256."""
+    try:
+        m = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise OpkitError(f"{path}: cannot read the golden-set manifest: {e}") from None
+    if not isinstance(m, dict) or m.get("opkit_golden_set") != FORMAT:
+        raise OpkitError(f"{path}: not an opkit golden-set manifest (field opkit_golden_set: {FORMAT} missing)")
+    classes, samples = m.get("classes"), m.get("samples")
+    if not isinstance(classes, list) or not isinstance(samples, list):
+        raise OpkitError(f"{path}: fields 'classes' and 'samples' must be lists")
+    for k, s in enumerate(samples):
+        if not isinstance(s, dict) or not {"file", "class", "label", "sha256"} <= set(s):
+            raise OpkitError(f"{path}: samples[{k}]: needs file, class, label and sha256")
+        if not isinstance(s["label"], int) or not 0 <= s["label"] < len(classes) or classes[s["label"]] != s["class"]:
+            raise OpkitError(f"{path}: samples[{k}] ({s['file']}): label {s['label']!r} does not name class "
+                             f"{s['class']!r} in 'classes'")
+    return m

@@ -26,30 +26,9 @@ from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
 from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, fold_bn
+from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
 
 ATC_CONV_BN = "ConvBatchnormFusionPass"
-
-
-@dataclass
-class LayerRecord:
-    """One layer's calibration result: AMCT's record fields, plus what opkit reports about it."""
-    scale_d: float
-    offset_d: int
-    scale_w: list[float]
-    offset_w: list[int]
-    act_bits: int = 8
-    wts_bits: int = 8
-    algo: str = "ifmr"
-    clip_min: float = 0.0          # the real range the activation codes cover
-    clip_max: float = 0.0
-    init_min: float = 0.0          # percentile bounds (IFMR) / data range (HFMG) the search started from
-    init_max: float = 0.0
-    data_min: float = 0.0          # the calibration data's range
-    data_max: float = 0.0
-    clipped: float = 0.0           # share of calibration activations outside [clip_min, clip_max]
-
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)
 
 
 def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantConfig):

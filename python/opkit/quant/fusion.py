@@ -23,7 +23,7 @@ atlasatcparam_16_0053): one ``PassName:off`` per line.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch

@@ -252,6 +252,7 @@ def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12)
         a = acts.get(name)
         if a is not None:
             axes[2].hist(a.flatten().numpy(), bins=100, log=True, color="gray")
+            axes[2].set_ylim(bottom=0.8)
             for b, lab in ((q.clip[0], "clip min"), (q.clip[1], "clip max")):
                 axes[2].axvline(b, color="red", lw=0.8)
             axes[2].set_title(f"input activations, clip [{q.clip[0]:.3g}, {q.clip[1]:.3g}]", fontsize=9)

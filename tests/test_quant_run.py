@@ -133,3 +133,13 @@ def test_cli_writes_the_report_and_the_tool_files(tmp_path):
     res = CliRunner().invoke(cli, ["quant", spec, "--calib", str(tmp_path / "calib.pt"), "--data",
                                    str(tmp_path / "val.pt"), "--json", str(tmp_path / "val.pt")])
     assert res.exit_code != 0 and "would overwrite --data" in res.output
+
+
+def test_nothing_meets_the_target_is_said_plainly():
+    # the dead channel costs fp16 itself 2 points: no set of float layers reaches a 0.5-point drop
+    m = with_dead_channel()
+    x, y = labelled(m, 96, seed=1)
+    rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), target_drop=0.5, **QUICK)
+    assert not rep.recommend["meets_target"] and not rep.recommend["verified"]
+    assert "NOTHING MEETS THE TARGET of 0.5 points" in str(rep)
+    assert all(not r.met for r in rep.searches)

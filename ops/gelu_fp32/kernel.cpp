@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/elementwise/kernel.cpp.j2 for GeluFP32 (activation=gelu, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // gelu_fp32: y = GELU(x), fp16/bf16/fp32 I/O, FP32 compute.
 //
 // approximate="none" (erf form): y = x * Phi(x), Phi the standard normal CDF. AscendC has no Erf, so

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/norm/backward/kernel.cpp.j2 for LayerNormFP32Backward (norm=layer, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // LayerNormFP32Backward: gradients of y = xhat * weight + bias, xhat = (x - mean) * rstd, per row:
 //   g       = dy * weight
 //   dx      = rstd * (g - mean(g) - xhat * mean(g * xhat))
@@ -12,7 +14,7 @@
 using namespace AscendC;
 
 #ifdef OPKIT_NAIVE_COMPUTE
-using ComputeT = DTYPE_DY;   // the "naive AMP" variant: compute (reductions included) in the I/O dtype
+using ComputeT = DTYPE_DY;  // the "naive AMP" variant: compute (reductions included) in the I/O dtype
 #else
 using ComputeT = float;
 #endif

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/elementwise/kernel.cpp.j2 for SiluFP32 (activation=silu, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // silu_fp32: y = x * sigmoid(x) = x / (1 + exp(-x)), fp16/bf16/fp32 I/O, FP32 compute.
 // The quotient form keeps relative accuracy in both tails and gives PyTorch's results on
 // +inf (inf), -inf (-inf / inf = nan) and nan.

@@ -68,9 +68,9 @@ class GeluKernel {
 
  private:
   __aicore__ inline void CopyIn(uint64_t off, uint32_t n) {
-    LocalTensor<T> in = inQ_.AllocTensor<T>();
     DataCopyExtParams params{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0};
     DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+    LocalTensor<T> in = inQ_.AllocTensor<T>();
     DataCopyPad(in, xGm_[off], params, pad);
     inQ_.EnQue(in);
   }

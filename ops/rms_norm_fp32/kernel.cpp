@@ -89,7 +89,7 @@ class Kernel {
     }
   }
 
-  // x tile in UB as ComputeT (cast from the I/O dtype when they differ).
+  // x tile in UB as ComputeT (cast from the I/O dtype when they differ). Frees nothing.
   __aicore__ inline LocalTensor<CT> ToCompute(const LocalTensor<T>& xin, uint32_t count) {
     if constexpr (kCast) {
       LocalTensor<CT> xc = xcBuf_.Get<CT>();

@@ -32,6 +32,8 @@ COMMANDS = {
     "dump": lambda m, tmp: ["dump", m, "--input", "2x8", "--out", str(tmp / "dump")],
     "eval": lambda m, tmp: ["eval", m, "--data", str(tmp / "set.npz"), "--workers", "1", "--policy",
                             "cann-allow-fp32-to-fp16"],
+    "quant": lambda m, tmp: ["quant", m, "--calib", str(tmp / "set.npz"), "--data", str(tmp / "set.npz"),
+                             "--no-search"],
 }
 SPELLINGS = ["mymodels.vitm:build", "vitm:build", "vitm.py:build", "./vitm.py:build", "mymodels/vitm.py:build",
              "{abs}:build"]

@@ -44,5 +44,11 @@ def diagnose(model, inputs, **kwargs):
     return _diagnose(model, inputs, **kwargs)
 
 
-__all__ = ["load", "scan", "patch", "diagnose", "unpatch", "register_mapping", "EmulatorError", "OpkitError",
+def quantize(model, calib, data=None, **kwargs):
+    """AMCT post-training quantization + ATC conversion simulated on the CPU, with the fix (see opkit.quant)."""
+    from .quant import quantize as _quantize
+    return _quantize(model, calib, data, **kwargs)
+
+
+__all__ = ["load", "scan", "patch", "diagnose", "quantize", "unpatch", "register_mapping", "EmulatorError", "OpkitError",
            "SpecError", "BuildError", "__version__"]

@@ -7,7 +7,7 @@ bundled op byte for byte), so an edit to a bundled op goes into its family's tem
 ``backward: true`` the family's ``backward/`` templates render (a backward kernel shares little with its
 forward one). Templates see
 ``name``, ``snake``, ``family``, ``tiling_struct``, ``tiling_func``, ``opkit_version`` and the data keys, and
-import the parts families share from ``templates/families/_shared/`` (kernel preamble and entry, row
+import the parts families share from ``templates/families/_macros/`` (kernel preamble and entry, row
 tiling, I/O stages); C++ that depends on the answers, such as the kernel entry's parameter list, comes from
 Python (``kernel_entry``, ``gm_params``: opkit/lowering.py), not from string concatenation in a template. Every rendered
 file starts with a header naming its template and the answers that made it.
@@ -99,7 +99,7 @@ def render(family: str, name: str, snake: str, data: dict | None = None, lang: s
     if full.get("backward"):
         root = root / "backward"         # a backward kernel shares little with its forward one
     # Block tags sit on their own lines in the templates: trim them with their newline and indent. The
-    # family's folder first, then the families' root (for `{% import "_shared/..." %}`).
+    # family's folder first, then the families' root (for `{% import "_macros/..." %}`).
     env = jinja2.Environment(loader=jinja2.FileSystemLoader([str(root), str(family_dir("", lang))]),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
                              lstrip_blocks=True)

@@ -30,7 +30,8 @@ def lines(r: dict) -> list[str]:
     out.append(f"  points lost by the deployed variant vs FP32: {r['loss']:.2f}")
     for k, v in p.items():
         out.append(f"  points recovered by {said[k]}: {v:+.2f}")
-    out.append(f"  cause: {r['cause']}")
+    out.append(f"  cause: {r['cause']}" + (" (" + ", ".join(f"{c['cause']} {c['points']:.2f} points"
+                                                               for c in r["causes"]) + ")" if r["causes"] else ""))
     rec = r["recommend"]
     tgt = "" if r["target_top1"] is None else (f" (target {r['target_top1']:.2f}%: "
                                                 f"{'met' if rec['meets_target'] else 'NOT met'})")

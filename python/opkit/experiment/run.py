@@ -34,6 +34,7 @@ from . import cost
 from .shapes import ShapeVariant, choose_buckets, read_sizes
 
 EPS_POINTS = 1e-9
+BLANKET = "fp32 (blanket FP32 on the device)"
 
 CANNOT_SHOW = [
     "CANN's own kernels: each op is modelled by its precision-policy entry (I/O dtype, FP32 or fp16 internals); "
@@ -125,6 +126,8 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
                target_top1: float | None = None, sizes=None, buckets: int = 3, fps: float | None = None,
                transform=None, batch_size: int = 16, workers: int | None = None, ray: str | None = None,
                log=None) -> dict:
+    """The experiment's result as a dict (the ``--json`` form; experiment/report.py prints it); see the module
+    docstring and docs/experiment.md."""
     log = log or (lambda s: None)
     t0 = time.monotonic()
     n_, c_, h_, w_ = parse_input(input_shape)
@@ -173,8 +176,8 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         rows.append({"name": name, "top1": res.topk(name, 1), "top5": res.topk(name, 5),
                      "min_cosine": 1.0 if v is None else _min_cosine(m, x0, v, ref_recs),
                      "changed": len(res.changed(name)) if v is not None else 0,
-                     "throughput": thr, "describe": res.variants[res.names.index(name)]})
-    rows[0]["name"] = "fp32 (blanket FP32 on the device)"
+                     "throughput": thr})
+    rows[0]["name"] = BLANKET
     by = {r["name"]: r for r in rows}
     top = {r["name"]: r["top1"] for r in rows}
 
@@ -196,10 +199,12 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         sres = evaluate(model, ds, svs, batch_size=batch_size, workers=workers, ray=ray, progress=True)
         shapes = {"observed": len(obs), "distinct": len(set(obs)), "buckets": [list(b) for b in bks],
                   "variants": []}
+        traces: dict = {}                   # one trace per shape a variant compiles
         for sv in svs:
-            per = [sv.shape_for(s) for s in obs]
-            thr_ms = sum(cost.modelled(cost.trace(m, torch.zeros(1, c_, *hw)), set(fp32_types), set())["ms_per_image"]
-                         for hw in per) / len(per) if len(set(per)) <= 4 else None
+            per = [tuple(sv.shape_for(s)) for s in obs]
+            for hw in set(per) - set(traces):
+                traces[hw] = cost.modelled(cost.trace(m, torch.zeros(1, c_, *hw)), set(fp32_types), set())
+            thr_ms = sum(traces[hw]["ms_per_image"] for hw in per) / len(per)      # weighted by the observed sizes
             shapes["variants"].append({"name": sv.name, "mode": sv.mode, "top1": sres.topk(sv.name, 1),
                                        "top5": sres.topk(sv.name, 5),
                                        "throughput": {"estimate": True, "ms_per_image": thr_ms,
@@ -208,25 +213,23 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         shapes["best_dynamic"] = max(("bucketed", "padded"), key=lambda k: st[k])
         points["dynamic-shape"] = st["static"] - st[shapes["best_dynamic"]]
 
-    loss = top["fp32 (blanket FP32 on the device)"] - top["deployed"]
-    cause = "none"
-    if loss > EPS_POINTS or points.get("dynamic-shape", 0) > EPS_POINTS:
-        effects = {"precision": points.get("precision", 0.0), "fallback": points.get("fallback", 0.0),
-                   "dynamic-shape": points.get("dynamic-shape", 0.0)}
-        k = max(effects, key=lambda t: effects[t])
-        cause = k if effects[k] > EPS_POINTS else "precision"
-        if effects[k] <= EPS_POINTS:
-            notes.append(f"the policy loses {loss:.2f} points that neither replacing fallbacks nor FP32 op types "
-                         "recovers (see opkit diagnose's per-layer table)")
+    loss = top[BLANKET] - top["deployed"]
+    causes = sorted(({"cause": k, "points": v} for k, v in points.items() if v > EPS_POINTS),
+                    key=lambda c: -c["points"])
+    cause = causes[0]["cause"] if causes else "none"
+    if loss > EPS_POINTS and not causes:
+        cause = "precision"
+        notes.append(f"the policy loses {loss:.2f} points that neither replacing fallbacks nor FP32 op types "
+                     "recovers (see opkit diagnose's per-layer table)")
 
     # the cheapest configuration that meets the target (cost order), else the most accurate one
-    order = [n for n in ("deployed", "replaced", "fp32-types") if n in by]
+    order = [n for n in ("deployed", "replaced", "fp32-types", BLANKET) if n in by]
     chosen = next((n for n in order if target_top1 is None or by[n]["top1"] >= target_top1 - EPS_POINTS), None)
     if chosen is None:
         chosen = max(order, key=lambda n: by[n]["top1"])
     rec = {"variant": chosen, "top1": by[chosen]["top1"],
            "meets_target": None if target_top1 is None else by[chosen]["top1"] >= target_top1 - EPS_POINTS,
-           "fp32_op_types": fp32_types if chosen == "fp32-types" else [],
+           "fp32_op_types": fp32_types if chosen == "fp32-types" else ["(all)"] if chosen == BLANKET else [],
            "replace_ops": [{"op": f["op"], "command": f["command"]} for f in fallbacks] if chosen != "deployed" else [],
            "policy": pol.name, "throughput": by[chosen]["throughput"]}
     if shapes:
@@ -243,7 +246,7 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
            "target_top1": target_top1, "fps_target": fps,
            "variants": [{k: r[k] for k in ("name", "top1", "top5", "min_cosine", "changed", "throughput")}
                         for r in rows],
-           "points": points, "loss": loss, "cause": cause, "recommend": rec, "fallbacks": fallbacks,
+           "points": points, "loss": loss, "cause": cause, "causes": causes, "recommend": rec, "fallbacks": fallbacks,
            "rescue": rep.rescue, "shapes": shapes,
            "blanket_fp32": {"top1": fp32_row["top1"], "throughput": fp32_row["throughput"]},
            "throughput_model": cost.ASSUMPTIONS, "cannot_show": CANNOT_SHOW,

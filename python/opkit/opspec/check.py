@@ -63,7 +63,7 @@ def parse_spec(text: str, path: Path, bundled: bool = False) -> OpSpec:
 
 
 def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpSpec | None:
-    from ..names import check_op_name
+    from .names import check_op_name
 
     name = snake = None
     if "op" in top:

@@ -1,10 +1,12 @@
-"""The TBE commands: `opkit import-tbe`; `opkit test --compare-langs` calls compare.run."""
+"""The TBE language's command: `opkit import-tbe` (docs/tbe.md). `opkit test --compare-langs` is in ops.py."""
 from __future__ import annotations
 
 import click
 
+from .app import cli
 
-@click.command("import-tbe")
+
+@cli.command("import-tbe")
 @click.argument("impl", type=click.Path(exists=True, dir_okay=False))
 @click.option("--ini", type=click.Path(exists=True, dir_okay=False), default=None,
               help="op-info: the op's .ini (tbe/op_info_cfg/ai_core/<soc>/) or an aic-<soc>-ops-info.json")
@@ -22,9 +24,9 @@ import click
 def import_tbe(impl, ini, proto, op_type, reference, soc, spec_from, no_check) -> None:
     """Wrap the TBE implementation IMPL (a CANN tbe/impl/<op>.py) into an op folder of this workspace."""
     from ..errors import OpkitError
-    from ..spec import load_spec
-    from . import build, importer
-    from .platform import normalize_soc
+    from ..opspec import load_spec
+    from ..tbe import build, importer
+    from ..tbe.platform import normalize_soc
 
     got = importer.import_tbe(impl, ini=ini, proto=proto, op_type=op_type, reference=reference,
                               soc=normalize_soc(soc), spec_from=spec_from)

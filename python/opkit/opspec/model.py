@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import OpkitError
-from ..harness.distributions import DECLARABLE
+from .distributions import DECLARABLE
 
 
 # An output shape that reduces an input: ``reduce(<input>, <dim attr>[, <keepdim attr>])``.

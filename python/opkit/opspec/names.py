@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from .errors import OpkitError
+from ..errors import OpkitError
 
 _CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
 _SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import click
 
+from .app import cli
 
-@click.command("import-cann")
+
+@cli.command("import-cann")
 @click.argument("project", type=click.Path(exists=True, file_okay=False))
 @click.option("--op", "op_type", default=None, help="the OpType, when the project registers several")
 @click.option("--reference", default=None,
@@ -14,9 +16,9 @@ import click
 def import_cann(project, op_type, reference, no_check) -> None:
     """Take the CANN custom-op project PROJECT (op_host/ + op_kernel/) into an op folder of this workspace."""
     from ..errors import OpkitError
-    from ..spec import load_spec
+    from ..opspec import load_spec
     from ..workspace import find_workspace
-    from . import build, importer
+    from ..cannproject import build, importer
     from pathlib import Path
 
     got = importer.import_cann(project, op_type=op_type, reference=reference)

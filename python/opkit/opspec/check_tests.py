@@ -2,8 +2,8 @@
 their owners: distributions from the harness's registry, accuracy settings from the standard."""
 from __future__ import annotations
 
-from ..harness.distributions import DECLARABLE as DISTRIBUTIONS
-from ..harness.standard import OVERRIDE_KEYS
+from .distributions import DECLARABLE as DISTRIBUTIONS
+from .standard import OVERRIDE_KEYS
 from .model import ATTR_TYPES, DTYPES, AccuracySpec, AttrSpec, InputSpec, TestSpec
 from .yaml_nodes import Checker as _Checker
 from .yaml_nodes import Node as _Node

@@ -1,4 +1,4 @@
-"""The `opkit eval` and `opkit golden-set` commands (registered by the opkit CLI; docs/eval.md)."""
+"""The `opkit eval`, `opkit golden-set` and `opkit experiment` commands (docs/eval.md, docs/experiment.md)."""
 from __future__ import annotations
 
 import contextlib
@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import OpkitError
+from .app import cli
 
 
 class IntsOption(click.Option):
@@ -42,7 +43,7 @@ def _console():
 
 def variant_from_options(model, policy, mixlist, patch, quant, record, example):
     """The one variant `opkit eval` / `opkit golden-set` evaluate next to FP32 (None: FP32 only)."""
-    from .variants import SimVariant
+    from ..evaluate.variants import SimVariant
     if quant:
         if patch:
             raise OpkitError("--quant and --patch: evaluate one variant at a time")
@@ -96,9 +97,9 @@ def eval_(model, data, transform, policy, mixlist, patch, quant, record, topk, b
 
     MODEL: pkg.module:factory or path/to/file.py:factory (a function returning an nn.Module)."""
     from ..data import load_dataset
-    from .report import summary_lines, write_html
-    from .runner import evaluate
-    from .shard import ModelRef
+    from ..evaluate.report import summary_lines, write_html
+    from ..evaluate.runner import evaluate
+    from ..evaluate.shard import ModelRef
 
     out, err = _console()
     ks = tuple(sorted(set(topk)))
@@ -196,3 +197,5 @@ def experiment(model, data, input_shape, transform, policy, scan_json, target_to
 
 
 COMMANDS.append(experiment)
+for _c in COMMANDS:
+    cli.add_command(_c)

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 
 from ..errors import OpkitError
-from ..spec import OpSpec
+from ..opspec import OpSpec
 from ..workspace import build_dir, require_workspace, workspace_specs
 
 
@@ -21,14 +21,14 @@ def both_langs(spec: OpSpec) -> bool:
 def _ascendc_fn(spec: OpSpec, ws: Path, log):
     """Build the AscendC kernel of the folder (its own build dir) and return torch.ops.opkit.<op>."""
     from .. import autograd  # noqa: F401 - loaded by the loader path too; keeps import order equal
-    from ..targets import cpu
-    from ..loader import _register
+    from .. import build as router
+    from ..loader import register
 
     asc = dataclasses.replace(spec, lang="ascendc")
     out = build_dir(ws, "cpu") / "_compare_ascendc"
     log(f"building the AscendC kernel of {spec.snake} into {out}")
-    cpu.build([asc], out, log=log)
-    _register(asc, cpu.library(out, asc))
+    router.build_specs([asc], out, target="cpu", log=log)
+    register(asc, router.library("cpu", out, asc))
     return getattr(torch.ops.opkit, spec.snake)
 
 
@@ -43,13 +43,13 @@ def _capture(fn, box: list, seen: dict):
 
 def run(ops: list[str] | None, *, mode: str = "default", seed: int = 0, log=print,
         report_json: Path | None = None) -> int:
-    from ..harness.cases import build_matrix
-    from ..harness.execute import OpHandle, run_case
-    from ..harness import golden as G
-    from ..harness.golden import load_reference
-    from ..harness.metrics import compare
-    from ..harness.standard import thresholds
-    from . import runner
+    from ..opspec.standard import thresholds
+    from ..tbe import runner
+    from . import golden as G
+    from .cases import build_matrix
+    from .execute import OpHandle, run_case
+    from .golden import load_reference
+    from .metrics import compare
 
     ws = require_workspace(None)
     specs = [s for s in workspace_specs(ws, tuple(ops or ())) if both_langs(s)]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import OpkitError
+from .errors import OpkitError
 
 _lib = None
 _active: dict[str, str] = {}          # aten::hypot -> hypot_fp32
@@ -51,7 +51,7 @@ def aten_answers(op_dir: Path) -> dict | None:
 
 def workspace_aten_ops(ws: Path | None = None) -> dict[str, str]:
     """aten op -> workspace op scaffolded from it (built or not), for the report's "covered by" column."""
-    from ..workspace import find_workspace, workspace_entries
+    from .workspace import find_workspace, workspace_entries
     ws = ws or find_workspace()
     out = {}
     for e in workspace_entries(ws) if ws else []:
@@ -65,8 +65,7 @@ def register(spec, data: dict) -> str:
     """Make ``torch.ops.opkit.<spec.snake>`` the PrivateUse1 kernel of ``data["aten"]``."""
     import torch
 
-    from .classify import yaml_name
-    from .scaffold_aten import resolve
+    from .toolchain.aten import resolve, yaml_name
 
     global _lib
     op = resolve(data["aten"])

@@ -4,7 +4,5 @@ from .check import FAMILIES, load_spec, parse_spec
 from .model import (DTYPES, REDUCE_SHAPE, dtype_names, AccuracySpec, AttrSpec, BackwardSpec, InputSpec, OpSpec, OutputSpec,
                     TestSpec)
 
-_REDUCE = REDUCE_SHAPE          # the name before the split (backends/cpu.py)
-
 __all__ = ["DTYPES", "REDUCE_SHAPE", "dtype_names", "FAMILIES", "AccuracySpec", "AttrSpec", "BackwardSpec", "InputSpec", "OpSpec",
            "OutputSpec", "TestSpec", "load_spec", "parse_spec"]

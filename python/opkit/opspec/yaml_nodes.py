@@ -100,7 +100,7 @@ class Checker:
         return v
 
     def identifier(self, node: Node, what: str) -> str | None:
-        from ..names import check_identifier
+        from .names import check_identifier
         v = self.string(node, what)
         if v is None:
             return None

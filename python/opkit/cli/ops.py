@@ -1,4 +1,4 @@
-"""The `opkit` command: new / build / test / list / cflags (reference: docs/cli.md)."""
+"""The op loop's commands: `opkit new / build / test / list / cflags` (docs/cli.md)."""
 from __future__ import annotations
 
 import sys
@@ -6,41 +6,13 @@ import time
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from . import __version__
-from .errors import OpkitError
-
-# soft_wrap: paths and op names must stay whole on one line when the output is not a terminal (80 columns).
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: OpkitError -> message on stderr, exit 1."""
-    try:
-        cli.main(args=argv, prog_name="opkit", standalone_mode=False)
-    except OpkitError as e:
-        err.print(f"opkit: error: {e}", markup=False, soft_wrap=True)
-        sys.exit(1)
-    except click.exceptions.Abort:
-        err.print("opkit: aborted")
-        sys.exit(130)
-    except click.ClickException as e:
-        e.show()
-        sys.exit(e.exit_code)
-    except click.exceptions.Exit as e:
-        sys.exit(e.exit_code)
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="opkit")
-def cli() -> None:
-    """opkit: scaffold, build, test and load AscendC custom operators (CPU emulator by default)."""
+from ..errors import OpkitError
+from .app import cli, err, out
 
 
 def _target_option(f):
-    from .targets import names
+    from ..targets import names
     return click.option("--target", type=click.Choice(list(names())), default=None,
                         help="build target (default: cpu, or $OPKIT_TARGET)")(f)
 
@@ -50,7 +22,7 @@ _OPTION_TARGET: dict[str, str] = {}     # `opkit build` option name -> the targe
 
 def _target_build_options(f):
     """Each target's own `opkit build` options (targets/<name>: cli_options())."""
-    from . import targets
+    from .. import targets
     params = f.__dict__.setdefault("__click_params__", [])
     for name in reversed(targets.names()):
         for opt in reversed(targets.get(name).cli_options()):
@@ -86,11 +58,11 @@ def _split_options(target: str, options: dict) -> dict:
 def new(name: str, family: str | None, data: tuple[str, ...], answers: str | None, from_op: str | None,
         force: bool, from_aten: str | None, lang: str) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
-    from .families import parse_data
-    from .scaffold import new as scaffold_new
+    from ..families import parse_data
+    from ..scaffold import new as scaffold_new
 
     if from_aten:
-        from .scanner.scaffold_aten import new_from_aten
+        from ..scanner.scaffold_aten import new_from_aten
         if family not in (None, "aten") or lang != "ascendc":
             raise OpkitError("--from-aten renders the aten family (AscendC); drop --family / --lang")
         s = new_from_aten(from_aten, name=name, force=force)
@@ -120,8 +92,8 @@ def new(name: str, family: str | None, data: tuple[str, ...], answers: str | Non
 @_target_build_options
 def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, **options) -> None:
     """Build the workspace's ops (all, or the OPS named)."""
-    from .build import build as run_build
-    from .targets import default_target
+    from ..build import build as run_build
+    from ..targets import default_target
 
     target = target or default_target()
     options = _split_options(target, options)
@@ -161,17 +133,17 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
          baseline: Path | None, update_baseline: Path | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
     if compare_langs:
-        from .tbe.compare import run as compare_run
+        from ..harness.compare_langs import run as compare_run
         sys.exit(compare_run(list(ops) or None, mode=depth or "default", seed=seed or 0, report_json=report_json,
                              log=lambda m: out.print(m, markup=False, soft_wrap=True)))
-    from .harness import runner
-    from .targets import default_target
+    from ..accuracy.baseline import run_test     # the harness run, then the baseline gate if asked
+    from ..targets import default_target
 
     target = target or default_target()
 
-    code = runner.run(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
-                      report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None,
-                      baseline=baseline, update_baseline=update_baseline)
+    code = run_test(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
+                    report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None,
+                    baseline=baseline, update_baseline=update_baseline)
     sys.exit(int(code))
 
 
@@ -179,12 +151,14 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
 @click.option("--families", is_flag=True, help="list the template families instead of ops")
 def list_(families: bool) -> None:
     """Ops of the workspace and bundled ops, their family, build state, and the targets available."""
-    from . import targets
-    from .workspace import all_ops, build_dir, find_workspace
+    from .. import build as router
+    from .. import targets
+    from ..toolchain.cache import bundled_cache_dir
+    from ..workspace import all_ops, build_dir, find_workspace
 
     if families:
-        from .families import families as fams
-        from .families import meta
+        from ..families import families as fams
+        from ..families import meta
         def show(v):
             return str(v).lower() if isinstance(v, bool) else str(v)
 
@@ -201,15 +175,13 @@ def list_(families: bool) -> None:
         return
     ws = find_workspace()
     ws_entries, bundled, shadowed = all_ops(ws)
-    host = targets.host()
     rows: list[tuple[str, ...]] = []
-    from .loader import bundled_cache_dir
     cache = bundled_cache_dir()
     for e in ws_entries:
         if e.error:
             rows.append((e.dir.name, "?", "workspace", "invalid op.yaml", str(e.error).splitlines()[0]))
             continue
-        state = host.build_state(e.spec, build_dir(ws, targets.HOST))
+        state = router.build_state(targets.HOST, e.spec, build_dir(ws, targets.HOST))
         where = "workspace (shadows bundled)" if e.snake in shadowed else "workspace"
         rows.append((e.snake, e.spec.family, where, state, e.spec.summary))
     for e in bundled:
@@ -217,7 +189,7 @@ def list_(families: bool) -> None:
             rows.append((e.dir.name, "?", "bundled", "invalid op.yaml", str(e.error).splitlines()[0]))
         else:
             where = "bundled (shadowed)" if e.snake in shadowed else "bundled"
-            state = host.build_state(e.spec, cache)
+            state = router.build_state(targets.HOST, e.spec, cache)
             state = {"built": "built (cache)", "stale": "stale (rebuilt on load)"}.get(state, "on first load()")
             rows.append((e.snake, e.spec.family, where, state, e.spec.summary))
     out.print(f"workspace: {ws or '(none: run `opkit new <OpName>` to start one)'}", markup=False)
@@ -239,64 +211,10 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 
 
 @cli.command()
-@click.argument("target")
-@click.option("--input", "inputs", multiple=True, metavar="SHAPE",
-              help="an example input, e.g. 1x3x640x640 (repeat for several sizes; a,b for several arguments)")
-@click.option("--dtype", default=None, help="cast the model and inputs to this dtype (float16, bfloat16)")
-@click.option("--amp", type=click.Choice(["npu-o1"]), default=None,
-              help="apply torch_npu's autocast table and mark precision-sensitive ops")
-@click.option("--backward", is_flag=True, help="also trace the backward pass")
-@click.option("--fake", is_flag=True, help="trace with FakeTensors: shapes only, no compute (forward only)")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="write the report as JSON")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="write the report as HTML")
-@click.option("--op-list", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="torch_npu's op list from a file (wheel, npu_native_functions*.yaml or text) instead of "
-                   "downloading the wheel")
-@click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, help="torch-npu version")
-@click.option("--all", "all_ops", is_flag=True, help="list supported ops too")
-@click.option("--scaffold", is_flag=True, help="scaffold one op folder per fallback op (opkit new --from-aten)")
-def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool, fake: bool,
-         json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
-         scaffold: bool) -> None:
-    """Which ops of the model TARGET (pkg.module:factory) fall back to the CPU under torch_npu.
-    Exit 0: none; 3: some do."""
-    from .scanner.command import run
-
-    sys.exit(run(target, list(inputs), dtype=dtype, amp=amp, backward=backward, json_path=json_path,
-                 html_path=html_path, op_list=op_list, torch_npu=torch_npu, all_ops=all_ops, scaffold=scaffold,
-                 out=out, err=err, fake=fake))
-
-
-@cli.command()
 @click.option("--libs", is_flag=True, help="print the link flags instead")
 def cflags(libs: bool) -> None:
     """Compiler flags for building a standalone program against opkit's AscendC CPU emulator."""
-    from . import emulator
+    from .. import emulator
     flags = emulator.cflags(libs=libs)
     # Plain echo, not rich: the line is meant for $(opkit cflags) and must never wrap at the terminal width.
     click.echo(flags if isinstance(flags, str) else " ".join(flags))
-
-
-def _add_accuracy_commands() -> None:
-    from .accuracy.commands import COMMANDS     # diagnose / dump / compare (docs/diagnose.md)
-    from .evaluate.commands import COMMANDS as EVAL     # eval / golden-set (docs/eval.md)
-    for c in COMMANDS + EVAL:
-        cli.add_command(c)
-
-
-_add_accuracy_commands()
-
-if __name__ == "__main__":
-    main()
-
-
-def _add_tbe_commands() -> None:
-    from .tbe.cli import import_tbe
-    cli.add_command(import_tbe)
-    from .cannproject.cli import import_cann
-    cli.add_command(import_cann)
-
-
-_add_tbe_commands()

@@ -63,7 +63,9 @@ class ApiCall {
  public:
   static constexpr int kMaxOperands = 8;
 
-  ApiCall(Pipe p, const char* call, SrcLoc loc) : pipe_(p), call_(call), loc_(loc) {}
+  ApiCall(Pipe p, const char* call, SrcLoc loc) : ApiCall(ctx(), p, call, loc) {}
+  // With the block context the caller already holds (saves a thread-local lookup per call).
+  ApiCall(BlockCtx& c, Pipe p, const char* call, SrcLoc loc) : c_(c), pipe_(p), call_(call), loc_(loc) {}
 
   // Contiguous operands of `count` elements of T.
   template <class T>
@@ -97,11 +99,16 @@ class ApiCall {
 
   // Hazards, sinks, poison flow. Returns true when a source lane was poison.
   bool commit(Flow flow = Flow::Lanes) {
-    BlockCtx& c = ctx();
+    BlockCtx& c = c_;
     const int p = static_cast<int>(pipe_);
-    const Touch me{c.hz.issue(p), loc_.line, call_, loc_.file};
+    const uint32_t me = c.hz.issue(p, loc_.line, call_, loc_.file);
     for (int k = 0; k < n_; ++k) {
       const Operand& o = ops_[k];
+      if (pipe_ == Pipe::S && !o.write) {
+        Race r = c.hz.scalar_read(o.off, o.off + o.span(), me);
+        if (r.found) report_race(o, r);
+        continue;
+      }
       Race r = c.hz.access(o.off, o.off + o.span(), p, o.write, me);
       if (r.found) report_race(o, r);
       if (pipe_ == Pipe::S) c.hz.coalesce_scalar(o.off);
@@ -109,14 +116,18 @@ class ApiCall {
     bool poisoned = false;
     for (int k = 0; k < n_; ++k) {
       const Operand& o = ops_[k];
-      if (o.write || !has_hole(o)) continue;
+      if (o.write || !has_hole(c.shadow, o)) continue;
       poisoned = true;
       if (o.sink) report_sink(o);
     }
     if (flow == Flow::Manual) return poisoned;
     if (!poisoned) {
-      for (int k = 0; k < n_; ++k)
-        if (ops_[k].write) mark_defined(ops_[k]);
+      for (int k = 0; k < n_; ++k) {
+        const Operand& o = ops_[k];
+        if (!o.write) continue;
+        if (o.rows == 1 && o.lane_bits != 1) shadow_fill(c, o.off, o.row_bytes, true);  // the usual operand
+        else mark_defined(o);
+      }
       return false;
     }
     if (flow == Flow::All) {
@@ -152,11 +163,11 @@ class ApiCall {
   ApiCall& add(const TensorMeta& t, uint32_t rel_off, uint64_t lanes, uint32_t lane_bits, uint32_t rows,
                uint32_t pitch, const char* name, unsigned flags, bool write) {
     if (n_ == kMaxOperands) throw std::logic_error("opkit emulator: too many operands in one API call");
-    t.check_live(call_, loc_, name);
+    t.check_live(c_, call_, loc_, name);
     Operand& o = ops_[n_++];
     o.t = &t;
     o.name = name;
-    o.off = t.ub_off() + rel_off;
+    o.off = t.ub_off(c_) + rel_off;
     o.lanes = static_cast<uint32_t>(lanes);
     o.lane_bits = lane_bits;
     o.rows = rows ? rows : 1;
@@ -177,9 +188,9 @@ class ApiCall {
     return *this;
   }
 
-  static bool has_hole(const Operand& o) {
+  static bool has_hole(const uint64_t* shadow, const Operand& o) {
     for (uint32_t r = 0; r < o.rows; ++r)
-      if (shadow_first_hole(o.off + r * o.pitch, o.row_bytes) >= 0) {
+      if (shadow_first_hole(shadow, o.off + r * o.pitch, o.row_bytes) >= 0) {
         if (o.lane_bits != 1) return true;
         for (uint32_t i = 0; i < o.lanes; ++i)  // bitmask: partly defined bytes may cover only used bits
           if (lane_poisoned(o, i)) return true;
@@ -249,6 +260,7 @@ class ApiCall {
   }
   [[noreturn]] void report_race(const Operand& o, const Race& r) const;
 
+  BlockCtx& c_;
   Pipe pipe_;
   const char* call_;
   SrcLoc loc_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "opkit_emu/diag.h"
+#include "opkit_emu/types.h"
 
 namespace opkit_emu {
 
@@ -37,13 +38,16 @@ struct Touch {
   int32_t line = 0;
   const char* call = nullptr;
   const char* file = nullptr;
+  uint8_t pipe = 0;
 };
 
-struct Seg {  // a UB byte range [lo, hi) with a uniform access history
+// A UB byte range [lo, hi) with a uniform access history. The accesses themselves live in the block's
+// touch log (one entry per API call); a segment holds log indices (0 = none), so it is 28 bytes and
+// splitting or merging segments moves little memory.
+struct Seg {
   uint32_t lo, hi;
-  uint8_t wpipe = 0;
-  Touch w;            // last write
-  Touch r[kPipes];    // last read on each pipe since that write
+  uint32_t w;            // last write
+  uint32_t r[kPipes];    // last read on each pipe since that write (S reads are never recorded)
 };
 
 struct Race {  // what pipe_access found: the earlier access the current one is not ordered after
@@ -58,6 +62,7 @@ struct HazardState {
   uint32_t clk[kPipes] = {};  // instructions issued per pipe
   Clock pipe[kPipes];         // what each pipe waits for
   std::vector<Seg> segs;      // sorted, disjoint
+  std::vector<Touch> log{Touch{}};  // log[0]: "no access"
 
   // A pipe hands over "everything I have done and everything I waited for" (SetFlag, EnQue, FreeTensor).
   Clock snapshot(int src) const {
@@ -76,7 +81,12 @@ struct HazardState {
     for (int p = 0; p < kPipes; ++p)
       for (int q = 0; q < kPipes; ++q) pipe[p].known[q] = clk[q];
   }
-  uint32_t issue(int p) { return ++clk[p]; }
+  // A new instruction on pipe p: its log index.
+  uint32_t issue(int p, int32_t line, const char* call, const char* file) {
+    if (log.size() >= kLogCompactAt) compact();
+    log.push_back(Touch{++clk[p], line, call, file, static_cast<uint8_t>(p)});
+    return static_cast<uint32_t>(log.size() - 1);
+  }
   bool ordered(int p, int q, uint32_t seq) const { return p == q || seq == 0 || pipe[p].known[q] >= seq; }
 
   // Forget the history of [lo, hi) (a fresh buffer from InitBuffer).
@@ -87,23 +97,26 @@ struct HazardState {
     segs.erase(segs.begin() + i, segs.begin() + j);
   }
 
-  // Record an access of [lo, hi) on pipe p (sequence seq); returns the first race with an earlier access.
-  Race access(uint32_t lo, uint32_t hi, int p, bool write, const Touch& me) {
+  // Record an access of [lo, hi) on pipe p by the instruction at log index `me`; returns the first race
+  // with an earlier access.
+  Race access(uint32_t lo, uint32_t hi, int p, bool write, uint32_t me) {
     Race race;
     if (lo >= hi) return race;
     size_t i = cover(lo, hi), j = i;
     for (; j < segs.size() && segs[j].lo < hi; ++j) {
       Seg& s = segs[j];
       if (!race.found) {
-        if (s.w.seq && !ordered(p, s.wpipe, s.w.seq)) race = {true, true, s.wpipe, s.w, s.lo};
+        const Touch& w = log[s.w];
+        if (w.seq && !ordered(p, w.pipe, w.seq)) race = {true, true, w.pipe, w, s.lo};
         if (write && !race.found)
-          for (int q = 0; q < kPipes; ++q)
-            if (s.r[q].seq && !ordered(p, q, s.r[q].seq)) { race = {true, false, q, s.r[q], s.lo}; break; }
+          for (int q = 0; q < kPipes; ++q) {
+            const Touch& r = log[s.r[q]];
+            if (r.seq && !ordered(p, q, r.seq)) { race = {true, false, q, r, s.lo}; break; }
+          }
       }
       if (write) {
         s.w = me;
-        s.wpipe = static_cast<uint8_t>(p);
-        for (Touch& t : s.r) t = Touch{};
+        for (uint32_t& t : s.r) t = 0;
       } else if (p != static_cast<int>(Pipe::S)) {
         // A scalar read completes before the scalar unit issues anything after it (its value is in a
         // register), so it never needs recording: no later write can overtake it.
@@ -114,6 +127,28 @@ struct HazardState {
       segs[i].hi = segs[j - 1].hi;
       segs.erase(segs.begin() + i + 1, segs.begin() + j);
     }
+    return race;
+  }
+
+  // A scalar read (GetValue) of [lo, hi): never recorded, checked against the last write. The result, the
+  // reported byte and the records left behind are those of access() + coalesce_scalar(lo) (split the
+  // segment around the element, merge the pieces back and the neighbours at lo); inside one segment
+  // (the usual case) without splitting anything.
+  Race scalar_read(uint32_t lo, uint32_t hi, uint32_t me) {
+    const int p = static_cast<int>(Pipe::S);
+    auto it = std::lower_bound(segs.begin(), segs.end(), lo, [](const Seg& s, uint32_t v) { return s.hi <= v; });
+    const size_t i = static_cast<size_t>(it - segs.begin());
+    if (lo >= hi || i >= segs.size() || segs[i].lo > lo || segs[i].hi < hi) {
+      Race r = access(lo, hi, p, false, me);
+      coalesce_scalar(lo);
+      return r;
+    }
+    Race race;
+    const Touch& w = log[segs[i].w];
+    if (w.seq && !ordered(p, w.pipe, w.seq)) race = {true, true, w.pipe, w, lo};
+    const bool at_start = segs[i].lo == lo;
+    if (segs[i].hi == hi && i + 1 < segs.size() && mergeable(segs[i], segs[i + 1])) merge_into(i);
+    if (at_start && i > 0 && mergeable(segs[i - 1], segs[i])) merge_into(i - 1);
     return race;
   }
 
@@ -128,13 +163,18 @@ struct HazardState {
   }
 
  private:
-  static bool same_touch(const Touch& a, const Touch& b, bool scalar) {
+  static constexpr size_t kLogCompactAt = 1u << 16;
+  static constexpr size_t kHint = 16;  // = 1 << (32 - 28)
+  uint32_t hint_[kHint] = {};  // segment index of recently covered ranges, by lo (checked before use)
+
+  bool same_touch(uint32_t ia, uint32_t ib, bool scalar) const {
+    const Touch &a = log[ia], &b = log[ib];
     if (!a.seq || !b.seq) return !a.seq && !b.seq;
     return a.call == b.call && a.file == b.file && a.line == b.line && (scalar || a.seq == b.seq);
   }
-  static bool mergeable(const Seg& a, const Seg& b) {
-    if (a.hi != b.lo || a.wpipe != b.wpipe) return false;
-    if (!same_touch(a.w, b.w, a.wpipe == static_cast<uint8_t>(Pipe::S))) return false;
+  bool mergeable(const Seg& a, const Seg& b) const {
+    if (a.hi != b.lo || log[a.w].pipe != log[b.w].pipe) return false;
+    if (!same_touch(a.w, b.w, log[a.w].pipe == static_cast<uint8_t>(Pipe::S))) return false;
     for (int q = 0; q < kPipes; ++q)
       if (!same_touch(a.r[q], b.r[q], q == static_cast<int>(Pipe::S))) return false;
     return true;
@@ -143,17 +183,38 @@ struct HazardState {
     Seg& a = segs[i];
     const Seg& b = segs[i + 1];
     a.hi = b.hi;
-    if (b.w.seq > a.w.seq) a.w = b.w;
+    if (log[b.w].seq > log[a.w].seq) a.w = b.w;
     for (int q = 0; q < kPipes; ++q)
-      if (b.r[q].seq > a.r[q].seq) a.r[q] = b.r[q];
+      if (log[b.r[q]].seq > log[a.r[q]].seq) a.r[q] = b.r[q];
     segs.erase(segs.begin() + i + 1);
   }
+  // Keeps only the log entries segments still name (a long kernel issues millions of calls).
+  void compact() {
+    std::vector<uint32_t> map(log.size(), 0);
+    std::vector<Touch> kept{Touch{}};
+    auto keep = [&](uint32_t& ix) {
+      if (!ix) return;
+      if (!map[ix]) { map[ix] = static_cast<uint32_t>(kept.size()); kept.push_back(log[ix]); }
+      ix = map[ix];
+    };
+    for (Seg& s : segs) {
+      keep(s.w);
+      for (uint32_t& r : s.r) keep(r);
+    }
+    log.swap(kept);
+  }
   // Makes [lo, hi) exactly covered by segments (splitting and filling gaps); returns the first one.
-  size_t cover(uint32_t lo, uint32_t hi) {
+  // fast path: the range is exactly one existing segment (the steady state of a kernel's loop), and a
+  // kernel keeps coming back to the same few ranges
+  OPKIT_EMU_INLINE size_t cover(uint32_t lo, uint32_t hi) {
+    uint32_t& h = hint_[((lo >> 5) * 2654435761u) >> 28];  // Fibonacci hash: row pitches spread out
+    if (h < segs.size() && segs[h].lo == lo && segs[h].hi == hi) return h;
+    return cover_slow(lo, hi, h);
+  }
+  __attribute__((noinline)) size_t cover_slow(uint32_t lo, uint32_t hi, uint32_t& h) {
     auto it = std::lower_bound(segs.begin(), segs.end(), lo, [](const Seg& s, uint32_t v) { return s.hi <= v; });
     size_t i = static_cast<size_t>(it - segs.begin());
-    // fast path: the range is exactly one existing segment (the steady state of a kernel's loop)
-    if (i < segs.size() && segs[i].lo == lo && segs[i].hi == hi) return i;
+    if (i < segs.size() && segs[i].lo == lo && segs[i].hi == hi) return h = static_cast<uint32_t>(i);
     if (i < segs.size() && segs[i].lo < lo) {  // split the segment straddling lo
       Seg right = segs[i];
       right.lo = lo;
@@ -174,14 +235,12 @@ struct HazardState {
         ++k;
       } else {  // a gap: nothing touched it yet
         uint32_t end = (k < segs.size() && segs[k].lo < hi) ? segs[k].lo : hi;
-        Seg g;
-        g.lo = at;
-        g.hi = end;
-        segs.insert(segs.begin() + k, g);
+        segs.insert(segs.begin() + k, Seg{at, end, 0, {}});
         at = end;
         ++k;
       }
     }
+    h = static_cast<uint32_t>(i);
     return i;
   }
 };

@@ -92,8 +92,9 @@ template <class T>
 void reduce_common(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
                    const AscendC::LocalTensor<T>& tmp, int32_t count, uint32_t dst_elems, SrcLoc loc) {
   (void)op;
-  tmp.m_.check_live(call, loc, "sharedTmpBuffer");
-  ApiCall(Pipe::V, call, loc).dst(dst, dst_elems).src(src, count).commit(Flow::All);
+  BlockCtx& c = ctx();
+  tmp.m_.check_live(c, call, loc, "sharedTmpBuffer");
+  ApiCall(c, Pipe::V, call, loc).dst(dst, dst_elems).src(src, count).commit(Flow::All);
 }
 
 }  // namespace opkit_emu

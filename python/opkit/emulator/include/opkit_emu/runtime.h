@@ -135,9 +135,8 @@ inline void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint
   m.erase(std::remove_if(m.begin(), m.end(), [&](const std::pair<uint32_t, uint8_t>& e) { return e.first - off < bytes; }),
           m.end());
 }
-inline void shadow_fill(uint32_t off, uint32_t bytes, bool v) {
+inline void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v) {
   if (bytes == 0) return;
-  BlockCtx& c = ctx();
   if (!v && !c.partial_bits.empty()) drop_partial_bits(c.partial_bits, off, bytes);
   uint64_t* w = c.shadow;
   const uint32_t end = off + bytes, i = off >> 6, j = (end - 1) >> 6;
@@ -150,8 +149,9 @@ inline void shadow_fill(uint32_t off, uint32_t bytes, bool v) {
   if (j > i + 1) std::memset(w + i + 1, v ? 0xff : 0, (j - i - 1) * sizeof(uint64_t));
   if (v) w[j] |= last; else w[j] &= ~last;
 }
-inline void shadow_set(uint32_t off, uint32_t bytes) { shadow_fill(off, bytes, true); }
-inline void shadow_clear(uint32_t off, uint32_t bytes) { shadow_fill(off, bytes, false); }
+inline void shadow_fill(uint32_t off, uint32_t bytes, bool v) { shadow_fill(ctx(), off, bytes, v); }
+inline void shadow_set(uint32_t off, uint32_t bytes) { shadow_fill(ctx(), off, bytes, true); }
+inline void shadow_clear(uint32_t off, uint32_t bytes) { shadow_fill(ctx(), off, bytes, false); }
 // All of n shadow words fully written? An AND over the words with no early exit, so it vectorises:
 // the check of a whole operand (every vector API call) runs at memory speed on 1/8 of its bytes.
 OPKIT_EMU_HOT inline bool shadow_words_set(const uint64_t* w, uint32_t n) {
@@ -160,9 +160,8 @@ OPKIT_EMU_HOT inline bool shadow_words_set(const uint64_t* w, uint32_t n) {
   return all == ~0ull;
 }
 // Offset (from off) of the first unwritten byte in [off, off+bytes), or -1.
-inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) {
+inline int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes) {
   if (bytes == 0) return -1;
-  const uint64_t* w = ctx().shadow;
   const uint32_t end = off + bytes, i = off >> 6, j = (end - 1) >> 6;
   const uint64_t first = ~0ull << (off & 63), last = ~0ull >> (63 - ((end - 1) & 63));
   if (i == j) {
@@ -179,6 +178,7 @@ inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) {
   }
   return -1;
 }
+inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) { return shadow_first_hole(ctx().shadow, off, bytes); }
 
 // ---- GM bounds ----------------------------------------------------------------------------------
 inline const GmRegion* gm_find(const void* p) {

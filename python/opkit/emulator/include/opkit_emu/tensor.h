@@ -24,18 +24,24 @@ struct TensorMeta {
   AscendC::TPosition pos = AscendC::TPosition::VECCALC;
 
   uint32_t ub_off() const { return static_cast<uint32_t>(addr - ctx().ub); }
+  uint32_t ub_off(const BlockCtx& c) const { return static_cast<uint32_t>(addr - c.ub); }
 
   // The tensor's buffer is still the one it was handed out from (not freed, not re-allocated).
-  void check_live(const char* call, SrcLoc loc, const char* name) const {
-    BlockCtx& c = ctx();
+  void check_live(const char* call, SrcLoc loc, const char* name) const { check_live(ctx(), call, loc, name); }
+  OPKIT_EMU_INLINE void check_live(const BlockCtx& c, const char* call, SrcLoc loc, const char* name) const {
+    if (__builtin_expect(buf < 0 || static_cast<size_t>(buf) >= c.bufs.size() || c.bufs[buf].gen != gen ||
+                             c.bufs[buf].state == BufState::Free, 0))
+      not_live(c, call, loc, name);
+  }
+  [[noreturn]] __attribute__((noinline, cold)) void not_live(const BlockCtx& c, const char* call, SrcLoc loc,
+                                                              const char* name) const {
     if (buf < 0 || static_cast<size_t>(buf) >= c.bufs.size())
       c.fail("queue-protocol", call, loc,
              strf("%s is not a tensor from AllocTensor/DeQue/TBuf::Get (never allocated)", name));
     const BufRec& b = c.bufs[buf];
-    if (b.gen != gen || b.state == BufState::Free)
-      c.fail("queue-protocol", call, loc,
-             strf("%s is used after FreeTensor (buffer at UB offset %u was freed%s)", name, b.off,
-                  b.state == BufState::Free ? "" : " and handed out again"));
+    c.fail("queue-protocol", call, loc,
+           strf("%s is used after FreeTensor (buffer at UB offset %u was freed%s)", name, b.off,
+                b.state == BufState::Free ? "" : " and handed out again"));
   }
   // Older per-operand checks, kept for headers not yet on the per-call hook (api_call.h ApiCall): live,
   // 32-byte aligned, large enough; strict initialisation (no poison flow); marking written bytes.

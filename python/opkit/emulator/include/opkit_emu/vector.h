@@ -32,8 +32,12 @@ template <class T> inline constexpr bool is_dup_t =
 // ---- per-call checks and counters ----
 template <class T>
 inline bool vec_prologue(VecOp op, const char* call, int64_t count, SrcLoc loc) {
+  return vec_prologue<T>(ctx(), op, call, count, loc);
+}
+template <class T>
+inline bool vec_prologue(BlockCtx& c, VecOp op, const char* call, int64_t count, SrcLoc loc) {
   if (count < 0) fail("tensor-bounds", call, loc, strf("count %lld is negative", (long long)count));
-  BlockStats& s = ctx().stats;
+  BlockStats& s = c.stats;
   s.op_calls[static_cast<int>(op)]++;
   if (count == 0) return false;
   s.op_elems[static_cast<int>(op)] += count;
@@ -190,22 +194,25 @@ OPKIT_EMU_HOT void fill_loop(T* d, T v, uint32_t n) {
 template <class Op, class T>
 inline void binary(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
                    const AscendC::LocalTensor<T>& b, int64_t count, SrcLoc loc) {
-  if (!vec_prologue<T>(op, call, count, loc)) return;
-  ApiCall(Pipe::V, call, loc).dst(dst, count).src(a, count, "src0").src(b, count, "src1").commit();
+  BlockCtx& c = ctx();
+  if (!vec_prologue<T>(c, op, call, count, loc)) return;
+  ApiCall(c, Pipe::V, call, loc).dst(dst, count).src(a, count, "src0").src(b, count, "src1").commit();
   bin_loop<Op, T>(dst.data(), a.data(), b.data(), static_cast<uint32_t>(count));
 }
 template <class Op, class T>
 inline void with_scalar(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst,
                         const AscendC::LocalTensor<T>& a, T s, int64_t count, SrcLoc loc) {
-  if (!vec_prologue<T>(op, call, count, loc)) return;
-  ApiCall(Pipe::V, call, loc).dst(dst, count).src(a, count).commit();
+  BlockCtx& c = ctx();
+  if (!vec_prologue<T>(c, op, call, count, loc)) return;
+  ApiCall(c, Pipe::V, call, loc).dst(dst, count).src(a, count).commit();
   scalar_loop<Op, T>(dst.data(), a.data(), s, static_cast<uint32_t>(count));
 }
 template <class Op, class T>
 inline void unary(VecOp op, const char* call, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
                   int64_t count, SrcLoc loc) {
-  if (!vec_prologue<T>(op, call, count, loc)) return;
-  ApiCall(Pipe::V, call, loc).dst(dst, count).src(a, count).commit();
+  BlockCtx& c = ctx();
+  if (!vec_prologue<T>(c, op, call, count, loc)) return;
+  ApiCall(c, Pipe::V, call, loc).dst(dst, count).src(a, count).commit();
   un_loop<Op, T>(dst.data(), a.data(), static_cast<uint32_t>(count));
 }
 

@@ -2,7 +2,11 @@
 // results independent of the thread count (atomic GM adds are applied after all blocks, in block
 // order). Also: the module ABI and CANN's CPU-debug entry points (ICPU_RUN_KF).
 #pragma once
+#include <unistd.h>
+
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -98,6 +102,88 @@ inline uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes) {
   return std::max(1u, std::min(block_dim, hw));
 }
 
+// Host threads that run blocks, started on the first launch that wants them and kept for the next ones
+// (starting threads and mapping their UB on every launch costs more than a small launch itself). Each
+// worker keeps its UB for its lifetime: InitBuffer poisons what a kernel takes, so nothing leaks from one
+// launch to the next. One launch at a time uses the pool; a launch that finds it busy (another host
+// thread launching) runs its blocks on its own thread. After a fork the child starts a pool of its own.
+// Internal linkage: one pool per module, and nothing of it (std::thread's code for its lambda) exported.
+namespace {
+class WorkerPool {
+ public:
+  static WorkerPool& get() {
+    static WorkerPool p;
+    if (p.pid_ != getpid()) p.after_fork();
+    return p;
+  }
+  ~WorkerPool() {  // the module is unloaded (dlclose) or the process ends: stop and join the workers
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  // Runs job() on `helpers` pool threads and on the calling thread; returns when all have returned.
+  // False (nothing run) when another launch holds the pool.
+  bool run(uint32_t helpers, const std::function<void()>& job) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      while (threads_.size() < helpers) threads_.emplace_back([this] { loop(); });
+      job_ = &job;
+      want_ = helpers;
+      taken_ = finished_ = 0;
+      ++generation_;
+    }
+    cv_.notify_all();
+    job();
+    std::unique_lock<std::mutex> lk(mu_);
+    done_.wait(lk, [&] { return finished_ == want_; });
+    job_ = nullptr;
+    return true;
+  }
+
+ private:
+  WorkerPool() : pid_(getpid()) {}
+  void loop() {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+      cv_.wait(lk, [&] { return stop_ || (generation_ != seen && taken_ < want_); });
+      if (stop_) return;
+      seen = generation_;
+      ++taken_;
+      const std::function<void()>* job = job_;
+      lk.unlock();
+      (*job)();
+      lk.lock();
+      if (++finished_ == want_) done_.notify_one();
+    }
+  }
+  void after_fork() {  // the parent's threads do not exist here: forget them without joining
+    new std::vector<std::thread>(std::move(threads_));  // never destroyed (a joinable std::thread would abort)
+    threads_.clear();
+    new (&mu_) std::mutex;
+    new (&busy_) std::mutex;
+    new (&cv_) std::condition_variable;
+    new (&done_) std::condition_variable;
+    job_ = nullptr;
+    want_ = taken_ = finished_ = 0;
+    pid_ = getpid();
+  }
+  std::mutex busy_, mu_;
+  std::condition_variable cv_, done_;
+  std::vector<std::thread> threads_;
+  const std::function<void()>* job_ = nullptr;
+  uint64_t generation_ = 0;
+  uint32_t want_ = 0, taken_ = 0, finished_ = 0;
+  bool stop_ = false;
+  pid_t pid_;
+};
+}  // namespace
+
 // Runs body() once per block with that block's context installed. Never throws.
 template <class Body>
 LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threads, const std::vector<GmRegion>& gm,
@@ -118,21 +204,15 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
   };
   std::vector<BlockResult> res(block_dim);
   std::atomic<uint32_t> next{0};
-  // The calling thread keeps its UB between launches (a fresh 192 KB mapping per call is page faults);
-  // InitBuffer poisons what a kernel takes, so nothing leaks from one launch to the next.
+  // Every thread that runs blocks (the caller, pool workers) keeps its UB between launches (a fresh 192 KB
+  // mapping per call is page faults); InitBuffer poisons what a kernel takes, so nothing leaks from one
+  // launch to the next. Threads started for one SyncAll launch free theirs when they end.
   static thread_local std::unique_ptr<UbMemory> t_mem;
-  const std::thread::id caller = std::this_thread::get_id();
   auto worker = [&]() {
-    std::unique_ptr<UbMemory> own;
     UbMemory* mem = nullptr;
     try {
-      if (std::this_thread::get_id() == caller) {
-        if (!t_mem) t_mem = std::make_unique<UbMemory>();
-        mem = t_mem.get();
-      } else {
-        own = std::make_unique<UbMemory>();
-        mem = own.get();
-      }
+      if (!t_mem) t_mem = std::make_unique<UbMemory>();
+      mem = t_mem.get();
     } catch (...) {
       for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) { res[b].failed = true; res[b].err = "out of host memory for UB"; }
       return;
@@ -173,11 +253,14 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
   uint64_t gm_bytes = 0;
   for (const GmRegion& r : gm) gm_bytes += r.bytes;
   uint32_t nt = threads ? std::min(threads, block_dim) : default_threads(block_dim, gm_bytes);
-  if (kernel_uses_sync_all()) nt = block_dim;  // a SyncAll barrier needs every block alive at once
-  std::vector<std::thread> pool;  // nt - 1 helpers; the calling thread is the last worker
-  for (uint32_t i = 1; i < nt; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  if (kernel_uses_sync_all()) {  // a SyncAll barrier needs every block alive at once: a thread per block
+    std::vector<std::thread> own;
+    for (uint32_t i = 1; i < block_dim; ++i) own.emplace_back(worker);
+    worker();
+    for (auto& t : own) t.join();
+  } else if (nt <= 1 || !WorkerPool::get().run(nt - 1, worker)) {
+    worker();
+  }
   sync_all_release(&gm);
   // Deterministic outcome: the lowest failing block is reported.
   for (uint32_t b = 0; b < block_dim; ++b) {

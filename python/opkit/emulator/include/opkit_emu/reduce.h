@@ -92,15 +92,47 @@ OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
   return acc;
 }
 
+// The index the sequential scan `if (p[i] > best) best = p[i]` ends on (first index wins ties, a NaN never
+// compares greater, a NaN at index 0 stays), in two passes that vectorise: the extreme value over 16
+// lanes, then the first index holding a value equal to it.
 template <class T, bool IsMax>
 OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
-  uint32_t best = 0;
-  float bv = to_f(p[0]);
-  for (uint32_t i = 1; i < n; ++i) {
-    float v = to_f(p[i]);
-    if (IsMax ? v > bv : v < bv) { bv = v; best = i; }
+  const float first = to_f(p[0]);
+  if (first != first) return 0;
+  v8f_ a0, a1, x0, x1;
+  float f[16];
+  for (uint32_t k = 0; k < 8; ++k) a0[k] = a1[k] = first;
+  uint32_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (uint32_t k = 0; k < 16; ++k) f[k] = to_f(p[i + k]);
+    std::memcpy(&x0, f, sizeof x0);
+    std::memcpy(&x1, f + 8, sizeof x1);
+    a0 = (IsMax ? x0 > a0 : x0 < a0) ? x0 : a0;  // a NaN lane compares false: never taken
+    a1 = (IsMax ? x1 > a1 : x1 < a1) ? x1 : a1;
   }
-  return best;
+  float best = first;
+  for (uint32_t k = 0; k < 8; ++k) {
+    best = (IsMax ? a0[k] > best : a0[k] < best) ? a0[k] : best;
+    best = (IsMax ? a1[k] > best : a1[k] < best) ? a1[k] : best;
+  }
+  for (; i < n; ++i) {
+    const float v = to_f(p[i]);
+    best = (IsMax ? v > best : v < best) ? v : best;
+  }
+  v8f_ b;
+  for (uint32_t k = 0; k < 8; ++k) b[k] = best;
+  for (i = 0; i + 16 <= n; i += 16) {
+    for (uint32_t k = 0; k < 16; ++k) f[k] = to_f(p[i + k]);
+    std::memcpy(&x0, f, sizeof x0);
+    std::memcpy(&x1, f + 8, sizeof x1);
+    const v8i_ hit = (x0 == b) | (x1 == b);
+    uint64_t w[4];
+    std::memcpy(w, &hit, sizeof w);
+    if (w[0] | w[1] | w[2] | w[3]) break;
+  }
+  for (; i < n; ++i)
+    if (to_f(p[i]) == best) return i;
+  return 0;  // not reached: best is one of the values
 }
 
 // A reduction's result depends on every source lane: one poisoned lane poisons it (Flow::All); it is an

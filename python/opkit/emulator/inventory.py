@@ -72,6 +72,10 @@ DIFFERENCES = {
     "GetSystemCycle": "the host's steady clock in ns",
     "LocalMemAllocator": "CANN's one-allocator-per-position CPU check is not made",
     "KERNEL_LOG": "prints block and AIV_0, not the process id",
+    "GetProgramCounter": "the host's code address of the caller",
+    "SetCtrlSpr": "CTRL[48] = 1 only (the non-saturating mode); 0 is rule not-emulated",
+    "GetCtrlSpr": "always 1: CTRL[48], the non-saturating mode the emulator computes in",
+    "int4b_t": "the type only: tensors of it stop the build",
 }
 
 _KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "decltype", "static_assert", "alignof",

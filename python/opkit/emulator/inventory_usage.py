@@ -4,7 +4,8 @@ used" and list what is missing, most used first.
 
 A *kernel* is one op or sample directory (the directory above `op_kernel/` in the ops repositories, else the
 directory of the file). A kernel file is C++ source that mentions `__aicore__` or includes `kernel_operator.h`,
-outside host, AI CPU, test and non-A2 trees (`arch35`/`v35`: the 950 chip with its register API). In an
+outside host, AI CPU, test and non-A2 trees: the 950 chip's (`arch35`/`v35` directories, the atvoss `*_apt.*`
+entries, `*regbase*` files, files using its register API `MicroAPI`). In an
 asc-devkit checkout only `examples/` counts: `tests/` exercises every API by construction and `impl/` is the
 API itself.
 
@@ -31,6 +32,8 @@ SKIP_PARTS = {"op_host", "op_api", "op_graph", "framework", "op_kernel_aicpu", "
               "arch35", "v35", "reg_compute", "02_reg_vector_compute", "04_reg_compute", "02_simd_c_api",
               "03_simt_api", "04_aicpu", "05_simd_simt_hybrid", "host", "scripts", "cmake", "build"}
 _KERNEL_MARK = re.compile(r"__aicore__|kernel_operator\.h")
+# The 950's register-based vector API (MicroAPI, vector-function scopes): such a file is no A2 kernel.
+_REG_API = re.compile(r"\bMicroAPI\b|__VEC_SCOPE__|__simd_vf__|\bRegTensor\b")
 _IDENT = re.compile(r"[A-Za-z_]\w*$")
 _KEYWORDS = {"return", "const", "constexpr", "static", "inline", "typename", "class", "struct", "using", "new",
              "delete", "else", "case", "goto", "template", "virtual", "explicit", "friend", "__aicore__"}
@@ -48,13 +51,13 @@ def kernel_files(root: Path) -> list[Path]:
     for p in sorted(base.rglob("*")):
         if p.suffix not in KERNEL_SUFFIXES or not p.is_file():
             continue
-        if SKIP_PARTS.intersection(p.relative_to(root).parts[:-1]):
+        if SKIP_PARTS.intersection(p.relative_to(root).parts[:-1]) or "_apt." in p.name or "regbase" in p.name:
             continue
         try:
             text = p.read_text(errors="replace")
         except OSError:
             continue
-        if _KERNEL_MARK.search(text):
+        if _KERNEL_MARK.search(text) and not _REG_API.search(text):
             out.append(p)
     return out
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import importlib.util
 import os
 import sys
 import threading
@@ -152,7 +151,8 @@ def _names(entries) -> set[str]:
 
 
 def _register(spec: OpSpec, lib: Path) -> None:
-    import torch
+    """Register one op through the registration surface (opkit.registration): ``lib`` is its build manifest."""
+    from . import registration
 
     lib = Path(lib).resolve()
     prev = _loaded.get(spec.snake)
@@ -161,21 +161,20 @@ def _register(spec: OpSpec, lib: Path) -> None:
             raise OpkitError(f"opkit.load: op {spec.snake} is already registered from {prev}; a process can "
                              f"register an op once, so {lib} cannot replace it (restart Python)")
         return
-    if spec.lang == "tbe":          # registered from Python: the DSL emulation runs the op (docs/tbe.md)
+    if spec.lang == "tbe":          # the DSL emulation runs the op in Python (docs/tbe.md)
         from .tbe.register import register
         register(spec, lib)
     else:
-        torch.ops.load_library(str(lib))
+        registration.register_emulator(spec, lib.parent)
     _loaded[spec.snake] = lib
     _specs[spec.snake] = spec
 
 
 def _after_load(ws: Path | None, specs: list[OpSpec]) -> None:
-    # Autograd (opkit/autograd.py, when present) decides per op what backward it gets.
-    if specs and importlib.util.find_spec(f"{__package__}.autograd") is not None:
-        from . import autograd
-        for s in specs:     # every op: backward op, reference fallback, or "not differentiable"
-            autograd.register(s)
+    # Autograd: opkit/autograd.py decides per op what backward it gets; registration registers it.
+    from . import registration
+    for s in specs:     # every op: backward op, reference fallback, or "not differentiable"
+        registration.register_autograd(s)
     # Then every other target's kernels, on top of the host's schemas (each target decides cheaply
     # whether it applies on this machine: npu only where torch_npu is installed).
     from . import targets

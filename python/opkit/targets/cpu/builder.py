@@ -1,30 +1,27 @@
 """Target ``cpu``, the build: the AscendC CPU emulator.
 
-Renders, per op, ``module.cpp`` (kernel module) and ``binding.cpp`` (torch binding) from templates/
-into ``<build>/_gen/``, one CMakeLists for all ops of the build folder (cmake/opkit_cpu.cmake does the
-work), and drives CMake + Ninja. Outputs: ``<build>/<op>/kernel_<tag>[_naive].so`` and
-``libopkit_<op>.so`` (docs/architecture.md "Emulator target").
+Drives the CMake project cmake/workspace/CMakeLists.txt -- the same cmake/ modules as the repository's own
+CMakeLists.txt (one ``opkit_add_op()`` per op folder) -- with CMake + Ninja: nothing is rendered per op.
+Outputs: ``<build>/<op>/kernel_<tag>[_naive].so`` and ``<build>/<op>/build.json``; the torch side of every op
+is one library built once per torch version (``build_runtime``, opkit.registration). docs/architecture.md
+"Emulator target".
 """
 from __future__ import annotations
 
 import fcntl
 import json
-import os
 import re
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
-import jinja2
-
-from ...build import (Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool, write_if_changed,
-                      write_stamp)
+from ...build import (STAMP, Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool,
+                      write_if_changed, write_stamp)
 from ...errors import BuildError, SpecError
-from ...lowering import cpp_str, lower
+from ...lowering import lower
 from ...spec import DTYPES, OpSpec, dtype_names, load_spec
-from ...workspace import emulator_include_dir, host_include_dir
-
-HERE = Path(__file__).resolve().parent
+from ...workspace import cmake_dir, emulator_include_dir, host_include_dir
 
 TARGET = "cpu"
 REGISTRY = "ops.json"    # every op this build folder has built, so a partial build keeps the others
@@ -44,7 +41,7 @@ def library(build_dir: Path, spec: OpSpec) -> Path:
     if spec.lang == "tbe":      # a TBE op registers from Python (opkit/tbe); the build writes a manifest
         from ...tbe.register import manifest
         return manifest(build_dir, spec)
-    return Path(build_dir) / spec.snake / f"libopkit_{spec.snake}.so"
+    return Path(build_dir) / spec.snake / STAMP     # the op's build manifest: its modules sit next to it
 
 
 def kernel_module(build_dir: Path, spec: OpSpec, dtype: str, naive: bool = False) -> Path:
@@ -106,7 +103,6 @@ def _ninja_targets(specs: list[OpSpec], dtypes: list[str] | None) -> list[str]:
         return [f"opkit_{s.snake}" for s in specs]
     out = []
     for s in specs:
-        out.append(f"{s.snake}__binding")
         for dt in s.dtypes:
             if dt in dtypes:
                 out += [f"{s.snake}__kernel_{DTYPES[dt][2]}", f"{s.snake}__kernel_{DTYPES[dt][2]}_naive"]
@@ -131,29 +127,29 @@ def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str], log: 
             log(f"removed the out-of-date {path.name} (a full `opkit build` makes it again)")
 
 
-def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going, dtypes=None) -> None:
-    gen, cmk = build_dir / "_gen", build_dir / "_cmake"
-    all_specs = _with_registry(build_dir, specs)
-    env = _env()
-    changed = []
-    for spec in all_specs:
-        plan = binding_plan(spec)
-        changed.append(write_if_changed(gen / spec.snake / "module.cpp", env.get_template("module.cpp.j2").render(plan)))
-        changed.append(write_if_changed(gen / spec.snake / "binding.cpp", env.get_template("binding.cpp.j2").render(plan)))
-        changed.append(write_if_changed(gen / spec.snake / "tiling.cpp", env.get_template("tiling.cpp.j2").render(plan)))
-    pch = len(all_specs) >= 3
-    write_if_changed(gen / "pch.h", env.get_template("pch.h.j2").render())
-    write_if_changed(gen / "pch_stub.cpp", "// empty: carries the precompiled torch headers\n")
-    write_if_changed(gen / "CMakeLists.txt", env.get_template("CMakeLists.txt.j2").render(
-        _cmake_context(all_specs, build_dir, gen, pch)))
+def _configure(cmk: Path, build_dir: Path, op_dirs: list[str], *, keep_going: bool, verbose: bool, log: Log,
+               torch_library: bool = False) -> None:
+    """Configure cmake/workspace for these op folders (again only when the list or the options change: an
+    op.yaml edit re-runs the configure from Ninja by itself)."""
+    args = [f"-DPython3_EXECUTABLE={sys.executable}", f"-DOPKIT_OUTPUT_DIR={build_dir}",
+            f"-DOPKIT_OP_DIRS={';'.join(op_dirs)}", f"-DOPKIT_KEEP_GOING={'ON' if keep_going else 'OFF'}",
+            f"-DOPKIT_TORCH_LIBRARY={'ON' if torch_library else 'OFF'}", "-DCMAKE_BUILD_TYPE=Release"]
+    key = cmk / "opkit-configure.json"
+    if (cmk / "build.ninja").is_file() and key.is_file() and json.loads(key.read_text()) == args:
+        return
+    log(f"configuring {cmk}")
+    rc, out = run_tool([cmake_exe(), "-S", str(cmake_dir() / "workspace"), "-B", str(cmk), "-G", "Ninja",
+                        f"-DCMAKE_MAKE_PROGRAM={ninja_exe()}", *args], verbose=verbose, log=log)
+    if rc != 0:
+        key.unlink(missing_ok=True)
+        raise BuildError(f"CMake configure failed in {cmk}:\n{out[-6000:]}")
+    key.write_text(json.dumps(args))
 
-    if not (cmk / "build.ninja").is_file():
-        log(f"configuring {cmk}")
-        rc, out = run_tool([cmake_exe(), "-S", str(gen), "-B", str(cmk), "-G", "Ninja",
-                            f"-DCMAKE_MAKE_PROGRAM={ninja_exe()}", "-DCMAKE_BUILD_TYPE=Release"],
-                           verbose=verbose, log=log)
-        if rc != 0:
-            raise BuildError(f"CMake configure failed in {cmk}:\n{out[-6000:]}")
+
+def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going, dtypes=None) -> None:
+    cmk = build_dir / "_cmake"
+    all_specs = _with_registry(build_dir, specs)
+    _configure(cmk, build_dir, [str(s.dir) for s in all_specs], keep_going=keep_going, verbose=verbose, log=log)
 
     jobs = jobs or default_jobs()
     targets = _ninja_targets(specs, dtypes)
@@ -192,6 +188,17 @@ def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, k
         log("up to date")
 
 
+def build_runtime(out_dir: Path, *, jobs: int | None = None, log: Log = lambda s: None, verbose: bool = False) -> None:
+    """opkit's torch-side library (_opkit_torch, cmake/opkit_torch.cmake) into ``out_dir``: once per torch."""
+    out_dir = Path(out_dir).resolve()
+    cmk = out_dir / "_cmake"
+    _configure(cmk, out_dir, [], keep_going=False, verbose=verbose, log=log, torch_library=True)
+    rc, out = run_tool([ninja_exe(), "-C", str(cmk), f"-j{jobs or default_jobs()}", "opkit_torch"], verbose=verbose,
+                       log=log)
+    if rc != 0:
+        raise BuildError(f"building opkit's torch-side library failed (in {cmk}):\n{out[-6000:]}")
+
+
 def _up_to_date(cmk: Path, spec: OpSpec) -> bool:
     rc, out = run_tool([ninja_exe(), "-C", str(cmk), "-n", f"opkit_{spec.snake}"])
     return rc == 0 and "no work to do" in out
@@ -199,11 +206,6 @@ def _up_to_date(cmk: Path, spec: OpSpec) -> bool:
 
 def _short(what: str, build_dir: Path) -> str:
     return what.replace(str(build_dir) + "/", "")
-
-
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 
 def _with_registry(build_dir: Path, specs: list[OpSpec]) -> list[OpSpec]:
@@ -229,64 +231,6 @@ def _save_registry(build_dir: Path, specs: list[OpSpec]) -> None:
     write_if_changed(build_dir / REGISTRY, json.dumps({s.snake: str(s.dir) for s in specs}, indent=1) + "\n")
 
 
-def _q(s: str) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _cmake_context(specs: list[OpSpec], build_dir: Path, gen: Path, pch: bool) -> dict:
-    includes, libdir, abi = torch_paths()
-    ops = []
-    for s in specs:
-        kernels = []
-        for dt in s.dtypes:
-            defines = kernel_defines(s, dt)
-            tag = DTYPES[dt][2]
-            kernels.append({"name": f"kernel_{tag}", "defines": defines, "naive": False})
-            kernels.append({"name": f"kernel_{tag}_naive", "naive": True,
-                            "defines": defines + ["OPKIT_NAIVE_COMPUTE", "OPKIT_EMU_ALLOW_BF16_MATH"]})
-        ops.append({"name": s.name, "snake": s.snake, "dir": str(s.dir), "op_yaml": str(s.dir / "op.yaml"),
-                    "kernels": kernels, "module_cpp": str(gen / s.snake / "module.cpp"),
-                    "binding_cpp": str(gen / s.snake / "binding.cpp"), "tiling_cpp": str(gen / s.snake / "tiling.cpp")})
-    return {
-        "output_dir": str(build_dir), "cmake_dir": str(HERE / "cmake"), "host_include": str(host_include_dir()),
-        "emu_cflags": " ".join(_q(f) for f in emulator_cflags()),
-        "torch_includes": " ".join(_q(p) for p in includes),
-        "torch_libdir": libdir,
-        "torch_defines": _q(f"_GLIBCXX_USE_CXX11_ABI={abi}"), "pch": pch, "ops": ops,
-        "ccache": "" if os.environ.get("OPKIT_NO_CCACHE") else (shutil.which("ccache") or ""),
-    }
-
-
-def torch_paths() -> tuple[list[str], str, int]:
-    """(include dirs, library dir, _GLIBCXX_USE_CXX11_ABI) of the installed torch, found without importing
-    torch when possible (an import costs seconds; a no-op `opkit build` should not)."""
-    import importlib.util
-
-    from ...build import _torch_version
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.origin:
-        raise BuildError("PyTorch is not installed in this Python environment")
-    root = Path(spec.origin).parent
-    includes = [str(root / "include"), str(root / "include" / "torch" / "csrc" / "api" / "include")]
-    major_minor = tuple(int(x) for x in _torch_version().split("+")[0].split(".")[:2])
-    if major_minor >= (2, 7):
-        abi = 1          # pip wheels of torch >= 2.7 are built with the C++11 ABI only
-    else:
-        import torch
-        abi = int(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", 1))
-    return includes, str(root / "lib"), abi
-
-
 def kernel_defines(spec: OpSpec, lead_dtype: str) -> list[str]:
     """-D values of one kernel variant: DTYPE_<NAME>=<C++ type> for every input and output."""
     return next(list(v.defines) for v in lower(spec).variants if v.dtype.name == lead_dtype)
-
-
-# -- the templates' context ------------------------------------------------------------------------
-
-def binding_plan(spec: OpSpec) -> dict:
-    """What templates/module.cpp.j2 and binding.cpp.j2 render from: the op's lowering (opkit/lowering.py)
-    plus this build's file paths. The C++ itself is spelled in the templates."""
-    return {"op": lower(spec), "op_yaml": str(spec.dir / "op.yaml"), "tiling_h": str(spec.tiling_file),
-            "kernel_cpp": str(spec.kernel_file), "num_gm_args": len(spec.inputs) + len(spec.outputs) + 2,
-            "cpp_str": cpp_str}

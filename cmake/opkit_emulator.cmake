@@ -20,11 +20,11 @@ find_package(Threads REQUIRED)
 #   <snake>__tiling                   the op's tiling.h in a TU of its own (no emulator, no torch)
 #   <snake>__kernel_<tag>[_naive]     kernel_<tag>[_naive].so per lead dtype: the opkit variant at -O2, the
 #                                     naive-compute variant (a baseline the harness runs once per case) at -O1
-#   opkit_<snake>                     all of them, and the op's build.json
+#   opkit_<snake>                     all of them, then the op's build.json (the stamp opkit.load() checks)
 function(opkit_emulator_op dir)
   set(op ${OPKIT_OP_SNAKE})
   set(out "${OPKIT_OUTPUT_DIR}/${op}")
-  add_custom_target(opkit_${op} ALL)
+  set(modules "")
 
   add_library(${op}__tiling OBJECT "${OPKIT_CSRC}/op/kernel_tiling.cpp")
   target_compile_features(${op}__tiling PRIVATE cxx_std_17)
@@ -52,7 +52,13 @@ function(opkit_emulator_op dir)
         target_compile_options(${tgt} PRIVATE -O1)
       endif()
       target_link_libraries(${tgt} PRIVATE Threads::Threads)
-      add_dependencies(opkit_${op} ${tgt})
+      list(APPEND modules "$<TARGET_FILE:${tgt}>")
     endforeach()
   endforeach()
+  set(stamp "${CMAKE_BINARY_DIR}/opkit_ops/${OPKIT_OP_FOLDER}.stamp.json")
+  add_custom_command(OUTPUT "${out}/build.json"
+    COMMAND "${CMAKE_COMMAND}" -E copy "${stamp}" "${out}/build.json"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${out}/build.json"
+    DEPENDS "${stamp}" ${modules} VERBATIM)
+  add_custom_target(opkit_${op} ALL DEPENDS "${out}/build.json")
 endfunction()

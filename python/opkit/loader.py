@@ -242,13 +242,14 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
             if not quiet:
                 hint = "" if len(missing) < 4 else " (opkit.load(ops=[...]) builds only the ops you name)"
                 print(f"opkit: building {len(missing)} bundled op(s) ({names}) into {out} -- first use or "
-                      f"changed sources; about 15-30 s per op on 2 cores{hint}", file=sys.stderr, flush=True)
+                      f"changed sources; about 10 s of CPU per op{hint}", file=sys.stderr, flush=True)
             t0 = time.perf_counter()
             ok, why = cpu.available()
             if not ok:
                 raise BuildError(f"opkit.load(): cannot build the bundled ops: {why}")
             try:
-                cpu.build(missing, out, log=(lambda s: None), keep_going=True)
+                with _progress(quiet) as log:
+                    cpu.build(missing, out, log=log, keep_going=True)
             except BuildError as e:
                 failed = getattr(e, "failed_ops", None) or {s.snake: str(e) for s in missing}
                 _build_failures.update(failed)
@@ -264,6 +265,17 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
         built = [s for s in specs if s.snake not in failed and cpu.library(out, s).is_file()]
         _device_builds(built, out, digest, quiet)
         return [(s, cpu.library(out, s)) for s in built]
+
+
+def _progress(quiet: bool):
+    """A progress bar on stderr for a first-use build (nothing when quiet)."""
+    import contextlib
+    if quiet:
+        return contextlib.nullcontext(lambda s: None)
+    from rich.console import Console
+
+    from .build import BuildProgress
+    return BuildProgress(Console(stderr=True, highlight=False, soft_wrap=True))
 
 
 def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> None:

@@ -138,6 +138,10 @@ class DimCheck:
     var: str = ""
     owner: str = ""
 
+    def size(self, prefix: str = "") -> str:
+        """The C++ expression of the checked size on the tensor variable ``<prefix><input>``."""
+        return f"{prefix}{self.input}.size({self.index})"
+
 
 @dataclass(frozen=True)
 class Op:

@@ -33,9 +33,10 @@ def describe(op_dir: Path) -> dict:
             raise OpkitError(f"{f}: missing ({op_dir / 'op.yaml'}:1 declares op {spec.name}, whose kernel and tiling "
                              f"live in kernel.cpp and tiling.h next to it)")
     op = lower(spec)
+    from .build import stamp_data
     info.update(gm_args=len(spec.inputs) + len(spec.outputs) + 2, tiling_struct=spec.tiling_struct,
                 tiling_func=spec.tiling_func, variants={v.tag: list(v.defines) for v in op.variants},
-                dtypes=list(spec.dtypes))
+                dtypes=list(spec.dtypes), stamp=stamp_data(spec, "cpu"))
     return info
 
 
@@ -57,6 +58,8 @@ def to_cmake(info: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .build import write_if_changed
+
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
         print("usage: python -m opkit.opinfo <op dir> <out.cmake>", file=sys.stderr)
@@ -68,10 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     out = Path(args[1])
     out.parent.mkdir(parents=True, exist_ok=True)
-    text = to_cmake(info)
-    if not out.is_file() or out.read_text() != text:
-        out.write_text(text)
-    out.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n")
+    write_if_changed(out, to_cmake(info))
+    if "stamp" in info:     # the op's build.json, copied next to its modules after they build
+        write_if_changed(out.with_suffix(".stamp.json"), json.dumps(info["stamp"], indent=1) + "\n")
     return 0
 
 

@@ -72,7 +72,9 @@ def runtime(quiet: bool = False):
                 if not quiet:
                     print(f"opkit: building opkit's torch-side library into {where} (once per torch version)",
                           file=sys.stderr, flush=True)
-                host().build_runtime(where)
+                from .loader import _progress
+                with _progress(quiet) as log:
+                    host().build_runtime(where, log=log)
                 found = sorted(where.glob("_opkit_torch*.so"))
                 if not found:
                     raise BuildError(f"opkit: the torch-side library was not built into {where}")

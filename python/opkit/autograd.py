@@ -67,8 +67,16 @@ def _kernel_backward(spec: OpSpec, namespace: str) -> tuple[Callable, Callable]:
     single_output = len(spec.outputs) == 1
 
     def bw_op():
-        # looked up at call time: the backward op's library may load after the forward's
+        # looked up at call time: the backward op may load after the forward (opkit.patch loads forward
+        # ops only; a bundled backward op is built and loaded on the first backward)
         packet = getattr(getattr(torch.ops, namespace), bw.op, None)
+        if packet is None and namespace == "opkit":
+            from . import loader
+            try:
+                loader.load(ops=[bw.op])
+            except OpkitError:
+                pass                                # not an op anywhere: the error below says what to do
+            packet = getattr(getattr(torch.ops, namespace), bw.op, None)
         if packet is None:
             raise OpkitError(f"backward of {namespace}::{spec.snake}: torch.ops.{namespace}.{bw.op} is not "
                              f"registered (op.yaml backward.op in {spec.dir}); build and load it")

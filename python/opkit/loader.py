@@ -51,7 +51,7 @@ def build_failures() -> dict[str, str]:
 
 
 def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bundled: bool = True,
-         quiet: bool = False, override_aten: bool = False) -> dict[str, Path]:
+         quiet: bool = False, override_aten: bool = False, backward: bool = True) -> dict[str, Path]:
     """Register bundled ops and the workspace's built ops; returns snake name -> library for all loaded.
 
     ``path``: a workspace folder (or any folder inside one); default: the workspace around the current
@@ -59,7 +59,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
     ``ops``: register only these ops (snake or CamelCase names): workspace ops, or bundled ops the workspace
     does not have -- only those (and their backward ops) are built on first use, not the whole library;
     ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages;
-    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (scanner/override.py).
+    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (scanner/override.py);
+    ``backward=False`` with ``ops``: the named bundled ops' backward ops are not built now, but on the first
+    backward call (opkit.autograd loads them then) -- what opkit.patch does, so a first patch builds less.
     """
     from .targets import host as _host
     cpu = _host()
@@ -115,8 +117,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         ws_names = {e.snake for e in ws_entries}
         needed = {e.spec.backward.op for e in ws_entries if e.spec.backward} - ws_names
         if picked_bundled is not None:     # ops=[...]: those bundled ops and their backward ops only
-            picked_bundled |= {e.spec.backward.op for e in bundled_entries
-                               if e.snake in picked_bundled and e.spec and e.spec.backward}
+            if backward:
+                picked_bundled |= {e.spec.backward.op for e in bundled_entries
+                                   if e.snake in picked_bundled and e.spec and e.spec.backward}
             needed |= picked_bundled - ws_names
         take_all = bundled and picked_bundled is None
         if take_all or needed:
@@ -204,11 +207,14 @@ def bundled_cache_dir() -> Path:
 
 
 def sources_digest() -> str:
-    """Hash of everything a bundled build reads: bundled ops, emulator and host headers, glue, CMake."""
+    """Hash of everything a bundled build reads: bundled ops, emulator and host headers, the kernel-module
+    sources (csrc/op), the cmake/ modules and the host target's code."""
     h = hashlib.sha256()
     from .targets import host
-    target_dir = Path(host().__file__).parent      # the host target's code, templates and CMake
-    for root in (bundled_ops_dir(), emulator_include_dir(), host_include_dir(), target_dir):
+    from .workspace import PACKAGE_DIR, cmake_dir
+    target_dir = Path(host().__file__).parent      # the host target's code
+    for root in (bundled_ops_dir(), emulator_include_dir(), host_include_dir(), target_dir, cmake_dir(),
+                 PACKAGE_DIR / "csrc" / "op"):
         if not root.is_dir():
             continue
         for p in sorted(root.rglob("*")):

@@ -11,8 +11,8 @@ def reference(x, residual, weight, bias, eps=1e-5):
 def error_scale(x, residual, weight, bias, eps=1e-5):
     """Per-element magnitude of the terms summed into each output (see layer_norm_fp32/reference.py)."""
     s = x + residual
-    mean = s.mean(dim=-1, keepdim=True)
     rstd = (s.var(dim=-1, unbiased=False, keepdim=True) + eps).rsqrt()
-    # |x| + |residual| bounds the rounding of the sum itself; it then enters x - mean like x does.
+    # |x| + |residual| bounds the rounding of the sum itself; it then enters x - mean like x does (and the
+    # mean, a sum of those terms, is rounded relative to their mean magnitude: docs/harness.md).
     mag = x.abs() + residual.abs()
-    return mag, (mag + mean.abs()) * rstd * weight.abs() + bias.abs()
+    return mag, (mag + mag.mean(dim=-1, keepdim=True)) * rstd * weight.abs() + bias.abs()

@@ -10,9 +10,10 @@ def reference(x, weight, bias, eps=1e-5):
 def error_scale(x, weight, bias, eps=1e-5):
     """Per-element magnitude of the terms summed into y = (x - mean) * rstd * w + b.
 
-    A correct kernel rounds x - mean with an error relative to |x| + |mean| (not to |x - mean|), and
-    then adds b, so outputs that cancel to near zero are judged against this scale instead.
+    A correct FP32 kernel gets x - mean with an error relative to |x| + mean(|x|) (not to |x - mean|):
+    the mean is a sum of the x, rounded relative to their magnitude, not to the (cancelled) mean itself
+    (docs/harness.md "The mean's error"). It then adds b, so outputs that cancel to near zero are
+    judged against this scale instead.
     """
-    mean = x.mean(dim=-1, keepdim=True)
     rstd = torch.rsqrt(x.var(dim=-1, unbiased=False, keepdim=True) + eps)
-    return (x.abs() + mean.abs()) * rstd * weight.abs() + bias.abs()
+    return (x.abs() + x.abs().mean(dim=-1, keepdim=True)) * rstd * weight.abs() + bias.abs()

@@ -23,8 +23,9 @@ def error_scale(dy, x, weight, eps=1e-5):
     rstd = torch.rsqrt(x.var(dim=-1, unbiased=False, keepdim=True) + eps)
     xhat = (x - mean) * rstd
     g = dy * weight
-    # xhat is itself rounded relative to (|x| + |mean|) * rstd, which offset inputs make large.
-    xmag = (x.abs() + mean.abs()) * rstd
+    # xhat is itself rounded relative to (|x| + mean(|x|)) * rstd, which offset inputs make large: the mean
+    # is a sum of the x, rounded relative to their magnitude (docs/harness.md "The mean's error").
+    xmag = (x.abs() + x.abs().mean(-1, keepdim=True)) * rstd
     dx = rstd * (g.abs() + g.abs().mean(-1, keepdim=True) + xmag * (g * xhat).abs().mean(-1, keepdim=True)
                  + xhat.abs() * (g.abs() * xmag).mean(-1, keepdim=True))
     lead = tuple(range(x.dim() - 1))

@@ -277,7 +277,8 @@ def cflags(libs: bool) -> None:
 
 def _add_accuracy_commands() -> None:
     from .accuracy.commands import COMMANDS     # diagnose / dump / compare (docs/diagnose.md)
-    for c in COMMANDS:
+    from .evaluate.commands import COMMANDS as EVAL     # eval / golden-set (docs/eval.md)
+    for c in COMMANDS + EVAL:
         cli.add_command(c)
 
 
@@ -290,6 +291,8 @@ if __name__ == "__main__":
 def _add_tbe_commands() -> None:
     from .tbe.cli import import_tbe
     cli.add_command(import_tbe)
+    from .cannproject.cli import import_cann
+    cli.add_command(import_cann)
 
 
 _add_tbe_commands()

@@ -167,6 +167,9 @@ def _register(spec: OpSpec, lib: Path) -> None:
     if spec.lang == "tbe":          # the DSL emulation runs the op in Python (docs/tbe.md)
         from .tbe.register import register
         register(spec, lib)
+    elif spec.lang == "cann":       # the project's host code in a runner process, its kernel on the emulator
+        from .cannproject.register import register as register_cann
+        register_cann(spec, lib)
     else:
         registration.register_emulator(spec, lib.parent)
     _loaded[spec.snake] = lib

@@ -14,6 +14,13 @@ runs opkit's naive kernel (``torch.ops.opkit_naive``: the same AscendC kernel co
 emulator) when one exists, else PyTorch's CPU kernel on fp16 tensors; the output is rounded to the I/O
 dtype. Tensors flow between ops in their real dtypes, so ``io: keep`` ops follow their inputs as on the
 device.
+
+Per-layer modes (``layers``: module path -> LayerMode) replace the policy entry for one module: an INT8 layer
+of ``opkit quant`` (opkit/quant/modes.py), a conv with a BatchNorm folded into it, a folded-away BatchNorm.
+They run with or without a policy (``policy=None``: FP32 around them, as AMCT's calibration runs), hold only
+tensors and numbers (picklable: a variant ships to eval workers) and see the I/O dtype the policy gives
+their op type. ``layer_overrides`` (module path -> Entry) keep one layer in FP32 (an overflow fix).
+``run(..., record=False)`` skips the per-layer records (whole-dataset evaluation).
 """
 from __future__ import annotations
 
@@ -184,15 +191,35 @@ def _naive_call(name: str, args, kwargs):
     return None
 
 
+class LayerMode:
+    """How the engine runs one module instead of its policy entry (subclasses: opkit/quant/modes.py).
+
+    Subclasses keep only tensors, numbers and strings (no closures): a variant is pickled to workers.
+    ``run`` gets the simulator (``sim.io_dtype(op_type, floats)``: the I/O dtype the policy gives an op
+    type), the module, its original forward and the call's arguments; it returns (output, I/O dtype,
+    compute label, kernel label).
+    """
+    op_type = "layer"
+
+    def run(self, sim: "Simulator", module: nn.Module, forward, args: tuple, kwargs: dict):
+        raise NotImplementedError
+
+
 class Simulator:
     """Runs a model under ``policy`` (None: the plain FP32 reference) and records every layer's output.
 
     ``overrides``: op type -> Entry, applied over the policy (the rescue runs keep one op type in FP32).
+    ``layers``: module path -> LayerMode (INT8 layers, folded BatchNorms ...); ``layer_overrides``: module
+    path -> Entry (one layer kept in FP32). ``notes`` collects what modes report (int32 overflow ...).
     """
 
-    def __init__(self, policy: Policy | None, overrides: dict[str, Entry] | None = None, naive: bool = True):
+    def __init__(self, policy: Policy | None, overrides: dict[str, Entry] | None = None, naive: bool = True,
+                 layers: dict[str, LayerMode] | None = None, layer_overrides: dict[str, Entry] | None = None):
         self.policy = policy
         self.overrides = dict(overrides or {})
+        self.layers = dict(layers or {})
+        self.layer_overrides = dict(layer_overrides or {})
+        self.notes: list[str] = []
         self.naive = naive
         self.depth = 0
         self.lowered: Counter = Counter()     # op type -> calls run below FP32 (I/O or compute)
@@ -202,11 +229,25 @@ class Simulator:
         self._naive_mods: dict[int, nn.Module | None] = {}
 
     # -- resolution ---------------------------------------------------------------------------------
-    def entry(self, op_type: str) -> Entry:
+    def entry(self, op_type: str, layer: str | None = None) -> Entry:
+        if layer is not None and layer in self.layer_overrides:
+            return self.layer_overrides[layer]
         return self.overrides.get(op_type) or self.policy.entry(op_type)
 
-    def _resolve(self, op_type: str, floats: list) -> tuple[torch.dtype, str]:
+    def io_dtype(self, op_type: str, floats: list) -> torch.dtype:
+        """The dtype the policy calls ``op_type`` with, given its floating inputs (FP32 without a policy)."""
+        if self.policy is None:
+            return F32
         e = self.entry(op_type)
+        if e.io != "keep":
+            return _DT[e.io]
+        io = floats[0].dtype if floats else F32
+        for t in floats[1:]:
+            io = torch.promote_types(io, t.dtype)
+        return io
+
+    def _resolve(self, op_type: str, floats: list, layer: str | None = None) -> tuple[torch.dtype, str]:
+        e = self.entry(op_type, layer)
         if e.io == "keep":
             io = floats[0].dtype
             for t in floats[1:]:
@@ -220,9 +261,10 @@ class Simulator:
         return io, compute
 
     # -- one op ---------------------------------------------------------------------------------------
-    def _execute(self, op_type: str, fn, args, kwargs, naive=None, module: nn.Module | None = None):
+    def _execute(self, op_type: str, fn, args, kwargs, naive=None, module: nn.Module | None = None,
+                 layer: str | None = None):
         """Run ``fn(*args, **kwargs)`` as the policy says; returns (output, io, compute label, kernel)."""
-        io, compute = self._resolve(op_type, _floats((args, kwargs), []))
+        io, compute = self._resolve(op_type, _floats((args, kwargs), []), layer)
         if compute == "io":
             if naive is not None and self.naive and io in (F16, BF16):
                 call = naive(_to(args, io), _to(kwargs, io))
@@ -261,18 +303,25 @@ class Simulator:
             return None
         return lambda args, kwargs: (lambda: (rep(*args, **kwargs), f"opkit_naive.{rep.opkit_op}"))
 
-    def _wrap_module(self, m: nn.Module, op_type: str, forward):
+    def _wrap_module(self, m: nn.Module, op_type: str, forward, name: str = ""):
+        mode = self.layers.get(name)
+
         def fwd(*args, **kwargs):
             self.depth += 1
             try:
-                if m.__dict__.get("opkit_original") is not None:     # an opkit op: its kernel computes in FP32
+                if mode is not None:
+                    out, io, label, kernel = mode.run(self, m, forward, args, kwargs)
+                    meta = (_dname(io), label, kernel)
+                    self.seen[mode.op_type] += 1
+                    self.kernels[f"{mode.op_type}: {kernel}"] += 1
+                elif m.__dict__.get("opkit_original") is not None:     # an opkit op: its kernel computes in FP32
                     io, _ = self._resolve(op_type, _floats((args, kwargs), []))
                     out = _to(forward(*_to(args, io), **_to(kwargs, io)), io)
                     meta = (_dname(io), "float32", f"opkit.{getattr(m, 'opkit_op', type(m).__name__)}")
                     self.kernels[f"{op_type}: {meta[2]}"] += 1
                 else:
                     out, io, label, kernel = self._execute(op_type, forward, args, kwargs,
-                                                           naive=self._naive_module(m), module=m)
+                                                           naive=self._naive_module(m), module=m, layer=name)
                     meta = (_dname(io), label, kernel)
                 self._meta[id(m)] = meta
                 return out
@@ -281,7 +330,8 @@ class Simulator:
         return fwd
 
     # -- a whole run ----------------------------------------------------------------------------------
-    def run(self, model: nn.Module, inputs: tuple) -> tuple[object, list[LayerOut]]:
+    def run(self, model: nn.Module, inputs: tuple, record: bool = True) -> tuple[object, list[LayerOut]]:
+        """The model's output and, with ``record``, every layer's output (module calls in order)."""
         records: list[LayerOut] = []
         calls: Counter = Counter()
         atomic: dict[str, tuple[nn.Module, str]] = {}
@@ -303,22 +353,28 @@ class Simulator:
                 tensor = _first_tensor(out)
                 if tensor is None or not tensor.is_floating_point():
                     return
-                if self.policy is None or t == "block":
+                if id(mod) in self._meta:
+                    meta = self._meta[id(mod)]
+                elif self.policy is None or t == "block":
                     io = _dname(tensor.dtype) if t != "block" else "-"
                     meta = (io, io, "cpu" if t != "block" else "-")
                 else:
-                    meta = self._meta.get(id(mod), ("?", "?", "?"))
+                    meta = ("?", "?", "?")
                 records.append(LayerOut(key, type(mod).__name__, t, *meta,
                                         tensor.detach().to(torch.float32).clone()))
             return hook
 
-        handles = [m.register_forward_hook(hook_for(n, m)) for n, m in hooked]
+        unknown = sorted(set(self.layers) - set(atomic))
+        if unknown:
+            raise ValueError(f"layer modes for modules the engine does not run as one op: {', '.join(unknown)}")
+        handles = [m.register_forward_hook(hook_for(n, m)) for n, m in hooked] if record else []
         saved = []
+        self._meta.clear()
         try:
-            if self.policy is not None:
-                for name, (m, t) in atomic.items():
+            for name, (m, t) in atomic.items():
+                if self.policy is not None or name in self.layers:
                     saved.append((m, m.__dict__.get("forward")))
-                    m.forward = self._wrap_module(m, t, m.forward)
+                    m.forward = self._wrap_module(m, t, m.forward, name)
             with torch.no_grad(), (_PolicyMode(self) if self.policy is not None else _null()):
                 out = model(*inputs)
         finally:

@@ -121,6 +121,7 @@ torch::Library& library(torch::Library::Kind kind, const std::string& ns, const 
 }
 
 py::object to_py(const c10::IValue& v) {
+  if (v.isNone()) return py::none();
   if (v.isTensor()) return py::cast(v.toTensor());
   if (v.isDouble()) return py::float_(v.toDouble());
   if (v.isBool()) return py::bool_(v.toBool());

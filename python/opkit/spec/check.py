@@ -22,9 +22,10 @@ FAMILIES = ("norm", "softmax", "elementwise", "reduce", "fused", "custom")
 VALUES = ("data", "weight", "bias", "grad")
 ROLES = {"dim": "int", "keepdim": "bool"}
 TOP_KEYS = ("op", "family", "summary", "inputs", "outputs", "attrs", "compute_dtype", "backward", "tests",
-            "accuracy", "lang", "tbe")
-LANGS = ("ascendc", "tbe")
+            "accuracy", "lang", "tbe", "cann")
+LANGS = ("ascendc", "tbe", "cann")
 TBE_KEYS = ("function", "soc")
+CANN_KEYS = ("op_type", "kernel")       # lang cann: the OpType in op_host/, the kernel file (docs/cann.md)
 _DIM_NAME = _re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
@@ -90,6 +91,10 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
         tbe_map = c.mapping(top["tbe"], TBE_KEYS) or {}
         tbe = {k: c.string(v, "a function name" if k == "function" else "a SoC version such as Ascend910B")
                for k, v in tbe_map.items()}
+    cann = {}
+    if "cann" in top:
+        cann = {k: c.string(v, "an OpType" if k == "op_type" else "a path such as op_kernel/add_custom.cpp")
+                for k, v in (c.mapping(top["cann"], CANN_KEYS) or {}).items()}
 
     inputs = _inputs(c, top.get("inputs"))
     input_names = [i.name for i in inputs]
@@ -123,7 +128,7 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
     return OpSpec(name=name, snake=snake, family=family, summary=summary, inputs=tuple(inputs),
                   outputs=tuple(outputs), attrs=tuple(attrs), compute_dtype=compute, backward=backward,
                   tests=tests, accuracy=accuracy, dir=path.parent.resolve(), bundled=bundled,
-                  lang=lang, tbe=tbe)
+                  lang=lang, tbe=tbe, cann=cann)
 
 
 def _raw_names(node: _Node | None) -> list[str]:

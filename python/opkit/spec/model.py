@@ -105,8 +105,9 @@ class OpSpec:
     accuracy: AccuracySpec
     dir: Path                           # folder holding op.yaml
     bundled: bool = False               # lives in opkit's own ops/
-    lang: str = "ascendc"               # ascendc (kernel.cpp) | tbe (kernel.py, docs/tbe.md)
+    lang: str = "ascendc"               # ascendc (kernel.cpp) | tbe (kernel.py, docs/tbe.md) | cann (docs/cann.md)
     tbe: dict = field(default_factory=dict)   # lang tbe: {function: op function, soc: SoC the DSL checks}
+    cann: dict = field(default_factory=dict)  # lang cann: {op_type: OpType, kernel: op_kernel/<op>.cpp} (docs/cann.md)
 
     @property
     def lead(self) -> InputSpec:
@@ -126,6 +127,8 @@ class OpSpec:
 
     @property
     def kernel_file(self) -> Path:
+        if self.lang == "cann":
+            return self.dir / self.cann.get("kernel", f"op_kernel/{self.snake}.cpp")
         return self.dir / ("kernel.py" if self.lang == "tbe" else "kernel.cpp")
 
     @property

@@ -41,6 +41,9 @@ def library(build_dir: Path, spec: OpSpec) -> Path:
     if spec.lang == "tbe":      # a TBE op registers from Python (opkit/tbe); the build writes a manifest
         from ...tbe.register import manifest
         return manifest(build_dir, spec)
+    if spec.lang == "cann":     # a CANN project op registers from Python too (opkit/cannproject)
+        from ...cannproject.register import manifest as cann_manifest
+        return cann_manifest(build_dir, spec)
     return Path(build_dir) / spec.snake / STAMP     # the op's build manifest: its modules sit next to it
 
 
@@ -79,6 +82,13 @@ def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log:
         from ...tbe.build import build as build_tbe
         build_tbe(tbe, build_dir, log=log, target=TARGET)
         specs = [s for s in specs if s.lang != "tbe"]
+        if not specs:
+            return
+    cann = [s for s in specs if s.lang == "cann"]
+    if cann:                    # CANN projects: their own host code and kernel, built per op (docs/cann.md)
+        from ...cannproject.build import build as build_cann
+        build_cann(cann, build_dir, log=log, target=TARGET)
+        specs = [s for s in specs if s.lang != "cann"]
         if not specs:
             return
     with open(build_dir / ".lock", "w") as lock:
@@ -224,7 +234,7 @@ def _with_registry(build_dir: Path, specs: list[OpSpec]) -> list[OpSpec]:
             pass
     for s in specs:
         by_name[s.snake] = s
-    return [by_name[k] for k in sorted(by_name) if by_name[k].lang != "tbe"]
+    return [by_name[k] for k in sorted(by_name) if by_name[k].lang not in ("tbe", "cann")]
 
 
 def _save_registry(build_dir: Path, specs: list[OpSpec]) -> None:

@@ -1,6 +1,6 @@
 // Running a kernel: one BlockCtx (own UB + shadow) per block, blocks spread over host threads,
 // results independent of the thread count (atomic GM adds are applied after all blocks, in block
-// order). Also: GetBlockIdx/GetBlockNum, tiling macros, the module ABI and CANN's CPU-debug entry points.
+// order). Also: the module ABI and CANN's CPU-debug entry points (ICPU_RUN_KF).
 #pragma once
 #include <atomic>
 #include <memory>
@@ -12,6 +12,7 @@
 #include "opkit_emu/sync.h"
 #include "opkit_emu/datacopy.h"
 #include "opkit_emu/sync_all.h"
+#include "opkit_emu/tiling_macros.h"
 
 namespace opkit_emu {
 
@@ -330,30 +331,12 @@ void icpu_run(const char* name, uint32_t block_dim, const F& f) {
 
 }  // namespace opkit_emu
 
-namespace AscendC {
-inline int64_t GetBlockIdx() { return opkit_emu::ctx().idx; }
-inline int64_t GetBlockNum() { return opkit_emu::ctx().num; }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetTaskRation() { return 1; }
-template <class... A> inline void printf(const char* fmt, A... a) { std::printf(fmt, a...); }
-}  // namespace AscendC
-
 enum KernelMetaType {
   KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
   KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_MIX_VECTOR_CORE
 };
 
-// Kernel-side tiling (facts sheet §5): the struct is copied from GM, bounds-checked.
-#define GET_TILING_DATA_WITH_STRUCT(Type, var, tiling) \
-  Type var;                                            \
-  ::opkit_emu::load_tiling(&var, sizeof(Type), (tiling), ::opkit_emu::SrcLoc::current())
-#define REGISTER_TILING_DEFAULT(Type) using OpkitTilingDefault_ = Type
-#define GET_TILING_DATA(var, tiling) GET_TILING_DATA_WITH_STRUCT(OpkitTilingDefault_, var, tiling)
-#define GET_TILING_DATA_MEMBER(Type, member, var, tiling)                                                    \
-  decltype(Type::member) var;                                                                               \
-  ::opkit_emu::load_tiling(&var, sizeof(var), reinterpret_cast<const uint8_t*>(tiling) + offsetof(Type, member), \
-                           ::opkit_emu::SrcLoc::current())
-#define TILING_KEY_IS(k) (::opkit_emu::ctx().tiling_key == static_cast<uint64_t>(k))
+// Kernel-side tiling macros: opkit_emu/tiling_macros.h.
 #define KERNEL_TASK_TYPE_DEFAULT(...)
 #define KERNEL_TASK_TYPE(...)
 
@@ -368,15 +351,3 @@ enum KernelMetaType {
                                                                                 opkit_launch_result* r) {   \
     return ::opkit_emu::module_launch<(num_gm_args), OpkitEmuModuleTag_>(a, r, #entry, entry);             \
   }
-
-// Samples written for the first CANN releases (2023) use namespace tik2 for what is now AscendC, and
-// ParamOffset<T>(addr, blockLength) for this block's slice of a GM argument.
-namespace AscendC {
-template <class T>
-inline GM_ADDR ParamOffset(GM_ADDR addr, uint64_t blockLength) {
-  return addr + static_cast<uint64_t>(GetBlockIdx()) * blockLength * sizeof(T);
-}
-}  // namespace AscendC
-namespace tik2 {
-using namespace AscendC;
-}  // namespace tik2

@@ -1,7 +1,7 @@
-// Level-0 reductions and broadcast: WholeReduceSum/Max/Min (one result per repeat), BlockReduceSum/Max/Min
-// (one per DataBlock), PairReduceSum (one per adjacent pair), Brcb (one element -> one DataBlock).
+// Level-0 reductions: WholeReduceSum/Max/Min (one result per repeat), BlockReduceSum/Max/Min (one per
+// DataBlock), PairReduceSum (one per adjacent pair).
 // Doc: asc-devkit docs/api/SIMD-API/基础API/Memory矢量计算/归约计算/{WholeReduceSum,WholeReduceMax,
-// WholeReduceMin,BlockReduceSum,BlockReduceMax,BlockReduceMin,PairReduceSum}.md and 数据填充/Brcb.md
+// WholeReduceMin,BlockReduceSum,BlockReduceMax,BlockReduceMin,PairReduceSum}.md
 // (mirror-cann/asc-devkit 7359511d). Sums add "in a binary tree, two by two" (the docs' words); masked-off
 // lanes add 0. A result with no active lane (a DataBlock or pair fully masked off) is not written.
 #pragma once
@@ -10,14 +10,6 @@
 
 namespace AscendC {
 enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
-
-struct BrcbRepeatParams {
-  uint16_t dstBlkStride = 1, dstRepStride = 8;
-  uint8_t src1BlkStride = 0, src1RepStride = 0;
-  bool repeatStrideMode = false, strideSizeMode = false;
-  BrcbRepeatParams() {}
-  BrcbRepeatParams(uint16_t db, uint16_t dr) : dstBlkStride(db), dstRepStride(dr) {}
-};
 }  // namespace AscendC
 
 namespace opkit_emu {
@@ -206,33 +198,5 @@ OPKIT_EMU_GROUP(BlockReduceMax, RKind::Max, (32 / sizeof(T)))
 OPKIT_EMU_GROUP(BlockReduceMin, RKind::Min, (32 / sizeof(T)))
 OPKIT_EMU_GROUP(PairReduceSum, RKind::Sum, 2)
 #undef OPKIT_EMU_GROUP
-
-// Brcb: each of 8 consecutive src elements per repeat fills one DataBlock of dst.
-template <class T>
-void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
-          const BrcbRepeatParams& repeatParams, OPKIT_LOC) {
-  using namespace opkit_emu;
-  static_assert(is_dup_t<T>, "opkit emulator: Brcb supports int16/uint16/half/bfloat16/int32/uint32/float");
-  if (repeatTime == 0) return;
-  constexpr uint32_t pb = kPerBlk<T>;
-  const uint32_t n = repeatTime * 8u;
-  const uint64_t last = (uint64_t(repeatTime - 1) * repeatParams.dstRepStride + 7ull * repeatParams.dstBlkStride) * pb + pb;
-  ApiCall c(Pipe::V, "Brcb", loc);
-  c.src(src, n).write(dst.m_, 0, last, 8 * sizeof(T), "dst");
-  const bool poisoned = c.commit(Flow::Manual);
-  BlockStats& s = ctx().stats;
-  s.op_calls[static_cast<int>(VecOp::Other)]++;
-  s.op_elems[static_cast<int>(VecOp::Other)] += uint64_t(n) * pb;
-  s.vector_elems += uint64_t(n) * pb;
-  s.vector_repeats += repeatTime;
-  for (uint32_t r = 0; r < repeatTime; ++r)
-    for (uint32_t j = 0; j < 8; ++j) {
-      const T v = src.data()[r * 8 + j];
-      const uint64_t at = (uint64_t(r) * repeatParams.dstRepStride + uint64_t(j) * repeatParams.dstBlkStride) * pb;
-      for (uint32_t k = 0; k < pb; ++k) dst.data()[at + k] = v;
-      const bool bad = poisoned && ApiCall::lane_poisoned(c.operand(0), r * 8 + j);
-      shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(at * sizeof(T)), kBlk, !bad);
-    }
-}
 
 }  // namespace AscendC

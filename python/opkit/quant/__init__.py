@@ -1,0 +1,13 @@
+"""`opkit quant`: AMCT post-training quantization, ATC fusion and fp16 overflow, simulated layer by layer in the one
+accuracy engine (opkit/accuracy/simulate.py), with the fix. Docs: docs/quant.md.
+
+Modules: algorithms.py (ARQ, IFMR, HFMG arithmetic), config.py (AMCT config JSON), records.py (AMCT record
+file), graph.py (Conv+BN pairs from one run), modes.py (the engine's per-layer INT8 / folded modes),
+calibrate.py (calibration runs), variant.py (``QuantVariant``: a quantized deployment, picklable).
+"""
+from .config import QuantConfig, default_config, load_config, parse_config
+from .records import read_record, write_record
+from .variant import LayerRecord, QuantVariant, build_variant
+
+__all__ = ["QuantConfig", "default_config", "load_config", "parse_config", "read_record", "write_record",
+           "LayerRecord", "QuantVariant", "build_variant"]

@@ -1,0 +1,96 @@
+"""Calibration as AMCT runs it: ARQ on the (BN-folded) weights, then ``batch_num`` forward passes of the FP32 model
+with fake-quantized weights, recording each quantized layer's input; IFMR on all of it, or HFMG on a histogram
+merged batch by batch. One engine run per batch (opkit/accuracy/simulate.py with ``CalibLayer`` modes)."""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+import torch.nn as nn
+
+from ..accuracy.simulate import Simulator
+from ..errors import OpkitError
+from .algorithms import Histogram, arq, hfmg, ifmr
+from .config import QuantConfig
+from .graph import ModelGraph
+from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm
+from .variant import LayerRecord, layer_weights
+
+
+def split_batches(calib: torch.Tensor, batch_num: int) -> list[torch.Tensor]:
+    """The calibration set as ``batch_num`` batches (AMCT runs the user's loop batch_num times)."""
+    n = calib.shape[0]
+    if batch_num > n:
+        raise OpkitError(f"batch_num {batch_num} is larger than the calibration set ({n} samples)")
+    size = -(-n // batch_num)
+    return [calib[i:i + size] for i in range(0, n, size)][:batch_num]
+
+
+def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph: ModelGraph,
+              log: Callable[[str], None] | None = None, chunk: int = 64) -> dict[str, LayerRecord]:
+    """Per quantized layer: ARQ weight scales and IFMR/HFMG activation scale/offset (an AMCT record)."""
+    log = log or (lambda s: None)
+    mods = dict(model.named_modules())
+    modes: dict = {}
+    weights = {}
+    for name in config.quant_layers:
+        lc = config.layers[name]
+        w, b, bn = layer_weights(model, name, graph, config)
+        wq = arq(w, lc.wts["num_bits"], lc.channel_wise)
+        per = wq.scale.reshape([-1] + [1] * (w.dim() - 1)) if wq.scale.numel() > 1 else wq.scale.reshape([])
+        modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), wq.codes * per, b)
+        if bn:
+            modes[bn] = FoldedBatchNorm(into=name)
+        weights[name] = wq
+    for conv in graph.pairs:                    # AMCT folds every Conv+BN pair it can, quantized or not
+        if conv not in modes:
+            w, b, bn = layer_weights(model, conv, graph, config)
+            if bn:
+                modes[conv] = FloatConv(conv, ConvGeometry.of(mods[conv]), w, b, folded_bn=bn)
+                modes[bn] = FoldedBatchNorm(into=conv)
+    hists = {n: Histogram(config.layers[n].act["num_of_bins"]) for n in config.quant_layers
+             if config.layers[n].act["act_algo"] == "hfmg"}
+    sim = Simulator(None, layers=modes)
+    batches = split_batches(calib, config.batch_num)
+    for i, batch in enumerate(batches):
+        log(f"calibration batch {i + 1}/{len(batches)} ({batch.shape[0]} samples)")
+        for j in range(0, batch.shape[0], chunk):
+            sim.run(model, (batch[j:j + chunk],), record=False)
+        for name, h in hists.items():          # HFMG merges one histogram per batch
+            h.add(torch.cat([t.reshape(-1) for t in modes[name].inputs]))
+            modes[name].inputs.clear()
+    records = {}
+    for name in config.quant_layers:
+        lc = config.layers[name]
+        mode = modes[name]
+        if mode.calls == 0:
+            raise OpkitError(f"layer {name} never ran on the calibration data: it cannot be calibrated")
+        bits = lc.act["num_bits"]
+        asym = lc.asymmetric(config.activation_offset)
+        if name in hists:
+            h = hists[name]
+            aq = hfmg(h, bits, asym)
+            data_min, data_max, clipped = h.lo, h.hi, _hist_clipped(h, aq.clip_min, aq.clip_max)
+        else:
+            data = torch.cat([t.reshape(-1) for t in mode.inputs])
+            mode.inputs.clear()
+            a = lc.act
+            aq = ifmr(data, bits, asym, a["max_percentile"], a["min_percentile"], tuple(a["search_range"]),
+                      a["search_step"])
+            data_min, data_max = float(data.min()), float(data.max())
+            clipped = float(((data < aq.clip_min) | (data > aq.clip_max)).float().mean())
+        wq = weights[name]
+        records[name] = LayerRecord(aq.scale, aq.offset, [float(s) for s in wq.scale], [0] * wq.scale.numel(),
+                                    bits, lc.wts["num_bits"], aq.algo, aq.clip_min, aq.clip_max, aq.init_min,
+                                    aq.init_max, data_min, data_max, clipped)
+    return records
+
+
+def _hist_clipped(h: Histogram, lo: float, hi: float) -> float:
+    """Share of the histogram's samples in bins wholly outside [lo, hi]."""
+    import numpy as np
+    width = (h.hi - h.lo) / h.nbins
+    edges = h.lo + width * np.arange(h.nbins + 1)
+    out = (edges[1:] <= lo) | (edges[:-1] >= hi)
+    total = float(h.counts.sum())
+    return float(h.counts[out].sum()) / total if total else 0.0

@@ -1,0 +1,196 @@
+"""Per-layer modes of the simulation engine (opkit/accuracy/simulate.py ``LayerMode``) for quantized models.
+
+- ``QuantLayer``: a Conv1d/Conv2d (grouped, depthwise) or Linear in INT8 as the device runs AMCT's deploy model:
+  AscendQuant (activation -> int codes), the cube on integer codes with exact integer accumulation plus the int32
+  bias, AscendDequant (int32 * deq_scale -> the policy's I/O dtype). Under a policy the quant step is the TBE
+  kernel's fp16 arithmetic (input cast to fp16, times fp16(1/scale_d), plus offset, rounded, saturated); without a
+  policy it is AMCT's fp32 fake-quant formula (calibration, sensitivity). 4- and 16-bit activations are what-if
+  modes: fp32 quant arithmetic, no device kernel modelled.
+- ``FloatConv``: a conv running with other weights than its module's, under the policy (a BatchNorm folded into
+  it: AMCT's do_fusion in FP32, or ATC's ConvBatchnormFusionPass with the folded weights stored in fp16).
+- ``FoldedBatchNorm``: the BatchNorm that was folded away (identity).
+- ``CalibLayer``: AMCT's calibration graph: fake-quantized (folded) weights in FP32, the layer's input recorded.
+
+All hold tensors and numbers only, so a variant pickles (Ray workers, issue 22).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from ..accuracy.simulate import LayerMode
+from .algorithms import int_range, quantize
+
+F16, F32, F64 = torch.float16, torch.float32, torch.float64
+INT32_MAX = 2 ** 31 - 1
+
+
+@dataclass
+class ConvGeometry:
+    """What F.conv*d / F.linear need besides the tensors (plain values, picklable)."""
+    op_type: str                         # conv1d | conv2d | linear
+    stride: tuple = (1,)
+    padding: object = (0,)
+    dilation: tuple = (1,)
+    groups: int = 1
+
+    @classmethod
+    def of(cls, m: nn.Module) -> "ConvGeometry":
+        if isinstance(m, nn.Linear):
+            return cls("linear")
+        kind = "conv1d" if isinstance(m, nn.Conv1d) else "conv2d"
+        return cls(kind, tuple(m.stride), m.padding if isinstance(m.padding, str) else tuple(m.padding),
+                   tuple(m.dilation), int(m.groups))
+
+    def apply(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+        if self.op_type == "linear":
+            return F.linear(x, w, b)
+        fn = F.conv1d if self.op_type == "conv1d" else F.conv2d
+        return fn(x, w, b, self.stride, self.padding, self.dilation, self.groups)
+
+    def channel_view(self, t: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        """A per-output-channel vector shaped to broadcast against the op's output."""
+        if self.op_type == "linear":
+            return t.reshape(-1)
+        return t.reshape([1, -1] + [1] * (out.dim() - 2))
+
+
+def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> torch.Tensor:
+    """AscendQuant as the TBE kernel computes it: fp32 input cast to fp16, x * fp16(1/scale_d) and + offset in fp16,
+    rounded (half to even here; the cast's tie rule is not documented) and saturated. NaN becomes 0."""
+    lo, hi = int_range(bits)
+    h = x.to(F16)
+    t = h * torch.tensor(1.0 / scale_d, dtype=F32).to(F16)
+    t = t + torch.tensor(float(offset_d), dtype=F16)
+    q = torch.round(t.to(F32)).clamp(lo, hi)
+    return torch.nan_to_num(q, nan=0.0)
+
+
+@dataclass
+class QuantLayer(LayerMode):
+    """One INT8 (or what-if 4/16-bit) Conv1d/Conv2d/Linear; see the module docstring."""
+    name: str
+    geometry: ConvGeometry
+    codes: torch.Tensor                  # int8 weight codes (int8, or int16 for a wider what-if)
+    scale_w: torch.Tensor                # [C_out] or [1], float32
+    scale_d: float
+    offset_d: int
+    act_bits: int = 8
+    wts_bits: int = 8
+    bias_codes: torch.Tensor | None = None   # int64 codes of bias / (scale_d * scale_w), [C_out]
+    folded_bn: str = ""                  # the BatchNorm folded into the weights before quantization
+    clip: tuple = (0.0, 0.0)             # the real range the activation codes cover
+    overflow: list = field(default_factory=list)   # int32 accumulator overflows seen (message strings)
+
+    @property
+    def op_type(self) -> str:
+        return self.geometry.op_type
+
+    @property
+    def deq_scale(self) -> torch.Tensor:
+        return (torch.tensor(self.scale_d, dtype=F32) * self.scale_w).to(F32)
+
+    def integer_input(self, x: torch.Tensor, device: bool) -> torch.Tensor:
+        if device and self.act_bits <= 8:
+            return ascend_quant(x, self.scale_d, self.offset_d, self.act_bits)
+        return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
+
+    def accumulate(self, q: torch.Tensor) -> torch.Tensor:
+        """Exact integer accumulation: integer-valued float64 operands (|sum| < 2^53, exact in any order); the
+        activation offset is taken off the codes first, so zero padding stands for a real zero (Conv2D offset_x)."""
+        acc = self.geometry.apply((q - self.offset_d).to(F64), self.codes.to(F64))
+        if self.bias_codes is not None:
+            acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
+        return acc
+
+    def run(self, sim, module, forward, args, kwargs):
+        x = args[0]
+        device = sim.policy is not None
+        io = sim.io_dtype(self.op_type, [x]) if device else F32
+        acc = self.accumulate(self.integer_input(x, device))
+        peak = float(acc.abs().max()) if acc.numel() else 0.0
+        if peak > INT32_MAX:
+            msg = f"{self.name}: int32 accumulator overflow (|acc| up to {peak:.3g} > 2^31-1)"
+            sim.notes.append(msg)
+            if msg not in self.overflow:
+                self.overflow.append(msg)
+        y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
+        bits = f"int{self.act_bits}" if self.act_bits == self.wts_bits else f"a{self.act_bits}w{self.wts_bits}"
+        what_if = "" if (self.act_bits, self.wts_bits) == (8, 8) else " (what-if)"
+        kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
+                  else f"AMCT fake-quant {bits}{what_if}")
+        return y.to(io), io, bits, kernel
+
+
+@dataclass
+class FloatConv(LayerMode):
+    """A conv with weights other than its module's (a BatchNorm folded into it), under the policy."""
+    name: str
+    geometry: ConvGeometry
+    weight: torch.Tensor                 # float32 (the fold is computed in FP32)
+    bias: torch.Tensor | None
+    folded_bn: str = ""
+    by: str = "AMCT do_fusion"           # or "ATC ConvBatchnormFusionPass"
+
+    @property
+    def op_type(self) -> str:
+        return self.geometry.op_type
+
+    def run(self, sim, module, forward, args, kwargs):
+        x = args[0]
+        kernel = f"conv + {self.folded_bn} folded ({self.by})"
+        if sim.policy is None:
+            return self.geometry.apply(x.to(F32), self.weight, self.bias), F32, "float32", kernel
+        tensors = (x, self.weight) + ((self.bias,) if self.bias is not None else ())
+
+        def call(x, w, b=None):
+            return self.geometry.apply(x, w, b)
+        out, io, label, _ = sim._execute(self.op_type, call, tensors, {}, layer=self.name)
+        return out, io, label, kernel
+
+
+@dataclass
+class FoldedBatchNorm(LayerMode):
+    """A BatchNorm folded into the conv before it: it passes its input through."""
+    into: str
+    op_type: str = "batch_norm"
+
+    def run(self, sim, module, forward, args, kwargs):
+        x = args[0]
+        return x, x.dtype, "-", f"folded into {self.into}"
+
+
+@dataclass
+class CalibLayer(LayerMode):
+    """AMCT's calibration graph for one layer: FP32, fake-quantized (folded) weights; records the input."""
+    name: str
+    geometry: ConvGeometry
+    weight: torch.Tensor                 # fake-quantized weight, float32
+    bias: torch.Tensor | None
+    inputs: list = field(default_factory=list)
+    calls: int = 0
+
+    @property
+    def op_type(self) -> str:
+        return self.geometry.op_type
+
+    def run(self, sim, module, forward, args, kwargs):
+        x = args[0].to(F32)
+        self.calls += 1
+        self.inputs.append(x.detach().clone())
+        return self.geometry.apply(x, self.weight, self.bias), F32, "float32", "AMCT calibration (fake-quant weights)"
+
+
+def fold_bn(weight: torch.Tensor, bias: torch.Tensor | None, bn: nn.modules.batchnorm._BatchNorm):
+    """Conv + BatchNorm folded in FP32 (what torch.quantization.fuse_modules does for AMCT):
+    w' = w * gamma / sqrt(var + eps), b' = (b - mean) * gamma / sqrt(var + eps) + beta."""
+    var, mean = bn.running_var.detach().to(F32), bn.running_mean.detach().to(F32)
+    gamma = bn.weight.detach().to(F32) if bn.weight is not None else torch.ones_like(var)
+    beta = bn.bias.detach().to(F32) if bn.bias is not None else torch.zeros_like(var)
+    factor = gamma / torch.sqrt(var + bn.eps)
+    w = weight.detach().to(F32) * factor.reshape([-1] + [1] * (weight.dim() - 1))
+    b = bias.detach().to(F32) if bias is not None else torch.zeros_like(mean)
+    return w, (b - mean) * factor + beta

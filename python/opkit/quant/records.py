@@ -1,0 +1,126 @@
+"""AMCT's calibration record file (protobuf text format, ``ScaleOffsetRecord``), read and written.
+
+Schema (hicann/amct amct_pytorch/classic/graph_based/amct_pytorch/proto/scale_offset_record_pytorch.proto, doc
+docs/zh/context/record.md)::
+
+    record {
+      key: "layer1.0.conv1"
+      value {
+        scale_d: 0.00392156886        # activation scale (one per layer)
+        offset_d: -128                # activation offset
+        scale_w: 0.00106807391        # weight scale, one per output channel when channel_wise
+        scale_w: 0.00104224426
+        offset_w: 0
+        offset_w: 0
+      }
+    }
+
+The text format is parsed by a small reader for the subset these files use (messages, scalars, strings,
+repeated fields), not by protobuf: opkit does not depend on AMCT's generated classes.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import OpkitError
+from .variant import LayerRecord
+
+_TOKEN = re.compile(r'\s*(?:(#[^\n]*)|([A-Za-z_][A-Za-z0-9_]*)\s*:?\s*(\{)|([A-Za-z_][A-Za-z0-9_]*)\s*:\s*'
+                    r'("(?:[^"\\]|\\.)*"|[^\s{}]+)|(\}))')
+
+
+def parse_textproto(text: str, src: str = "record") -> dict:
+    """Protobuf text format -> dict; every field maps to a list of values (messages are dicts)."""
+    root: dict = {}
+    stack = [root]
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            rest = text[pos:].strip()
+            if not rest:
+                break
+            raise OpkitError(f"{src}:{text[:pos].count(chr(10)) + 1}: cannot read "
+                             f"{rest.splitlines()[0][:60]!r} (protobuf text format expected)")
+        pos = m.end()
+        if m.group(1):
+            continue
+        if m.group(3):
+            child: dict = {}
+            stack[-1].setdefault(m.group(2), []).append(child)
+            stack.append(child)
+        elif m.group(6):
+            if len(stack) == 1:
+                raise OpkitError(f"{src}: unbalanced '}}' near character {pos}")
+            stack.pop()
+        else:
+            raw = m.group(5)
+            if raw.startswith('"'):
+                val: object = bytes(raw[1:-1], "utf-8").decode("unicode_escape")
+            elif raw in ("true", "false"):
+                val = raw == "true"
+            else:
+                try:
+                    val = int(raw)
+                except ValueError:
+                    try:
+                        val = float(raw)
+                    except ValueError:
+                        val = raw                         # an enum name
+            stack[-1].setdefault(m.group(4), []).append(val)
+    if len(stack) != 1:
+        raise OpkitError(f"{src}: a message is not closed (missing '}}')")
+    return root
+
+
+def _f(v: float) -> str:
+    return f"{v:.9g}"          # 9 significant digits round-trip a float32
+
+
+def write_record(records: dict[str, LayerRecord], path: str | Path) -> Path:
+    lines = []
+    for name in records:
+        r = records[name]
+        lines += ["record {", f'  key: "{name}"', "  value {", f"    scale_d: {_f(r.scale_d)}", f"    offset_d: {r.offset_d}"]
+        lines += [f"    scale_w: {_f(s)}" for s in r.scale_w]
+        lines += [f"    offset_w: {o}" for o in r.offset_w]
+        if r.act_bits != 8:
+            lines.append(f'    act_type: "INT{r.act_bits}"')
+        if r.wts_bits != 8:
+            lines.append(f'    wts_type: "INT{r.wts_bits}"')
+        lines += ["  }", "}"]
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def read_record(path: str | Path) -> dict[str, LayerRecord]:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise OpkitError(f"--record {p}: cannot read the AMCT record file: {e}") from None
+    data = parse_textproto(text, str(p))
+    extra = sorted(set(data) - {"record", "prune_record"})
+    if extra:
+        raise OpkitError(f"{p}: unknown top-level field(s) {', '.join(extra)} (an AMCT ScaleOffsetRecord holds "
+                         "'record' entries)")
+    out: dict[str, LayerRecord] = {}
+    for i, entry in enumerate(data.get("record", [])):
+        key = (entry.get("key") or [None])[0]
+        value = (entry.get("value") or [None])[0]
+        if not isinstance(key, str) or not isinstance(value, dict):
+            raise OpkitError(f"{p}: record #{i + 1} needs a key and a value")
+        for f in ("scale_d", "offset_d", "scale_w"):
+            if f not in value:
+                raise OpkitError(f"{p}: record {key!r} has no {f}")
+        bits = {k: int(str(value.get(k, ["INT8"])[0]).upper().replace("INT", "") or 8) for k in ("act_type", "wts_type")}
+        scale_w = [float(v) for v in value["scale_w"]]
+        out[key] = LayerRecord(scale_d=float(value["scale_d"][0]), offset_d=int(value["offset_d"][0]),
+                               scale_w=scale_w, offset_w=[int(v) for v in value.get("offset_w", [0] * len(scale_w))],
+                               act_bits=bits["act_type"], wts_bits=bits["wts_type"], algo="record")
+        if any(o != 0 for o in out[key].offset_w):
+            raise OpkitError(f"{p}: record {key!r}: offset_w must be 0 (AMCT quantizes weights symmetrically)")
+    return out

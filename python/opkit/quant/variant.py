@@ -1,0 +1,185 @@
+"""A quantized variant of a model: AMCT config + calibration record -> per-layer engine modes.
+
+``QuantVariant`` is what ``opkit quant`` produces and ``opkit eval --quant`` consumes: plain tensors and numbers
+(picklable, shipped to Ray workers), applied through the one simulation engine::
+
+    v = QuantVariant.from_amct(model, "quant.json", "record.txt")       # or the result of opkit.quantize()
+    out, _ = v.simulator("cann-force-fp16").run(model, (x,), record=False)
+
+Building follows AMCT's deploy model: Conv+BN folded in FP32 where ``do_fusion`` allows (AMCT ConvBnFusionPass),
+weights quantized with the record's ``scale_w`` (ARQ, symmetric), bias quantized to int32 with
+deq_scale = scale_d * scale_w (AMCT InsertBiasQuantPass, which stops when a code leaves int32: opkit keeps
+that layer in float and says so). With ``atc_conv_bn`` the remaining float Conv+BN pairs are folded as ATC's
+ConvBatchnormFusionPass does (fold in FP32, weights stored in the policy's dtype).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn as nn
+
+from ..accuracy.policy import Entry, Policy, load_policy
+from ..accuracy.simulate import LayerMode, Simulator
+from ..errors import OpkitError
+from .algorithms import int_range, quantize
+from .config import QuantConfig
+from .graph import ModelGraph
+from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, fold_bn
+
+ATC_CONV_BN = "ConvBatchnormFusionPass"
+
+
+@dataclass
+class LayerRecord:
+    """One layer's calibration result: AMCT's record fields, plus what opkit reports about it."""
+    scale_d: float
+    offset_d: int
+    scale_w: list[float]
+    offset_w: list[int]
+    act_bits: int = 8
+    wts_bits: int = 8
+    algo: str = "ifmr"
+    clip_min: float = 0.0          # the real range the activation codes cover
+    clip_max: float = 0.0
+    init_min: float = 0.0          # percentile bounds (IFMR) / data range (HFMG) the search started from
+    init_max: float = 0.0
+    data_min: float = 0.0          # the calibration data's range
+    data_max: float = 0.0
+    clipped: float = 0.0           # share of calibration activations outside [clip_min, clip_max]
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantConfig):
+    """The (weight, bias, folded BatchNorm) AMCT quantizes for ``name``: Conv+BN folded in FP32 when
+    do_fusion allows and the fold stays finite (AMCT skips a non-finite fold with a warning)."""
+    mods = dict(model.named_modules())
+    m = mods[name]
+    w, b = m.weight.detach().to(torch.float32), (m.bias.detach().to(torch.float32) if m.bias is not None else None)
+    bn = graph.pairs.get(name)
+    if bn and config.do_fusion and name not in config.skip_fusion_layers:
+        fw, fb = fold_bn(w, b, mods[bn])
+        if torch.isfinite(fw).all() and torch.isfinite(fb).all():
+            return fw, fb, bn
+    return w, b, ""
+
+
+@dataclass
+class QuantVariant:
+    """A model's quantized deployment: which layers run in INT8 with which factors, what is folded."""
+    config: QuantConfig
+    records: dict[str, LayerRecord]
+    layers: dict[str, LayerMode] = field(default_factory=dict)
+    layer_overrides: dict[str, Entry] = field(default_factory=dict)   # layer -> Entry (kept in FP32 ...)
+    notes: list[str] = field(default_factory=list)
+    name: str = "int8"
+
+    @property
+    def quantized(self) -> list[str]:
+        return [n for n, m in self.layers.items() if isinstance(m, QuantLayer)]
+
+    @property
+    def float_layers(self) -> list[str]:
+        return [n for n, c in self.config.layers.items() if n not in self.layers or not isinstance(self.layers[n], QuantLayer)]
+
+    @classmethod
+    def from_amct(cls, model: nn.Module, config, record, example: torch.Tensor, atc_conv_bn: bool = True,
+                  name: str = "int8") -> "QuantVariant":
+        """A variant from AMCT's config JSON (path, dict or QuantConfig) and record file (path or records);
+        ``example``: one input batch (the Conv+BN pairs are read from a run)."""
+        from .config import load_config, parse_config
+        from .graph import read_graph
+        from .records import read_record
+        if isinstance(config, QuantConfig):
+            cfg = config
+        elif isinstance(config, dict):
+            cfg = parse_config(config, model)
+        else:
+            cfg = load_config(config, model)
+        recs = record if isinstance(record, dict) else read_record(record)
+        missing = [n for n in cfg.quant_layers if n not in recs]
+        if missing:
+            raise OpkitError(f"record {record if not isinstance(record, dict) else '(dict)'}: no factors for "
+                             f"quantized layer(s) {', '.join(missing)}")
+        model.eval()
+        graph = read_graph(model, (example,))
+        return build_variant(model, cfg, recs, graph, atc_conv_bn=atc_conv_bn, name=name)
+
+    def simulator(self, policy: str | Policy | None = "cann-force-fp16", naive: bool = False,
+                  overrides: dict | None = None) -> Simulator:
+        pol = load_policy(policy) if isinstance(policy, str) else policy
+        return Simulator(pol, overrides, naive=naive, layers=self.layers, layer_overrides=self.layer_overrides)
+
+    def weight_bytes(self, model: nn.Module) -> int:
+        """Bytes of weights as deployed: integer codes (packed to their bit width) + int32 bias + fp32 scales for
+        quantized layers, fp16 for every other parameter (force_fp16); a folded BatchNorm lives in its conv."""
+        total = 0
+        for name, mod in model.named_modules():
+            m = self.layers.get(name)
+            if isinstance(m, QuantLayer):
+                total += (m.codes.numel() * m.wts_bits + 7) // 8 + m.scale_w.numel() * 4
+                total += m.bias_codes.numel() * 4 if m.bias_codes is not None else 0
+            elif isinstance(m, FloatConv):
+                total += 2 * (m.weight.numel() + (m.bias.numel() if m.bias is not None else 0))
+            elif not isinstance(m, FoldedBatchNorm):
+                total += 2 * sum(p.numel() for p in mod.parameters(recurse=False))
+        return total
+
+
+def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, LayerRecord], graph: ModelGraph,
+                  atc_conv_bn: bool = True, name: str = "int8") -> QuantVariant:
+    """Engine modes for ``config`` (its quant_enable layers, with ``records``' factors)."""
+    mods = dict(model.named_modules())
+    v = QuantVariant(config=config, records=records, name=name)
+    folded_by_amct: set[str] = set()
+    for lname, lc in config.layers.items():
+        w, b, bn = layer_weights(model, lname, graph, config)
+        geo = ConvGeometry.of(mods[lname])
+        if bn:
+            folded_by_amct.add(lname)
+            v.layers[bn] = FoldedBatchNorm(into=lname)
+        if not lc.quant_enable or lname not in records:
+            if bn:
+                v.layers[lname] = FloatConv(lname, geo, w, b, folded_bn=bn, by="AMCT do_fusion")
+            continue
+        r = records[lname]
+        scale_w = torch.tensor(r.scale_w, dtype=torch.float32)
+        per = scale_w.reshape([-1] + [1] * (w.dim() - 1)) if scale_w.numel() > 1 else scale_w.reshape([])
+        codes = quantize(w, per, 0, r.wts_bits)
+        bias_codes = None
+        if b is not None:
+            deq = torch.tensor(r.scale_d, dtype=torch.float32) * scale_w
+            bc = torch.round(b / deq)
+            lo, hi = int_range(32)
+            if bool(((bc < lo) | (bc > hi)).any()) or not torch.isfinite(bc).all():
+                bad = float(bc[(bc < lo) | (bc > hi) | ~torch.isfinite(bc)][0])
+                v.notes.append(f"{lname}: quantized bias {bad:.4g} leaves int32 (AMCT stops here: \"Quantized bias "
+                               f"... exceed int32 range, please add it to skip layer\"); kept in float")
+                if bn:
+                    v.layers[lname] = FloatConv(lname, geo, w, b, folded_bn=bn, by="AMCT do_fusion")
+                continue
+            bias_codes = bc.to(torch.int64)
+        v.layers[lname] = QuantLayer(lname, geo, codes.to(torch.int8 if r.wts_bits <= 8 else torch.int16),
+                                     scale_w, float(r.scale_d), int(r.offset_d), r.act_bits, r.wts_bits,
+                                     bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max))
+    if atc_conv_bn:
+        add_atc_conv_bn(v, model, graph, skip=folded_by_amct)
+    return v
+
+
+def add_atc_conv_bn(v: QuantVariant, model: nn.Module, graph: ModelGraph, skip=()) -> list[str]:
+    """ATC's ConvBatchnormFusionPass on the float Conv+BN pairs left in the graph: the fold in FP32, the folded
+    weights stored in the policy's dtype (fp16 under force_fp16). Returns the convs it folded."""
+    mods = dict(model.named_modules())
+    done = []
+    for conv, bn in graph.pairs.items():
+        if conv in skip or conv in v.layers or bn in v.layers:
+            continue
+        m = mods[conv]
+        w, b = fold_bn(m.weight, m.bias, mods[bn])
+        v.layers[conv] = FloatConv(conv, ConvGeometry.of(m), w, b, folded_bn=bn, by=f"ATC {ATC_CONV_BN}")
+        v.layers[bn] = FoldedBatchNorm(into=conv)
+        done.append(conv)
+    return done

@@ -149,8 +149,9 @@ def test_dtype_variants_rename_the_entry(tmp_path):
 def test_binding_renders_moves_reduce_and_registration(tmp_path):
     op = make_op(tmp_path)
     text = glue.render_binding([glue.op_glue(op)], SETTINGS)
-    assert "TORCH_LIBRARY_IMPL(opkit, PrivateUse1, m)" in text and "TORCH_LIBRARY(" not in text
-    assert 'm.impl("npu_test_reduce_fp32", TORCH_FN(opkit_npu_npu_test_reduce_fp32::run));' in text
+    # registration is opkit.registration's: the library hands over a kernel table, registers nothing itself
+    assert "TORCH_LIBRARY" not in text and 'extern "C" __attribute__((visibility("default"))) void opkit_kernel_table(' in text
+    assert 'table->add("npu_test_reduce_fp32", TORCH_FN(opkit_npu_npu_test_reduce_fp32::run));' in text
     assert "getCurrentNPUStream().stream(false)" in text and "OpCommand::RunOpApi(launcher" in text
     assert ".stream(true)" not in text                     # never drains the task queue per call
     assert "to_kernel_view(x)" in text and "shape_y.pop_back()" in text

@@ -8,8 +8,8 @@ Every op, whatever builds or runs it, is registered here and nowhere else:
 * Autograd: a C++ kernel -- no Python when no input needs a gradient -- that otherwise runs the
   ``torch.autograd.Function`` built from the formulas in ``opkit.autograd``;
 * per-dispatch-key kernels: the emulator's (C++, over the op's kernel modules, ``register_emulator``), a
-  Python callable (TBE ops, ``register_python``), or a device library's (the NPU target's PrivateUse1
-  kernels, registered by that library against the schemas defined here).
+  Python callable (TBE and CANN-project ops, ``register_python``), or a device library's kernel table (the
+  NPU target's PrivateUse1 kernels, ``register_native``).
 
 The C++ side is one Python extension module, ``_opkit_torch`` (python/opkit/csrc, cmake/opkit_torch.cmake),
 built once per torch version into the per-user cache and shared by every op: an op's build compiles only
@@ -173,6 +173,14 @@ def register_python(spec: OpSpec, kernel: Callable, naive_kernel: Callable, fake
 
 
 _descs: dict[str, Any] = {}
+
+
+def register_native(key: str, library: Path | str, namespace: str = "opkit") -> list[str]:
+    """A device library's kernels for ``key`` (the NPU target: PrivateUse1): the library exports
+    ``opkit_kernel_table`` (python/opkit/include/opkit/kernel_table.h) and does not register anything
+    itself. The ops' schemas must be defined first (their host registration). Returns the ops registered."""
+    with _lock:
+        return list(runtime().impl_library(namespace, key, str(library)))
 
 
 def register_autograd(spec: OpSpec, namespace: str = "opkit") -> str:

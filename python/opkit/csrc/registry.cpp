@@ -5,8 +5,8 @@
 //   Autocast  lead-dtype casts, then the op below autocast
 //   Autograd  C++: when no input needs a gradient (or grad mode is off) the op goes straight below
 //             autograd; otherwise the Python autograd.Function that opkit.autograd builds runs it
-//   any key   a kernel from elsewhere: a Python callable (TBE ops) or a boxed function of a native
-//             library (the NPU binding's PrivateUse1 kernels)
+//   any key   a kernel from elsewhere: a Python callable (TBE and CANN-project ops) or a device library's
+//             kernel table (the NPU binding's PrivateUse1 kernels, opkit/kernel_table.h)
 // Built once per torch version and shared by every op: an op build compiles only its kernel modules.
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <ATen/core/grad_mode.h>
@@ -21,6 +21,9 @@
 #include <utility>
 
 #include "kernels.h"
+#include "opkit/kernel_table.h"
+
+#include <dlfcn.h>
 
 namespace py = pybind11;
 
@@ -224,6 +227,23 @@ PYBIND11_MODULE(_opkit_torch, m) {
     library(torch::Library::IMPL, ns, key)
         .impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
                                 std::make_unique<PythonKernel>(std::move(fn), n_args, n_outputs)));
+  });
+
+  // A device library's kernels (opkit/kernel_table.h) for one dispatch key; returns the op names registered.
+  m.def("impl_library", [](const std::string& ns, const std::string& key, const std::string& path) {
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    TORCH_CHECK(handle != nullptr, "opkit: cannot load ", path, ": ", dlerror());
+    auto table_fn = reinterpret_cast<opkit_kernel_table_fn>(dlsym(handle, OPKIT_KERNEL_TABLE_SYMBOL));
+    TORCH_CHECK(table_fn != nullptr, "opkit: ", path, " does not export " OPKIT_KERNEL_TABLE_SYMBOL
+                " (built by an older opkit: rebuild it)");
+    opkit::KernelTable table;
+    table_fn(&table);
+    std::vector<std::string> names;
+    for (auto& [name, fn] : table.kernels) {
+      library(torch::Library::IMPL, ns, key).impl(name.c_str(), std::move(fn));
+      names.push_back(name);
+    }
+    return names;
   });
 
   m.def("last_launch", []() {

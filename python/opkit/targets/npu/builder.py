@@ -258,7 +258,6 @@ def load_if_available(build_dir: Path | None = None, *, workspace: Path | None =
             "`opkit build --target npu` in the workspace.", RuntimeWarning, stacklevel=3)
         return False
     if lib not in _LOADED:
-        import torch
         try:
             import torch_npu  # noqa: F401  (libopkit_npu.so links libtorch_npu; load it first)
         except Exception as e:  # a broken CANN/torch_npu install: say so, keep the CPU ops usable
@@ -266,7 +265,8 @@ def load_if_available(build_dir: Path | None = None, *, workspace: Path | None =
                           "opkit ops will NOT run on the NPU. Is CANN's set_env.sh sourced?", RuntimeWarning,
                           stacklevel=3)
             return False
-        torch.ops.load_library(str(lib))
+        from ...registration import register_native
+        register_native("PrivateUse1", lib)
         _LOADED.add(lib)
     manifest = lib.parent / MANIFEST
     built = set(manifest.read_text().split()) if manifest.is_file() else set()

@@ -50,6 +50,17 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module)
 
 set(OPKIT_BROKEN_OPS "" CACHE INTERNAL "")
 
+# Runs `python -m <module> <args...>` with opkit's package importable; a failure stops the configure with
+# what the module said.
+function(_opkit_python module)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${OPKIT_PYTHONPATH}:$ENV{PYTHONPATH}" "${Python3_EXECUTABLE}" -m ${module}
+                          ${ARGN} RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(STRIP "${err}" err)
+    message(FATAL_ERROR "opkit: ${module}: ${err}")
+  endif()
+endfunction()
+
 # opkit_add_op(<op folder>): the op's kernels for OPKIT_TARGET. Its op.yaml is read by opkit's spec checker
 # (python -m opkit.opinfo); an edit of op.yaml re-runs the configure.
 function(opkit_add_op dir)
@@ -74,8 +85,7 @@ function(opkit_add_op dir)
   if(OPKIT_TARGET STREQUAL "cpu")
     opkit_emulator_op("${dir}")
   else()
-    message(FATAL_ERROR "opkit: OPKIT_TARGET=${OPKIT_TARGET}: the NPU build is driven by `opkit build --target npu` "
-                        "(docs/npu.md)")
+    opkit_npu_op("${dir}")
   endif()
 endfunction()
 
@@ -94,11 +104,16 @@ function(_opkit_broken_op folder why)
   set(OPKIT_BROKEN_OPS "${OPKIT_BROKEN_OPS};${folder}" CACHE INTERNAL "")
 endfunction()
 
-# Call once after the last opkit_add_op(): fails the configure when an op folder was broken.
+# Call once after the last opkit_add_op(): fails the configure when an op folder was broken; for the NPU,
+# adds the binding library over every op's kernels.
 function(opkit_check_ops)
+  if(OPKIT_TARGET STREQUAL "npu")
+    opkit_npu_finish()
+  endif()
   set(broken ${OPKIT_BROKEN_OPS})
   list(REMOVE_ITEM broken "")
   set(OPKIT_BROKEN_OPS "" CACHE INTERNAL "")
+
   if(broken AND NOT OPKIT_KEEP_GOING)
     list(JOIN broken ", " names)
     message(FATAL_ERROR "opkit: broken op folder(s): ${names} (the reasons are printed above, each with its "
@@ -108,3 +123,16 @@ endfunction()
 
 include("${OPKIT_CMAKE_DIR}/opkit_emulator.cmake")
 include("${OPKIT_CMAKE_DIR}/opkit_torch.cmake")
+if(OPKIT_TARGET STREQUAL "npu")
+  include("${OPKIT_CMAKE_DIR}/opkit_npu.cmake")
+  if(OPKIT_NPU_RENDER)
+    # What `opkit build --target npu` passes, found by opkit's NPU target (SoC, torch and torch_npu folders),
+    # and the glue it renders (the kernel prelude now, the binding after the last op: opkit_npu_finish).
+    _opkit_python(opkit.targets.npu.configure settings "${CMAKE_BINARY_DIR}/opkit_npu_settings.cmake"
+                  "${ASCEND_CANN_PACKAGE_PATH}" "${OPKIT_NPU_SRC}")
+    include("${CMAKE_BINARY_DIR}/opkit_npu_settings.cmake")
+  endif()
+  _opkit_npu_toolchain()
+elseif(NOT OPKIT_TARGET STREQUAL "cpu")
+  message(FATAL_ERROR "opkit: OPKIT_TARGET=${OPKIT_TARGET}: expected cpu or npu")
+endif()

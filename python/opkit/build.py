@@ -209,7 +209,8 @@ def _trim(output: str, keep: int = 200) -> str:
 
 class BuildProgress:
     """A build's log on a rich console: ``[done/total] what`` lines (the builders' Ninja progress) move a
-    progress bar, other lines show as its description; ``verbose`` prints every line instead."""
+    progress bar, other lines show as its description; ``verbose`` prints every line instead. Nothing is
+    drawn when the console is not a terminal (logs and pipes get the command's result lines only)."""
 
     def __init__(self, console, verbose: bool = False):
         self.console, self.verbose = console, verbose
@@ -218,7 +219,7 @@ class BuildProgress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TimeElapsedColumn(), console=self.console, transient=True,
-                                 disable=self.verbose)
+                                 disable=self.verbose or not self.console.is_terminal)
         self.progress.__enter__()
         self.task = self.progress.add_task("building ...", total=None)
         return self.log

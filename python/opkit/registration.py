@@ -33,6 +33,7 @@ _lock = threading.RLock()
 _rt = None
 _defined: dict[str, str] = {}       # snake -> op folder it was defined from
 _autograd: dict[str, str] = {}      # qualified name -> "kernel" | "reference" | "none"
+_descs: dict[str, Any] = {}         # snake -> its _opkit_torch.OpDesc (the Autograd kernel reads it too)
 
 
 # -- the torch-side library -------------------------------------------------------------------------
@@ -171,8 +172,6 @@ def register_python(spec: OpSpec, kernel: Callable, naive_kernel: Callable, fake
         rt.impl("opkit", key, "autocast", desc)
     _descs[spec.snake] = desc
 
-
-_descs: dict[str, Any] = {}
 
 
 def register_native(key: str, library: Path | str, namespace: str = "opkit") -> list[str]:

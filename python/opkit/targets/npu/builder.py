@@ -2,8 +2,9 @@
 torch_npu as PrivateUse1 kernels in one library, build/opkit/npu/libopkit_npu.so.
 
 Layout of a build folder:
-  src/binding.cpp, src/CMakeLists.txt   rendered glue (docs/npu.md explains each part)
-  cmake/                                CMake + Ninja build tree (CANN's ascendc_library)
+  src/binding.cpp, src/<prelude>.h      rendered glue (docs/npu.md explains each part)
+  cmake/                                build tree of cmake/workspace with OPKIT_TARGET=npu (cmake/opkit_npu.cmake:
+                                        CANN's ascendc_library per op x dtype, then the binding)
   cmake/lib/libopkit_kernel_<op>_<tag>.so kernel variants (one per op x dtype; CANN's ascendc_library)
   libopkit_npu.so                       the torch_npu binding opkit.load() loads
   check/                                --check-only: stand-in launchers, logs, libopkit_npu_check.so
@@ -114,13 +115,10 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
     torch_npu_dir = _torch_npu_dir()
     import torch   # the ABI flag torch was built with (2.13 wheels: cxx11 ABI)
     settings.cxx11_abi = int(torch.compiled_with_cxx11_abi())
-    cmake_lists = glue.render_cmake(glues, settings, cann_root=search.cann.root, torch_dir=_torch_dir(),
-                                    torch_npu_dir=torch_npu_dir, cmake_dir=_cmake_dir(), out_dir=build_dir,
-                                    binding=binding)
-    _write(src / "CMakeLists.txt", cmake_lists)
     _say(log, f"npu: CANN {search.cann.version} at {search.cann.root} (found by {search.cann.found_by})")
     (build_dir / MANIFEST).unlink(missing_ok=True)
-    _cmake_build(src, build_dir / "cmake", jobs, log)
+    _cmake_build(cmake_args(specs, settings, cann_root=search.cann.root, torch_dir=_torch_dir(),
+                            torch_npu_dir=torch_npu_dir, src=src, out_dir=build_dir), build_dir / "cmake", jobs, log)
     lib = library(build_dir)
     if not lib.is_file():
         raise BuildError(f"opkit build --target npu: the build finished but {lib} is missing; see {build_dir / 'cmake'}")
@@ -163,11 +161,6 @@ def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package
                       project=project, jobs=jobs, log=log)
     cann_scripts.run_if_present(glues, build_dir=build_dir, project=project, cxx=cxx, log=log)
     tc = check.toolchain(log)
-    # The CMake project is rendered too (CANN's folder left to $ASCEND_HOME_PATH), for inspection.
-    _write(binding.parent / "CMakeLists.txt",
-           glue.render_cmake(glues, settings, cann_root=None, torch_dir=tc.torch_dir,
-                             torch_npu_dir=Path("<site-packages>/torch_npu"), cmake_dir=_cmake_dir(),
-                             out_dir=build_dir, binding=binding))
     # Each kernel once (first dtype), with the NPU build's definitions (entry rename, DTYPE_*) and opkit's
     # tiling prelude, against opkit's emulator headers: catches rename collisions and prelude breakage.
     # The device compile itself needs CANN's bisheng.
@@ -203,8 +196,23 @@ def recheck(build_dir: Path, log=None) -> Path:
 GENERATOR = "Unix Makefiles"
 
 
-def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
+def cmake_args(specs, s, *, cann_root: Path | None, torch_dir: Path, torch_npu_dir: Path, src: Path,
+               out_dir: Path) -> list[str]:
+    """The configure of cmake/workspace for the NPU: the same opkit_add_op() per op folder as the emulator
+    build, with OPKIT_TARGET=npu (cmake/opkit_npu.cmake) and the glue rendered into ``src``."""
+    args = [f"-DOPKIT_TARGET=npu", f"-DOPKIT_OP_DIRS={';'.join(str(x.dir) for x in specs)}",
+            f"-DOPKIT_OUTPUT_DIR={out_dir}", f"-DOPKIT_NPU_SRC={src}", f"-DSOC_VERSION={s.soc}",
+            f"-DOPKIT_NPU_PROFILE={s.profile}", f"-DOPKIT_TORCH_DIR={torch_dir}", f"-DOPKIT_TORCH_NPU_DIR={torch_npu_dir}",
+            f"-DOPKIT_TORCH_VERSION_MACRO={s.torch_version_macro}", f"-DOPKIT_CXX11_ABI={s.cxx11_abi}",
+            f"-DPython3_EXECUTABLE={sys.executable}", "-DCMAKE_BUILD_TYPE=Release"]
+    if cann_root is not None:
+        args.append(f"-DASCEND_CANN_PACKAGE_PATH={cann_root}")
+    return args
+
+
+def _cmake_build(args: list[str], tree: Path, jobs: int | None, log) -> None:
     from ...build import cmake_exe
+    from ...workspace import cmake_dir
     cmake = cmake_exe()
     if shutil.which("make") is None:
         raise BuildError("opkit build --target npu: `make` is not on PATH; CANN's ascendc_library needs the "
@@ -212,7 +220,8 @@ def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
     gen = ["-G", GENERATOR]
     env = dict(os.environ)
     env.pop("ASCEND_CUSTOM_OPP_PATH", None)   # custom op paths can disturb CANN builds (docs/facts/ascendc-facts.md §6)
-    steps = [[cmake, *gen, "-S", str(src), "-B", str(tree), f"-DASCEND_PYTHON_EXECUTABLE={sys.executable}"],
+    steps = [[cmake, *gen, "-S", str(cmake_dir() / "workspace"), "-B", str(tree),
+              f"-DASCEND_PYTHON_EXECUTABLE={sys.executable}", *args],
              [cmake, "--build", str(tree), "-j", str(jobs or os.cpu_count() or 2)]]
     tree.mkdir(parents=True, exist_ok=True)
     for cmd in steps:
@@ -322,10 +331,6 @@ def _write(path: Path, text: str) -> None:
 def _host_include() -> Path:
     from ...workspace import host_include_dir
     return host_include_dir()
-
-
-def _cmake_dir() -> Path:
-    return Path(__file__).resolve().parent / "cmake"
 
 
 def _emulator_cflags() -> list[str]:

@@ -113,7 +113,6 @@ function(opkit_check_ops)
   set(broken ${OPKIT_BROKEN_OPS})
   list(REMOVE_ITEM broken "")
   set(OPKIT_BROKEN_OPS "" CACHE INTERNAL "")
-
   if(broken AND NOT OPKIT_KEEP_GOING)
     list(JOIN broken ", " names)
     message(FATAL_ERROR "opkit: broken op folder(s): ${names} (the reasons are printed above, each with its "

@@ -182,5 +182,5 @@ def op_vs_torch(doc: str, title: str, op_name: str, make_inputs, ours, theirs, g
 
 def cmake() -> str:
     """The CMake that opkit itself uses (the `cmake` pip package, else PATH)."""
-    from opkit.build import cmake_exe
+    from opkit.toolchain.tools import cmake_exe
     return cmake_exe()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from opkit import emulator
-from opkit.build import cmake_exe, ninja_exe
+from opkit.toolchain.tools import cmake_exe, ninja_exe
 from test_build import ROWSUM_KERNEL, ROWSUM_TILING, ROWSUM_YAML, write_op
 
 ROOT = Path(__file__).resolve().parents[1]

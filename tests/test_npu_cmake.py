@@ -123,7 +123,7 @@ def test_npu_preset_configures_and_builds_with_no_python_step(tmp_path):
     """`cmake --preset npu` shape: OPKIT_TARGET=npu with nothing rendered by a driver. CANN comes from
     ASCEND_HOME_PATH; opkit's NPU target is asked at configure time for the SoC, the torch folders and the glue
     (opkit.targets.npu.configure); the same opkit_add_op() per op folder builds the kernels and the binding."""
-    from opkit.build import cmake_exe
+    from opkit.toolchain.tools import cmake_exe
     from opkit.targets.npu import wheel
     npu_root = wheel.torch_npu_root()
     cann = tmp_path / "Ascend" / "ascend-toolkit" / "8.1.RC1"

@@ -25,14 +25,17 @@ from typing import Any, Callable
 import torch
 
 from .errors import OpkitError
-from .spec import OpSpec
+from .opspec import OpSpec
 
 
-def formulas(spec: OpSpec, namespace: str = "opkit") -> tuple[str, Callable, Callable]:
+def formulas(spec: OpSpec, namespace: str = "opkit",
+             load_missing: Callable[[str], None] | None = None) -> tuple[str, Callable, Callable]:
     """(kind, setup_context, backward) of ``torch.ops.<namespace>.<spec.snake>``: kind "kernel" (a backward
-    op), "reference" (autograd of reference.py) or "none". opkit.registration registers them."""
+    op), "reference" (autograd of reference.py) or "none". opkit.registration registers them.
+    ``load_missing(op)``: called on the first backward when the backward op is not registered yet
+    (opkit.load passes one that builds and loads it: opkit.patch loads forward ops only)."""
     if spec.backward is not None:
-        return ("kernel", *_kernel_backward(spec, namespace))
+        return ("kernel", *_kernel_backward(spec, namespace, load_missing))
     if spec.reference_file.is_file() and not spec.snake.endswith("_backward"):
         return ("reference", *_reference_backward(spec))
     return ("none", *_no_backward(spec, namespace))
@@ -41,7 +44,7 @@ def formulas(spec: OpSpec, namespace: str = "opkit") -> tuple[str, Callable, Cal
 # ----------------------------------------------------------------------------------------------
 # backward through an opkit kernel
 
-def _kernel_backward(spec: OpSpec, namespace: str) -> tuple[Callable, Callable]:
+def _kernel_backward(spec: OpSpec, namespace: str, load_missing) -> tuple[Callable, Callable]:
     bw = spec.backward
     in_index = {i.name: n for n, i in enumerate(spec.inputs)}
     out_index = {o.name: n for n, o in enumerate(spec.outputs)}
@@ -70,10 +73,9 @@ def _kernel_backward(spec: OpSpec, namespace: str) -> tuple[Callable, Callable]:
         # looked up at call time: the backward op may load after the forward (opkit.patch loads forward
         # ops only; a bundled backward op is built and loaded on the first backward)
         packet = getattr(getattr(torch.ops, namespace), bw.op, None)
-        if packet is None and namespace == "opkit":
-            from . import loader
+        if packet is None and load_missing is not None:
             try:
-                loader.load(ops=[bw.op])
+                load_missing(bw.op)
             except OpkitError:
                 pass                                # not an op anywhere: the error below says what to do
             packet = getattr(getattr(torch.ops, namespace), bw.op, None)

@@ -15,8 +15,8 @@ from pathlib import Path
 import jinja2
 import yaml
 
-from . import __version__
 from .errors import OpkitError
+from .toolchain.version import __version__
 from .workspace import templates_dir
 
 

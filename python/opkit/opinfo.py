@@ -18,7 +18,7 @@ from .errors import OpkitError
 def describe(op_dir: Path) -> dict:
     """The op's build facts: names, kernel variants with their DTYPE_* definitions, sources, build stamp."""
     from .lowering import lower
-    from .spec import load_spec
+    from .opspec import load_spec
 
     op_dir = Path(op_dir).resolve()
     if not (op_dir / "op.yaml").is_file():
@@ -33,7 +33,7 @@ def describe(op_dir: Path) -> dict:
             raise OpkitError(f"{f}: missing ({op_dir / 'op.yaml'}:1 declares op {spec.name}, whose kernel and tiling "
                              f"live in kernel.cpp and tiling.h next to it)")
     op = lower(spec)
-    from .build import stamp_data
+    from .toolchain.stamps import stamp_data
     info.update(gm_args=len(spec.inputs) + len(spec.outputs) + 2, tiling_struct=spec.tiling_struct,
                 tiling_func=spec.tiling_func, variants={v.tag: list(v.defines) for v in op.variants},
                 dtypes=list(spec.dtypes), stamp=stamp_data(spec, "cpu"))
@@ -58,7 +58,7 @@ def to_cmake(info: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .build import write_if_changed
+    from .toolchain.files import write_if_changed
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:

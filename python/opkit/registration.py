@@ -5,8 +5,8 @@ Every op, whatever builds or runs it, is registered here and nowhere else:
 * schema: ``opkit::<op>`` and ``opkit_naive::<op>`` from op.yaml (``OpSpec.schema()``);
 * Meta: the op's shape rule (C++, SymInt-aware), or a Python fake for ops whose kernel runs in Python;
 * Autocast (CPU and PrivateUse1): floating inputs take the lead input's dtype, then the op below autocast;
-* Autograd: a C++ kernel -- no Python when no input needs a gradient -- that otherwise runs the
-  ``torch.autograd.Function`` built from the formulas in ``opkit.autograd``;
+* Autograd: a C++ kernel -- no Python when no input needs a gradient -- that otherwise runs a
+  ``torch.autograd.Function`` built from the op's formulas (``opkit.autograd.formulas``, handed in);
 * per-dispatch-key kernels: the emulator's (C++, over the op's kernel modules, ``register_emulator``), a
   Python callable (TBE and CANN-project ops, ``register_python``), or a device library's kernel table (the
   NPU target's PrivateUse1 kernels, ``register_native``).
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import BuildError, OpkitError
-from .spec import OpSpec
+from .opspec import OpSpec
 
 NAMESPACES = ("opkit", "opkit_naive")
 _lock = threading.RLock()
@@ -48,9 +48,9 @@ def sources() -> list[Path]:
 
 def runtime_dir() -> Path:
     """``<cache>/runtime/<key>``: key = torch and Python versions and the library's sources."""
-    from .build import _torch_version
-    from .loader import cache_root
-    h = hashlib.sha256(f"torch {_torch_version()} py {sys.version_info[:2]} {sys.executable}".encode())
+    from .toolchain.cache import cache_root
+    from .toolchain.stamps import torch_version
+    h = hashlib.sha256(f"torch {torch_version()} py {sys.version_info[:2]} {sys.executable}".encode())
     for p in sources():
         h.update(p.name.encode() + b"\0" + p.read_bytes())
     return cache_root() / "runtime" / h.hexdigest()[:16]
@@ -69,13 +69,13 @@ def runtime(quiet: bool = False):
             fcntl.flock(lock, fcntl.LOCK_EX)
             found = sorted(where.glob("_opkit_torch*.so"))
             if not found:
-                from .targets import host
+                from .toolchain.cmake_project import build_torch_library
+                from .toolchain.tools import first_use_progress
                 if not quiet:
                     print(f"opkit: building opkit's torch-side library into {where} (once per torch version)",
                           file=sys.stderr, flush=True)
-                from .loader import _progress
-                with _progress(quiet) as log:
-                    host().build_runtime(where, log=log)
+                with first_use_progress(quiet) as log:
+                    build_torch_library(where, log=log)
                 found = sorted(where.glob("_opkit_torch*.so"))
                 if not found:
                     raise BuildError(f"opkit: the torch-side library was not built into {where}")
@@ -182,10 +182,10 @@ def register_native(key: str, library: Path | str, namespace: str = "opkit") -> 
         return list(runtime().impl_library(namespace, key, str(library)))
 
 
-def register_autograd(spec: OpSpec, namespace: str = "opkit") -> str:
-    """Autograd of a registered op from ``opkit.autograd.formulas`` (backward op, reference, or not
-    differentiable); returns the kind. Once per op and process."""
-    from . import autograd
+def register_autograd(spec: OpSpec, formulas: tuple[str, Callable, Callable], namespace: str = "opkit") -> str:
+    """Autograd of a registered op from its ``formulas`` (kind, setup_context, backward: what
+    ``opkit.autograd.formulas`` returns -- a backward op, the reference, or not differentiable); returns the
+    kind. Once per op and process."""
     qualname = f"{namespace}::{spec.snake}"
     with _lock:
         if qualname in _autograd:
@@ -194,7 +194,7 @@ def register_autograd(spec: OpSpec, namespace: str = "opkit") -> str:
         if spec.snake not in _descs:
             raise OpkitError(f"opkit.registration.register_autograd: {qualname} is not registered; load the op "
                              "first (opkit.load())")
-        kind, setup, backward = autograd.formulas(spec, namespace)
+        kind, setup, backward = formulas
         packet = getattr(getattr(torch.ops, namespace), spec.snake)
         runtime().impl_autograd(namespace, _descs[spec.snake], _with_grad(packet.default, setup, backward))
         _autograd[qualname] = kind

@@ -90,7 +90,7 @@ def module_op_type(m: nn.Module) -> str | None:
     t = type(m)
     if t in MODULE_OPS:
         return MODULE_OPS[t]
-    if patching._is_channels_first_ln(m):
+    if patching.is_channels_first_ln(m):
         return "layer_norm"
     for base in t.__mro__[1:]:
         if base in MODULE_OPS and t.forward is base.forward:
@@ -290,7 +290,7 @@ class Simulator:
 
     def _naive_module(self, m: nn.Module):
         if id(m) not in self._naive_mods:
-            factory, _ = patching._find_mapping(m)
+            factory, _ = patching.find_mapping(m)
             rep = None
             if factory is not None:
                 try:

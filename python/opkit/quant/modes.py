@@ -84,6 +84,8 @@ class QuantLayer(LayerMode):
     folded_bn: str = ""                  # the BatchNorm folded into the weights before quantization
     clip: tuple = (0.0, 0.0)             # the real range the activation codes cover
     overflow: list = field(default_factory=list)   # int32 accumulator overflows seen (message strings)
+    requant_to: tuple | None = None      # (scale_d, offset_d, bits, relu) of the next INT8 layer: AscendRequant
+    from_requant: bool = False           # the input is the previous layer's requantized codes
 
     @property
     def op_type(self) -> str:
@@ -94,14 +96,31 @@ class QuantLayer(LayerMode):
         return (torch.tensor(self.scale_d, dtype=F32) * self.scale_w).to(F32)
 
     def integer_input(self, x: torch.Tensor, device: bool) -> torch.Tensor:
-        if device and self.act_bits <= 8:
+        if device and self.act_bits <= 8 and not self.from_requant:
             return ascend_quant(x, self.scale_d, self.offset_d, self.act_bits)
+        # AMCT's fp32 formula; after AscendRequant the input is (q - offset) * scale held in fp16 (11 bits for
+        # at most 2^8 steps): dividing back recovers q exactly
         return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
 
     def accumulate(self, q: torch.Tensor) -> torch.Tensor:
-        """Exact integer accumulation: integer-valued float64 operands (|sum| < 2^53, exact in any order); the
-        activation offset is taken off the codes first, so zero padding stands for a real zero (Conv2D offset_x)."""
-        acc = self.geometry.apply((q - self.offset_d).to(F64), self.codes.to(F64))
+        """Exact integer accumulation (the cube's int32). Operands are integer-valued floats, so a sum is exact
+        in any order while every partial sum stays below the float's integer limit: float32 (2^24) when
+        K * max|x| * max|w| allows it, else float32 on the weights split into 4-bit halves (w = 16 hi + lo),
+        else float64 (2^53). The activation offset is taken off the codes first, so zero padding stands for a
+        real zero (Conv2D's offset_x). Returns float64."""
+        x = q - self.offset_d
+        k = self.codes[0].numel()
+        ax, aw = float(x.abs().max()) if x.numel() else 0.0, float(self.codes.abs().max())
+        exact32 = torch.get_float32_matmul_precision() == "highest"
+        if exact32 and k * ax * aw < 2 ** 24:
+            acc = self.geometry.apply(x.to(F32), self.codes.to(F32)).to(F64)
+        elif exact32 and k * ax * 16 < 2 ** 24:
+            lo = torch.remainder(self.codes.to(F32), 16)            # 0..15
+            hi = (self.codes.to(F32) - lo) / 16                     # -8..7
+            xf = x.to(F32)
+            acc = 16 * self.geometry.apply(xf, hi).to(F64) + self.geometry.apply(xf, lo).to(F64)
+        else:
+            acc = self.geometry.apply(x.to(F64), self.codes.to(F64))
         if self.bias_codes is not None:
             acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
         return acc
@@ -117,12 +136,28 @@ class QuantLayer(LayerMode):
             sim.notes.append(msg)
             if msg not in self.overflow:
                 self.overflow.append(msg)
-        y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
         bits = f"int{self.act_bits}" if self.act_bits == self.wts_bits else f"a{self.act_bits}w{self.wts_bits}"
         what_if = "" if (self.act_bits, self.wts_bits) == (8, 8) else " (what-if)"
-        kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
-                  else f"AMCT fake-quant {bits}{what_if}")
+        if device and self.requant_to is not None:
+            y = self.requantize(acc)
+            kernel = f"AscendQuant fp16 + {bits} cube + AscendRequant{what_if}"
+        else:
+            y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
+            kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
+                      else f"AMCT fake-quant {bits}{what_if}")
         return y.to(io), io, bits, kernel
+
+    def requantize(self, acc: torch.Tensor) -> torch.Tensor:
+        """AscendRequant (RequantFusionPass): int32 straight to the next layer's codes with one fp32 scale
+        deq_scale / scale_next, offset added, ReLU as a clamp at the offset; returned as the real values those
+        codes stand for (the next layer divides them back). No fp16 rounding between the two layers."""
+        s_next, o_next, bits, relu = self.requant_to
+        lo, hi = int_range(bits)
+        req = self.geometry.channel_view(self.deq_scale / s_next, acc)
+        q = torch.clamp(torch.round(acc.to(F32) * req + o_next), lo, hi)
+        if relu:
+            q = torch.clamp(q, min=o_next)
+        return (q - o_next) * s_next
 
 
 @dataclass

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .builder import (TARGET, available, build, build_runtime, emulator_cflags, kernel_defines,  # noqa: F401
+from .builder import (TARGET, available, build, emulator_cflags, kernel_defines,  # noqa: F401
                       kernel_module, library)
 
 NAME = TARGET
 
 
 def build_state(spec, build_dir: Path) -> str:
-    from ...build import build_state as stamped
+    from ...toolchain.stamps import build_state as stamped
     return stamped(spec, Path(build_dir) / spec.snake, library(build_dir, spec))
 
 

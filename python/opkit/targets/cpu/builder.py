@@ -3,8 +3,7 @@
 Drives the CMake project cmake/workspace/CMakeLists.txt -- the same cmake/ modules as the repository's own
 CMakeLists.txt (one ``opkit_add_op()`` per op folder) -- with CMake + Ninja: nothing is rendered per op.
 Outputs: ``<build>/<op>/kernel_<tag>[_naive].so`` and ``<build>/<op>/build.json``; the torch side of every op
-is one library built once per torch version (``build_runtime``, opkit.registration). docs/architecture.md
-"Emulator target".
+is one library built once per torch version (opkit.registration). docs/architecture.md "Emulator target".
 """
 from __future__ import annotations
 
@@ -13,15 +12,16 @@ import json
 import re
 import shlex
 import shutil
-import sys
 from pathlib import Path
 
-from ...build import (STAMP, Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool,
-                      write_if_changed, write_stamp)
 from ...errors import BuildError, SpecError
 from ...lowering import lower
-from ...spec import DTYPES, OpSpec, dtype_names, load_spec
-from ...workspace import cmake_dir, emulator_include_dir, host_include_dir
+from ...opspec import DTYPES, OpSpec, dtype_names, load_spec
+from ...toolchain.cmake_project import configure
+from ...toolchain.files import write_if_changed
+from ...toolchain.stamps import STAMP, write_stamp
+from ...toolchain.tools import Log, compile_failure_message, default_jobs, ninja_exe, run_tool
+from ...workspace import emulator_include_dir, host_include_dir
 
 TARGET = "cpu"
 REGISTRY = "ops.json"    # every op this build folder has built, so a partial build keeps the others
@@ -38,12 +38,6 @@ def available() -> tuple[bool, str]:
 
 
 def library(build_dir: Path, spec: OpSpec) -> Path:
-    if spec.lang == "tbe":      # a TBE op registers from Python (opkit/tbe); the build writes a manifest
-        from ...tbe.register import manifest
-        return manifest(build_dir, spec)
-    if spec.lang == "cann":     # a CANN project op registers from Python too (opkit/cannproject)
-        from ...cannproject.register import manifest as cann_manifest
-        return cann_manifest(build_dir, spec)
     return Path(build_dir) / spec.snake / STAMP     # the op's build manifest: its modules sit next to it
 
 
@@ -65,7 +59,7 @@ def emulator_cflags() -> list[str]:
 
 def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log: Log = lambda s: None,
           verbose: bool = False, keep_going: bool = False, dtype=None, **options) -> None:
-    """Build ``specs`` into ``build_dir``. keep_going: build every op even if one fails; the BuildError
+    """Build the AscendC ops ``specs`` into ``build_dir`` (opkit/build.py routes other languages). keep_going: build every op even if one fails; the BuildError
     then carries ``failed_ops`` (snake -> message) and the ops that built are stamped as built.
     dtype: only these lead dtypes' kernel modules (the edit loop, `opkit build --dtype`); the op's other
     modules that this build made out of date are deleted, so a stale module is never loaded."""
@@ -77,20 +71,6 @@ def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log:
         raise BuildError(f"cannot build for target 'cpu' on this machine: {why}")
     build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
-    tbe = [s for s in specs if s.lang == "tbe"]
-    if tbe:                     # TBE ops: checked and run in Python, nothing to compile (docs/tbe.md)
-        from ...tbe.build import build as build_tbe
-        build_tbe(tbe, build_dir, log=log, target=TARGET)
-        specs = [s for s in specs if s.lang != "tbe"]
-        if not specs:
-            return
-    cann = [s for s in specs if s.lang == "cann"]
-    if cann:                    # CANN projects: their own host code and kernel, built per op (docs/cann.md)
-        from ...cannproject.build import build as build_cann
-        build_cann(cann, build_dir, log=log, target=TARGET)
-        specs = [s for s in specs if s.lang != "cann"]
-        if not specs:
-            return
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)     # one build per folder at a time (CLI, opkit.load, tests)
         _build_locked(specs, build_dir, jobs=jobs, log=log, verbose=verbose, keep_going=keep_going, dtypes=dtypes)
@@ -137,29 +117,10 @@ def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str], log: 
             log(f"removed the out-of-date {path.name} (a full `opkit build` makes it again)")
 
 
-def _configure(cmk: Path, build_dir: Path, op_dirs: list[str], *, keep_going: bool, verbose: bool, log: Log,
-               torch_library: bool = False) -> None:
-    """Configure cmake/workspace for these op folders (again only when the list or the options change: an
-    op.yaml edit re-runs the configure from Ninja by itself)."""
-    args = [f"-DPython3_EXECUTABLE={sys.executable}", f"-DOPKIT_OUTPUT_DIR={build_dir}",
-            f"-DOPKIT_OP_DIRS={';'.join(op_dirs)}", f"-DOPKIT_KEEP_GOING={'ON' if keep_going else 'OFF'}",
-            f"-DOPKIT_TORCH_LIBRARY={'ON' if torch_library else 'OFF'}", "-DCMAKE_BUILD_TYPE=Release"]
-    key = cmk / "opkit-configure.json"
-    if (cmk / "build.ninja").is_file() and key.is_file() and json.loads(key.read_text()) == args:
-        return
-    log(f"configuring {cmk}")
-    rc, out = run_tool([cmake_exe(), "-S", str(cmake_dir() / "workspace"), "-B", str(cmk), "-G", "Ninja",
-                        f"-DCMAKE_MAKE_PROGRAM={ninja_exe()}", *args], verbose=verbose, log=log)
-    if rc != 0:
-        key.unlink(missing_ok=True)
-        raise BuildError(f"CMake configure failed in {cmk}:\n{out[-6000:]}")
-    key.write_text(json.dumps(args))
-
-
 def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going, dtypes=None) -> None:
     cmk = build_dir / "_cmake"
     all_specs = _with_registry(build_dir, specs)
-    _configure(cmk, build_dir, [str(s.dir) for s in all_specs], keep_going=keep_going, verbose=verbose, log=log)
+    configure(cmk, build_dir, [str(s.dir) for s in all_specs], keep_going=keep_going, verbose=verbose, log=log)
 
     jobs = jobs or default_jobs()
     targets = _ninja_targets(specs, dtypes)
@@ -196,17 +157,6 @@ def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, k
     _save_registry(build_dir, all_specs)
     if "no work to do" in out:
         log("up to date")
-
-
-def build_runtime(out_dir: Path, *, jobs: int | None = None, log: Log = lambda s: None, verbose: bool = False) -> None:
-    """opkit's torch-side library (_opkit_torch, cmake/opkit_torch.cmake) into ``out_dir``: once per torch."""
-    out_dir = Path(out_dir).resolve()
-    cmk = out_dir / "_cmake"
-    _configure(cmk, out_dir, [], keep_going=False, verbose=verbose, log=log, torch_library=True)
-    rc, out = run_tool([ninja_exe(), "-C", str(cmk), f"-j{jobs or default_jobs()}", "opkit_torch"], verbose=verbose,
-                       log=log)
-    if rc != 0:
-        raise BuildError(f"building opkit's torch-side library failed (in {cmk}):\n{out[-6000:]}")
 
 
 def _up_to_date(cmk: Path, spec: OpSpec) -> bool:

@@ -33,8 +33,8 @@ def settings(soc: str | None, cann_root: Path | None):
 
 
 def _cxx11_abi() -> int:
-    from ...build import _torch_version
-    major_minor = tuple(int(x) for x in _torch_version().split("+")[0].split(".")[:2])
+    from ...toolchain.stamps import torch_version
+    major_minor = tuple(int(x) for x in torch_version().split("+")[0].split(".")[:2])
     if major_minor >= (2, 7):
         return 1        # torch >= 2.7 wheels use the C++11 ABI only
     import torch
@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
             builder._write(src / glue.PRELUDE, glue.render_prelude())
             return 0
         if argv[:1] == ["binding"] and len(argv) >= 4:
-            from ...spec import load_spec
+            from ...opspec import load_spec
             src, soc = Path(argv[1]), argv[2]
             specs = [load_spec(d) for d in argv[3:]]
             builder._write(src / "binding.cpp", glue.render_binding([glue.op_glue(x) for x in specs],

@@ -3,7 +3,8 @@
 # asc-devkit examples/01_simd_cpp_api/02_features/99_acl_based/00_acl_compilation/custom_op/). Used by the
 # repository's CMakeLists.txt (`cmake --preset cpu`) and by `opkit build` (cmake/workspace/CMakeLists.txt).
 #
-#   OPKIT_TARGET       cpu (the AscendC CPU emulator, default) | npu (CANN, found from ASCEND_HOME_PATH)
+#   OPKIT_TARGET       cpu (the AscendC CPU emulator, default: opkit_emulator.cmake) | npu (CANN, found from
+#                      ASCEND_HOME_PATH: opkit_npu.cmake) | <name> (cmake/opkit_<name>.cmake)
 #   OPKIT_OUTPUT_DIR   where <op>/kernel_<tag>[_naive].so and <op>/build.json go (default: the binary dir)
 #   OPKIT_KEEP_GOING   ON: a broken op folder becomes a target that fails at build time naming the op and
 #                      file:line, so `cmake --build ... -- -k 0` still builds every other op
@@ -82,11 +83,7 @@ function(opkit_add_op dir)
     return()        # TBE ops run from Python (docs/tbe.md); CANN-project ops (lang: cann) are built by their own
                     # host runner through `opkit build` (docs/cann.md)
   endif()
-  if(OPKIT_TARGET STREQUAL "cpu")
-    opkit_emulator_op("${dir}")
-  else()
-    opkit_npu_op("${dir}")
-  endif()
+  cmake_language(CALL opkit_${OPKIT_TOOLCHAIN}_op "${dir}")
 endfunction()
 
 # A broken op folder: the configure fails naming the op and its file:line, after every op was read (so one
@@ -107,8 +104,8 @@ endfunction()
 # Call once after the last opkit_add_op(): fails the configure when an op folder was broken; for the NPU,
 # adds the binding library over every op's kernels.
 function(opkit_check_ops)
-  if(OPKIT_TARGET STREQUAL "npu")
-    opkit_npu_finish()
+  if(COMMAND opkit_${OPKIT_TOOLCHAIN}_finish)
+    cmake_language(CALL opkit_${OPKIT_TOOLCHAIN}_finish)
   endif()
   set(broken ${OPKIT_BROKEN_OPS})
   list(REMOVE_ITEM broken "")
@@ -120,10 +117,19 @@ function(opkit_check_ops)
   endif()
 endfunction()
 
-include("${OPKIT_CMAKE_DIR}/opkit_emulator.cmake")
+# The target's toolchain: cmake/opkit_<toolchain>.cmake defines opkit_<toolchain>_op(<op folder>) and optionally
+# opkit_<toolchain>_finish() (after the last op); a new target adds its file here and nothing else.
+if(OPKIT_TARGET STREQUAL "cpu")
+  set(OPKIT_TOOLCHAIN emulator)
+else()
+  set(OPKIT_TOOLCHAIN ${OPKIT_TARGET})
+endif()
+if(NOT EXISTS "${OPKIT_CMAKE_DIR}/opkit_${OPKIT_TOOLCHAIN}.cmake")
+  message(FATAL_ERROR "opkit: OPKIT_TARGET=${OPKIT_TARGET}: no ${OPKIT_CMAKE_DIR}/opkit_${OPKIT_TOOLCHAIN}.cmake")
+endif()
 include("${OPKIT_CMAKE_DIR}/opkit_torch.cmake")
+include("${OPKIT_CMAKE_DIR}/opkit_${OPKIT_TOOLCHAIN}.cmake")
 if(OPKIT_TARGET STREQUAL "npu")
-  include("${OPKIT_CMAKE_DIR}/opkit_npu.cmake")
   if(OPKIT_NPU_RENDER)
     # What `opkit build --target npu` passes, found by opkit's NPU target (SoC, torch and torch_npu folders),
     # and the glue it renders (the kernel prelude now, the binding after the last op: opkit_npu_finish).
@@ -132,6 +138,4 @@ if(OPKIT_TARGET STREQUAL "npu")
     include("${CMAKE_BINARY_DIR}/opkit_npu_settings.cmake")
   endif()
   _opkit_npu_toolchain()
-elseif(NOT OPKIT_TARGET STREQUAL "cpu")
-  message(FATAL_ERROR "opkit: OPKIT_TARGET=${OPKIT_TARGET}: expected cpu or npu")
 endif()

@@ -27,6 +27,9 @@ from .app import cli, err, out
 @click.option("--batch-size", type=int, default=64, show_default=True, help="evaluation batch size")
 @click.option("--transform", default=None, help="pkg.module:fn applied to folder samples (as opkit eval)")
 @click.option("--no-search", is_flag=True, help="skip the searches (strategy table, table, fusions, overflow only)")
+@click.option("--quant-matmul", is_flag=True,
+              help="what-if: also quantize function-level matmuls (a @ b) in every INT8 row (AMCT's PyTorch flow "
+                   "quantizes modules only)")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None, help="write the report as JSON")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
               help="write the report as HTML (weight and activation plots)")
@@ -38,7 +41,7 @@ from .app import cli, err, out
               help="write fusion_switch.cfg with PassName:off for the fusions that hurt")
 @click.option("--fail-on-miss", is_flag=True, help="exit 1 when nothing meets --target-drop")
 def quant(model, calib, data, config, policy, target_drop, fusion_result, chip, batch_size, transform, no_search,
-          json_out, html_out, amct_config_out, record_out, fusion_switch_out, fail_on_miss):
+          quant_matmul, json_out, html_out, amct_config_out, record_out, fusion_switch_out, fail_on_miss):
     """What AMCT post-training quantization and ATC conversion make of MODEL, simulated on the CPU: labelled
     top-1 of FP32, fp16 and INT8 variants, per-layer table, sensitivity and the smallest fix that meets
     --target-drop (verified by a rerun), strategy table, fusions, fp16 overflow.
@@ -61,7 +64,8 @@ def quant(model, calib, data, config, policy, target_drop, fusion_result, chip, 
     ds = load_dataset(data, transform)
     with err.status("opkit quant ...") as status:
         rep = quantize(m, calib, ds, transform=transform, config=config, policy=policy, target_drop=target_drop, fusion_result=fusion_result,
-                       chip=chip, batch_size=batch_size, search=not no_search, log=status.update)
+                       chip=chip, batch_size=batch_size, search=not no_search, quant_matmul=quant_matmul,
+                       log=status.update)
     out.print(str(rep), markup=False, soft_wrap=True)
     if amct_config_out:
         out.print(f"amct config: {rep.write_amct_config(amct_config_out)}", markup=False)

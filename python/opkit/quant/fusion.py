@@ -23,7 +23,7 @@ atlasatcparam_16_0053): one ``PassName:off`` per line.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -142,12 +142,12 @@ class SplitBiasConv(FloatConv):
 
         def conv(x, w):
             return self.geometry.apply(x, w)
-        y, io, label, _ = sim._execute(self.op_type, conv, (x, self.weight), {}, layer=self.name)
+        y, io, label, _ = sim.execute(self.op_type, conv, (x, self.weight), {}, layer=self.name)
         b = self.geometry.channel_view(self.bias, y)
 
         def add(a, c):
             return a + c
-        out, io, _, _ = sim._execute("add", add, (y, b), {})
+        out, io, _, _ = sim.execute("add", add, (y, b), {})
         return out, io, label, "conv (fp16 out) + bias as an fp16 add"
 
 

@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
-from ..accuracy.simulate import STRUCTURAL, module_op_type, op_name
+from ..accuracy.simulate import STRUCTURAL, atomic_modules, op_name
 
 CONV_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
 BN_TYPES = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
@@ -29,18 +29,14 @@ class ModelGraph:
     not_paired: dict[str, str] = field(default_factory=dict)   # BatchNorm path -> why it cannot be folded
     chains: dict[str, tuple[str, bool]] = field(default_factory=dict)   # layer -> (next layer, through ReLU)
     calls: Counter = field(default_factory=Counter)            # module path -> calls in one forward
+    matmuls: list[str] = field(default_factory=list)           # function-level matmul calls: "matmul#<k>"
     order: list[str] = field(default_factory=list)             # atomic module paths in call order
 
 
 def read_graph(model: nn.Module, inputs: tuple) -> ModelGraph:
     g = ModelGraph()
     mods = dict(model.named_modules())
-    atomic: dict[str, nn.Module] = {}
-    for name, m in mods.items():
-        if any(name.startswith(a + ".") for a in atomic) or (name and "" in atomic):
-            continue
-        if name and module_op_type(m) is not None:
-            atomic[name] = m
+    atomic = {name: m for name, (m, _) in atomic_modules(model).items() if name}
     names = {id(m): n for n, m in mods.items()}
     producer: dict[int, str] = {}              # tensor id -> module path, or "relu-fn"
     relu_in: dict[int, int] = {}               # output id of a function-level relu -> its input id
@@ -70,11 +66,21 @@ def read_graph(model: nn.Module, inputs: tuple) -> ModelGraph:
             keep.append(out)
         keep.extend(tensors(args))
 
+    fn_calls: Counter = Counter()
+
     class Uses(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
             name = op_name(func)
+            floats = any(isinstance(t, torch.Tensor) and t.is_floating_point()
+                         for t in list(args) + list(kwargs.values()))
+            if depth[0] == 0 and name not in STRUCTURAL and floats and not (name.endswith("_") and
+                                                                              not name.endswith("__")):
+                # counted as the engine counts function-level calls (simulate.py ``functions`` keys)
+                if name == "matmul" and len(args) >= 2 and all(isinstance(t, torch.Tensor) for t in args[:2]):
+                    g.matmuls.append(f"matmul#{fn_calls[name]}")
+                fn_calls[name] += 1
             if depth[0] == 0 and name not in STRUCTURAL:
                 for t in tensors(list(args) + list(kwargs.values())):
                     consumers[id(t)].append(f"fn:{name}")

@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 
 from ..accuracy.policy import FP32 as FP32_ENTRY
-from .modes import FloatConv, FoldedBatchNorm, QuantLayer
+from .modes import FloatConv, FoldedBatchNorm, QuantLayer, fold_bn
 
 FP16_MAX = 65504.0
 
@@ -116,16 +116,13 @@ def _apply_fix(s, v, how):
     v2.name = f"{v.name}+fix"
     if kind == "eps":
         model = copy.deepcopy(s.model)
-        dict(model.named_modules())[target].eps = value
-        conv = next((n for n, m in v.layers.items() if isinstance(m, FoldedBatchNorm) and n == target), None)
-        if conv is not None:                              # refold with the new eps
-            from .modes import fold_bn
-            into = v.layers[target].into
-            mode = v2.layers[into]
-            mods = dict(model.named_modules())
-            if isinstance(mode, FloatConv):
-                w, b = fold_bn(mods[into].weight, mods[into].bias, mods[target])
-                v2.layers[into] = FloatConv(into, mode.geometry, w, b, mode.folded_bn, mode.by)
+        mods = dict(model.named_modules())
+        mods[target].eps = value
+        bn = v.layers.get(target)
+        if isinstance(bn, FoldedBatchNorm) and isinstance(v.layers.get(bn.into), FloatConv):   # refold
+            mode = v.layers[bn.into]
+            w, b = fold_bn(mods[bn.into].weight, mods[bn.into].bias, mods[target])
+            v2.layers[bn.into] = FloatConv(bn.into, mode.geometry, w, b, mode.folded_bn, mode.by)
     elif kind == "unfold":
         mode = v.layers[target]
         v2.layers.pop(target, None)

@@ -53,7 +53,8 @@ class QuantReport:
         return self.config.write(path)
 
     def write_record(self, path) -> Path:
-        return write_record(self.records, path)
+        """AMCT's record file for the recommended config (module layers only: AMCT has no entry for a matmul)."""
+        return write_record({n: r for n, r in self.records.items() if "#" not in n}, path)
 
     def write_fusion_switch(self, path) -> Path:
         from .fusion import write_fusion_switch
@@ -172,7 +173,7 @@ def text(rep: QuantReport) -> str:
                       f"{' + ' + str(len(b.per_channel)) + ' per-channel' if b.per_channel else ''}: top-1 "
                       f"{b.top1:.2f}%" if b else "nothing tried"))
     verdict = ("meets the target" if r["meets_target"] else
-               f"NOTHING MEETS THE TARGET of {rep.target_drop:g} points: best found below")
+               f"NOTHING MEETS THE TARGET of {rep.target_drop:g} points: the best found")
     out.append(f"recommend ({r['found_by']}): float {', '.join(r['float_layers']) or '(none)'} -> top-1 "
                f"{r['top1']:.2f}% (drop {r['drop']:+.2f}), {verdict}; verified by a recalibrated rerun: "
                f"{'yes' if r['verified'] else 'no'}")
@@ -251,6 +252,7 @@ def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12)
         a = acts.get(name)
         if a is not None:
             axes[2].hist(a.flatten().numpy(), bins=100, log=True, color="gray")
+            axes[2].set_ylim(bottom=0.8)
             for b, lab in ((q.clip[0], "clip min"), (q.clip[1], "clip max")):
                 axes[2].axvline(b, color="red", lw=0.8)
             axes[2].set_title(f"input activations, clip [{q.clip[0]:.3g}, {q.clip[1]:.3g}]", fontsize=9)

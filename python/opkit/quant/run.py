@@ -13,15 +13,14 @@ import dataclasses
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Callable
 
 import torch
 import torch.nn as nn
 
-from ..accuracy.layers import compare_runs, metrics, summary
-from ..accuracy.policy import FP32 as FP32_ENTRY, Policy, load_policy
+from ..accuracy.layers import compare_runs, summary
+from ..accuracy.policy import Policy, load_policy
 from ..accuracy.simulate import Simulator
 from ..errors import OpkitError
 from .calibrate import calibrate
@@ -44,10 +43,11 @@ class Session:
     """What one quantize() run shares: the model, its graph, data, the FP32 reference and the scorer."""
 
     def __init__(self, model: nn.Module, calib: torch.Tensor, data, deploy: Deploy, table_x: torch.Tensor,
-                 batch_size: int, workers: int, log: Callable[[str], None]):
+                 batch_size: int, workers: int, log: Callable[[str], None], quant_matmul: bool = False):
         self.model, self.calib, self.data, self.deploy = model, calib, data, deploy
         self.table_x, self.batch_size, self.workers, self.log = table_x, batch_size, workers, log
         self.graph: ModelGraph = read_graph(model, (calib[:2],))
+        self.matmuls = list(self.graph.matmuls) if quant_matmul else []
         _, self.ref = Simulator(None).run(model, (table_x,))
         self._records: dict[str, dict] = {}
         self._scores: dict[str, tuple[float, float]] = {}
@@ -57,15 +57,18 @@ class Session:
 
     # -- variants -------------------------------------------------------------------------------------------
     def records(self, config: QuantConfig) -> dict:
-        key = hashlib.sha256(json.dumps(config.to_json(only_enabled=True), sort_keys=True).encode()).hexdigest()
+        key = hashlib.sha256(json.dumps([config.to_json(only_enabled=True), self.matmuls],
+                                        sort_keys=True).encode()).hexdigest()
         if key not in self._records:
             self.log(f"calibration: {len(config.quant_layers)} layer(s), batch_num {config.batch_num}")
-            self._records[key] = calibrate(self.model, self.calib, config, self.graph, self.log)
+            self._records[key] = calibrate(self.model, self.calib, config, self.graph, self.log,
+                                           matmuls=self.matmuls)
         return self._records[key]
 
     def variant(self, config: QuantConfig, name: str, records: dict | None = None, conv_bn: bool | None = None,
                 requant: bool | None = None) -> QuantVariant:
-        recs = records if records is not None else (self.records(config) if config.quant_layers else {})
+        recs = records if records is not None else (self.records(config) if config.quant_layers or self.matmuls
+                                                    else {})
         v = build_variant(self.model, config, recs, self.graph,
                           atc_conv_bn=self.deploy.conv_bn if conv_bn is None else conv_bn,
                           requant=self.deploy.requant if requant is None else requant, name=name)
@@ -96,12 +99,10 @@ class Session:
     def top1(self, v) -> float:
         return self.score([v])[v.name][0]
 
-    def rows(self, v: QuantVariant | None, layer_overrides=None):
+    def rows(self, v: QuantVariant | None):
         """Per-layer rows of ``v`` vs FP32 on the fixed batch. A conv with a BatchNorm folded into it is one op on
         the device: its row is compared with the FP32 BatchNorm's output."""
         sim = v.simulator(self.deploy.policy) if v is not None else Simulator(self.deploy.policy, naive=False)
-        if layer_overrides:
-            sim.layer_overrides.update(layer_overrides)
         out, recs = sim.run(self.model, (self.table_x,))
         layers = v.layers if v is not None else {}
         folded = {m.into: bn for bn, m in layers.items() if isinstance(m, FoldedBatchNorm)}
@@ -169,6 +170,7 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
              target_drop: float = 0.5, *, fusion_result=None, chip: str = "ascend910b", batch_size: int = 64,
              transform=None,
              workers: int = 1, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
+             quant_matmul: bool = False,
              log: Callable[[str], None] | None = None) -> QuantReport:
     """Simulate AMCT PTQ + ATC conversion of ``model`` on the CPU and find what meets ``target_drop``.
 
@@ -201,7 +203,10 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
     deploy = Deploy(pol, conv_bn=F.took_effect(fr, (F.CONV_BN,)) is not False,
                     requant=F.took_effect(fr, F.REQUANT_NAMES) is not False)
     notes: list[str] = []
-    s = Session(model, x_calib, ds, deploy, x_data.float(), batch_size, workers, log)
+    s = Session(model, x_calib, ds, deploy, x_data.float(), batch_size, workers, log, quant_matmul)
+    if s.matmuls:
+        notes.append(f"what-if: {len(s.matmuls)} function-level matmul call(s) in INT8 in every INT8 row "
+                     f"({', '.join(s.matmuls)}); AMCT's PyTorch flow quantizes modules, not these")
 
     # -- the base config -----------------------------------------------------------------------------------
     if config is None:
@@ -267,7 +272,7 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
     # -- verification: the written config recalibrated and rerun ----------------------------------------------
     log("verifying the recommendation: recalibrated from its config and rerun")
     rec_cfg_again = parse_config(rec_cfg.to_json(), model, "recommended config")
-    rec_records = calibrate(model, x_calib, rec_cfg_again, s.graph, log)
+    rec_records = calibrate(model, x_calib, rec_cfg_again, s.graph, log, matmuls=s.matmuls)
     v_rec = s.variant(rec_cfg_again, "recommended", rec_records)
     rec_fix = _fix_recommended(s, v_rec, rec_cfg_again, log)
     if rec_fix:
@@ -276,26 +281,27 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
         notes.append(f"the recommended deployment overflowed at {rec_fix['layer']} ({rec_fix['cause']}); "
                      f"applied: {rec_fix['fix']}")
     rec_top1, rec_top5 = s.score([v_rec])["recommended"]
-    verified = fp32_top1 - rec_top1 <= target_drop + 1e-9
+    found = win.ok if win is not None else fp32_top1 - base_top1 <= target_drop + 1e-9
+    verified = found and fp32_top1 - rec_top1 <= target_drop + 1e-9      # the rerun holds what the search found
 
     # -- the strategy table ------------------------------------------------------------------------------------
     log("strategy table")
-    strat = {"fp32": (FP32, None), "fp16": (v_fp16, None)}
+    strat = {"fp32": FP32, "fp16": v_fp16}
     amct_default = default_config(model, batch_num=base.batch_num).with_float(shared)
     v_default = v_base if base_name == "int8-default" else s.variant(amct_default, "int8-default")
-    strat["int8-default"] = (v_default, None)
+    strat["int8-default"] = v_default
     if base_name == "int8-config":
-        strat["int8-config"] = (v_base, None)
-    strat["int8-per-channel"] = (s.variant(base.with_channel_wise(True), "int8-per-channel"), None)
-    strat["int8-per-layer"] = (s.variant(base.with_channel_wise(False), "int8-per-layer"), None)
-    ends = [n for n in base.quant_layers]
+        strat["int8-config"] = v_base
+    strat["int8-per-channel"] = s.variant(base.with_channel_wise(True), "int8-per-channel")
+    strat["int8-per-layer"] = s.variant(base.with_channel_wise(False), "int8-per-layer")
+    ends = base.quant_layers
     fl = [ends[0], ends[-1]] if len(ends) > 1 else ends
-    strat["int8-first-last-float"] = (s.variant(base.with_float(fl), "int8-first-last-float"), None)
-    strat["recommended"] = (v_rec, None)
-    scores = s.score([v for v, _ in strat.values()])
+    strat["int8-first-last-float"] = s.variant(base.with_float(fl), "int8-first-last-float")
+    strat["recommended"] = v_rec
+    scores = s.score(list(strat.values()))
     ops = profile_ops(model, x_calib[:1])
     table = []
-    for name, (v, _) in strat.items():
+    for name, v in strat.items():
         t1, t5 = scores[name]
         if name == "fp32":
             mem, lat, floats = fp32_bytes(model), latency(ops, None, chip, fp32=True), list(base.layers)
@@ -318,7 +324,7 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
         records=rec_records, base_records=records,
         recommend={"float_layers": v_rec.float_layers,
                    "channel_wise": {n: rec_cfg_again.layers[n].channel_wise for n in v_rec.quantized},
-                   "top1": rec_top1, "top5": rec_top5, "drop": fp32_top1 - rec_top1, "meets_target": verified,
+                   "top1": rec_top1, "top5": rec_top5, "drop": fp32_top1 - rec_top1, "meets_target": found,
                    "verified": verified, "search_top1": win.top1 if win else base_top1,
                    "skip_fusion_layers": list(rec_cfg_again.skip_fusion_layers),
                    "atc_fusions_off": ["ConvBatchnormFusionPass"] if rec_fix else [],
@@ -370,9 +376,9 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
     from . import fusion as F
     rows = []
 
-    def compare(on: QuantVariant, off: QuantVariant, layers: list[str], extra_off=None):
+    def compare(on: QuantVariant, off: QuantVariant, layers: list[str]):
         r_on, _ = s.rows(on)
-        r_off, _ = s.rows(off) if extra_off is None else _rows_with(s, off, extra_off)
+        r_off, _ = s.rows(off)
         pick = lambda rs: [r for r in rs if r.name.split("#")[0] in layers]        # noqa: E731
         cos = lambda rs: min((r.cosine for r in pick(rs) if r.cosine is not None), default=None)  # noqa
         nf = lambda rs: max((r.nonfinite for r in rs), default=0.0)               # noqa: E731
@@ -393,14 +399,12 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
                        f"top-1 {row.top1_fused:.2f}% fused vs {row.top1_unfused:.2f}% unfused")
         rows.append(row)
 
-    # ATC ConvBatchnormFusionPass on the fp16 deployment (and the float convs of the recommended one)
+    # ATC ConvBatchnormFusionPass on the fp16 deployment (when it takes effect there)
     folded = [n for n, m in v_fp16.layers.items() if isinstance(m, FloatConv) and "ATC" in m.by]
     if folded:
         log("fusion: ConvBatchnormFusionPass on/off")
-        on = v_fp16 if s.deploy.conv_bn else s.float_variant("fp16+convbn", conv_bn=True)
-        off = s.float_variant("fp16-no-convbn", conv_bn=False) if s.deploy.conv_bn else v_fp16
-        bns = [v_fp16.layers[n].folded_bn for n in folded] if s.deploy.conv_bn else [s.graph.pairs[n] for n in folded]
-        c = compare(on, off, folded + bns)
+        on, off = v_fp16, s.float_variant("fp16-no-convbn", conv_bn=False)
+        c = compare(on, off, folded + [v_fp16.layers[n].folded_bn for n in folded])
         row = F.FusionRow(F.CONV_BN, folded, True, *c, in_fusion_result=F.describe_in_result(fr, (F.CONV_BN,)),
                           remedy="fusion_switch.cfg ConvBatchnormFusionPass:off, or a larger BatchNorm eps")
         finish(row, on, off)
@@ -440,18 +444,25 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
     return rows
 
 
-def _rows_with(s: Session, v, overrides):
-    return s.rows(v, overrides)
-
 
 def _fix_recommended(s: Session, v: QuantVariant, cfg: QuantConfig, log) -> dict | None:
     """If the recommended deployment goes non-finite and a config-level fix (the fold off: skip_fusion_layers in
     the AMCT config, ConvBatchnormFusionPass off for ATC) verifies, the recommendation with that fix."""
     from .overflow import trace_overflow
     found = trace_overflow(s, {"recommended": v}, log)
-    if not found or not found[0]["fix"].startswith(("skip_fusion_layers", "ConvBatchnormFusionPass off")):
+    if not found:
         return None
     f = found[0]
+    # the config-level fix (the fold off), when it leaves nothing non-finite and costs no top-1 -- even if the
+    # recommendation as a whole misses the target
+    probe = copy.copy(v)
+    probe.name = "recommended (before the overflow fix)"      # not cached under the final variant's name
+    before = s.top1(probe)
+    fix = next((x for x in f["fixes"] if x["fix"].startswith(("skip_fusion_layers", "ConvBatchnormFusionPass off"))
+                and x["nonfinite"] == 0 and (x["top1"] is None or x["top1"] >= before - 1e-9)), None)
+    if fix is None:
+        return None
+    f["fix"] = fix["fix"]
     conv = f["layer"] if f["layer"] in s.graph.pairs else \
         next((c for c, b in s.graph.pairs.items() if b == f["layer"]), f["layer"])
     fixed = cfg.copy()

@@ -10,7 +10,7 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 from .. import roofline
-from ..accuracy.simulate import STRUCTURAL, module_op_type, op_name
+from ..accuracy.simulate import STRUCTURAL, atomic_modules, op_name
 from .modes import FloatConv, FoldedBatchNorm, QuantLayer
 
 CUBE = ("conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "addmm")
@@ -50,13 +50,7 @@ def _macs(m: nn.Module, out: torch.Tensor) -> int:
 def profile_ops(model: nn.Module, sample: torch.Tensor) -> list[Op]:
     """The ops of one forward on ``sample`` (a batch of one), in call order."""
     ops: list[Op] = []
-    atomic = {}
-    for name, m in model.named_modules():
-        if any(name.startswith(a + ".") for a in atomic) or (name and "" in atomic):
-            continue
-        t = module_op_type(m)
-        if t is not None:
-            atomic[name] = (m, t)
+    atomic = atomic_modules(model)
     depth = [0]
 
     def pre(name):

@@ -25,7 +25,7 @@ from ..errors import OpkitError
 from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
-from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, fold_bn
+from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
 from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
 
 ATC_CONV_BN = "ConvBatchnormFusionPass"
@@ -52,6 +52,7 @@ class QuantVariant:
     records: dict[str, LayerRecord]
     layers: dict[str, LayerMode] = field(default_factory=dict)
     layer_overrides: dict[str, Entry] = field(default_factory=dict)   # layer -> Entry (kept in FP32 ...)
+    functions: dict[str, LayerMode] = field(default_factory=dict)     # "matmul#k" -> QuantMatmul (what-if)
     notes: list[str] = field(default_factory=list)
     name: str = "int8"
     policy: str | None = "cann-force-fp16"    # the precision policy around the quantized layers (ATC's default)
@@ -106,7 +107,8 @@ class QuantVariant:
     def simulator(self, policy: str | Policy | None = "cann-force-fp16", naive: bool = False,
                   overrides: dict | None = None) -> Simulator:
         pol = load_policy(policy) if isinstance(policy, str) else policy
-        return Simulator(pol, overrides, naive=naive, layers=self.layers, layer_overrides=self.layer_overrides)
+        return Simulator(pol, overrides, naive=naive, layers=self.layers, layer_overrides=self.layer_overrides,
+                         functions=self.functions)
 
     def weight_bytes(self, model: nn.Module) -> int:
         """Bytes of weights as deployed: integer codes (packed to their bit width) + int32 bias + fp32 scales for
@@ -161,6 +163,9 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
         v.layers[lname] = QuantLayer(lname, geo, codes.to(torch.int8 if r.wts_bits <= 8 else torch.int16),
                                      scale_w, float(r.scale_d), int(r.offset_d), r.act_bits, r.wts_bits,
                                      bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max))
+    for key, r in records.items():            # function-level matmuls (what-if): "matmul#k"
+        if key.startswith("matmul#"):
+            v.functions[key] = QuantMatmul(key, r.scale_d, r.offset_d, r.scale_w[0], r.act_bits)
     if atc_conv_bn:
         add_atc_conv_bn(v, model, graph, skip=folded_by_amct)
     if requant:

@@ -62,8 +62,10 @@ namespace opkit_emu::debug_print {
 template <class... A>
 inline void printf(const char* fmt, A&&... a) {
 #if !(defined(ASCENDC_DUMP) && ASCENDC_DUMP == 0)
-  if constexpr (sizeof...(A) == 0) std::fputs(fmt, stdout);
-  else std::printf(fmt, a...);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-security"  // the kernel's own format string, as with printf
+  std::printf(fmt, a...);
+#pragma GCC diagnostic pop
 #endif
 }
 template <class... A>

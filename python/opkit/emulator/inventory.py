@@ -2,7 +2,7 @@
 
 Run on demand with a local copy of CANN's public asc-devkit repository (never vendored here):
 
-    python -m opkit.emulator.inventory --asc-devkit PATH [--write-docs]
+    python -m opkit.emulator.inventory --asc-devkit PATH [--sources DIR ...] [--write-docs] [--list]
 
 It reads the public headers (`include/basic_api/*.h` and the few `impl/` headers whose names CANN's own
 kernels use), resolves their preprocessor conditionals for the chip (`g++ -E`, __NPU_ARCH__ 2201 = A2),
@@ -16,7 +16,9 @@ against the emulator by compiling one probe per name or overload against `kernel
   "not supported on the emulator: NAME (see docs/emulator.md)";
 - missing: none of the above.
 
-`--write-docs` replaces the table between the inventory markers of docs/emulator.md.
+`--sources` also reads local copies of CANN's own sample and op repositories and counts, for each name, the
+kernels that use it (inventory_usage.py), so the table says how many of the names CANN's kernels use are
+implemented. `--write-docs` replaces the table between the inventory markers of docs/emulator.md.
 """
 from __future__ import annotations
 
@@ -419,6 +421,11 @@ _NTTP = {"TPosition": "TPosition::VECIN", "QuePosition": "TPosition::VECIN", "Ha
 
 # type aliases CANN's classes declare and use in their members' signatures
 _CLASS_TYPES = {"PrimType": "float", "TTagType": "int32_t"}
+# Template type parameters that stand for a queue or buffer pool, not an element type: the probe passes one.
+_QUEUE = "AscendC::TQue<AscendC::TPosition::VECIN, 1>"
+_POOL = "AscendC::TBufPool<AscendC::TPosition::VECCALC>"
+_PROBE_TYPES = {"TPipe::InitBuffer": {"T": _QUEUE}, "TBufPool::InitBuffer": {"T": _QUEUE},
+                "TPipe::InitBufPool": {"T": _POOL, "U": _POOL}, "TBufPool::InitBufPool": {"T": _POOL, "U": _POOL}}
 
 
 def _tparams(template: str) -> list[tuple[str, str, bool, bool]]:
@@ -495,7 +502,7 @@ def probe_line(d: Decl) -> str:
             otargs = "<>"
         ovalues.update(_CLASS_TYPES)
         targs, values = _targs(d.template, " ".join(d.params))
-        values = {**ovalues, **values}
+        values = {**ovalues, **values, **_PROBE_TYPES.get(d.name, {})}
         args = ", ".join(f"std::declval<{_subst(_strip_declarator(p), values)}>()" for p in d.params)
         cls = f"{q}{owner}{otargs}"
         if member == owner:
@@ -583,28 +590,46 @@ def commit_of(root: Path) -> str:
     return r.stdout.strip() or "(not a git checkout)"
 
 
-def coverage_markdown(decls: list[Decl], status: list[str], source: str) -> str:
-    """The coverage table (counts per header) and the list of what is missing, as markdown."""
+def coverage_markdown(decls: list[Decl], status: list[str], source: str, uses: list[set[str]] | None = None,
+                      used_by: str = "") -> str:
+    """The coverage table (counts per header) and the list of what is missing, as markdown. With `uses` (the
+    kernels of CANN's sample/op repositories using each declaration, inventory_usage.py), each header also
+    says how many of the names those kernels use are implemented, and the missing list is ordered by use."""
     per: dict[str, Counter] = defaultdict(Counter)
-    missing: dict[str, list[str]] = defaultdict(list)
-    for d, s in zip(decls, status):
+    missing: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for i, (d, s) in enumerate(zip(decls, status)):
         per[d.header][s] += 1
+        u = uses[i] if uses else set()
+        if u:
+            per[d.header]["used"] += 1
+            per[d.header]["used " + s] += 1
         if s == "missing":
-            missing[d.header].append(label(d))
-    total = Counter(status)
+            missing[d.header][label(d)] |= u
+    total = sum(per.values(), Counter())
+    done = lambda c: c["used implemented"] + c["used documented difference"]  # noqa: E731
     lines = [f"Source: CANN's public headers at {source}, A2 view (`__NPU_ARCH__` 2201). One row per header; a "
              "function counts once per overload, a class once plus once per public member, an enum once plus "
-             "once per value.", "",
-             "| header | implemented | documented difference | rejected | missing |", "|---|---|---|---|---|"]
+             "once per value."]
+    head = "| header | implemented | documented difference | rejected | missing |"
+    if uses is not None:
+        lines += ["", f"Used by CANN's samples/op repos ({used_by}): **{done(total)} implemented of "
+                  f"{total['used']} used** ({total['used rejected']} rejected: cube side or not on A2; "
+                  f"{total['used missing']} missing). The last column counts, per header, the names at least one "
+                  "of those kernels uses (docs/emulator.md, \"Which names CANN's kernels use\")."]
+        head += " used by CANN's kernels: implemented of used |"
+    lines += ["", head, "|---|---|---|---|---|" + ("---|" if uses is not None else "")]
     for h in sorted(per):
         c = per[h]
-        lines.append(f"| `{h}` | {c['implemented']} | {c['documented difference']} | {c['rejected']} | {c['missing']} |")
-    lines.append(f"| **all** | **{total['implemented']}** | **{total['documented difference']}** | "
-                 f"**{total['rejected']}** | **{total['missing']}** |")
-    lines += ["", "Missing, by header (each is a compile error naming it, not a silent difference):", ""]
+        row = f"| `{h}` | {c['implemented']} | {c['documented difference']} | {c['rejected']} | {c['missing']} |"
+        lines.append(row + (f" {done(c)} of {c['used']} |" if uses is not None else ""))
+    row = (f"| **all** | **{total['implemented']}** | **{total['documented difference']}** | "
+           f"**{total['rejected']}** | **{total['missing']}** |")
+    lines.append(row + (f" **{done(total)} of {total['used']}** |" if uses is not None else ""))
+    lines += ["", "Missing, by header (each is a compile error naming it, not a silent difference)"
+              + ("; in brackets, how many of CANN's kernels use it, most used first:" if uses is not None else ":"), ""]
     for h in sorted(missing):
-        names = sorted(set(missing[h]))
-        lines.append(f"- `{h}`: " + ", ".join(f"`{n}`" for n in names))
+        names = sorted(missing[h].items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        lines.append(f"- `{h}`: " + ", ".join(f"`{n}`" + (f" ({len(u)})" if u else "") for n, u in names))
     return "\n".join(lines)
 
 
@@ -620,6 +645,9 @@ def write_docs(doc: Path, table: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m opkit.emulator.inventory", description=__doc__.split("\n")[0])
     ap.add_argument("--asc-devkit", type=Path, required=True, help="a local copy of CANN's asc-devkit repository")
+    ap.add_argument("--sources", type=Path, nargs="*", default=None, metavar="DIR",
+                    help="local copies of CANN's sample / op repositories (and asc-devkit, for its examples): "
+                         "count which names their kernels use")
     ap.add_argument("--list", action="store_true", help="print every declaration and its status")
     ap.add_argument("--write-docs", type=Path, nargs="?", const=Path(__file__).resolve().parents[3] / "docs" / "emulator.md",
                     help="replace the coverage table in docs/emulator.md (or the file given)")
@@ -627,16 +655,44 @@ def main(argv: list[str] | None = None) -> int:
     root = args.asc_devkit
     if not (root / "include" / "basic_api").is_dir():
         ap.error(f"--asc-devkit {root}: no include/basic_api here; pass a checkout of CANN's asc-devkit repository")
+    for src in args.sources or ():
+        if not src.is_dir():
+            ap.error(f"--sources {src}: not a directory")
     decls = read_cann(root)
     status = classify(decls)
+    uses, used_by = None, ""
+    if args.sources is not None:
+        uses, used_by = usage(decls, args.sources)
     if args.write_docs:
-        write_docs(args.write_docs, coverage_markdown(decls, status, f"asc-devkit {commit_of(root)}"))
+        write_docs(args.write_docs, coverage_markdown(decls, status, f"asc-devkit {commit_of(root)}", uses, used_by))
     if args.list:
-        for d, s in zip(decls, status):
-            print(f"{s}\t{d.header}\t{d.kind}\t{d.scope}\t{label(d)}")
+        for i, (d, s) in enumerate(zip(decls, status)):
+            used = f"\t{len(uses[i])}" if uses is not None else ""
+            print(f"{s}\t{d.header}\t{d.kind}\t{d.scope}\t{label(d)}{used}")
     counts = Counter(status)
     print(", ".join(f"{counts[s]} {s}" for s in STATUSES), file=sys.stderr)
+    if uses is not None:
+        used = Counter(s for s, u in zip(status, uses) if u)
+        print(f"used by CANN's kernels ({used_by}): "
+              f"{used['implemented'] + used['documented difference']} implemented of {sum(used.values())} used, "
+              f"{used['rejected']} rejected, {used['missing']} missing", file=sys.stderr)
     return 0
+
+
+def usage(decls: list[Decl], sources: list[Path]) -> tuple[list[set[str]], str]:
+    """Which kernels of the source checkouts use each declaration, and a one-line description of the sources."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from . import inventory_usage
+
+    found = {src: inventory_usage.kernels(src) for src in sources}
+    every = {name: files for k in found.values() for name, files in k.items()}
+    with Progress(transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task("reading CANN's kernels", total=len(every))
+        uses = inventory_usage.scan(decls, every, progress=lambda: bar.advance(task))
+    desc = ", ".join(f"{src.name} {commit_of(src)} ({len(found[src])})" for src in sources)
+    return uses, f"{len(every)} kernels: {desc}"
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ def test_refuses_a_directory_that_is_not_asc_devkit(tmp_path):
     assert r.returncode == 2 and "no include/basic_api here" in r.stderr
 
 
-# ---- which names CANN's kernels use (inventory_usage.py), on a small tree in the ops-repository layout ----
+# ---- which names CANN's kernels use (inventory/usage.py), on a small tree in the ops-repository layout ----
 KERNEL_FOO = """
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -139,13 +139,13 @@ def ops(tmp_path_factory):
 
 
 def test_kernels_of_an_ops_checkout(ops):
-    from opkit.emulator import inventory_usage as iu
+    from opkit.emulator.inventory import usage as iu
     found = iu.kernels(ops)
     assert sorted(found) == [f"{ops.name}:math/baz", f"{ops.name}:math/foo"]   # no host file, no arch35 kernel
 
 
 def test_counts_the_kernels_using_each_name(tree, ops):
-    from opkit.emulator import inventory_usage as iu
+    from opkit.emulator.inventory import usage as iu
     decls = inv.read_cann(tree)
     uses = {inv.label(d): u for d, u in zip(decls, iu.scan(decls, iu.kernels(ops)))}
     foo, baz = f"{ops.name}:math/foo", f"{ops.name}:math/baz"
@@ -159,7 +159,7 @@ def test_counts_the_kernels_using_each_name(tree, ops):
 
 
 def test_coverage_table_says_how_many_used_names_are_implemented(tree, ops):
-    from opkit.emulator import inventory_usage as iu
+    from opkit.emulator.inventory import usage as iu
     decls = inv.read_cann(tree)
     status = inv.classify(decls)
     uses = iu.scan(decls, iu.kernels(ops))

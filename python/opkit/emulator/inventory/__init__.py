@@ -17,21 +17,19 @@ against the emulator by compiling one probe per name or overload against `kernel
 - missing: none of the above.
 
 `--sources` also reads local copies of CANN's own sample and op repositories and counts, for each name, the
-kernels that use it (inventory_usage.py), so the table says how many of the names CANN's kernels use are
+kernels that use it (inventory/usage.py), so the table says how many of the names CANN's kernels use are
 implemented. `--write-docs` replaces the table between the inventory markers of docs/emulator.md.
 """
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
-import sys
 import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cflags, include_dir
+from .. import cflags, include_dir
 
 # Public headers read (relative to the asc-devkit root). kernel_operator.h includes all of include/basic_api
 # except the register-based `reg_compute/` API (arch 3510 only); the impl/ headers hold names CANN's public
@@ -597,7 +595,7 @@ def commit_of(root: Path) -> str:
 def coverage_markdown(decls: list[Decl], status: list[str], source: str, uses: list[set[str]] | None = None,
                       used_by: str = "") -> str:
     """The coverage table (counts per header) and the list of what is missing, as markdown. With `uses` (the
-    kernels of CANN's sample/op repositories using each declaration, inventory_usage.py), each header also
+    kernels of CANN's sample/op repositories using each declaration, inventory/usage.py), each header also
     says how many of the names those kernels use are implemented, and the missing list is ordered by use."""
     per: dict[str, Counter] = defaultdict(Counter)
     missing: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -644,60 +642,3 @@ def write_docs(doc: Path, table: str) -> None:
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     doc.write_text(head + BEGIN + "\n" + table + "\n" + END + tail)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m opkit.emulator.inventory", description=__doc__.split("\n")[0])
-    ap.add_argument("--asc-devkit", type=Path, required=True, help="a local copy of CANN's asc-devkit repository")
-    ap.add_argument("--sources", type=Path, nargs="*", default=None, metavar="DIR",
-                    help="local copies of CANN's sample / op repositories (and asc-devkit, for its examples): "
-                         "count which names their kernels use")
-    ap.add_argument("--list", action="store_true", help="print every declaration and its status")
-    ap.add_argument("--write-docs", type=Path, nargs="?", const=Path(__file__).resolve().parents[3] / "docs" / "emulator.md",
-                    help="replace the coverage table in docs/emulator.md (or the file given)")
-    args = ap.parse_args(argv)
-    root = args.asc_devkit
-    if not (root / "include" / "basic_api").is_dir():
-        ap.error(f"--asc-devkit {root}: no include/basic_api here; pass a checkout of CANN's asc-devkit repository")
-    for src in args.sources or ():
-        if not src.is_dir():
-            ap.error(f"--sources {src}: not a directory")
-    decls = read_cann(root)
-    status = classify(decls)
-    uses, used_by = None, ""
-    if args.sources is not None:
-        uses, used_by = usage(decls, args.sources)
-    if args.write_docs:
-        write_docs(args.write_docs, coverage_markdown(decls, status, f"asc-devkit {commit_of(root)}", uses, used_by))
-    if args.list:
-        for i, (d, s) in enumerate(zip(decls, status)):
-            used = f"\t{len(uses[i])}" if uses is not None else ""
-            print(f"{s}\t{d.header}\t{d.kind}\t{d.scope}\t{label(d)}{used}")
-    counts = Counter(status)
-    print(", ".join(f"{counts[s]} {s}" for s in STATUSES), file=sys.stderr)
-    if uses is not None:
-        used = Counter(s for s, u in zip(status, uses) if u)
-        print(f"used by CANN's kernels ({used_by}): "
-              f"{used['implemented'] + used['documented difference']} implemented of {sum(used.values())} used, "
-              f"{used['rejected']} rejected, {used['missing']} missing", file=sys.stderr)
-    return 0
-
-
-def usage(decls: list[Decl], sources: list[Path]) -> tuple[list[set[str]], str]:
-    """Which kernels of the source checkouts use each declaration, and a one-line description of the sources."""
-    from rich.console import Console
-    from rich.progress import Progress
-
-    from . import inventory_usage
-
-    found = {src: inventory_usage.kernels(src) for src in sources}
-    every = {name: files for k in found.values() for name, files in k.items()}
-    with Progress(transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task("reading CANN's kernels", total=len(every))
-        uses = inventory_usage.scan(decls, every, progress=lambda: bar.advance(task))
-    desc = ", ".join(f"{src.name} {commit_of(src)} ({len(found[src])})" for src in sources)
-    return uses, f"{len(every)} kernels: {desc}"
-
-
-if __name__ == "__main__":
-    sys.exit(main())

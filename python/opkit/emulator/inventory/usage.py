@@ -24,7 +24,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from .inventory import Decl, _match, _match_angle, _split_params, _strip_declarator, _tparams, tokens
+from . import Decl, _match, _match_angle, _split_params, _strip_declarator, _tparams, tokens
 
 KERNEL_SUFFIXES = {".cpp", ".h", ".hpp", ".cc", ".asc", ".cce"}
 # Path parts whose files are not A2 AI Core kernels: host side, AI CPU, tests, 950-only (arch35 / register API).

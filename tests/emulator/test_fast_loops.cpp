@@ -1,5 +1,5 @@
 // The emulator's fast element loops against their plain definitions, bitwise: Exp against the host's expf
-// (opkit_emu/host_expf.h), ReduceSum's 8-lane float tree against the pairwise tree written out, ReduceMax /
+// (opkit_emu/host_expf.h), ReduceSum's float tree against the pairwise tree written out, ReduceMax /
 // ReduceMin's two-pass index against the sequential scan. Each is also run through its AscendC API.
 #include <cmath>
 #include <cstring>
@@ -56,8 +56,7 @@ std::vector<float> random_row(std::mt19937& g, uint32_t n, int mode) {
   return v;
 }
 
-// ReduceSum's float tree on `rows` random repeats; NaN-free data (which NaN a sum of two NaNs gives is
-// not defined, see docs/emulator.md "Performance").
+// ReduceSum's float tree on `rows` random repeats (NaN-free) against the pairwise tree written out.
 int64_t tree_mismatches(int rows) {
   std::mt19937 g(11);
   int64_t bad = 0;

@@ -76,18 +76,10 @@ inline constexpr uint32_t kRepeat = 256;       // one vector repeat
 
 // Hot loops of the emulator are compiled with the vectoriser on even at -O2 / -O0, so a kernel
 // built with opkit's default flags runs at host speed. Only emulator helpers are affected.
-// On x86-64 each also gets an AVX2 clone (x86-64-v3: 8 floats per instruction instead of SSE2's 4), picked
-// at load time by the CPU it runs on (an ifunc), so a module built on one machine still runs on an older
-// one. fp-contract=off: x86-64-v3 has FMA, and a fused a*b+c rounds once where the kernel's two
-// operations round twice; every result stays bitwise what the SSE2 code computes. `static`: GCC exports
-// a target_clones dispatcher whatever the visibility (a module must export nothing but its entry point),
-// except for functions with internal linkage.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__) && \
-    !defined(OPKIT_EMU_NO_CLONES)
-#define OPKIT_EMU_HOT                                                                              \
-  static __attribute__((optimize("O3", "no-trapping-math", "fp-contract=off"),                    \
-                        target_clones("arch=x86-64-v3", "default"), noinline))
-#elif defined(__GNUC__) && !defined(__clang__)
+// No AVX2 clones (target_clones x86-64-v3) of them: measured, they change which NaN an Add or Mul of two
+// NaNs returns (the compiler may swap a commutative operation's operands; x86 returns the first one's NaN),
+// and results must stay bitwise what they were. Exp's AVX2 path is written out (host_expf.h) and checked.
+#if defined(__GNUC__) && !defined(__clang__)
 #define OPKIT_EMU_HOT __attribute__((optimize("O3", "no-trapping-math"), noinline))
 #else
 #define OPKIT_EMU_HOT __attribute__((noinline))

@@ -38,36 +38,24 @@ OPKIT_EMU_INLINE float tree_repeat(const T* q, uint32_t m) {
   }
 }
 
-// float fast path: the same adjacent-pair tree with 8-lane vectors. The even/odd shuffles stay inside each
-// 128-bit half (one vshufps each on AVX2), which leaves the pair sums in the order
-// {s0,s1,s4,s5 | s2,s3,s6,s7}; every adjacent (2i, 2i+1) lane pair still holds two siblings of the next
-// level, so the next level uses the same shuffles. After three levels the two halves hold siblings lane
-// for lane, and one half-swap puts the eight 8-element sums in order; the last three levels are scalar.
-// Each lane is the same sum of the same two values as in tree_repeat: bitwise the same result.
+// float fast path: the same adjacent-pair tree with 4-lane vectors (even/odd lane shuffles). (An 8-lane
+// AVX2 form of it gave the same sums but, when two NaNs meet, not always the same NaN: the compiler may
+// swap the operands of a commutative add, and which NaN an x86 add returns is its first operand's.)
+typedef float v4f_ __attribute__((vector_size(16)));
+typedef int v4i_ __attribute__((vector_size(16)));
+OPKIT_EMU_INLINE float tree_repeat_f32(const float* q) {
+  v4f_ v[16];
+  std::memcpy(v, q, sizeof v);
+  for (int w = 16; w > 1; w /= 2)
+    for (int k = 0; k < w / 2; ++k) {
+      const v4f_ a = v[2 * k], b = v[2 * k + 1];
+      v[k] = __builtin_shuffle(a, b, v4i_{0, 2, 4, 6}) + __builtin_shuffle(a, b, v4i_{1, 3, 5, 7});
+    }
+  return (v[0][0] + v[0][1]) + (v[0][2] + v[0][3]);
+}
+// 8-lane vectors of the two-pass ReduceMax/ReduceMin index below (compares and selects only: no NaN made).
 typedef float v8f_ __attribute__((vector_size(32)));
 typedef int v8i_ __attribute__((vector_size(32)));
-// (a macro, not a function: a function taking 32-byte vectors draws GCC's ABI note in the SSE2 clone)
-#define OPKIT_EMU_PAIR_LEVEL(a, b)                                 \
-  (__builtin_shuffle(a, b, v8i_{0, 2, 8, 10, 4, 6, 12, 14}) +      \
-   __builtin_shuffle(a, b, v8i_{1, 3, 9, 11, 5, 7, 13, 15}))
-OPKIT_EMU_INLINE float tree_repeat_f32(const float* q) {
-  v8f_ v[8];
-  std::memcpy(&v[0], q, sizeof v[0]);  // one register each: no copy through the stack
-  std::memcpy(&v[1], q + 8, sizeof v[0]);
-  std::memcpy(&v[2], q + 16, sizeof v[0]);
-  std::memcpy(&v[3], q + 24, sizeof v[0]);
-  std::memcpy(&v[4], q + 32, sizeof v[0]);
-  std::memcpy(&v[5], q + 40, sizeof v[0]);
-  std::memcpy(&v[6], q + 48, sizeof v[0]);
-  std::memcpy(&v[7], q + 56, sizeof v[0]);
-  const v8f_ s0 = OPKIT_EMU_PAIR_LEVEL(v[0], v[1]), s1 = OPKIT_EMU_PAIR_LEVEL(v[2], v[3]),
-             s2 = OPKIT_EMU_PAIR_LEVEL(v[4], v[5]), s3 = OPKIT_EMU_PAIR_LEVEL(v[6], v[7]);
-  const v8f_ t0 = OPKIT_EMU_PAIR_LEVEL(s0, s1), t1 = OPKIT_EMU_PAIR_LEVEL(s2, s3);
-  const v8f_ w = __builtin_shuffle(t0, t1, v8i_{0, 1, 2, 3, 8, 9, 10, 11}) +
-                 __builtin_shuffle(t0, t1, v8i_{4, 5, 6, 7, 12, 13, 14, 15});
-  return ((w[0] + w[1]) + (w[2] + w[3])) + ((w[4] + w[5]) + (w[6] + w[7]));
-}
-#undef OPKIT_EMU_PAIR_LEVEL
 
 template <class T>
 OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {

@@ -16,7 +16,7 @@ import torch
 
 from opkit.cannproject import layout
 from opkit.cannproject.op import CannOp
-from opkit.errors import OpkitError
+from opkit.errors import EmulatorError, OpkitError
 from opkit.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,3 +122,40 @@ def test_project_errors_name_the_file(tmp_path):
         CannOp(bad, "ScaledAdd", tmp_path / "b")
     with pytest.raises(OpkitError, match=r"no OpDef registers Nope \(OP_ADD\); registered: ScaledAdd"):
         CannOp(layout.find(EXAMPLES / "msopgen"), "Nope", tmp_path / "c")
+
+
+def _contest_style_project(tmp_path: Path, extra: int) -> layout.Project:
+    """The example kernel rewritten the way many public kernels are: every tile, the last one too, moved with
+    DataCopy rounded up to whole 32-byte blocks (plus `extra` elements), so a ragged tensor is read and
+    written past its end (`extra` more elements on a ragged tile)."""
+    root = tmp_path / "proj"
+    shutil.copytree(EXAMPLES / "msopgen", root)
+    src = root / "op_kernel" / "scaled_add.cpp"
+    text = src.read_text().replace("if (TILING_KEY_IS(1))", "if (true)")
+    text = text.replace("uint32_t n = length - done < tileLength ? length - done : tileLength;\n",
+                        "uint32_t n = length - done < tileLength ? length - done : tileLength;\n"
+                        f"            n = (n + 32 / sizeof(T) - 1) / (32 / sizeof(T)) * (32 / sizeof(T)) + "
+                        f"(n % (32 / sizeof(T)) ? {extra} : 0);\n")
+    src.write_text(text)
+    return layout.find(root)
+
+
+def test_rounded_up_tail_stays_inside_the_device_allocation(tmp_path):
+    """GM tensors are launched as aclrtMalloc allocates them (ALIGN_UP(size, 32) + 32 bytes): a whole last
+    32-byte block read and written past a ragged tensor is legal and computes right; going further is
+    gm-bounds, as it would overrun the allocation on the device."""
+    op = CannOp(_contest_style_project(tmp_path / "a", 0), "ScaledAdd", tmp_path / "a")
+    try:
+        for shape in ((3, 77), (1, 3079)):
+            x, y = torch.randn(shape), torch.randn(shape)
+            z, = op([x, y], {"alpha": 0.5})
+            torch.testing.assert_close(z, x + 0.5 * y)
+    finally:
+        op.close()
+    op = CannOp(_contest_style_project(tmp_path / "b", 16), "ScaledAdd", tmp_path / "b")
+    try:
+        with pytest.raises(EmulatorError, match=r"\[gm-bounds\] DataCopy .*past the end of the GM buffer of kernel "
+                                                r"argument 0 \(12352 bytes\)"):
+            op([torch.randn(1, 3079), torch.randn(1, 3079)], {"alpha": 0.5})   # 12316 bytes of data
+    finally:
+        op.close()

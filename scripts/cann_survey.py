@@ -3,8 +3,10 @@
 Opt-in (not CI): DIR holds checkouts fetched locally (never vendored). Every folder with op_host/ and
 op_kernel/ is a project; every OpType its op_host sources register (OP_ADD / IMPL_OP_OPTILING) is tried:
 
-  compiles   the kernel file with $(opkit cflags), its own op_host tiling header included first (as CANN's
-             generated header would be), DTYPE_<NAME> from the OpDef's first DataType column -- unchanged
+  compiles   the kernel file with $(opkit cflags) in the translation unit `opkit import-cann` builds
+             (python/opkit/cannproject/kernel.py: its own op_host tiling header included first, as CANN's
+             generated header would be; the entry renamed), DTYPE_<NAME> from the OpDef's first DataType
+             column -- unchanged
   right      for ops with an obvious PyTorch equivalent (REFERENCES below): the project's own host code
              (InferShape + TilingFunc) on opkit's CPU context, the kernel on the emulator, per floating dtype
              column on an aligned shape (8, 2048) and a ragged one (3, 77), against the reference
@@ -32,6 +34,7 @@ import torch  # noqa: E402
 
 from opkit import emulator  # noqa: E402
 from opkit.cannproject import layout  # noqa: E402
+from opkit.cannproject.kernel import kernel_source  # noqa: E402
 from opkit.cannproject.op import CannOp  # noqa: E402
 from opkit.errors import OpkitError  # noqa: E402
 
@@ -109,9 +112,15 @@ def compiles(project: layout.Project, op_type: str, work: Path) -> tuple[bool, s
     header = project.tiling_header(op_type)
     defs = dtype_defines(project)
     flags = [f"-D{k}={v}" for n, v in defs.items() for k in (f"DTYPE_{n.upper()}", f"ORIG_DTYPE_{n.upper()}")]
+    try:
+        name, _ = layout.entry(kernel, op_type)
+    except OpkitError as e:
+        return False, str(e).split(": ", 1)[-1][:80]
+    # the translation unit opkit import builds (kernel_operator.h, the op_host tiling header, the kernel file)
+    src = kernel_source(kernel.resolve(), name, header.resolve() if header else None)
     cmd = ["g++", "-fsyntax-only", "-w", *emulator.cflags(), f"-DOPKIT_CANN_OP_TYPE={op_type}", *flags,
-           f"-I{project.op_kernel}", f"-I{project.root}", *(["-include", str(header)] if header else []), str(kernel)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+           f"-I{project.op_kernel}", f"-I{project.root}", "-x", "c++", "-"]
+    r = subprocess.run(cmd, input=src, capture_output=True, text=True, timeout=300)
     return r.returncode == 0, "" if r.returncode == 0 else kind_of(r.stderr)
 
 

@@ -159,3 +159,24 @@ def test_rounded_up_tail_stays_inside_the_device_allocation(tmp_path):
             op([torch.randn(1, 3079), torch.randn(1, 3079)], {"alpha": 0.5})   # 12316 bytes of data
     finally:
         op.close()
+
+
+def test_entry_named_like_a_c_library_function_compiles(tmp_path):
+    """On the device `extern "C" __global__ __aicore__ void div(...)` is an ordinary kernel (public contest
+    kernels are named div, asinh, fmax); on the CPU ::div is <cstdlib>'s. The build renames the entry for the
+    kernel file, so the project compiles and runs unchanged."""
+    root = tmp_path / "proj"
+    for f in (EXAMPLES / "msopgen").rglob("*"):
+        if f.is_file():
+            dest = root / str(f.relative_to(EXAMPLES / "msopgen")).replace("scaled_add", "div")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(f.read_text().replace("ScaledAdd", "Div").replace("scaled_add", "div")
+                            .replace("SCALED_ADD", "DIV"))
+    assert 'extern "C" __global__ __aicore__ void div(' in (root / "op_kernel" / "div.cpp").read_text()
+    op = CannOp(layout.find(root), "Div", tmp_path / "build")
+    try:
+        x, y = torch.randn(3, 77), torch.randn(3, 77)
+        z, = op([x, y], {"alpha": 2.0})
+        torch.testing.assert_close(z, x + 2 * y)
+    finally:
+        op.close()

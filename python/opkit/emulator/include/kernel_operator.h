@@ -9,6 +9,7 @@
 #include "opkit_emu/types.h"           // half, bfloat16_t
 #include "opkit_emu/runtime.h"         // per-block state, rule violations
 #include "opkit_emu/utils.h"           // DivCeil / AlignUp, likely, float16_t
+#include "opkit_emu/device_builtins.h" // min / max at global scope, as the device compiler declares them
 #include "opkit_emu/core_info.h"       // GetBlockIdx, block_idx, g_coreType, KernelMode
 #include "opkit_emu/debug.h"           // ASSERT, ascendc_assert, printf
 #include "opkit_emu/tensor.h"          // LocalTensor, GlobalTensor, TPosition

@@ -80,6 +80,31 @@ struct Offset {
   Offset(I i, SrcLoc l = SrcLoc::current()) : v(static_cast<uint32_t>(i)), loc(l) {}
 };
 
+// `tensor(i)`: CANN returns a reference to the element, read and written by the scalar unit
+// (include/basic_api/kernel_tensor.h, `__inout_pipe__(S) PrimType& operator()`). Here a proxy, so that a read is
+// checked as GetValue (bounds, poison, pipe hazards) and a write as SetValue, each at the caller's line.
+template <class Tensor, class T>
+class ElemRef {
+ public:
+  ElemRef(const Tensor& t, uint32_t i, SrcLoc loc) : t_(t), i_(i), loc_(loc) {}
+  ElemRef(const ElemRef&) = default;
+  operator T() const { return t_.GetValue(i_, loc_); }
+  const ElemRef& operator=(T v) const {
+    t_.SetValue(i_, v, loc_);
+    return *this;
+  }
+  const ElemRef& operator=(const ElemRef& o) const { return *this = static_cast<T>(o); }
+  const ElemRef& operator+=(T v) const { return *this = static_cast<T>(static_cast<T>(*this) + v); }
+  const ElemRef& operator-=(T v) const { return *this = static_cast<T>(static_cast<T>(*this) - v); }
+  const ElemRef& operator*=(T v) const { return *this = static_cast<T>(static_cast<T>(*this) * v); }
+  const ElemRef& operator/=(T v) const { return *this = static_cast<T>(static_cast<T>(*this) / v); }
+
+ private:
+  Tensor t_;
+  uint32_t i_;
+  SrcLoc loc_;
+};
+
 }  // namespace opkit_emu
 
 namespace AscendC {
@@ -105,6 +130,7 @@ class LocalTensor {
   }
   // operator[] cannot take a default argument; the offset's implicit conversion captures the call site.
   LocalTensor operator[](opkit_emu::Offset off) const { return at(off.v, off.loc); }
+  opkit_emu::ElemRef<LocalTensor, T> operator()(opkit_emu::Offset off) const { return {*this, off.v, off.loc}; }
   // Same as operator[] but with the caller's location (used by the emulator's own helpers).
   LocalTensor at(uint32_t off, opkit_emu::SrcLoc loc) const {
     if (static_cast<uint64_t>(off) * sizeof(T) > m_.bytes)
@@ -174,6 +200,7 @@ class GlobalTensor {
     r.overrun_ = size_ > 0 && off > size_;
     return r;
   }
+  opkit_emu::ElemRef<GlobalTensor, T> operator()(opkit_emu::Offset off) const { return {*this, off.v, off.loc}; }
   T GetValue(uint64_t off, OPKIT_LOC) const {
     check(off, 1, "GlobalTensor::GetValue", loc);
     opkit_emu::ctx().stats.gm_read_bytes += sizeof(T);

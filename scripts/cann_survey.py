@@ -68,6 +68,7 @@ REFERENCES = {
     "heaviside": lambda x, y, **a: torch.heaviside(x, y), "maximum": lambda x, y, **a: torch.maximum(x, y),
     "minimum": lambda x, y, **a: torch.minimum(x, y), "log1p": lambda x, **a: torch.log1p(x),
     "expm1": lambda x, **a: torch.expm1(x), "softsign": lambda x, **a: torch.nn.functional.softsign(x),
+    "softmax": lambda x, **a: torch.softmax(x, -1),
 }
 POSITIVE = {"log", "sqrt", "rsqrt", "acosh", "xlogy", "reciprocal", "addcdiv", "div"}
 UNIT = {"asin", "acos", "atanh"}

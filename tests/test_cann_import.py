@@ -180,3 +180,43 @@ def test_entry_named_like_a_c_library_function_compiles(tmp_path):
         torch.testing.assert_close(z, x + 2 * y)
     finally:
         op.close()
+
+
+def test_advanced_api_tiling_softmax(tmp_path):
+    """tiling/tiling_api.h on both sides: the project's TilingFunc nests optiling::SoftMaxTiling and fills it with
+    SoftMaxTilingFunc (CANN's algorithm: rows per pass from the work buffer), the kernel reads the same struct
+    and runs SoftMax on it (tests/cann_projects/row_softmax, written here)."""
+    op = CannOp(layout.find(ROOT / "tests" / "cann_projects" / "row_softmax"), "RowSoftmax", tmp_path)
+    try:
+        r = op.tiling([torch.zeros(13, 77)], {})
+        raw = bytes.fromhex(r["tiling"])
+        head = torch.frombuffer(bytearray(raw[:20]), dtype=torch.int32).tolist()
+        sm = torch.frombuffer(bytearray(raw[24:88]), dtype=torch.int32).tolist()    # the nested struct at 8
+        assert head == [13, 77, 80, 8, (8 + 80 + 64) * 4] and r["data_size"] == 88
+        # srcM srcK srcSize outMaxM outMaxK outMaxSize splitM splitK splitSize reduceM reduceK reduceSize
+        # rangeM tailM tailSplitSize tailReduceSize: a one-row work buffer gives one row per pass
+        assert sm == [8, 80, 640, 8, 8, 64, 1, 80, 80, 1, 8, 8, 8, 0, 0, 0]
+        for dtype, tol in ((torch.float32, 1e-6), (torch.float16, 1e-3)):
+            for shape in ((13, 77), (16, 256)):
+                x = torch.randn(shape, dtype=dtype) * 3
+                y, = op([x], {})
+                torch.testing.assert_close(y.float(), torch.softmax(x.float(), -1), rtol=tol, atol=tol)
+    finally:
+        op.close()
+
+
+def test_cube_tiling_is_rejected_by_name(tmp_path):
+    """A tiling header nesting TCubeTiling (Matmul) stops the kernel build and the host build with the name."""
+    root = tmp_path / "proj"
+    shutil.copytree(ROOT / "tests" / "cann_projects" / "row_softmax", root)
+    hdr = root / "op_host" / "row_softmax_tiling.h"
+    hdr.write_text(hdr.read_text().replace("TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmax);",
+                                           "TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmax);\n"
+                                           "TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cube);"))
+    with pytest.raises(OpkitError, match=r"not supported on the emulator: TCubeTiling \(tiling of the cube unit"):
+        CannOp(layout.find(root), "RowSoftmax", tmp_path / "b")
+    from opkit.cannproject.kernel import compile_module
+    with pytest.raises(OpkitError, match=r"not supported on the emulator: TCubeTiling"):
+        compile_module(root / "op_kernel" / "row_softmax.cpp", "row_softmax", 4, tmp_path / "k",
+                       defines={"DTYPE_X": "float", "DTYPE_Y": "float", "OPKIT_CANN_OP_TYPE": "RowSoftmax"},
+                       tiling_header=hdr, include_dirs=[root / "op_kernel"])

@@ -1,7 +1,9 @@
 // Compare / Compares / CompareScalar (bitmask out) and Select (bitmask in), count and level-0 forms.
 // Doc: asc-devkit docs/api/SIMD-API/基础API/Memory矢量计算/比较与选择/{Compare,Compares,Select}.md
 // (mirror-cann/asc-devkit 7359511d) and facts sheet §3 "Compare and Select":
-//  - the bitmask holds one bit per element, little-endian within a byte; count forms need count x
+//  - the bitmask holds one bit per element, little-endian within a byte, whatever dst's integer type (the docs
+//    list uint8_t/int8_t for U, but CANN's implementation takes any U and the instruction writes bytes: public
+//    kernels pass LocalTensor<uint16_t>, which builds and runs on the device); count forms need count x
 //    sizeof(T) to be a multiple of 256 bytes; A2: half/float all modes, int32_t EQ only;
 //  - level-0 Compare(s): repeat r's bits start at bit r * 256/sizeof(T) of dst (the dst strides of the
 //    repeat parameters are "reserved, no effect" on A2); bits of masked-off lanes are left as they were;
@@ -64,7 +66,7 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
              uint32_t count, OPKIT_LOC) {
   using namespace opkit_emu;
   static_assert(is_cmp_t<T>, "opkit emulator: Compare supports half, float and int32_t (EQ only) on this chip");
-  static_assert(sizeof(U) == 1, "opkit emulator: Compare writes a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  static_assert(std::is_integral<U>::value, "opkit emulator: Compare writes a bitmask: dst must be an integer LocalTensor");
   if constexpr (std::is_same<T, int32_t>::value)
     if (cmpMode != CMPMODE::EQ) fail("dtype-unsupported", "Compare", loc, "int32_t Compare supports CMPMODE::EQ only");
   if (!vec_prologue<T>(VecOp::Compare, "Compare", count, loc)) return;
@@ -157,7 +159,7 @@ inline void cmp_mode_check(AscendC::CMPMODE m, const char* call, SrcLoc loc) {
 template <class T, class U>
 void l0_compare(const char* call, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& a, L0Geom ga,
                 const AscendC::LocalTensor<T>* b, L0Geom gb, T s, AscendC::CMPMODE mode, const L0Plan& p, SrcLoc loc) {
-  static_assert(sizeof(U) == 1, "opkit emulator: compares write a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  static_assert(std::is_integral<U>::value, "opkit emulator: compares write a bitmask: dst must be an integer LocalTensor");
   cmp_mode_check<T>(mode, call, loc);
   if (p.repeats == 0) return;
   const uint64_t bits = uint64_t(p.repeats) * kLanes<T>;
@@ -183,7 +185,7 @@ void l0_compare(const char* call, const AscendC::LocalTensor<U>& dst, const Asce
 template <class T, class U>
 void compare_scalar(const char* call, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0, T s,
                     AscendC::CMPMODE mode, uint32_t count, SrcLoc loc) {
-  static_assert(sizeof(U) == 1, "opkit emulator: compares write a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  static_assert(std::is_integral<U>::value, "opkit emulator: compares write a bitmask: dst must be an integer LocalTensor");
   cmp_mode_check<T>(mode, call, loc);
   if (!vec_prologue<T>(VecOp::Compare, call, count, loc)) return;
   const uint64_t bytes = uint64_t(count) * sizeof(T);

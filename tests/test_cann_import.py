@@ -17,7 +17,7 @@ import torch
 from opkit.cannproject import layout
 from opkit.cannproject.op import CannOp
 from opkit.errors import EmulatorError, OpkitError
-from opkit.spec import load_spec
+from opkit.opspec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "cann"

@@ -122,3 +122,39 @@ def test_ray_equals_local_and_reruns_a_killed_worker(tmp_path):
     assert b["predictions"] == a["predictions"] and b["n"] == a["n"] == 64
     assert b["top1"] == a["top1"] and b["fp32"] == a["fp32"]
     assert "64/64" in ray_run.stderr                   # the progress bar counted every sample once
+
+
+
+def test_eval_patch_variant(known_pt, capsys):
+    """`--patch`: the model with opkit.patch applied, under --policy; a model with nothing to swap says so."""
+    j = json.loads(ok(["eval", "evaldata.models:scaled", "--data", str(known_pt), "--policy", POLICY, "--patch",
+                       "--workers", "1", "--json"], capsys).out)
+    assert j["variant"] == "fp16-io+patch" and j["variants"][1]["patch"] is True
+    assert j["top1"] == pytest.approx(65.0)
+    assert "fp16-io+patch: opkit.patch found nothing to swap in this model" in j["notes"]
+
+
+def test_eval_quant_config_and_record(tmp_path, capsys):
+    """`--quant CFG --record REC`: the INT8 deployment (opkit.quant's variant) evaluated next to FP32."""
+    from evaldata.models import overflow_net, overflow_set
+    from opkit.quant.calibrate import calibrate
+    from opkit.quant.config import default_config
+    from opkit.quant.graph import read_graph
+    from opkit.quant.records import write_record
+
+    x, y = overflow_set(n=24, overflow=0)
+    torch.save({"x": x, "y": y}, tmp_path / "val.pt")
+    m = overflow_net()
+    cfg = default_config(m)
+    cfg.write(tmp_path / "quant.json")
+    write_record(calibrate(m, x, cfg, read_graph(m, (x[:4],))), tmp_path / "record.txt")
+    out = ok(["eval", "evaldata.models:overflow_net", "--data", str(tmp_path / "val.pt"), "--quant",
+              str(tmp_path / "quant.json"), "--record", str(tmp_path / "record.txt"), "--workers", "1", "--json"],
+             capsys).out
+    j = json.loads(out)
+    assert j["variant"] == "int8" and j["fp32"]["top1"] == 100.0 and j["n"] == 24
+    assert j["variants"][1]["quantized"] == ["conv"]
+    assert 80.0 <= j["top1"] <= 100.0            # INT8 of a 1x1 conv on well-separated classes keeps most
+    code, _, err = run(["eval", "evaldata.models:overflow_net", "--data", str(tmp_path / "val.pt"), "--quant",
+                        str(tmp_path / "quant.json"), "--workers", "1"], capsys)
+    assert code == 1 and "give the AMCT record file" in err

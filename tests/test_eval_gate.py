@@ -103,3 +103,13 @@ def test_bad_threshold_and_baseline(tmp_path):
         B.read(bad)
     with pytest.raises(OpkitError, match="top-1 is in percent"):
         B.judge(B.read(tmp_path / "none"), tmp_path / "none", "k", 178.0, "", 0.5)
+
+
+def test_xdist_workers_judge_and_the_controller_writes(tmp_path):
+    body = ("def test_a(opkit_accuracy):\n    opkit_accuracy.record('net/a', 70.0, data_hash='d1')\n"
+            "def test_b(opkit_accuracy):\n    opkit_accuracy.record('net/b', 71.0, data_hash='d1')\n")
+    r = _pytest(tmp_path, body, "-n", "2", "--opkit-update-baseline")
+    assert r.returncode == 0, r.stdout
+    entries = json.loads((tmp_path / ".npu-accuracy-baseline").read_text())["entries"]
+    assert {k: e["best"] for k, e in entries.items()} == {"net/a@d1": 70.0, "net/b@d1": 71.0}
+    assert "net/a" in (tmp_path / "accuracy_report.html").read_text()

@@ -8,7 +8,7 @@ import torch
 from opkit import numerics
 from opkit.accuracy.layers import metrics
 from opkit.harness.metrics import compare
-from opkit.harness.standard import thresholds
+from opkit.opspec.standard import thresholds
 
 
 def _exact_cosine(a: np.ndarray, b: np.ndarray) -> float:

@@ -6,13 +6,12 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 import yaml
 
 from ..errors import OpkitError
-from ..names import check_op_name
-from ..tbe.importer import reference_py
+from ..opspec.names import check_op_name
+from ..toolchain.user_code import reference_py
 from ..workspace import MARKER, find_workspace
 from . import dtypes, layout
 from .host import HostRunner, build_runner
@@ -121,7 +120,7 @@ def import_cann(path: str | Path, *, op_type: str | None = None, reference: str 
     if reference and reference.endswith(".py") and Path(reference).is_file():
         shutil.copyfile(reference, dest / "reference.py")
     else:
-        (dest / "reference.py").write_text(reference_py(SimpleNamespace(op_type=info["type"]), data, reference))
+        (dest / "reference.py").write_text(reference_py(info["type"], data, reference, "opkit import-cann"))
     notes = []
     kind = "ops-math (template-argument tiling keys)" if desc.get("tpl") else "msOpGen"
     if any(a["required"] for a in info["attrs"]):

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 
 from ..errors import OpkitError
-from ..spec import OpSpec
+from ..opspec import OpSpec
 from . import dtypes, layout
 from .op import CannOp
 

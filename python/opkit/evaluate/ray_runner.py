@@ -19,7 +19,7 @@ import sys
 import uuid
 
 from ..errors import OpkitError
-from .shard import Prepared
+from .shard import Prepared, described_variants
 
 _CACHE: dict[str, Prepared] = {}
 
@@ -116,8 +116,7 @@ def run_on_ray(address, ref, ds, variants, shards, k, batch_size, merger, bar, r
                         raise cause from None
                     raise
                 bar.advance(merger.add(res))
-        from .runner import _described
-        return f"{backend}, {cpus} CPUs", cpus, reruns, _described(variants, described)
+        return f"{backend}, {cpus} CPUs", cpus, reruns, described_variants(variants, described)
     finally:
         if started:
             ray.shutdown()

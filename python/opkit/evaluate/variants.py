@@ -53,8 +53,8 @@ class SimVariant:
     def warm(self) -> None:
         """Build or load opkit's naive kernels once, here, before worker processes load them from the cache."""
         if self._needs_naive(self._policy()):
-            from ..accuracy.diagnose import _naive_available
-            _naive_available([])
+            from ..accuracy.diagnose import naive_available
+            naive_available([])
 
     def prepare(self, model: nn.Module) -> Callable[[torch.Tensor], object]:
         model.eval()
@@ -72,8 +72,8 @@ class SimVariant:
             return run
         naive = False
         if self._needs_naive(pol):
-            from ..accuracy.diagnose import _naive_available
-            naive = _naive_available(self.notes)
+            from ..accuracy.diagnose import naive_available
+            naive = naive_available(self.notes)
         sim = Simulator(pol, self.overrides, naive=naive)
         return lambda x: sim.run(model, (x,), record=False)[0]
 

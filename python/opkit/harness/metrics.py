@@ -14,7 +14,7 @@ from typing import Callable
 import torch
 
 from .. import numerics
-from .standard import REL_EPS, Thresholds
+from ..opspec.standard import REL_EPS, Thresholds
 
 # torch.testing.assert_close defaults (torch/testing/_comparison.py), by output dtype.
 ASSERT_CLOSE_TOL = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),

@@ -11,13 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ..errors import OpkitError
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
+from ..toolchain.tools import default_jobs
 
 
 def _plugin_via_entry_point() -> bool:
@@ -53,36 +47,35 @@ def pytest_args(paths: list[str], *, quick=False, full=False, k=None, seed=None,
 
 def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False, k: str | None = None,
         seed: int | None = None, report_json: str | Path | None = None, target: str = "cpu",
-        jobs: int | None = None, workspace: str | Path | None = None, dtypes: list[str] | None = None,
-        baseline: str | Path | None = None, update_baseline: str | Path | None = None) -> int:
+        jobs: int | None = None, workspace: str | Path | None = None, dtypes: list[str] | None = None) -> int:
     """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed).
-    dtypes: only those lead dtypes' cases (the edit loop after `opkit build --dtype`).
-    ``baseline``: also fail on regressions against that file; ``update_baseline``: store this run there
-    (opkit/accuracy/baseline.py)."""
+    dtypes: only those lead dtypes' cases (the edit loop after `opkit build --dtype`). The baseline gate
+    (`opkit test --baseline`) runs this, then compares: opkit/accuracy/baseline.py run_test()."""
     import pytest
 
+    from .. import build as router
     from .. import targets
-    from ..build import built_dtypes
-    from ..spec import DTYPES, dtype_names
+    from ..opspec import DTYPES, dtype_names
+    from ..toolchain.stamps import built_dtypes
     from ..workspace import build_dir, require_workspace, workspace_specs
 
     if quick and full:
         raise OpkitError("opkit test: --quick and --full exclude each other")
     t = targets.get(target)
+    target = t.NAME
     t.prepare_test()     # a clear error when this machine cannot run the target, before any case runs
     ws = Path(workspace).resolve() if workspace else require_workspace()
     specs = workspace_specs(ws, list(ops or ()))
     if not specs:
         raise OpkitError(f"opkit test: workspace {ws} has no ops (ops/<op>/op.yaml); run `opkit new <OpName>`")
-    host = targets.host()
     out = build_dir(ws, target)
     for s in specs:
-        if t is not host and not host.library(build_dir(ws, targets.HOST), s).is_file():
+        if target != targets.HOST and not router.library(targets.HOST, build_dir(ws, targets.HOST), s).is_file():
             raise OpkitError(f"op {s.snake}: the {target} library holds only device kernels, the schema comes "
                              f"from the {targets.HOST} build: run `opkit build {s.snake}` too")
-        state = t.build_state(s, out)
+        state = router.build_state(target, s, out)
         if state == "not built":
-            raise OpkitError(f"op {s.snake} is not built for target {target} (no {t.library(out, s)}): "
+            raise OpkitError(f"op {s.snake} is not built for target {target} (no {router.library(target, out, s)}): "
                              f"run `opkit build {s.snake} --target {target}` in {ws}")
         if state == "stale":
             print(f"opkit test: warning: {s.snake} changed since the last `opkit build`; testing the old build "
@@ -93,8 +86,6 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
             raise OpkitError(f"op {s.snake} was built for {', '.join(have)} only (`opkit build --dtype`): run "
                              f"`opkit test --dtype {' --dtype '.join(have)}`, or `opkit build {s.snake}` for every dtype")
     extra = ["-m", " or ".join(DTYPES[d][2] for d in dtype_names(dtypes))] if dtypes else None
-    if (baseline or update_baseline) and not report_json:
-        report_json = build_dir(ws, target).parent / "reports" / "baseline-run.json"
     args = pytest_args([str(s.dir / "op.yaml") for s in specs], quick=quick, full=full, k=k, seed=seed,
                        report_json=report_json, target=target, jobs=jobs, workspace=ws, extra=extra)
     if os.environ.get("OPKIT_HARNESS_DEBUG"):
@@ -102,7 +93,4 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
     code = int(pytest.main(args))
     if code == 5:       # pytest: no tests collected (e.g. -k matched nothing) -> not a pass
         print(f"opkit test: no case matched{f' -k {k!r}' if k else ''}", file=sys.stderr)
-    if (baseline or update_baseline) and code != 5:
-        from ..accuracy.baseline import gate_test_run
-        code = gate_test_run(Path(report_json), specs, code, baseline=baseline, update=update_baseline)
     return code

@@ -7,6 +7,7 @@
 
 #include "opkit_emu/config.h"          // chip profile, CPU-debug qualifiers (__aicore__, __gm__, GM_ADDR)
 #include "opkit_emu/types.h"           // half, bfloat16_t
+#include "kernel_type.h"               // DT_* / FORMAT_* ids, as CANN's kernel_operator.h includes it
 #include "opkit_emu/runtime.h"         // per-block state, rule violations
 #include "opkit_emu/utils.h"           // DivCeil / AlignUp, likely, float16_t
 #include "opkit_emu/device_builtins.h" // min / max at global scope, as the device compiler declares them
@@ -24,6 +25,11 @@
 #include "opkit_emu/bitwise.h"         // And / Or / Not / ShiftLeft / ShiftRight
 #include "opkit_emu/compare_select.h"  // Compare / Compares / Select
 #include "opkit_emu/gather.h"          // Gather, GatherMask
+#include "opkit_emu/fused.h"           // Axpy, FusedMulAdd, MulAddDst, AddRelu, SubRelu
+#include "opkit_emu/scalar.h"          // scalar bit helpers, scalar Cast, NumericLimits
+#include "opkit_emu/local_mem_allocator.h"  // LocalMemAllocator, Hardware
+#include "opkit_emu/ascendc_utils.h"     // AscendCUtils
+#include "opkit_emu/unsupported.h"     // cube-side and non-A2 names: a clear compile error
 #include "opkit_emu/constants.h"       // ONE_BLK_SIZE, ...
 #include "opkit_emu/tiling_macros.h"   // GET_TILING_DATA, TILING_KEY_IS
 #include "opkit_emu/adv_softmax.h"     // SoftMax (advanced API), SoftMaxTiling and the other tiling structs

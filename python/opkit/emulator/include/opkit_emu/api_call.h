@@ -160,7 +160,8 @@ class ApiCall {
     o.lanes = static_cast<uint32_t>(lanes);
     o.lane_bits = lane_bits;
     o.rows = rows ? rows : 1;
-    o.row_bytes = static_cast<uint32_t>((lanes / o.rows * lane_bits + 7) / 8);
+    // contiguous operands (rows = 1, nearly every call) skip the 64-bit division by rows
+    o.row_bytes = static_cast<uint32_t>(((o.rows == 1 ? lanes : lanes / o.rows) * lane_bits + 7) / 8);
     o.pitch = rows > 1 ? pitch : o.row_bytes;
     o.write = write;
     o.sink = flags & kSink;

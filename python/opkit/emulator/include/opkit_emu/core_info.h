@@ -1,9 +1,11 @@
 // Which block and which kind of core a kernel runs as: GetBlockIdx / GetBlockNum / GetSubBlockIdx /
-// GetTaskRation, the CPU-debug globals block_idx / block_num / get_block_idx(), KernelMode, the core type
-// (g_coreType, ASCEND_IS_AIV / ASCEND_IS_AIC) and ParamOffset. Declared where CANN declares them
+// GetTaskRatio / GetArchVersion / GetSystemCycle / InitSocState, the CPU-debug globals block_idx /
+// block_num / get_block_idx(), KernelMode, the core type (g_coreType, ASCEND_IS_AIV / ASCEND_IS_AIC) and
+// ParamOffset. Declared where CANN declares them
 // (mirror-cann/asc-devkit 82b89a15: impl/utils/sys_macros.h for g_coreType / ASCEND_IS_AIV, docs
 // 调试接口/CPU孪生调试/SetKernelMode.md for KernelMode).
 #pragma once
+#include <chrono>
 #include <cstdint>
 
 #include "opkit_emu/runtime.h"
@@ -19,8 +21,27 @@ constexpr int32_t AIC_TYPE = AIC, AIV_TYPE = AIV;
 
 inline int64_t GetBlockIdx() { return opkit_emu::ctx().idx; }
 inline int64_t GetBlockNum() { return opkit_emu::ctx().num; }
+// One vector core per block: sub-block 0 of 1, AIC:AIV ratio 1 (kernel_operator_sys_var_intf.h;
+// GetTaskRation is the older spelling some kernels use).
 inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetSubBlockNum() { return 1; }
+inline int64_t GetTaskRatio() { return 1; }
 inline int64_t GetTaskRation() { return 1; }
+// The core version of the chip (A2: 220, 310P: 200), as __CCE_AICORE__.
+inline void GetArchVersion(uint32_t& coreVersion) { coreVersion = __CCE_AICORE__; }
+// A monotonically increasing cycle count: the host's steady clock in ns (kernels use differences only).
+inline int64_t GetSystemCycle() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+// Sets the vector unit's state as a kernel start does (kernel_operator_common_intf.h): no atomic add,
+// normal mask mode, all lanes on.
+inline void InitSocState() {
+  opkit_emu::BlockCtx& c = opkit_emu::ctx();
+  c.atomic_dtype = -1;
+  c.mask_counter = false;
+  c.mask_lo = c.mask_hi = ~0ull;
+}
 
 // Samples written for the first CANN releases (2023): this block's slice of a GM argument.
 template <class T>

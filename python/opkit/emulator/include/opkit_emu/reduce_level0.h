@@ -1,5 +1,7 @@
 // Level-0 reductions: WholeReduceSum/Max/Min (one result per repeat), BlockReduceSum/Max/Min (one per
-// DataBlock), PairReduceSum (one per adjacent pair).
+// DataBlock), PairReduceSum (one per adjacent pair), and their current names ReduceRepeat<ReduceType>,
+// ReduceDataBlock<ReduceType>, ReducePairElem<ReduceType::SUM> (归约计算/ReduceRepeat.md, ReduceDataBlock.md,
+// ReducePairElem.md at mirror-cann/asc-devkit 82b89a15: same instructions, the type a template argument).
 // Doc: asc-devkit docs/api/SIMD-API/基础API/Memory矢量计算/归约计算/{WholeReduceSum,WholeReduceMax,
 // WholeReduceMin,BlockReduceSum,BlockReduceMax,BlockReduceMin,PairReduceSum}.md
 // (mirror-cann/asc-devkit 7359511d). Sums add "in a binary tree, two by two" (the docs' words); masked-off
@@ -10,6 +12,7 @@
 
 namespace AscendC {
 enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+enum class ReduceType { NONE = -1, SUM = 0, MAX, MIN };  // impl/utils/common_types.h
 }  // namespace AscendC
 
 namespace opkit_emu {
@@ -198,5 +201,65 @@ OPKIT_EMU_GROUP(BlockReduceMax, RKind::Max, (32 / sizeof(T)))
 OPKIT_EMU_GROUP(BlockReduceMin, RKind::Min, (32 / sizeof(T)))
 OPKIT_EMU_GROUP(PairReduceSum, RKind::Sum, 2)
 #undef OPKIT_EMU_GROUP
+
+
+}  // namespace AscendC
+
+// ---- current names: the reduction kind as a template argument --------------------------------------
+namespace opkit_emu {
+template <AscendC::ReduceType R>
+constexpr RKind rkind() {
+  static_assert(R != AscendC::ReduceType::NONE, "ReduceType::NONE is not a reduction");
+  return R == AscendC::ReduceType::SUM ? RKind::Sum : R == AscendC::ReduceType::MAX ? RKind::Max : RKind::Min;
+}
+template <class T, class U>
+constexpr void same_reduce_types() {
+  static_assert(std::is_same<T, U>::value, "opkit emulator: the level-0 reductions take dst and src of one type (half or float) on this chip");
+  static_assert(is_red0_t<T>, "opkit emulator: the level-0 reductions support half and float on this chip");
+}
+}  // namespace opkit_emu
+
+namespace AscendC {
+template <ReduceType reduceType, class T, class U, bool isSetMask = true>
+void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask, const int32_t repeatTime,
+                  const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
+                  ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, OPKIT_LOC) {
+  using namespace opkit_emu;
+  same_reduce_types<T, U>();
+  whole_reduce<T, rkind<reduceType>()>(VecOp::Other, "ReduceRepeat", isSetMask, dst, src, MaskArg(static_cast<uint64_t>(mask)),
+                                       repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, loc);
+}
+template <ReduceType reduceType, class T, class U, bool isSetMask = true>
+void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[], const int32_t repeatTime,
+                  const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,
+                  ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, OPKIT_LOC) {
+  using namespace opkit_emu;
+  same_reduce_types<T, U>();
+  whole_reduce<T, rkind<reduceType>()>(VecOp::Other, "ReduceRepeat", isSetMask, dst, src, mask_bits(mask, kLanes<T>),
+                                       repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, loc);
+}
+#define OPKIT_EMU_REDUCE_GROUP(NAME, GROUP, SUM_ONLY)                                                           \
+  template <ReduceType reduceType, class T, class U, bool isSetMask = true>                                     \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask, const int32_t repeatTime,  \
+            const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, OPKIT_LOC) {     \
+    using namespace opkit_emu;                                                                                  \
+    same_reduce_types<T, U>();                                                                                  \
+    static_assert(!SUM_ONLY || reduceType == ReduceType::SUM, #NAME " supports ReduceType::SUM only");          \
+    group_reduce<T, rkind<reduceType>(), GROUP>(VecOp::Other, #NAME, isSetMask, dst, src, MaskArg(static_cast<uint64_t>(mask)),  \
+                                                repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);     \
+  }                                                                                                             \
+  template <ReduceType reduceType, class T, class U, bool isSetMask = true>                                     \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[], const int32_t repeatTime, \
+            const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, OPKIT_LOC) {     \
+    using namespace opkit_emu;                                                                                  \
+    same_reduce_types<T, U>();                                                                                  \
+    static_assert(!SUM_ONLY || reduceType == ReduceType::SUM, #NAME " supports ReduceType::SUM only");          \
+    group_reduce<T, rkind<reduceType>(), GROUP>(VecOp::Other, #NAME, isSetMask, dst, src,                       \
+                                                mask_bits(mask, kLanes<T>), repeatTime, dstRepStride,           \
+                                                srcBlkStride, srcRepStride, loc);                               \
+  }
+OPKIT_EMU_REDUCE_GROUP(ReduceDataBlock, (32 / sizeof(T)), false)
+OPKIT_EMU_REDUCE_GROUP(ReducePairElem, 2, true)
+#undef OPKIT_EMU_REDUCE_GROUP
 
 }  // namespace AscendC

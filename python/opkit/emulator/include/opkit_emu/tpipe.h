@@ -160,7 +160,7 @@ class TQueImpl {
              opkit_emu::strf("queue depth is %d and %zu tensors are already queued; DeQue first", depth,
                              q.fifo.size()));
     b.state = opkit_emu::BufState::Queued;
-    if (q.producer >= 0) b.enque_snap = c.hz.snapshot(q.producer);  // SetFlag of the queue's event
+    if (q.producer >= 0) c.hz.snapshot_into(q.producer, b.enque_snap);  // SetFlag of the queue's event
     q.fifo.push_back(static_cast<uint32_t>(t.m_.buf));
     return true;
   }
@@ -194,7 +194,7 @@ class TQueImpl {
       c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor is still in the queue (EnQue without DeQue)");
     b.state = opkit_emu::BufState::Free;
     b.gen++;
-    if (q.consumer >= 0) b.free_snap = c.hz.snapshot(q.consumer);  // SetFlag of the reverse event
+    if (q.consumer >= 0) c.hz.snapshot_into(q.consumer, b.free_snap);  // SetFlag of the reverse event
   }
   template <class T>
   void FreeTensor(LocalTensor<T>&& t, OPKIT_LOC) { LocalTensor<T> x = t; FreeTensor(x, loc); }

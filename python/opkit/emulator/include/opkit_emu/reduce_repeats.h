@@ -4,7 +4,8 @@
 // index on ties). As the pages describe it: each repeat is reduced first (a sum as a pairwise tree over the
 // repeat's lanes, masked-off lanes adding 0, every addition rounded to T, as WholeReduceSum does), then the
 // per-repeat results are reduced the same way, a repeat's worth at a time, until one is left. The index of a
-// lane is repeat x (lanes per repeat) + lane. repeatTime may exceed 255 (up to int32); 0 is a no-op; src's
+// lane is repeat x (lanes per repeat) + lane. repeatTime may exceed 255 (up to int32); 0 is a no-op, and so is a
+// mask selecting no lane (a continuous mask above the lanes counts as all of them, 掩码.md); src's
 // DataBlocks are contiguous within a repeat (block stride 1), repeats srcRepStride DataBlocks apart; dst needs the
 // result's alignment only (reduce_dst_align in reduce.h). The result is poison when an active lane is. sharedTmpBuffer must be live; its contents are not modelled.
 #pragma once
@@ -20,8 +21,9 @@ void reduce_repeats(VecOp op, const char* call, const AscendC::LocalTensor<T>& d
   if (repeat < 0) fail("vector-mask", call, loc, strf("repeatTime %d is negative", repeat));
   if (srcRepStride < 0 || srcRepStride > 65535)
     fail("vector-mask", call, loc, strf("srcRepStride %d is outside [0, 65535]", srcRepStride));
-  L0Plan p = l0_plan<T>(true, m, repeat > 255 ? 255 : repeat, call, loc);  // mask checks; the page allows more repeats
-  p.repeats = static_cast<uint32_t>(repeat);
+  L0Plan p = l0_plan<T>(true, m, repeat > 255 ? 255 : repeat, call, loc);  // the page allows more repeats
+  // a mask that selects no lane is a NOP (掩码.md), whatever repeatTime says
+  p.repeats = p.lo == 0 && p.hi == 0 ? 0 : static_cast<uint32_t>(repeat);
   if (p.repeats == 0) return;
   const L0Geom gs{1, static_cast<uint32_t>(srcRepStride)};
   tmp.m_.check_live(call, loc, "sharedTmpBuffer");

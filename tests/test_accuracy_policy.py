@@ -1,4 +1,5 @@
 """Precision policy files (opkit/accuracy/policy.py, policies/*.yaml) and the CPU simulation of them."""
+import importlib
 import json
 
 import pytest
@@ -126,6 +127,35 @@ def test_simulation_follows_the_policy_per_layer():
     assert rows[0].cosine > 0.9999                      # fp16 rounding of a linear layer
     # the model itself is unchanged afterwards
     assert "forward" not in m.fc.__dict__ and m.fc.weight.dtype == torch.float32
+
+
+def test_naive_kernels_are_looked_up_only_when_used_and_a_failure_once(monkeypatch):
+    """Inside a workspace whose ops are not built (the opkit checkout), every lookup of a naive kernel re-read
+    every op.yaml and failed again: seconds per simulator run. The lookup happens only for a module the policy
+    runs in fp16, never with naive=False, and a failed load is asked once per process (the note stays)."""
+    from opkit import loader, patching
+    diagnose = importlib.import_module("opkit.accuracy.diagnose")
+    from opkit.errors import OpkitError
+    calls = []
+
+    def fail(*a, ops=None, **k):
+        calls.append(tuple(ops or ()))
+        raise OpkitError("op gelu_fp32 in workspace /w is not built for target cpu: run `opkit build`")
+    monkeypatch.setattr(loader, "load", fail)
+    monkeypatch.setattr(patching, "_unavailable", {}, raising=False)
+    monkeypatch.setattr(diagnose, "_naive_unavailable", [], raising=False)
+    monkeypatch.setattr(patching.Ops, "has", lambda self, op: False)
+    m, x = nn.Sequential(nn.Linear(8, 8), nn.GELU(), nn.LayerNorm(8)).eval(), torch.randn(2, 8)
+    Simulator(load_policy("fp16-compute"), naive=False).run(m, (x,))
+    Simulator(load_policy("torch-npu-autocast")).run(m, (x,))     # GELU keeps fp32 input, LayerNorm is fp32
+    assert calls == []
+    for _ in range(3):
+        _, recs = Simulator(load_policy("fp16-compute")).run(m, (x,))
+        assert {r.name: r.kernel for r in recs}["1"] == "cpu"       # fell back to PyTorch's fp16 kernel
+    assert calls == [("gelu_fp32",), ("layer_norm_fp32",)]
+    notes = []
+    assert not diagnose.naive_available(notes) and not diagnose.naive_available(notes)
+    assert len(calls) == 3 and len(notes) == 1 and "naive kernels are unavailable" in notes[0]
 
 
 def test_per_layer_metrics_and_msprobe_verdict():

@@ -225,20 +225,30 @@ def _patched(runner: _Runner, model: nn.Module, report: DiagnoseReport, log) -> 
 NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # simulate.py uses their naive variant
 
 
+_naive_unavailable: list[str] = []     # why opkit's naive kernels could not be loaded (tried once per process)
+
+
 def naive_available(notes: list[str]) -> bool:
     """opkit's naive (fp16-computing) kernels, loaded if need be (built on first use; a built workspace op of
-    the same name shadows the bundled one); False, with a note, if they cannot be."""
+    the same name shadows the bundled one); False, with a note, if they cannot be. A failure is remembered
+    for the process: every variant and rescue run asks, and a retry re-reads every op.yaml of the workspace
+    (inside a workspace whose ops are not built, e.g. the opkit checkout, that cost seconds per run)."""
     from ..patching import Ops
     if all(Ops("naive").has(op) for op in NAIVE_OPS):
         return True
-    try:
-        from ..loader import load
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            load(ops=list(NAIVE_OPS))
-    except Exception as e:  # noqa: BLE001
-        notes.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); fp16-internal ops ran "
-                     "on PyTorch's CPU fp16 kernels, which accumulate in FP32 and understate the loss")
+    if not _naive_unavailable:
+        try:
+            from ..loader import load
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                load(ops=list(NAIVE_OPS))
+        except Exception as e:  # noqa: BLE001
+            _naive_unavailable.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); "
+                                      "fp16-internal ops ran on PyTorch's CPU fp16 kernels, which accumulate in "
+                                      "FP32 and understate the loss")
+    if _naive_unavailable:
+        if _naive_unavailable[0] not in notes:
+            notes.append(_naive_unavailable[0])
         return False
     return Ops("naive").has("layer_norm_fp32")
 

@@ -308,19 +308,25 @@ class Simulator:
         return _to(out, io), io, label, kernel
 
     def _naive_module(self, m: nn.Module):
-        if id(m) not in self._naive_mods:
-            factory, _ = patching.find_mapping(m)
-            rep = None
-            if factory is not None:
-                try:
-                    rep = factory(m, patching.Ops("naive"))
-                except (patching.CannotPatch, Exception):  # noqa: BLE001 - no naive kernel: CPU fp16
-                    rep = None
-            self._naive_mods[id(m)] = rep
-        rep = self._naive_mods[id(m)]
-        if rep is None:
+        """``execute``'s naive hook for module ``m``: its replacement on opkit's naive kernel, looked up on the
+        first call that computes in fp16/bf16 (looking it up may load or build the op: never for a policy
+        that keeps the module in FP32, nor with ``naive=False``)."""
+        if not self.naive:
             return None
-        return lambda args, kwargs: (lambda: (rep(*args, **kwargs), f"opkit_naive.{rep.opkit_op}"))
+
+        def naive(args, kwargs):
+            if id(m) not in self._naive_mods:
+                factory, _ = patching.find_mapping(m)
+                rep = None
+                if factory is not None:
+                    try:
+                        rep = factory(m, patching.Ops("naive"))
+                    except (patching.CannotPatch, Exception):  # noqa: BLE001 - no naive kernel: CPU fp16
+                        rep = None
+                self._naive_mods[id(m)] = rep
+            rep = self._naive_mods[id(m)]
+            return None if rep is None else (lambda: (rep(*args, **kwargs), f"opkit_naive.{rep.opkit_op}"))
+        return naive
 
     def _wrap_module(self, m: nn.Module, op_type: str, forward, name: str = ""):
         mode = self.layers.get(name)

@@ -188,3 +188,24 @@ def test_fallback_column_from_an_opkit_scan_report(tmp_path):
     bad.write_text(json.dumps({"ops": []}))
     rep = opkit.diagnose(Tiny().eval(), torch.randn(4, 8), policy="cann-allow-fp32-to-fp16", patch=False, scan=bad)
     assert any("not an `opkit scan` JSON report" in n for n in rep.notes)
+
+
+def test_a_patch_that_swapped_nothing_says_why(monkeypatch):
+    """In a workspace with unbuilt ops opkit.patch keeps every module; the note said "found nothing to swap in
+    this model" for a model full of LayerNorms and GELUs."""
+    from opkit import loader, patching
+    from opkit.errors import OpkitError
+    from opkit.evaluate import SimVariant
+    diagnose = importlib.import_module("opkit.accuracy.diagnose")
+
+    def fail(*a, ops=None, **k):
+        raise OpkitError(f"op {ops[0]} in workspace /w is not built for target cpu: run `opkit build`")
+    monkeypatch.setattr(loader, "load", fail)
+    monkeypatch.setattr(patching, "_unavailable", {}, raising=False)
+    monkeypatch.setattr(patching.Ops, "has", lambda self, op: False)
+    v = SimVariant("p", patch=True)
+    v.prepare(nn.Sequential(nn.Linear(4, 4), nn.GELU(), nn.LayerNorm(4)))
+    assert len(v.notes) == 1 and "swapped nothing: 2 candidate module(s) kept" in v.notes[0], v.notes
+    assert "gelu_fp32 in workspace /w is not built" in v.notes[0]
+    assert diagnose.nothing_swapped(patching.patch(nn.Sequential(nn.Linear(4, 4)))) == \
+        "opkit.patch found nothing to swap in this model"

@@ -215,11 +215,21 @@ def _patched(runner: _Runner, model: nn.Module, report: DiagnoseReport, log) -> 
         report.notes.append(f"opkit.patch could not run: {type(e).__name__}: {e}")
         return
     if not prep.swapped:
-        report.notes.append("opkit.patch found nothing to swap in this model")
+        report.notes.append(nothing_swapped(prep))
     res = runner.run(model=twin)
     report.patched_layers = res["rows"]
     report.patched_result = _brief(res)
     report.patch_swapped = [list(s) for s in prep.swapped]
+
+
+def nothing_swapped(prep) -> str:
+    """The note for a patch that swapped nothing: no candidate, or why the candidates stayed (ops not built)."""
+    if not prep.not_swapped:
+        return "opkit.patch found nothing to swap in this model"
+    path, kind, why = prep.not_swapped[0]
+    more = f" (and {len(prep.not_swapped) - 1} more)" if len(prep.not_swapped) > 1 else ""
+    return (f"opkit.patch swapped nothing: {len(prep.not_swapped)} candidate module(s) kept, e.g. "
+            f"{path or '<root>'} ({kind}): {why}{more}")
 
 
 NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # simulate.py uses their naive variant

@@ -209,3 +209,24 @@ def test_a_patch_that_swapped_nothing_says_why(monkeypatch):
     assert "gelu_fp32 in workspace /w is not built" in v.notes[0]
     assert diagnose.nothing_swapped(patching.patch(nn.Sequential(nn.Linear(4, 4)))) == \
         "opkit.patch found nothing to swap in this model"
+
+
+@pytest.mark.parametrize("policy", ["cann-force-fp16", "torch-npu-autocast", "cann-allow-mix-precision"])
+def test_batchnorm_parameters_stay_fp32_on_the_device(policy):
+    """CANN's BatchNorm/BNInfer take mean/variance/scale/offset in FP32 only and compute in FP32 on an fp16 x;
+    autocast leaves the module's FP32 buffers alone. Rounding a running_var of 4e6 to fp16 made it inf and the
+    feature 0 (a tabular model's raw-scale features: cosine 0.89 under force_fp16, a 1-point 'fp16 loss')."""
+    bn = nn.BatchNorm1d(4).eval()
+    bn.running_mean.copy_(torch.tensor([0.0, 1.0, 1000.0, 3000.0]))
+    bn.running_var.copy_(torch.tensor([1.0, 4.0, 1.0e6, 4.0e6]))
+    m = nn.Sequential(nn.Linear(4, 4), bn).eval()
+    with torch.no_grad():
+        m[0].weight.copy_(torch.eye(4))
+        m[0].bias.zero_()
+    x = torch.tensor([[0.5, 2.0, 1500.0, 1000.0], [-0.5, 0.0, 200.0, 5000.0]])
+    _, ref = Simulator(None).run(m, (x,))
+    _, recs = Simulator(load_policy(policy), naive=False).run(m, (x,))
+    by = {r.name: r for r in recs}
+    assert by["1"].compute_dtype == "float32"
+    assert torch.allclose(by["1"].tensor, ref[1].tensor, rtol=2e-3, atol=2e-3), (by["1"].tensor, ref[1].tensor)
+    assert bn.running_var.dtype == torch.float32 and bn.running_var[3] == 4.0e6      # the module is untouched

@@ -55,6 +55,12 @@ MODULE_OPS: dict[type, str] = {
     nn.Embedding: "embedding",
 }
 
+# Op types whose device kernel takes its parameters in FP32 whatever the I/O dtype, so they are not rounded
+# to it when the op computes in FP32: CANN's BatchNorm / BNInfer take scale, offset, mean and variance as
+# DT_FLOAT only and cast an fp16 x to FP32 inside (hicann/ops-nn norm/batch_norm/op_host/batch_norm_def.cpp;
+# the BNInfer TBE kernel bn_infer.py); torch autocast leaves a BatchNorm module's FP32 buffers alone too.
+FP32_PARAMS = frozenset({"batch_norm"})
+
 # Function names that move or view data, query metadata or cast on purpose: never touched.
 STRUCTURAL = frozenset("""
 __get__ __getitem__ __setitem__ __len__ __iter__ __repr__ __format__ __bool__ __hash__ __contains__ __index__
@@ -294,8 +300,9 @@ class Simulator:
             cdt, rnd, label = io, False, _dname(io)
         else:
             cdt, rnd, label = F32, compute == "hf32", compute
+        p_io = F32 if op_type in FP32_PARAMS and cdt == F32 else io
         try:
-            with _params_as(module, io, cdt, rnd):
+            with _params_as(module, p_io, cdt, rnd):
                 out = fn(*_cast(args, io, cdt, rnd), **_cast(kwargs, io, cdt, rnd))
             kernel = "cpu"
         except (RuntimeError, NotImplementedError) as e:

@@ -389,7 +389,7 @@ def _load_on_demand(op: str) -> None:
     if op in _unavailable:
         raise CannotPatch(_unavailable[op])
     try:
-        loader.load(ops=[op])
+        loader.load(ops=[op], backward=False)     # its backward op is built on the first backward call
     except OpkitError as e:                 # not built, not an op anywhere, build failed: say why
         _unavailable[op] = (f"torch.ops.opkit.{op}: {e} (not retried in this process: call opkit.load() "
                             "after building it)")

@@ -98,12 +98,8 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
     target = target or default_target()
     options = _split_options(target, options)
     t0 = time.monotonic()
-    with err.status("building ...") as status:
-        def log(msg: str) -> None:
-            if verbose:
-                err.print(msg, markup=False, soft_wrap=True)
-            else:
-                status.update(msg)
+    from ..toolchain.tools import BuildProgress
+    with BuildProgress(err, verbose) as log:
         specs = run_build(ops, target=target, jobs=jobs, verbose=verbose, log=log, **options)
     out.print(f"built {', '.join(s.snake for s in specs)} for {target} in {time.monotonic() - t0:.1f} s",
               markup=False)

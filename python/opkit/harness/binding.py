@@ -1,5 +1,6 @@
 """How the harness gets an op: ``opkit.load()`` of the workspace, then ``torch.ops.opkit.<op>``,
-``torch.ops.opkit_naive.<op>`` and the library's ``opkit_last_launch`` counters. Cached per process."""
+``torch.ops.opkit_naive.<op>`` and the emulator's counters of the last launch (opkit.registration). Cached per
+process."""
 from __future__ import annotations
 
 import functools
@@ -37,7 +38,7 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
         raise OpkitError(f"op {spec.snake} is not built for target {target} (no {lib}): run "
                          f"`opkit build {spec.snake}{how}` in {workspace}")
     device = t.prepare_test()       # None: the host (emulator), in this process
-    libs = loader.load(workspace, ops=[spec.snake], bundled=False, quiet=True)
+    loader.load(workspace, ops=[spec.snake], bundled=False, quiet=True)
     fn = getattr(torch.ops.opkit, spec.snake)
     try:
         naive = getattr(torch.ops.opkit_naive, spec.snake)   # the host's: the emulator's naive variant
@@ -49,11 +50,8 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu") -> OpHandle:
         _handles[key] = OpHandle(fn=_on_device(fn, device), naive_fn=naive, last_launch=None, device=device, op=fn)
         return _handles[key]
     last = None
-    try:
-        from ..roofline import LastLaunch
-        last = LastLaunch(libs[spec.snake])
-    except (OSError, AttributeError):
-        last = None          # a library without the counters: no modelled time, verdicts unaffected
+    if spec.lang != "tbe":      # an emulator op: the torch-side library keeps this thread's last launch
+        from ..registration import last_launch as last
     _handles[key] = OpHandle(fn=fn, naive_fn=naive, last_launch=last)
     return _handles[key]
 

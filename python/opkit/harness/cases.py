@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..spec import DTYPES, OpSpec
-from .distributions import DIST_DOC, dist_tag, draw, expand  # noqa: F401 - DIST_DOC re-exported
+from .distributions import DIST_DOC, dist_tag, draw, expand, plant_specials  # noqa: F401 - DIST_DOC re-exported
 
 CORES_910B = 48           # vector cores of the 910B (opkit/platform.h kAscend910B)
 BLOCK_BYTES = 32          # UB alignment / DataCopy unit
 REPEAT_BYTES = 256        # one vector repeat
+FLOATS = ("float16", "bfloat16", "float32")
 DEFAULT_CAP = 1 << 18     # largest lead numel outside --full (keeps the default run fast)
 # Shapes every distribution and attr value meets in the default mode ("edge:rows%48" covers rows%48b).
 CORE_KINDS = ("explicit", "edge:tail", "edge:rows%48", "edge:numel%48")
@@ -317,6 +318,8 @@ def build_matrix(spec: OpSpec, mode: str = "default", seed: int = 0) -> list[Cas
             chosen = two if mode == "default" and not core else dists
             rank = len(next(iter(shapes.values())))
             for dist in chosen:
+                if dist == "special" and dtype not in FLOATS:
+                    continue            # NaN/inf cannot be planted in integer or bool inputs
                 for v in variants:
                     if v.attr is not None and mode == "quick" and (dist != "normal" or not v.wide):
                         continue
@@ -344,6 +347,8 @@ def make_inputs(spec: OpSpec, case: Case):
 
     g = torch.Generator().manual_seed(case.seed)
     tdtype = getattr(torch, DTYPES[case.dtype][0])
+    # `special`: every floating input carries the special values, the k-th at its own places (turn k).
+    special = case.distribution == "special" and tdtype.is_floating_point
     out = []
     for inp in spec.inputs:
         shape = case.shapes[inp.name]
@@ -354,6 +359,8 @@ def make_inputs(spec: OpSpec, case: Case):
         elif inp.values == "grad":
             x = torch.randn(shape, generator=g, dtype=torch.float64)
         else:
-            x = draw(case.distribution, case.dtype, shape, g)
+            x = draw("normal" if special else case.distribution, case.dtype, shape, g)
+        if special:
+            x = plant_specials(x, case.dtype, turn=len(out))
         out.append(x.to(tdtype))
     return out

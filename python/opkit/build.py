@@ -22,19 +22,69 @@ STAMP = "build.json"
 
 
 def build(ops: Iterable[str] = (), *, workspace: str | Path | None = None, target: str | None = None,
-          jobs: int | None = None, verbose: bool = False, log: Log | None = None, **options) -> list[OpSpec]:
-    """Build the workspace's ops (all, or those named) for a target; returns the specs built."""
+          jobs: int | None = None, verbose: bool = False, log: Log | None = None, keep_going: bool = False,
+          **options) -> list[OpSpec]:
+    """Build the workspace's ops (all, or those named, with the ops they need: deps.py) for a target;
+    returns the specs built. ``keep_going``: an op whose op.yaml is invalid or whose build fails does not
+    stop the others; the BuildError raised at the end names every op that failed (``failed_ops``)."""
     from . import targets
 
     ws = require_workspace(workspace)
-    specs = workspace_specs(ws, tuple(ops))
-    if not specs:
+    specs, broken = _requested(ws, tuple(ops), keep_going)
+    if not specs and not broken:
         raise OpkitError(f"workspace {ws} has no ops (ops/<op>/op.yaml); run `opkit new <OpName>`")
+    specs, bundled = _with_needs(ws, specs)
     backend = targets.get(target)
     name = backend.NAME
-    # each target's build() says itself when this machine cannot build for it (options may not need all)
-    backend.build(specs, _build_dir(ws, name), jobs=jobs, log=log or (lambda s: None), verbose=verbose, **options)
-    return specs
+    failed: dict[str, str] = dict(broken)
+    if specs:
+        # each target's build() says itself when this machine cannot build for it (options may not need all)
+        try:
+            backend.build(specs, _build_dir(ws, name), jobs=jobs, log=log or (lambda s: None), verbose=verbose,
+                          **({"keep_going": True} if keep_going else {}), **options)
+        except BuildError as e:
+            if not keep_going:
+                raise
+            failed.update(getattr(e, "failed_ops", None) or {s.snake: str(e) for s in specs})
+    if bundled and name == targets.HOST:     # bundled ops a workspace op needs: into the user's cache
+        from .loader import ensure_bundled_built
+        got = {s.snake for s, _ in ensure_bundled_built(bundled, quiet=True)}
+        failed.update({s.snake: f"bundled op {s.snake} failed to build" for s in bundled if s.snake not in got})
+    if failed:
+        err = BuildError("\n\n".join(failed.values()) + "\n\nopkit build: failed: " + ", ".join(sorted(failed)))
+        err.failed_ops = failed
+        err.built = [s for s in specs + bundled if s.snake not in failed]
+        raise err
+    return specs + bundled
+
+
+def _requested(ws: Path, ops: tuple[str, ...], keep_going: bool) -> tuple[list[OpSpec], dict[str, str]]:
+    """The specs asked for; with keep_going, ops whose op.yaml is invalid come back as (folder -> error)
+    instead of stopping the build."""
+    if not keep_going:
+        return workspace_specs(ws, ops), {}
+    from .workspace import workspace_entries
+    entries = workspace_entries(ws)
+    bad = {e.dir.name: str(e.error) for e in entries if e.error}
+    if not ops:
+        return [e.spec for e in entries if e.spec], bad
+    good = tuple(o for o in ops if o not in bad)
+    return (workspace_specs(ws, good) if good else []), {o: bad[o] for o in ops if o in bad}
+
+
+def _with_needs(ws: Path, specs: list[OpSpec]) -> tuple[list[OpSpec], list[OpSpec]]:
+    """``specs`` plus the workspace ops they need, and the bundled ops they need that the workspace lacks
+    (built into the user's bundled-op cache, where opkit.load() finds them)."""
+    from . import deps
+    from .workspace import bundled_entries, workspace_entries
+
+    ws_specs = {e.spec.snake: e.spec for e in workspace_entries(ws) if e.spec}
+    bundled = {e.spec.snake: e.spec for e in bundled_entries() if e.spec}
+    found, _unknown = deps.closure(specs, lambda n: ws_specs.get(n) or bundled.get(n))
+    mine = {s.snake for s in specs}
+    extra_ws = [ws_specs[n.op] for n in found if n.op in ws_specs and n.op not in mine]
+    extra_bundled = [bundled[n.op] for n in found if n.op not in ws_specs]
+    return specs + extra_ws, extra_bundled
 
 
 # -- build state ---------------------------------------------------------------------------------

@@ -29,7 +29,8 @@ def _plugin_via_entry_point() -> bool:
 
 
 def pytest_args(paths: list[str], *, quick=False, full=False, k=None, seed=None, report_json=None,
-                target="cpu", jobs=None, workspace: Path, progress=True, extra: list[str] | None = None) -> list[str]:
+                target="cpu", jobs=None, workspace: Path, progress=True, extra: list[str] | None = None,
+                bundled: bool = False, report_dir: Path | None = None) -> list[str]:
     """The pytest command line `opkit test` runs (also printed by ``OPKIT_HARNESS_DEBUG=1``)."""
     args = list(paths)
     if not _plugin_via_entry_point():
@@ -48,26 +49,34 @@ def pytest_args(paths: list[str], *, quick=False, full=False, k=None, seed=None,
         args += ["-k", k]
     if report_json:
         args += ["--opkit-report-json", str(Path(report_json).resolve())]
+    if bundled:
+        args.append("--opkit-bundled")
+    if report_dir:
+        args += ["--opkit-report-dir", str(report_dir)]
     return args + list(extra or [])
 
 
 def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False, k: str | None = None,
         seed: int | None = None, report_json: str | Path | None = None, target: str = "cpu",
         jobs: int | None = None, workspace: str | Path | None = None, dtypes: list[str] | None = None,
-        baseline: str | Path | None = None, update_baseline: str | Path | None = None) -> int:
+        baseline: str | Path | None = None, update_baseline: str | Path | None = None,
+        bundled: bool = False) -> int:
     """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed).
     dtypes: only those lead dtypes' cases (the edit loop after `opkit build --dtype`).
+    ``bundled``: opkit's bundled ops as opkit.load() builds them (the per-user cache, built first if
+    needed), from anywhere; reports go to that cache's ``reports/`` folder.
     ``baseline``: also fail on regressions against that file; ``update_baseline``: store this run there
     (opkit/accuracy/baseline.py)."""
-    import pytest
-
     from .. import targets
     from ..build import built_dtypes
-    from ..spec import DTYPES, dtype_names
+    from ..spec import dtype_names
     from ..workspace import build_dir, require_workspace, workspace_specs
 
     if quick and full:
         raise OpkitError("opkit test: --quick and --full exclude each other")
+    if bundled:
+        return _run_bundled(ops, quick=quick, full=full, k=k, seed=seed, report_json=report_json, target=target,
+                            jobs=jobs, dtypes=dtypes, baseline=baseline, update_baseline=update_baseline)
     t = targets.get(target)
     t.prepare_test()     # a clear error when this machine cannot run the target, before any case runs
     ws = Path(workspace).resolve() if workspace else require_workspace()
@@ -92,11 +101,49 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
         if set(want) - set(have):
             raise OpkitError(f"op {s.snake} was built for {', '.join(have)} only (`opkit build --dtype`): run "
                              f"`opkit test --dtype {' --dtype '.join(have)}`, or `opkit build {s.snake}` for every dtype")
-    extra = ["-m", " or ".join(DTYPES[d][2] for d in dtype_names(dtypes))] if dtypes else None
     if (baseline or update_baseline) and not report_json:
         report_json = build_dir(ws, target).parent / "reports" / "baseline-run.json"
+    return _pytest(specs, ws, quick=quick, full=full, k=k, seed=seed, report_json=report_json, target=target,
+                   jobs=jobs, dtypes=dtypes, baseline=baseline, update_baseline=update_baseline)
+
+
+def _run_bundled(ops, *, report_json, target, baseline, update_baseline, **kw) -> int:
+    from .. import targets
+    from ..errors import BuildError
+    from ..loader import bundled_cache_dir, ensure_bundled_built
+    from ..workspace import bundled_entries, bundled_ops_dir
+
+    if target != targets.HOST:
+        raise OpkitError(f"opkit test --bundled runs on target {targets.HOST} (the bundled-op cache), not {target}")
+    entries = [e for e in bundled_entries() if e.spec]
+    if ops:
+        unknown = [n for n in ops if not any(n in (e.snake, e.spec.name) for e in entries)]
+        if unknown:
+            raise OpkitError(f"opkit test --bundled: no bundled op {', '.join(unknown)} (bundled: "
+                             f"{', '.join(e.snake for e in entries)})")
+        entries = [e for e in entries if e.snake in ops or e.spec.name in ops]
+    specs = [e.spec for e in entries]
+    got = {s.snake for s, _ in ensure_bundled_built(specs)}
+    if {s.snake for s in specs} - got:
+        raise BuildError(f"opkit test --bundled: bundled op(s) {', '.join(sorted({s.snake for s in specs} - got))} "
+                         "did not build (see the warnings above)")
+    reports = bundled_cache_dir() / "reports"
+    if (baseline or update_baseline) and not report_json:
+        report_json = reports / "baseline-run.json"
+    return _pytest(specs, bundled_ops_dir().parent, report_json=report_json, target=target, baseline=baseline,
+                   update_baseline=update_baseline, bundled=True, report_dir=reports, **kw)
+
+
+def _pytest(specs, ws: Path, *, quick, full, k, seed, report_json, target, jobs, dtypes, baseline, update_baseline,
+            bundled: bool = False, report_dir: Path | None = None) -> int:
+    import pytest
+
+    from ..spec import DTYPES, dtype_names
+
+    extra = ["-m", " or ".join(DTYPES[d][2] for d in dtype_names(dtypes))] if dtypes else None
     args = pytest_args([str(s.dir / "op.yaml") for s in specs], quick=quick, full=full, k=k, seed=seed,
-                       report_json=report_json, target=target, jobs=jobs, workspace=ws, extra=extra)
+                       report_json=report_json, target=target, jobs=jobs, workspace=ws, extra=extra,
+                       bundled=bundled, report_dir=report_dir)
     if os.environ.get("OPKIT_HARNESS_DEBUG"):
         print("pytest " + " ".join(args), file=sys.stderr)
     code = int(pytest.main(args))

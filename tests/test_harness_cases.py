@@ -66,7 +66,7 @@ def test_shapes_respect_declared_ranges_and_cap(spec):
 def test_quick_is_a_small_subset_and_full_a_superset(spec):
     quick, default, full = (build_matrix(spec, m) for m in ("quick", "default", "full"))
     assert len(quick) < len(default) < len(full)
-    assert len(quick) <= 45
+    assert len(quick) <= 63          # 45 + special values in weight and in bias: 3 shapes x 3 dtypes each
     assert {c.id for c in quick} <= {c.id for c in full}
     assert {c.distribution for c in quick} >= {"normal", "scale50", "offset", "special"}
     for dt in ("float16", "bfloat16", "float32"):        # every dtype meets the special values in --quick
@@ -110,16 +110,27 @@ def test_special_values_in_every_mode_declared_or_not(tmp_path):
         assert got == {"float16", "bfloat16", "float32"}, mode
 
 
-def test_special_values_reach_every_floating_input_at_their_own_places(spec):
-    case = {c.id: c for c in build_matrix(spec, "default")}["fp32-64x1000-special"]
-    x, w, b = make_inputs(spec, case)
-    places = []
-    for t in (x, w, b):
-        v = t.reshape(-1, t.shape[-1])
-        assert torch.isnan(v).any() and (v == float("inf")).any() and (v == float("-inf")).any()
-        places.append({tuple(i) for i in (~torch.isfinite(v)).nonzero().tolist()})
-    assert places[0] == {(0, 500), (1, 0), (2, 999)}            # the lead input: as before
-    assert places[1] == {(0, 7), (0, 9), (0, 11)} and places[2] == {(0, 13), (0, 15), (0, 17)}
+def test_special_values_reach_every_floating_input_in_cases_of_their_own(spec):
+    cases = {c.id: c for c in build_matrix(spec, "default")}
+    for cid, carrier in (("fp32-64x1000-special", 0), ("fp32-64x1000-special-weight", 1),
+                         ("fp32-64x1000-special-bias", 2)):
+        inputs = make_inputs(spec, cases[cid])
+        for k, t in enumerate(inputs):
+            v = t.reshape(-1, t.shape[-1])
+            if k == carrier:
+                assert torch.isnan(v).any() and (v == float("inf")).any() and (v == float("-inf")).any(), cid
+            else:
+                assert torch.isfinite(v).all(), (cid, k)
+    x = make_inputs(spec, cases["fp32-64x1000-special"])[0]
+    assert {tuple(i) for i in (~torch.isfinite(x)).nonzero().tolist()} == {(0, 500), (1, 0), (2, 999)}
+    w = make_inputs(spec, cases["fp32-64x1000-special-weight"])[1]
+    assert {i[0] for i in (~torch.isfinite(w)).nonzero().tolist()} == {1, 3, 5}
+    # a second data input is moved by 4 rows and 3 odd columns (plant_specials turn 1)
+    from opkit.harness.distributions import plant_specials
+    z = plant_specials(torch.zeros(8, 9, dtype=torch.float64), "float32", turn=1)
+    assert {tuple(i) for i in (~torch.isfinite(z)).nonzero().tolist()} == {(4, 5), (5, 1), (6, 0)}
+    z = plant_specials(torch.zeros(1, 9, dtype=torch.float64), "float32", turn=1)
+    assert {tuple(i) for i in (~torch.isfinite(z)).nonzero().tolist()} == {(0, 7), (0, 1), (0, 3)}
 
 
 def test_attr_variants_for_choices(tmp_path):

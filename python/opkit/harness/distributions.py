@@ -4,7 +4,8 @@ report's legend and the sampler.
 
 Each law draws float64 values for a data input (``values: weight|bias|grad`` inputs have their own laws in
 cases.py). ``special`` plants +-0, +-inf, NaN and subnormals into N(0,1) data, in every shape kind; every op
-gets it (declared or not) in every mode, and it plants into every floating input, each at its own places.
+gets it (declared or not) in every mode: the data inputs carry them, each at its own places, and each other
+floating input (weight, bias, grad) carries them alone in a case of its own (cases.py).
 """
 from __future__ import annotations
 
@@ -51,9 +52,9 @@ def plant_specials(z, dtype: str, turn: int = 0):
     row 1, -inf in row 2, so each row op sees one special at a time, and +-0/subnormals along row 3. With
     fewer rows (a 1-D input is one row): NaN, +inf, -inf go to odd columns, dealt round the rows, and
     +-0/subnormals to the even columns of row 0; a single column (one element) holds the specials only. Subnormals: the dtype's smallest positive one times 1..3.
-    ``turn`` k (the k-th floating input of an op) moves the rows by 4k and the columns by k (few rows: by
-    6k), so two inputs of one case do not carry their specials at the same places (one would hide the
-    other's NaN).
+    ``turn`` k (the k-th data input of an op) moves the rows by 4k and the columns by k (few rows: by 3k
+    odd columns), so two inputs of one case do not carry their specials at the same places (one would
+    hide the other's NaN).
     """
     x = z.clone()
     if x.numel() == 0:
@@ -72,10 +73,10 @@ def plant_specials(z, dtype: str, turn: int = 0):
             v[r, 0] = specials[(r + turn) % 3]
         return x
     else:
+        odd = n // 2                # odd columns 1, 3, ...: the k-th special on odd column k // rows, moved
         for k, val in enumerate(specials):
-            col = 2 * (k // rows) + 1
-            if col < n:
-                v[k % rows, (col + 6 * turn) % n] = val
+            if k // rows < odd:
+                v[k % rows, 2 * ((k // rows + 3 * turn) % odd) + 1] = val
         row = v[0]
     # +-0 and subnormals along one row (every other element), so the rest stays normal data.
     for j in range(0, n, 2):

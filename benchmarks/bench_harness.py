@@ -52,8 +52,8 @@ def in_process(ws: Path, mode: str) -> dict:
     from opkit.harness.binding import get_handle, reference_of
     from opkit.harness.cases import build_matrix, make_inputs
     from opkit.harness.metrics import compare
-    from opkit.harness.standard import thresholds
-    from opkit.spec import load_spec
+    from opkit.opspec.standard import thresholds
+    from opkit.opspec import load_spec
 
     torch.set_num_threads(1)
     spec = load_spec(ws / "ops" / "layer_norm_fp32")

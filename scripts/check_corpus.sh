@@ -13,7 +13,16 @@
 #           else float32). A program with no golden data counts as "ran" only.
 # Prints one line per program and a summary; exits 1 if any program failed to build, run or match.
 # Example: bash scripts/check_corpus.sh /tmp/ascend-samples/cplusplus/level1_single_api
+#
+# check_corpus.sh --projects DIR -- CANN custom-op projects (op_host/ + op_kernel/) fetched locally: each op's
+# kernel compiled unchanged with its own op_host tiling header, and, for ops with an obvious PyTorch
+# equivalent, its own TilingFunc + kernel run against it (scripts/cann_survey.py; figures in docs/cann.md).
 set -uo pipefail
+if [ "${1:-}" = "--projects" ] && [ $# -eq 2 ] && [ -d "$2" ]; then
+  ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  PY="${OPKIT_PYTHON:-$ROOT/.venv/bin/python}"
+  exec "$PY" "$ROOT/scripts/cann_survey.py" "$2"
+fi
 
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
   echo "usage: $0 DIR   (a checkout holding CANN CPU-debug programs)" >&2

@@ -84,7 +84,7 @@ def test_op_yaml_baseline_tolerance(tmp_path):
     from pathlib import Path
 
     from opkit.errors import SpecError
-    from opkit.spec import load_spec
+    from opkit.opspec import load_spec
 
     src = Path(__file__).resolve().parent.parent / "ops" / "layer_norm_fp32"
     op = tmp_path / "ops" / "layer_norm_fp32"

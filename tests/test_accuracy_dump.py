@@ -10,10 +10,17 @@ import pytest
 import torch
 import torch.nn as nn
 
-from opkit.accuracy.dump import Dump, compare, dump, load_model, make_inputs
+from opkit.accuracy.dump import Dump, compare, dump, make_inputs
 from opkit.errors import OpkitError
+from opkit.toolchain.user_code import load_model as load_model_and_inputs
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def load_model(text):
+    """The model of MODEL (the one loader returns (model, inputs))."""
+    return load_model_and_inputs(text)[0]
+
 
 MODEL_PY = '''
 import torch, torch.nn as nn
@@ -98,7 +105,7 @@ def test_compare_reads_an_msprobe_dump(tmp_path, model_file):
 def test_bad_model_and_input_specs(tmp_path, model_file):
     with pytest.raises(OpkitError, match="expected pkg.module:factory"):
         load_model("nocolon")
-    with pytest.raises(OpkitError, match="has no nothere"):
+    with pytest.raises(OpkitError, match="has no attribute nothere"):
         load_model(f"{model_file}:nothere")
     with pytest.raises(OpkitError, match="neither a shape"):
         make_inputs(["3y16"])

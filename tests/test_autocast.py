@@ -11,7 +11,7 @@ import torch.nn as nn
 import opkit
 from opkit.harness import golden
 from opkit.harness.metrics import compare
-from opkit.harness.standard import thresholds
+from opkit.opspec.standard import thresholds
 from opkit.workspace import bundled_entries
 
 LOW = [torch.float16, torch.bfloat16]

@@ -19,8 +19,8 @@ from opkit import autograd as opkit_autograd
 from opkit.errors import OpkitError
 from opkit.harness import golden
 from opkit.harness.metrics import compare
-from opkit.harness.standard import thresholds
-from opkit.spec import OpSpec
+from opkit.opspec.standard import thresholds
+from opkit.opspec import OpSpec
 from opkit.workspace import bundled_entries
 
 SHAPES = [(7, 77), (2, 3, 1000), (1, 33)]          # last dims not multiples of 16

@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from opkit.spec import DTYPES
+from opkit.opspec import DTYPES
 from opkit.workspace import bundled_entries
 
 

@@ -7,7 +7,7 @@ import torch
 
 from harness_standins import write_op
 from opkit.harness.cases import CORES_910B, build_matrix, make_inputs
-from opkit.spec import load_spec
+from opkit.opspec import load_spec
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +160,7 @@ tests:
 @pytest.mark.parametrize("shape, planted", [((1000,), 3), ((3, 7), 3), ((1, 5), 2), ((2,), 1), ((1,), 1), ((3, 1), 3)])
 def test_special_values_reach_1d_and_few_row_inputs(shape, planted):
     """NaN, +inf, -inf (in that order, as many as fit on odd columns) and +-0/subnormals on even ones."""
-    from opkit.harness.distributions import draw
+    from opkit.opspec.distributions import draw
     x = draw("special", "float16", shape, torch.Generator().manual_seed(0)).to(torch.float16).float()
     got = [bool(torch.isnan(x).any()), bool((x == float("inf")).any()), bool((x == float("-inf")).any())]
     assert got == [True] * planted + [False] * (3 - planted)
@@ -170,8 +170,8 @@ def test_special_values_reach_1d_and_few_row_inputs(shape, planted):
 
 def test_distribution_registry_is_the_one_list():
     """op.yaml's allowed names, the ids/markers and the sampler all come from distributions.REGISTRY."""
-    from opkit.harness.distributions import DECLARABLE, REGISTRY, all_tags, expand
-    from opkit.spec import TestSpec
+    from opkit.opspec.distributions import DECLARABLE, REGISTRY, all_tags, expand
+    from opkit.opspec import TestSpec
     assert TestSpec(dims={}).distributions == DECLARABLE
     assert "scale50" in REGISTRY and "scale50" not in DECLARABLE
     assert expand(["normal", "scale"], "default") == ["normal", "scale50", "scale", "special"]

@@ -9,8 +9,8 @@ from opkit.harness.cases import build_matrix, make_inputs
 from opkit.harness.execute import OpHandle, run_case
 from opkit.harness.golden import error_scale, golden, load_reference
 from opkit.harness.metrics import compare
-from opkit.harness.standard import thresholds
-from opkit.spec import load_spec
+from opkit.opspec.standard import thresholds
+from opkit.opspec import load_spec
 
 
 def test_thresholds_per_dtype_and_overrides():

@@ -21,7 +21,7 @@ def asked(monkeypatch, tmp_path):
         got.extend(s.snake for s in specs)
         return [(s, tmp_path / f"lib{s.snake}.so") for s in specs]
     monkeypatch.setattr(loader, "ensure_bundled_built", fake)
-    monkeypatch.setattr(loader, "_register", lambda spec, lib: None)
+    monkeypatch.setattr(loader, "register", lambda spec, lib: None)
     monkeypatch.setattr(loader, "_after_load", lambda ws, specs: None)
     with contextlib.chdir(tmp_path):
         yield got

@@ -1,7 +1,7 @@
 import pytest
 
 from opkit.errors import OpkitError
-from opkit.names import check_identifier, check_op_name, to_snake
+from opkit.opspec.names import check_identifier, check_op_name, to_snake
 
 
 @pytest.mark.parametrize("camel, snake", [

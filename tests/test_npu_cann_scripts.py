@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(not DEVKIT, reason=f"{cann_scripts.DEVKIT_ENV} i
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    from opkit.spec import load_spec
+    from opkit.opspec import load_spec
     tmp = tmp_path_factory.mktemp("cann_scripts")
     specs = [make_op(tmp / "ops"), make_op(tmp / "ops", "NpuTestSoftmax", "npu_test_softmax", reduce=False)]
     specs += [load_spec(REPO / "ops" / "layer_norm_fp32", bundled=True)]

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 from opkit.targets import npu
 from opkit.errors import BuildError
 from opkit.targets.npu import wheel
-from opkit.spec import DTYPES
+from opkit.opspec import DTYPES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_npu_glue import REPO, make_op  # noqa: E402
@@ -28,7 +28,7 @@ from test_npu_glue import REPO, make_op  # noqa: E402
 
 def bundled_specs() -> list:
     """Every bundled op whose folder is complete (op.yaml, kernel.cpp, tiling.h)."""
-    from opkit.spec import load_spec
+    from opkit.opspec import load_spec
     return [load_spec(d, bundled=True) for d in sorted((REPO / "ops").glob("*/"))
             if all((d / f).is_file() for f in ("op.yaml", "kernel.cpp", "tiling.h"))]
 
@@ -36,7 +36,7 @@ def bundled_specs() -> list:
 def workspace_with_ops(root: Path) -> list:
     """A workspace holding copies of the complete bundled ops and two hand-built ops (dim move, reduce
     outputs, a converted int64 output, a str attr with choices)."""
-    from opkit.spec import load_spec
+    from opkit.opspec import load_spec
     ops = root / "ops"
     for spec in bundled_specs():
         shutil.copytree(spec.dir, ops / spec.dir.name)

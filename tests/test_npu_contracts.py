@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from opkit.build import cmake_exe
 from opkit.errors import BuildError
-from opkit.targets.npu import builder, contracts, glue
+from opkit.targets.npu import builder, cann, contracts, glue
+from opkit.toolchain.tools import cmake_exe
 from opkit.workspace import emulator_include_dir
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,7 +36,7 @@ def _copy_project(rendered, tmp_path) -> Path:
 
 def test_all_checks_pass_on_what_opkit_generates(rendered):
     root, _, glues = rendered
-    n = contracts.run_all(glues, work=root / "work", cxx="g++", cmake=cmake_exe(), generator=builder.GENERATOR,
+    n = contracts.run_all(glues, work=root / "work", cxx="g++", cmake=cmake_exe(), generator=cann.CMAKE_GENERATOR,
                           prelude=root / "build" / "src" / glue.PRELUDE, emulator_include=emulator_include_dir(),
                           project=root / "build" / "package", jobs=2)
     assert n == 1 + 6 + 1 + 4 + 2     # generator, 2 ops x 3 dtypes, compute unit, 2 x 2 op_host, 2 tiling
@@ -132,13 +132,14 @@ def test_check_only_names_the_step_through_the_build(rendered, tmp_path):
         builder.build([bad], tmp_path / "build", check_only=True, package=True)
 
 
-def _old_op_host(render):
-    """render_project as before the fix: opkit's header included where the raw C++11 compile reads it."""
+def _old_op_host(files_of):
+    """project_files as before the fix: opkit's header included where the raw C++11 compile reads it."""
     def wrapped(specs, project, settings):
-        out = render(specs, project, settings)
-        for src in (project / "op_host").glob("*.cpp"):
-            src.write_text('#include "opkit/tiling.h"\n' + src.read_text())
-        return out
+        files = files_of(specs, project, settings)
+        for path in files:
+            if path.parent.name == "op_host" and path.suffix == ".cpp":
+                files[path] = '#include "opkit/tiling.h"\n' + files[path]
+        return files
     return wrapped
 
 
@@ -146,20 +147,20 @@ def _old_op_host(render):
 def test_each_of_the_four_points_broken_fails_the_check_only_build(tmp_path, monkeypatch, point):
     """The four breakages of issue 11 put back into opkit's own code: `--check-only --package` fails, naming
     the CANN step and source, before the binding is compiled."""
-    from opkit.targets.npu import cann, package
+    from opkit.targets.npu import package
     spec = make_op(tmp_path / "ops", "NpuTestSoftmax", "npu_test_softmax", reduce=False)
     expect = {"ninja": r"function\.cmake:103.*'Ninja'",
               "soc_as_compute_unit": r"config\.cmake:56-67.*ascend910b3",
               "op_host_headers": r"compile_ascendc_all_ops_so\.py:97-104.*opkit/tiling\.h",
               "no_tiling_registration": r"kernel_info_infer\.py:136-161.*REGISTER_TILING_DEFAULT"}[point]
     if point == "ninja":
-        monkeypatch.setattr(builder, "GENERATOR", "Ninja")
+        monkeypatch.setattr(cann, "CMAKE_GENERATOR", "Ninja")
     elif point == "soc_as_compute_unit":
         real = cann.soc_info
         monkeypatch.setattr(cann, "soc_info", lambda soc, root=None: cann.Soc(
             soc, soc.lower(), real(soc).profile, real(soc).vector_cores, real(soc).arch))
     elif point == "op_host_headers":
-        monkeypatch.setattr(package, "render_project", _old_op_host(package.render_project))
+        monkeypatch.setattr(package, "project_files", _old_op_host(package.project_files))
     else:
         monkeypatch.setattr(package, "_REGISTERED", re.compile(r"."))     # "already registered": nothing added
     with pytest.raises(BuildError, match="(?s)would fail on a CANN machine.*" + expect):

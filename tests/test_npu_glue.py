@@ -14,8 +14,8 @@ import yaml
 
 from opkit.errors import BuildError
 from opkit.targets.npu import cann, glue, package
-from opkit.spec import AccuracySpec, AttrSpec, InputSpec, OpSpec, OutputSpec
-from opkit.spec import TestSpec as _TestSpec
+from opkit.opspec import AccuracySpec, AttrSpec, InputSpec, OpSpec, OutputSpec
+from opkit.opspec import TestSpec as _TestSpec
 
 REPO = Path(__file__).resolve().parents[1]
 HOST_INCLUDE = REPO / "python" / "opkit" / "include"
@@ -267,7 +267,7 @@ def test_npu_test_mode_without_torch_npu_is_a_clear_error():
 
 def test_make_op_yaml_loads_back(tmp_path):
     """The hand-built test ops are valid op.yaml too (the CLI tests put them in a workspace)."""
-    from opkit.spec import load_spec
+    from opkit.opspec import load_spec
     for spec in (make_op(tmp_path / "a"), make_op(tmp_path / "b", "NpuTestSoftmax", "npu_test_softmax", reduce=False)):
         back = load_spec(spec.dir)
         assert (back.name, back.inputs, back.outputs, back.attrs) == (spec.name, spec.inputs, spec.outputs, spec.attrs)

@@ -3,7 +3,7 @@
 The shapes and dims here are ones the harness never draws (it always reduces the last dim and draws
 from op.yaml's tests section): other dims, keepdim, odd 4-D shapes, rows long enough for the multi-pass
 path, ties and nan for reduce_max, and the backward ops through autograd. Verdicts use the harness's
-own accuracy standard (opkit.harness.standard / metrics), with the fp64 PyTorch result as the golden.
+own accuracy standard (opkit.opspec.standard / metrics), with the fp64 PyTorch result as the golden.
 Also ``torch.library.opcheck`` on every op.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import torch.nn.functional as F
 import opkit
 from opkit.harness import golden as golden_mod
 from opkit.harness.metrics import compare
-from opkit.harness.standard import thresholds
+from opkit.opspec.standard import thresholds
 from opkit.workspace import bundled_ops_dir
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]

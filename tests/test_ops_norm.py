@@ -2,7 +2,7 @@
 
 Shapes here are ones the harness never draws: 3-D and 4-D leads, a 1-element row, rows long enough for
 the multi-pass path of every dtype, odd lengths; inputs far from N(0,1) (offset, large scale). Verdicts
-use the harness's own accuracy standard (opkit.harness.standard / metrics) against the fp64 PyTorch
+use the harness's own accuracy standard (opkit.opspec.standard / metrics) against the fp64 PyTorch
 result, with the op's reference.py error scale for outputs that cancel to ~0. Gradients go through
 autograd (the backward ops are opkit kernels) and are compared with fp64 autograd of F.layer_norm /
 F.rms_norm. Also ``torch.library.opcheck`` on every op.
@@ -16,7 +16,7 @@ import torch.nn.functional as F
 import opkit
 from opkit.harness import golden as golden_mod
 from opkit.harness.metrics import compare
-from opkit.harness.standard import thresholds
+from opkit.opspec.standard import thresholds
 from opkit.workspace import bundled_ops_dir
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]

@@ -14,7 +14,7 @@ from opkit.patching import CannotPatch, OpkitModule, register_mapping
 from opkit.patching import LayerNorm as OpkitLayerNorm
 from opkit.errors import OpkitError
 from opkit.harness.metrics import compare
-from opkit.harness.standard import thresholds
+from opkit.opspec.standard import thresholds
 
 
 @pytest.fixture(scope="module", autouse=True)

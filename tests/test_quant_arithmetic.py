@@ -93,6 +93,18 @@ def test_integer_accumulation_is_exact_beyond_float32():
     assert acc.dtype == torch.float64 and int(acc.item()) == 255 * 127 * k + 7
 
 
+@pytest.mark.parametrize("cin, k, groups", [(8, 3, 1), (96, 3, 1), (512, 3, 1), (64, 3, 64)])
+def test_fast_integer_paths_equal_float64(cin, k, groups):
+    # small fan-in: float32 directly; 864: float32 on 4-bit weight halves; 4608: float64 -- all exact
+    g = torch.Generator().manual_seed(cin)
+    conv = nn.Conv2d(cin, 16 if groups == 1 else cin, k, padding=1, groups=groups, bias=False)
+    codes = torch.randint(-128, 128, conv.weight.shape, generator=g, dtype=torch.int8)
+    layer = QuantLayer("c", ConvGeometry.of(conv), codes, torch.tensor([1.0]), scale_d=1.0, offset_d=-128)
+    q = torch.randint(-128, 128, (2, cin, 6, 6), generator=g).float()
+    ref = nn.functional.conv2d((q + 128).double(), codes.double(), padding=1, groups=groups)
+    assert torch.equal(layer.accumulate(q), ref)
+
+
 def test_grouped_and_depthwise_conv_integer_path_matches_fake_quant():
     torch.manual_seed(0)
     for groups, cin, cout in ((1, 4, 6), (2, 4, 6), (4, 4, 4)):

@@ -151,3 +151,57 @@ def test_float_layers_and_hfmg(net):
     assert isinstance(v.layers["dw"], FloatConv) and v.layers["dw"].by == "AMCT do_fusion"
     assert v.float_layers == ["dw"]
     assert 0 < v.weight_bytes(net) < sum(p.numel() for p in net.parameters()) * 2
+
+
+def test_what_if_bit_widths_run_and_say_so(net):
+    cfg = default_config(net)
+    cfg.layers["conv1"].act["num_bits"] = 16            # AMCT accepts 4/8/16 activations, 4/6/7/8 weights
+    cfg.layers["fc"].wts["num_bits"] = 4
+    g = read_graph(net, (_x(2),))
+    recs = calibrate(net, _x(32, seed=3), cfg, g)
+    r = recs["conv1"]                                  # a 16-bit asymmetric grid: (max - min) / 65535
+    assert r.act_bits == 16 and r.scale_d == pytest.approx((r.clip_max - r.clip_min) / 65535, rel=1e-3)
+    v = build_variant(net, cfg, recs, g)
+    assert v.layers["fc"].codes.abs().max() <= 8 and v.layers["conv1"].requant_to is None
+    x = _x(8, seed=5)
+    out, rows = v.simulator("cann-force-fp16").run(net, (x,))
+    by = {r.name: r for r in rows}
+    assert by["conv1"].compute_dtype == "a16w8" and "(what-if)" in by["conv1"].kernel
+    assert by["fc"].compute_dtype == "a8w4" and "(what-if)" in by["fc"].kernel
+    assert metrics(out.float(), net(x))["cosine"] > 0.98
+
+
+class Attn(nn.Module):
+    """A function-level matmul between two activations (AMCT's PyTorch flow cannot name it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k = nn.Linear(16, 16), nn.Linear(16, 16)
+
+    def forward(self, x):
+        return (self.q(x) @ self.k(x).transpose(1, 2)).mean(1)
+
+
+def test_matmul_what_if_is_exact_integer_arithmetic():
+    from opkit.quant.algorithms import fake_quant
+    from opkit.quant.modes import QuantMatmul
+    torch.manual_seed(0)
+    m = Attn().eval()
+    x = torch.randn(4, 6, 16)
+    g = read_graph(m, (x,))
+    assert g.matmuls == ["matmul#0"]
+    cfg = default_config(m)
+    recs = calibrate(m, x, cfg, g, matmuls=g.matmuls)
+    r = recs["matmul#0"]
+    assert len(r.scale_w) == 1 and r.offset_w == [0]
+    v = build_variant(m, cfg, recs, g)
+    assert isinstance(v.functions["matmul#0"], QuantMatmul)
+    # without a policy the mode is the fake-quant product, computed exactly
+    qm = v.functions["matmul#0"]
+    a, b = torch.randn(2, 5, 16), torch.randn(2, 16, 5)
+    from opkit.accuracy.simulate import Simulator
+    y, _, _, kernel = qm.run(Simulator(None), None, None, (a, b), {})
+    ref = fake_quant(a, r.scale_d, r.offset_d, 8).double() @ fake_quant(b, r.scale_w[0], 0, 8).double()
+    assert torch.allclose(y.double(), ref, rtol=1e-5, atol=1e-5) and "what-if" in kernel
+    out, _ = v.simulator("cann-force-fp16").run(m, (x,), record=False)
+    assert out.dtype == torch.float16 and metrics(out.float(), m(x))["cosine"] > 0.99

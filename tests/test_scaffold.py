@@ -7,7 +7,7 @@ import yaml
 
 from opkit.errors import OpkitError
 from opkit.scaffold import ANSWERS, families, new
-from opkit.spec import load_spec
+from opkit.opspec import load_spec
 from opkit.workspace import MARKER, bundled_ops_dir, find_workspace
 
 

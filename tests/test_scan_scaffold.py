@@ -16,9 +16,10 @@ import yaml
 from torch._C import DispatchKey
 
 from opkit.errors import OpkitError
-from opkit.scanner import oplist, override, scan
+from opkit import aten_override as override
+from opkit.scanner import oplist, scan
 from opkit.scanner.scaffold_aten import answers, new_from_aten, scaffold_report
-from opkit.spec import load_spec
+from opkit.opspec import load_spec
 
 from test_scan import FallbackModel
 

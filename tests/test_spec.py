@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from opkit.errors import SpecError
-from opkit.spec import load_spec, parse_spec
+from opkit.opspec import load_spec, parse_spec
 from opkit.workspace import bundled_entries
 
 GOOD = """\

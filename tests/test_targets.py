@@ -79,8 +79,9 @@ def test_every_target_implements_the_protocol_and_carries_its_files():
 
 
 def test_no_target_named_outside_the_targets_packages():
-    """cli.py, the harness and the loader reach targets only through the protocol."""
-    for rel in ("cli.py", "loader.py", "build.py", "harness/runner.py", "harness/binding.py", "harness/plugin.py"):
+    """The commands, the build router, the harness and the loader reach targets only through the protocol."""
+    cli = [str(p.relative_to(REPO / "python" / "opkit")) for p in (REPO / "python" / "opkit" / "cli").glob("*.py")]
+    for rel in (*cli, "loader.py", "build.py", "harness/runner.py", "harness/binding.py", "harness/plugin.py"):
         text = (REPO / "python" / "opkit" / rel).read_text()
         assert '"npu"' not in text and "'npu'" not in text and "targets.npu" not in text, rel
 
@@ -149,7 +150,7 @@ def test_bundled_ops_get_builds_for_every_available_device_target(tmp_path, monk
     unavailable.available = lambda: (False, "no toolchain")
     monkeypatch.setattr(targets, "names", lambda: ("cpu", "mydev", "off"))
     monkeypatch.setattr(targets, "get", lambda n: {"mydev": fake, "off": unavailable}[n])
-    spec = types.SimpleNamespace(snake="gelu_fp32")
+    spec = types.SimpleNamespace(snake="gelu_fp32", lang="ascendc")
     loader._device_builds([spec], tmp_path / "cache", "digest-1", quiet=True)
     loader._device_builds([spec], tmp_path / "cache", "digest-1", quiet=True)    # up to date: no rebuild
     assert built == [(tmp_path / "cache" / "mydev", ["gelu_fp32"])]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from opkit.errors import OpkitError
-from opkit.spec import load_spec
+from opkit.opspec import load_spec
 from opkit.tbe import ini, importer, proto
 
 ROOT = Path(__file__).resolve().parent.parent

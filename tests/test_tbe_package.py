@@ -3,7 +3,8 @@ the OpCommand binding; --check-only compiles prototype and binding against the p
 from __future__ import annotations
 
 from opkit.scaffold import new
-from opkit.spec import load_spec
+from opkit.opspec import load_spec
+from opkit.build import build_specs
 from opkit.tbe import package
 
 
@@ -28,5 +29,5 @@ def test_check_only_compiles_against_published_headers(tmp_path):
     s = new("LnPkgCheck", family="norm", cwd=tmp_path, lang="tbe")
     spec = load_spec(s.op_dir / "op.yaml")
     said = []
-    package.build_npu([spec], tmp_path / "out", check_only=True, soc=None, log=said.append)
+    build_specs([spec], tmp_path / "out", target="npu", check_only=True, log=said.append)   # the build router
     assert any("--check-only OK" in m for m in said), said

@@ -9,7 +9,7 @@ from opkit.harness.cases import build_matrix
 from opkit.harness.execute import OpHandle, run_case
 from opkit.harness.golden import load_reference
 from opkit.scaffold import new
-from opkit.spec import load_spec
+from opkit.opspec import load_spec
 from opkit.tbe import build, runner
 
 

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/fused/kernel.cpp.j2 for AddLayerNormFP32 (norm=layer).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // AddLayerNormFP32: sum = x + residual; out = (sum - mean) / sqrt(var + eps) * weight + bias over the
 // last dim. fp16/bf16/fp32 in and out; the sum, its mean and variance and the normalisation are computed
 // in ComputeT (FP32), and the norm reads the FP32 sum (not the sum rounded to the I/O dtype).
@@ -17,7 +19,7 @@
 using namespace AscendC;
 
 #ifdef OPKIT_NAIVE_COMPUTE
-using ComputeT = DTYPE_X;   // the "naive AMP" variant: compute (reductions included) in the I/O dtype
+using ComputeT = DTYPE_X;  // the "naive AMP" variant: compute (reductions included) in the I/O dtype
 #else
 using ComputeT = float;
 #endif
@@ -317,9 +319,8 @@ class Kernel {
 
 }  // namespace add_layer_norm_fp32_impl
 
-extern "C" __global__ __aicore__ void add_layer_norm_fp32(GM_ADDR x, GM_ADDR residual, GM_ADDR weight,
-                                                          GM_ADDR bias, GM_ADDR sum, GM_ADDR out,
-                                                          GM_ADDR workspace, GM_ADDR tiling) {
+extern "C" __global__ __aicore__ void add_layer_norm_fp32(GM_ADDR x, GM_ADDR residual, GM_ADDR weight, GM_ADDR bias,
+                                                          GM_ADDR sum, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(AddLayerNormFP32TilingData, td, tiling);
   add_layer_norm_fp32_impl::Kernel<DTYPE_X, ComputeT> op;
   op.Init(x, residual, weight, bias, sum, out, td);

@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/fused/reference.py.j2 for AddLayerNormFP32 (norm=layer).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for AddLayerNormFP32: the residual sum and F.layer_norm of it (the sum is not rounded to the
 I/O dtype before the norm: the kernel normalises its FP32 sum)."""
 import torch.nn.functional as F

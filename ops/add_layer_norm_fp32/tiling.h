@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/fused/tiling.h.j2 for AddLayerNormFP32 (norm=layer).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // Tiling for AddLayerNormFP32 (sum = x + residual, out = LayerNorm(sum)): rows of x split across
 // vector cores, each core walks its rows in UB tiles. Two layouts:
 //  - single pass: a tile holds `tileRows` whole rows (row pitch `stride`, 32 B aligned), x and

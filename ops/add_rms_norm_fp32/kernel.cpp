@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/fused/kernel.cpp.j2 for AddRmsNormFP32 (norm=rms).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // AddRmsNormFP32: sum = x + residual; out = sum / sqrt(mean(sum^2) + eps) * weight over the last dim.
 // fp16/bf16/fp32 in and out; the sum, the mean of squares and the scaling are computed in ComputeT
 // (FP32: in fp16, x^2 overflows from |x| = 256), and the norm reads the FP32 sum, not the rounded one.
@@ -8,7 +10,7 @@
 using namespace AscendC;
 
 #ifdef OPKIT_NAIVE_COMPUTE
-using ComputeT = DTYPE_X;   // the "naive AMP" variant: compute (reductions included) in the I/O dtype
+using ComputeT = DTYPE_X;  // the "naive AMP" variant: compute (reductions included) in the I/O dtype
 #else
 using ComputeT = float;
 #endif

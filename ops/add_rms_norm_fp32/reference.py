@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/fused/reference.py.j2 for AddRmsNormFP32 (norm=rms).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for AddRmsNormFP32: the residual sum and F.rms_norm of it (the sum is not rounded to the I/O
 dtype before the norm: the kernel normalises its FP32 sum)."""
 import torch.nn.functional as F

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/fused/tiling.h.j2 for AddRmsNormFP32 (norm=rms).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // Tiling for AddRmsNormFP32 (sum = x + residual, out = RMSNorm(sum)): rows of x split across vector
 // cores, each core walks its rows in UB tiles. Two layouts:
 //  - single pass: a tile holds `tileRows` whole rows (row pitch `stride`, 32 B aligned), x and

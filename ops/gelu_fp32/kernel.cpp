@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/elementwise/kernel.cpp.j2 for GeluFP32 (activation=gelu, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // gelu_fp32: y = GELU(x), fp16/bf16/fp32 I/O, FP32 compute.
 //
 // approximate="none" (erf form): y = x * Phi(x), Phi the standard normal CDF. AscendC has no Erf, so
@@ -66,9 +68,9 @@ class GeluKernel {
 
  private:
   __aicore__ inline void CopyIn(uint64_t off, uint32_t n) {
-    LocalTensor<T> in = inQ_.AllocTensor<T>();
     DataCopyExtParams params{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0};
     DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+    LocalTensor<T> in = inQ_.AllocTensor<T>();
     DataCopyPad(in, xGm_[off], params, pad);
     inQ_.EnQue(in);
   }

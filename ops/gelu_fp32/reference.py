@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/elementwise/reference.py.j2 for GeluFP32 (activation=gelu, backward=false).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for gelu_fp32: PyTorch's own GELU, run by the harness in higher precision."""
 import torch.nn.functional as F
 

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/elementwise/backward/kernel.cpp.j2 for GeluFP32Backward (activation=gelu, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // GeluFP32Backward: dx = dy * GELU'(x), fp16/bf16/fp32 I/O, FP32 compute.
 //
 // approximate="none": GELU'(x) = Phi(x) + x * phi(x). Phi comes from h = Phi(-|x|) = 0.5 * erfc(|x|/sqrt(2)),
@@ -202,7 +204,7 @@ class GeluGradKernel {
 }  // namespace gelu_fp32_backward_impl
 
 extern "C" __global__ __aicore__ void gelu_fp32_backward(GM_ADDR x, GM_ADDR dy, GM_ADDR dx, GM_ADDR workspace,
-                                                        GM_ADDR tiling) {
+                                                         GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(GeluFP32BackwardTilingData, td, tiling);
   gelu_fp32_backward_impl::GeluGradKernel<DTYPE_X> op;
   op.Init(x, dy, dx, td);

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/norm/kernel.cpp.j2 for LayerNormFP32 (norm=layer, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // LayerNormFP32: y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias over the last dim.
 // fp16/bf16/fp32 in and out; mean, variance and the normalisation are computed in ComputeT (FP32).
 //
@@ -16,7 +18,7 @@
 using namespace AscendC;
 
 #ifdef OPKIT_NAIVE_COMPUTE
-using ComputeT = DTYPE_X;   // the "naive AMP" variant: compute (reductions included) in the I/O dtype
+using ComputeT = DTYPE_X;  // the "naive AMP" variant: compute (reductions included) in the I/O dtype
 #else
 using ComputeT = float;
 #endif

@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/norm/reference.py.j2 for LayerNormFP32 (norm=layer, backward=false).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for LayerNormFP32: PyTorch's own layer norm over the last dim."""
 import torch
 import torch.nn.functional as F

@@ -1,9 +1,12 @@
+// Rendered by opkit from templates/families/norm/backward/kernel.cpp.j2 for LayerNormFP32Backward (norm=layer, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // LayerNormFP32Backward: gradients of y = xhat * weight + bias, xhat = (x - mean) * rstd, per row:
 //   g       = dy * weight
 //   dx      = rstd * (g - mean(g) - xhat * mean(g * xhat))
 //   dweight = sum over rows of dy * xhat,   dbias = sum over rows of dy
-// All in ComputeT (FP32). mean/rstd are recomputed from x with the forward op's corrected two-pass
-// algorithm (the forward schema returns y only). dweight/dbias: each block sums its rows in UB and adds
+// (a row whose sums are not finite: dx as PyTorch forms it, NonFiniteDx). All in ComputeT (FP32).
+// mean/rstd are recomputed from x with the forward op's corrected two-pass algorithm (the forward schema
+// returns y only). dweight/dbias: each block sums its rows in UB and adds
 // the result to the FP32 outputs with SetAtomicAdd (the outputs are zero-filled before launch).
 #include "kernel_operator.h"
 #include "tiling.h"
@@ -12,7 +15,7 @@
 using namespace AscendC;
 
 #ifdef OPKIT_NAIVE_COMPUTE
-using ComputeT = DTYPE_DY;   // the "naive AMP" variant: compute (reductions included) in the I/O dtype
+using ComputeT = DTYPE_DY;  // the "naive AMP" variant: compute (reductions included) in the I/O dtype
 #else
 using ComputeT = float;
 #endif
@@ -129,22 +132,22 @@ class Kernel {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     LocalTensor<CT> tmp = redTmpBuf_.Get<CT>();
     ReduceSum(red, src, tmp, count);
-    opkit::PipeSync<HardEvent::V_S>();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 
   // rstd[i] = 1 / sqrt(var[i] + eps) for i < n, on the vector unit (IEEE sqrt and divide).
   __aicore__ inline void Rstd(const LocalTensor<CT>& var, uint32_t n) {
     LocalTensor<CT> ones = onesBuf_.Get<CT>();
-    opkit::PipeSync<HardEvent::S_V>();
+    opkit::ScalarToVectorSync();
     Adds(var, var, static_cast<CT>(td_.eps), n);
     Sqrt(var, var, n);
     Duplicate(ones, static_cast<CT>(1.0f), n);
     Div(var, ones, var, n);
-    opkit::PipeSync<HardEvent::V_S>();
+    opkit::VectorToScalarSync();
   }
 
-  // Centre one row (d = x - m0 in place), return its corrected variance; *corr = mean(d).
+  // Centre one row (d = x - m0 in place) and return its corrected variance; *corr = mean(d).
   __aicore__ inline float CentreRow(const LocalTensor<CT>& xr, uint32_t n, float* corr) {
     const float m0 = SumOf(xr, n) * invN_;
     Adds(xr, xr, static_cast<CT>(-m0), n);
@@ -174,7 +177,7 @@ class Kernel {
   // A row whose sums are not finite (an inf or NaN in dy or weight): every dx of it is NaN or +-inf, and
   // which one follows the formula. PyTorch's CPU kernel forms dx = rstd * g + B * x + C with
   // B = (sum(g) * mean - sum(g * x)) * rstd^3 / N and C = -B * mean - sum(g) * rstd / N; so does this path,
-  // so its NaN and infinities fall where PyTorch's do (the finite-row formula above would put them elsewhere).
+  // so its NaN and infinities fall where PyTorch's do (the formula above would put them elsewhere).
   __aicore__ static inline bool Finite(float v) { return v - v == 0.0f; }
 
   // x (I/O dtype, as loaded) -> tmp in ComputeT.
@@ -244,6 +247,7 @@ class Kernel {
     opkit::PipeSync<HardEvent::MTE3_V>();
   }
 
+  // UB -> GM: `rows` rows of `cols` elements (32 B row pitch in UB) at row0, column c0.
   __aicore__ inline void StoreRows(LocalTensor<T>& out, uint64_t row0, uint32_t rows, uint32_t cols,
                                    uint32_t c0 = 0) {
     dxQ_.EnQue(out);

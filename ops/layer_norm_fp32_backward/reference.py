@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/norm/backward/reference.py.j2 for LayerNormFP32Backward (norm=layer, backward=true).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for LayerNormFP32Backward: autograd through F.layer_norm (the harness runs it in fp64 for fp32)."""
 import torch
 import torch.nn.functional as F

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/norm/backward/tiling.h.j2 for LayerNormFP32Backward (norm=layer, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // Tiling for LayerNormFP32Backward: rows split across vector cores like the forward op. Each block
 // sums dweight/dbias over its rows in UB and adds them to the FP32 outputs with one atomic copy.
 //  - single pass: a tile holds `tileRows` whole rows of dy and x (row pitch `stride`, 32 B aligned);

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/softmax/kernel.cpp.j2 for LogSoftmaxFP32 (log=true, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // LogSoftmaxFP32: y = x - max(x) - log(sum(exp(x - max(x)))) over the last dim, fp16/bf16/fp32 I/O,
 // FP32 compute.
 //

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/reduce/kernel.cpp.j2 for ReduceMaxFP32 (reduce=max).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // ReduceMaxFP32: values, indices = max over the last dim, with torch.max's semantics: the first index
 // of the max wins ties, and a nan anywhere in the row makes the result nan at the first nan's index.
 // fp16/bf16/fp32 I/O; values are compared in FP32 (exact for every input dtype); indices are written
@@ -189,7 +191,7 @@ class Kernel {
 }  // namespace reduce_max_fp32_impl
 
 extern "C" __global__ __aicore__ void reduce_max_fp32(GM_ADDR x, GM_ADDR values, GM_ADDR indices, GM_ADDR workspace,
-                                                     GM_ADDR tiling) {
+                                                      GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(ReduceMaxFP32TilingData, td, tiling);
   reduce_max_fp32_impl::Kernel<DTYPE_X, ComputeT> op;
   op.Init(x, values, indices, td);

@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/reduce/reference.py.j2 for ReduceMeanFP32 (reduce=mean).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for reduce_mean_fp32: torch.mean over one dim, run by the harness in higher precision."""
 import torch
 

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/reduce/kernel.cpp.j2 for ReduceSumFP32 (reduce=sum).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // ReduceSumFP32: y = sum(x) over the last dim, fp16/bf16/fp32 I/O, FP32 accumulation.
 // Each row is summed by ReduceSum (tree inside a 256 B repeat, repeats added in order: the A2 count
 // form); rows longer than UB are summed tile by tile and the tile sums added in order, in FP32.

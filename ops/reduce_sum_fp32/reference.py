@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/reduce/reference.py.j2 for ReduceSumFP32 (reduce=sum).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for reduce_sum_fp32: torch.sum over one dim, run by the harness in higher precision."""
 import torch
 

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/reduce/tiling.h.j2 for ReduceSumFP32 (reduce=sum).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // Tiling for ReduceSumFP32: sum over the last dim.
 // Rows (all dims but the last; the binding has moved `dim` there) are split across vector cores, each
 // core walks its rows in UB tiles. Two layouts:

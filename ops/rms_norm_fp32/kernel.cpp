@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/norm/kernel.cpp.j2 for RmsNormFP32 (norm=rms, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // RmsNormFP32: y = x / sqrt(mean(x^2) + eps) * weight over the last dim.
 // fp16/bf16/fp32 in and out; the mean of squares and the scaling are computed in ComputeT (FP32):
 // in fp16, x^2 overflows from |x| = 256 and the sum long before that matters.
@@ -8,7 +10,7 @@
 using namespace AscendC;
 
 #ifdef OPKIT_NAIVE_COMPUTE
-using ComputeT = DTYPE_X;   // the "naive AMP" variant: compute (reductions included) in the I/O dtype
+using ComputeT = DTYPE_X;  // the "naive AMP" variant: compute (reductions included) in the I/O dtype
 #else
 using ComputeT = float;
 #endif
@@ -87,7 +89,7 @@ class Kernel {
     }
   }
 
-  // x tile in UB as ComputeT (cast from the I/O dtype when they differ).
+  // x tile in UB as ComputeT (cast from the I/O dtype when they differ). Frees nothing.
   __aicore__ inline LocalTensor<CT> ToCompute(const LocalTensor<T>& xin, uint32_t count) {
     if constexpr (kCast) {
       LocalTensor<CT> xc = xcBuf_.Get<CT>();

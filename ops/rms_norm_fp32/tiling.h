@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/norm/tiling.h.j2 for RmsNormFP32 (norm=rms, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // Tiling for RmsNormFP32: rows of x (all dims but the last) are split across vector cores, each
 // core walks its rows in UB tiles. Two layouts:
 //  - single pass: a tile holds `tileRows` whole rows (row pitch `stride`, 32 B aligned), the row is

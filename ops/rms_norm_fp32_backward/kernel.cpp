@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/norm/backward/kernel.cpp.j2 for RmsNormFP32Backward (norm=rms, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // RmsNormFP32Backward: gradients of y = xhat * weight, xhat = x * rstd, rstd = 1/sqrt(mean(x^2) + eps):
 //   g       = dy * weight
 //   dx      = rstd * (g - xhat * mean(g * xhat))
@@ -12,7 +14,7 @@
 using namespace AscendC;
 
 #ifdef OPKIT_NAIVE_COMPUTE
-using ComputeT = DTYPE_DY;   // the "naive AMP" variant: compute (reductions included) in the I/O dtype
+using ComputeT = DTYPE_DY;  // the "naive AMP" variant: compute (reductions included) in the I/O dtype
 #else
 using ComputeT = float;
 #endif
@@ -123,7 +125,7 @@ class Kernel {
     LocalTensor<CT> red = redBuf_.Get<CT>();
     LocalTensor<CT> tmp = redTmpBuf_.Get<CT>();
     ReduceSum(red, src, tmp, count);
-    opkit::PipeSync<HardEvent::V_S>();
+    opkit::VectorToScalarSync();
     return static_cast<float>(red.GetValue(0));
   }
 
@@ -136,12 +138,12 @@ class Kernel {
   // rstd[i] = 1 / sqrt(ms[i] + eps) for i < n, on the vector unit (IEEE sqrt and divide).
   __aicore__ inline void Rstd(const LocalTensor<CT>& ms, uint32_t n) {
     LocalTensor<CT> ones = onesBuf_.Get<CT>();
-    opkit::PipeSync<HardEvent::S_V>();
+    opkit::ScalarToVectorSync();
     Adds(ms, ms, static_cast<CT>(td_.eps), n);
     Sqrt(ms, ms, n);
     Duplicate(ones, static_cast<CT>(1.0f), n);
     Div(ms, ones, ms, n);
-    opkit::PipeSync<HardEvent::V_S>();
+    opkit::VectorToScalarSync();
   }
 
   // dx = rstd * (g - xhat * B) from xhat (overwritten) and g, into dst.
@@ -177,6 +179,7 @@ class Kernel {
     opkit::PipeSync<HardEvent::MTE3_V>();
   }
 
+  // UB -> GM: `rows` rows of `cols` elements (32 B row pitch in UB) at row0, column c0.
   __aicore__ inline void StoreRows(LocalTensor<T>& out, uint64_t row0, uint32_t rows, uint32_t cols,
                                    uint32_t c0 = 0) {
     dxQ_.EnQue(out);

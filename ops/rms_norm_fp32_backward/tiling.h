@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/norm/backward/tiling.h.j2 for RmsNormFP32Backward (norm=rms, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // Tiling for RmsNormFP32Backward: rows split across vector cores like the forward op. Each block
 // sums dweight over its rows in UB and adds it to the FP32 output with one atomic copy.
 //  - single pass: a tile holds `tileRows` whole rows of dy and x (row pitch `stride`, 32 B aligned);

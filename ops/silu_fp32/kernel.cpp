@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/elementwise/kernel.cpp.j2 for SiluFP32 (activation=silu, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // silu_fp32: y = x * sigmoid(x) = x / (1 + exp(-x)), fp16/bf16/fp32 I/O, FP32 compute.
 // The quotient form keeps relative accuracy in both tails and gives PyTorch's results on
 // +inf (inf), -inf (-inf / inf = nan) and nan.
@@ -46,9 +48,9 @@ class SiluKernel {
 
  private:
   __aicore__ inline void CopyIn(uint64_t off, uint32_t n) {
-    LocalTensor<T> in = inQ_.AllocTensor<T>();
     DataCopyExtParams params{1, static_cast<uint32_t>(n * sizeof(T)), 0, 0, 0};
     DataCopyPadExtParams<T> pad{false, 0, 0, static_cast<T>(0)};
+    LocalTensor<T> in = inQ_.AllocTensor<T>();
     DataCopyPad(in, xGm_[off], params, pad);
     inQ_.EnQue(in);
   }

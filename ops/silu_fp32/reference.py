@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/elementwise/reference.py.j2 for SiluFP32 (activation=silu, backward=false).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for silu_fp32: PyTorch's own SiLU, run by the harness in higher precision."""
 import torch.nn.functional as F
 

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/elementwise/tiling.h.j2 for SiluFP32 (activation=silu, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // Tiling for silu_fp32: a flat element range split over the vector cores, each core's range walked
 // in UB tiles. The host part is hidden from device compilers (docs/architecture.md, "Tiling ABI").
 #pragma once

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/elementwise/backward/kernel.cpp.j2 for SiluFP32Backward (activation=silu, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // SiluFP32Backward: dx = dy * s * (1 + x * (1 - s)), s = sigmoid(x) = 1 / (1 + exp(-x)) (PyTorch's
 // silu_backward formula), fp16/bf16/fp32 I/O, FP32 compute. Gives nan at +-inf and nan, as PyTorch does.
 #include "kernel_operator.h"
@@ -118,7 +120,7 @@ class SiluGradKernel {
 }  // namespace silu_fp32_backward_impl
 
 extern "C" __global__ __aicore__ void silu_fp32_backward(GM_ADDR x, GM_ADDR dy, GM_ADDR dx, GM_ADDR workspace,
-                                                        GM_ADDR tiling) {
+                                                         GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(SiluFP32BackwardTilingData, td, tiling);
   silu_fp32_backward_impl::SiluGradKernel<DTYPE_X> op;
   op.Init(x, dy, dx, td);

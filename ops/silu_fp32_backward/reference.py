@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/elementwise/backward/reference.py.j2 for SiluFP32Backward (activation=silu, backward=true).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for silu_fp32_backward: torch.autograd through F.silu, in the harness's higher precision."""
 import torch
 import torch.nn.functional as F

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/elementwise/backward/tiling.h.j2 for SiluFP32Backward (activation=silu, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // Tiling for silu_fp32_backward: a flat element range split over the vector cores, each core's range walked
 // in UB tiles. The host part is hidden from device compilers (docs/architecture.md, "Tiling ABI").
 #pragma once

@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/softmax/kernel.cpp.j2 for SoftmaxFP32 (log=false, backward=false).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // SoftmaxFP32: y = exp(x - max(x)) / sum(exp(x - max(x))) over the last dim, fp16/bf16/fp32 I/O,
 // FP32 compute. Subtracting the row max first keeps exp() in (0, 1], so nothing overflows; the sum
 // is ReduceSum's FP32 sum (tree inside a repeat, repeats in order), tiles of long rows added in order.

@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/softmax/reference.py.j2 for SoftmaxFP32 (log=false, backward=false).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for softmax_fp32: PyTorch's own softmax, run by the harness in higher precision."""
 import torch.nn.functional as F
 

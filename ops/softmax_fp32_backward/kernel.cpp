@@ -1,3 +1,5 @@
+// Rendered by opkit from templates/families/softmax/backward/kernel.cpp.j2 for SoftmaxFP32Backward (log=false, backward=true).
+// Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 // SoftmaxFP32Backward: dx = y * (dy - sum(dy * y)) over the last dim (y = softmax output),
 // fp16/bf16/fp32 I/O, FP32 compute; the sum is ReduceSum's FP32 sum, tiles of long rows added in order.
 #include "kernel_operator.h"
@@ -161,7 +163,7 @@ class Kernel {
 }  // namespace softmax_fp32_backward_impl
 
 extern "C" __global__ __aicore__ void softmax_fp32_backward(GM_ADDR y, GM_ADDR dy, GM_ADDR dx, GM_ADDR workspace,
-                                                           GM_ADDR tiling) {
+                                                            GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(SoftmaxFP32BackwardTilingData, td, tiling);
   softmax_fp32_backward_impl::Kernel<DTYPE_Y, ComputeT> op;
   op.Init(y, dy, dx, td);

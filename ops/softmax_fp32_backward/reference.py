@@ -1,3 +1,5 @@
+# Rendered by opkit from templates/families/softmax/backward/reference.py.j2 for SoftmaxFP32Backward (log=false, backward=true).
+# Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).
 """Golden for softmax_fp32_backward: the gradient PyTorch's autograd gives for F.softmax.
 
 Autograd's softmax derivative is a function of the saved output y and dy only

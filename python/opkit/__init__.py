@@ -5,9 +5,8 @@
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .errors import BuildError, EmulatorError, OpkitError, SpecError  # noqa: E402
+from .errors import BuildError, EmulatorError, OpkitError, SpecError
+from .toolchain.version import __version__
 
 
 def load(path=None, **kwargs):
@@ -45,5 +44,11 @@ def diagnose(model, inputs, **kwargs):
     return _diagnose(model, inputs, **kwargs)
 
 
-__all__ = ["load", "scan", "patch", "diagnose", "unpatch", "register_mapping", "EmulatorError", "OpkitError",
+def quantize(model, calib, data=None, **kwargs):
+    """AMCT post-training quantization + ATC conversion simulated on the CPU, with the fix (see opkit.quant)."""
+    from .quant import quantize as _quantize
+    return _quantize(model, calib, data, **kwargs)
+
+
+__all__ = ["load", "scan", "patch", "diagnose", "quantize", "unpatch", "register_mapping", "EmulatorError", "OpkitError",
            "SpecError", "BuildError", "__version__"]

@@ -1,3 +1,4 @@
+"""`python -m opkit ...` is `opkit ...`."""
 from .cli import main
 
 main()

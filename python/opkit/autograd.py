@@ -22,7 +22,7 @@ from typing import Any, Callable
 import torch
 
 from .errors import OpkitError
-from .spec import OpSpec
+from .opspec import OpSpec
 
 # qualified op name -> how it was registered ("kernel" | "reference" | "none"); registration is once
 # per process (torch.library refuses a second Python kernel for the same op and key).

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from .spec import OpSpec
+from .opspec import OpSpec
 
 _CALL = re.compile(r"torch\.ops\.opkit\.(\w+)")
 

@@ -6,7 +6,11 @@ renders of them (``ops/<op>/.opkit-scaffold.yaml`` holds each one's answers, and
 bundled op byte for byte), so an edit to a bundled op goes into its family's templates. With the answer
 ``backward: true`` the family's ``backward/`` templates render (a backward kernel shares little with its
 forward one). Templates see
-``name``, ``snake``, ``family``, ``tiling_struct``, ``tiling_func``, ``opkit_version`` and the data keys.
+``name``, ``snake``, ``family``, ``tiling_struct``, ``tiling_func``, ``opkit_version`` and the data keys, and
+import the parts families share from ``templates/families/_macros/`` (kernel preamble and entry, row
+tiling, I/O stages); C++ that depends on the answers, such as the kernel entry's parameter list, comes from
+Python (``kernel_entry``, ``gm_params``: opkit/lowering.py), not from string concatenation in a template. Every rendered
+file starts with a header naming its template and the answers that made it.
 """
 from __future__ import annotations
 
@@ -15,8 +19,9 @@ from pathlib import Path
 import jinja2
 import yaml
 
-from . import __version__
 from .errors import OpkitError
+from .lowering import gm_params, kernel_entry
+from .toolchain.version import __version__
 from .workspace import templates_dir
 
 
@@ -33,7 +38,7 @@ def families(lang: str = "ascendc") -> dict[str, str]:
     root = family_dir("", lang)
     out = {}
     if root.is_dir():
-        for d in sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("*.j2"))):
+        for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("_") and any(p.glob("*.j2"))):
             out[d.name] = str(meta(d.name, lang).get("summary", ""))
     return out
 
@@ -93,12 +98,33 @@ def render(family: str, name: str, snake: str, data: dict | None = None, lang: s
     root = family_dir(family, lang)
     if full.get("backward"):
         root = root / "backward"         # a backward kernel shares little with its forward one
-    # Block tags sit on their own lines in the templates: trim them with their newline and indent.
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(root)), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    # Block tags sit on their own lines in the templates: trim them with their newline and indent. The
+    # family's folder first, then the families' root (for `{% import "_macros/..." %}`).
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader([str(root), str(family_dir("", lang))]),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
+                             lstrip_blocks=True)
+    env.globals.update(kernel_entry=kernel_entry, gm_params=gm_params)   # C++ spelled in Python
     ctx = context(name, snake, family, full)
     out: dict[str, bytes] = {}
     for p in sorted(root.iterdir()):
         if p.is_file() and p.name.endswith(".j2"):
-            out[p.name[:-3]] = env.get_template(p.name).render(ctx).encode()
+            text = env.get_template(p.name).render(ctx)
+            out[p.name[:-3]] = (header(p, name, full) + text).encode()
     return out
+
+
+_COMMENT = {".cpp": "//", ".h": "//", ".py": "#", ".yaml": "#"}
+
+
+def header(template: Path, name: str, answers: dict) -> str:
+    """The first lines of a rendered file: its template and the answers that made it (structured or long
+    answers, such as the aten family's inputs, by key only: .opkit-scaffold.yaml holds them)."""
+    mark = _COMMENT[Path(template.name[:-3]).suffix]
+
+    def short(v) -> bool:
+        return not isinstance(v, (list, dict)) and len(str(v)) <= 40 and "\n" not in str(v)
+    shown = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in answers.items() if short(v)]
+    shown += [k for k, v in answers.items() if not short(v)]
+    where = template.relative_to(templates_dir().parent).as_posix()
+    return (f"{mark} Rendered by opkit from {where} for {name}" + (f" ({', '.join(shown)})" if shown else "") +
+            f".\n{mark} Yours to edit; the answers are in .opkit-scaffold.yaml (`opkit new NAME --answers FILE` replays them).\n")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import importlib.util
-import os
 import sys
 import threading
 import time
@@ -18,14 +17,14 @@ import warnings
 from pathlib import Path
 from typing import Iterable
 
-from . import __version__
-from .build import build_state
+from . import build as router
 from .errors import BuildError, OpkitError, SpecError
-from .spec import OpSpec
-from .workspace import all_ops, bundled_ops_dir, emulator_include_dir, find_workspace, host_include_dir, share_dir
+from .opspec import OpSpec
+from .targets import HOST as TARGET   # the host target's libraries hold the schemas: loaded here
+from .toolchain.cache import bundled_cache_dir
+from .workspace import all_ops, bundled_ops_dir, emulator_include_dir, find_workspace, host_include_dir
 from .workspace import build_dir as ws_build_dir
 
-from .targets import HOST as TARGET   # the host target's libraries hold the schemas: loaded here
 _lock = threading.Lock()
 _loaded: dict[str, Path] = {}        # snake -> library registered in this process
 _specs: dict[str, OpSpec] = {}
@@ -67,15 +66,12 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
     ``ops``: register only these ops (snake or CamelCase names): workspace ops, or bundled ops the workspace
     does not have -- only those (and their backward ops) are built on first use, not the whole library;
     ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages;
-    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (scanner/override.py).
+    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (aten_override.py).
     ``unbuilt_needs_ok``: with ``ops``, a workspace op that comes along only because a named op needs it (its
     backward op) and is not built is skipped instead of raising; ``unbuilt_needs()`` then names it (the
     harness fails only the cases that call it). ``outside_workspace``: as if called outside any workspace
     (bundled ops only, whatever the current directory; `opkit test --bundled`).
     """
-    from .targets import host as _host
-    cpu = _host()
-
     with _lock:
         if path is not None:
             ws = find_workspace(path)
@@ -110,8 +106,8 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         todo: list[tuple[OpSpec, Path]] = []
         out_dir = ws_build_dir(ws, TARGET) if ws else None
         for e in ws_entries:
-            lib = cpu.library(out_dir, e.spec)
-            state = build_state(e.spec, out_dir / e.spec.snake, lib)
+            lib = router.library(TARGET, out_dir, e.spec)
+            state = router.build_state(TARGET, e.spec, out_dir)
             if state == "not built" and unbuilt_needs_ok and e.snake in as_needs:
                 _unbuilt_needs[e.snake] = (f"op {e.spec.snake} in workspace {ws} is not built for target {TARGET}: "
                                            f"run `opkit build {e.spec.snake}` in {ws} (looked for {lib})")
@@ -152,11 +148,11 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
                     raise BuildError(f"opkit.load: bundled op(s) {', '.join(sorted(lost))} could not be built:\n{why}")
 
         for spec, lib in todo:
-            _register(spec, lib)
+            register(spec, lib)
         _after_load(ws, [s for s, _ in todo])
         if override_aten:
-            from .scanner import override
-            override.register_loaded(_specs.values())
+            from . import aten_override
+            aten_override.register_loaded(_specs.values())
         return dict(_loaded)
 
 
@@ -168,7 +164,8 @@ def _names(entries) -> set[str]:
     return {e.snake for e in entries} | {e.dir.name for e in entries} | {e.spec.name for e in entries if e.spec}
 
 
-def _register(spec: OpSpec, lib: Path) -> None:
+def register(spec: OpSpec, lib: Path) -> None:
+    """Register one op's library with torch (once per process; a second library for it is an error)."""
     import torch
 
     lib = Path(lib).resolve()
@@ -178,9 +175,8 @@ def _register(spec: OpSpec, lib: Path) -> None:
             raise OpkitError(f"opkit.load: op {spec.snake} is already registered from {prev}; a process can "
                              f"register an op once, so {lib} cannot replace it (restart Python)")
         return
-    if spec.lang == "tbe":          # registered from Python: the DSL emulation runs the op (docs/tbe.md)
-        from .tbe.register import register
-        register(spec, lib)
+    if spec.lang != router.ASCENDC:     # its language registers it (tbe: from Python, the DSL emulation runs it)
+        router.language(spec.lang).register(spec, lib)
     else:
         torch.ops.load_library(str(lib))
     _loaded[spec.snake] = lib
@@ -203,24 +199,6 @@ def _after_load(ws: Path | None, specs: list[OpSpec]) -> None:
 
 # -- bundled ops: built once per user into a cache -----------------------------------------------
 
-def cache_root() -> Path:
-    env = os.environ.get("OPKIT_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "opkit"
-
-
-def bundled_cache_dir() -> Path:
-    """``<cache root>/<version>-<key>``, key = hash of the torch version, the Python version and where
-    this opkit's files live. Source edits do not change the folder: Ninja rebuilds just what changed,
-    and ``sources_digest()`` decides cheaply whether Ninja needs to run at all."""
-    import torch
-
-    key = f"opkit {__version__} torch {torch.__version__} py {sys.version_info[:2]} share {share_dir()}"
-    return cache_root() / f"{__version__}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
-
-
 def sources_digest() -> str:
     """Hash of everything a bundled build reads: bundled ops, emulator and host headers, glue, CMake."""
     h = hashlib.sha256()
@@ -240,7 +218,7 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
     """Build the bundled ops missing from the cache (under a file lock); return (spec, library) pairs.
     A bundled op that fails to build is skipped with a warning; the others still load."""
     from .targets import host
-    cpu = host()
+    cpu = host()        # its available() and its folder (sources_digest); builds go through the router
 
     out = bundled_cache_dir()
     out.mkdir(parents=True, exist_ok=True)
@@ -252,7 +230,7 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
             # built after the last change to any bundled source: no need to even ask Ninja
             f = out / s.snake / "sources.sha256"
             return (f.is_file() and f.read_text().strip() == digest
-                    and build_state(s, out / s.snake, cpu.library(out, s)) != "not built")
+                    and router.build_state(TARGET, s, out) != "not built")
         missing = [s for s in specs if not fresh(s)]
         failed: dict[str, str] = {}
         if missing:
@@ -266,7 +244,7 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
             if not ok:
                 raise BuildError(f"opkit.load(): cannot build the bundled ops: {why}")
             try:
-                cpu.build(missing, out, log=(lambda s: None), keep_going=True)
+                router.build_specs(missing, out, target=TARGET, log=(lambda s: None), keep_going=True)
             except BuildError as e:
                 failed = getattr(e, "failed_ops", None) or {s.snake: str(e) for s in missing}
                 _build_failures.update(failed)
@@ -279,9 +257,9 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
             if not quiet:
                 print(f"opkit: built {len(missing) - len(failed)} bundled op(s) in {time.perf_counter() - t0:.1f} s",
                       file=sys.stderr, flush=True)
-        built = [s for s in specs if s.snake not in failed and cpu.library(out, s).is_file()]
+        built = [s for s in specs if s.snake not in failed and router.library(TARGET, out, s).is_file()]
         _device_builds(built, out, digest, quiet)
-        return [(s, cpu.library(out, s)) for s in built]
+        return [(s, router.library(TARGET, out, s)) for s in built]
 
 
 def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> None:
@@ -309,7 +287,7 @@ def _device_builds(specs: list[OpSpec], out: Path, digest: str, quiet: bool) -> 
             print(f"opkit: building bundled ops for target {name} into {where}", file=sys.stderr, flush=True)
         where.mkdir(parents=True, exist_ok=True)
         try:
-            t.build(specs, where, jobs=None, log=(lambda s: None))
+            router.build_specs(specs, where, target=name, jobs=None, log=(lambda s: None))
         except BuildError as e:
             (where / "failed.txt").write_text(f"{e}\n")
             stamp.write_text(f"failed {key}\n")

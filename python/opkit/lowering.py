@@ -190,6 +190,27 @@ class Op:
         return "at::Tensor" if n == 1 else f"std::tuple<{', '.join(['at::Tensor'] * n)}>"
 
 
+def gm_params(names: list[str] | tuple[str, ...]) -> str:
+    """``GM_ADDR a, GM_ADDR b``: kernel parameters for GM addresses (inputs, outputs, ...)."""
+    return ", ".join(f"GM_ADDR {n}" for n in names)
+
+
+def kernel_entry(snake: str, io: list[str] | tuple[str, ...], width: int = 120) -> str:
+    """The kernel's ``extern "C"`` entry line (docs/architecture.md "Kernel ABI"): ``GM_ADDR`` parameters for
+    the inputs and outputs in op.yaml order, then workspace and tiling, wrapped under the open parenthesis
+    so no line passes ``width`` columns. The family templates render every entry through this."""
+    head = f'extern "C" __global__ __aicore__ void {snake}('
+    params = gm_params((*io, "workspace", "tiling")).split(", ")
+    lines, line = [], head
+    for k, p in enumerate(params):
+        piece = p + (", " if k + 1 < len(params) else ") {")
+        if line != head and line.strip() and len(line.rstrip()) + len(piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = " " * len(head)
+        line += piece
+    return "\n".join(lines + [line])
+
+
 def lower(spec) -> Op:
     """The lowering of one validated OpSpec (spec.py has checked names, dtypes and shape rules)."""
     names = [i.name for i in spec.inputs]

@@ -242,7 +242,7 @@ def register_mapping(module_type: type, factory: Factory) -> None:
     _USER[module_type] = factory
 
 
-def _is_channels_first_ln(m: nn.Module) -> bool:
+def is_channels_first_ln(m: nn.Module) -> bool:
     # ConvNeXt's own LayerNorm (data_format attr) and LayerNorm2d (timm, detectron2) normalise dim 1
     fmt = getattr(m, "data_format", None)
     named = type(m).__name__ == "LayerNorm2d"
@@ -250,14 +250,14 @@ def _is_channels_first_ln(m: nn.Module) -> bool:
                                                                                   nn.Parameter)
 
 
-def _find_mapping(m: nn.Module) -> tuple[Factory | None, str]:
+def find_mapping(m: nn.Module) -> tuple[Factory | None, str]:
     """(factory, "") or (None, reason it is not swapped) or (None, "") when the module is no candidate."""
     t = type(m)
     if t in _USER:
         return _USER[t], ""
     if t in _BUILTIN:
         return _BUILTIN[t], ""
-    if _is_channels_first_ln(m):
+    if is_channels_first_ln(m):
         return _channels_first_layer_norm, ""
     for base in t.__mro__[1:]:
         if base in _BUILTIN or base in _USER:
@@ -337,7 +337,7 @@ def patch(model: nn.Module, ops: Iterable[str] | None = None, dry_run: bool = Fa
             if not dry_run:
                 setattr(parent, name, rep)
 
-    factory, why = _find_mapping(model)
+    factory, why = find_mapping(model)
     if factory is not None or why:
         report.not_swapped.append(("", type(model).__name__, "the root module cannot be replaced in place; "
                                                              "patch a container holding it"))
@@ -347,7 +347,7 @@ def patch(model: nn.Module, ops: Iterable[str] | None = None, dry_run: bool = Fa
 
 def _replacement(m: nn.Module, path: str, ops: Ops, allowed: set[str] | None,
                  report: PatchReport) -> nn.Module | None:
-    factory, why = _find_mapping(m)
+    factory, why = find_mapping(m)
     tname = type(m).__name__
     if factory is None:
         if why:

@@ -80,3 +80,30 @@ def model(stats: dict, ideal_bytes: int) -> dict:
         "assumptions": f"HBM {HBM_BYTES_PER_S / 1e12:g} TB/s shared by {AIV_CORES} AIV, "
                        f"{REPEATS_PER_CYCLE:g} repeat/cycle at {CLOCK_HZ / 1e9:g} GHz (estimates)",
     }
+
+
+# -- whole-model estimate from per-layer work (opkit quant's strategy table) ---------------------------------
+# Each op as its own launch: time = max(cube work / cube rate, bytes / HBM bandwidth); a model's time is the sum
+# (no overlap between ops, no launch overhead: a rough lower bound of a deployment, labelled as an estimate).
+
+CHIPS = {
+    # 910B: FP16 cube 320 TFLOPS (docs/facts/ascendc-facts.md §4, a public data sheet); INT8 at twice the FP16
+    # MAC rate (Da Vinci cube: 4096 fp16 / 8192 int8 MACs per cycle, Hot Chips 2019); HBM as above.
+    "ascend910b": {"cube_flops": {"float16": 320e12, "int8": 640e12, "float32": 320e12 / 2},
+                   "hbm_bytes_per_s": HBM_BYTES_PER_S},
+    # 310P (Atlas 300I Duo carries two: 280 TOPS INT8, 408 GB/s LPDDR4X in total, vendor data): one chip
+    # 140 TOPS INT8, FP16 at half the INT8 rate, 204 GB/s.
+    "ascend310p": {"cube_flops": {"float16": 70e12, "int8": 140e12, "float32": 35e12},
+                   "hbm_bytes_per_s": 204e9},
+}
+
+
+def op_time(flops: float, nbytes: float, dtype: str = "float16", chip: str = "ascend910b") -> dict:
+    """Modelled time of one op: cube work at the chip's rate for ``dtype`` (int8 | float16 | float32; 0 flops
+    for vector ops) against its bytes at the memory bandwidth. An estimate."""
+    c = CHIPS[chip]
+    rate = c["cube_flops"].get(dtype, c["cube_flops"]["float16"])
+    t_cube = flops / rate if flops else 0.0
+    t_mem = nbytes / c["hbm_bytes_per_s"]
+    return {"seconds": max(t_cube, t_mem), "cube_s": t_cube, "memory_s": t_mem,
+            "bound": "cube" if t_cube >= t_mem else "memory"}

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import yaml
 
-from . import __version__
 from .errors import OpkitError, SpecError
 from .families import families, render, resolve_data
-from .names import check_op_name
-from .spec import parse_spec
+from .opspec import parse_spec
+from .opspec.names import check_op_name
+from .toolchain.version import __version__
 from .workspace import MARKER, bundled_entries, find_workspace, workspace_entries
 
 DEFAULT_FAMILY = "norm"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import OpkitError, SpecError
-from .spec import OpSpec, load_spec
+from .opspec import OpSpec, load_spec
 
 MARKER = "opkit.yaml"
 PACKAGE_DIR = Path(__file__).resolve().parent

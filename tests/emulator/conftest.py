@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT / "python"))
 from opkit import emulator  # noqa: E402
 
 CACHE = Path(os.environ.get("OPKIT_TEST_BUILD_DIR", ROOT / "build" / "test-cache" / "emulator"))
-PYBIND_MODULES = ("types", "vector", "datacopy", "rules", "pipe", "hazards", "poison", "level0", "compat", "logic")
+PYBIND_MODULES = ("types", "vector", "datacopy", "rules", "pipe", "hazards", "poison", "level0", "compat", "logic",
+                  "cann_api")
 # Read once, here: sysconfig's lazy initialisation is not thread-safe (builds run in threads).
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 PY_INCLUDE = sysconfig.get_paths()["include"]

@@ -1,4 +1,4 @@
-// CANN CPU-debug names kernels use unqualified (compat.h, compat_sync.h): block_idx / block_num,
+// CANN CPU-debug names kernels use unqualified (core_info.h, debug.h, utils.h, sync.h): block_idx / block_num,
 // g_coreType + ASCEND_IS_AIV, __CCE_AICORE__, AlignUp / DivCeil, float16_t / float32_t, likely,
 // lower-case set_flag / wait_flag, ASSERT and ascendc_assert.
 #include "opkit_emu/pybind.h"

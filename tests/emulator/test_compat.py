@@ -1,4 +1,4 @@
-"""CANN CPU-debug compatibility names (compat.h): what CANN's CPU mode declares, where it declares it.
+"""CANN CPU-debug compatibility names (core_info.h, debug.h, utils.h): what CANN's CPU mode declares, where it declares it.
 Sources: mirror-cann/asc-devkit impl/utils/sys_macros.h (g_coreType, ASCEND_IS_AIV),
 impl/basic_api/kernel_macros.h (ASSERT), impl/basic_api/utils/kernel_utils_macros.h (likely),
 impl/basic_api/utils/kernel_utils_ceil_oom_que.h (AlignUp, DivCeil), docs 调试接口/CPU孪生调试/SetKernelMode.md,

@@ -161,6 +161,8 @@ extern "C" __global__ __aicore__ void hazards(GM_ADDR x, GM_ADDR y, GM_ADDR tili
       float acc = 0.0f;
       for (int32_t i = 0; i < t.n; ++i) acc += u.GetValue(i);
       gy.SetValue(0, acc);
+      // how many hazard records the loops left: merged neighbours keep this O(1), not O(n)
+      gy.SetValue(1, static_cast<float>(opkit_emu::ctx().hz.segs.size()));
       break;
     }
     case kCleanTbufRegions: {  // one TBuf, disjoint regions on different pipes at the same time

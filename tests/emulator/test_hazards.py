@@ -5,7 +5,6 @@ lines and the event that would order them. Kernels that order everything pass.""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -81,8 +80,8 @@ def test_ordered_kernels_pass(emu, scenario):
 
 def test_scalar_loops_stay_cheap(emu):
     # 1024 SetValue + 1024 GetValue calls: the hazard records of neighbouring scalar accesses merge, so
-    # this is linear (a record per element would make it quadratic).
-    t = time.perf_counter()
+    # the record count stays constant and the run linear (a record per element would make it quadratic).
+    # Counted, not timed: a wall-clock bound fails on a loaded machine.
     x, y = run(emu, "kCleanScalarLoops", 1024)
     assert y[0] == np.float32(2 * sum(range(1024)))
-    assert time.perf_counter() - t < 2.0
+    assert y[1] <= 8, f"{int(y[1])} hazard records after 2048 scalar accesses to 1024 neighbouring elements"

@@ -1,6 +1,6 @@
 // Level-0 vector forms (mask / repeatTime / BinaryRepeatParams / UnaryRepeatParams, the mask register in
 // Normal and Counter mode) and the level-0 reductions WholeReduce*/BlockReduce*/PairReduceSum/Brcb.
-// Doc pages: see python/opkit/emulator/include/opkit_emu/level0.h and reduce_ext.h; test_level0.py holds
+// Doc pages: see python/opkit/emulator/include/opkit_emu/level0.h and reduce_level0.h; test_level0.py holds
 // the numpy reference written from the same pages.
 #include "opkit_emu/pybind.h"
 

@@ -53,3 +53,37 @@ def kill_once(sample):
             marker.write_text("x")
             os._exit(17)
     return sample.float()
+
+
+class OverflowNet(nn.Module):
+    """logits = 1000 * per-channel mean of a 1x1 conv (channel c of the input -> class c, a 4th class scoring
+    the negated sum); the class is the input channel with the largest mean. 1000 * mean overflows fp16 once a
+    mean passes 65.5, so under an fp16 policy those samples' logits are inf (wrong) until `mul` runs in FP32."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1, bias=False)
+        with torch.no_grad():
+            w = torch.zeros(4, 3, 1, 1)
+            for c in range(3):
+                w[c, c] = 1.0
+            w[3, :] = -1.0
+            self.conv.weight.copy_(w)
+
+    def forward(self, x):
+        return self.conv(x).mean((2, 3)) * 1000.0
+
+
+def overflow_net() -> nn.Module:
+    return OverflowNet().eval()
+
+
+def overflow_set(n: int = 40, overflow: int = 8, size: int = 8, seed: int = 0):
+    """(x [n, 3, size, size], y): class = the channel with the largest mean (means 1..3); the first ``overflow``
+    samples have means near 100 (fp16 overflow after * 1000)."""
+    g = torch.Generator().manual_seed(seed)
+    y = torch.arange(n) % 3
+    x = torch.rand(n, 3, size, size, generator=g)
+    x[torch.arange(n), y] += 2.0
+    x[:overflow] *= 40.0
+    return x, y

@@ -174,6 +174,25 @@ def tolerance_of(spec) -> float:
     return float(getattr(spec.accuracy, "baseline_tolerance", None) or DEFAULT_TOLERANCE)
 
 
+def run_test(ops: list[str] | None = None, *, baseline: str | Path | None = None,
+             update_baseline: str | Path | None = None, report_json: str | Path | None = None, target: str = "cpu",
+             workspace: str | Path | None = None, **options) -> int:
+    """`opkit test [--baseline FILE] [--update-baseline FILE]`: the harness run (opkit.harness.runner.run),
+    then the gate on its per-case report; returns the exit code."""
+    from ..harness import runner
+    if not (baseline or update_baseline):
+        return runner.run(ops, report_json=report_json, target=target, workspace=workspace, **options)
+    from ..workspace import build_dir, require_workspace, workspace_specs
+    ws = Path(workspace).resolve() if workspace else require_workspace()
+    if not report_json:
+        report_json = build_dir(ws, target).parent / "reports" / "baseline-run.json"
+    code = runner.run(ops, report_json=report_json, target=target, workspace=ws, **options)
+    if code == 5:       # nothing ran: nothing to gate
+        return code
+    return gate_test_run(Path(report_json), workspace_specs(ws, list(ops or ())), code, baseline=baseline,
+                         update=update_baseline)
+
+
 def gate_test_run(report_json: Path, specs, code: int, *, baseline=None, update=None) -> int:
     """After `opkit test`: store and/or check the baseline; returns the exit code (non-zero on a regression)."""
     try:

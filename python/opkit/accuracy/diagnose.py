@@ -135,7 +135,7 @@ def diagnose(model: nn.Module, inputs, *, policy: str | Policy = "cann-force-fp1
     notes: list[str] = []
     # opkit's naive kernels only matter where the policy computes in the I/O dtype
     needs_naive = pol.default.compute == "io" or any(e.compute == "io" for e in pol.ops.values())
-    naive = _naive_available(notes) if needs_naive else False
+    naive = naive_available(notes) if needs_naive else False
     was_training = {m: m.training for m in model.modules()}
     model.eval()
     try:
@@ -225,7 +225,7 @@ def _patched(runner: _Runner, model: nn.Module, report: DiagnoseReport, log) -> 
 NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # simulate.py uses their naive variant
 
 
-def _naive_available(notes: list[str]) -> bool:
+def naive_available(notes: list[str]) -> bool:
     """opkit's naive (fp16-computing) kernels, loaded if need be (built on first use; a built workspace op of
     the same name shadows the bundled one); False, with a note, if they cannot be."""
     from ..patching import Ops

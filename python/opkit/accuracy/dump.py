@@ -13,12 +13,8 @@ entries (API level) keep their msprobe names.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import os
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,38 +27,7 @@ from .simulate import Simulator
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64}
 
 
-# -- model and inputs from the command line -----------------------------------------------------------
-
-def load_model(spec: str) -> torch.nn.Module:
-    """``pkg.module:factory`` or ``path/to/file.py:factory`` -> ``factory()`` (an nn.Module)."""
-    target, sep, attr = spec.rpartition(":")
-    if not sep or not target or not attr:
-        raise OpkitError(f"model {spec!r}: expected pkg.module:factory or path/to/file.py:factory")
-    if target.endswith(".py"):
-        path = Path(target).resolve()
-        if not path.is_file():
-            raise OpkitError(f"model {spec!r}: no file {path}")
-        sys.path.insert(0, str(path.parent))       # the file's own imports (sibling modules) resolve
-        mod_name = f"opkit_user_{re.sub(r'[^0-9a-zA-Z_]', '_', str(path))}"
-        s = importlib.util.spec_from_file_location(mod_name, path)
-        module = importlib.util.module_from_spec(s)
-        sys.modules[mod_name] = module
-        s.loader.exec_module(module)
-    else:
-        if os.getcwd() not in sys.path:          # `model:make` in the current folder, as `python -m` would
-            sys.path.insert(0, os.getcwd())
-        try:
-            module = importlib.import_module(target)
-        except ImportError as e:
-            raise OpkitError(f"model {spec!r}: cannot import {target}: {e}") from None
-    factory = getattr(module, attr, None)
-    if factory is None:
-        raise OpkitError(f"model {spec!r}: {target} has no {attr}")
-    model = factory() if callable(factory) and not isinstance(factory, torch.nn.Module) else factory
-    if not isinstance(model, torch.nn.Module):
-        raise OpkitError(f"model {spec!r}: {attr}() returned {type(model).__name__}, not an nn.Module")
-    return model
-
+# -- inputs from the command line (the model: opkit.toolchain.user_code.load_model) -----------------------------------------------------------
 
 def make_inputs(specs: list[str], seed: int = 0, dtype: str = "float32") -> tuple:
     """Each ``--input``: a shape ``2x3x64x64`` (normal values, seeded) or a ``.pt`` / ``.npy`` file."""

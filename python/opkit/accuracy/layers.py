@@ -8,10 +8,11 @@ acceptance rule from the porting method, not a Huawei standard).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 
 import torch
+
+from .. import numerics
 
 MSPROBE_COS_WARN, MSPROBE_ABS_WARN = 0.99, 1e-3
 MSPROBE_COS_FAIL, MSPROBE_ABS_FAIL = 0.9, 1.0
@@ -38,13 +39,10 @@ class LayerRow:
         return asdict(self)
 
 
-def _num(x) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) else x
-
 
 def metrics(out: torch.Tensor, ref: torch.Tensor) -> dict:
-    """cosine, max_abs, max_rel, nonfinite share and the inf/NaN mismatch flag of ``out`` vs ``ref``."""
+    """cosine, max_abs, max_rel, nonfinite share and the inf/NaN mismatch flag of ``out`` vs ``ref``.
+    Machine-independent (opkit.numerics): identical runs give cosine exactly 1.0 and errors 0.0."""
     if tuple(out.shape) != tuple(ref.shape):
         return {"cosine": None, "max_abs": None, "max_rel": None, "nonfinite": 1.0, "mismatch": True,
                 "error": f"shape {list(out.shape)} != {list(ref.shape)}"}
@@ -58,14 +56,7 @@ def metrics(out: torch.Tensor, ref: torch.Tensor) -> dict:
     if o.numel() == 0:
         return {"cosine": None, "max_abs": None, "max_rel": None, "nonfinite": nonfinite, "mismatch": mismatch}
     err = (o - r).abs()
-    oo, rr = torch.dot(o, o), torch.dot(r, r)
-    if oo == 0 and rr == 0:
-        cos = 1.0
-    elif oo == 0 or rr == 0:
-        cos = 0.0
-    else:       # one square root of the product: identical vectors give exactly 1.0 (two roots lose an ulp)
-        cos = min(1.0, _num(torch.dot(o, r) / torch.sqrt(oo * rr)))
-    return {"cosine": cos, "max_abs": float(err.max()), "max_rel": float((err / (r.abs() + 1e-7)).max()),
+    return {"cosine": numerics.cosine(o, r), "max_abs": float(err.max()), "max_rel": float((err / (r.abs() + 1e-7)).max()),
             "nonfinite": nonfinite, "mismatch": mismatch}
 
 

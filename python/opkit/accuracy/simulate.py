@@ -20,6 +20,8 @@ of ``opkit quant`` (opkit/quant/modes.py), a conv with a BatchNorm folded into i
 They run with or without a policy (``policy=None``: FP32 around them, as AMCT's calibration runs), hold only
 tensors and numbers (picklable: a variant ships to eval workers) and see the I/O dtype the policy gives
 their op type. ``layer_overrides`` (module path -> Entry) keep one layer in FP32 (an overflow fix).
+``functions`` (``<op>#<k>``: the k-th call of a function-level op outside the modules run as one op, in call
+order -> LayerMode) do the same for function calls (a quantized ``q @ k``).
 ``run(..., record=False)`` skips the per-layer records (whole-dataset evaluation).
 """
 from __future__ import annotations
@@ -90,12 +92,25 @@ def module_op_type(m: nn.Module) -> str | None:
     t = type(m)
     if t in MODULE_OPS:
         return MODULE_OPS[t]
-    if patching._is_channels_first_ln(m):
+    if patching.is_channels_first_ln(m):
         return "layer_norm"
     for base in t.__mro__[1:]:
         if base in MODULE_OPS and t.forward is base.forward:
             return MODULE_OPS[base]
     return None
+
+
+def atomic_modules(model: nn.Module) -> dict[str, tuple[nn.Module, str]]:
+    """Module path -> (module, op type) for the modules the engine runs as one op: the outermost ones
+    ``module_op_type`` knows (their children are not seen one by one)."""
+    atomic: dict[str, tuple[nn.Module, str]] = {}
+    for name, m in model.named_modules():
+        if any(name.startswith(a + ".") for a in atomic) or (name and "" in atomic):
+            continue
+        t = module_op_type(m)
+        if t is not None:
+            atomic[name] = (m, t)
+    return atomic
 
 
 @dataclass
@@ -214,10 +229,13 @@ class Simulator:
     """
 
     def __init__(self, policy: Policy | None, overrides: dict[str, Entry] | None = None, naive: bool = True,
-                 layers: dict[str, LayerMode] | None = None, layer_overrides: dict[str, Entry] | None = None):
+                 layers: dict[str, LayerMode] | None = None, layer_overrides: dict[str, Entry] | None = None,
+                 functions: dict[str, LayerMode] | None = None):
         self.policy = policy
         self.overrides = dict(overrides or {})
         self.layers = dict(layers or {})
+        self.functions = dict(functions or {})
+        self.fn_calls: Counter = Counter()    # function-level op -> calls so far in this run
         self.layer_overrides = dict(layer_overrides or {})
         self.notes: list[str] = []
         self.naive = naive
@@ -290,7 +308,7 @@ class Simulator:
 
     def _naive_module(self, m: nn.Module):
         if id(m) not in self._naive_mods:
-            factory, _ = patching._find_mapping(m)
+            factory, _ = patching.find_mapping(m)
             rep = None
             if factory is not None:
                 try:
@@ -314,6 +332,8 @@ class Simulator:
                     meta = (_dname(io), label, kernel)
                     self.seen[mode.op_type] += 1
                     self.kernels[f"{mode.op_type}: {kernel}"] += 1
+                elif self.policy is None:               # FP32 (wrapped only to keep function-level calls apart)
+                    return forward(*args, **kwargs)
                 elif m.__dict__.get("opkit_original") is not None:     # an opkit op: its kernel computes in FP32
                     io, _ = self._resolve(op_type, _floats((args, kwargs), []))
                     out = _to(forward(*_to(args, io), **_to(kwargs, io)), io)
@@ -334,15 +354,9 @@ class Simulator:
         """The model's output and, with ``record``, every layer's output (module calls in order)."""
         records: list[LayerOut] = []
         calls: Counter = Counter()
-        atomic: dict[str, tuple[nn.Module, str]] = {}
-        hooked: list[tuple[str, nn.Module]] = []
-        for name, m in model.named_modules():
-            if any(name.startswith(a + ".") for a in atomic) or (name and "" in atomic):
-                continue
-            t = module_op_type(m)
-            if t is not None:
-                atomic[name] = (m, t)
-            hooked.append((name, m))
+        atomic = atomic_modules(model)
+        hooked = [(name, m) for name, m in model.named_modules()
+                  if not any(name.startswith(a + ".") for a in atomic) and not (name and "" in atomic)]
 
         def hook_for(name: str, m: nn.Module):
             t = atomic.get(name, (None, "block"))[1]
@@ -370,12 +384,14 @@ class Simulator:
         handles = [m.register_forward_hook(hook_for(n, m)) for n, m in hooked] if record else []
         saved = []
         self._meta.clear()
+        self.fn_calls.clear()
+        policy_mode = self.policy is not None or bool(self.functions)
         try:
             for name, (m, t) in atomic.items():
-                if self.policy is not None or name in self.layers:
+                if policy_mode or name in self.layers:
                     saved.append((m, m.__dict__.get("forward")))
                     m.forward = self._wrap_module(m, t, m.forward, name)
-            with torch.no_grad(), (_PolicyMode(self) if self.policy is not None else _null()):
+            with torch.no_grad(), (_PolicyMode(self) if policy_mode else _null()):
                 out = model(*inputs)
         finally:
             for h in handles:
@@ -402,6 +418,20 @@ class _PolicyMode(TorchFunctionMode):
         if sim.depth or name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
             return func(*args, **kwargs)
         if not _floats((args, kwargs), []):
+            return func(*args, **kwargs)
+        key = f"{name}#{sim.fn_calls[name]}"
+        sim.fn_calls[name] += 1
+        mode = sim.functions.get(key)
+        if mode is not None:
+            sim.depth += 1
+            try:
+                out, _, _, kernel = mode.run(sim, None, func, args, kwargs)
+                sim.seen[name] += 1
+                sim.kernels[f"{name}: {kernel}"] += 1
+                return out
+            finally:
+                sim.depth -= 1
+        if sim.policy is None:
             return func(*args, **kwargs)
 
         def naive(a, k):

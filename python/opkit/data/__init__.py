@@ -7,6 +7,6 @@
 Docs: docs/eval.md.
 """
 from .golden import golden_set, read_manifest
-from .sets import FolderSet, LabelledSet, TensorSet, load_dataset
+from .sets import FolderSet, LabelledSet, TensorSet, load_dataset, load_inputs
 
-__all__ = ["load_dataset", "LabelledSet", "TensorSet", "FolderSet", "golden_set", "read_manifest"]
+__all__ = ["load_dataset", "load_inputs", "LabelledSet", "TensorSet", "FolderSet", "golden_set", "read_manifest"]

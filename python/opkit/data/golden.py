@@ -25,9 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import OpkitError
-from .sets import MANIFEST, FolderSet, LabelledSet, TensorSet, file_sha256, load_dataset
-
-FORMAT = 1
+from .sets import FORMAT, MANIFEST, FolderSet, LabelledSet, TensorSet, file_sha256, load_dataset
+from .sets import read_manifest  # noqa: F401 - opkit.data.golden.read_manifest, next to the writer
 
 
 def _rank_key(seed: int, content: str) -> str:
@@ -115,21 +114,3 @@ def write_json_atomic(path: Path, data) -> None:
         raise
 
 
-def read_manifest(path: Path) -> dict:
-    """A golden-set manifest, checked: classes, and samples with file / class / label / sha256."""
-    try:
-        m = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise OpkitError(f"{path}: cannot read the golden-set manifest: {e}") from None
-    if not isinstance(m, dict) or m.get("opkit_golden_set") != FORMAT:
-        raise OpkitError(f"{path}: not an opkit golden-set manifest (field opkit_golden_set: {FORMAT} missing)")
-    classes, samples = m.get("classes"), m.get("samples")
-    if not isinstance(classes, list) or not isinstance(samples, list):
-        raise OpkitError(f"{path}: fields 'classes' and 'samples' must be lists")
-    for k, s in enumerate(samples):
-        if not isinstance(s, dict) or not {"file", "class", "label", "sha256"} <= set(s):
-            raise OpkitError(f"{path}: samples[{k}]: needs file, class, label and sha256")
-        if not isinstance(s["label"], int) or not 0 <= s["label"] < len(classes) or classes[s["label"]] != s["class"]:
-            raise OpkitError(f"{path}: samples[{k}] ({s['file']}): label {s['label']!r} does not name class "
-                             f"{s['class']!r} in 'classes'")
-    return m

@@ -142,8 +142,7 @@ class TensorSet(LabelledSet):
         return [hashlib.sha256(x[i].numpy().tobytes()).hexdigest()[:16] for i in range(len(x))]
 
 
-def load_tensor_file(path: Path) -> TensorSet:
-    """A ``.pt`` (dict saved with torch.save) or ``.npz`` with ``x`` and ``y`` (and optional ``classes``)."""
+def _read_tensor_file(path: Path, keys=(("x", "inputs"), ("y", "labels"))) -> dict:
     try:
         if path.suffix == ".npz":
             with np.load(path, allow_pickle=False) as z:
@@ -153,10 +152,34 @@ def load_tensor_file(path: Path) -> TensorSet:
     except Exception as e:  # noqa: BLE001 - any reader error is the file's fault
         raise OpkitError(f"{path}: cannot read it as a {path.suffix} file: {e}") from None
     if not isinstance(data, dict):
-        raise OpkitError(f"{path}: expected a dict with 'x' (inputs) and 'y' (labels); got {type(data).__name__}")
-    for key, what in (("x", "inputs"), ("y", "labels")):
+        raise OpkitError(f"{path}: expected a dict with {' and '.join(repr(k) for k, _ in keys)}; "
+                         f"got {type(data).__name__}")
+    for key, what in keys:
         if key not in data:
             raise OpkitError(f"{path}: no '{key}' ({what}); found {', '.join(map(repr, sorted(data))) or 'nothing'}")
+    return data
+
+
+def load_inputs(data: str | Path | LabelledSet, transform: str | Callable | None = None) -> torch.Tensor:
+    """Inputs only (N, ...): a ``.pt``/``.npz`` holding ``x`` (labels optional: calibration data), a folder
+    ROOT/<class>/<file>, or a labelled set (`opkit quant --calib`)."""
+    p = None if isinstance(data, LabelledSet) else Path(data)
+    if p is not None and p.suffix in (".pt", ".npz") and p.is_file():
+        if transform is not None:
+            raise OpkitError(f"{p}: --transform applies to folders of files; a {p.suffix} file holds inputs as "
+                             "the model takes them")
+        x = _read_tensor_file(p, (("x", "inputs"),))["x"]
+        x = torch.as_tensor(x) if isinstance(x, np.ndarray) else x
+        if not isinstance(x, torch.Tensor) or x.dim() < 1:
+            raise OpkitError(f"{p}: 'x' must be a tensor (N, ...) of inputs")
+        return x
+    ds = load_dataset(data, transform)
+    return ds.batch(list(range(len(ds))))[0] if len(ds) else torch.zeros(0)
+
+
+def load_tensor_file(path: Path) -> TensorSet:
+    """A ``.pt`` (dict saved with torch.save) or ``.npz`` with ``x`` and ``y`` (and optional ``classes``)."""
+    data = _read_tensor_file(path)
     x, y = (torch.as_tensor(data[k]) if isinstance(data[k], np.ndarray) else data[k] for k in ("x", "y"))
     classes = data.get("classes")
     if classes is not None:
@@ -197,7 +220,6 @@ class FolderSet(LabelledSet):
         self.y = torch.tensor(ys, dtype=torch.long)
 
     def _from_manifest(self, manifest: Path, verify: bool) -> None:
-        from .golden import read_manifest
         m = read_manifest(manifest)
         self.classes = m["classes"]
         self.files = [s["file"] for s in m["samples"]]
@@ -313,3 +335,26 @@ def load_dataset(data: str | Path | LabelledSet, transform: str | Callable | Non
         raise OpkitError(f"--data {p}: --transform applies to folders of files; a {p.suffix} file holds inputs "
                          "as the model takes them")
     return load_tensor_file(p)
+
+
+FORMAT = 1          # golden-set manifest format (data/golden.py writes it)
+
+
+def read_manifest(path: Path) -> dict:
+    """A golden-set manifest, checked: classes, and samples with file / class / label / sha256."""
+    try:
+        m = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise OpkitError(f"{path}: cannot read the golden-set manifest: {e}") from None
+    if not isinstance(m, dict) or m.get("opkit_golden_set") != FORMAT:
+        raise OpkitError(f"{path}: not an opkit golden-set manifest (field opkit_golden_set: {FORMAT} missing)")
+    classes, samples = m.get("classes"), m.get("samples")
+    if not isinstance(classes, list) or not isinstance(samples, list):
+        raise OpkitError(f"{path}: fields 'classes' and 'samples' must be lists")
+    for k, s in enumerate(samples):
+        if not isinstance(s, dict) or not {"file", "class", "label", "sha256"} <= set(s):
+            raise OpkitError(f"{path}: samples[{k}]: needs file, class, label and sha256")
+        if not isinstance(s["label"], int) or not 0 <= s["label"] < len(classes) or classes[s["label"]] != s["class"]:
+            raise OpkitError(f"{path}: samples[{k}] ({s['file']}): label {s['label']!r} does not name class "
+                             f"{s['class']!r} in 'classes'")
+    return m

@@ -15,8 +15,9 @@ class Merger:
     """Per-sample predictions keyed by index: a rerun shard fills the same rows (never counted twice); a
     rerun that disagrees with a first result is an error, and ``result()`` refuses holes."""
 
-    def __init__(self, n: int, names: list[str], k: int):
+    def __init__(self, n: int, names: list[str], k: int, check_classes=None):
         self.n, self.k = n, k
+        self.check_classes = check_classes      # called with the model's class count on the first result
         self.pred = {name: np.full((n, k), -2, dtype=np.int64) for name in names}      # -2: not yet run
         self.filled = np.zeros(n, dtype=bool)
         self.classes: dict[str, int] = {}
@@ -25,6 +26,8 @@ class Merger:
         """Merge one shard result; returns how many samples were new."""
         idx = np.asarray(shard["indices"], dtype=np.int64)
         for name, c in shard["classes"].items():
+            if not self.classes and self.check_classes is not None:
+                self.check_classes(c)            # labels out of range: said before the whole set has run
             if self.classes.setdefault(name, c) != c:
                 raise OpkitError(f"variant {name}: {c} classes on samples {idx[0]}..{idx[-1]}, "
                                  f"{self.classes[name]} elsewhere")

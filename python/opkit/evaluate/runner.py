@@ -28,7 +28,7 @@ import torch.nn as nn
 from ..data.sets import LabelledSet, load_dataset
 from ..errors import OpkitError
 from .result import EvalResult, Merger
-from .shard import ModelRef, Prepared
+from .shard import ModelRef, Prepared, described_variants
 from .variants import FP32
 
 DEFAULT_BATCH = 16
@@ -72,9 +72,12 @@ def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transfor
     if shard_batches is None:        # about 4 shards per worker: balance, and little lost when one dies
         shard_batches = max(1, min(16, math.ceil(nbatches / (4 * workers))))
     shards = shards_of(n, batch_size, shard_batches)
-    merger = Merger(n, names, topk)
+    merger = Merger(n, names, topk, check_classes=lambda c: ds.check_labels(c, f"model {ref.describe()}"))
     bar = _Progress(progress, n, len(shards))
     notes: list[str] = []
+    if ray or (workers > 1 and len(shards) > 1 and ref.spec is not None):
+        for v in variants:           # kernels built once here; workers load them from the cache
+            getattr(v, "warm", lambda: None)()
     with bar:
         if ray:
             from .ray_runner import run_on_ray
@@ -208,7 +211,7 @@ def _run_pool(ref, ds, variants, shards, k, batch_size, workers, cores, merger, 
                                  f"{todo[over[0]][0]}..{todo[over[0]][-1]}) {retries + 1} times; giving up")
             reruns += len(todo)
             bar.note(f"a worker process died: rerunning {len(todo)} unfinished shard(s)")
-    return reruns, _described(variants, described)
+    return reruns, described_variants(variants, described)
 
 
 @contextmanager
@@ -225,18 +228,3 @@ def _main_not_reimported():
     finally:
         for k, v in saved.items():
             setattr(main, k, v)
-
-
-def _described(variants, described):
-    """The variants as the workers prepared them (with their notes), as objects with describe()."""
-    if described is None:
-        return variants
-
-    class _D:
-        def __init__(self, d):
-            self.d = d
-            self.name = d["name"]
-
-        def describe(self):
-            return self.d
-    return [_D(d) for d in described]

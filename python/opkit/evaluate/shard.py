@@ -31,8 +31,8 @@ class ModelRef:
     def load(self) -> nn.Module:
         if self.module is not None:
             return self.module
-        from ..accuracy.dump import load_model
-        return load_model(self.spec)
+        from ..toolchain.user_code import load_model     # the one MODEL loader of every command
+        return load_model(self.spec)[0]
 
     def describe(self) -> str:
         return self.spec or type(self.module).__name__
@@ -84,3 +84,18 @@ def run_shard(fns, dataset: LabelledSet, indices, k: int, batch_size: int) -> di
     return {"indices": indices,
             "topk": {n: (np.concatenate(v) if v else np.zeros((0, k), np.int64)) for n, v in topk.items()},
             "classes": classes}
+
+
+def described_variants(variants, described):
+    """The variants as the workers prepared them (with their notes), as objects with describe()."""
+    if described is None:
+        return variants
+
+    class _D:
+        def __init__(self, d):
+            self.d = d
+            self.name = d["name"]
+
+        def describe(self):
+            return self.d
+    return [_D(d) for d in described]

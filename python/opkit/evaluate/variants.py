@@ -2,7 +2,8 @@
 
 A variant is any picklable object with ``name``, ``describe() -> dict`` and
 ``prepare(model) -> fn`` where ``fn(batch) -> output`` runs one input batch (``notes`` may list what the
-preparation had to assume). ``SimVariant`` covers FP32 (no policy), a device precision policy
+preparation had to assume); optionally ``warm()``, run once in the calling process before worker processes
+start (build kernels into the cache they load from). ``SimVariant`` covers FP32 (no policy), a device precision policy
 (``opkit.accuracy.simulate.Simulator``, the engine `opkit diagnose` uses, with per-op-type ``overrides``) and
 the model with ``opkit.patch`` applied (under the policy, if any). Other variants (an INT8 config of
 `opkit quant`) implement the same three members.
@@ -45,6 +46,16 @@ class SimVariant:
                 "overrides": {t: {"io": e.io, "compute": e.compute} for t, e in sorted(self.overrides.items())},
                 "notes": list(self.notes)}
 
+    def _needs_naive(self, pol: Policy | None) -> bool:
+        return bool(pol is not None and self.naive and (pol.default.compute == "io"
+                                                        or any(e.compute == "io" for e in pol.ops.values())))
+
+    def warm(self) -> None:
+        """Build or load opkit's naive kernels once, here, before worker processes load them from the cache."""
+        if self._needs_naive(self._policy()):
+            from ..accuracy.diagnose import naive_available
+            naive_available([])
+
     def prepare(self, model: nn.Module) -> Callable[[torch.Tensor], object]:
         model.eval()
         pol = self._policy()
@@ -60,9 +71,9 @@ class SimVariant:
                     return model(x)
             return run
         naive = False
-        if self.naive and (pol.default.compute == "io" or any(e.compute == "io" for e in pol.ops.values())):
-            from ..accuracy.diagnose import _naive_available
-            naive = _naive_available(self.notes)
+        if self._needs_naive(pol):
+            from ..accuracy.diagnose import naive_available
+            naive = naive_available(self.notes)
         sim = Simulator(pol, self.overrides, naive=naive)
         return lambda x: sim.run(model, (x,), record=False)[0]
 

@@ -6,7 +6,7 @@ import functools
 from pathlib import Path
 
 from ..errors import OpkitError
-from ..spec import OpSpec
+from ..opspec import OpSpec
 from .execute import OpHandle
 from .golden import load_reference
 
@@ -25,21 +25,22 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu", bundled: bool
         return _handles[key]
     import torch
 
+    from .. import build as router
     from .. import loader, targets
     from ..workspace import build_dir
 
     t = targets.get(target)
     if bundled:
-        if target != targets.HOST:
+        if t.NAME != targets.HOST:
             raise OpkitError(f"opkit test --bundled runs on target {targets.HOST} (the bundled-op cache), "
                              f"not {target}")
         device = None
         libs = loader.load(ops=[spec.snake], quiet=True, outside_workspace=True)
-        missing = {}
+        missing: dict[str, str] = {}
     else:
         # Load only the op under test (other ops of the workspace may be unbuilt or broken); opkit.load()
         # brings its backward op along (workspace or bundled), which opcheck's autograd tests call.
-        lib = t.library(build_dir(workspace, target), spec)
+        lib = router.library(target, build_dir(workspace, target), spec)
         if not Path(lib).is_file():
             how = "" if target == targets.HOST else f" --target {target}"
             raise OpkitError(f"op {spec.snake} is not built for target {target} (no {lib}): run "

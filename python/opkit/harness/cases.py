@@ -23,8 +23,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..spec import DTYPES, OpSpec
-from .distributions import DIST_DOC, dist_tag, draw, expand, plant_specials  # noqa: F401 - DIST_DOC re-exported
+from ..opspec import DTYPES, OpSpec
+from ..opspec.distributions import DIST_DOC, dist_tag, draw, expand, plant_specials  # noqa: F401 - DIST_DOC re-exported
 
 CORES_910B = 48           # vector cores of the 910B (opkit/platform.h kAscend910B)
 BLOCK_BYTES = 32          # UB alignment / DataCopy unit

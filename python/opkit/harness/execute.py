@@ -15,11 +15,11 @@ import torch
 
 from .. import roofline
 from ..errors import EmulatorError
-from ..spec import DTYPES, OpSpec
+from ..opspec import DTYPES, OpSpec
 from . import golden as G
 from .cases import Case, make_inputs
 from .metrics import compare
-from .standard import thresholds
+from ..opspec.standard import thresholds
 
 
 @dataclass

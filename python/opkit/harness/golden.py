@@ -11,37 +11,14 @@ precision u has errors of order u times that scale.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import torch
 
+from ..toolchain.user_code import ReferenceError_, load_reference  # noqa: F401 - the harness's names for them
+
 ETA = 2.0 ** -28          # relative perturbation: far above fp64 noise (2^-52), small enough to stay linear
 UPCAST = {torch.float16: torch.float32, torch.bfloat16: torch.float32, torch.float32: torch.float64}
-
-
-class ReferenceError_(Exception):
-    """reference.py is missing, broken or returned something unusable (message names file and function)."""
-
-
-def load_reference(path: Path) -> ModuleType:
-    """Import an op's reference.py under a unique module name (ops may share file names)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ReferenceError_(f"{path}: missing; expected a reference.py defining reference(*inputs, **attrs)")
-    name = f"opkit_reference_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(mod)
-    except Exception as e:  # the user's file: report where, do not crash the run
-        raise ReferenceError_(f"{path}: import failed: {type(e).__name__}: {e}") from e
-    if not callable(getattr(mod, "reference", None)):
-        raise ReferenceError_(f"{path}: no function reference(*inputs, **attrs)")
-    sys.modules[name] = mod
-    return mod
 
 
 def upcast(t: torch.Tensor) -> torch.Tensor:

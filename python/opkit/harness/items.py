@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import pytest
 
 from ..errors import OpkitError
-from ..spec import DTYPES
+from ..opspec import DTYPES
 from .cases import DIST_DOC, build_matrix, dist_tag
 from .watchdog import CrashFiles
 

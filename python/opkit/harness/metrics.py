@@ -1,19 +1,20 @@
 """Error metrics of one output tensor against its golden, and the verdict of the standard.
 
-Everything is computed in float64 on CPU over the finite elements, with ``abs_err = |out - gold|`` and
+Everything is computed in float64 on CPU over the finite elements (sums through opkit.numerics, so the
+figures do not depend on the machine's BLAS or vector width), with ``abs_err = |out - gold|`` and
 ``rel_err = abs_err / (|gold| + 1e-7)``. METRICS is the one list of what a case reports: compare() fills
 it, the HTML report takes its columns from it, and docs/harness.md's metric table is its ``markdown()``
 (a test keeps them equal). The verdict's rules are in standard.py; docs/accuracy-standard.md has sources.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
 import torch
 
-from .standard import REL_EPS, Thresholds
+from .. import numerics
+from ..opspec.standard import REL_EPS, Thresholds
 
 # torch.testing.assert_close defaults (torch/testing/_comparison.py), by output dtype.
 ASSERT_CLOSE_TOL = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
@@ -42,13 +43,6 @@ class _Finite:
         self.n = o_f.numel()
 
 
-def _cosine(f: _Finite):
-    no, ng = torch.linalg.vector_norm(f.o), torch.linalg.vector_norm(f.g)
-    if no == 0 and ng == 0:
-        return 1.0
-    if no == 0 or ng == 0:
-        return 0.0
-    return _num(torch.dot(f.o, f.g) / (no * ng))
 
 
 METRICS: tuple[Metric, ...] = (
@@ -58,8 +52,9 @@ METRICS: tuple[Metric, ...] = (
     Metric("max_abs_err", "max abs", "max abs_err", stat=lambda f: float(f.err.max())),
     Metric("max_rel_err", "max rel", "max rel_err", stat=lambda f: float(f.rel.max()), baseline=True),
     Metric("rmse", "RMSE", "root mean square of abs_err",
-           stat=lambda f: float(torch.sqrt(torch.dot(f.err, f.err) / f.n))),
-    Metric("cosine", "cosine", "cosine similarity of out and golden (1 when both are zero)", stat=_cosine),
+           stat=lambda f: numerics.rms(f.err)),
+    Metric("cosine", "cosine", "cosine similarity of out and golden (exactly 1 when equal or both zero)",
+           stat=lambda f: numerics.cosine(f.o, f.g)),
     Metric("thousandth", "1/1000", "share of elements with rel_err < 0.001 (msprobe's one-thousandth ratio)",
            stat=lambda f: int((f.rel < 1e-3).sum()) / f.n),
     Metric("five_thousandth", "", "share of elements with rel_err < 0.005",
@@ -96,11 +91,6 @@ def _index(flat_i: int, shape) -> list[int]:
         flat_i = flat_i // d if d else 0
     return list(reversed(idx))
 
-
-def _num(x) -> float | None:
-    """JSON-safe float (None for NaN, which JSON cannot carry)."""
-    x = float(x)
-    return None if math.isnan(x) else x
 
 
 def compare(out: torch.Tensor, gold: torch.Tensor, thr: Thresholds,
@@ -175,7 +165,7 @@ def _partition(f: _Finite, thr: Thresholds, scale, finite, res):
     res["cancelled_max_err_over_bound"] = float((err[cancelled] / bound[cancelled]).max()) if n_cancel else None
     if res["judged_relative"]:
         r = rel if n_cancel == 0 and n_small == 0 else rel[~cancelled & ~small]
-        res["mere"] = float(r.mean())
+        res["mere"] = numerics.mean(r)
         res["mare"] = float(r.max())
     else:
         res["mere"] = res["mare"] = 0.0 if nf else None

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from ..spec import DTYPES, load_spec
+from ..opspec import DTYPES, load_spec
 from .cases import build_matrix
-from .distributions import all_tags
+from ..opspec.distributions import all_tags
 # Re-exported: the names tests and conftests used before the plugin was split.
 from .items import RECORD_KEY, CaseFailed, CaseItem, OpcheckItem, format_failure, mode_of, rerun_command  # noqa: F401
 from .session import Session

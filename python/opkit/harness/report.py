@@ -17,9 +17,9 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-from .distributions import DIST_DOC
+from ..opspec.distributions import DIST_DOC
 from .metrics import METRICS
-from .standard import CANCEL_K, MARE_RATIO, SMALL_ATOL, SMALL_VALUE, THRESHOLD
+from ..opspec.standard import CANCEL_K, MARE_RATIO, SMALL_ATOL, SMALL_VALUE, THRESHOLD
 
 STANDARD_DOC = (
     "mere_mare (docs/facts/accuracy-standards.md recommendation): MERE < T and MARE < 10T over elements judged "

@@ -11,13 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ..errors import OpkitError
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
+from ..toolchain.tools import default_jobs
 
 
 def _plugin_via_entry_point() -> bool:
@@ -59,39 +53,38 @@ def pytest_args(paths: list[str], *, quick=False, full=False, k=None, seed=None,
 def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False, k: str | None = None,
         seed: int | None = None, report_json: str | Path | None = None, target: str = "cpu",
         jobs: int | None = None, workspace: str | Path | None = None, dtypes: list[str] | None = None,
-        baseline: str | Path | None = None, update_baseline: str | Path | None = None,
         bundled: bool = False) -> int:
     """Test the workspace's ops (all, or those named). Returns the exit code (0 = every case passed).
-    dtypes: only those lead dtypes' cases (the edit loop after `opkit build --dtype`).
+    dtypes: only those lead dtypes' cases (the edit loop after `opkit build --dtype`). The baseline gate
+    (`opkit test --baseline`) runs this, then compares: opkit/accuracy/baseline.py run_test().
     ``bundled``: opkit's bundled ops as opkit.load() builds them (the per-user cache, built first if
-    needed), from anywhere; reports go to that cache's ``reports/`` folder.
-    ``baseline``: also fail on regressions against that file; ``update_baseline``: store this run there
-    (opkit/accuracy/baseline.py)."""
+    needed), from anywhere; reports go to that cache's ``reports/`` folder."""
+    from .. import build as router
     from .. import targets
-    from ..build import built_dtypes
-    from ..spec import dtype_names
+    from ..opspec import dtype_names
+    from ..toolchain.stamps import built_dtypes
     from ..workspace import build_dir, require_workspace, workspace_specs
 
     if quick and full:
         raise OpkitError("opkit test: --quick and --full exclude each other")
     if bundled:
         return _run_bundled(ops, quick=quick, full=full, k=k, seed=seed, report_json=report_json, target=target,
-                            jobs=jobs, dtypes=dtypes, baseline=baseline, update_baseline=update_baseline)
+                            jobs=jobs, dtypes=dtypes)
     t = targets.get(target)
+    target = t.NAME
     t.prepare_test()     # a clear error when this machine cannot run the target, before any case runs
     ws = Path(workspace).resolve() if workspace else require_workspace()
     specs = workspace_specs(ws, list(ops or ()))
     if not specs:
         raise OpkitError(f"opkit test: workspace {ws} has no ops (ops/<op>/op.yaml); run `opkit new <OpName>`")
-    host = targets.host()
     out = build_dir(ws, target)
     for s in specs:
-        if t is not host and not host.library(build_dir(ws, targets.HOST), s).is_file():
+        if target != targets.HOST and not router.library(targets.HOST, build_dir(ws, targets.HOST), s).is_file():
             raise OpkitError(f"op {s.snake}: the {target} library holds only device kernels, the schema comes "
                              f"from the {targets.HOST} build: run `opkit build {s.snake}` too")
-        state = t.build_state(s, out)
+        state = router.build_state(target, s, out)
         if state == "not built":
-            raise OpkitError(f"op {s.snake} is not built for target {target} (no {t.library(out, s)}): "
+            raise OpkitError(f"op {s.snake} is not built for target {target} (no {router.library(target, out, s)}): "
                              f"run `opkit build {s.snake} --target {target}` in {ws}")
         if state == "stale":
             print(f"opkit test: warning: {s.snake} changed since the last `opkit build`; testing the old build "
@@ -101,19 +94,18 @@ def run(ops: list[str] | None = None, *, quick: bool = False, full: bool = False
         if set(want) - set(have):
             raise OpkitError(f"op {s.snake} was built for {', '.join(have)} only (`opkit build --dtype`): run "
                              f"`opkit test --dtype {' --dtype '.join(have)}`, or `opkit build {s.snake}` for every dtype")
-    if (baseline or update_baseline) and not report_json:
-        report_json = build_dir(ws, target).parent / "reports" / "baseline-run.json"
     return _pytest(specs, ws, quick=quick, full=full, k=k, seed=seed, report_json=report_json, target=target,
-                   jobs=jobs, dtypes=dtypes, baseline=baseline, update_baseline=update_baseline)
+                   jobs=jobs, dtypes=dtypes)
 
 
-def _run_bundled(ops, *, report_json, target, baseline, update_baseline, **kw) -> int:
+def _run_bundled(ops, *, target, **kw) -> int:
     from .. import targets
     from ..errors import BuildError
-    from ..loader import bundled_cache_dir, ensure_bundled_built
+    from ..loader import ensure_bundled_built
+    from ..toolchain.cache import bundled_cache_dir
     from ..workspace import bundled_entries, bundled_ops_dir
 
-    if target != targets.HOST:
+    if targets.get(target).NAME != targets.HOST:
         raise OpkitError(f"opkit test --bundled runs on target {targets.HOST} (the bundled-op cache), not {target}")
     entries = [e for e in bundled_entries() if e.spec]
     if ops:
@@ -123,22 +115,19 @@ def _run_bundled(ops, *, report_json, target, baseline, update_baseline, **kw) -
                              f"{', '.join(e.snake for e in entries)})")
         entries = [e for e in entries if e.snake in ops or e.spec.name in ops]
     specs = [e.spec for e in entries]
-    got = {s.snake for s, _ in ensure_bundled_built(specs)}
-    if {s.snake for s in specs} - got:
-        raise BuildError(f"opkit test --bundled: bundled op(s) {', '.join(sorted({s.snake for s in specs} - got))} "
-                         "did not build (see the warnings above)")
-    reports = bundled_cache_dir() / "reports"
-    if (baseline or update_baseline) and not report_json:
-        report_json = reports / "baseline-run.json"
-    return _pytest(specs, bundled_ops_dir().parent, report_json=report_json, target=target, baseline=baseline,
-                   update_baseline=update_baseline, bundled=True, report_dir=reports, **kw)
+    missing = {s.snake for s in specs} - {s.snake for s, _ in ensure_bundled_built(specs)}
+    if missing:
+        raise BuildError(f"opkit test --bundled: bundled op(s) {', '.join(sorted(missing))} did not build "
+                         "(see the warnings above)")
+    return _pytest(specs, bundled_ops_dir().parent, target=targets.HOST, bundled=True,
+                   report_dir=bundled_cache_dir() / "reports", **kw)
 
 
-def _pytest(specs, ws: Path, *, quick, full, k, seed, report_json, target, jobs, dtypes, baseline, update_baseline,
-            bundled: bool = False, report_dir: Path | None = None) -> int:
+def _pytest(specs, ws: Path, *, quick, full, k, seed, report_json, target, jobs, dtypes, bundled: bool = False,
+            report_dir: Path | None = None) -> int:
     import pytest
 
-    from ..spec import DTYPES, dtype_names
+    from ..opspec import DTYPES, dtype_names
 
     extra = ["-m", " or ".join(DTYPES[d][2] for d in dtype_names(dtypes))] if dtypes else None
     args = pytest_args([str(s.dir / "op.yaml") for s in specs], quick=quick, full=full, k=k, seed=seed,
@@ -149,7 +138,4 @@ def _pytest(specs, ws: Path, *, quick, full, k, seed, report_json, target, jobs,
     code = int(pytest.main(args))
     if code == 5:       # pytest: no tests collected (e.g. -k matched nothing) -> not a pass
         print(f"opkit test: no case matched{f' -k {k!r}' if k else ''}", file=sys.stderr)
-    if (baseline or update_baseline) and code != 5:
-        from ..accuracy.baseline import gate_test_run
-        code = gate_test_run(Path(report_json), specs, code, baseline=baseline, update=update_baseline)
     return code

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ..spec import load_spec
+from ..opspec import load_spec
 from .cases import build_matrix
 from .items import RECORD_KEY, format_failure, mode_of, rerun_command
 from .watchdog import crash_reason, read_crash

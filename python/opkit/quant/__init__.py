@@ -9,5 +9,12 @@ from .config import QuantConfig, default_config, load_config, parse_config
 from .records import read_record, write_record
 from .variant import LayerRecord, QuantVariant, build_variant
 
-__all__ = ["QuantConfig", "default_config", "load_config", "parse_config", "read_record", "write_record",
+
+def quantize(model, calib, data=None, **kwargs):
+    """AMCT PTQ + ATC simulated on the CPU, with the fix (see opkit.quant.run.quantize; docs/quant.md)."""
+    from .run import quantize as _quantize
+    return _quantize(model, calib, data, **kwargs)
+
+
+__all__ = ["quantize", "QuantConfig", "default_config", "load_config", "parse_config", "read_record", "write_record",
            "LayerRecord", "QuantVariant", "build_variant"]

@@ -11,9 +11,9 @@ import torch.nn as nn
 from ..accuracy.simulate import Simulator
 from ..errors import OpkitError
 from .algorithms import Histogram, arq, hfmg, ifmr
-from .config import QuantConfig
+from .config import IFMR_DEFAULTS, QuantConfig
 from .graph import ModelGraph
-from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm
+from .modes import CalibLayer, CalibMatmul, ConvGeometry, FloatConv, FoldedBatchNorm
 from .variant import LayerRecord, layer_weights
 
 
@@ -27,8 +27,10 @@ def split_batches(calib: torch.Tensor, batch_num: int) -> list[torch.Tensor]:
 
 
 def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph: ModelGraph,
-              log: Callable[[str], None] | None = None, chunk: int = 64) -> dict[str, LayerRecord]:
-    """Per quantized layer: ARQ weight scales and IFMR/HFMG activation scale/offset (an AMCT record)."""
+              log: Callable[[str], None] | None = None, chunk: int = 64, matmuls=()) -> dict[str, LayerRecord]:
+    """Per quantized layer: ARQ weight scales and IFMR/HFMG activation scale/offset (an AMCT record); with
+    ``matmuls`` ("matmul#k" keys, a what-if), IFMR on both operands of those function-level matmuls
+    (left asymmetric as AMCT's activations, right symmetric: the cube takes an offset on one side only)."""
     log = log or (lambda s: None)
     mods = dict(model.named_modules())
     modes: dict = {}
@@ -50,7 +52,8 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
                 modes[bn] = FoldedBatchNorm(into=conv)
     hists = {n: Histogram(config.layers[n].act["num_of_bins"]) for n in config.quant_layers
              if config.layers[n].act["act_algo"] == "hfmg"}
-    sim = Simulator(None, layers=modes)
+    fmodes = {k: CalibMatmul(k) for k in matmuls}
+    sim = Simulator(None, layers=modes, functions=fmodes)
     batches = split_batches(calib, config.batch_num)
     for i, batch in enumerate(batches):
         log(f"calibration batch {i + 1}/{len(batches)} ({batch.shape[0]} samples)")
@@ -83,6 +86,18 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
         records[name] = LayerRecord(aq.scale, aq.offset, [float(s) for s in wq.scale], [0] * wq.scale.numel(),
                                     bits, lc.wts["num_bits"], aq.algo, aq.clip_min, aq.clip_max, aq.init_min,
                                     aq.init_max, data_min, data_max, clipped)
+    d = IFMR_DEFAULTS
+    args = (d["max_percentile"], d["min_percentile"], tuple(d["search_range"]), d["search_step"])
+    for key, mode in fmodes.items():
+        if not mode.inputs:
+            raise OpkitError(f"{key} never ran on the calibration data: it cannot be calibrated")
+        a = torch.cat([t[0].reshape(-1) for t in mode.inputs])
+        b = torch.cat([t[1].reshape(-1) for t in mode.inputs])
+        qa, qb = ifmr(a, 8, config.activation_offset, *args), ifmr(b, 8, False, *args)
+        records[key] = LayerRecord(qa.scale, qa.offset, [qb.scale], [0], 8, 8, "ifmr", qa.clip_min, qa.clip_max,
+                                   qa.init_min, qa.init_max, float(a.min()), float(a.max()),
+                                   float(((a < qa.clip_min) | (a > qa.clip_max)).float().mean()))
+        mode.inputs.clear()
     return records
 
 

@@ -58,6 +58,24 @@ class ConvGeometry:
         return t.reshape([1, -1] + [1] * (out.dim() - 2))
 
 
+def exact_product(apply, x: torch.Tensor, w: torch.Tensor, k: int) -> torch.Tensor:
+    """``apply(x, w)`` (a conv or matmul) on integer codes, exactly, as float64. Integer-valued float operands
+    sum exactly in any order while every partial sum stays below the float's integer limit: float32 (2^24) when
+    K * max|x| * max|w| allows it, else float32 on ``w`` split into 4-bit halves (w = 16 hi + lo, |w| <= 128),
+    else float64 (2^53)."""
+    ax = float(x.abs().max()) if x.numel() else 0.0
+    aw = float(w.abs().max()) if w.numel() else 0.0
+    exact32 = torch.get_float32_matmul_precision() == "highest"
+    if exact32 and k * ax * aw < 2 ** 24:
+        return apply(x.to(F32), w.to(F32)).to(F64)
+    if exact32 and aw <= 128 and k * ax * 16 < 2 ** 24:
+        lo = torch.remainder(w.to(F32), 16)                      # 0..15
+        hi = (w.to(F32) - lo) / 16                               # -8..7
+        xf = x.to(F32)
+        return 16 * apply(xf, hi).to(F64) + apply(xf, lo).to(F64)
+    return apply(x.to(F64), w.to(F64))
+
+
 def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> torch.Tensor:
     """AscendQuant as the TBE kernel computes it: fp32 input cast to fp16, x * fp16(1/scale_d) and + offset in fp16,
     rounded (half to even here; the cast's tie rule is not documented) and saturated. NaN becomes 0."""
@@ -84,6 +102,8 @@ class QuantLayer(LayerMode):
     folded_bn: str = ""                  # the BatchNorm folded into the weights before quantization
     clip: tuple = (0.0, 0.0)             # the real range the activation codes cover
     overflow: list = field(default_factory=list)   # int32 accumulator overflows seen (message strings)
+    requant_to: tuple | None = None      # (scale_d, offset_d, bits, relu) of the next INT8 layer: AscendRequant
+    from_requant: bool = False           # the input is the previous layer's requantized codes
 
     @property
     def op_type(self) -> str:
@@ -94,14 +114,16 @@ class QuantLayer(LayerMode):
         return (torch.tensor(self.scale_d, dtype=F32) * self.scale_w).to(F32)
 
     def integer_input(self, x: torch.Tensor, device: bool) -> torch.Tensor:
-        if device and self.act_bits <= 8:
+        if device and self.act_bits <= 8 and not self.from_requant:
             return ascend_quant(x, self.scale_d, self.offset_d, self.act_bits)
+        # AMCT's fp32 formula; after AscendRequant the input is (q - offset) * scale held in fp16 (11 bits for
+        # at most 2^8 steps): dividing back recovers q exactly
         return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
 
     def accumulate(self, q: torch.Tensor) -> torch.Tensor:
-        """Exact integer accumulation: integer-valued float64 operands (|sum| < 2^53, exact in any order); the
-        activation offset is taken off the codes first, so zero padding stands for a real zero (Conv2D offset_x)."""
-        acc = self.geometry.apply((q - self.offset_d).to(F64), self.codes.to(F64))
+        """Exact integer accumulation (the cube's int32), see ``exact_product``. The activation offset is taken
+        off the codes first, so zero padding stands for a real zero (Conv2D's offset_x). Returns float64."""
+        acc = exact_product(self.geometry.apply, q - self.offset_d, self.codes, self.codes[0].numel())
         if self.bias_codes is not None:
             acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
         return acc
@@ -117,12 +139,28 @@ class QuantLayer(LayerMode):
             sim.notes.append(msg)
             if msg not in self.overflow:
                 self.overflow.append(msg)
-        y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
         bits = f"int{self.act_bits}" if self.act_bits == self.wts_bits else f"a{self.act_bits}w{self.wts_bits}"
         what_if = "" if (self.act_bits, self.wts_bits) == (8, 8) else " (what-if)"
-        kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
-                  else f"AMCT fake-quant {bits}{what_if}")
+        if device and self.requant_to is not None:
+            y = self.requantize(acc)
+            kernel = f"AscendQuant fp16 + {bits} cube + AscendRequant{what_if}"
+        else:
+            y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
+            kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
+                      else f"AMCT fake-quant {bits}{what_if}")
         return y.to(io), io, bits, kernel
+
+    def requantize(self, acc: torch.Tensor) -> torch.Tensor:
+        """AscendRequant (RequantFusionPass): int32 straight to the next layer's codes with one fp32 scale
+        deq_scale / scale_next, offset added, ReLU as a clamp at the offset; returned as the real values those
+        codes stand for (the next layer divides them back). No fp16 rounding between the two layers."""
+        s_next, o_next, bits, relu = self.requant_to
+        lo, hi = int_range(bits)
+        req = self.geometry.channel_view(self.deq_scale / s_next, acc)
+        q = torch.clamp(torch.round(acc.to(F32) * req + o_next), lo, hi)
+        if relu:
+            q = torch.clamp(q, min=o_next)
+        return (q - o_next) * s_next
 
 
 @dataclass
@@ -194,3 +232,45 @@ def fold_bn(weight: torch.Tensor, bias: torch.Tensor | None, bn: nn.modules.batc
     w = weight.detach().to(F32) * factor.reshape([-1] + [1] * (weight.dim() - 1))
     b = bias.detach().to(F32) if bias is not None else torch.zeros_like(mean)
     return w, (b - mean) * factor + beta
+
+
+@dataclass
+class QuantMatmul(LayerMode):
+    """A function-level ``a @ b`` in INT8 (what-if: AMCT's PyTorch flow quantizes modules; its ONNX flow
+    quantizes MatMul nodes): ``a`` asymmetric, ``b`` symmetric, both per tensor through AscendQuant, the cube's
+    exact integer product, dequantized with scale_a * scale_b to the policy's I/O dtype."""
+    name: str
+    scale_a: float
+    offset_a: int
+    scale_b: float
+    bits: int = 8
+    op_type: str = "matmul"
+
+    def run(self, sim, module, forward, args, kwargs):
+        a, b = args[0], args[1]
+        device = sim.policy is not None
+        io = sim.io_dtype("matmul", [a, b]) if device else F32
+        if device:
+            qa = ascend_quant(a, self.scale_a, self.offset_a, self.bits)
+            qb = ascend_quant(b, self.scale_b, 0, self.bits)
+        else:
+            qa = torch.nan_to_num(quantize(a.to(F32), self.scale_a, self.offset_a, self.bits), nan=0.0)
+            qb = torch.nan_to_num(quantize(b.to(F32), self.scale_b, 0, self.bits), nan=0.0)
+        acc = exact_product(torch.matmul, qa - self.offset_a, qb, a.shape[-1])
+        y = acc.to(F32) * torch.tensor(self.scale_a * self.scale_b, dtype=F32)
+        kernel = ("AscendQuant fp16 x2 + int8 BatchMatMul + AscendDequant (what-if)" if device
+                  else "AMCT-style fake-quant matmul (what-if)")
+        return y.to(io), io, f"int{self.bits}", kernel
+
+
+@dataclass
+class CalibMatmul(LayerMode):
+    """Calibration of a function-level matmul: records both operands, runs it in FP32."""
+    name: str
+    inputs: list = field(default_factory=list)
+    op_type: str = "matmul"
+
+    def run(self, sim, module, forward, args, kwargs):
+        a, b = args[0].to(F32), args[1].to(F32)
+        self.inputs.append((a.detach().clone(), b.detach().clone()))
+        return torch.matmul(a, b), F32, "float32", "calibration"

@@ -21,10 +21,33 @@ repeated fields), not by protobuf: opkit does not depend on AMCT's generated cla
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OpkitError
-from .variant import LayerRecord
+
+@dataclass
+class LayerRecord:
+    """One layer's calibration result: AMCT's record fields, plus what opkit reports about it."""
+    scale_d: float
+    offset_d: int
+    scale_w: list[float]
+    offset_w: list[int]
+    act_bits: int = 8
+    wts_bits: int = 8
+    algo: str = "ifmr"
+    clip_min: float = 0.0          # the real range the activation codes cover
+    clip_max: float = 0.0
+    init_min: float = 0.0          # percentile bounds (IFMR) / data range (HFMG) the search started from
+    init_max: float = 0.0
+    data_min: float = 0.0          # the calibration data's range
+    data_max: float = 0.0
+    clipped: float = 0.0           # share of calibration activations outside [clip_min, clip_max]
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
 
 _TOKEN = re.compile(r'\s*(?:(#[^\n]*)|([A-Za-z_][A-Za-z0-9_]*)\s*:?\s*(\{)|([A-Za-z_][A-Za-z0-9_]*)\s*:\s*'
                     r'("(?:[^"\\]|\\.)*"|[^\s{}]+)|(\}))')

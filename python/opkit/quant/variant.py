@@ -25,31 +25,10 @@ from ..errors import OpkitError
 from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
-from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, fold_bn
+from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
+from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
 
 ATC_CONV_BN = "ConvBatchnormFusionPass"
-
-
-@dataclass
-class LayerRecord:
-    """One layer's calibration result: AMCT's record fields, plus what opkit reports about it."""
-    scale_d: float
-    offset_d: int
-    scale_w: list[float]
-    offset_w: list[int]
-    act_bits: int = 8
-    wts_bits: int = 8
-    algo: str = "ifmr"
-    clip_min: float = 0.0          # the real range the activation codes cover
-    clip_max: float = 0.0
-    init_min: float = 0.0          # percentile bounds (IFMR) / data range (HFMG) the search started from
-    init_max: float = 0.0
-    data_min: float = 0.0          # the calibration data's range
-    data_max: float = 0.0
-    clipped: float = 0.0           # share of calibration activations outside [clip_min, clip_max]
-
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)
 
 
 def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantConfig):
@@ -73,8 +52,26 @@ class QuantVariant:
     records: dict[str, LayerRecord]
     layers: dict[str, LayerMode] = field(default_factory=dict)
     layer_overrides: dict[str, Entry] = field(default_factory=dict)   # layer -> Entry (kept in FP32 ...)
+    functions: dict[str, LayerMode] = field(default_factory=dict)     # "matmul#k" -> QuantMatmul (what-if)
     notes: list[str] = field(default_factory=list)
     name: str = "int8"
+    policy: str | None = "cann-force-fp16"    # the precision policy around the quantized layers (ATC's default)
+    atc_conv_bn: bool = True                  # ATC's ConvBatchnormFusionPass in this deployment
+    requant: bool = True                      # ATC's RequantFusionPass in this deployment
+
+    # -- the variant protocol of opkit.evaluate (name, describe, prepare) -------------------------------------
+    def describe(self) -> dict:
+        pol = self.policy.name if isinstance(self.policy, Policy) else self.policy
+        return {"name": self.name, "policy": pol, "quantized": self.quantized, "float_layers": self.float_layers,
+                "channel_wise": {n: self.config.layers[n].channel_wise for n in self.quantized},
+                "folded": {m.into: n for n, m in self.layers.items() if isinstance(m, FoldedBatchNorm)},
+                "fp32_layers": sorted(self.layer_overrides), "notes": list(self.notes)}
+
+    def prepare(self, model: nn.Module):
+        """``fn(batch) -> output``: the model as this variant deploys it, through the engine (no records)."""
+        model.eval()
+        sim = self.simulator(self.policy)
+        return lambda x: sim.run(model, (x,), record=False)[0]
 
     @property
     def quantized(self) -> list[str]:
@@ -110,7 +107,8 @@ class QuantVariant:
     def simulator(self, policy: str | Policy | None = "cann-force-fp16", naive: bool = False,
                   overrides: dict | None = None) -> Simulator:
         pol = load_policy(policy) if isinstance(policy, str) else policy
-        return Simulator(pol, overrides, naive=naive, layers=self.layers, layer_overrides=self.layer_overrides)
+        return Simulator(pol, overrides, naive=naive, layers=self.layers, layer_overrides=self.layer_overrides,
+                         functions=self.functions)
 
     def weight_bytes(self, model: nn.Module) -> int:
         """Bytes of weights as deployed: integer codes (packed to their bit width) + int32 bias + fp32 scales for
@@ -129,10 +127,11 @@ class QuantVariant:
 
 
 def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, LayerRecord], graph: ModelGraph,
-                  atc_conv_bn: bool = True, name: str = "int8") -> QuantVariant:
-    """Engine modes for ``config`` (its quant_enable layers, with ``records``' factors)."""
+                  atc_conv_bn: bool = True, requant: bool = True, name: str = "int8") -> QuantVariant:
+    """Engine modes for ``config`` (its quant_enable layers, with ``records``' factors); ``atc_conv_bn`` and
+    ``requant``: ATC's ConvBatchnormFusionPass and RequantFusionPass on (ATC's default) or off."""
     mods = dict(model.named_modules())
-    v = QuantVariant(config=config, records=records, name=name)
+    v = QuantVariant(config=config, records=records, name=name, atc_conv_bn=atc_conv_bn, requant=requant)
     folded_by_amct: set[str] = set()
     for lname, lc in config.layers.items():
         w, b, bn = layer_weights(model, lname, graph, config)
@@ -164,9 +163,30 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
         v.layers[lname] = QuantLayer(lname, geo, codes.to(torch.int8 if r.wts_bits <= 8 else torch.int16),
                                      scale_w, float(r.scale_d), int(r.offset_d), r.act_bits, r.wts_bits,
                                      bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max))
+    for key, r in records.items():            # function-level matmuls (what-if): "matmul#k"
+        if key.startswith("matmul#"):
+            v.functions[key] = QuantMatmul(key, r.scale_d, r.offset_d, r.scale_w[0], r.act_bits)
     if atc_conv_bn:
         add_atc_conv_bn(v, model, graph, skip=folded_by_amct)
+    if requant:
+        add_requant(v, graph)
     return v
+
+
+def add_requant(v: QuantVariant, graph: ModelGraph) -> list[str]:
+    """ATC's RequantFusionPass: AscendDequant (+ ReLU) + AscendQuant between two INT8 layers become one
+    AscendRequant. Returns the layers whose output it requantizes."""
+    done = []
+    for a, (b, relu) in graph.chains.items():
+        qa, qb = v.layers.get(a), v.layers.get(b)
+        bn = graph.pairs.get(a)
+        if bn and not isinstance(v.layers.get(bn), FoldedBatchNorm):
+            continue                        # a BatchNorm left between them: Dequant -> BN -> Quant, no requant
+        if isinstance(qa, QuantLayer) and isinstance(qb, QuantLayer) and qa.act_bits <= 8 and qb.act_bits <= 8:
+            qa.requant_to = (qb.scale_d, qb.offset_d, qb.act_bits, relu)
+            qb.from_requant = True
+            done.append(a)
+    return done
 
 
 def add_atc_conv_bn(v: QuantVariant, model: nn.Module, graph: ModelGraph, skip=()) -> list[str]:

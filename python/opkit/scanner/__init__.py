@@ -3,7 +3,7 @@
 ``opkit.scan(model, inputs)`` traces the model on the CPU for each example input (trace.py), classifies every
 backend-level op against the torch-npu wheel's op list (oplist.py, classify.py), and returns a
 ``ScanReport`` (report.py). ``scaffold_aten.py`` turns a fallback op into an opkit op folder;
-``override.py`` registers such an op as the aten op's PrivateUse1 kernel. Method and limits: docs/scan.md.
+``opkit/aten_override.py`` registers such an op as the aten op's PrivateUse1 kernel. Method and limits: docs/scan.md.
 """
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def scan(model: Callable, inputs: Iterable, *, torch_npu: str | OpList = DEFAULT
     and mark precision-sensitive ops; ``backward``: also trace backward of sum(outputs); ``fake``: trace
     with FakeTensors (shapes only, forward only).
     """
-    from . import oplist, override, trace
+    from .. import aten_override as override
+    from . import oplist, trace
     from .report import assemble
 
     inputs = list(inputs)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..toolchain.aten import qualified, yaml_name  # noqa: F401 - trace.py takes them from here
 from .oplist import OpList
 
 SUPPORTED, FALLBACK, UNKNOWN = "supported", "fallback", "unknown"
@@ -28,17 +29,6 @@ class Decision:
     action: str             # supported | fallback | unknown | decompose | default
     reason: str
     key: str | None = None  # dispatch key name for `default`
-
-
-def yaml_name(op: torch._ops.OpOverload) -> str:
-    """``aten.add.Tensor`` -> ``add.Tensor``; default overloads are bare (``lgamma``), as in the yaml."""
-    base = op._schema.name.split("::", 1)[-1]
-    return base if op._overloadname == "default" else f"{base}.{op._overloadname}"
-
-
-def qualified(op: torch._ops.OpOverload) -> str:
-    """``aten::add.Tensor``, ``aten::lgamma`` (the spelling of torch_npu's fallback warning, minus .default)."""
-    return f"{op.namespace}::{yaml_name(op)}"
 
 
 def _is_view(op: torch._ops.OpOverload) -> bool:

@@ -14,27 +14,11 @@ from pathlib import Path
 import torch
 
 from ..errors import OpkitError
-from ..names import is_keyword
+from ..opspec.names import is_keyword
+from ..toolchain.aten import resolve
 
 _RENAME = {"self": "x", "input": "x"}
 _RESERVED = {"workspace", "tiling"}
-
-
-def resolve(aten: str) -> torch._ops.OpOverload:
-    """``aten::hypot``, ``aten::hypot.default``, ``hypot``, ``aten.add.Tensor`` -> the OpOverload."""
-    text = aten.strip().replace("::", ".")
-    parts = text.split(".")
-    if parts[0] != "aten":
-        parts = ["aten", *parts]
-    if len(parts) not in (2, 3):
-        raise OpkitError(f"--from-aten {aten}: expected aten::op or aten::op.overload")
-    packet = getattr(torch.ops.aten, parts[1], None)
-    if packet is None:
-        raise OpkitError(f"--from-aten {aten}: torch {torch.__version__} has no aten op {parts[1]}")
-    overload = parts[2] if len(parts) == 3 else "default"
-    if overload not in packet.overloads():
-        raise OpkitError(f"--from-aten {aten}: no overload {overload!r}; it has: {', '.join(packet.overloads())}")
-    return getattr(packet, overload)
 
 
 def op_name(op: torch._ops.OpOverload) -> str:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import torch
 
-from ..build import Log, write_stamp
+from ..toolchain.stamps import write_stamp
+from ..toolchain.tools import Log
 from ..errors import BuildError, OpkitError
-from ..spec import OpSpec
+from ..opspec import OpSpec
 from . import register, runner
 from .graph import TbeError
 

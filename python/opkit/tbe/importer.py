@@ -5,7 +5,6 @@ it, and a reference.py (from a torch function named with --reference, else one t
 from __future__ import annotations
 
 import ast
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,8 @@ from pathlib import Path
 import yaml
 
 from ..errors import OpkitError
-from ..names import check_op_name
+from ..opspec.names import check_op_name
+from ..toolchain.user_code import reference_py
 from ..workspace import MARKER, find_workspace
 from . import ini as ini_mod
 from . import proto as proto_mod
@@ -198,24 +198,6 @@ def adopt(data: dict, other: Path) -> dict:
     return data
 
 
-def reference_py(info: OpInfo, data: dict, torch_fn: str | None) -> str:
-    ins = [i["name"] for i in data["inputs"]]
-    params = ", ".join(ins + [f"{a['name']}={a['default']!r}" if "default" in a else a["name"] for a in data["attrs"]])
-    head = f'"""Golden for {info.op_type} (written by opkit import-tbe).'
-    if torch_fn:
-        is_name = re.fullmatch(r"[A-Za-z_][\w.]*", torch_fn) and torch_fn not in ins
-        expr = f"{torch_fn}({', '.join(ins)})" if is_name else torch_fn
-        return (f"{head}"
-                f"\n\nThe reference the harness compares the TBE kernel with: {expr}. Attrs the expression does not "
-                f"use are accepted and ignored: add them if they change the result.\n\"\"\"\nimport torch  # noqa: F401\n"
-                f"import torch.nn.functional as F  # noqa: F401\n\n\ndef reference({params}):\n    return {expr}\n")
-    return (f"{head} Fill in reference() with the PyTorch computation of the op;\n"
-            "`opkit test` fails with this message until then.\"\"\"\n\n\n"
-            f"def reference({params}):\n"
-            f"    raise NotImplementedError(\"ops/{data['op']}: write reference() in reference.py (or re-import with "
-            f"--reference torch.<fn>)\")\n")
-
-
 def import_tbe(impl: str | Path, *, ini: str | Path | None = None, proto: str | Path | None = None,
                op_type: str | None = None, reference: str | None = None, soc: str = "Ascend910B",
                spec_from: str | Path | None = None, cwd: str | Path | None = None) -> Imported:
@@ -241,7 +223,7 @@ def import_tbe(impl: str | Path, *, ini: str | Path | None = None, proto: str | 
     if reference and reference.endswith(".py") and Path(reference).is_file():
         shutil.copyfile(reference, dest / "reference.py")      # inputs are positional; attrs by name
     else:
-        (dest / "reference.py").write_text(reference_py(info, data, reference))
+        (dest / "reference.py").write_text(reference_py(info.op_type, data, reference, "opkit import-tbe"))
     (dest / f"{snake}.ini").write_text(ini_mod.write(info))
     if proto:
         shutil.copyfile(proto, dest / f"{snake}_proto.h.txt")

@@ -15,7 +15,8 @@ import shutil
 from pathlib import Path
 
 from ..errors import BuildError
-from ..spec import OpSpec
+from ..opspec import OpSpec
+from ..toolchain.files import write_if_changed
 from . import proto
 from .ini import Attr, OpInfo, Param
 
@@ -71,16 +72,16 @@ def render_project(specs: list[OpSpec], project: Path, socs: list[str]) -> Path:
         info = op_info(s)
         names = {i.name for i in s.inputs}
         header, source = proto.render(info, {o.name: o.shape for o in s.outputs if o.shape in names})
-        _write(project / "op_proto" / f"{s.snake}.h", header)
-        _write(project / "op_proto" / f"{s.snake}.cc", source.replace(f'#include "{s.name.lower()}.h"',
+        write_if_changed(project / "op_proto" / f"{s.snake}.h", header)
+        write_if_changed(project / "op_proto" / f"{s.snake}.cc", source.replace(f'#include "{s.name.lower()}.h"',
                                                                       f'#include "{s.snake}.h"'))
         impl = project / "tbe" / "impl" / f"{info.op_file}.py"
         impl.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(s.dir / "kernel.py", impl)
-        _write(impl.parent / "__init__.py", "")
+        write_if_changed(impl.parent / "__init__.py", "")
         for soc in socs:
-            _write(project / "tbe" / "op_info_cfg" / "ai_core" / soc.lower() / f"{s.snake}.ini", write_ini(info))
-        _write(project / "framework" / "torch_npu" / f"{s.snake}_opcommand.cpp", _binding(s))
+            write_if_changed(project / "tbe" / "op_info_cfg" / "ai_core" / soc.lower() / f"{s.snake}.ini", write_ini(info))
+        write_if_changed(project / "framework" / "torch_npu" / f"{s.snake}_opcommand.cpp", _binding(s))
     return project
 
 
@@ -100,13 +101,10 @@ def check_jobs(project: Path, specs: list[OpSpec], tc) -> list[tuple[list[str], 
     return jobs
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
-def build_npu(specs: list[OpSpec], out: Path, *, check_only: bool, soc: str | None, log) -> Path:
-    """Render the TBE project; --check-only compiles the OpCommand bindings against the published headers."""
+def build_npu(specs: list[OpSpec], out: Path, *, check_only: bool, soc: str | None, log, toolchain=None) -> Path:
+    """Render the TBE project; --check-only compiles the OpCommand bindings against the published headers
+    with ``toolchain`` (the npu target's check toolchain: compiler, torch and torch-npu wheel headers; the
+    build router passes it, so this language package never imports a target)."""
     import subprocess
 
     socs = [soc or "Ascend910B"]
@@ -117,9 +115,7 @@ def build_npu(specs: list[OpSpec], out: Path, *, check_only: bool, soc: str | No
         raise BuildError(f"opkit build --target npu: the TBE op project is rendered in {project} (op_proto, tbe/impl, "
                          "op_info_cfg, the OpCommand binding), but opkit does not drive CANN's TBE package build: "
                          "build and install it with CANN's custom-op project tooling (docs/tbe.md)")
-    from ..targets.npu import check
-    tc = check.toolchain(log)
-    for cmd, what in check_jobs(project, specs, tc):
+    for cmd, what in check_jobs(project, specs, toolchain):
         say(f"npu: --check-only: {what}")
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:

@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 
 from ..errors import OpkitError
-from ..spec import OpSpec
+from ..opspec import OpSpec
 from . import runner
 
 MANIFEST = "tbe_op.json"

@@ -15,7 +15,7 @@ from types import ModuleType
 import torch
 
 from ..errors import OpkitError
-from ..spec import OpSpec
+from ..opspec import OpSpec
 from . import graph, shims
 from .graph import TbeError, Tensor, state
 from .platform import normalize_soc
@@ -70,7 +70,7 @@ class TbeOp:
 
     def _out_meta(self, inputs: list[torch.Tensor], attrs: dict) -> list[tuple[tuple[int, ...], str]]:
         """Expected output shapes (the reference run on meta tensors) and dtypes (op.yaml)."""
-        from ..harness.golden import load_reference
+        from ..toolchain.user_code import load_reference
 
         if self._ref is None:
             self._ref = load_reference(self.spec.reference_file)

@@ -1,26 +1,39 @@
 // opkit's AscendC CPU emulator: the kernel-side API (a faithful subset of CANN's kernel_operator.h).
-// Which APIs exist, and the rules they enforce: docs/emulator.md.
+// Which APIs exist, and the rules they enforce: docs/emulator.md. Everything below is one include root
+// (this directory); opkit_emu/ holds the implementation, one header per area, named by what it holds.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#include "opkit_emu/config.h"
-#include "opkit_emu/types.h"
-#include "opkit_emu/compat.h"
-#include "opkit_emu/runtime.h"
-#include "opkit_emu/tensor.h"
-#include "opkit_emu/pipe.h"
-#include "opkit_emu/datacopy.h"
-#include "opkit_emu/vector.h"
-#include "opkit_emu/cast.h"
-#include "opkit_emu/reduce.h"
-#include "opkit_emu/cmpsel.h"
-#include "opkit_emu/sync.h"
-#include "opkit_emu/compat_sync.h"
-#include "opkit_emu/level0.h"
-#include "opkit_emu/reduce_ext.h"
-#include "opkit_emu/bitwise.h"
-#include "opkit_emu/select.h"
-#include "opkit_emu/gather.h"
-#include "opkit_emu/constants.h"
-#include "opkit_emu/launch.h"
+#include "opkit_emu/config.h"          // chip profile, CPU-debug qualifiers (__aicore__, __gm__, GM_ADDR)
+#include "opkit_emu/types.h"           // half, bfloat16_t
+#include "kernel_type.h"               // DT_* / FORMAT_* ids, as CANN's kernel_operator.h includes it
+#include "opkit_emu/runtime.h"         // per-block state, rule violations
+#include "opkit_emu/utils.h"           // DivCeil / AlignUp, likely, float16_t
+#include "opkit_emu/core_info.h"       // GetBlockIdx, block_idx, g_coreType, KernelMode
+#include "opkit_emu/debug.h"           // ASSERT, ascendc_assert, printf
+#include "opkit_emu/tensor.h"          // LocalTensor, GlobalTensor, TPosition
+#include "opkit_emu/tpipe.h"           // TPipe, TQue, TQueBind, TBuf, HardEvent
+#include "opkit_emu/datacopy.h"        // DataCopy, DataCopyPad, SetAtomicAdd
+#include "opkit_emu/vector.h"          // level-2 (count form) vector instructions
+#include "opkit_emu/cast.h"            // Cast
+#include "opkit_emu/reduce.h"          // ReduceSum / ReduceMax / ReduceMin (count form)
+#include "opkit_emu/sync.h"            // PipeBarrier, SetFlag / WaitFlag, set_flag / wait_flag, TQueSync
+#include "opkit_emu/level0.h"          // level-0 forms, masks, Brcb
+#include "opkit_emu/reduce_level0.h"   // WholeReduce / BlockReduce / PairReduce
+#include "opkit_emu/bitwise.h"         // And / Or / Not / ShiftLeft / ShiftRight
+#include "opkit_emu/compare_select.h"  // Compare / Compares / Select
+#include "opkit_emu/gather.h"          // Gather, GatherMask
+#include "opkit_emu/fused.h"           // Axpy, FusedMulAdd, MulAddDst, AddRelu, SubRelu
+#include "opkit_emu/scalar.h"          // scalar bit helpers, scalar Cast, NumericLimits
+#include "opkit_emu/local_mem_allocator.h"  // LocalMemAllocator, Hardware
+#include "opkit_emu/ascendc_utils.h"     // AscendCUtils
+#include "opkit_emu/unsupported.h"     // cube-side and non-A2 names: a clear compile error
+#include "opkit_emu/constants.h"       // ONE_BLK_SIZE, ...
+#include "opkit_emu/tiling_macros.h"   // GET_TILING_DATA, TILING_KEY_IS
+#include "opkit_emu/launch.h"          // module ABI, ICPU_RUN_KF
+
+// Samples written for the first CANN releases (2023) use namespace tik2 for what is now AscendC.
+namespace tik2 {
+using namespace AscendC;
+}  // namespace tik2

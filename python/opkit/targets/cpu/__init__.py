@@ -17,7 +17,7 @@ CMAKE = Path(__file__).resolve().parent / "cmake"
 
 
 def build_state(spec, build_dir: Path) -> str:
-    from ...build import build_state as stamped
+    from ...toolchain.stamps import build_state as stamped
     return stamped(spec, Path(build_dir) / spec.snake, library(build_dir, spec))
 
 

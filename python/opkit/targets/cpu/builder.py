@@ -17,11 +17,12 @@ from pathlib import Path
 
 import jinja2
 
-from ...build import (Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool, write_if_changed,
-                      write_stamp)
 from ...errors import BuildError, SpecError
 from ...lowering import cpp_str, lower
-from ...spec import DTYPES, OpSpec, dtype_names, load_spec
+from ...opspec import DTYPES, OpSpec, dtype_names, load_spec
+from ...toolchain.files import write_if_changed
+from ...toolchain.stamps import write_stamp
+from ...toolchain.tools import Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool
 from ...workspace import emulator_include_dir, host_include_dir
 
 HERE = Path(__file__).resolve().parent
@@ -41,9 +42,6 @@ def available() -> tuple[bool, str]:
 
 
 def library(build_dir: Path, spec: OpSpec) -> Path:
-    if spec.lang == "tbe":      # a TBE op registers from Python (opkit/tbe); the build writes a manifest
-        from ...tbe.register import manifest
-        return manifest(build_dir, spec)
     return Path(build_dir) / spec.snake / f"libopkit_{spec.snake}.so"
 
 
@@ -65,7 +63,7 @@ def emulator_cflags() -> list[str]:
 
 def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log: Log = lambda s: None,
           verbose: bool = False, keep_going: bool = False, dtype=None, **options) -> None:
-    """Build ``specs`` into ``build_dir``. keep_going: build every op even if one fails; the BuildError
+    """Build the AscendC ops ``specs`` into ``build_dir`` (opkit/build.py routes other languages). keep_going: build every op even if one fails; the BuildError
     then carries ``failed_ops`` (snake -> message) and the ops that built are stamped as built.
     dtype: only these lead dtypes' kernel modules (the edit loop, `opkit build --dtype`); the op's other
     modules that this build made out of date are deleted, so a stale module is never loaded."""
@@ -77,13 +75,6 @@ def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log:
         raise BuildError(f"cannot build for target 'cpu' on this machine: {why}")
     build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
-    tbe = [s for s in specs if s.lang == "tbe"]
-    if tbe:                     # TBE ops: checked and run in Python, nothing to compile (docs/tbe.md)
-        from ...tbe.build import build as build_tbe
-        build_tbe(tbe, build_dir, log=log, target=TARGET)
-        specs = [s for s in specs if s.lang != "tbe"]
-        if not specs:
-            return
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)     # one build per folder at a time (CLI, opkit.load, tests)
         _build_locked(specs, build_dir, jobs=jobs, log=log, verbose=verbose, keep_going=keep_going, dtypes=dtypes)
@@ -222,7 +213,7 @@ def _with_registry(build_dir: Path, specs: list[OpSpec]) -> list[OpSpec]:
             pass
     for s in specs:
         by_name[s.snake] = s
-    return [by_name[k] for k in sorted(by_name) if by_name[k].lang != "tbe"]
+    return [by_name[k] for k in sorted(by_name) if by_name[k].lang not in ("tbe", "cann")]
 
 
 def _save_registry(build_dir: Path, specs: list[OpSpec]) -> None:
@@ -262,13 +253,13 @@ def torch_paths() -> tuple[list[str], str, int]:
     torch when possible (an import costs seconds; a no-op `opkit build` should not)."""
     import importlib.util
 
-    from ...build import _torch_version
+    from ...toolchain.stamps import torch_version
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.origin:
         raise BuildError("PyTorch is not installed in this Python environment")
     root = Path(spec.origin).parent
     includes = [str(root / "include"), str(root / "include" / "torch" / "csrc" / "api" / "include")]
-    major_minor = tuple(int(x) for x in _torch_version().split("+")[0].split(".")[:2])
+    major_minor = tuple(int(x) for x in torch_version().split("+")[0].split(".")[:2])
     if major_minor >= (2, 7):
         abi = 1          # pip wheels of torch >= 2.7 are built with the C++11 ABI only
     else:

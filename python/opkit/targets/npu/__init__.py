@@ -23,7 +23,7 @@ def build_state(spec, build_dir: Path) -> str:
     manifest = Path(build_dir) / MANIFEST
     if not lib.is_file() or not manifest.is_file() or spec.snake not in manifest.read_text().split():
         return "not built"
-    from ...build import source_files
+    from ...toolchain.stamps import source_files
     t = lib.stat().st_mtime
     return "stale" if any(p.stat().st_mtime > t for p in source_files(spec)) else "built"
 
@@ -36,7 +36,7 @@ def load(workspace: Path | None, specs: list) -> bool:
         return False
     bundled = [s for s in specs if getattr(s, "bundled", False)]
     if bundled:
-        from ...loader import bundled_cache_dir
+        from ...toolchain.cache import bundled_cache_dir
         cache = bundled_cache_dir() / NAME
         held = set((cache / MANIFEST).read_text().split()) if (cache / MANIFEST).is_file() else set()
         clash = held & {s.snake for s in specs if not getattr(s, "bundled", False)}
@@ -47,6 +47,13 @@ def load(workspace: Path | None, specs: list) -> bool:
             warnings.warn(f"opkit: the bundled ops' NPU library {cache / LIBRARY} is not loaded: workspace op(s) "
                           f"{', '.join(sorted(clash))} replace bundled ones it holds", RuntimeWarning, stacklevel=3)
     return load_if_available(workspace=workspace, specs=[s for s in specs if not getattr(s, "bundled", False)])
+
+
+def check_toolchain(log=None):
+    """The `--check-only` toolchain (compiler, torch and torch-npu wheel headers); the build router hands it
+    to the TBE project's check (opkit/build.py), so the TBE language package never imports this target."""
+    from .check import toolchain
+    return toolchain(log)
 
 
 STANDIN_ENV = "OPKIT_NPU_DEVICE_STANDIN"

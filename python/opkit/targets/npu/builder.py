@@ -22,7 +22,11 @@ import sys
 import warnings
 from pathlib import Path
 
+from ... import emulator   # the NPU check compiles kernels against the emulator's headers
 from ...errors import BuildError
+from ...toolchain.files import write_if_changed
+from ...toolchain.tools import cmake_exe
+from ...workspace import emulator_include_dir, host_include_dir
 
 LIBRARY = "libopkit_npu.so"
 
@@ -55,20 +59,15 @@ def _say(log, msg: str) -> None:
 
 def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_only: bool = False,
           package: bool = False, soc: str | None = None, compile: bool = True, **options) -> None:
-    """Render and build the NPU glue for `specs` into `build_dir`; raise BuildError on any failure.
+    """Render and build the NPU glue for `specs` (AscendC ops; the build router sends TBE ops elsewhere) into
+    `build_dir`; raise BuildError on any failure. Everything is rendered first, then written in one pass,
+    then compiled.
 
     check_only: no CANN needed; compile the binding against the torch-npu wheel (see npu/check.py).
     compile=False with check_only: render only (recheck() compiles later)."""
     from . import cann, glue
     build_dir = Path(build_dir)
     specs = list(specs)
-    tbe = [s for s in specs if s.lang == "tbe"]
-    if tbe:        # TBE ops: their own project flavour and an OpCommand binding (python/opkit/tbe/package.py)
-        from ...tbe.package import build_npu
-        build_npu(tbe, build_dir / "tbe", check_only=check_only, soc=soc, log=log)
-        specs = [s for s in specs if s.lang != "tbe"]
-        if not specs:
-            return
     if not specs:
         raise BuildError("opkit build --target npu: no ops to build")
     seen: dict[str, Path] = {}
@@ -92,32 +91,56 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
         raise BuildError(str(e)) from None
     torch_version = cann.dist_version("torch") or "2.13.0"
     settings = glue.Settings(soc=soc_name, profile=info.profile, vector_cores=info.vector_cores,
-                             torch_version_macro=cann.version_macro(torch_version), host_include=_host_include(),
+                             torch_version_macro=cann.version_macro(torch_version), host_include=host_include_dir(),
                              family=info.family)
     _say(log, f"npu: SoC {soc_name} ({soc_from}), family {info.family}, {info.vector_cores} vector cores")
     try:
         glues = [glue.op_glue(s) for s in specs]
     except ValueError as e:
         raise BuildError(str(e)) from None
-
-    src = build_dir / "src"
-    src.mkdir(parents=True, exist_ok=True)
-    binding = src / "binding.cpp"
-    _write(binding, glue.render_binding(glues, settings))
-    _write(src / glue.PRELUDE, glue.render_prelude())
     _warn_tiling_keys(specs, log)
+    if not check_only:
+        torch_npu_dir = _torch_npu_dir()
+        import torch   # the ABI flag torch was built with (2.13 wheels: cxx11 ABI)
+        settings.cxx11_abi = int(torch.compiled_with_cxx11_abi())
 
+    # 1. render everything
+    src = build_dir / "src"
+    binding = src / "binding.cpp"
+    files = {binding: glue.render_binding(glues, settings), src / glue.PRELUDE: glue.render_prelude()}
+    standin = build_dir / "check" / "standin"
     if check_only:
-        _check_only(glues, settings, build_dir, binding, log, package=package, compile=compile, jobs=jobs)
-        return
+        for g in glues:
+            for v in g.variants:
+                files[standin / f"{v.launch}.h"] = glue.render_standin_header(g, v)
+        files[standin.parent / "standin_defs.cpp"] = glue.render_standin_defs(glues)
+        # The CMake project is rendered too (CANN's folder left to $ASCEND_HOME_PATH), for inspection.
+        files[src / "CMakeLists.txt"] = glue.render_cmake(
+            glues, settings, cann_root=None, torch_dir=_torch_dir(), torch_npu_dir=Path("<site-packages>/torch_npu"),
+            cmake_dir=_cmake_dir(), out_dir=build_dir, binding=binding)
+    else:
+        files[src / "CMakeLists.txt"] = glue.render_cmake(
+            glues, settings, cann_root=search.cann.root, torch_dir=_torch_dir(), torch_npu_dir=torch_npu_dir,
+            cmake_dir=_cmake_dir(), out_dir=build_dir, binding=binding)
+    project = build_dir / "package" if package else None
+    if project is not None:
+        from . import package as pkg
+        files.update(pkg.project_files(specs, project, settings))
 
-    torch_npu_dir = _torch_npu_dir()
-    import torch   # the ABI flag torch was built with (2.13 wheels: cxx11 ABI)
-    settings.cxx11_abi = int(torch.compiled_with_cxx11_abi())
-    cmake_lists = glue.render_cmake(glues, settings, cann_root=search.cann.root, torch_dir=_torch_dir(),
-                                    torch_npu_dir=torch_npu_dir, cmake_dir=_cmake_dir(), out_dir=build_dir,
-                                    binding=binding)
-    _write(src / "CMakeLists.txt", cmake_lists)
+    # 2. write them, in one pass
+    if check_only and standin.is_dir():
+        shutil.rmtree(standin)           # launch headers of ops no longer in the build must not linger
+    for path, text in files.items():
+        write_if_changed(path, text)
+    if project is not None:
+        (project / "build.sh").chmod(0o755)
+        _say(log, f"npu: package project rendered in {project}")
+
+    # 3. check or build
+    if check_only:
+        if compile:
+            _check_only(glues, settings, build_dir, binding, log, project=project, jobs=jobs)
+        return
     _say(log, f"npu: CANN {search.cann.version} at {search.cann.root} (found by {search.cann.found_by})")
     (build_dir / MANIFEST).unlink(missing_ok=True)
     _cmake_build(src, build_dir / "cmake", jobs, log)
@@ -126,52 +149,31 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
         raise BuildError(f"opkit build --target npu: the build finished but {lib} is missing; see {build_dir / 'cmake'}")
     (build_dir / MANIFEST).write_text("".join(f"{g.snake}\n" for g in glues))
     _say(log, f"npu: built {lib}")
-    if package:
+    if project is not None:
         from . import package as pkg
-        pkg.build_package(specs, build_dir / "package", settings, cann_root=search.cann.root, log=log)
+        pkg.build_package(project, cann_root=search.cann.root, log=log)
 
 
 # -- check-only ------------------------------------------------------------------------------------
 
-def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, package: bool, compile: bool,
+def _check_only(glues, settings, build_dir: Path, binding: Path, log, *, project: Path | None,
                 jobs: int | None) -> None:
-    from . import check, glue
-    check_dir = build_dir / "check"
-    standin = check_dir / "standin"
-    if standin.is_dir():
-        shutil.rmtree(standin)
-    standin.mkdir(parents=True)
-    for g in glues:
-        for v in g.variants:
-            _write(standin / f"{v.launch}.h", glue.render_standin_header(g, v))
-    _write(check_dir / "standin_defs.cpp", glue.render_standin_defs(glues))
-    project = None
-    if package:
-        from . import package as pkg
-        project = pkg.render_project([g.spec for g in glues], build_dir / "package", settings)
-        _say(log, f"npu: package project rendered in {project}")
-    if not compile:
-        return
+    """Compile checks on what build() rendered: CANN's build-step contracts, CANN's own scripts where
+    present, then the binding against torch and the torch-npu wheel."""
+    from . import cann, cann_scripts, check, contracts, glue
     # First the contracts of CANN's build steps (contracts.py) and CANN's own scripts where present:
     # cheap, and they need no torch_npu.
-    from . import cann_scripts, contracts
-    from ...build import cmake_exe
-    from ...workspace import emulator_include_dir
+    check_dir = build_dir / "check"
     cxx = check.cxx()
-    contracts.run_all(glues, work=check_dir / "contracts", cxx=cxx, cmake=cmake_exe(), generator=GENERATOR,
+    contracts.run_all(glues, work=check_dir / "contracts", cxx=cxx, cmake=cmake_exe(), generator=cann.CMAKE_GENERATOR,
                       prelude=binding.parent / glue.PRELUDE, emulator_include=emulator_include_dir(),
                       project=project, jobs=jobs, log=log)
     cann_scripts.run_if_present(glues, build_dir=build_dir, project=project, cxx=cxx, log=log)
     tc = check.toolchain(log)
-    # The CMake project is rendered too (CANN's folder left to $ASCEND_HOME_PATH), for inspection.
-    _write(binding.parent / "CMakeLists.txt",
-           glue.render_cmake(glues, settings, cann_root=None, torch_dir=tc.torch_dir,
-                             torch_npu_dir=Path("<site-packages>/torch_npu"), cmake_dir=_cmake_dir(),
-                             out_dir=build_dir, binding=binding))
     # Each kernel once (first dtype), with the NPU build's definitions (entry rename, DTYPE_*) and opkit's
     # tiling prelude, against opkit's emulator headers: catches rename collisions and prelude breakage.
     # The device compile itself needs CANN's bisheng.
-    extra = [([tc.cxx, "-fsyntax-only", *_emulator_cflags(), f"-include{binding.parent / glue.PRELUDE}",
+    extra = [([tc.cxx, "-fsyntax-only", *emulator.cflags(), f"-include{binding.parent / glue.PRELUDE}",
                *[f"-D{d}" for d in g.variants[0].defines], str(g.spec.kernel_file)],
               f"checking {g.spec.kernel_file} with the NPU build's definitions ({g.variants[0].defines[0]}, "
               "DTYPE_*, opkit's tiling prelude) against opkit's emulator headers") for g in glues]
@@ -190,26 +192,18 @@ def recheck(build_dir: Path, log=None) -> Path:
     tc = check.toolchain(log)
     macro = cann.version_macro(cann.dist_version("torch") or "2.13.0")
     return check.compile_binding(Path(build_dir) / "check", Path(build_dir) / "src" / "binding.cpp", tc,
-                                 version_macro=macro, defines=[], host_include=_host_include())
+                                 version_macro=macro, defines=[], host_include=host_include_dir())
 
 
 # -- real build ------------------------------------------------------------------------------------
 
-# Always Unix Makefiles, never Ninja. CANN's ascendc_library re-runs CMake for its sub-builds with the
-# caller's generator (asc-devkit cmake/asc/legacy_modules/function.cmake:103 `-G ${CMAKE_GENERATOR}`), and
-# util/extract_host_stub.py keys compile_commands.json by directory + `-o` (:1587) but looks the
-# $<TARGET_OBJECTS> paths up as given (:1857); under Ninja a kernel outside the sub-project gets a `/./`
-# object path and a KeyError. contracts.check_generator() runs that contract here.
-GENERATOR = "Unix Makefiles"
-
-
 def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
-    from ...build import cmake_exe
     cmake = cmake_exe()
     if shutil.which("make") is None:
         raise BuildError("opkit build --target npu: `make` is not on PATH; CANN's ascendc_library needs the "
                          "Unix Makefiles generator (install make)")
-    gen = ["-G", GENERATOR]
+    from .cann import CMAKE_GENERATOR
+    gen = ["-G", CMAKE_GENERATOR]
     env = dict(os.environ)
     env.pop("ASCEND_CUSTOM_OPP_PATH", None)   # custom op paths can disturb CANN builds (docs/facts/ascendc-facts.md §6)
     steps = [[cmake, *gen, "-S", str(src), "-B", str(tree), f"-DASCEND_PYTHON_EXECUTABLE={sys.executable}"],
@@ -313,25 +307,8 @@ def prepare_test_process():
 
 # -- helpers ---------------------------------------------------------------------------------------------
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.is_file() or path.read_text() != text:   # keep mtimes stable for incremental builds
-        path.write_text(text)
-
-
-def _host_include() -> Path:
-    from ...workspace import host_include_dir
-    return host_include_dir()
-
-
 def _cmake_dir() -> Path:
     return Path(__file__).resolve().parent / "cmake"
-
-
-def _emulator_cflags() -> list[str]:
-    # The NPU check compiles kernels against the emulator's headers: the host target's flags.
-    from ..cpu import emulator_cflags
-    return emulator_cflags()
 
 
 def _torch_dir() -> Path:

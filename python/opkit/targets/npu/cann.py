@@ -240,3 +240,11 @@ def version_macro(torch_version: str) -> str:
     """op-plugin's CURRENT_VERSION macro for a torch version: 2.13.0 -> V2R13 (docs/facts/torch-npu-facts.md §2)."""
     major, minor = re.findall(r"\d+", torch_version)[:2]
     return f"V{major}R{minor}"
+
+
+# Always Unix Makefiles, never Ninja. CANN's ascendc_library re-runs CMake for its sub-builds with the
+# caller's generator (asc-devkit cmake/asc/legacy_modules/function.cmake:103 `-G ${CMAKE_GENERATOR}`), and
+# util/extract_host_stub.py keys compile_commands.json by directory + `-o` (:1587) but looks the
+# $<TARGET_OBJECTS> paths up as given (:1857); under Ninja a kernel outside the sub-project gets a `/./`
+# object path and a KeyError. contracts.check_generator() runs that contract in --check-only.
+CMAKE_GENERATOR = "Unix Makefiles"

@@ -91,12 +91,12 @@ def run_if_present(glues, *, build_dir: Path, project: Path | None, cxx: str, lo
 
 
 def _extract_host_stub(glues, root: Path, origin: str, work: Path, build_dir: Path, cxx: str) -> int:
-    from ...build import cmake_exe
+    from ...toolchain.tools import cmake_exe
     from ...workspace import emulator_include_dir
-    from .builder import GENERATOR
+    from .cann import CMAKE_GENERATOR
     from .glue import PRELUDE
 
-    objects, _ = contracts.preprocess_project(GENERATOR, [Path(g.spec.kernel_file) for g in glues],
+    objects, _ = contracts.preprocess_project(CMAKE_GENERATOR, [Path(g.spec.kernel_file) for g in glues],
                                                work / "preprocess", cmake_exe())
     preprocessed = []
     for g in glues:
@@ -128,7 +128,7 @@ def _extract_host_stub(glues, root: Path, origin: str, work: Path, build_dir: Pa
 
 
 def _config_cmake(root: Path, origin: str, project: Path, work: Path) -> None:
-    from ...build import cmake_exe
+    from ...toolchain.tools import cmake_exe
     value = json.loads((project / "CMakePresets.json").read_text())["cacheVariables"]["ASCEND_COMPUTE_UNIT"]
     script = work / "compute_unit.cmake"
     script.write_text(f'set(ASCEND_COMPUTE_UNIT "{value}")\ninclude("{root / "fwk_modules" / "config.cmake"}")\n')

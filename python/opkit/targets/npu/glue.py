@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 
 from ...lowering import DTYPES, Op, cpp_str, lower
-from ...spec import OpSpec
+from ...opspec import OpSpec
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 from ...errors import BuildError
 from ...lowering import ATTR_TYPES, DTYPES
-from ...spec import OpSpec
+from ...opspec import OpSpec
+from ...toolchain.files import write_if_changed
 from . import glue
 
 VENDOR = "opkit"
@@ -75,39 +75,42 @@ def _kernel_copy(spec: OpSpec) -> str:
     return head + text + tail
 
 
-def render_project(specs: list[OpSpec], project: Path, settings) -> Path:
+def project_files(specs: list[OpSpec], project: Path, settings) -> dict[Path, str]:
+    """Every file of the project (path -> text), rendered and not yet written; build.sh must be executable."""
     e = glue.env()
-    glues = [glue.op_glue(s) for s in specs]
-    (project / "op_host").mkdir(parents=True, exist_ok=True)
-    (project / "op_kernel").mkdir(parents=True, exist_ok=True)
-    (project / "opkit_include" / "opkit").mkdir(parents=True, exist_ok=True)
-    for h in sorted((settings.host_include / "opkit").glob("*.h")):
-        shutil.copyfile(h, project / "opkit_include" / "opkit" / h.name)
+    inc = settings.host_include / "opkit"
+    files: dict[Path, str] = {}
+    for h in sorted(inc.glob("*.h")):
+        files[project / "opkit_include" / "opkit" / h.name] = h.read_text()
     # Kernels include the toolkit as "opkit/kernel_util.h": beside the kernel sources, found without -I.
-    (project / "op_kernel" / "opkit").mkdir(parents=True, exist_ok=True)
     for h in ("kernel_util.h", "constants.h"):
-        shutil.copyfile(settings.host_include / "opkit" / h, project / "op_kernel" / "opkit" / h)
-    (project / "ops.json").write_text(json.dumps(msopgen_json(specs), indent=2) + "\n")
+        files[project / "op_kernel" / "opkit" / h] = (inc / h).read_text()
+    files[project / "ops.json"] = json.dumps(msopgen_json(specs), indent=2) + "\n"
+    glues = [glue.op_glue(s) for s in specs]
     for g in glues:
         s = g.spec
-        shutil.copyfile(s.tiling_file, project / "op_host" / f"{s.snake}_tiling.h")
-        shutil.copyfile(s.tiling_file, project / "op_kernel" / f"{s.snake}_tiling.h")
-        (project / "op_kernel" / f"{s.snake}.cpp").write_text(_kernel_copy(s))
+        tiling = Path(s.tiling_file).read_text()
+        files[project / "op_host" / f"{s.snake}_tiling.h"] = tiling
+        files[project / "op_kernel" / f"{s.snake}_tiling.h"] = tiling
+        files[project / "op_kernel" / f"{s.snake}.cpp"] = _kernel_copy(s)
         ctx = dict(op=g, s=settings, ge_dtype=GE_DTYPE, attr_types=ATTR_TYPES, cpp_str=glue.cpp_str)
-        (project / "op_host" / f"{s.snake}_opkit_adapter.h").write_text(
-            e.get_template("package/opkit_adapter.h.j2").render(**ctx))
-        (project / "op_host" / f"{s.snake}.cpp").write_text(e.get_template("package/op_host.cpp.j2").render(**ctx))
-    (project / "CMakePresets.json").write_text(
-        e.get_template("package/CMakePresets.json.j2").render(s=settings, vendor=VENDOR))
-    build_sh = project / "build.sh"
-    build_sh.write_text(e.get_template("package/build.sh.j2").render(s=settings, vendor=VENDOR, ops=glues))
-    build_sh.chmod(0o755)
+        files[project / "op_host" / f"{s.snake}_opkit_adapter.h"] = e.get_template("package/opkit_adapter.h.j2").render(**ctx)
+        files[project / "op_host" / f"{s.snake}.cpp"] = e.get_template("package/op_host.cpp.j2").render(**ctx)
+    files[project / "CMakePresets.json"] = e.get_template("package/CMakePresets.json.j2").render(s=settings, vendor=VENDOR)
+    files[project / "build.sh"] = e.get_template("package/build.sh.j2").render(s=settings, vendor=VENDOR, ops=glues)
+    return files
+
+
+def render_project(specs: list[OpSpec], project: Path, settings) -> Path:
+    """Render and write the project (the npu builder writes project_files() together with its own files)."""
+    for path, text in project_files(specs, project, settings).items():
+        write_if_changed(path, text)
+    (project / "build.sh").chmod(0o755)
     return project
 
 
-def build_package(specs: list[OpSpec], project: Path, settings, *, cann_root: Path, log=None) -> Path:
-    """Render the project and run its build.sh (needs CANN's msopgen); return build_out/ with the .run."""
-    render_project(specs, project, settings)
+def build_package(project: Path, *, cann_root: Path, log=None) -> Path:
+    """Run the rendered project's build.sh (needs CANN's msopgen); return the build_out/*.run installer."""
     env = dict(os.environ)
     env.setdefault("ASCEND_HOME_PATH", str(cann_root))
     env.pop("ASCEND_CUSTOM_OPP_PATH", None)

@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 
+#include "opkit_emu/config.h"
+
 namespace AscendC {
 constexpr int32_t ONE_BLK_SIZE = 32;
 constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;

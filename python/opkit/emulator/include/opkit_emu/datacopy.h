@@ -1,6 +1,6 @@
 // DataCopy / DataCopyPad between GM and UB, SetAtomicAdd. Facts sheet §2.
 #pragma once
-#include "opkit_emu/access.h"
+#include "opkit_emu/api_call.h"
 
 namespace AscendC {
 

@@ -61,9 +61,15 @@ struct HazardState {
 
   // A pipe hands over "everything I have done and everything I waited for" (SetFlag, EnQue, FreeTensor).
   Clock snapshot(int src) const {
-    Clock c = pipe[src];
-    c.known[src] = clk[src];
+    Clock c;
+    snapshot_into(src, c);
     return c;
+  }
+  // The same, written in place: building the Clock on the stack (one 4-byte store, then a 16-byte copy)
+  // stalls store forwarding on the queue calls of every tile.
+  void snapshot_into(int src, Clock& out) const {
+    out = pipe[src];
+    out.known[src] = clk[src];
   }
   void wait(int dst, const Clock& c) { pipe[dst].join(c); }
   void barrier_all() {  // PipeBarrier<PIPE_ALL>: every pipe drains

@@ -1,6 +1,6 @@
 // Running a kernel: one BlockCtx (own UB + shadow) per block, blocks spread over host threads,
 // results independent of the thread count (atomic GM adds are applied after all blocks, in block
-// order). Also: GetBlockIdx/GetBlockNum, tiling macros, the module ABI and CANN's CPU-debug entry points.
+// order). Also: the module ABI and CANN's CPU-debug entry points (ICPU_RUN_KF).
 #pragma once
 #include <atomic>
 #include <memory>
@@ -331,14 +331,6 @@ void icpu_run(const char* name, uint32_t block_dim, const F& f) {
 
 }  // namespace opkit_emu
 
-namespace AscendC {
-inline int64_t GetBlockIdx() { return opkit_emu::ctx().idx; }
-inline int64_t GetBlockNum() { return opkit_emu::ctx().num; }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetTaskRation() { return 1; }
-template <class... A> inline void printf(const char* fmt, A... a) { std::printf(fmt, a...); }
-}  // namespace AscendC
-
 enum KernelMetaType {
   KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
   KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_MIX_VECTOR_CORE
@@ -359,15 +351,3 @@ enum KernelMetaType {
                                                                                 opkit_launch_result* r) {   \
     return ::opkit_emu::module_launch<(num_gm_args), OpkitEmuModuleTag_>(a, r, #entry, entry);             \
   }
-
-// Samples written for the first CANN releases (2023) use namespace tik2 for what is now AscendC, and
-// ParamOffset<T>(addr, blockLength) for this block's slice of a GM argument.
-namespace AscendC {
-template <class T>
-inline GM_ADDR ParamOffset(GM_ADDR addr, uint64_t blockLength) {
-  return addr + static_cast<uint64_t>(GetBlockIdx()) * blockLength * sizeof(T);
-}
-}  // namespace AscendC
-namespace tik2 {
-using namespace AscendC;
-}  // namespace tik2

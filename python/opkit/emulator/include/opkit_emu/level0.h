@@ -159,7 +159,7 @@ void l0_for_lanes(const L0Plan& p, F f) {
   }
 }
 
-// Declares one operand on the call's hook (access.h): its span up to the last active lane is checked
+// Declares one operand on the call's hook (api_call.h): its span up to the last active lane is checked
 // (live, aligned, in bounds) and tracked for pipe hazards. Poison is handled lane by lane (Flow::Manual).
 template <class T>
 void l0_declare(ApiCall& c, const AscendC::LocalTensor<T>& t, const L0Plan& p, const L0Geom& g, bool write,
@@ -193,7 +193,7 @@ void l0_mark(const AscendC::LocalTensor<T>& t, const L0Plan& p, const L0Geom& g,
     ++i;
   });
 }
-// Older per-operand form, kept for headers not yet on the hook (gather.h, select.h): its own V-pipe
+// Older per-operand form, kept for headers not yet on the hook (gather.h, compare_select.h): its own V-pipe
 // access (hazards tracked); sources must be fully defined on every active lane (strict, no poison flow).
 template <class T>
 void l0_operand(const AscendC::LocalTensor<T>& t, const L0Plan& p, const L0Geom& g, bool is_src, const char* call,
@@ -381,6 +381,43 @@ void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const uint64_t m
   const L0Plan p = l0_plan<T>(isSetMask, mask_bits(mask, kLanes<T>), repeatTime, "Duplicate", loc);
   l0_apply<T, 0>(VecOp::Duplicate, "Duplicate", dst, {dstBlockStride, dstRepeatStride}, {}, {}, p,
                  [scalarValue]() { return scalarValue; }, loc);
+}
+
+// Brcb: each of 8 consecutive src elements per repeat fills one DataBlock of dst.
+// Doc: 数据填充/Brcb.md (mirror-cann/asc-devkit 7359511d).
+struct BrcbRepeatParams {
+  uint16_t dstBlkStride = 1, dstRepStride = 8;
+  uint8_t src1BlkStride = 0, src1RepStride = 0;
+  bool repeatStrideMode = false, strideSizeMode = false;
+  BrcbRepeatParams() {}
+  BrcbRepeatParams(uint16_t db, uint16_t dr) : dstBlkStride(db), dstRepStride(dr) {}
+};
+
+template <class T>
+void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
+          const BrcbRepeatParams& repeatParams, OPKIT_LOC) {
+  using namespace opkit_emu;
+  static_assert(is_dup_t<T>, "opkit emulator: Brcb supports int16/uint16/half/bfloat16/int32/uint32/float");
+  if (repeatTime == 0) return;
+  constexpr uint32_t pb = kPerBlk<T>;
+  const uint32_t n = repeatTime * 8u;
+  const uint64_t last = (uint64_t(repeatTime - 1) * repeatParams.dstRepStride + 7ull * repeatParams.dstBlkStride) * pb + pb;
+  ApiCall c(Pipe::V, "Brcb", loc);
+  c.src(src, n).write(dst.m_, 0, last, 8 * sizeof(T), "dst");
+  const bool poisoned = c.commit(Flow::Manual);
+  BlockStats& s = ctx().stats;
+  s.op_calls[static_cast<int>(VecOp::Other)]++;
+  s.op_elems[static_cast<int>(VecOp::Other)] += uint64_t(n) * pb;
+  s.vector_elems += uint64_t(n) * pb;
+  s.vector_repeats += repeatTime;
+  for (uint32_t r = 0; r < repeatTime; ++r)
+    for (uint32_t j = 0; j < 8; ++j) {
+      const T v = src.data()[r * 8 + j];
+      const uint64_t at = (uint64_t(r) * repeatParams.dstRepStride + uint64_t(j) * repeatParams.dstBlkStride) * pb;
+      for (uint32_t k = 0; k < pb; ++k) dst.data()[at + k] = v;
+      const bool bad = poisoned && ApiCall::lane_poisoned(c.operand(0), r * 8 + j);
+      shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(at * sizeof(T)), kBlk, !bad);
+    }
 }
 
 }  // namespace AscendC

@@ -37,7 +37,7 @@ struct TensorMeta {
              strf("%s is used after FreeTensor (buffer at UB offset %u was freed%s)", name, b.off,
                   b.state == BufState::Free ? "" : " and handed out again"));
   }
-  // Older per-operand checks, kept for headers not yet on the per-call hook (access.h ApiCall): live,
+  // Older per-operand checks, kept for headers not yet on the per-call hook (api_call.h ApiCall): live,
   // 32-byte aligned, large enough; strict initialisation (no poison flow); marking written bytes.
   void check_operand(uint64_t need_bytes, const char* call, SrcLoc loc, const char* name) const {
     check_live(call, loc, name);
@@ -69,7 +69,7 @@ struct TensorMeta {
   }
 };
 
-// GetValue / SetValue: one element on the scalar pipe (access.h; declared here, defined there).
+// GetValue / SetValue: one element on the scalar pipe (api_call.h; declared here, defined there).
 void scalar_access(const TensorMeta& t, uint32_t rel_off, uint32_t bytes, bool write, const char* call, SrcLoc loc);
 
 // Index argument of operator[]: converting from an integer records the caller's file:line.

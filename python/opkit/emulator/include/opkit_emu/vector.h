@@ -3,7 +3,7 @@
 #pragma once
 #include <cmath>
 
-#include "opkit_emu/access.h"
+#include "opkit_emu/api_call.h"
 
 namespace opkit_emu {
 

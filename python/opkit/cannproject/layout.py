@@ -1,0 +1,96 @@
+"""What a CANN custom-op project holds, for one op type: its op_host sources, the kernel file and entry.
+
+Two layouts (docs/cann.md): msOpGen's (op_host/<op>.cpp with the OpDef and TilingFunc, op_host/<op>_tiling.h
+with BEGIN_TILING_DATA_DEF, op_kernel/<op>.cpp) and the ops-math/ops-nn one (op_host/<op>_def.cpp,
+op_host/<op>_tiling.cpp, op_kernel/<op>.cpp with a templated entry, op_kernel/<op>_tiling_key.h with
+ASCENDC_TPL_ARGS_DECL, op_kernel/<op>_tiling_data.h). The kernel file is op_kernel/<snake>.cpp (CANN's
+opFile default: the OpType in snake case) unless the OpDef names another with ExtendCfgInfo("opFile.value").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import OpkitError
+
+SOURCE_EXT = (".cpp", ".cc", ".cxx")
+
+
+def cann_snake(op_type: str) -> str:
+    """CANN's OpType -> file name rule: AddCustom -> add_custom, ABCDef -> abc_def, Abc2DEf -> abc2d_ef."""
+    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", op_type)
+    s = re.sub(r"(?<=[A-Z])(?=[A-Z][a-z])", "_", s)
+    return s.lower()
+
+
+@dataclass
+class Project:
+    root: Path                  # the folder holding op_host/ and op_kernel/
+    op_host: Path
+    op_kernel: Path
+
+    @property
+    def host_sources(self) -> list[Path]:
+        return sorted(p for p in self.op_host.rglob("*") if p.suffix in SOURCE_EXT and p.is_file()
+                      and "test" not in p.relative_to(self.op_host).parts)
+
+    def op_types(self) -> list[str]:
+        """OpTypes the op_host sources register (OP_ADD / IMPL_OP_OPTILING), read from the text."""
+        found = []
+        for p in self.host_sources:
+            text = p.read_text(errors="replace")
+            for m in re.finditer(r"\b(?:OP_ADD|IMPL_OP_OPTILING)\s*\(\s*([A-Za-z_]\w*)", text):
+                if m.group(1) not in found:
+                    found.append(m.group(1))
+        return found
+
+    def kernel_file(self, op_type: str) -> Path:
+        name = cann_snake(op_type)
+        for p in self.host_sources:
+            m = re.search(r'"opFile\.value"\s*,\s*"([^"]+)"', p.read_text(errors="replace"))
+            if m:
+                name = m.group(1)
+        for cand in (self.op_kernel / f"{name}.cpp", self.op_kernel / f"{cann_snake(op_type)}.cpp"):
+            if cand.is_file():
+                return cand
+        raise OpkitError(f"{self.op_kernel}: no kernel file {name}.cpp for op {op_type} (CANN's opFile rule: "
+                         f"the OpType in snake case)")
+
+    def tiling_header(self, op_type: str) -> Path | None:
+        """op_host/<op>_tiling.h with BEGIN_TILING_DATA_DEF (msOpGen layout), else None."""
+        snake = cann_snake(op_type)
+        cands = [self.op_host / f"{snake}_tiling.h"] + sorted(self.op_host.glob("*tiling*.h"))
+        for c in cands:
+            if c.is_file() and "BEGIN_TILING_DATA_DEF" in c.read_text(errors="replace"):
+                return c
+        return None
+
+
+def find(path: str | Path) -> Project:
+    root = Path(path).resolve()
+    if not root.is_dir():
+        raise OpkitError(f"{root}: no such project folder")
+    for base in (root, *sorted(p for p in root.iterdir() if p.is_dir())):
+        if (base / "op_host").is_dir() and (base / "op_kernel").is_dir():
+            return Project(base, base / "op_host", base / "op_kernel")
+    raise OpkitError(f"{root}: not a CANN custom-op project (expected op_host/ and op_kernel/ folders, as msOpGen "
+                     "and the ops-math/ops-nn repositories lay them out)")
+
+
+def entry(kernel: Path, op_type: str) -> tuple[str, bool]:
+    """(kernel entry name, templated?) -- the __global__ function named like the op in snake case."""
+    text = kernel.read_text(errors="replace")
+    snake = cann_snake(op_type)
+    tpl = re.search(r"template\s*<[^;{]*?>\s*(?:extern\s+\"C\"\s*)?__global__\s+__aicore__\s+void\s+" + snake + r"\s*\(",
+                    text)
+    if tpl:
+        return snake, True
+    if re.search(r"__global__\s+__aicore__\s+void\s+" + snake + r"\s*\(", text):
+        return snake, False
+    names = re.findall(r"__global__\s+__aicore__\s+void\s+(\w+)\s*\(", text)
+    if len(names) == 1:
+        templated = bool(re.search(r"template\s*<[^;{]*?>\s*(?:extern\s+\"C\"\s*)?__global__\s+__aicore__\s+void\s+"
+                                   + names[0] + r"\s*\(", text))
+        return names[0], templated
+    raise OpkitError(f"{kernel}: no kernel entry `__global__ __aicore__ void {snake}(...)`")

@@ -1,0 +1,172 @@
+"""One op of a CANN project, callable on torch tensors: the project's InferShape / InferDataType / TilingFunc
+run in the host runner, then the kernel on the emulator with the resulting tiling bytes, block dim and tiling
+key (a templated entry: the key decoded into its template arguments), GM buffers in the op-project order
+(inputs, outputs, workspace, tiling)."""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..emulator.abi import KernelModule
+from ..errors import OpkitError
+from . import dtypes, host, kernel, layout
+
+TPL_BOOL = 3
+POISON = 0xFF      # bytes of an output the OpDef does not clear (NaN for floats): unwritten elements show
+
+
+class CannOp:
+    def __init__(self, project: layout.Project, op_type: str, build_dir: Path, profile: str = "ascend910b"):
+        self.project, self.op_type, self.profile = project, op_type, profile
+        self.build_dir = Path(build_dir)
+        self.runner = host.HostRunner(host.build_runner(project, self.build_dir), project)
+        desc = self.runner.describe()
+        ops = {o["type"]: o for o in desc["ops"]}
+        if op_type not in ops:
+            known = ", ".join(sorted(ops)) or "none"
+            raise OpkitError(f"{project.op_host}: no OpDef registers {op_type} (OP_ADD); registered: {known}")
+        self.info = ops[op_type]
+        if not self.info["tiling"]:
+            raise OpkitError(f"{project.op_host}: op {op_type} has no tiling function (AICore().SetTiling or "
+                             "IMPL_OP_OPTILING)")
+        self.tpl = desc.get("tpl")
+        self.kernel = project.kernel_file(op_type)
+        self.entry, self.templated = layout.entry(self.kernel, op_type)
+        if self.templated and not self.tpl:
+            raise OpkitError(f"{self.kernel}: the entry {self.entry} is a template but the op_host sources declare no "
+                             "ASCENDC_TPL_ARGS_DECL (op_kernel/<op>_tiling_key.h included from the tiling source)")
+        self.tiling_header = project.tiling_header(op_type)
+        self._modules: dict[tuple, KernelModule] = {}
+
+    # -- what the OpDef says ------------------------------------------------------------------------
+    @property
+    def input_names(self) -> list[str]:
+        return [p["name"] for p in self.info["inputs"]]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [p["name"] for p in self.info["outputs"]]
+
+    def columns(self) -> list[dict[str, int]]:
+        """The OpDef's dtype columns: {input/output name: ge dtype id} (every param lists one per column)."""
+        params = self.info["inputs"] + self.info["outputs"]
+        n = max((len(p["dtypes"]) for p in params), default=0)
+        cols = []
+        for c in range(n):
+            cols.append({p["name"]: p["dtypes"][c if len(p["dtypes"]) > 1 else 0] for p in params if p["dtypes"]})
+        return cols
+
+    def column_for(self, in_dtypes: list[int | None]) -> dict[str, int]:
+        for col in self.columns():
+            if all(d is None or col.get(n) == d for n, d in zip(self.input_names, in_dtypes)):
+                return col
+        got = ", ".join(f"{n}={dtypes.name(d)}" for n, d in zip(self.input_names, in_dtypes) if d is not None)
+        raise OpkitError(f"op {self.op_type}: no DataType column of its OpDef takes {got}")
+
+    # -- template instances (ops-math layout) -------------------------------------------------------
+    def decode_key(self, key: int) -> tuple[int, ...]:
+        args, shift = [], 0
+        for p in self.tpl["decl"]:
+            v = (key >> shift) & ((1 << p["bits"]) - 1)
+            shift += p["bits"]
+            if p["type"] == 2:          # UINT: the key holds the index in the declared list
+                if v >= len(p["vals"]):
+                    raise OpkitError(f"op {self.op_type}: tiling key {key}: {p['name']} index {v} is outside "
+                                     f"ASCENDC_TPL_UINT_DECL {p['vals']}")
+                v = p["vals"][v]
+            args.append(v)
+        return tuple(args)
+
+    def instances(self) -> list[tuple[int, ...]]:
+        """Every template-argument combination ASCENDC_TPL_SEL selects (declaration order)."""
+        names = [p["name"] for p in self.tpl["decl"]]
+        out = []
+        for sel in self.tpl["sel"] or []:
+            by = {p["name"]: p["vals"] for p in sel}
+            lists = [by.get(n, d["vals"]) for n, d in zip(names, self.tpl["decl"])]
+            for combo in itertools.product(*lists):
+                if combo not in out:
+                    out.append(combo)
+        return out
+
+    def _entry_expr(self, args: tuple[int, ...]) -> str:
+        if not self.templated:
+            return self.entry
+        lits = [("true" if a else "false") if p["type"] == TPL_BOOL else f"{a}"
+                for a, p in zip(args, self.tpl["decl"])]
+        return f"{self.entry}<{', '.join(lits)}>"
+
+    def module(self, col: dict[str, int], args: tuple[int, ...] = ()) -> KernelModule:
+        key = (tuple(sorted(col.items())), args)
+        if key not in self._modules:
+            defines = {}
+            for name, ge in col.items():
+                defines[f"DTYPE_{name.upper()}"] = dtypes.cxx(ge)
+                defines[f"ORIG_DTYPE_{name.upper()}"] = dtypes.cxx(ge)
+            defines["OPKIT_CANN_OP_TYPE"] = self.op_type
+            tag = "_".join(dtypes.name(col[n]) for n in self.input_names if n in col) + \
+                  ("_" + "_".join(map(str, args)) if args else "")
+            path = kernel.compile_module(
+                self.kernel, self._entry_expr(args), len(self.input_names) + len(self.output_names) + 2,
+                self.build_dir / "kernels", defines=defines, tiling_header=self.tiling_header,
+                include_dirs=[self.project.op_kernel, self.project.root], profile=self.profile, tag=tag)
+            self._modules[key] = KernelModule(path)
+        return self._modules[key]
+
+    # -- one call ---------------------------------------------------------------------------------
+    def tiling(self, inputs: list[torch.Tensor | None], attrs: dict) -> dict:
+        in_ge = [None if t is None else dtypes.ge_id(str(t.dtype).removeprefix("torch.")) for t in inputs]
+        col = self.column_for(in_ge)
+        req_in = []
+        for t, p, ge in zip(inputs, self.info["inputs"], in_ge):
+            if t is None:
+                continue
+            data = t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if p["value_depend"] else None
+            req_in.append((ge, tuple(t.shape), data))
+        lead = next((tuple(t.shape) for t in inputs if t is not None), ())
+        req_out = [(col[n], lead) for n in self.output_names]
+        req_attrs = []
+        for a in self.info["attrs"]:
+            v = attrs.get(a["name"], a["default"])
+            req_attrs.append((a["kind"], v))
+        line = host.request_line(self.op_type, self.profile, req_in, req_out, req_attrs,
+                                 [0 if t is None else 1 for t in inputs])
+        r = self.runner.request(line)
+        if r.get("status") != 0:
+            raise OpkitError(f"op {self.op_type}: {r.get('stage')} failed: {r.get('message')} "
+                             f"(inputs {[tuple(t.shape) if t is not None else None for t in inputs]}, attrs {attrs})")
+        r["column"] = col
+        return r
+
+    def __call__(self, inputs: list[torch.Tensor | None], attrs: dict) -> list[torch.Tensor]:
+        r = self.tiling(inputs, attrs)
+        if r["block_dim"] == 0:
+            raise OpkitError(f"op {self.op_type}: the TilingFunc set no block dim (context->SetBlockDim)")
+        args = self.decode_key(r["tiling_key"]) if self.templated else ()
+        if self.templated and args not in self.instances():
+            raise OpkitError(f"op {self.op_type}: tiling key {r['tiling_key']} means template arguments {args}, "
+                             "which ASCENDC_TPL_SEL does not select (CANN builds no such kernel)")
+        mod = self.module(r["column"], args)
+        outs = []
+        for o, p in zip(r["outputs"], self.info["outputs"]):
+            t = torch.empty(o["shape"], dtype=getattr(torch, dtypes.name(o["dtype"])))
+            t.reshape(-1).view(torch.uint8).fill_(0 if p["init_value"] else POISON)
+            outs.append(t)
+        ws = int(sum(r["workspace"]))
+        bufs = [None if t is None else _bytes(t.detach().contiguous()) for t in inputs]
+        bufs += [_bytes(t) for t in outs]
+        bufs.append(np.zeros(ws, np.uint8) if ws else None)
+        bufs.append(np.frombuffer(bytes.fromhex(r["tiling"]), np.uint8).copy() if r["data_size"] else None)
+        mod.launch(bufs, r["block_dim"], tiling_key=r["tiling_key"])
+        return outs
+
+    def close(self):
+        self.runner.close()
+
+
+def _bytes(t: torch.Tensor) -> np.ndarray:
+    """The tensor's storage as a uint8 numpy view (bf16 has no numpy dtype)."""
+    return t.reshape(-1).view(torch.uint8).numpy()

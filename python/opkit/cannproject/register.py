@@ -1,0 +1,90 @@
+"""CANN project ops as ``torch.ops.opkit.<op>`` (and ``opkit_naive``, the same kernel: a CANN kernel has one
+precision) on the CPU through torch.library, as TBE ops are registered (opkit/tbe/register.py): the schema
+from op.yaml, a fake kernel from the op's InferShape / InferDataType (run by the host runner), autograd from
+opkit.autograd."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+from ..errors import OpkitError
+from ..opspec import OpSpec
+from . import dtypes, layout
+from .op import CannOp
+
+MANIFEST = "cann_op.json"
+PROFILE = "ascend910b"
+_libs: dict[str, torch.library.Library] = {}
+_done: dict[str, str] = {}
+_ops: dict[str, CannOp] = {}
+
+
+def manifest(build_dir: Path, spec: OpSpec) -> Path:
+    return Path(build_dir) / spec.snake / MANIFEST
+
+
+def project_of(spec: OpSpec) -> layout.Project:
+    return layout.Project(spec.dir, spec.dir / "op_host", spec.dir / "op_kernel")
+
+
+def op_type(spec: OpSpec) -> str:
+    return spec.cann.get("op_type") or spec.name
+
+
+def get(spec: OpSpec, build_dir: Path) -> CannOp:
+    key = str(spec.dir)
+    if key not in _ops:
+        _ops[key] = CannOp(project_of(spec), op_type(spec), Path(build_dir) / spec.snake, PROFILE)
+    return _ops[key]
+
+
+def write_manifest(build_dir: Path, spec: OpSpec, checked: dict) -> Path:
+    path = manifest(build_dir, spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"op": spec.snake, "lang": "cann", "op_type": op_type(spec), "profile": PROFILE,
+                                "kernel": str(spec.kernel_file), "checked": checked}, indent=1))
+    return path
+
+
+def _library(ns: str) -> torch.library.Library:
+    if ns not in _libs:
+        _libs[ns] = torch.library.Library(ns, "FRAGMENT")
+    return _libs[ns]
+
+
+def register(spec: OpSpec, where: Path) -> None:
+    if spec.snake in _done:
+        if _done[spec.snake] != str(spec.dir):
+            raise OpkitError(f"opkit.load: CANN op {spec.snake} is already registered from {_done[spec.snake]}")
+        return
+    build_dir = Path(where).parent.parent
+    attr_names = [a.name for a in spec.attrs]
+    n_in = len(spec.inputs)
+
+    def kernel(*args):
+        op = get(spec, build_dir)
+        outs = op(list(args[:n_in]), dict(zip(attr_names, args[n_in:])))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def fake(*args):
+        ins = args[:n_in]
+        if all(isinstance(d, int) for t in ins if t is not None for d in t.shape):
+            # concrete shapes: the op's own InferShape / InferDataType (run in the host runner)
+            r = get(spec, build_dir).tiling([None if t is None else torch.empty(t.shape, dtype=t.dtype) for t in ins],
+                                            dict(zip(attr_names, args[n_in:])))
+            metas = [(o["shape"], getattr(torch, dtypes.name(o["dtype"]))) for o in r["outputs"]]
+        else:   # symbolic shapes cannot reach the runner: op.yaml's rule (an output shaped like an input)
+            by = {i.name: t for i, t in zip(spec.inputs, ins)}
+            metas = [(by[o.shape].shape, by[o.dtype].dtype if o.dtype in by else getattr(torch, o.dtype))
+                     for o in spec.outputs]
+        outs = [ins[0].new_empty(s, dtype=d) for s, d in metas]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    for ns in ("opkit", "opkit_naive"):
+        lib = _library(ns)
+        lib.define(spec.schema())
+        lib.impl(spec.snake, kernel, "CPU")
+        torch.library.register_fake(f"{ns}::{spec.snake}", fake, lib=lib)
+    _done[spec.snake] = str(spec.dir)

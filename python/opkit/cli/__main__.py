@@ -1,0 +1,4 @@
+"""`python -m opkit.cli ...` is `opkit ...`."""
+from . import main
+
+main()

@@ -1,0 +1,308 @@
+// Compare / Compares / CompareScalar (bitmask out) and Select (bitmask in), count and level-0 forms.
+// Doc: asc-devkit docs/api/SIMD-API/基础API/Memory矢量计算/比较与选择/{Compare,Compares,Select}.md
+// (mirror-cann/asc-devkit 7359511d) and facts sheet §3 "Compare and Select":
+//  - the bitmask holds one bit per element, little-endian within a byte; count forms need count x
+//    sizeof(T) to be a multiple of 256 bytes; A2: half/float all modes, int32_t EQ only;
+//  - level-0 Compare(s): repeat r's bits start at bit r * 256/sizeof(T) of dst (the dst strides of the
+//    repeat parameters are "reserved, no effect" on A2); bits of masked-off lanes are left as they were;
+//  - Select: bit 1 takes src0, 0 takes src1; VSEL_CMPMASK_SPR reuses the first 256/sizeof(T) bits of
+//    selMask in every repeat, VSEL_TENSOR_SCALAR_MODE / VSEL_TENSOR_TENSOR_MODE consume it continuously;
+//    masked-off dst lanes keep their value.
+#pragma once
+#include "opkit_emu/level0.h"
+
+namespace AscendC {
+enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
+enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
+}  // namespace AscendC
+
+namespace opkit_emu {
+template <class T> inline constexpr bool is_cmp_t =
+    std::is_same<T, half>::value || std::is_same<T, float>::value || std::is_same<T, int32_t>::value;
+template <class T> inline constexpr bool is_sel_t = std::is_same<T, half>::value || std::is_same<T, float>::value;
+
+template <class T>
+OPKIT_EMU_HOT void compare_loop(uint8_t* d, const T* a, const T* b, uint32_t n, AscendC::CMPMODE m) {
+  for (uint32_t byte = 0; byte < n / 8; ++byte) {
+    uint8_t bits = 0;
+    for (uint32_t k = 0; k < 8; ++k) {
+      using C = std::conditional_t<std::is_integral<T>::value, T, float>;  // integers compare exactly
+      C x, y;
+      if constexpr (std::is_integral<T>::value) { x = a[byte * 8 + k]; y = b[byte * 8 + k]; }
+      else { x = to_f(a[byte * 8 + k]); y = to_f(b[byte * 8 + k]); }
+      bool r;
+      switch (m) {
+        case AscendC::CMPMODE::LT: r = x < y; break;
+        case AscendC::CMPMODE::GT: r = x > y; break;
+        case AscendC::CMPMODE::EQ: r = x == y; break;
+        case AscendC::CMPMODE::LE: r = x <= y; break;
+        case AscendC::CMPMODE::GE: r = x >= y; break;
+        default: r = x != y; break;
+      }
+      bits |= static_cast<uint8_t>(r) << k;
+    }
+    d[byte] = bits;
+  }
+}
+// mode 0 (VSEL_CMPMASK_SPR) reuses the first `lanes` bits of the mask in every 256-byte repeat;
+// modes 1 and 2 consume the mask continuously.
+template <class T>
+OPKIT_EMU_HOT void select_loop(T* d, const uint8_t* mask, const T* a, const T* b, T s, bool scalar, uint32_t n,
+                               uint32_t wrap) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t k = wrap ? i % wrap : i;
+    bool take0 = (mask[k >> 3] >> (k & 7)) & 1;
+    d[i] = take0 ? a[i] : (scalar ? s : b[i]);
+  }
+}
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+template <class T, class U>
+void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+             uint32_t count, OPKIT_LOC) {
+  using namespace opkit_emu;
+  static_assert(is_cmp_t<T>, "opkit emulator: Compare supports half, float and int32_t (EQ only) on this chip");
+  static_assert(sizeof(U) == 1, "opkit emulator: Compare writes a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  if constexpr (std::is_same<T, int32_t>::value)
+    if (cmpMode != CMPMODE::EQ) fail("dtype-unsupported", "Compare", loc, "int32_t Compare supports CMPMODE::EQ only");
+  if (!vec_prologue<T>(VecOp::Compare, "Compare", count, loc)) return;
+  const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+  if (bytes % kRepeat != 0)
+    fail("compare-length", "Compare", loc,
+         strf("count %u x %zu bytes = %llu bytes is not a multiple of 256 bytes; the NPU would not compute the last "
+              "%llu bytes",
+              count, sizeof(T), (unsigned long long)bytes, (unsigned long long)(bytes % kRepeat)));
+  ApiCall(Pipe::V, "Compare", loc)
+      .write(dst.m_, 0, count, 1, "dst")  // one bit per element
+      .src(src0, count, "src0")
+      .src(src1, count, "src1")
+      .commit();
+  compare_loop<T>(reinterpret_cast<uint8_t*>(dst.data()), src0.data(), src1.data(), count, cmpMode);
+}
+
+namespace detail {
+template <class T, class U>
+void select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const LocalTensor<T>* src0, const LocalTensor<T>* src1,
+                 T scalar, SELMODE mode, uint32_t count, opkit_emu::SrcLoc loc) {
+  using namespace opkit_emu;
+  static_assert(is_sel_t<T>, "opkit emulator: Select supports half and float on this chip");
+  const bool scalar_mode = mode == SELMODE::VSEL_TENSOR_SCALAR_MODE;
+  if (!scalar_mode && !src1)
+    fail("dtype-unsupported", "Select", loc, "VSEL_TENSOR_TENSOR_MODE and VSEL_CMPMASK_SPR need a tensor src1");
+  // mode 0 reads only the first 256/sizeof(T) mask bits, again for every repeat (Select.md)
+  const uint32_t wrap = mode == SELMODE::VSEL_CMPMASK_SPR ? kRepeat / sizeof(T) : 0;
+  if (!vec_prologue<T>(VecOp::Select, "Select", count, loc)) return;
+  const uint32_t mask_lanes = wrap ? std::min(count, wrap) : count;
+  ApiCall c(Pipe::V, "Select", loc);
+  c.read(mask.m_, 0, mask_lanes, 1, "selMask").dst(dst, count).src(*src0, count, "src0");
+  if (!scalar_mode) c.src(*src1, count, "src1");
+  if (mask_lanes == count) {
+    c.commit();
+  } else if (c.commit(Flow::Manual)) {  // the mask repeats every `wrap` lanes: lane i takes mask bit i % wrap
+    std::vector<uint8_t> bad(count);
+    for (uint32_t i = 0; i < count; ++i)
+      bad[i] = ApiCall::lane_poisoned(c.operand(0), i % wrap) || ApiCall::lane_poisoned(c.operand(2), i) ||
+               (!scalar_mode && ApiCall::lane_poisoned(c.operand(3), i));
+    for (uint32_t i = 0; i < count; ++i) shadow_fill(dst.m_.ub_off() + i * sizeof(T), sizeof(T), !bad[i]);
+  } else {
+    ApiCall::mark_defined(c.operand(1));
+  }
+  select_loop<T>(dst.data(), reinterpret_cast<const uint8_t*>(mask.data()), src0->data(),
+                 scalar_mode ? nullptr : src1->data(), scalar, scalar_mode, count, wrap);
+}
+}  // namespace detail
+
+template <class T, class U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+            const LocalTensor<T>& src1, SELMODE selMode, uint32_t count, OPKIT_LOC) {
+  detail::select_impl<T, U>(dst, selMask, &src0, &src1, T{}, selMode, count, loc);
+}
+template <class T, class U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
+            SELMODE selMode, uint32_t count, OPKIT_LOC) {
+  detail::select_impl<T, U>(dst, selMask, &src0, nullptr, src1, selMode, count, loc);
+}
+
+}  // namespace AscendC
+
+namespace opkit_emu {
+
+template <class T>
+inline bool cmp_elem(T a, T b, AscendC::CMPMODE m) {
+  using C = std::conditional_t<std::is_integral<T>::value, T, float>;
+  C x, y;
+  if constexpr (std::is_integral<T>::value) { x = a; y = b; }
+  else { x = to_f(a); y = to_f(b); }
+  switch (m) {
+    case AscendC::CMPMODE::LT: return x < y;
+    case AscendC::CMPMODE::GT: return x > y;
+    case AscendC::CMPMODE::EQ: return x == y;
+    case AscendC::CMPMODE::LE: return x <= y;
+    case AscendC::CMPMODE::GE: return x >= y;
+    default: return x != y;
+  }
+}
+
+template <class T>
+inline void cmp_mode_check(AscendC::CMPMODE m, const char* call, SrcLoc loc) {
+  static_assert(is_cmp_t<T>, "opkit emulator: Compare supports half, float and int32_t (EQ only) on this chip");
+  if constexpr (std::is_same<T, int32_t>::value)
+    if (m != AscendC::CMPMODE::EQ) fail("dtype-unsupported", call, loc, "int32_t compares support CMPMODE::EQ only");
+}
+
+// Level-0 compare of src0 against src1 (a tensor) or a scalar: one bit per lane into dst.
+template <class T, class U>
+void l0_compare(const char* call, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& a, L0Geom ga,
+                const AscendC::LocalTensor<T>* b, L0Geom gb, T s, AscendC::CMPMODE mode, const L0Plan& p, SrcLoc loc) {
+  static_assert(sizeof(U) == 1, "opkit emulator: compares write a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  cmp_mode_check<T>(mode, call, loc);
+  if (p.repeats == 0) return;
+  l0_operand(a, p, ga, true, call, loc, "src0");
+  if (b) l0_operand(*b, p, gb, true, call, loc, "src1");
+  const uint64_t bits = uint64_t(p.repeats) * kLanes<T>;
+  dst.m_.check_operand((bits + 7) / 8, call, loc, "dst");
+  l0_count<T>(VecOp::Compare, p);
+  uint8_t* d = reinterpret_cast<uint8_t*>(dst.data());
+  l0_for_lanes<T>(p, [&](uint32_t r, uint32_t l) {
+    const T y = b ? b->data()[gb.at<T>(r, l)] : s;
+    const uint64_t k = uint64_t(r) * kLanes<T> + l;
+    const uint8_t bit = static_cast<uint8_t>(1u << (k & 7));
+    d[k >> 3] = cmp_elem<T>(a.data()[ga.at<T>(r, l)], y, mode) ? (d[k >> 3] | bit) : (d[k >> 3] & ~bit);
+    dst.m_.mark_written(static_cast<uint32_t>(k >> 3), 1);
+  });
+}
+
+// Count form of Compares: count x sizeof(T) a multiple of 256 bytes, as for Compare.
+template <class T, class U>
+void compare_scalar(const char* call, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0, T s,
+                    AscendC::CMPMODE mode, uint32_t count, SrcLoc loc) {
+  static_assert(sizeof(U) == 1, "opkit emulator: compares write a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  cmp_mode_check<T>(mode, call, loc);
+  if (!vec_prologue<T>(VecOp::Compare, call, count, loc)) return;
+  const uint64_t bytes = uint64_t(count) * sizeof(T);
+  if (bytes % kRepeat != 0)
+    fail("compare-length", call, loc,
+         strf("count %u x %zu bytes = %llu bytes is not a multiple of 256 bytes", count, sizeof(T), (unsigned long long)bytes));
+  dst.m_.check_operand(count / 8, call, loc, "dst");
+  src_check(src0, count, call, loc, "src0");
+  uint8_t* d = reinterpret_cast<uint8_t*>(dst.data());
+  for (uint32_t byte = 0; byte < count / 8; ++byte) {
+    uint8_t v = 0;
+    for (uint32_t k = 0; k < 8; ++k) v |= static_cast<uint8_t>(cmp_elem<T>(src0.data()[byte * 8 + k], s, mode)) << k;
+    d[byte] = v;
+  }
+  dst.m_.mark_written(0, count / 8);
+}
+
+// Level-0 Select: lane (r, l) takes src0 where its selMask bit is 1.
+template <class T, class U>
+void l0_select(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& sel, const AscendC::LocalTensor<T>& a,
+               const AscendC::LocalTensor<T>* b, T s, AscendC::SELMODE mode, MaskArg m, int64_t repeat,
+               const AscendC::BinaryRepeatParams& rp, bool setMask, SrcLoc loc) {
+  static_assert(is_sel_t<T>, "opkit emulator: Select supports half and float on this chip");
+  const char* call = "Select";
+  const bool spr = mode == AscendC::SELMODE::VSEL_CMPMASK_SPR;
+  if (!b && mode != AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE)
+    fail("dtype-unsupported", call, loc, "VSEL_TENSOR_TENSOR_MODE and VSEL_CMPMASK_SPR need a tensor src1");
+  const L0Plan p = l0_plan<T>(setMask, m, repeat, call, loc);
+  if (p.repeats == 0) return;
+  const L0Geom gd{rp.dstBlkStride, rp.dstRepStride}, ga{rp.src0BlkStride, rp.src0RepStride},
+      gb{rp.src1BlkStride, rp.src1RepStride};
+  l0_operand(dst, p, gd, false, call, loc, "dst");
+  l0_operand(a, p, ga, true, call, loc, "src0");
+  if (b) l0_operand(*b, p, gb, true, call, loc, "src1");
+  const uint64_t mask_bits_used = spr ? kLanes<T> : uint64_t(p.repeats) * kLanes<T>;
+  sel.m_.check_operand((mask_bits_used + 7) / 8, call, loc, "selMask");
+  sel.m_.check_initialized(0, (mask_bits_used + 7) / 8, 1, call, loc, "selMask");
+  l0_count<T>(VecOp::Select, p);
+  const uint8_t* mk = reinterpret_cast<const uint8_t*>(sel.data());
+  T* d = dst.data();
+  T out[kLanes<T>];
+  for (uint32_t r = 0; r < p.repeats; ++r) {  // read the whole repeat before writing (in-place safe)
+    const bool last = r + 1 == p.repeats;
+    const uint64_t lo = last ? p.last_lo : p.lo, hi = last ? p.last_hi : p.hi;
+    for (uint32_t l = 0; l < kLanes<T>; ++l) {
+      if (!lane_on(lo, hi, l)) continue;
+      const uint64_t k = spr ? l : uint64_t(r) * kLanes<T> + l;
+      out[l] = ((mk[k >> 3] >> (k & 7)) & 1) ? a.data()[ga.at<T>(r, l)] : (b ? b->data()[gb.at<T>(r, l)] : s);
+    }
+    for (uint32_t l = 0; l < kLanes<T>; ++l)
+      if (lane_on(lo, hi, l)) d[gd.at<T>(r, l)] = out[l];
+  }
+  l0_mark(dst, p, gd);
+}
+
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+template <class T, class U, bool isSetMask = true>
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+              uint32_t count, OPKIT_LOC) {
+  opkit_emu::compare_scalar<T, U>("Compares", dst, src0, src1Scalar, cmpMode, count, loc);
+}
+// The name of the same API in earlier CANN releases.
+template <class T, class U, bool isSetMask = true>
+void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+                   uint32_t count, OPKIT_LOC) {
+  opkit_emu::compare_scalar<T, U>("CompareScalar", dst, src0, src1Scalar, cmpMode, count, loc);
+}
+
+#define OPKIT_EMU_CMPS_L0(NAME, MASKT, MASKV)                                                                   \
+  template <class T, class U, bool isSetMask = true>                                                           \
+  void NAME(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode, MASKT mask, \
+            uint8_t repeatTime, const UnaryRepeatParams& repeatParams, OPKIT_LOC) {                             \
+    using namespace opkit_emu;                                                                                 \
+    const L0Plan p = l0_plan<T>(isSetMask, MASKV, repeatTime, #NAME, loc);                                     \
+    l0_compare<T, U>(#NAME, dst, src0, L0Geom{repeatParams.srcBlkStride, repeatParams.srcRepStride}, nullptr,   \
+                     L0Geom{}, src1Scalar, cmpMode, p, loc);                                                   \
+  }
+OPKIT_EMU_CMPS_L0(Compares, const uint64_t, MaskArg(mask))
+OPKIT_EMU_CMPS_L0(Compares, const uint64_t*, mask_bits(mask, kLanes<T>))
+OPKIT_EMU_CMPS_L0(CompareScalar, const uint64_t, MaskArg(mask))
+OPKIT_EMU_CMPS_L0(CompareScalar, const uint64_t*, mask_bits(mask, kLanes<T>))
+#undef OPKIT_EMU_CMPS_L0
+
+#define OPKIT_EMU_CMP_L0(MASKT, MASKV)                                                                          \
+  template <class T, class U, bool isSetMask = true>                                                           \
+  void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, \
+               MASKT mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams, OPKIT_LOC) {             \
+    using namespace opkit_emu;                                                                                 \
+    const L0Plan p = l0_plan<T>(isSetMask, MASKV, repeatTime, "Compare", loc);                                 \
+    l0_compare<T, U>("Compare", dst, src0, L0Geom{repeatParams.src0BlkStride, repeatParams.src0RepStride}, &src1, \
+                     L0Geom{repeatParams.src1BlkStride, repeatParams.src1RepStride}, T{}, cmpMode, p, loc);     \
+  }
+OPKIT_EMU_CMP_L0(const uint64_t, MaskArg(mask))
+OPKIT_EMU_CMP_L0(const uint64_t*, mask_bits(mask, kLanes<T>))
+#undef OPKIT_EMU_CMP_L0
+
+#define OPKIT_EMU_SEL_L0(MASKT, MASKV)                                                                          \
+  template <class T, class U, bool isSetMask = true>                                                           \
+  void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,            \
+              const LocalTensor<T>& src1, SELMODE selMode, MASKT mask, uint8_t repeatTime,                     \
+              const BinaryRepeatParams& repeatParams, OPKIT_LOC) {                                              \
+    using namespace opkit_emu;                                                                                 \
+    l0_select<T, U>(dst, selMask, src0, &src1, T{}, selMode, MASKV, repeatTime, repeatParams, isSetMask, loc);  \
+  }                                                                                                            \
+  template <class T, class U, bool isSetMask = true>                                                           \
+  void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,    \
+              SELMODE selMode, MASKT mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams, OPKIT_LOC) { \
+    using namespace opkit_emu;                                                                                 \
+    l0_select<T, U>(dst, selMask, src0, nullptr, src1, selMode, MASKV, repeatTime, repeatParams, isSetMask, loc); \
+  }
+OPKIT_EMU_SEL_L0(uint64_t, MaskArg(mask))
+OPKIT_EMU_SEL_L0(const uint64_t*, mask_bits(mask, kLanes<T>))
+#undef OPKIT_EMU_SEL_L0
+
+// Duplicate(dst, src, count): src[0] copied count times (Duplicate.md).
+template <class T>
+void Duplicate(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, OPKIT_LOC) {
+  using namespace opkit_emu;
+  static_assert(is_dup_t<T>, "opkit emulator: Duplicate does not support this element type on this chip");
+  if (count > 0) src_check(src, 1, "Duplicate", loc, "src");
+  Duplicate(dst, src.data()[0], count, loc);
+}
+
+}  // namespace AscendC

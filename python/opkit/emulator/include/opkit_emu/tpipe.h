@@ -1,0 +1,407 @@
+// TPipe, TQue, TQueBind, TBuf: UB allocation and the queue protocol. Facts sheet §1 "TPipe", "TQue and TBuf".
+#pragma once
+#include <mutex>
+
+#include "opkit_emu/tensor.h"
+
+namespace AscendC {
+
+using TEventID = int8_t;
+enum class HardEvent : uint8_t {
+  MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
+  MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
+  MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX
+};
+
+}  // namespace AscendC
+
+namespace opkit_emu {
+
+inline constexpr uint32_t kMaxBuffersPerPipe = 64;     // facts §1: at most 64 buffers per TPipe
+inline constexpr uint32_t kMaxQueBuffersPerPos = 8;    // facts §1: 8 TQue buffers per TPosition on A2
+
+// Past the usable size the buffers overlap UB the compiler reserves by default (A2: 8 KB that Select and
+// other APIs use internally). CANN accepts it; the device build needs the reservation turned off, so
+// this is a warning naming the flag (once per call site and process), not a failure.
+inline void warn_reserved(uint64_t end, const char* call, SrcLoc loc) {
+  static std::mutex mu;
+  static std::vector<std::pair<const char*, int>> seen;
+  std::lock_guard<std::mutex> lk(mu);
+  for (const auto& s : seen)
+    if (s.first == loc.file && s.second == loc.line) return;
+  seen.emplace_back(loc.file, loc.line);
+  if (kIs310P)
+    std::fprintf(stderr,
+                 "opkit emulator: warning: [ub-capacity] %s at %s:%d: UB use reaches %llu bytes, above CANN's "
+                 "TOTAL_VEC_LOCAL_SIZE for ascend310p (%u bytes); CANN's CPU-debug mode accepts up to %u bytes, "
+                 "check that the device build does\n",
+                 call, loc.file, loc.line, (unsigned long long)end, kChip.ub_usable_bytes, kChip.ub_total_bytes);
+  else
+    std::fprintf(stderr,
+                 "opkit emulator: warning: [ub-capacity] %s at %s:%d: UB use reaches %llu bytes, above the %u bytes "
+                 "left when the compiler keeps its default 8 KB UB reservation; on the device this kernel needs "
+                 "--cce-disable-asc-reserved-ubuf, which makes APIs that use the reservation (Select and others) a "
+                 "compile error\n",
+                 call, loc.file, loc.line, (unsigned long long)end, kChip.ub_usable_bytes);
+}
+
+class TPipeBase {
+ public:
+  int id_ = -1;
+  uint32_t used_ = 0;  // bump pointer (bytes)
+  uint32_t nbufs_ = 0;
+  uint8_t next_event_[64] = {};
+
+  // Hands out a 32-byte rounded UB range; enforces the chip's usable UB capacity.
+  uint32_t carve(uint32_t len, uint32_t num, const char* call, SrcLoc loc) {
+    BlockCtx& c = ctx();
+    if (len == 0) c.fail("ub-capacity", call, loc, "buffer length is 0 bytes");
+    if (nbufs_ + num > kMaxBuffersPerPipe)
+      c.fail("buffer-limit", call, loc,
+             strf("%u buffers requested, %u already in this TPipe: at most %u are allowed", num, nbufs_,
+                  kMaxBuffersPerPipe));
+    uint64_t rounded = (static_cast<uint64_t>(len) + kBlk - 1) / kBlk * kBlk;
+    uint64_t end = used_ + rounded * num;
+    // The limit is CANN's own: its CPU-debug TPipe asserts the UB pool end <= bufferInitLen(UB), the
+    // whole UB (asc-devkit impl/basic_api/kernel_tpipe_impl.h, utils/kernel_utils_mode_cpu.h).
+    if (end > kChip.ub_total_bytes)
+      c.fail("ub-capacity", call, loc,
+             strf("InitBuffer of %u x %llu bytes brings UB use to %llu bytes; %s allows %u bytes per core "
+                  "(the whole UB, as CANN's TPipe checks)",
+                  num, (unsigned long long)rounded, (unsigned long long)end, kChip.profile, kChip.ub_total_bytes));
+    if (end > kChip.ub_usable_bytes && used_ <= kChip.ub_usable_bytes) warn_reserved(end, call, loc);
+    uint32_t off = used_;
+    used_ = static_cast<uint32_t>(end);
+    nbufs_ += num;
+    if (used_ > c.stats.ub_high_water) c.stats.ub_high_water = used_;
+    return off;
+  }
+};
+
+inline uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int pipe) {
+  BlockCtx& c = ctx();
+  BufRec b;
+  b.off = off;
+  b.len = len;
+  b.kind = kind;
+  b.queue = queue;
+  b.pipe = pipe;
+  b.state = kind == BufKind::TBuf ? BufState::Fixed : BufState::Free;
+  c.bufs.push_back(b);
+  shadow_clear(off, len);
+  c.hz.forget(off, off + len);
+  std::memset(c.ub + off, 0xff, len);  // fresh UB holds garbage: NaN patterns for every float type
+  return static_cast<uint32_t>(c.bufs.size() - 1);
+}
+
+template <class T>
+AscendC::LocalTensor<T> make_tensor(uint32_t buf, uint32_t rel_off, uint32_t bytes) {
+  BlockCtx& c = ctx();
+  AscendC::LocalTensor<T> t;
+  t.m_.addr = c.ub + c.bufs[buf].off + rel_off;
+  t.m_.bytes = bytes;
+  t.m_.buf = static_cast<int32_t>(buf);
+  t.m_.gen = c.bufs[buf].gen;
+  return t;
+}
+
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+template <TPosition pos, int32_t depth, auto mask = 0>
+class TQue;
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
+class TQueBind;
+template <TPosition pos = TPosition::VECCALC>
+class TBuf;
+
+// Shared implementation of TQue / TQueBind (the queue state lives in the block context, so a
+// queue object that goes out of scope cannot hide tensors that are still allocated).
+template <TPosition pos, int32_t depth>
+class TQueImpl {
+ public:
+  template <class T>
+  LocalTensor<T> AllocTensor(OPKIT_LOC) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    opkit_emu::QueueRec& q = queue("TQue::AllocTensor", loc);
+    for (uint32_t k = 0; k < q.num; ++k) {
+      uint32_t id = q.first_buf + (q.next + k) % q.num;
+      opkit_emu::BufRec& b = c.bufs[id];
+      if (b.state != opkit_emu::BufState::Free) continue;
+      q.next = (q.next + k + 1) % q.num;
+      b.state = opkit_emu::BufState::Allocated;
+      b.gen++;
+      b.alloc_loc = loc;
+      opkit_emu::shadow_clear(b.off, b.len);  // fresh tensors hold stale data: poison it
+      // CANN's AllocTensor waits the event the buffer's last FreeTensor set (e.g. V_MTE2 for VECIN).
+      if (q.producer >= 0) c.hz.wait(q.producer, b.free_snap);
+      auto t = opkit_emu::make_tensor<T>(id, 0, b.len);
+      t.m_.pos = pos;
+      return t;
+    }
+    c.fail("queue-protocol", "TQue::AllocTensor", loc,
+           opkit_emu::strf("all %u buffers of this queue are already allocated and not freed (the NPU would wait "
+                           "forever); FreeTensor one first or InitBuffer more buffers",
+                           q.num));
+  }
+  template <class T>
+  bool EnQue(const LocalTensor<T>& t, OPKIT_LOC) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    opkit_emu::QueueRec& q = queue("TQue::EnQue", loc);
+    t.m_.check_live("TQue::EnQue", loc, "tensor");
+    opkit_emu::BufRec& b = c.bufs[t.m_.buf];
+    if (b.queue != qid_)
+      c.fail("queue-protocol", "TQue::EnQue", loc, "the tensor was not allocated from this queue");
+    if (b.state == opkit_emu::BufState::Queued)
+      c.fail("queue-protocol", "TQue::EnQue", loc, "the tensor is already in the queue (EnQue twice)");
+    if (depth > 0 && q.fifo.size() >= static_cast<size_t>(depth))
+      c.fail("queue-protocol", "TQue::EnQue", loc,
+             opkit_emu::strf("queue depth is %d and %zu tensors are already queued; DeQue first", depth,
+                             q.fifo.size()));
+    b.state = opkit_emu::BufState::Queued;
+    if (q.producer >= 0) c.hz.snapshot_into(q.producer, b.enque_snap);  // SetFlag of the queue's event
+    q.fifo.push_back(static_cast<uint32_t>(t.m_.buf));
+    return true;
+  }
+  template <class T>
+  LocalTensor<T> DeQue(OPKIT_LOC) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    opkit_emu::QueueRec& q = queue("TQue::DeQue", loc);
+    if (q.fifo.empty())
+      c.fail("queue-protocol", "TQue::DeQue", loc, "DeQue of an empty queue (the NPU would wait forever)");
+    uint32_t id = q.fifo.front();
+    q.fifo.erase(q.fifo.begin());
+    opkit_emu::BufRec& b = c.bufs[id];
+    b.state = opkit_emu::BufState::Dequeued;
+    if (q.consumer >= 0) c.hz.wait(q.consumer, b.enque_snap);  // WaitFlag of the queue's event
+    auto t = opkit_emu::make_tensor<T>(id, 0, b.len);
+    t.m_.pos = pos;
+    return t;
+  }
+  template <class T>
+  void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    opkit_emu::QueueRec& q = queue("TQue::FreeTensor", loc);
+    if (t.m_.buf < 0 || static_cast<size_t>(t.m_.buf) >= c.bufs.size())
+      c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor was never allocated");
+    opkit_emu::BufRec& b = c.bufs[t.m_.buf];
+    if (b.queue != qid_)
+      c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor was not allocated from this queue");
+    if (b.gen != t.m_.gen || b.state == opkit_emu::BufState::Free)
+      c.fail("queue-protocol", "TQue::FreeTensor", loc, "double free: the tensor was already freed");
+    if (b.state == opkit_emu::BufState::Queued)
+      c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor is still in the queue (EnQue without DeQue)");
+    b.state = opkit_emu::BufState::Free;
+    b.gen++;
+    if (q.consumer >= 0) c.hz.snapshot_into(q.consumer, b.free_snap);  // SetFlag of the reverse event
+  }
+  template <class T>
+  void FreeTensor(LocalTensor<T>&& t, OPKIT_LOC) { LocalTensor<T> x = t; FreeTensor(x, loc); }
+  // Output-parameter forms (kernel_tpipe.h: AllocTensor(LocalTensor<T>&), DeQue(LocalTensor<T>&)).
+  template <class T>
+  void AllocTensor(LocalTensor<T>& t, OPKIT_LOC) { t = AllocTensor<T>(loc); }
+  template <class T>
+  void DeQue(LocalTensor<T>& t, OPKIT_LOC) { t = DeQue<T>(loc); }
+  bool VacantInQue() const {
+    const opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    return qid_ >= 0 && (depth <= 0 || c.queues[qid_].fifo.size() < static_cast<size_t>(depth));
+  }
+  bool HasTensorInQue() const { return qid_ >= 0 && !opkit_emu::ctx().queues[qid_].fifo.empty(); }
+  int32_t GetTensorCountInQue() const { return qid_ >= 0 ? static_cast<int32_t>(opkit_emu::ctx().queues[qid_].fifo.size()) : 0; }
+
+  int qid_ = -1;
+
+ private:
+  opkit_emu::QueueRec& queue(const char* call, opkit_emu::SrcLoc loc) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    if (qid_ < 0 || static_cast<size_t>(qid_) >= c.queues.size())
+      c.fail("queue-protocol", call, loc, "queue used before TPipe::InitBuffer");
+    opkit_emu::QueueRec& q = c.queues[qid_];
+    if (c.bufs[q.first_buf].pipe != c.live_pipe)
+      c.fail("queue-protocol", call, loc, "queue belongs to a TPipe that was destroyed");
+    return q;
+  }
+};
+
+template <TPosition pos, int32_t depth, auto mask>
+class TQue : public TQueImpl<pos, depth> {};
+template <TPosition src, TPosition dst, int32_t depth, auto mask>
+class TQueBind : public TQueImpl<(src == TPosition::VECCALC || src == TPosition::GM) ? dst : src, depth> {};
+
+template <TPosition pos>
+class TBuf {
+ public:
+  template <class T>
+  LocalTensor<T> Get(OPKIT_LOC) {
+    const opkit_emu::BufRec& b = rec("TBuf::Get", loc);
+    auto t = opkit_emu::make_tensor<T>(static_cast<uint32_t>(buf_), 0, b.len);
+    t.m_.pos = pos;
+    return t;
+  }
+  template <class T>
+  LocalTensor<T> Get(uint32_t len, OPKIT_LOC) {
+    const opkit_emu::BufRec& b = rec("TBuf::Get", loc);
+    if (static_cast<uint64_t>(len) * sizeof(T) > b.len)
+      opkit_emu::fail("tbuf-bounds", "TBuf::Get", loc,
+                      opkit_emu::strf("%u elements of %zu bytes exceed the buffer's %u bytes", len, sizeof(T), b.len));
+    auto t = opkit_emu::make_tensor<T>(static_cast<uint32_t>(buf_), 0, len * static_cast<uint32_t>(sizeof(T)));
+    t.m_.pos = pos;
+    return t;
+  }
+  // size in elements, bufOffset in bytes from the buffer start.
+  template <class T>
+  LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset, OPKIT_LOC) {
+    const opkit_emu::BufRec& b = rec("TBuf::GetWithOffset", loc);
+    if (static_cast<uint64_t>(bufOffset) + static_cast<uint64_t>(size) * sizeof(T) > b.len)
+      opkit_emu::fail("tbuf-bounds", "TBuf::GetWithOffset", loc,
+                      opkit_emu::strf("offset %u bytes + %u elements of %zu bytes exceed the buffer's %u bytes",
+                                      bufOffset, size, sizeof(T), b.len));
+    if (bufOffset % opkit_emu::kBlk != 0)
+      opkit_emu::fail("ub-alignment", "TBuf::GetWithOffset", loc,
+                      opkit_emu::strf("bufOffset %u is not a multiple of 32 bytes", bufOffset));
+    auto t = opkit_emu::make_tensor<T>(static_cast<uint32_t>(buf_), bufOffset, size * static_cast<uint32_t>(sizeof(T)));
+    t.m_.pos = pos;
+    return t;
+  }
+  // Members CANN's TBuf inherits from TQueBind (kernel_tpipe.h): a TBuf has one fixed buffer, so
+  // AllocTensor / DeQue hand out the whole buffer and EnQue / FreeTensor only check the tensor is live.
+  template <class T>
+  LocalTensor<T> AllocTensor(OPKIT_LOC) { return Get<T>(loc); }
+  template <class T>
+  LocalTensor<T> DeQue(OPKIT_LOC) { return Get<T>(loc); }
+  template <class T>
+  void EnQue(const LocalTensor<T>& t, OPKIT_LOC) { t.m_.check_live("TBuf::EnQue", loc, "tensor"); }
+  template <class T>
+  void FreeTensor(const LocalTensor<T>& t, OPKIT_LOC) { t.m_.check_live("TBuf::FreeTensor", loc, "tensor"); }
+  int buf_ = -1;
+
+ private:
+  const opkit_emu::BufRec& rec(const char* call, opkit_emu::SrcLoc loc) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    if (buf_ < 0 || static_cast<size_t>(buf_) >= c.bufs.size())
+      c.fail("queue-protocol", call, loc, "TBuf used before TPipe::InitBuffer");
+    const opkit_emu::BufRec& b = c.bufs[buf_];
+    if (b.pipe != c.live_pipe)
+      c.fail("queue-protocol", call, loc, "TBuf belongs to a TPipe that was destroyed");
+    return b;
+  }
+};
+
+class TPipe : public opkit_emu::TPipeBase {
+ public:
+  TPipe() {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    id_ = ++c.pipe_serial;
+    c.live_pipe = id_;
+    c.pipe = this;
+  }
+  ~TPipe() {
+    if (opkit_emu::t_ctx && opkit_emu::t_ctx->pipe == this) Release();
+  }
+  TPipe(const TPipe&) = delete;
+  TPipe& operator=(const TPipe&) = delete;
+
+  template <TPosition pos, int32_t depth, auto mask>
+  bool InitBuffer(TQue<pos, depth, mask>& que, uint8_t num, uint32_t len, OPKIT_LOC) {
+    // CANN: TQue<VECIN> is TQueBind<GM, VECIN>, TQue<VECOUT> is TQueBind<VECOUT, GM>.
+    const TPosition s = pos == TPosition::VECIN ? TPosition::GM : pos;
+    const TPosition d = pos == TPosition::VECOUT ? TPosition::GM : pos;
+    return init_queue(que, pos, depth, num, len, loc, s, d);
+  }
+  template <TPosition s, TPosition d, int32_t depth, auto mask>
+  bool InitBuffer(TQueBind<s, d, depth, mask>& que, uint8_t num, uint32_t len, OPKIT_LOC) {
+    return init_queue(que, s == TPosition::VECCALC || s == TPosition::GM ? d : s, depth, num, len, loc, s, d);
+  }
+  template <TPosition pos>
+  bool InitBuffer(TBuf<pos>& buf, uint32_t len, OPKIT_LOC) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    check_live("TPipe::InitBuffer", loc);
+    if (buf.buf_ >= 0 && static_cast<size_t>(buf.buf_) < c.bufs.size() && c.bufs[buf.buf_].pipe == id_)
+      c.fail("queue-protocol", "TPipe::InitBuffer", loc, "this TBuf was already initialised");
+    uint32_t off = carve(len, 1, "TPipe::InitBuffer", loc);
+    uint32_t rounded = (len + 31u) / 32u * 32u;
+    buf.buf_ = static_cast<int>(opkit_emu::new_buf(off, rounded, opkit_emu::BufKind::TBuf, -1, id_));
+    return true;
+  }
+  void Destroy() { Release(); }
+  void Reset() { Release(); opkit_emu::ctx().live_pipe = id_; opkit_emu::ctx().pipe = this; }
+
+  template <HardEvent evt> TEventID AllocEventID() { return next_event_[static_cast<int>(evt)]++ % 8; }
+  template <HardEvent evt> void ReleaseEventID(TEventID) {}
+  template <HardEvent evt> TEventID FetchEventID() { return 0; }
+  TEventID FetchEventID(HardEvent) { return 0; }
+
+ private:
+  void check_live(const char* call, opkit_emu::SrcLoc loc) {
+    if (opkit_emu::ctx().live_pipe != id_)
+      opkit_emu::fail("queue-protocol", call, loc, "TPipe used after Destroy or after another TPipe was created");
+  }
+  // The pipes a queue's events order (CANN GetQueEvt): GM->UB MTE2_V, UB->GM V_MTE3, UB->UB MTE2_MTE3.
+  static void queue_pipes(TPosition s, TPosition d, int8_t& producer, int8_t& consumer) {
+    auto ub = [](TPosition p) { return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC; };
+    using P = opkit_emu::Pipe;
+    producer = consumer = -1;
+    if (s == TPosition::GM && ub(d)) { producer = int8_t(P::MTE2); consumer = int8_t(P::V); }
+    else if (ub(s) && d == TPosition::GM) { producer = int8_t(P::V); consumer = int8_t(P::MTE3); }
+    else if (ub(s) && ub(d) && !(s == TPosition::VECCALC && d == TPosition::VECCALC)) {
+      producer = int8_t(P::MTE2);
+      consumer = int8_t(P::MTE3);
+    }
+  }
+  template <class Q>
+  bool init_queue(Q& que, TPosition pos, int32_t depth, uint8_t num, uint32_t len, opkit_emu::SrcLoc loc,
+                  TPosition src, TPosition dst) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    check_live("TPipe::InitBuffer", loc);
+    if (que.qid_ >= 0 && static_cast<size_t>(que.qid_) < c.queues.size() &&
+        c.bufs[c.queues[que.qid_].first_buf].pipe == id_)
+      c.fail("queue-protocol", "TPipe::InitBuffer", loc, "this queue was already initialised");
+    if (num == 0) c.fail("queue-protocol", "TPipe::InitBuffer", loc, "num (buffer count) is 0");
+    uint32_t& per_pos = c.queue_bufs_per_pos[static_cast<int>(pos) & 15];
+    if (per_pos + num > opkit_emu::kMaxQueBuffersPerPos)
+      c.fail("buffer-limit", "TPipe::InitBuffer", loc,
+             opkit_emu::strf("%u queue buffers on one TPosition (%u already): at most %u are allowed on this chip",
+                             num, per_pos, opkit_emu::kMaxQueBuffersPerPos));
+    uint32_t off = carve(len, num, "TPipe::InitBuffer", loc);
+    per_pos += num;
+    uint32_t rounded = (len + 31u) / 32u * 32u;
+    opkit_emu::QueueRec q;
+    q.pos = static_cast<int>(pos);
+    q.depth = depth;
+    q.num = num;
+    q.init_loc = loc;
+    queue_pipes(src, dst, q.producer, q.consumer);
+    int qid = static_cast<int>(c.queues.size());
+    q.first_buf = static_cast<uint32_t>(c.bufs.size());
+    for (uint32_t i = 0; i < num; ++i) opkit_emu::new_buf(off + i * rounded, rounded, opkit_emu::BufKind::Queue, qid, id_);
+    c.queues.push_back(q);
+    que.qid_ = qid;
+    return true;
+  }
+  // Buffers of a released pipe become invalid; what is still allocated is a leak (checked at kernel end).
+  void Release() {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    for (opkit_emu::BufRec& b : c.bufs) {
+      if (b.pipe != id_) continue;
+      if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
+          b.state == opkit_emu::BufState::Dequeued)
+        c.deferred.emplace_back("queue-protocol", "TQue::AllocTensor", b.alloc_loc, static_cast<int>(c.idx),
+                                opkit_emu::strf("tensor allocated here (UB offset %u) was never freed before the "
+                                                "TPipe was released",
+                                                b.off));
+      b.state = opkit_emu::BufState::Free;
+      b.gen++;
+      b.pipe = -b.pipe;
+    }
+    for (auto& n : c.queue_bufs_per_pos) n = 0;
+    used_ = 0;
+    nbufs_ = 0;
+    if (c.pipe == this) c.pipe = nullptr;
+    if (c.live_pipe == id_) c.live_pipe = -1;
+  }
+};
+
+inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(opkit_emu::ctx().pipe); }
+
+}  // namespace AscendC

@@ -1,0 +1,187 @@
+// Names of CANN's kernel API the emulator rejects at compile time, each with the reason: using one stops the
+// build with "not supported on the emulator: NAME (<reason>; see docs/emulator.md)". Two kinds:
+//  - the cube (matrix) unit and its buffers (L1, L0A/B/C, BIAS, FIXBUF): the emulator runs vector cores;
+//  - vector-side names CANN's headers declare but the chip profile does not have (the API page's product
+//    list says "Atlas A2 ...: 不支持" = not supported on A2).
+// Declared as catch-all templates whose body fails when instantiated, so code that never calls one still
+// compiles. The function forms take C variadic arguments (`...`), the worst-ranked match: a kernel's own
+// function of the same name always wins overload resolution, so the catch-all only answers calls nothing
+// else could take.
+// python -m opkit.emulator.inventory reads the OPKIT_EMU_REJECT_* lines below (one name each).
+#pragma once
+
+namespace opkit_emu {
+template <class...> inline constexpr bool always_false = false;
+template <auto...> inline constexpr bool always_false_v = false;
+}  // namespace opkit_emu
+
+#define OPKIT_EMU_REJECT_MSG(NAME, WHY) "not supported on the emulator: " #NAME " (" WHY "; see docs/emulator.md)"
+// a function (explicit template arguments, if any, are types)
+#define OPKIT_EMU_REJECT_FN(NAME, WHY)                                                        \
+  namespace AscendC {                                                                         \
+  template <class... T>                                                                       \
+  inline void NAME(...) {                                                                     \
+    static_assert(::opkit_emu::always_false<T...>, OPKIT_EMU_REJECT_MSG(NAME, WHY));          \
+  }                                                                                           \
+  }
+// a function whose explicit template arguments are values (enumerators, integers)
+#define OPKIT_EMU_REJECT_FN_V(NAME, WHY)                                                      \
+  namespace AscendC {                                                                         \
+  template <auto... V>                                                                        \
+  inline void NAME(...) {                                                                     \
+    static_assert(::opkit_emu::always_false_v<V...>, OPKIT_EMU_REJECT_MSG(NAME, WHY));        \
+  }                                                                                           \
+  }
+// a struct, class or enum: constructing one (or naming its members) fails
+#define OPKIT_EMU_REJECT_TYPE(NAME, WHY)                                                      \
+  namespace AscendC {                                                                         \
+  struct NAME {                                                                               \
+    template <class... A>                                                                     \
+    NAME(A&&...) {                                                                            \
+      static_assert(::opkit_emu::always_false<A...>, OPKIT_EMU_REJECT_MSG(NAME, WHY));        \
+    }                                                                                         \
+  };                                                                                          \
+  }
+// a class template with type parameters / with value parameters
+#define OPKIT_EMU_REJECT_TEMPLATE(NAME, WHY)                                                  \
+  namespace AscendC {                                                                         \
+  template <class... P>                                                                       \
+  struct NAME {                                                                               \
+    static_assert(::opkit_emu::always_false<P...>, OPKIT_EMU_REJECT_MSG(NAME, WHY));          \
+  };                                                                                          \
+  }
+#define OPKIT_EMU_REJECT_TEMPLATE_V(NAME, WHY)                                                \
+  namespace AscendC {                                                                         \
+  template <auto... P>                                                                        \
+  struct NAME {                                                                               \
+    static_assert(::opkit_emu::always_false_v<P...>, OPKIT_EMU_REJECT_MSG(NAME, WHY));        \
+  };                                                                                          \
+  }
+
+#define OPKIT_EMU_CUBE "the cube unit is not emulated"
+#define OPKIT_EMU_NOT_A2 "not available on Atlas A2 per its API page"
+
+// ---- cube: matrix multiply, loads into L0A/L0B, Fixpipe out of L0C, conv/gemm, AIPP, cube groups ----
+OPKIT_EMU_REJECT_FN(Mmad, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(MmadMx, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(MmadWithSparse, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(LoadData, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(LoadDataWithTranspose, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(LoadDataWithSparse, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(LoadDataWithStride, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(LoadDataUnzip, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(LoadUnzipIndex, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(LoadImageToLocal, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(BroadCastVecToMM, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(InitConstValue, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(Fill, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(Fixpipe, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetFixPipeConfig, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetFixpipeNz2ndFlag, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetFixpipePreQuantFlag, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetFixPipeClipRelu, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetFixPipeAddr, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetFmatrix, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetLoadDataBoundary, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetLoadDataPaddingValue, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetLoadDataRepeat, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetLoadDataRepeatWithStride, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetHF32Mode, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetHF32TransMode, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetMMLayoutTransform, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetMMColumnMajor, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetMMRowMajor, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(Conv2D, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(GetConv2dTiling, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(Gemm, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(GetGemmTiling, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(SetAippFunctions, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(CreateCubeResGroup, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(DataCopyL1ToUB, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_FN(CrossCoreSetFlag, "cross-core flags order a vector core with the cube core, which is not emulated")
+OPKIT_EMU_REJECT_FN(CrossCoreWaitFlag, "cross-core flags order a vector core with the cube core, which is not emulated")
+OPKIT_EMU_REJECT_TYPE(MmadParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(MmadBitModeParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData2DParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData2DParamsV2, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData2DMxParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData2dTransposeParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData2dTransposeParamsV2, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData3DParamsV1, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData3DParamsV2, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData3DParamsV2Pro, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadDataRepeatParam, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadDataRepeatParamWithStride, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(Load2DBitModeParam, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(Load3DBitModeParam, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(SetFMatrixBitModeParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(InitConstValueParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadImageToLocalParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(FixpipeParamsV220, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(FixpipeParamsC310, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(FixpipeParamsArch3510, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(FixpipeConfig, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(Conv2dParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(Conv2dTilling, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(GemmTiling, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(CheckLocalMemoryIAParam, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(KfcWorkspace, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(CubeResGroupHandle, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(Nd2NzParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(Nd2NzParamsV2, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(Dn2NzParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(Nz2NdParamsFull, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(DataCopyCO12DstParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(TransformParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(AippPaddingParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(AippSwapParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(AippSingleLineParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(AippDataTypeConvParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(AippChannelPaddingParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(AippColorSpaceConvParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(AippInputFormat, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(CO2Layout, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(FmatrixMode, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(HF32Mode, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(HF32TransMode, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoopMode, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE(AippParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE_V(GroupBarrier, "GroupBarrier synchronises cube and vector groups, which are not emulated")
+
+// ---- vector-side names that Atlas A2 does not have ----
+OPKIT_EMU_REJECT_FN(Neg, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(AbsSub, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(FusedAbsSub, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(ExpSub, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Mull, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Prelu, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(MulsCast, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Truncate, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(VectorPadding, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Interleave, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(DeInterleave, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Scatter, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(ProposalConcat, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(ProposalExtract, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(RpSort16, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(MrgSort4, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(AtomicAdd, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(AtomicMax, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(AtomicMin, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(AtomicCas, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(AtomicExch, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(AllocMutexID, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(ReleaseMutexID, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_TYPE(Mutex, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(NdDmaDci, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(SetLoopModePara, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(ResetLoopModePara, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(GetUBSizeInBytes, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(GetVecLen, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(GetRuntimeUBSize, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(GetSsbufBaseAddr, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(asc_vf_call, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Nop, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN_V(GetSpr, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN_V(ClearSpr, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN_V(ResetCtrlSpr, OPKIT_EMU_NOT_A2)

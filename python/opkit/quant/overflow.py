@@ -1,0 +1,181 @@
+"""fp16 overflow and NaN: the first layer whose simulated output holds inf/NaN where FP32 is finite, the ranges
+that led there, the cause named, and fixes checked by rerunning (the question msprobe's overflow_check and
+torch_npu's npu_check_overflow answer on a device: which op first produced a non-finite value).
+
+Causes told apart: a folded BatchNorm whose gamma / sqrt(var + eps) pushes folded weights or bias past fp16's
+65504 (ATC ConvBatchnormFusionPass, or AMCT's fold stored in fp16 by ATC); a BatchNorm computed in fp16 on a
+channel with a tiny running variance; exp/softmax without max subtraction; a dequantized INT8 output beyond
+fp16; any other op whose output leaves fp16's range. Fixes: a larger BatchNorm eps (1e-3, the usual user-side
+fix, then 1e-2), the fusion off, the layer kept in FP32 -- each rerun on the fixed batch and scored.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn as nn
+
+from ..accuracy.policy import FP32 as FP32_ENTRY
+from .modes import FloatConv, FoldedBatchNorm, QuantLayer, fold_bn
+
+FP16_MAX = 65504.0
+
+
+@dataclass
+class Finding:
+    variant: str
+    layer: str
+    op_type: str
+    cause: str
+    nonfinite: float                     # share of the layer's outputs non-finite
+    input_range: tuple
+    weight_range: tuple | None
+    fix: str = ""                        # the first fix that verified
+    fixes: list = field(default_factory=list)   # every fix tried: {"fix", "nonfinite", "top1", "verified"}
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _range(t: torch.Tensor) -> tuple:
+    f = t.float()
+    fin = f[torch.isfinite(f)]
+    return (float(fin.min()) if fin.numel() else None, float(fin.max()) if fin.numel() else None,
+            int((~torch.isfinite(f)).sum()))
+
+
+def _input_of(s, v, layer: str) -> torch.Tensor | None:
+    """The input the layer sees in variant ``v`` on the fixed batch."""
+    mod = dict(s.model.named_modules())[layer]
+    got = []
+    h = mod.register_forward_pre_hook(lambda m, args: got.append(args[0].detach().clone()) if not got else None)
+    try:
+        v.simulator(s.deploy.policy).run(s.model, (s.table_x,), record=False)
+    finally:
+        h.remove()
+    return got[0] if got else None
+
+
+def _diagnose(s, v, layer: str, op_type: str) -> tuple[str, tuple | None, list]:
+    """(cause, weight range, fixes to try as (label, how)) for the first non-finite layer."""
+    mods = dict(s.model.named_modules())
+    mode = v.layers.get(layer)
+    io = s.deploy.policy.entry(op_type).io if s.deploy.policy else "float32"
+    if isinstance(mode, FoldedBatchNorm):                     # the BN row echoes its conv: look at the conv
+        layer, mode = mode.into, v.layers.get(mode.into)
+    if isinstance(mode, FloatConv) and mode.folded_bn:
+        bn = mods[mode.folded_bn]
+        factor = (bn.weight.detach().abs() if bn.weight is not None else torch.ones_like(bn.running_var)) \
+            / torch.sqrt(bn.running_var.detach() + bn.eps)
+        c = int(factor.argmax())
+        w16 = mode.weight.to(torch.float16)
+        b16 = mode.bias.to(torch.float16) if mode.bias is not None else None
+        bad_w = int((~torch.isfinite(w16)).sum())
+        bad_b = int((~torch.isfinite(b16)).sum()) if b16 is not None else 0
+        what = (f"{bad_w} folded weight(s)" if bad_w else "") + (" and " if bad_w and bad_b else "") + \
+               (f"{bad_b} folded bias value(s)" if bad_b else "")
+        cause = (f"folded BatchNorm {mode.folded_bn} ({mode.by}): gamma / sqrt(var + eps) reaches "
+                 f"{float(factor[c]):.4g} on channel {c} (running_var {float(bn.running_var[c]):.3g}, eps {bn.eps:g}); "
+                 + (f"{what} exceed fp16's 65504 once stored in {io}" if bad_w or bad_b else
+                    f"the folded conv's output leaves fp16 in {io}"))
+        wr = (float(mode.weight.min()), float(mode.weight.max()), bad_w + bad_b)
+        # fixes that leave the model alone first: the fold off, then FP32, then the model's eps
+        fixes = [("ConvBatchnormFusionPass off" if "ATC" in mode.by else f"skip_fusion_layers [{layer}] and "
+                  "ConvBatchnormFusionPass off", ("unfold", layer, None)),
+                 (f"{layer} + {mode.folded_bn} kept in FP32", ("fp32", [layer, mode.folded_bn], None)),
+                 (f"{mode.folded_bn}.eps = 1e-3", ("eps", mode.folded_bn, 1e-3)),
+                 (f"{mode.folded_bn}.eps = 1e-2", ("eps", mode.folded_bn, 1e-2))]
+        return cause, wr, fixes
+    if isinstance(mode, QuantLayer):
+        return (f"dequantized INT8 output of {layer} exceeds fp16's 65504 (deq_scale "
+                f"{float(mode.deq_scale.max()):.3g})", None, [(f"{layer} kept in float", ("float", layer, None)),
+                                                           (f"{layer} kept in FP32", ("fp32", [layer], None))])
+    m = mods.get(layer)
+    if isinstance(m, nn.modules.batchnorm._BatchNorm):
+        v_min = float(m.running_var.min())
+        return (f"BatchNorm {layer} in {io}: (x - mean) / sqrt(var + eps) leaves fp16 (smallest running_var "
+                f"{v_min:.3g}, eps {m.eps:g})", None,
+                [(f"{layer}.eps = 1e-3", ("eps", layer, 1e-3)), (f"{layer} kept in FP32", ("fp32", [layer], None))])
+    if op_type in ("softmax", "log_softmax", "exp"):
+        return (f"{op_type} in {io}: exp of large inputs overflows fp16 (no max subtraction in this kernel)", None,
+                [(f"{layer} kept in FP32", ("fp32", [layer], None))])
+    w = getattr(m, "weight", None) if m is not None else None
+    wr = _range(w.detach()) if isinstance(w, torch.Tensor) else None
+    return (f"{op_type} output leaves fp16's range (max 65504) in {io}", wr,
+            [(f"{layer} kept in FP32", ("fp32", [layer], None))])
+
+
+def _apply_fix(s, v, how):
+    """(variant, model) with one fix applied; the model is a copy when the fix edits it."""
+    kind, target, value = how
+    model = s.model
+    v2 = copy.copy(v)
+    v2.layers = dict(v.layers)
+    v2.layer_overrides = dict(v.layer_overrides)
+    v2.name = f"{v.name}+fix"
+    if kind == "eps":
+        model = copy.deepcopy(s.model)
+        mods = dict(model.named_modules())
+        mods[target].eps = value
+        bn = v.layers.get(target)
+        if isinstance(bn, FoldedBatchNorm) and isinstance(v.layers.get(bn.into), FloatConv):   # refold
+            mode = v.layers[bn.into]
+            w, b = fold_bn(mods[bn.into].weight, mods[bn.into].bias, mods[target])
+            v2.layers[bn.into] = FloatConv(bn.into, mode.geometry, w, b, mode.folded_bn, mode.by)
+    elif kind == "unfold":
+        mode = v.layers[target]
+        v2.layers.pop(target, None)
+        v2.layers.pop(mode.folded_bn, None)
+    elif kind == "float":
+        v2.layers.pop(target, None)
+    elif kind == "fp32":
+        for t in target:
+            mode = v2.layers.get(t)
+            if isinstance(mode, FloatConv):             # the conv and its BN as they are, both in FP32
+                v2.layers.pop(t)
+                v2.layers.pop(mode.folded_bn, None)
+            if isinstance(mode, QuantLayer):
+                v2.layers.pop(t)
+            v2.layer_overrides[t] = FP32_ENTRY
+    return v2, model
+
+
+def _nonfinite(s, v, model) -> float:
+    out, _ = v.simulator(s.deploy.policy).run(model, (s.table_x,), record=False)
+    o = out if isinstance(out, torch.Tensor) else out[0]
+    return float((~torch.isfinite(o.float())).float().mean())
+
+
+def trace_overflow(s, variants: dict, log=None) -> list[dict]:
+    """One finding per variant whose run on the fixed batch goes non-finite where FP32 does not."""
+    log = log or (lambda m: None)
+    findings = []
+    for name, v in variants.items():
+        rows, _ = s.rows(v)
+        bad = next((r for r in rows if r.nonfinite > 0 and r.op_type != "block"), None)
+        if bad is None:
+            continue
+        layer = bad.name.split("#")[0]
+        log(f"overflow: {name} goes non-finite at {layer}")
+        cause, wr, fixes = _diagnose(s, v, layer, bad.op_type)
+        x = _input_of(s, v, layer)
+        f = Finding(name, layer, bad.op_type, cause, bad.nonfinite, _range(x) if x is not None else (), wr)
+        for label, how in fixes:
+            v2, model = _apply_fix(s, v, how)
+            nf = _nonfinite(s, v2, model)
+            top1 = None
+            if s.data is not None and nf == 0:
+                from ..evaluate import evaluate
+                v2.name = f"{name}: {label}"
+                res = evaluate(model, s.data, [v2], topk=1, batch_size=s.batch_size, workers=1)
+                top1 = res.topk(v2.name, 1)
+                s.evals += 1
+            # verified: nothing non-finite left, and top-1 within the target (a fold that stays finite can still
+            # lose the channel to fp16 rounding: the bias cancels the sum)
+            ok = nf == 0 and (top1 is None or s.fp32_top1 - top1 <= s.target_drop + 1e-9)
+            f.fixes.append({"fix": label, "nonfinite": nf, "top1": top1, "verified": ok})
+            if ok and not f.fix:
+                f.fix = label
+        findings.append(f.as_dict())
+    return findings

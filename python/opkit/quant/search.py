@@ -1,0 +1,150 @@
+"""Quantization sensitivity and the two searches for the smallest change that meets the accuracy target.
+
+- Sensitivity, AMCT's measure (hicann/amct amct_pytorch/classic/graph_based/amct_pytorch/utils/
+  auto_calibration_helper.py, common/auto_calibration/cosine_similarity_sensitivity.py): each quantized layer
+  alone, on the input it sees in the FP32 (BN-folded) model: its float output vs its fake-quant output,
+  similarity = 0.5 + 0.5 * cosine, averaged over batches; the lowest similarity is the most sensitive layer.
+- AMCT's strategy (common/auto_calibration/binary_search_strategy.py): layers sorted most sensitive first;
+  if all-INT8 misses the target, roll back the first mid+1 layers with a binary search on mid, keeping the
+  last configuration that met the target.
+- Greedy on accuracy (opkit's): from all-INT8, each step tries every action on the ``width`` most sensitive
+  layers still in INT8 -- keep the layer in float, or switch a per-layer conv to per-channel -- and keeps the
+  action with the best top-1 (ties: the cheaper action), until the target is met or nothing improves.
+
+``score(config) -> top1`` is supplied by the caller (a labelled evaluation through the engine).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+import torch.nn as nn
+
+from ..accuracy.layers import metrics
+from ..accuracy.simulate import Simulator
+from .config import CHANNEL_WISE_TYPES, QuantConfig
+from .graph import ModelGraph
+from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer
+from .variant import LayerRecord, build_variant, layer_weights
+
+
+def sensitivity(model: nn.Module, batches: list[torch.Tensor], config: QuantConfig, records: dict[str, LayerRecord],
+                graph: ModelGraph) -> dict[str, float]:
+    """Layer -> AMCT similarity (0.5 + 0.5 cos) of its fake-quant output vs float output on its own FP32 input."""
+    mods = dict(model.named_modules())
+    variant = build_variant(model, config, records, graph, atc_conv_bn=False)
+    capture, folded = {}, {}
+    for name in config.quant_layers:
+        if not isinstance(variant.layers.get(name), QuantLayer):
+            continue
+        w, b, bn = layer_weights(model, name, graph, config)
+        capture[name] = CalibLayer(name, ConvGeometry.of(mods[name]), w, b)   # float weights: records inputs
+        if bn:
+            folded[bn] = FoldedBatchNorm(into=name)
+    for conv in graph.pairs:
+        if conv not in capture:
+            w, b, bn = layer_weights(model, conv, graph, config)
+            if bn:
+                capture[conv] = FloatConv(conv, ConvGeometry.of(mods[conv]), w, b, folded_bn=bn)
+                folded[bn] = FoldedBatchNorm(into=conv)
+    sim = Simulator(None, layers={**capture, **folded})
+    sims: dict[str, list[float]] = {n: [] for n, m in capture.items() if isinstance(m, CalibLayer)}
+    for x in batches:
+        sim.run(model, (x,), record=False)
+        for name in sims:
+            mode = capture[name]
+            inp = mode.inputs.pop()
+            ref = mode.geometry.apply(inp, mode.weight, mode.bias)
+            q, _, _, _ = variant.layers[name].run(sim, None, None, (inp,), {})
+            cos = metrics(q.float(), ref.float())["cosine"]
+            sims[name].append(0.5 + 0.5 * (cos if cos is not None else -1.0))
+            mode.inputs.clear()
+    return {n: sum(v) / len(v) for n, v in sims.items() if v}
+
+
+@dataclass
+class Step:
+    float_layers: list[str]
+    per_channel: list[str]
+    top1: float
+    ok: bool
+    how: str                   # what this step tried
+
+
+@dataclass
+class SearchResult:
+    strategy: str
+    steps: list[Step] = field(default_factory=list)
+    best: Step | None = None   # the cheapest configuration that met the target, else the most accurate tried
+
+    @property
+    def met(self) -> bool:
+        return self.best is not None and self.best.ok
+
+
+def apply(config: QuantConfig, float_layers, per_channel=()) -> QuantConfig:
+    c = config.with_float(float_layers)
+    return c.with_channel_wise(True, set(per_channel)) if per_channel else c
+
+
+def binary_search(order: list[str], score: Callable[[QuantConfig], float], config: QuantConfig, fp32_top1: float,
+                  target_drop: float, base_top1: float, log=None) -> SearchResult:
+    """AMCT's BinarySearchStrategy over ``order`` (most sensitive first); ``base_top1``: all-INT8 top-1."""
+    log = log or (lambda s: None)
+    ok = lambda t: fp32_top1 - t <= target_drop + 1e-9          # noqa: E731
+    res = SearchResult("amct-binary-search")
+    res.steps.append(Step([], [], base_top1, ok(base_top1), "all layers INT8"))
+    if ok(base_top1):
+        res.best = res.steps[0]
+        return res
+    left, right = 0, len(order) - 1
+    last_ok = None
+    while left <= right:
+        mid = (left + right) // 2
+        floats = order[:mid + 1]
+        log(f"AMCT binary search: {len(floats)} most sensitive layer(s) in float")
+        t = score(apply(config, floats))
+        step = Step(list(floats), [], t, ok(t), f"{len(floats)} most sensitive in float")
+        res.steps.append(step)
+        if step.ok:
+            last_ok = step
+            right = mid - 1
+        else:
+            left = mid + 1
+    res.best = last_ok or max(res.steps, key=lambda s: s.top1)
+    return res
+
+
+def greedy(order: list[str], score: Callable[[QuantConfig], float], config: QuantConfig, fp32_top1: float,
+           target_drop: float, base_top1: float, width: int = 6, log=None) -> SearchResult:
+    """Greedy on top-1 over the ``width`` most sensitive layers still in INT8 at each step."""
+    log = log or (lambda s: None)
+    ok = lambda t: fp32_top1 - t <= target_drop + 1e-9          # noqa: E731
+    res = SearchResult("greedy-top1")
+    floats: list[str] = []
+    chans: list[str] = []
+    current = Step([], [], base_top1, ok(base_top1), "all layers INT8")
+    res.steps.append(current)
+    while not current.ok:
+        rest = [n for n in order if n not in floats][:width]
+        if not rest:
+            break
+        tried = []
+        for n in rest:
+            lc = config.layers[n]
+            if not lc.channel_wise and lc.layer_type in CHANNEL_WISE_TYPES and n not in chans:
+                log(f"greedy step {len(res.steps)}: {n} per-channel")
+                t = score(apply(config, floats, chans + [n]))
+                tried.append((t, 0, Step(list(floats), chans + [n], t, ok(t), f"{n} per-channel")))
+            log(f"greedy step {len(res.steps)}: {n} in float")
+            t = score(apply(config, floats + [n], chans))
+            tried.append((t, 1, Step(floats + [n], list(chans), t, ok(t), f"{n} in float")))
+        res.steps += [s for _, _, s in tried]
+        # best top-1; among equals the per-channel action (cheaper), then the more sensitive layer (tried first)
+        t, _, best = max(tried, key=lambda z: (z[0], -z[1]))
+        if t < current.top1 - 1e-9:
+            break                       # every action loses accuracy: stop (a tie goes on: plateaus are common)
+        floats, chans, current = list(best.float_layers), list(best.per_channel), best
+    res.best = current if current.ok else max(res.steps, key=lambda s: s.top1)
+    return res

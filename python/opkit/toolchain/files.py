@@ -1,0 +1,17 @@
+"""Writing generated files."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write only on change (Ninja and make rebuild nothing for an unchanged file); atomic. True if written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_file() and path.read_text() == text:
+        return False
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+    return True

@@ -1,0 +1,62 @@
+"""Build stamps: ``<build>/<op>/build.json`` says what a build read (sources, torch and opkit versions,
+the dtypes built), so every target can tell 'built', 'stale' or 'not built' the same way."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from ..opspec import OpSpec
+from .version import __version__
+
+STAMP = "build.json"
+
+
+def source_files(spec: OpSpec) -> list[Path]:
+    """Everything in the op folder a build reads (op.yaml, kernel.cpp, tiling.h and any header)."""
+    return sorted(p for p in spec.dir.iterdir()
+                  if p.is_file() and (p.suffix in (".yaml", ".cpp", ".h", ".hpp", ".cc", ".inc") or p == spec.kernel_file))
+
+
+def write_stamp(spec: OpSpec, op_out_dir: Path, target: str, dtypes: list[str] | None = None) -> None:
+    """dtypes: the lead dtypes built (a `--dtype` build); None: all of the op's."""
+    op_out_dir.mkdir(parents=True, exist_ok=True)
+    data = {"op": spec.name, "dir": str(spec.dir), "target": target, "opkit": __version__,
+            "torch": torch_version(), "time": time.time(), "sources": [str(p) for p in source_files(spec)],
+            "dtypes": [d for d in spec.dtypes if dtypes is None or d in dtypes]}
+    (op_out_dir / STAMP).write_text(json.dumps(data, indent=1))
+
+
+def build_state(spec: OpSpec, op_out_dir: Path, library: Path) -> str:
+    """'built', 'stale' (sources or torch changed since the last build) or 'not built'."""
+    stamp = op_out_dir / STAMP
+    if not library.is_file() or not stamp.is_file():
+        return "not built"
+    try:
+        data = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        return "stale"
+    t = stamp.stat().st_mtime
+    if data.get("torch") != torch_version() or data.get("dir") != str(spec.dir):
+        return "stale"
+    if any(p.stat().st_mtime > t for p in source_files(spec)):
+        return "stale"
+    return "built"
+
+
+def built_dtypes(spec: OpSpec, op_out_dir: Path) -> list[str]:
+    """The lead dtypes the last build made kernels for (all, unless it was `opkit build --dtype`)."""
+    try:
+        return list(json.loads((op_out_dir / STAMP).read_text()).get("dtypes", spec.dtypes))
+    except (OSError, ValueError):
+        return list(spec.dtypes)
+
+
+def torch_version() -> str:
+    """The installed torch's version, without importing torch (that takes seconds)."""
+    from importlib import metadata
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        import torch
+        return torch.__version__

@@ -1,0 +1,19 @@
+// CPU-debug host program (samples' convention): inputs from ./input, result to ./output.
+#include "data_utils.h"
+#include "tikicpulib.h"
+extern "C" __global__ __aicore__ void templated_fma(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling);
+
+int32_t main() {
+  const size_t bytes = 8 * 4096 * sizeof(float);
+  uint8_t* x = (uint8_t*)AscendC::GmAlloc(bytes);
+  uint8_t* y = (uint8_t*)AscendC::GmAlloc(bytes);
+  uint8_t* z = (uint8_t*)AscendC::GmAlloc(bytes);
+  uint8_t* t = (uint8_t*)AscendC::GmAlloc(32);
+  ReadFile("./input/input_x.bin", bytes, x, bytes);
+  ReadFile("./input/input_y.bin", bytes, y, bytes);
+  AscendC::SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(templated_fma, 8, x, y, z, t);
+  WriteFile("./output/output_z.bin", z, bytes);
+  for (uint8_t* p : {x, y, z, t}) AscendC::GmFree((void*)p);
+  return 0;
+}

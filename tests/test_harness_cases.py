@@ -126,7 +126,7 @@ def test_special_values_reach_every_floating_input_in_cases_of_their_own(spec):
     w = make_inputs(spec, cases["fp32-64x1000-special-weight"])[1]
     assert {i[0] for i in (~torch.isfinite(w)).nonzero().tolist()} == {1, 3, 5}
     # a second data input is moved by 4 rows and 3 odd columns (plant_specials turn 1)
-    from opkit.harness.distributions import plant_specials
+    from opkit.opspec.distributions import plant_specials
     z = plant_specials(torch.zeros(8, 9, dtype=torch.float64), "float32", turn=1)
     assert {tuple(i) for i in (~torch.isfinite(z)).nonzero().tolist()} == {(4, 5), (5, 1), (6, 0)}
     z = plant_specials(torch.zeros(1, 9, dtype=torch.float64), "float32", turn=1)

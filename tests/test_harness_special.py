@@ -75,3 +75,19 @@ def test_gelu_golden_is_inf_at_inf_whatever_path_pytorch_takes():
         y = ref.reference(x, approximate=approximate)
         assert (y[0::4] == float("inf")).all() and torch.isnan(y[2::4]).all()
         assert torch.equal(y[1::4].isnan(), F.gelu(x, approximate=approximate)[1::4].isnan())  # -inf as PyTorch
+
+
+@pytest.mark.parametrize("out, gold, passes", [
+    (65504.0, 65520.5, True),          # exact value rounds to inf in fp16; a correct FP32 result just below
+    (float("inf"), 65519.0, True),     # ... or just above the rounding point: either is right at the edge
+    (65504.0, 70000.0, False),         # well beyond the edge: must be inf
+    (60000.0, 65521.0, False),         # not the largest finite value
+    (float("-inf"), 65519.0, False),   # wrong sign
+])
+def test_overflow_edge_may_round_either_way(out, gold, passes):
+    from opkit.harness.metrics import compare
+    from opkit.opspec.standard import thresholds
+    o = torch.tensor([out, 1.0], dtype=torch.float16)
+    g = torch.tensor([gold, 1.0], dtype=torch.float64)
+    r = compare(o, g, thresholds("float16"))
+    assert r["passed"] == passes, r["reason"]

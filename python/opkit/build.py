@@ -30,14 +30,16 @@ from .workspace import require_workspace, workspace_specs
 def build(ops: Iterable[str] = (), *, workspace: str | Path | None = None, target: str | None = None,
           jobs: int | None = None, verbose: bool = False, log: Log | None = None, keep_going: bool = False,
           **options) -> list[OpSpec]:
-    """Build the workspace's ops (all, or those named, with the ops they need: deps.py) for a target;
-    returns the specs built. ``keep_going``: an op whose op.yaml is invalid or whose build fails does not
-    stop the others; the BuildError raised at the end names every op that failed (``failed_ops``)."""
+    """Build the workspace's ops (all, or those named, with the workspace ops they need: deps.py) for a
+    target; returns the specs built. Needed bundled ops are the bundled-op cache's (opkit.load() builds them;
+    `opkit build` does it at once, with_needs()). ``keep_going``: an op whose op.yaml is invalid or whose
+    build fails does not stop the others; the BuildError raised at the end names every op that failed
+    (``failed_ops``)."""
     ws = require_workspace(workspace)
     specs, broken = _requested(ws, tuple(ops), keep_going)
     if not specs and not broken:
         raise OpkitError(f"workspace {ws} has no ops (ops/<op>/op.yaml); run `opkit new <OpName>`")
-    specs, bundled = _with_needs(ws, specs)
+    specs, bundled = with_needs(ws, specs)
     name = targets.get(target).NAME
     failed: dict[str, str] = dict(broken)
     if specs:
@@ -49,16 +51,12 @@ def build(ops: Iterable[str] = (), *, workspace: str | Path | None = None, targe
             if not keep_going:
                 raise
             failed.update(getattr(e, "failed_ops", None) or {s.snake: str(e) for s in specs})
-    if bundled and name == targets.HOST:     # bundled ops a workspace op needs: into the user's cache
-        from .loader import ensure_bundled_built
-        got = {s.snake for s, _ in ensure_bundled_built(bundled, quiet=True)}
-        failed.update({s.snake: f"bundled op {s.snake} failed to build" for s in bundled if s.snake not in got})
     if failed:
         err = BuildError("\n\n".join(failed.values()) + "\n\nopkit build: failed: " + ", ".join(sorted(failed)))
         err.failed_ops = failed
-        err.built = [s for s in specs + bundled if s.snake not in failed]
+        err.built = [s for s in specs if s.snake not in failed]
         raise err
-    return specs + bundled
+    return specs
 
 
 def _requested(ws: Path, ops: tuple[str, ...], keep_going: bool) -> tuple[list[OpSpec], dict[str, str]]:
@@ -75,7 +73,7 @@ def _requested(ws: Path, ops: tuple[str, ...], keep_going: bool) -> tuple[list[O
     return (workspace_specs(ws, good) if good else []), {o: bad[o] for o in ops if o in bad}
 
 
-def _with_needs(ws: Path, specs: list[OpSpec]) -> tuple[list[OpSpec], list[OpSpec]]:
+def with_needs(ws: Path, specs: list[OpSpec]) -> tuple[list[OpSpec], list[OpSpec]]:
     """``specs`` plus the workspace ops they need, and the bundled ops they need that the workspace lacks
     (built into the user's bundled-op cache, where opkit.load() finds them)."""
     from . import deps

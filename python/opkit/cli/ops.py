@@ -95,8 +95,9 @@ def new(name: str, family: str | None, data: tuple[str, ...], answers: str | Non
 def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, keep_going: bool,
           **options) -> None:
     """Build the workspace's ops (all, or the OPS named and the ops they need: backward, reference calls)."""
+    from .. import build as router
     from ..build import build as run_build
-    from ..targets import default_target
+    from ..targets import HOST, default_target
 
     target = target or default_target()
     options = _split_options(target, options)
@@ -116,6 +117,18 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
                 out.print(f"built {_built(built, ops)} for {target}; failed: {', '.join(sorted(e.failed_ops))}",
                           markup=False)
             raise
+        if target == HOST:     # bundled ops the built ops need: into the bundled-op cache, where load() looks
+            from ..loader import ensure_bundled_built
+            from ..workspace import require_workspace
+            _, bundled = router.with_needs(require_workspace(), specs)
+            if bundled:
+                status.update(f"building {', '.join(s.snake for s in bundled)} (bundled) into the cache")
+                got = {s.snake for s, _ in ensure_bundled_built(bundled, quiet=True)}
+                lost = [s.snake for s in bundled if s.snake not in got]
+                if lost:
+                    raise BuildError(f"opkit build: bundled op(s) {', '.join(lost)} that the built ops need did "
+                                     "not build (see the warnings above)")
+                specs = specs + bundled
     out.print(f"built {_built(specs, ops)} for {target} in {time.monotonic() - t0:.1f} s", markup=False)
 
 

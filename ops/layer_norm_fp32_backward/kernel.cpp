@@ -156,7 +156,7 @@ class Kernel {
     Mul(sq, xr, xr, n);
     const float var = SumOf(sq, n) * invN_ - c * c;
     *corr = c;
-    return var > 0.0f ? var : 0.0f;
+    return var < 0.0f ? 0.0f : var;   // rounding may make it negative; a NaN (inf or NaN in x) stays NaN
   }
 
   // dx = rstd * (g - A - xhat * B) from xhat (overwritten) and g, into dst.
@@ -332,7 +332,7 @@ class Kernel {
     const float c = s1 * invN_;
     const float var = s2 * invN_ - c * c;
     LocalTensor<CT> rstd = rstdBuf_.Get<CT>();
-    rstd.SetValue(0, static_cast<CT>(var > 0.0f ? var : 0.0f));
+    rstd.SetValue(0, static_cast<CT>(var < 0.0f ? 0.0f : var));   // a NaN (inf or NaN in x) stays NaN
     Rstd(rstd, 1);
     const float rs = static_cast<float>(rstd.GetValue(0));
     // Sweep 3: A = mean(g), B = mean(g * xhat).

@@ -83,6 +83,7 @@ def test_gelu_golden_is_inf_at_inf_whatever_path_pytorch_takes():
     (65504.0, 70000.0, False),         # well beyond the edge: must be inf
     (60000.0, 65521.0, False),         # not the largest finite value
     (float("-inf"), 65519.0, False),   # wrong sign
+    (65440.0, 65567.0, False),         # finite, but further from the golden than its bound T*|gold|
 ])
 def test_overflow_edge_may_round_either_way(out, gold, passes):
     from opkit.harness.metrics import compare
@@ -91,3 +92,14 @@ def test_overflow_edge_may_round_either_way(out, gold, passes):
     g = torch.tensor([gold, 1.0], dtype=torch.float64)
     r = compare(o, g, thresholds("float16"))
     assert r["passed"] == passes, r["reason"]
+
+
+def test_overflow_edge_of_a_cancelled_element_uses_its_error_scale():
+    """A softmax-backward fp16 element (--full): golden -65567.5 rounds to -inf, the kernel's -65440 is 127.5
+    off, within its cancellation bound (error scale 1e10): either result is right there."""
+    from opkit.harness.metrics import compare
+    from opkit.opspec.standard import thresholds
+    o = torch.tensor([-65440.0, 1.0], dtype=torch.float16)
+    g = torch.tensor([-65567.5078125, 1.0], dtype=torch.float64)
+    assert not compare(o, g, thresholds("float16"))["passed"]
+    assert compare(o, g, thresholds("float16"), torch.tensor([1.014e10, 1.0], dtype=torch.float64))["passed"]

@@ -105,7 +105,7 @@ def compare(out: torch.Tensor, gold: torch.Tensor, thr: Thresholds,
     o = out.detach().to(torch.float64).reshape(-1)
     g64 = gold.detach().to(torch.float64).reshape(-1)
     res: dict = {"numel": o.numel()}
-    finite, mismatch, g_cast = _nonfinite(out, gold, o, res, thr.threshold)
+    finite, mismatch, g_cast = _nonfinite(out, gold, o, res, thr, scale)
     f = _Finite(o, g64) if finite is None else _Finite(o[finite], g64[finite])
     res["finite"] = f.n
     for m in STATS:
@@ -120,12 +120,13 @@ def compare(out: torch.Tensor, gold: torch.Tensor, thr: Thresholds,
     return res
 
 
-def _nonfinite(out, gold, o, res, threshold: float):
+def _nonfinite(out, gold, o, res, thr: Thresholds, scale):
     """NaN/Inf check against the golden rounded into the output dtype: a value beyond the dtype's range must
-    come out as +-inf (IEEE overflow), one inside it must stay finite -- except at the overflow edge: an
-    exact value within the relative budget ``threshold`` of the rounding-to-inf point may come out as +-inf
-    or as the largest finite value of its sign (a correct result rounds either way there). Returns (finite
-    mask or None when all is finite, mismatch mask, rounded golden)."""
+    come out as +-inf (IEEE overflow), one inside it must stay finite -- except at the overflow edge: where
+    the exact value is within its own error bound (T*|gold|, plus K*u_c*scale when an error scale is given)
+    of the rounding-to-inf point, a correct result may round either way, so +-inf of the right sign and a
+    finite value within that bound both pass. Returns (finite mask or None when all is finite, mismatch
+    mask, rounded golden)."""
     g_cast = gold.detach().to(out.dtype).to(torch.float64).reshape(-1)
     o_fin, g_fin = torch.isfinite(o), torch.isfinite(g_cast)
     if bool(o_fin.all()) and bool(g_fin.all()):
@@ -137,9 +138,13 @@ def _nonfinite(out, gold, o, res, threshold: float):
     g64 = gold.detach().to(torch.float64).reshape(-1)
     fi = torch.finfo(out.dtype)
     edge = fi.max + 2.0 ** math.floor(math.log2(fi.max)) * fi.eps / 2   # largest finite + half its ulp
-    at_edge = torch.isfinite(g64) & ((g64.abs() - edge).abs() <= threshold * edge)
-    either = (o_inf | (o.abs() == fi.max)) & (torch.sign(o) == torch.sign(g64))
-    mismatch &= ~(at_edge & either)
+    bound = thr.threshold * g64.abs()
+    if scale is not None:
+        s = torch.nan_to_num(scale.detach().to(torch.float64).reshape(-1).abs(), nan=0.0, posinf=0.0)
+        bound = bound + thr.cancel_k * thr.compute_unit * s
+    at_edge = torch.isfinite(g64) & ((g64.abs() - edge).abs() <= bound)
+    right = (o_inf & (torch.sign(o) == torch.sign(g64))) | (o_fin & ((o - g64).abs() <= bound))
+    mismatch &= ~(at_edge & right)
     res["golden_nonfinite"] = int((~g_fin).sum())
     res["nonfinite_mismatch"] = int(mismatch.sum())
     return o_fin & g_fin & torch.isfinite(g64), mismatch, g_cast

@@ -178,3 +178,9 @@ def op_vs_torch(doc: str, title: str, op_name: str, make_inputs, ours, theirs, g
         cases.append((str(dt).replace("torch.", ""), lambda xs=xs: ours(op, *xs), lambda xs=xs: theirs(*xs)))
     rows = op_rows(op_name.removesuffix("_fp32"), cases, args.repeat)
     done([(f"{rows[0][0]} CPU-time ratio", rows[0][1] / rows[0][2], goal, "x")])
+
+
+def cmake() -> str:
+    """The CMake that opkit itself uses (the `cmake` pip package, else PATH)."""
+    from opkit.toolchain.tools import cmake_exe
+    return cmake_exe()

@@ -1,4 +1,5 @@
-"""Issue 14 row: `opkit build` after editing one kernel.cpp (goal <= 5 s), full and `--dtype float32`.
+"""Issues 14 and 25 row: `opkit build` after editing one kernel.cpp, rebuilt and loadable (goal <= 5 s), full and
+`--dtype float32`.
 
     python benchmarks/bench_build_kernel_edit.py [--workspace WS] [--op layer_norm_fp32] [--repeat 3]
 

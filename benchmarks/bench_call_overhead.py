@@ -1,4 +1,4 @@
-"""Issue 14 row: per-call cost of torch.ops.opkit.layer_norm_fp32 vs F.layer_norm on [8, 1024] (goal <= 2x),
+"""Issues 14 and 25 row: per-call cost of torch.ops.opkit.layer_norm_fp32 vs F.layer_norm on [8, 1024] (goal <= 2x),
 plus the fixed cost of a call on a tiny [1, 8] input.
 
     python benchmarks/bench_call_overhead.py [--workspace WS] [--calls 300]

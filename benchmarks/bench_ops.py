@@ -5,7 +5,7 @@ its HBM floor, at one large shape per op ([4096, 4096] elementwise, [4096, 1024]
 
 Emulator time: wall time of one ``torch.ops.opkit.<op>`` call on this machine (best of --reps).
 PyTorch time: the stock CPU op on the same tensors (best of --reps).
-Modelled time: opkit.roofline.model() on the emulator's counters of that call (opkit_last_launch): GM bytes
+Modelled time: opkit.roofline.model() on the emulator's counters of that call (opkit.registration.last_launch()): GM bytes
 and the busiest block's 256 B vector repeats, at the facts sheet's ESTIMATED 1.6 TB/s HBM and 1 repeat per
 cycle per AIV at 1.8 GHz. The HBM floor is the op's unavoidable bytes (inputs read once, outputs written
 once, in the dtypes the kernel reads and writes) over the same bandwidth. Target: modelled <= 1.3x floor
@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 import opkit
-from opkit import loader, roofline
+from opkit import loader, registration, roofline
 
 EW = (4096, 4096)      # elementwise shape
 ROW = (4096, 1024)     # row-op shape
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
                 continue
             try:
                 t_emu = best_time(ours, args.reps)
-                stats = roofline.LastLaunch(libs[snake])()
+                stats = registration.last_launch()
             except Exception as e:  # report and go on: one broken op must not hide the others
                 failures.append(f"{name} {dname}: {type(e).__name__}: {e}")
                 print(f"{name:24} {dname:9} FAILED: {e}")

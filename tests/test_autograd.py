@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 
 import opkit
-from opkit import autograd as opkit_autograd
+from opkit import registration
 from opkit.errors import OpkitError
 from opkit.harness import golden
 from opkit.harness.metrics import compare
@@ -82,7 +82,7 @@ def _backward_args(spec: OpSpec, xs, attrs, gold_out, dy):
 @pytest.mark.parametrize("op", WITH_BACKWARD)
 def test_gradients_match_fp64_reference(op, shape):
     spec = SPECS[op]
-    assert opkit_autograd.registered(f"opkit::{op}") == "kernel"
+    assert registration.autograd_kind(f"opkit::{op}") == "kernel"
     ref = golden.load_reference(spec.reference_file)
     bref = golden.load_reference(SPECS[spec.backward.op].reference_file)
     for attrs in ATTR_CASES.get(op, [{}]):
@@ -128,7 +128,7 @@ def test_registration_kinds():
     assert len(SPECS) >= 16
     for snake, spec in SPECS.items():
         assert hasattr(torch.ops.opkit, snake), f"bundled op {snake} is not loaded"
-        kind = opkit_autograd.registered(f"opkit::{snake}")
+        kind = registration.autograd_kind(f"opkit::{snake}")
         if spec.backward is not None:
             assert kind == "kernel", snake
         elif snake.endswith("_backward"):
@@ -149,7 +149,7 @@ def test_backward_op_is_not_differentiable_with_clear_error():
 def test_reference_fallback_gradient():
     """log_softmax_fp32 has no backward kernel: its gradient is autograd of the FP32 reference."""
     op = "log_softmax_fp32"
-    assert opkit_autograd.registered(f"opkit::{op}") == "reference"
+    assert registration.autograd_kind(f"opkit::{op}") == "reference"
     x = torch.randn(5, 45) * 4
     dy = torch.randn(5, 45)
     leaf = x.clone().requires_grad_()

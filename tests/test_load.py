@@ -1,18 +1,16 @@
-"""`opkit.load()` and the generated binding: registration, idempotence, missing builds, checks, casts,
-dim moves, Meta/torch.compile, autocast, opcheck, emulator violations, opkit_last_launch.
+"""`opkit.load()` and the registration surface (opkit.registration): registration, idempotence, missing builds, checks, casts,
+dim moves, Meta/torch.compile, autocast, opcheck, emulator violations, the last launch's counters.
 
 Uses the ScaleMul/RowSum workspace that tests/test_build.py builds once per session."""
 from __future__ import annotations
 
-import ctypes
 import tempfile
 
 import pytest
 import torch
 
 import opkit
-from opkit import loader
-from opkit.emulator.abi import LaunchResult
+from opkit import loader, registration
 from opkit.errors import EmulatorError, OpkitError
 from test_build import built_ws, write_op, SCALE_YAML, SCALE_TILING, SCALE_KERNEL  # noqa: F401 (session fixture)
 
@@ -69,10 +67,10 @@ def test_emulator_violation_surfaces_as_the_exact_message(ops):
 
 def test_last_launch_counters(built_ws, ops):
     ops.scale_mul(torch.randn(8, 16), torch.randn(16))
-    lib = ctypes.CDLL(str(loader.loaded()["scale_mul"]))
-    res = LaunchResult()
-    lib.opkit_last_launch(ctypes.byref(res))
-    assert res.status == 0 and res.stats.blocks == 4       # ScaleMulTiling: 4 blocks from 4 rows up
+    stats = registration.last_launch()
+    assert stats["blocks"] == 4                             # ScaleMulTiling: 4 blocks from 4 rows up
+    # the kernel reads GM through raw pointers (not counted); each block reads the 16-byte tiling struct
+    assert stats["gm_read_bytes"] == 4 * 16 and stats["gm_write_bytes"] == 0
 
 
 @pytest.mark.parametrize("dim, keepdim", [(-1, False), (0, False), (1, True), (-2, True)])

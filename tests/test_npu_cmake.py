@@ -1,4 +1,4 @@
-"""The real `opkit build --target npu` path (driver -> rendered CMakeLists.txt -> cmake/opkit_npu.cmake ->
+"""The real `opkit build --target npu` path (driver -> cmake/workspace with OPKIT_TARGET=npu -> cmake/opkit_npu.cmake ->
 CMake + Ninja -> libopkit_npu.so + manifest), run against a TEST DOUBLE of CANN: a folder that looks
 like a toolkit to opkit's discovery and whose ascendc.cmake defines CANN's function names
 (ascendc_library, ascendc_compile_definitions, ascendc_include_directories) with plain C stand-ins
@@ -117,3 +117,39 @@ def test_npu_build_through_cmake_with_a_cann_double(tmp_path):
     options = (build_dir / "cmake" / "fake" / "options.txt").read_text()
     prelude = build_dir / "src" / "opkit_npu_kernel_prelude.h"
     assert f"opkit_kernel_{op.snake}_fp16: -include{prelude}" in options and prelude.is_file()
+
+
+def test_npu_preset_configures_and_builds_with_no_python_step(tmp_path):
+    """`cmake --preset npu` shape: OPKIT_TARGET=npu with nothing rendered by a driver. CANN comes from
+    ASCEND_HOME_PATH; opkit's NPU target is asked at configure time for the SoC, the torch folders and the glue
+    (opkit.targets.npu.configure); the same opkit_add_op() per op folder builds the kernels and the binding."""
+    from opkit.toolchain.tools import cmake_exe
+    from opkit.targets.npu import wheel
+    npu_root = wheel.torch_npu_root()
+    cann = tmp_path / "Ascend" / "ascend-toolkit" / "8.1.RC1"
+    cm = cann / "compiler" / "tikcpp" / "ascendc_kernel_cmake" / "ascendc.cmake"
+    cm.parent.mkdir(parents=True)
+    cm.write_text(FAKE_ASCENDC_CMAKE)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "torch_npu").symlink_to(npu_root)
+    op = make_op(tmp_path / "ops")
+    out, tree = tmp_path / "out", tmp_path / "tree"
+    env = dict(os.environ, ASCEND_HOME_PATH=str(cann), PYTHONPATH=f"{REPO / 'python'}:{site}",
+               PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}")
+    env.pop("SOC_VERSION", None)
+    r = subprocess.run([cmake_exe(), "-G", "Unix Makefiles", "-S", str(REPO / "cmake" / "workspace"), "-B", str(tree),
+                        "-DOPKIT_TARGET=npu", f"-DOPKIT_OP_DIRS={op.dir}", f"-DOPKIT_OUTPUT_DIR={out}",
+                        f"-DPython3_EXECUTABLE={sys.executable}"], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    settings = (tree / "opkit_npu_settings.cmake").read_text()
+    assert 'set(SOC_VERSION "Ascend910B' in settings and "OPKIT_TORCH_NPU_DIR" in settings
+    assert (tree / "npu_src" / "binding.cpp").is_file()
+    r = subprocess.run([cmake_exe(), "--build", str(tree), "-j", "2"], env=env, capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    lib = out / "libopkit_npu.so"
+    dyn = subprocess.run(["readelf", "-d", str(lib)], capture_output=True, text=True).stdout
+    for tag in ("fp16", "bf16", "fp32"):
+        assert f"libopkit_kernel_{op.snake}_{tag}.so" in dyn
+    assert (out / "npu_ops.txt").read_text().split() == [op.snake]

@@ -149,8 +149,9 @@ def test_dtype_variants_rename_the_entry(tmp_path):
 def test_binding_renders_moves_reduce_and_registration(tmp_path):
     op = make_op(tmp_path)
     text = glue.render_binding([glue.op_glue(op)], SETTINGS)
-    assert "TORCH_LIBRARY_IMPL(opkit, PrivateUse1, m)" in text and "TORCH_LIBRARY(" not in text
-    assert 'm.impl("npu_test_reduce_fp32", TORCH_FN(opkit_npu_npu_test_reduce_fp32::run));' in text
+    # registration is opkit.registration's: the library hands over a kernel table, registers nothing itself
+    assert "TORCH_LIBRARY" not in text and 'extern "C" __attribute__((visibility("default"))) void opkit_kernel_table(' in text
+    assert 'table->add("npu_test_reduce_fp32", TORCH_FN(opkit_npu_npu_test_reduce_fp32::run));' in text
     assert "getCurrentNPUStream().stream(false)" in text and "OpCommand::RunOpApi(launcher" in text
     assert ".stream(true)" not in text                     # never drains the task queue per call
     assert "to_kernel_view(x)" in text and "shape_y.pop_back()" in text
@@ -160,23 +161,26 @@ def test_binding_renders_moves_reduce_and_registration(tmp_path):
     assert "c10::string_view mode" in text and 'mode == "a" || mode == "b"' in text
     assert f'#include "{op.tiling_file}"' in text
     assert '"npu"' not in text                              # dispatch-key names only
-    cm = glue.render_cmake([glue.op_glue(op)], SETTINGS, cann_root=Path("/cann"), torch_dir=Path("/t"),
-                           torch_npu_dir=Path("/tn"), cmake_dir=REPO / "python/opkit/targets/npu/cmake", out_dir=tmp_path, binding=tmp_path / "b.cpp")
-    assert "opkit_npu_kernel(opkit_kernel_npu_test_reduce_fp32_bf16" in cm
-    assert "npu_test_reduce_fp32=npu_test_reduce_fp32_bf16 DTYPE_X=bfloat16_t" in cm
+    # the kernels' CMake is cmake/opkit_npu.cmake's opkit_npu_op(), fed by opkit.opinfo (test_npu_cmake builds it)
+    from opkit.targets.npu.builder import cmake_args
+    args = cmake_args([op], SETTINGS, cann_root=Path("/cann"), torch_dir=Path("/t"), torch_npu_dir=Path("/tn"),
+                      src=tmp_path / "src", out_dir=tmp_path)
+    assert "-DOPKIT_TARGET=npu" in args and f"-DOPKIT_OP_DIRS={op.dir}" in args and "-DASCEND_CANN_PACKAGE_PATH=/cann" in args
 
 
 def test_attr_choices_compare_in_the_attrs_own_type(tmp_path):
     """int / bool attrs with choices: compared as int64_t / bool (a `std::string v(steps)` does not compile;
-    test_npu_check compiles this op's binding for real), in the NPU and the CPU binding alike."""
+    test_npu_check compiles this op's binding for real); the CPU side gets them typed in the op's
+    description (opkit.registration.describe), which its C++ kernels compare in the attr's own type."""
     op = make_op(tmp_path, "NpuTestSoftmax", "npu_test_softmax", reduce=False)
     npu_text = glue.render_binding([glue.op_glue(op)], SETTINGS)
-    from opkit.targets.cpu import builder
-    cpu_text = builder._env().get_template("binding.cpp.j2").render(builder.binding_plan(op))
-    for text in (npu_text, cpu_text):
-        assert "int64_t steps" in text and "bool exact" in text
-        assert "TORCH_CHECK(steps == 1 || steps == 2," in text and "TORCH_CHECK(exact == true," in text
-        assert "std::string v(" not in text
+    assert "int64_t steps" in npu_text and "bool exact" in npu_text
+    assert "TORCH_CHECK(steps == 1 || steps == 2," in npu_text and "TORCH_CHECK(exact == true," in npu_text
+    assert "std::string v(" not in npu_text
+    from opkit.registration import describe
+    attrs = {a["name"]: a for a in describe(op)["attrs"]}
+    assert attrs["steps"]["type"] == "int" and attrs["steps"]["choices"] == [1, 2]
+    assert attrs["exact"]["type"] == "bool" and attrs["exact"]["choices"] == [True]
 
 
 def test_standin_header_matches_cann_shape(tmp_path):

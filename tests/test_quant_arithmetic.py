@@ -140,3 +140,22 @@ def test_hfmg_histogram_merge_and_search():
     # the lone outlier at 40 is clipped, the Gaussian body kept
     assert 3.0 < r.clip_max < 10.0 and r.clip_min < -3.0
     assert np.isclose(big.counts.sum(), 400001)
+
+
+def test_requant_codes_survive_fp16_and_reach_the_next_layer_exactly():
+    # AscendRequant hands the next layer (q - offset) * scale, held in fp16 between the ops; the next layer
+    # divides it back. 8-bit codes need 8 of fp16's 11 significant bits: the codes come back exactly.
+    g = torch.Generator().manual_seed(0)
+    a = QuantLayer("a", ConvGeometry("linear"), torch.ones(4, 1, dtype=torch.int8), torch.rand(4, generator=g) + 0.1,
+                   scale_d=0.37, offset_d=-5)
+    for relu in (False, True):
+        a.requant_to = (0.0123, -77, 8, relu)
+        acc = torch.randint(-4000, 4000, (64, 4), generator=g).double()
+        y = a.requantize(acc).to(torch.float16)                     # what the next op receives
+        b = QuantLayer("b", ConvGeometry("linear"), torch.ones(1, 4, dtype=torch.int8), torch.tensor([1.0]),
+                       scale_d=0.0123, offset_d=-77, from_requant=True)
+        q = b.integer_input(y, device=True)
+        expect = torch.clamp(torch.round(acc.float() * (a.deq_scale / 0.0123) - 77), -128, 127)
+        if relu:
+            expect = expect.clamp(min=-77)
+        assert torch.equal(q, expect)

@@ -133,3 +133,42 @@ def test_cli_writes_the_report_and_the_tool_files(tmp_path):
     res = CliRunner().invoke(cli, ["quant", spec, "--calib", str(tmp_path / "calib.pt"), "--data",
                                    str(tmp_path / "val.pt"), "--json", str(tmp_path / "val.pt")])
     assert res.exit_code != 0 and "would overwrite --data" in res.output
+
+
+def test_nothing_meets_the_target_is_said_plainly():
+    # the dead channel costs fp16 itself 2 points: no set of float layers reaches a 0.5-point drop
+    m = with_dead_channel()
+    x, y = labelled(m, 96, seed=1)
+    rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), target_drop=0.5, **QUICK)
+    assert not rep.recommend["meets_target"] and not rep.recommend["verified"]
+    assert "NOTHING MEETS THE TARGET of 0.5 points" in str(rep)
+    assert all(not r.met for r in rep.searches)
+
+
+def test_fusion_result_decides_what_is_simulated(tmp_path):
+    from opkit.quant.fusion import FusionRow, read_fusion_result, took_effect, write_fusion_switch
+    fr = {"session_and_graph_id_0_0": {"graph_fusion": {"ConvBatchnormFusionPass": {"effect_times": "0",
+                                                                                    "match_times": "1"},
+                                                        "AABiasaddConvFusion": {"effect_times": "2", "match_times": "2"}},
+                                       "ub_fusion": {"TbeConvDequantQuantFusionPass": {"effect_times": "1",
+                                                                                       "match_times": "1"}}}}
+    (tmp_path / "fusion_result.json").write_text(json.dumps(fr))
+    got = read_fusion_result(tmp_path / "fusion_result.json")        # counts are strings in ATC's file
+    assert got["AABiasaddConvFusion"] == {"effect_times": 2, "match_times": 2, "kind": "graph_fusion"}
+    assert took_effect(got, ("ConvBatchnormFusionPass",)) is False and took_effect(None, ("X",)) is None
+    assert took_effect(got, ("RequantFusionPass", "TbeConvDequantQuantFusionPass")) is True
+    # ConvBatchnormFusionPass matched but did not take effect: the fp16 deployment keeps conv1 and bn1 apart,
+    # so the dead channel's fold never overflows
+    m = with_dead_channel()
+    x, y = labelled(m, 64, seed=1)
+    rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), search=False,
+                         fusion_result=tmp_path / "fusion_result.json", **QUICK)
+    assert rep.deploy["conv_bn"] is False and not any(o["variant"] == "fp16" for o in rep.overflow)
+    assert not any(f.name == "ConvBatchnormFusionPass" for f in rep.fusion)
+    p, notes = write_fusion_switch([FusionRow("RequantFusionPass", ["a"], True, hurts=True),
+                                    FusionRow("Conv+bias in L0C", ["a"], False, hurts=True)],
+                                   tmp_path / "fs.cfg", depthwise=True)
+    assert p.read_text() == "" and len(notes) == 2                  # depthwise convs keep requant; bias can't go
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(OpkitError, match="session_and_graph_id"):
+        read_fusion_result(tmp_path / "bad.json")

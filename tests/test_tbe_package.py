@@ -22,7 +22,7 @@ def test_project_renders_prototype_ini_impl_and_opcommand(tmp_path):
         assert "input0.dtype=float16,float" in ini and "opInterface.value=ln_pkg" in ini
     cpp = (project / "framework" / "torch_npu" / "ln_pkg_opcommand.cpp").read_text()
     assert 'cmd.Name("LnPkg")' in cpp and '.Attr("eps", static_cast<float>(eps))' in cpp
-    assert "TORCH_LIBRARY_IMPL(opkit, PrivateUse1, m)" in cpp
+    assert "TORCH_LIBRARY" not in cpp and 'table->add("ln_pkg", TORCH_FN(run));' in cpp
 
 
 def test_check_only_compiles_against_published_headers(tmp_path):

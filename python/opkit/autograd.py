@@ -1,6 +1,7 @@
 """Autograd for opkit ops, registered from the op spec.
 
-``opkit.load()`` calls :func:`register` for each op after its library is loaded. Three cases:
+``formulas(spec)`` says how an op differentiates; ``opkit.registration.register_autograd`` registers it
+(``opkit.load()`` does, for each op it loads). Three cases:
 
 * the spec has a ``backward:`` section -> the backward is another opkit kernel (FP32 compute):
   ``setup_context`` keeps what the section's ``args`` name (inputs, outputs, attrs) and the backward
@@ -10,9 +11,11 @@
 * a backward op itself (``*_backward``) or no reference -> not differentiable: backward raises an
   OpkitError naming the op, instead of PyTorch's silent "no autograd kernel" warning.
 
-Registration goes through ``torch.library.register_autograd``, so it composes with the C++ library's
-Autocast kernels (autocast casts first, then autograd records) and with torch.compile (AOT autograd
-traces ``backward``; the backward op has its own Meta kernel).
+The formulas follow ``torch.library.register_autograd``'s contract (setup_context(ctx, inputs, output),
+backward(ctx, *grads) -> one gradient per argument); registration runs them in a torch.autograd.Function
+below the C++ Autograd kernel, so they compose with the Autocast kernels (autocast casts first, then
+autograd records) and with torch.compile (AOT autograd traces ``backward``; the backward op has its own
+Meta kernel).
 """
 from __future__ import annotations
 
@@ -24,46 +27,24 @@ import torch
 from .errors import OpkitError
 from .opspec import OpSpec
 
-# qualified op name -> how it was registered ("kernel" | "reference" | "none"); registration is once
-# per process (torch.library refuses a second Python kernel for the same op and key).
-_REGISTERED: dict[str, str] = {}
 
-
-def registered(qualname: str) -> str | None:
-    """How ``qualname`` (e.g. ``opkit::layer_norm_fp32``) got its autograd, or None."""
-    return _REGISTERED.get(qualname)
-
-
-def register(spec: OpSpec, namespace: str = "opkit") -> str:
-    """Register autograd for ``torch.ops.<namespace>.<spec.snake>``; returns the kind registered.
-
-    Idempotent: a second call for the same op returns the first registration's kind.
-    """
-    qualname = f"{namespace}::{spec.snake}"
-    if qualname in _REGISTERED:
-        return _REGISTERED[qualname]
-    packet = getattr(getattr(torch.ops, namespace), spec.snake, None)
-    if packet is None:
-        raise OpkitError(f"opkit.autograd.register: torch.ops.{namespace}.{spec.snake} is not registered; "
-                         "load the op's library first (opkit.load())")
+def formulas(spec: OpSpec, namespace: str = "opkit",
+             load_missing: Callable[[str], None] | None = None) -> tuple[str, Callable, Callable]:
+    """(kind, setup_context, backward) of ``torch.ops.<namespace>.<spec.snake>``: kind "kernel" (a backward
+    op), "reference" (autograd of reference.py) or "none". opkit.registration registers them.
+    ``load_missing(op)``: called on the first backward when the backward op is not registered yet
+    (opkit.load passes one that builds and loads it: opkit.patch loads forward ops only)."""
     if spec.backward is not None:
-        setup, backward = _kernel_backward(spec, namespace)
-        kind = "kernel"
-    elif spec.reference_file.is_file() and not spec.snake.endswith("_backward"):
-        setup, backward = _reference_backward(spec)
-        kind = "reference"
-    else:
-        setup, backward = _no_backward(spec, namespace)
-        kind = "none"
-    torch.library.register_autograd(qualname, backward, setup_context=setup)
-    _REGISTERED[qualname] = kind
-    return kind
+        return ("kernel", *_kernel_backward(spec, namespace, load_missing))
+    if spec.reference_file.is_file() and not spec.snake.endswith("_backward"):
+        return ("reference", *_reference_backward(spec))
+    return ("none", *_no_backward(spec, namespace))
 
 
 # ----------------------------------------------------------------------------------------------
 # backward through an opkit kernel
 
-def _kernel_backward(spec: OpSpec, namespace: str) -> tuple[Callable, Callable]:
+def _kernel_backward(spec: OpSpec, namespace: str, load_missing) -> tuple[Callable, Callable]:
     bw = spec.backward
     in_index = {i.name: n for n, i in enumerate(spec.inputs)}
     out_index = {o.name: n for n, o in enumerate(spec.outputs)}
@@ -89,8 +70,15 @@ def _kernel_backward(spec: OpSpec, namespace: str) -> tuple[Callable, Callable]:
     single_output = len(spec.outputs) == 1
 
     def bw_op():
-        # looked up at call time: the backward op's library may load after the forward's
+        # looked up at call time: the backward op may load after the forward (opkit.patch loads forward
+        # ops only; a bundled backward op is built and loaded on the first backward)
         packet = getattr(getattr(torch.ops, namespace), bw.op, None)
+        if packet is None and load_missing is not None:
+            try:
+                load_missing(bw.op)
+            except OpkitError:
+                pass                                # not an op anywhere: the error below says what to do
+            packet = getattr(getattr(torch.ops, namespace), bw.op, None)
         if packet is None:
             raise OpkitError(f"backward of {namespace}::{spec.snake}: torch.ops.{namespace}.{bw.op} is not "
                              f"registered (op.yaml backward.op in {spec.dir}); build and load it")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import importlib.util
 import sys
 import threading
 import time
@@ -22,6 +21,7 @@ from .errors import BuildError, OpkitError, SpecError
 from .opspec import OpSpec
 from .targets import HOST as TARGET   # the host target's libraries hold the schemas: loaded here
 from .toolchain.cache import bundled_cache_dir
+from .toolchain.tools import first_use_progress
 from .workspace import all_ops, bundled_ops_dir, emulator_include_dir, find_workspace, host_include_dir
 from .workspace import build_dir as ws_build_dir
 
@@ -57,7 +57,7 @@ def build_failures() -> dict[str, str]:
 
 
 def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bundled: bool = True,
-         quiet: bool = False, override_aten: bool = False, unbuilt_needs_ok: bool = False,
+         quiet: bool = False, override_aten: bool = False, backward: bool = True, unbuilt_needs_ok: bool = False,
          outside_workspace: bool = False) -> dict[str, Path]:
     """Register bundled ops and the workspace's built ops; returns snake name -> library for all loaded.
 
@@ -66,7 +66,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
     ``ops``: register only these ops (snake or CamelCase names): workspace ops, or bundled ops the workspace
     does not have -- only those (and their backward ops) are built on first use, not the whole library;
     ``bundled=False``: skip the bundled ops; ``quiet``: no progress or staleness messages;
-    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (aten_override.py).
+    ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (aten_override.py);
+    ``backward=False`` with ``ops``: the named bundled ops' backward ops are not built now, but on the first
+    backward call (opkit.autograd loads them then) -- what opkit.patch does, so a first patch builds less.
     ``unbuilt_needs_ok``: with ``ops``, a workspace op that comes along only because a named op needs it (its
     backward op) and is not built is skipped instead of raising; ``unbuilt_needs()`` then names it (the
     harness fails only the cases that call it). ``outside_workspace``: as if called outside any workspace
@@ -129,8 +131,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         ws_names = {e.snake for e in ws_entries}
         needed = {e.spec.backward.op for e in ws_entries if e.spec.backward} - ws_names
         if picked_bundled is not None:     # ops=[...]: those bundled ops and their backward ops only
-            picked_bundled |= {e.spec.backward.op for e in bundled_entries
-                               if e.snake in picked_bundled and e.spec and e.spec.backward}
+            if backward:
+                picked_bundled |= {e.spec.backward.op for e in bundled_entries
+                                   if e.snake in picked_bundled and e.spec and e.spec.backward}
             needed |= picked_bundled - ws_names
         take_all = bundled and picked_bundled is None
         if take_all or needed:
@@ -165,8 +168,10 @@ def _names(entries) -> set[str]:
 
 
 def register(spec: OpSpec, lib: Path) -> None:
-    """Register one op's library with torch (once per process; a second library for it is an error)."""
-    import torch
+    """Register one op (once per process; a second library for it is an error) through the registration
+    surface (opkit.registration): an AscendC op from its build manifest ``lib``, other languages by their own
+    package, which calls the surface too."""
+    from . import registration
 
     lib = Path(lib).resolve()
     prev = _loaded.get(spec.snake)
@@ -178,17 +183,19 @@ def register(spec: OpSpec, lib: Path) -> None:
     if spec.lang != router.ASCENDC:     # its language registers it (tbe: from Python, the DSL emulation runs it)
         router.language(spec.lang).register(spec, lib)
     else:
-        torch.ops.load_library(str(lib))
+        registration.register_emulator(spec, lib.parent)
     _loaded[spec.snake] = lib
     _specs[spec.snake] = spec
 
 
 def _after_load(ws: Path | None, specs: list[OpSpec]) -> None:
-    # Autograd (opkit/autograd.py, when present) decides per op what backward it gets.
-    if specs and importlib.util.find_spec(f"{__package__}.autograd") is not None:
-        from . import autograd
-        for s in specs:     # every op: backward op, reference fallback, or "not differentiable"
-            autograd.register(s)
+    # Autograd: opkit/autograd.py decides per op what backward it gets; registration registers it.
+    from . import autograd, registration
+
+    def load_backward(op: str) -> None:     # a backward op opkit.patch did not load: built on first backward
+        load(ops=[op])
+    for s in specs:     # every op: backward op, reference fallback, or "not differentiable"
+        registration.register_autograd(s, autograd.formulas(s, load_missing=load_backward))
     # Then every other target's kernels, on top of the host's schemas (each target decides cheaply
     # whether it applies on this machine: npu only where torch_npu is installed).
     from . import targets
@@ -200,11 +207,14 @@ def _after_load(ws: Path | None, specs: list[OpSpec]) -> None:
 # -- bundled ops: built once per user into a cache -----------------------------------------------
 
 def sources_digest() -> str:
-    """Hash of everything a bundled build reads: bundled ops, emulator and host headers, glue, CMake."""
+    """Hash of everything a bundled build reads: bundled ops, emulator and host headers, the kernel-module
+    sources (csrc/op), the cmake/ modules and the host target's code."""
     h = hashlib.sha256()
     from .targets import host
-    target_dir = Path(host().__file__).parent      # the host target's code, templates and CMake
-    for root in (bundled_ops_dir(), emulator_include_dir(), host_include_dir(), target_dir):
+    from .workspace import PACKAGE_DIR, cmake_dir
+    target_dir = Path(host().__file__).parent      # the host target's code
+    for root in (bundled_ops_dir(), emulator_include_dir(), host_include_dir(), target_dir, cmake_dir(),
+                 PACKAGE_DIR / "csrc" / "op"):
         if not root.is_dir():
             continue
         for p in sorted(root.rglob("*")):
@@ -238,13 +248,14 @@ def ensure_bundled_built(specs: list[OpSpec], *, quiet: bool = False) -> list[tu
             if not quiet:
                 hint = "" if len(missing) < 4 else " (opkit.load(ops=[...]) builds only the ops you name)"
                 print(f"opkit: building {len(missing)} bundled op(s) ({names}) into {out} -- first use or "
-                      f"changed sources; about 15-30 s per op on 2 cores{hint}", file=sys.stderr, flush=True)
+                      f"changed sources; about 10 s of CPU per op{hint}", file=sys.stderr, flush=True)
             t0 = time.perf_counter()
             ok, why = cpu.available()
             if not ok:
                 raise BuildError(f"opkit.load(): cannot build the bundled ops: {why}")
             try:
-                router.build_specs(missing, out, target=TARGET, log=(lambda s: None), keep_going=True)
+                with first_use_progress(quiet) as log:
+                    router.build_specs(missing, out, target=TARGET, log=log, keep_going=True)
             except BuildError as e:
                 failed = getattr(e, "failed_ops", None) or {s.snake: str(e) for s in missing}
                 _build_failures.update(failed)

@@ -44,13 +44,18 @@ class AttrType:
     ge_getter: str  # gert::RuntimeAttrs::GetAttrPointer<T> in CANN's op_host
     ge_setter: str  # OpDef Attr(..).<Setter>() in CANN's op_host
     msopgen: str    # msopgen ops.json attr type
+    opcommand: str  # the value as torch_npu's OpCommand::Attr takes it ({} = the parameter)
+
+    def opcommand_arg(self, name: str) -> str:
+        """The C++ argument of ``OpCommand::Attr("<name>", ...)`` for a parameter called ``name``."""
+        return self.opcommand.format(name)
 
 
 ATTR_TYPES: dict[str, AttrType] = {a.name: a for a in (
-    AttrType("float", "double", "float_attrs", "float", "Float", "float"),
-    AttrType("int", "int64_t", "int_attrs", "int64_t", "Int", "int"),
-    AttrType("bool", "bool", "int_attrs", "bool", "Bool", "bool"),
-    AttrType("str", "c10::string_view", "str_attrs", "char", "String", "string"),
+    AttrType("float", "double", "float_attrs", "float", "Float", "float", "static_cast<float>({})"),
+    AttrType("int", "int64_t", "int_attrs", "int64_t", "Int", "int", "{}"),
+    AttrType("bool", "bool", "int_attrs", "bool", "Bool", "bool", "{}"),
+    AttrType("str", "c10::string_view", "str_attrs", "char", "String", "string", "std::string({})"),
 )}
 
 _REDUCE = re.compile(r"reduce\(\s*(\w+)\s*,\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)\Z")
@@ -137,6 +142,10 @@ class DimCheck:
     value: Any
     var: str = ""
     owner: str = ""
+
+    def size(self, prefix: str = "") -> str:
+        """The C++ expression of the checked size on the tensor variable ``<prefix><input>``."""
+        return f"{prefix}{self.input}.size({self.index})"
 
 
 @dataclass(frozen=True)

@@ -383,7 +383,7 @@ def _load_on_demand(op: str) -> None:
     if op in loader.loaded():
         return
     try:
-        loader.load(ops=[op])
+        loader.load(ops=[op], backward=False)     # its backward op is built on the first backward call
     except OpkitError as e:                 # not built, not an op anywhere, build failed: say why
         raise CannotPatch(f"torch.ops.opkit.{op}: {e}") from e
 

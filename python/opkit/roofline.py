@@ -1,6 +1,7 @@
 """Modelled Ascend 910B device time from the emulator's launch counters (a model, not a measurement).
 
-Inputs: ``opkit_launch_stats`` (python/opkit/include/opkit/launch_abi.h) of one launch — GM bytes read and
+Inputs: ``opkit_launch_stats`` (python/opkit/include/opkit/launch_abi.h) of one launch, as
+``opkit.registration.last_launch()`` returns them — GM bytes read and
 written, 256-byte vector repeats, and the busiest block's share of both.
 
 Model (all figures are ESTIMATES; docs/facts/ascendc-facts.md §4 found no official number):
@@ -15,43 +16,12 @@ Model (all figures are ESTIMATES; docs/facts/ascendc-facts.md §4 found no offic
 """
 from __future__ import annotations
 
-import ctypes
 import math
-from pathlib import Path
 
 HBM_BYTES_PER_S = 1.6e12      # estimate
 AIV_CORES = 48                # 910B1/B2 vector_core_cnt (platform_config ini)
 CLOCK_HZ = 1.8e9              # estimate (npu-smi, 910B1)
 REPEATS_PER_CYCLE = 1.0       # estimate: one 256 B repeat per AIV per cycle
-
-
-class LaunchStats(ctypes.Structure):
-    _fields_ = [("gm_read_bytes", ctypes.c_uint64), ("gm_write_bytes", ctypes.c_uint64),
-                ("vector_elems", ctypes.c_uint64), ("vector_repeats", ctypes.c_uint64),
-                ("ub_high_water", ctypes.c_uint64), ("max_block_gm_bytes", ctypes.c_uint64),
-                ("max_block_vector_repeats", ctypes.c_uint64), ("blocks", ctypes.c_uint32)]
-
-
-class LaunchResult(ctypes.Structure):
-    _fields_ = [("status", ctypes.c_int32), ("rule", ctypes.c_char * 64), ("call", ctypes.c_char * 64),
-                ("file", ctypes.c_char * 512), ("line", ctypes.c_int32), ("block", ctypes.c_int32),
-                ("message", ctypes.c_char * 1024), ("stats", LaunchStats)]
-
-
-class LastLaunch:
-    """Reads ``opkit_last_launch`` (this thread's last launch) from an op's torch library."""
-
-    def __init__(self, library: str | Path):
-        self.lib = ctypes.CDLL(str(library))      # already loaded by torch: same handle, no re-init
-        self.fn = self.lib.opkit_last_launch
-        self.fn.argtypes = [ctypes.POINTER(LaunchResult)]
-        self.fn.restype = None
-
-    def __call__(self) -> dict:
-        r = LaunchResult()
-        self.fn(ctypes.byref(r))
-        s = r.stats
-        return {name: int(getattr(s, name)) for name, _ in LaunchStats._fields_}
 
 
 def model(stats: dict, ideal_bytes: int) -> dict:

@@ -32,7 +32,7 @@ def share_dir() -> Path:
     if (installed / "templates").is_dir():
         return installed
     repo = PACKAGE_DIR.parent.parent          # <repo>/python/opkit -> <repo>
-    if (repo / "ops").is_dir() and (repo / "templates").is_dir():
+    if (repo / "ops").is_dir() and (repo / "templates").is_dir() and (repo / "cmake").is_dir():
         return repo
     raise OpkitError(f"opkit's shared files (ops/, templates/) are missing: looked in {installed} "
                      f"and {repo}; reinstall opkit")
@@ -44,6 +44,11 @@ def bundled_ops_dir() -> Path:
 
 def templates_dir() -> Path:
     return share_dir() / "templates"
+
+
+def cmake_dir() -> Path:
+    """opkit's CMake modules (the repository's cmake/, shipped as opkit/_share/cmake)."""
+    return share_dir() / "cmake"
 
 
 def host_include_dir() -> Path:

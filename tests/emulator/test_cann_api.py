@@ -167,12 +167,13 @@ def test_assert_is_an_expression_as_in_cann_cpu_mode(gxx, tmp_path):
 
 def _rejected():
     text = (emulator.include_dir() / "opkit_emu" / "unsupported.h").read_text()
-    return re.findall(r"^OPKIT_EMU_REJECT_(FN|FN_V|TYPE|TEMPLATE|TEMPLATE_V)\(\s*(\w+)", text, flags=re.M)
+    return re.findall(r"^OPKIT_EMU_REJECT_(FN_V|FN|TYPE|TEMPLATE_TV|TEMPLATE_V|TEMPLATE|CONST)\(\s*(\w+)", text, flags=re.M)
 
 
 def test_every_rejected_name_says_so(gxx, tmp_path):
     uses = {"FN": "AscendC::{n}(1);", "FN_V": "AscendC::{n}<1>();", "TYPE": "AscendC::{n} v{i}{{1}};",
-            "TEMPLATE": "AscendC::{n}<int> v{i};", "TEMPLATE_V": "AscendC::{n}<1> v{i};"}
+            "TEMPLATE": "AscendC::{n}<int> v{i};", "TEMPLATE_V": "AscendC::{n}<1> v{i};",
+            "TEMPLATE_TV": "AscendC::{n}<int, 1> v{i};", "CONST": "int v{i} = AscendC::{n};"}
     names = _rejected()
     assert len(names) > 100
     body = "\n".join(uses[k].format(n=n, i=i) for i, (k, n) in enumerate(names))

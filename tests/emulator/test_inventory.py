@@ -93,3 +93,87 @@ def test_refuses_a_directory_that_is_not_asc_devkit(tmp_path):
     r = subprocess.run([sys.executable, "-m", "opkit.emulator.inventory", "--asc-devkit", str(tmp_path)],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "no include/basic_api here" in r.stderr
+
+
+# ---- which names CANN's kernels use (inventory/usage.py), on a small tree in the ops-repository layout ----
+KERNEL_FOO = """
+#include "kernel_operator.h"
+using namespace AscendC;
+class KernelFoo {
+public:
+    __aicore__ inline void Init() { Widget w; }
+    __aicore__ inline void Compute() {
+        Add(x, y, z, 64);
+        AscendC::FrobnicateVec(x, 8);
+        auto m = Mode::B;
+        int n = w.Size();
+    }
+    Widget w;
+};
+"""
+KERNEL_BAZ = """
+__aicore__ inline void FrobnicateVec(int a, int b) { }
+class Other { public: int Size() const; };
+__aicore__ void Run() {
+    FrobnicateVec(1, 2);
+    Other w;
+    w.Size();
+    BinaryRepeatParams params;
+    Add(x, y, z, 64, 2, params);
+    Add(x, y, z, 64, 2, unknownParams);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def ops(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ops")
+    files = {"math/foo/op_kernel/foo.cpp": KERNEL_FOO,
+             "math/foo/op_host/foo_tiling.cpp": "void Tiling() { Mmad(a, b, c); }",                # host side
+             "math/bar/op_kernel/arch35/bar.cpp": "__aicore__ void K() { FrobnicateVec(x, 1); }",  # 950 only
+             "math/baz/op_kernel/baz.cpp": KERNEL_BAZ}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_kernels_of_an_ops_checkout(ops):
+    from opkit.emulator.inventory import usage as iu
+    found = iu.kernels(ops)
+    assert sorted(found) == [f"{ops.name}:math/baz", f"{ops.name}:math/foo"]   # no host file, no arch35 kernel
+
+
+def test_counts_the_kernels_using_each_name(tree, ops):
+    from opkit.emulator.inventory import usage as iu
+    decls = inv.read_cann(tree)
+    uses = {inv.label(d): u for d, u in zip(decls, iu.scan(decls, iu.kernels(ops)))}
+    foo, baz = f"{ops.name}:math/foo", f"{ops.name}:math/baz"
+    assert uses["Add [level-2 (count)]"] == {foo}               # 4 arguments: the count form
+    assert uses["Add [level-0 (mask[])]"] == {baz}              # 6 arguments: a level-0 form
+    assert uses["FrobnicateVec [level-2 (count)]"] == {foo}     # baz defines its own FrobnicateVec
+    assert uses["Widget::Widget()"] == {foo} and uses["Widget"] == {foo}
+    assert uses["Widget::Size()"] == {foo}                      # baz's w is an Other
+    assert uses["Mode::B"] == {foo} and uses["Mode::A"] == set()
+    assert uses["Mmad(const LocalTensor<T>&, const LocalTensor<T>&)"] == set()  # only on the host side
+
+
+def test_coverage_table_says_how_many_used_names_are_implemented(tree, ops):
+    from opkit.emulator.inventory import usage as iu
+    decls = inv.read_cann(tree)
+    status = inv.classify(decls)
+    uses = iu.scan(decls, iu.kernels(ops))
+    table = inv.coverage_markdown(decls, status, "asc-devkit test", uses, "2 kernels")
+    used = [s for s, u in zip(status, uses) if u]
+    done = sum(s in ("implemented", "documented difference") for s in used)
+    assert f"**{done} implemented of {len(used)} used**" in table
+    assert "`FrobnicateVec [level-2 (count)]` (1)" in table and "`Widget::Widget()` (1)" in table
+
+
+def test_cli_lists_uses(tree, ops):
+    r = subprocess.run([sys.executable, "-m", "opkit.emulator.inventory", "--asc-devkit", str(tree), "--sources",
+                        str(ops), "--list"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = {line.split("\t")[4]: line.split("\t")[5] for line in r.stdout.splitlines()}
+    assert rows["FrobnicateVec [level-2 (count)]"] == "1" and rows["Add [level-2 (count)]"] == "1"
+    assert "used by CANN's kernels (2 kernels" in r.stderr

@@ -279,9 +279,10 @@ class Simulator:
         return io, compute
 
     # -- one op ---------------------------------------------------------------------------------------
-    def _execute(self, op_type: str, fn, args, kwargs, naive=None, module: nn.Module | None = None,
+    def execute(self, op_type: str, fn, args, kwargs, naive=None, module: nn.Module | None = None,
                  layer: str | None = None):
-        """Run ``fn(*args, **kwargs)`` as the policy says; returns (output, io, compute label, kernel)."""
+        """Run ``fn(*args, **kwargs)`` as the policy says (``layer``: whose layer_overrides apply); returns
+        (output, io, compute label, kernel). Layer modes call it for the float parts they run."""
         io, compute = self._resolve(op_type, _floats((args, kwargs), []), layer)
         if compute == "io":
             if naive is not None and self.naive and io in (F16, BF16):
@@ -340,7 +341,7 @@ class Simulator:
                     meta = (_dname(io), "float32", f"opkit.{getattr(m, 'opkit_op', type(m).__name__)}")
                     self.kernels[f"{op_type}: {meta[2]}"] += 1
                 else:
-                    out, io, label, kernel = self._execute(op_type, forward, args, kwargs,
+                    out, io, label, kernel = self.execute(op_type, forward, args, kwargs,
                                                            naive=self._naive_module(m), module=m, layer=name)
                     meta = (_dname(io), label, kernel)
                 self._meta[id(m)] = meta
@@ -439,7 +440,7 @@ class _PolicyMode(TorchFunctionMode):
             return None if call is None else (lambda: (call(), f"opkit_naive.{name}"))
         sim.depth += 1
         try:
-            out, _, _, _ = sim._execute(name, func, args, kwargs, naive=naive)
+            out, _, _, _ = sim.execute(name, func, args, kwargs, naive=naive)
         finally:
             sim.depth -= 1
         return out

@@ -1,5 +1,5 @@
 """CANN project ops as ``torch.ops.opkit.<op>`` (and ``opkit_naive``, the same kernel: a CANN kernel has one
-precision) on the CPU through torch.library, as TBE ops are registered (opkit/tbe/register.py): the schema
+precision) on the CPU through opkit.registration, as TBE ops are registered (opkit/tbe/register.py): the schema
 from op.yaml, a fake kernel from the op's InferShape / InferDataType (run by the host runner), autograd from
 opkit.autograd."""
 from __future__ import annotations
@@ -16,7 +16,6 @@ from .op import CannOp
 
 MANIFEST = "cann_op.json"
 PROFILE = "ascend910b"
-_libs: dict[str, torch.library.Library] = {}
 _done: dict[str, str] = {}
 _ops: dict[str, CannOp] = {}
 
@@ -48,12 +47,6 @@ def write_manifest(build_dir: Path, spec: OpSpec, checked: dict) -> Path:
     return path
 
 
-def _library(ns: str) -> torch.library.Library:
-    if ns not in _libs:
-        _libs[ns] = torch.library.Library(ns, "FRAGMENT")
-    return _libs[ns]
-
-
 def register(spec: OpSpec, where: Path) -> None:
     if spec.snake in _done:
         if _done[spec.snake] != str(spec.dir):
@@ -82,9 +75,6 @@ def register(spec: OpSpec, where: Path) -> None:
         outs = [ins[0].new_empty(s, dtype=d) for s, d in metas]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    for ns in ("opkit", "opkit_naive"):
-        lib = _library(ns)
-        lib.define(spec.schema())
-        lib.impl(spec.snake, kernel, "CPU")
-        torch.library.register_fake(f"{ns}::{spec.snake}", fake, lib=lib)
+    from .. import registration
+    registration.register_python(spec, kernel, kernel, fake)
     _done[spec.snake] = str(spec.dir)

@@ -102,12 +102,8 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
     target = target or default_target()
     options = _split_options(target, options)
     t0 = time.monotonic()
-    with err.status("building ...") as status:
-        def log(msg: str) -> None:
-            if verbose:
-                err.print(msg, markup=False, soft_wrap=True)
-            else:
-                status.update(msg)
+    from ..toolchain.tools import BuildProgress
+    with BuildProgress(err, verbose) as log:
         try:
             specs = run_build(ops, target=target, jobs=jobs, verbose=verbose, log=log, keep_going=keep_going,
                               **options)
@@ -122,7 +118,7 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
             from ..workspace import require_workspace
             _, bundled = router.with_needs(require_workspace(), specs)
             if bundled:
-                status.update(f"building {', '.join(s.snake for s in bundled)} (bundled) into the cache")
+                log(f"building {', '.join(s.snake for s in bundled)} (bundled) into the cache")
                 got = {s.snake for s, _ in ensure_bundled_built(bundled, quiet=True)}
                 lost = [s.snake for s in bundled if s.snake not in got]
                 if lost:

@@ -1,5 +1,6 @@
 """How the harness gets an op: ``opkit.load()`` of the workspace, then ``torch.ops.opkit.<op>``,
-``torch.ops.opkit_naive.<op>`` and the library's ``opkit_last_launch`` counters. Cached per process."""
+``torch.ops.opkit_naive.<op>`` and the emulator's counters of the last launch (opkit.registration). Cached per
+process."""
 from __future__ import annotations
 
 import functools
@@ -35,7 +36,7 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu", bundled: bool
             raise OpkitError(f"opkit test --bundled runs on target {targets.HOST} (the bundled-op cache), "
                              f"not {target}")
         device = None
-        libs = loader.load(ops=[spec.snake], quiet=True, outside_workspace=True)
+        loader.load(ops=[spec.snake], quiet=True, outside_workspace=True)
         missing: dict[str, str] = {}
     else:
         # Load only the op under test (other ops of the workspace may be unbuilt or broken); opkit.load()
@@ -47,7 +48,7 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu", bundled: bool
                              f"`opkit build {spec.snake}{how}` in {workspace}")
         device = t.prepare_test()       # None: the host (emulator), in this process
         # A backward op that is not built fails only the cases that call it (opcheck), not every case.
-        libs = loader.load(workspace, ops=[spec.snake], bundled=False, quiet=True, unbuilt_needs_ok=True)
+        loader.load(workspace, ops=[spec.snake], bundled=False, quiet=True, unbuilt_needs_ok=True)
         missing = _missing_needs(spec, loader.unbuilt_needs())
     fn = getattr(torch.ops.opkit, spec.snake)
     try:
@@ -61,11 +62,8 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu", bundled: bool
                                  missing=missing)
         return _handles[key]
     last = None
-    try:
-        from ..roofline import LastLaunch
-        last = LastLaunch(libs[spec.snake])
-    except (OSError, AttributeError):
-        last = None          # a library without the counters: no modelled time, verdicts unaffected
+    if spec.lang != "tbe":      # an emulator op: the torch-side library keeps this thread's last launch
+        from ..registration import last_launch as last
     _handles[key] = OpHandle(fn=fn, naive_fn=naive, last_launch=last, missing=missing)
     return _handles[key]
 

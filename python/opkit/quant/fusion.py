@@ -142,12 +142,12 @@ class SplitBiasConv(FloatConv):
 
         def conv(x, w):
             return self.geometry.apply(x, w)
-        y, io, label, _ = sim._execute(self.op_type, conv, (x, self.weight), {}, layer=self.name)
+        y, io, label, _ = sim.execute(self.op_type, conv, (x, self.weight), {}, layer=self.name)
         b = self.geometry.channel_view(self.bias, y)
 
         def add(a, c):
             return a + c
-        out, io, _, _ = sim._execute("add", add, (y, b), {})
+        out, io, _, _ = sim.execute("add", add, (y, b), {})
         return out, io, label, "conv (fp16 out) + bias as an fp16 add"
 
 

@@ -186,7 +186,7 @@ class FloatConv(LayerMode):
 
         def call(x, w, b=None):
             return self.geometry.apply(x, w, b)
-        out, io, label, _ = sim._execute(self.op_type, call, tensors, {}, layer=self.name)
+        out, io, label, _ = sim.execute(self.op_type, call, tensors, {}, layer=self.name)
         return out, io, label, kernel
 
 

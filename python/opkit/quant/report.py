@@ -173,7 +173,7 @@ def text(rep: QuantReport) -> str:
                       f"{' + ' + str(len(b.per_channel)) + ' per-channel' if b.per_channel else ''}: top-1 "
                       f"{b.top1:.2f}%" if b else "nothing tried"))
     verdict = ("meets the target" if r["meets_target"] else
-               f"NOTHING MEETS THE TARGET of {rep.target_drop:g} points: best found below")
+               f"NOTHING MEETS THE TARGET of {rep.target_drop:g} points: the best found")
     out.append(f"recommend ({r['found_by']}): float {', '.join(r['float_layers']) or '(none)'} -> top-1 "
                f"{r['top1']:.2f}% (drop {r['drop']:+.2f}), {verdict}; verified by a recalibrated rerun: "
                f"{'yes' if r['verified'] else 'no'}")

@@ -281,7 +281,8 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
         notes.append(f"the recommended deployment overflowed at {rec_fix['layer']} ({rec_fix['cause']}); "
                      f"applied: {rec_fix['fix']}")
     rec_top1, rec_top5 = s.score([v_rec])["recommended"]
-    verified = fp32_top1 - rec_top1 <= target_drop + 1e-9
+    found = win.ok if win is not None else fp32_top1 - base_top1 <= target_drop + 1e-9
+    verified = found and fp32_top1 - rec_top1 <= target_drop + 1e-9      # the rerun holds what the search found
 
     # -- the strategy table ------------------------------------------------------------------------------------
     log("strategy table")
@@ -323,7 +324,7 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
         records=rec_records, base_records=records,
         recommend={"float_layers": v_rec.float_layers,
                    "channel_wise": {n: rec_cfg_again.layers[n].channel_wise for n in v_rec.quantized},
-                   "top1": rec_top1, "top5": rec_top5, "drop": fp32_top1 - rec_top1, "meets_target": verified,
+                   "top1": rec_top1, "top5": rec_top5, "drop": fp32_top1 - rec_top1, "meets_target": found,
                    "verified": verified, "search_top1": win.top1 if win else base_top1,
                    "skip_fusion_layers": list(rec_cfg_again.skip_fusion_layers),
                    "atc_fusions_off": ["ConvBatchnormFusionPass"] if rec_fix else [],
@@ -449,9 +450,19 @@ def _fix_recommended(s: Session, v: QuantVariant, cfg: QuantConfig, log) -> dict
     the AMCT config, ConvBatchnormFusionPass off for ATC) verifies, the recommendation with that fix."""
     from .overflow import trace_overflow
     found = trace_overflow(s, {"recommended": v}, log)
-    if not found or not found[0]["fix"].startswith(("skip_fusion_layers", "ConvBatchnormFusionPass off")):
+    if not found:
         return None
     f = found[0]
+    # the config-level fix (the fold off), when it leaves nothing non-finite and costs no top-1 -- even if the
+    # recommendation as a whole misses the target
+    probe = copy.copy(v)
+    probe.name = "recommended (before the overflow fix)"      # not cached under the final variant's name
+    before = s.top1(probe)
+    fix = next((x for x in f["fixes"] if x["fix"].startswith(("skip_fusion_layers", "ConvBatchnormFusionPass off"))
+                and x["nonfinite"] == 0 and (x["top1"] is None or x["top1"] >= before - 1e-9)), None)
+    if fix is None:
+        return None
+    f["fix"] = fix["fix"]
     conv = f["layer"] if f["layer"] in s.graph.pairs else \
         next((c for c, b in s.graph.pairs.items() if b == f["layer"]), f["layer"])
     fixed = cfg.copy()

@@ -1,6 +1,6 @@
-"""TBE ops as ``torch.ops.opkit.<op>`` (and ``torch.ops.opkit_naive.<op>``) on the CPU, through
-torch.library: the same schema as an AscendC op of the same spec, a fake (meta) kernel from the
-reference, autograd from opkit.autograd (through the reference where no backward op exists)."""
+"""TBE ops as ``torch.ops.opkit.<op>`` (and ``torch.ops.opkit_naive.<op>``) on the CPU, through the one
+registration surface (opkit.registration): the same schema as an AscendC op of the same spec, a fake (meta)
+kernel from the reference, autograd from opkit.autograd (through the reference where no backward op exists)."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,6 @@ from ..opspec import OpSpec
 from . import runner
 
 MANIFEST = "tbe_op.json"
-_libs: dict[str, torch.library.Library] = {}
 _done: dict[str, str] = {}
 
 
@@ -30,14 +29,11 @@ def write_manifest(build_dir: Path, spec: OpSpec, checked: dict) -> Path:
     return path
 
 
-def _library(ns: str) -> torch.library.Library:
-    if ns not in _libs:
-        _libs[ns] = torch.library.Library(ns, "FRAGMENT")
-    return _libs[ns]
-
-
 def register(spec: OpSpec, where: Path) -> None:
-    """Define and implement the op in both namespaces; once per process per op."""
+    """Register the op through opkit.registration: the DSL emulation as its CPU kernel (opkit and
+    opkit_naive), a fake kernel from the reference's output shapes. Once per process per op."""
+    from .. import registration
+
     if spec.snake in _done:
         if _done[spec.snake] != str(spec.dir):
             raise OpkitError(f"opkit.load: TBE op {spec.snake} is already registered from {_done[spec.snake]}")
@@ -59,9 +55,5 @@ def register(spec: OpSpec, where: Path) -> None:
         outs = [inputs[0].new_empty(s, dtype=getattr(torch, d)) for s, d in metas]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    for ns, naive in (("opkit", False), ("opkit_naive", True)):
-        lib = _library(ns)
-        lib.define(spec.schema())
-        lib.impl(spec.snake, impl(naive), "CPU")
-        torch.library.register_fake(f"{ns}::{spec.snake}", fake, lib=lib)
+    registration.register_python(spec, impl(False), impl(True), fake)
     _done[spec.snake] = str(spec.dir)

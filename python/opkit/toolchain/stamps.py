@@ -18,12 +18,17 @@ def source_files(spec: OpSpec) -> list[Path]:
                   if p.is_file() and (p.suffix in (".yaml", ".cpp", ".h", ".hpp", ".cc", ".inc") or p == spec.kernel_file))
 
 
+def stamp_data(spec: OpSpec, target: str, dtypes: list[str] | None = None) -> dict:
+    """The stamp's fields but the time (cmake/opkit_emulator.cmake copies them from opkit.opinfo after a build)."""
+    return {"op": spec.name, "dir": str(spec.dir), "target": target, "opkit": __version__,
+            "torch": torch_version(), "sources": [str(p) for p in source_files(spec)],
+            "dtypes": [d for d in spec.dtypes if dtypes is None or d in dtypes]}
+
+
 def write_stamp(spec: OpSpec, op_out_dir: Path, target: str, dtypes: list[str] | None = None) -> None:
     """dtypes: the lead dtypes built (a `--dtype` build); None: all of the op's."""
     op_out_dir.mkdir(parents=True, exist_ok=True)
-    data = {"op": spec.name, "dir": str(spec.dir), "target": target, "opkit": __version__,
-            "torch": torch_version(), "time": time.time(), "sources": [str(p) for p in source_files(spec)],
-            "dtypes": [d for d in spec.dtypes if dtypes is None or d in dtypes]}
+    data = stamp_data(spec, target, dtypes) | {"time": time.time()}
     (op_out_dir / STAMP).write_text(json.dumps(data, indent=1))
 
 

@@ -108,3 +108,51 @@ def _trim(output: str, keep: int = 200) -> str:
     if len(lines) <= keep:
         return "\n".join(lines)
     return "\n".join(lines[:keep // 2] + [f"... ({len(lines) - keep} lines cut) ..."] + lines[-keep // 2:])
+
+
+# -- progress on screen ---------------------------------------------------------------------------
+
+class BuildProgress:
+    """A build's log on a rich console: ``[done/total] what`` lines (the builders' Ninja progress) move a
+    progress bar, other lines show as its description; ``verbose`` prints every line instead. Nothing is
+    drawn when the console is not a terminal (logs and pipes get the command's result lines only)."""
+
+    def __init__(self, console, verbose: bool = False):
+        self.console, self.verbose = console, verbose
+
+    def __enter__(self) -> Log:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=self.console, transient=True,
+                                 disable=self.verbose or not self.console.is_terminal)
+        self.progress.__enter__()
+        self.task = self.progress.add_task("building ...", total=None)
+        return self.log
+
+    def log(self, msg: str) -> None:
+        if self.verbose:
+            self.console.print(msg, markup=False, soft_wrap=True)
+            return
+        m = _PROGRESS.match(msg)
+        if m:
+            self.progress.update(self.task, completed=int(m[1]), total=int(m[2]), description=_ellipsis(m[3]))
+        else:
+            self.progress.update(self.task, description=_ellipsis(msg))
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+
+def _ellipsis(text: str, width: int = 60) -> str:
+    from rich.markup import escape
+    return escape(text if len(text) <= width else "..." + text[-(width - 3):])
+
+
+def first_use_progress(quiet: bool):
+    """A progress bar on stderr for a build on first use (opkit.load(), the torch-side library); nothing
+    when quiet. Use as ``with first_use_progress(quiet) as log: build(..., log=log)``."""
+    import contextlib
+    if quiet:
+        return contextlib.nullcontext(lambda s: None)
+    from rich.console import Console
+    return BuildProgress(Console(stderr=True, highlight=False, soft_wrap=True))

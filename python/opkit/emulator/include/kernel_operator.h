@@ -28,6 +28,8 @@
 #include "opkit_emu/scalar.h"          // scalar bit helpers, scalar Cast, NumericLimits
 #include "opkit_emu/local_mem_allocator.h"  // LocalMemAllocator, Hardware
 #include "opkit_emu/ascendc_utils.h"     // AscendCUtils
+#include "opkit_emu/system.h"          // system registers, caches, task hooks (GetCtrlSpr, Trap, ...)
+#include "opkit_emu/gm_init.h"         // InitOutput
 #include "opkit_emu/unsupported.h"     // cube-side and non-A2 names: a clear compile error
 #include "opkit_emu/constants.h"       // ONE_BLK_SIZE, ...
 #include "opkit_emu/tiling_macros.h"   // GET_TILING_DATA, TILING_KEY_IS

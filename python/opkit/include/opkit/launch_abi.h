@@ -1,4 +1,4 @@
-// C ABI between a generated binding (links libtorch) and a kernel module (links nothing but the
+// C ABI between the torch-side library (python/opkit/csrc, links libtorch) and a kernel module (links nothing but the
 // emulator headers). One module = one op x one dtype x one variant, dlopen'ed RTLD_LOCAL, so
 // user kernels compiled for several dtypes never collide (same class names, different code).
 #pragma once
@@ -43,9 +43,14 @@ typedef struct opkit_launch_result {
   opkit_launch_stats stats;
 } opkit_launch_result;
 
-// Every kernel module exports exactly this symbol.
+// Every kernel module exports exactly these symbols: the launch, and the op's host tiling (its tiling.h,
+// compiled in a translation unit of its own: python/opkit/csrc/op/kernel_tiling.cpp). opkit_tiling_run
+// takes an opkit::TilingContext* (C++, opkit/tiling.h) and fills `tiling` (at least opkit_tiling_size()
+// bytes, 16-byte aligned); non-zero: the tiling function threw, `error` holds what().
 typedef int32_t (*opkit_kernel_launch_fn)(const opkit_launch_args*, opkit_launch_result*);
 #define OPKIT_KERNEL_LAUNCH_SYMBOL "opkit_kernel_launch"
+#define OPKIT_TILING_SIZE_SYMBOL "opkit_tiling_size"
+#define OPKIT_TILING_RUN_SYMBOL "opkit_tiling_run"
 
 #ifdef __cplusplus
 }

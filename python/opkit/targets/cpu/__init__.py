@@ -1,19 +1,18 @@
 """Target ``cpu`` (the default and the host target): the AscendC CPU emulator.
 
-Per op: kernel modules ``kernel_<tag>[_naive].so`` and a torch library ``libopkit_<op>.so`` holding
-the schema, CPU, Meta and Autocast kernels (docs/architecture.md "Emulator target"). builder.py drives
-CMake + Ninja over templates/ and cmake/opkit_cpu.cmake.
+Per op: kernel modules ``kernel_<tag>[_naive].so`` (each exporting the C launch ABI and the op's tiling)
+and ``build.json``; opkit.registration registers the op's schema and its CPU, Meta, Autocast and Autograd
+kernels from one torch-side library shared by every op (docs/architecture.md "Emulator target").
+builder.py drives CMake + Ninja over the repository's cmake/ modules.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from .builder import (TARGET, available, binding_plan, build, emulator_cflags, kernel_defines,  # noqa: F401
-                      kernel_module, library, torch_paths)
+from .builder import (TARGET, available, build, emulator_cflags, kernel_defines,  # noqa: F401
+                      kernel_module, library)
 
 NAME = TARGET
-TEMPLATES = Path(__file__).resolve().parent / "templates"
-CMAKE = Path(__file__).resolve().parent / "cmake"
 
 
 def build_state(spec, build_dir: Path) -> str:
@@ -35,4 +34,7 @@ def cli_options() -> list:
     import click
     return [click.Option(["--dtype"], multiple=True, metavar="DTYPE",
                          help="edit loop: build only this lead dtype's kernels (float32/fp32, float16/fp16, "
-                              "bfloat16/bf16; repeatable), then `opkit test --dtype` it")]
+                              "bfloat16/bf16; repeatable), then `opkit test --dtype` it"),
+            click.Option(["-k", "--keep-going"], is_flag=True,
+                         help="build every op even when one fails (the command still exits non-zero, naming "
+                              "each failed op)")]

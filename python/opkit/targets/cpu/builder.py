@@ -1,31 +1,27 @@
 """Target ``cpu``, the build: the AscendC CPU emulator.
 
-Renders, per op, ``module.cpp`` (kernel module) and ``binding.cpp`` (torch binding) from templates/
-into ``<build>/_gen/``, one CMakeLists for all ops of the build folder (cmake/opkit_cpu.cmake does the
-work), and drives CMake + Ninja. Outputs: ``<build>/<op>/kernel_<tag>[_naive].so`` and
-``libopkit_<op>.so`` (docs/architecture.md "Emulator target").
+Drives the CMake project cmake/workspace/CMakeLists.txt -- the same cmake/ modules as the repository's own
+CMakeLists.txt (one ``opkit_add_op()`` per op folder) -- with CMake + Ninja: nothing is rendered per op.
+Outputs: ``<build>/<op>/kernel_<tag>[_naive].so`` and ``<build>/<op>/build.json``; the torch side of every op
+is one library built once per torch version (opkit.registration). docs/architecture.md "Emulator target".
 """
 from __future__ import annotations
 
 import fcntl
 import json
-import os
 import re
 import shlex
 import shutil
 from pathlib import Path
 
-import jinja2
-
 from ...errors import BuildError, SpecError
-from ...lowering import cpp_str, lower
+from ...lowering import lower
 from ...opspec import DTYPES, OpSpec, dtype_names, load_spec
+from ...toolchain.cmake_project import configure
 from ...toolchain.files import write_if_changed
-from ...toolchain.stamps import write_stamp
-from ...toolchain.tools import Log, cmake_exe, compile_failure_message, default_jobs, ninja_exe, run_tool
+from ...toolchain.stamps import STAMP, write_stamp
+from ...toolchain.tools import Log, compile_failure_message, default_jobs, ninja_exe, run_tool
 from ...workspace import emulator_include_dir, host_include_dir
-
-HERE = Path(__file__).resolve().parent
 
 TARGET = "cpu"
 REGISTRY = "ops.json"    # every op this build folder has built, so a partial build keeps the others
@@ -42,7 +38,7 @@ def available() -> tuple[bool, str]:
 
 
 def library(build_dir: Path, spec: OpSpec) -> Path:
-    return Path(build_dir) / spec.snake / f"libopkit_{spec.snake}.so"
+    return Path(build_dir) / spec.snake / STAMP     # the op's build manifest: its modules sit next to it
 
 
 def kernel_module(build_dir: Path, spec: OpSpec, dtype: str, naive: bool = False) -> Path:
@@ -97,7 +93,6 @@ def _ninja_targets(specs: list[OpSpec], dtypes: list[str] | None) -> list[str]:
         return [f"opkit_{s.snake}" for s in specs]
     out = []
     for s in specs:
-        out.append(f"{s.snake}__binding")
         for dt in s.dtypes:
             if dt in dtypes:
                 out += [f"{s.snake}__kernel_{DTYPES[dt][2]}", f"{s.snake}__kernel_{DTYPES[dt][2]}_naive"]
@@ -123,28 +118,9 @@ def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str], log: 
 
 
 def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going, dtypes=None) -> None:
-    gen, cmk = build_dir / "_gen", build_dir / "_cmake"
+    cmk = build_dir / "_cmake"
     all_specs = _with_registry(build_dir, specs)
-    env = _env()
-    changed = []
-    for spec in all_specs:
-        plan = binding_plan(spec)
-        changed.append(write_if_changed(gen / spec.snake / "module.cpp", env.get_template("module.cpp.j2").render(plan)))
-        changed.append(write_if_changed(gen / spec.snake / "binding.cpp", env.get_template("binding.cpp.j2").render(plan)))
-        changed.append(write_if_changed(gen / spec.snake / "tiling.cpp", env.get_template("tiling.cpp.j2").render(plan)))
-    pch = len(all_specs) >= 3
-    write_if_changed(gen / "pch.h", env.get_template("pch.h.j2").render())
-    write_if_changed(gen / "pch_stub.cpp", "// empty: carries the precompiled torch headers\n")
-    write_if_changed(gen / "CMakeLists.txt", env.get_template("CMakeLists.txt.j2").render(
-        _cmake_context(all_specs, build_dir, gen, pch)))
-
-    if not (cmk / "build.ninja").is_file():
-        log(f"configuring {cmk}")
-        rc, out = run_tool([cmake_exe(), "-S", str(gen), "-B", str(cmk), "-G", "Ninja",
-                            f"-DCMAKE_MAKE_PROGRAM={ninja_exe()}", "-DCMAKE_BUILD_TYPE=Release"],
-                           verbose=verbose, log=log)
-        if rc != 0:
-            raise BuildError(f"CMake configure failed in {cmk}:\n{out[-6000:]}")
+    configure(cmk, build_dir, [str(s.dir) for s in all_specs], keep_going=keep_going, verbose=verbose, log=log)
 
     jobs = jobs or default_jobs()
     targets = _ninja_targets(specs, dtypes)
@@ -192,11 +168,6 @@ def _short(what: str, build_dir: Path) -> str:
     return what.replace(str(build_dir) + "/", "")
 
 
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-
-
 def _with_registry(build_dir: Path, specs: list[OpSpec]) -> list[OpSpec]:
     """Requested specs plus the ops built here before (still present and valid), by snake name."""
     by_name = {}
@@ -220,64 +191,6 @@ def _save_registry(build_dir: Path, specs: list[OpSpec]) -> None:
     write_if_changed(build_dir / REGISTRY, json.dumps({s.snake: str(s.dir) for s in specs}, indent=1) + "\n")
 
 
-def _q(s: str) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _cmake_context(specs: list[OpSpec], build_dir: Path, gen: Path, pch: bool) -> dict:
-    includes, libdir, abi = torch_paths()
-    ops = []
-    for s in specs:
-        kernels = []
-        for dt in s.dtypes:
-            defines = kernel_defines(s, dt)
-            tag = DTYPES[dt][2]
-            kernels.append({"name": f"kernel_{tag}", "defines": defines, "naive": False})
-            kernels.append({"name": f"kernel_{tag}_naive", "naive": True,
-                            "defines": defines + ["OPKIT_NAIVE_COMPUTE", "OPKIT_EMU_ALLOW_BF16_MATH"]})
-        ops.append({"name": s.name, "snake": s.snake, "dir": str(s.dir), "op_yaml": str(s.dir / "op.yaml"),
-                    "kernels": kernels, "module_cpp": str(gen / s.snake / "module.cpp"),
-                    "binding_cpp": str(gen / s.snake / "binding.cpp"), "tiling_cpp": str(gen / s.snake / "tiling.cpp")})
-    return {
-        "output_dir": str(build_dir), "cmake_dir": str(HERE / "cmake"), "host_include": str(host_include_dir()),
-        "emu_cflags": " ".join(_q(f) for f in emulator_cflags()),
-        "torch_includes": " ".join(_q(p) for p in includes),
-        "torch_libdir": libdir,
-        "torch_defines": _q(f"_GLIBCXX_USE_CXX11_ABI={abi}"), "pch": pch, "ops": ops,
-        "ccache": "" if os.environ.get("OPKIT_NO_CCACHE") else (shutil.which("ccache") or ""),
-    }
-
-
-def torch_paths() -> tuple[list[str], str, int]:
-    """(include dirs, library dir, _GLIBCXX_USE_CXX11_ABI) of the installed torch, found without importing
-    torch when possible (an import costs seconds; a no-op `opkit build` should not)."""
-    import importlib.util
-
-    from ...toolchain.stamps import torch_version
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.origin:
-        raise BuildError("PyTorch is not installed in this Python environment")
-    root = Path(spec.origin).parent
-    includes = [str(root / "include"), str(root / "include" / "torch" / "csrc" / "api" / "include")]
-    major_minor = tuple(int(x) for x in torch_version().split("+")[0].split(".")[:2])
-    if major_minor >= (2, 7):
-        abi = 1          # pip wheels of torch >= 2.7 are built with the C++11 ABI only
-    else:
-        import torch
-        abi = int(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", 1))
-    return includes, str(root / "lib"), abi
-
-
 def kernel_defines(spec: OpSpec, lead_dtype: str) -> list[str]:
     """-D values of one kernel variant: DTYPE_<NAME>=<C++ type> for every input and output."""
     return next(list(v.defines) for v in lower(spec).variants if v.dtype.name == lead_dtype)
-
-
-# -- the templates' context ------------------------------------------------------------------------
-
-def binding_plan(spec: OpSpec) -> dict:
-    """What templates/module.cpp.j2 and binding.cpp.j2 render from: the op's lowering (opkit/lowering.py)
-    plus this build's file paths. The C++ itself is spelled in the templates."""
-    return {"op": lower(spec), "op_yaml": str(spec.dir / "op.yaml"), "tiling_h": str(spec.tiling_file),
-            "kernel_cpp": str(spec.kernel_file), "num_gm_args": len(spec.inputs) + len(spec.outputs) + 2,
-            "cpp_str": cpp_str}

@@ -2,7 +2,8 @@
 torch_npu as PrivateUse1 kernels in one library, build/opkit/npu/libopkit_npu.so.
 
 Layout of a build folder:
-  src/binding.cpp, src/CMakeLists.txt   rendered glue (docs/npu.md explains each part)
+  src/binding.cpp, src/<prelude>.h      rendered glue (docs/npu.md explains each part); the CMake project is
+                                        cmake/workspace with OPKIT_TARGET=npu (cmake/opkit_npu.cmake)
   cmake/                                CMake + Ninja build tree (CANN's ascendc_library)
   cmake/lib/libopkit_kernel_<op>_<tag>.so kernel variants (one per op x dtype; CANN's ascendc_library)
   libopkit_npu.so                       the torch_npu binding opkit.load() loads
@@ -114,14 +115,6 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
             for v in g.variants:
                 files[standin / f"{v.launch}.h"] = glue.render_standin_header(g, v)
         files[standin.parent / "standin_defs.cpp"] = glue.render_standin_defs(glues)
-        # The CMake project is rendered too (CANN's folder left to $ASCEND_HOME_PATH), for inspection.
-        files[src / "CMakeLists.txt"] = glue.render_cmake(
-            glues, settings, cann_root=None, torch_dir=_torch_dir(), torch_npu_dir=Path("<site-packages>/torch_npu"),
-            cmake_dir=_cmake_dir(), out_dir=build_dir, binding=binding)
-    else:
-        files[src / "CMakeLists.txt"] = glue.render_cmake(
-            glues, settings, cann_root=search.cann.root, torch_dir=_torch_dir(), torch_npu_dir=torch_npu_dir,
-            cmake_dir=_cmake_dir(), out_dir=build_dir, binding=binding)
     project = build_dir / "package" if package else None
     if project is not None:
         from . import package as pkg
@@ -143,7 +136,8 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
         return
     _say(log, f"npu: CANN {search.cann.version} at {search.cann.root} (found by {search.cann.found_by})")
     (build_dir / MANIFEST).unlink(missing_ok=True)
-    _cmake_build(src, build_dir / "cmake", jobs, log)
+    _cmake_build(cmake_args(specs, settings, cann_root=search.cann.root, torch_dir=_torch_dir(),
+                            torch_npu_dir=torch_npu_dir, src=src, out_dir=build_dir), build_dir / "cmake", jobs, log)
     lib = library(build_dir)
     if not lib.is_file():
         raise BuildError(f"opkit build --target npu: the build finished but {lib} is missing; see {build_dir / 'cmake'}")
@@ -197,7 +191,22 @@ def recheck(build_dir: Path, log=None) -> Path:
 
 # -- real build ------------------------------------------------------------------------------------
 
-def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
+def cmake_args(specs, s, *, cann_root: Path | None, torch_dir: Path, torch_npu_dir: Path, src: Path,
+               out_dir: Path) -> list[str]:
+    """The configure of cmake/workspace for the NPU: the same opkit_add_op() per op folder as the emulator
+    build, with OPKIT_TARGET=npu (cmake/opkit_npu.cmake) and the glue rendered into ``src``."""
+    args = ["-DOPKIT_TARGET=npu", f"-DOPKIT_OP_DIRS={';'.join(str(x.dir) for x in specs)}",
+            f"-DOPKIT_OUTPUT_DIR={out_dir}", f"-DOPKIT_NPU_SRC={src}", f"-DSOC_VERSION={s.soc}",
+            f"-DOPKIT_NPU_PROFILE={s.profile}", f"-DOPKIT_TORCH_DIR={torch_dir}", f"-DOPKIT_TORCH_NPU_DIR={torch_npu_dir}",
+            f"-DOPKIT_TORCH_VERSION_MACRO={s.torch_version_macro}", f"-DOPKIT_CXX11_ABI={s.cxx11_abi}",
+            f"-DPython3_EXECUTABLE={sys.executable}", "-DCMAKE_BUILD_TYPE=Release"]
+    if cann_root is not None:
+        args.append(f"-DASCEND_CANN_PACKAGE_PATH={cann_root}")
+    return args
+
+
+def _cmake_build(args: list[str], tree: Path, jobs: int | None, log) -> None:
+    from ...workspace import cmake_dir
     cmake = cmake_exe()
     if shutil.which("make") is None:
         raise BuildError("opkit build --target npu: `make` is not on PATH; CANN's ascendc_library needs the "
@@ -206,7 +215,8 @@ def _cmake_build(src: Path, tree: Path, jobs: int | None, log) -> None:
     gen = ["-G", CMAKE_GENERATOR]
     env = dict(os.environ)
     env.pop("ASCEND_CUSTOM_OPP_PATH", None)   # custom op paths can disturb CANN builds (docs/facts/ascendc-facts.md §6)
-    steps = [[cmake, *gen, "-S", str(src), "-B", str(tree), f"-DASCEND_PYTHON_EXECUTABLE={sys.executable}"],
+    steps = [[cmake, *gen, "-S", str(cmake_dir() / "workspace"), "-B", str(tree),
+              f"-DASCEND_PYTHON_EXECUTABLE={sys.executable}", *args],
              [cmake, "--build", str(tree), "-j", str(jobs or os.cpu_count() or 2)]]
     tree.mkdir(parents=True, exist_ok=True)
     for cmd in steps:
@@ -252,7 +262,6 @@ def load_if_available(build_dir: Path | None = None, *, workspace: Path | None =
             "`opkit build --target npu` in the workspace.", RuntimeWarning, stacklevel=3)
         return False
     if lib not in _LOADED:
-        import torch
         try:
             import torch_npu  # noqa: F401  (libopkit_npu.so links libtorch_npu; load it first)
         except Exception as e:  # a broken CANN/torch_npu install: say so, keep the CPU ops usable
@@ -260,7 +269,8 @@ def load_if_available(build_dir: Path | None = None, *, workspace: Path | None =
                           "opkit ops will NOT run on the NPU. Is CANN's set_env.sh sourced?", RuntimeWarning,
                           stacklevel=3)
             return False
-        torch.ops.load_library(str(lib))
+        from ...registration import register_native
+        register_native("PrivateUse1", lib)
         _LOADED.add(lib)
     manifest = lib.parent / MANIFEST
     built = set(manifest.read_text().split()) if manifest.is_file() else set()
@@ -306,10 +316,6 @@ def prepare_test_process():
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
-
-def _cmake_dir() -> Path:
-    return Path(__file__).resolve().parent / "cmake"
-
 
 def _torch_dir() -> Path:
     from .check import torch_dir

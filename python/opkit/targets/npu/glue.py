@@ -96,14 +96,6 @@ def render_binding(glues: list[OpGlue], s: Settings) -> str:
     return env().get_template("binding.cpp.j2").render(ops=glues, s=s, cpp_str=cpp_str)
 
 
-def render_cmake(glues: list[OpGlue], s: Settings, *, cann_root: Path, torch_dir: Path, torch_npu_dir: Path,
-                 cmake_dir: Path, out_dir: Path, binding: Path) -> str:
-    """The CMake project; the kernel prelude is expected next to the binding (render_prelude)."""
-    return env().get_template("CMakeLists.txt.j2").render(
-        ops=glues, s=s, cann_root=cann_root, torch_dir=torch_dir, torch_npu_dir=torch_npu_dir,
-        cmake_dir=cmake_dir, out_dir=out_dir, binding=binding, prelude=binding.parent / PRELUDE)
-
-
 PRELUDE = "opkit_npu_kernel_prelude.h"
 
 

@@ -132,7 +132,7 @@ class CTilingDataClassFactory {
     op_type##class_name##OpkitHelper() {                                                           \
       ::optiling::CTilingDataClassFactory::GetInstance().RegisterTilingData(#op_type, &make);     \
     }                                                                                              \
-    static std::shared_ptr<::optiling::TilingDef> make() { return std::make_macros<class_name>(); } \
+    static std::shared_ptr<::optiling::TilingDef> make() { return std::make_shared<class_name>(); } \
   };                                                                                               \
   static op_type##class_name##OpkitHelper g_opkit_tiling_##op_type##class_name;                    \
   }

@@ -16,6 +16,7 @@
 #include "opkit_emu/types.h"
 #include "opkit_emu/diag.h"
 #include "opkit_emu/hazard.h"
+#include "opkit_emu/shape_info.h"
 
 namespace opkit_emu {
 
@@ -112,6 +113,7 @@ struct BlockCtx {
   uint64_t mask_lo = ~0ull, mask_hi = ~0ull;
   bool mask_counter = false;
   float deq_scale = 1.0f;  // SetDeqScale(half): scale of the int32_t -> half Cast (cast.h)
+  std::vector<AscendC::ShapeInfo> shapes;  // SetShapeInfo: tensors hold an index (1-based) into this table
 
   [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
     throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));

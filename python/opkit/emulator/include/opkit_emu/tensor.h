@@ -8,6 +8,9 @@ namespace AscendC {
 
 enum class TPosition : uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM, TSCM, MAX };
 using QuePosition = TPosition;
+// GlobalTensor::SetL2CacheHint (impl/basic_api/utils/kernel_utils_macros.h)
+enum class CacheMode { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
+enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
 
 template <class T> class LocalTensor;
 
@@ -22,6 +25,7 @@ struct TensorMeta {
   int32_t buf = -1;
   uint32_t gen = 0;
   AscendC::TPosition pos = AscendC::TPosition::VECCALC;
+  uint16_t shape = 0;  // SetShapeInfo: index + 1 into the block's table (0: none)
 
   uint32_t ub_off() const { return static_cast<uint32_t>(addr - ctx().ub); }
 
@@ -69,6 +73,21 @@ struct TensorMeta {
   }
 };
 
+// SetShapeInfo / GetShapeInfo (shape_info.h): a shape is kept once per block, tensors hold its index + 1.
+[[noreturn]] inline void shape_dim_error(unsigned dim, SrcLoc loc) {
+  fail("kernel-assert", "ShapeInfo", loc,
+       strf("a shape of %u dimensions: at most K_MAX_SHAPE_DIM = %d are allowed", dim, K_MAX_SHAPE_DIM));
+}
+inline uint16_t shape_index(const AscendC::ShapeInfo& s) {
+  std::vector<AscendC::ShapeInfo>& t = ctx().shapes;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t[i].same(s)) return static_cast<uint16_t>(i + 1);
+  if (t.size() >= 0xffff) throw std::runtime_error("opkit emulator: more than 65535 distinct tensor shapes in one block");
+  t.push_back(s);
+  return static_cast<uint16_t>(t.size());
+}
+inline AscendC::ShapeInfo shape_at(uint16_t i) { return i ? ctx().shapes[i - 1] : AscendC::ShapeInfo(); }
+
 // GetValue / SetValue: one element on the scalar pipe (api_call.h; declared here, defined there).
 void scalar_access(const TensorMeta& t, uint32_t rel_off, uint32_t bytes, bool write, const char* call, SrcLoc loc);
 
@@ -84,9 +103,15 @@ struct Offset {
 
 namespace AscendC {
 
+#define OPKIT_EMU_NO_INT4(T)                                                                                  \
+  static_assert(!std::is_same<T, int4b_t>::value,                                                             \
+                "not supported on the emulator: int4b_t tensors (two elements to a byte are not modelled; see "  \
+                "docs/emulator.md)")
+
 template <class T>
 class LocalTensor {
  public:
+  OPKIT_EMU_NO_INT4(T);
   using PrimType = T;
   LocalTensor() = default;
 
@@ -127,6 +152,8 @@ class LocalTensor {
     m_.bytes = n * sizeof(T);
   }
   TPosition GetPosition() const { return m_.pos; }
+  void SetShapeInfo(const ShapeInfo& shapeInfo) { m_.shape = opkit_emu::shape_index(shapeInfo); }
+  ShapeInfo GetShapeInfo() const { return opkit_emu::shape_at(m_.shape); }
   // Host pointer of the first element (the device returns a UB address; only use it for arithmetic).
   T* GetPhyAddr() const { return reinterpret_cast<T*>(m_.addr); }
   T* GetPhyAddr(uint32_t off) const { return reinterpret_cast<T*>(m_.addr) + off; }
@@ -159,6 +186,7 @@ class LocalTensor {
 template <class T>
 class GlobalTensor {
  public:
+  OPKIT_EMU_NO_INT4(T);
   using PrimType = T;
   GlobalTensor() = default;
   void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { ptr_ = buffer; size_ = bufferSize; }
@@ -186,8 +214,10 @@ class GlobalTensor {
     opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
     std::memcpy(ptr_ + off, &v, sizeof(T));
   }
+  void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_ = opkit_emu::shape_index(shapeInfo); }
+  ShapeInfo GetShapeInfo() const { return opkit_emu::shape_at(shape_); }
   void SetL2CacheHint(int) {}
-  template <class Mode> void SetL2CacheHint(Mode) {}
+  template <CacheRwMode rwMode = CacheRwMode::RW> void SetL2CacheHint(CacheMode) {}
 
   // [off, off+count) elements must lie inside the SetGlobalBuffer extent and inside a kernel GM buffer.
   void check(uint64_t off, uint64_t count, const char* call, opkit_emu::SrcLoc loc) const {
@@ -210,6 +240,7 @@ class GlobalTensor {
   uint64_t size_ = 0;
   bool sized_ = false;    // a view cut from a sized buffer: size_ == 0 means "nothing left", not "unknown"
   bool overrun_ = false;  // the view starts past the end of the sized buffer
+  uint16_t shape_ = 0;    // SetShapeInfo: index + 1 into the block's table
 };
 
 }  // namespace AscendC

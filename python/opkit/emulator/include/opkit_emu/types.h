@@ -91,6 +91,24 @@ struct bfloat16_t {
   bfloat16_t operator-() const { return FromBits(static_cast<uint16_t>(bits_ ^ 0x8000u)); }
 };
 
+// int4b_t (CANN impl/utils/common_types.h: integer_sub_type<4, true>, global): a signed 4-bit integer, two to a
+// byte in memory. The type exists so kernels that test for it (`is_same<T, int4b_t>`) compile; tensors of it are
+// not emulated (tensor.h stops the build naming it; docs/emulator.md).
+struct int4b_t {
+  int8_t storage = 0;
+  int4b_t() = default;
+  template <class A, class = std::enable_if_t<std::is_integral<A>::value>>
+  constexpr explicit int4b_t(A v) : storage(static_cast<int8_t>(static_cast<int8_t>(v << 4) >> 4)) {}
+  constexpr explicit operator int() const { return storage; }
+  constexpr bool operator==(const int4b_t& o) const { return storage == o.storage; }
+  constexpr bool operator!=(const int4b_t& o) const { return storage != o.storage; }
+  constexpr bool operator<(const int4b_t& o) const { return storage < o.storage; }
+  constexpr bool operator>(const int4b_t& o) const { return storage > o.storage; }
+  constexpr bool operator<=(const int4b_t& o) const { return storage <= o.storage; }
+  constexpr bool operator>=(const int4b_t& o) const { return storage >= o.storage; }
+};
+namespace AscendC { using ::int4b_t; }
+
 static_assert(sizeof(half) == 2 && sizeof(bfloat16_t) == 2, "half/bfloat16_t must be 2 bytes");
 static_assert(std::is_trivially_copyable<half>::value && std::is_trivially_copyable<bfloat16_t>::value, "POD");
 

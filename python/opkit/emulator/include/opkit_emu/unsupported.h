@@ -58,6 +58,29 @@ template <auto...> inline constexpr bool always_false_v = false;
   };                                                                                          \
   }
 
+// a class template with a type, then value parameters (MultiCopyParams<T, dim>)
+#define OPKIT_EMU_REJECT_TEMPLATE_TV(NAME, WHY)                                               \
+  namespace AscendC {                                                                         \
+  template <class T, auto... P>                                                               \
+  struct NAME {                                                                               \
+    static_assert(::opkit_emu::always_false<T>, OPKIT_EMU_REJECT_MSG(NAME, WHY));             \
+  };                                                                                          \
+  }
+// a constant (CFG_ROW_MAJOR): converting it to anything fails
+#define OPKIT_EMU_REJECT_CONST(NAME, WHY)                                                     \
+  namespace opkit_emu {                                                                       \
+  struct Rejected_##NAME {                                                                    \
+    template <class T>                                                                        \
+    constexpr operator T() const {                                                            \
+      static_assert(::opkit_emu::always_false<T>, OPKIT_EMU_REJECT_MSG(NAME, WHY));           \
+      return T{};                                                                             \
+    }                                                                                         \
+  };                                                                                          \
+  }                                                                                           \
+  namespace AscendC {                                                                         \
+  inline constexpr ::opkit_emu::Rejected_##NAME NAME{};                                       \
+  }
+
 #define OPKIT_EMU_CUBE "the cube unit is not emulated"
 #define OPKIT_EMU_NOT_A2 "not available on Atlas A2 per its API page"
 
@@ -145,6 +168,13 @@ OPKIT_EMU_REJECT_TYPE(FmatrixMode, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(HF32Mode, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(HF32TransMode, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(LoopMode, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(LoadData2dParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(FixpipeParamsM300, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TYPE(FixpipeParamsM310, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_CONST(CFG_ROW_MAJOR, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_CONST(CFG_COLUMN_MAJOR, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_CONST(CFG_NZ, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE_V(TSCM, "TSCM queues hold the cube's L1 buffer, which is not emulated")
 OPKIT_EMU_REJECT_TEMPLATE(AippParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TEMPLATE_V(GroupBarrier, "GroupBarrier synchronises cube and vector groups, which are not emulated")
 
@@ -185,3 +215,19 @@ OPKIT_EMU_REJECT_FN(Nop, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN_V(GetSpr, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN_V(ClearSpr, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN_V(ResetCtrlSpr, OPKIT_EMU_NOT_A2)
+// multi-dimensional DMA (DataCopy（GMToUB多维数据搬运NDDMA）.md and SetLoopModePara.md: not on A2)
+OPKIT_EMU_REJECT_TYPE(LoopModeParams, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_TYPE(NdDmaConfig, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_TYPE(MultiCopyConfig, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_TEMPLATE_V(NdDmaLoopInfo, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_TEMPLATE_V(MultiCopyLoopInfo, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_TEMPLATE_TV(NdDmaParams, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_TEMPLATE_TV(MultiCopyParams, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_CONST(kDefaultNdDmaConfig, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_CONST(kDefaultMultiCopyConfig, OPKIT_EMU_NOT_A2)
+// CANN implements it for the 950 only (impl/basic_api/kernel_operator_scalar_intf_impl.h)
+OPKIT_EMU_REJECT_FN(GetUintDivMagicAndShift, "CANN implements it for Ascend 950 only")
+
+// ---- communication between devices (HCCL, MC2 kernels) ----
+OPKIT_EMU_REJECT_FN_V(GetHcclContext, "HCCL communication between devices is not emulated")
+OPKIT_EMU_REJECT_FN_V(SetHcclContext, "HCCL communication between devices is not emulated")

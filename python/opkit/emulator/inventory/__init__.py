@@ -2,7 +2,7 @@
 
 Run on demand with a local copy of CANN's public asc-devkit repository (never vendored here):
 
-    python -m opkit.emulator.inventory --asc-devkit PATH [--write-docs]
+    python -m opkit.emulator.inventory --asc-devkit PATH [--sources DIR ...] [--write-docs] [--list]
 
 It reads the public headers (`include/basic_api/*.h` and the few `impl/` headers whose names CANN's own
 kernels use), resolves their preprocessor conditionals for the chip (`g++ -E`, __NPU_ARCH__ 2201 = A2),
@@ -16,20 +16,20 @@ against the emulator by compiling one probe per name or overload against `kernel
   "not supported on the emulator: NAME (see docs/emulator.md)";
 - missing: none of the above.
 
-`--write-docs` replaces the table between the inventory markers of docs/emulator.md.
+`--sources` also reads local copies of CANN's own sample and op repositories and counts, for each name, the
+kernels that use it (inventory/usage.py), so the table says how many of the names CANN's kernels use are
+implemented. `--write-docs` replaces the table between the inventory markers of docs/emulator.md.
 """
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
-import sys
 import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cflags, include_dir
+from .. import cflags, include_dir
 
 # Public headers read (relative to the asc-devkit root). kernel_operator.h includes all of include/basic_api
 # except the register-based `reg_compute/` API (arch 3510 only); the impl/ headers hold names CANN's public
@@ -70,6 +70,10 @@ DIFFERENCES = {
     "GetSystemCycle": "the host's steady clock in ns",
     "LocalMemAllocator": "CANN's one-allocator-per-position CPU check is not made",
     "KERNEL_LOG": "prints block and AIV_0, not the process id",
+    "GetProgramCounter": "the host's code address of the caller",
+    "SetCtrlSpr": "CTRL[48] = 1 only (the non-saturating mode); 0 is rule not-emulated",
+    "GetCtrlSpr": "always 1: CTRL[48], the non-saturating mode the emulator computes in",
+    "int4b_t": "the type only: tensors of it stop the build",
 }
 
 _KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "decltype", "static_assert", "alignof",
@@ -419,6 +423,11 @@ _NTTP = {"TPosition": "TPosition::VECIN", "QuePosition": "TPosition::VECIN", "Ha
 
 # type aliases CANN's classes declare and use in their members' signatures
 _CLASS_TYPES = {"PrimType": "float", "TTagType": "int32_t"}
+# Template type parameters that stand for a queue or buffer pool, not an element type: the probe passes one.
+_QUEUE = "AscendC::TQue<AscendC::TPosition::VECIN, 1>"
+_POOL = "AscendC::TBufPool<AscendC::TPosition::VECCALC>"
+_PROBE_TYPES = {"TPipe::InitBuffer": {"T": _QUEUE}, "TBufPool::InitBuffer": {"T": _QUEUE},
+                "TPipe::InitBufPool": {"T": _POOL, "U": _POOL}, "TBufPool::InitBufPool": {"T": _POOL, "U": _POOL}}
 
 
 def _tparams(template: str) -> list[tuple[str, str, bool, bool]]:
@@ -495,7 +504,7 @@ def probe_line(d: Decl) -> str:
             otargs = "<>"
         ovalues.update(_CLASS_TYPES)
         targs, values = _targs(d.template, " ".join(d.params))
-        values = {**ovalues, **values}
+        values = {**ovalues, **values, **_PROBE_TYPES.get(d.name, {})}
         args = ", ".join(f"std::declval<{_subst(_strip_declarator(p), values)}>()" for p in d.params)
         cls = f"{q}{owner}{otargs}"
         if member == owner:
@@ -583,28 +592,46 @@ def commit_of(root: Path) -> str:
     return r.stdout.strip() or "(not a git checkout)"
 
 
-def coverage_markdown(decls: list[Decl], status: list[str], source: str) -> str:
-    """The coverage table (counts per header) and the list of what is missing, as markdown."""
+def coverage_markdown(decls: list[Decl], status: list[str], source: str, uses: list[set[str]] | None = None,
+                      used_by: str = "") -> str:
+    """The coverage table (counts per header) and the list of what is missing, as markdown. With `uses` (the
+    kernels of CANN's sample/op repositories using each declaration, inventory/usage.py), each header also
+    says how many of the names those kernels use are implemented, and the missing list is ordered by use."""
     per: dict[str, Counter] = defaultdict(Counter)
-    missing: dict[str, list[str]] = defaultdict(list)
-    for d, s in zip(decls, status):
+    missing: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for i, (d, s) in enumerate(zip(decls, status)):
         per[d.header][s] += 1
+        u = uses[i] if uses else set()
+        if u:
+            per[d.header]["used"] += 1
+            per[d.header]["used " + s] += 1
         if s == "missing":
-            missing[d.header].append(label(d))
-    total = Counter(status)
+            missing[d.header][label(d)] |= u
+    total = sum(per.values(), Counter())
+    done = lambda c: c["used implemented"] + c["used documented difference"]  # noqa: E731
     lines = [f"Source: CANN's public headers at {source}, A2 view (`__NPU_ARCH__` 2201). One row per header; a "
              "function counts once per overload, a class once plus once per public member, an enum once plus "
-             "once per value.", "",
-             "| header | implemented | documented difference | rejected | missing |", "|---|---|---|---|---|"]
+             "once per value."]
+    head = "| header | implemented | documented difference | rejected | missing |"
+    if uses is not None:
+        lines += ["", f"Used by CANN's samples/op repos ({used_by}): **{done(total)} implemented of "
+                  f"{total['used']} used** ({total['used rejected']} rejected: cube side or not on A2; "
+                  f"{total['used missing']} missing). The last column counts, per header, the names at least one "
+                  "of those kernels uses (docs/emulator.md, \"Which names CANN's kernels use\")."]
+        head += " used by CANN's kernels: implemented of used |"
+    lines += ["", head, "|---|---|---|---|---|" + ("---|" if uses is not None else "")]
     for h in sorted(per):
         c = per[h]
-        lines.append(f"| `{h}` | {c['implemented']} | {c['documented difference']} | {c['rejected']} | {c['missing']} |")
-    lines.append(f"| **all** | **{total['implemented']}** | **{total['documented difference']}** | "
-                 f"**{total['rejected']}** | **{total['missing']}** |")
-    lines += ["", "Missing, by header (each is a compile error naming it, not a silent difference):", ""]
+        row = f"| `{h}` | {c['implemented']} | {c['documented difference']} | {c['rejected']} | {c['missing']} |"
+        lines.append(row + (f" {done(c)} of {c['used']} |" if uses is not None else ""))
+    row = (f"| **all** | **{total['implemented']}** | **{total['documented difference']}** | "
+           f"**{total['rejected']}** | **{total['missing']}** |")
+    lines.append(row + (f" **{done(total)} of {total['used']}** |" if uses is not None else ""))
+    lines += ["", "Missing, by header (each is a compile error naming it, not a silent difference)"
+              + ("; in brackets, how many of CANN's kernels use it, most used first:" if uses is not None else ":"), ""]
     for h in sorted(missing):
-        names = sorted(set(missing[h]))
-        lines.append(f"- `{h}`: " + ", ".join(f"`{n}`" for n in names))
+        names = sorted(missing[h].items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        lines.append(f"- `{h}`: " + ", ".join(f"`{n}`" + (f" ({len(u)})" if u else "") for n, u in names))
     return "\n".join(lines)
 
 
@@ -615,29 +642,3 @@ def write_docs(doc: Path, table: str) -> None:
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     doc.write_text(head + BEGIN + "\n" + table + "\n" + END + tail)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m opkit.emulator.inventory", description=__doc__.split("\n")[0])
-    ap.add_argument("--asc-devkit", type=Path, required=True, help="a local copy of CANN's asc-devkit repository")
-    ap.add_argument("--list", action="store_true", help="print every declaration and its status")
-    ap.add_argument("--write-docs", type=Path, nargs="?", const=Path(__file__).resolve().parents[3] / "docs" / "emulator.md",
-                    help="replace the coverage table in docs/emulator.md (or the file given)")
-    args = ap.parse_args(argv)
-    root = args.asc_devkit
-    if not (root / "include" / "basic_api").is_dir():
-        ap.error(f"--asc-devkit {root}: no include/basic_api here; pass a checkout of CANN's asc-devkit repository")
-    decls = read_cann(root)
-    status = classify(decls)
-    if args.write_docs:
-        write_docs(args.write_docs, coverage_markdown(decls, status, f"asc-devkit {commit_of(root)}"))
-    if args.list:
-        for d, s in zip(decls, status):
-            print(f"{s}\t{d.header}\t{d.kind}\t{d.scope}\t{label(d)}")
-    counts = Counter(status)
-    print(", ".join(f"{counts[s]} {s}" for s in STATUSES), file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

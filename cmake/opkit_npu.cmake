@@ -1,12 +1,17 @@
-# opkit's NPU target: AscendC kernels through CANN's kernel-direct-launch CMake support, and the
-# torch_npu binding library. Included by the CMakeLists.txt opkit renders into build/opkit/npu/src.
+# The NPU toolchain (OPKIT_TARGET=npu): AscendC kernels through CANN's kernel-direct-launch CMake support, and
+# the torch_npu binding library. Included by opkit.cmake; opkit_add_op() calls opkit_npu_op() per op folder and
+# opkit_check_ops() adds the binding after the last op.
 #
-# Inputs (cache variables the generated CMakeLists sets):
-#   ASCEND_CANN_PACKAGE_PATH  CANN toolkit folder (ASCEND_HOME_PATH)
+# Inputs (cache variables; `opkit build --target npu` passes them all, the `npu` preset gets them from
+# `python -m opkit.targets.npu.configure` at configure time):
+#   ASCEND_CANN_PACKAGE_PATH  CANN toolkit folder (default: $ENV{ASCEND_HOME_PATH}, as CANN's own
+#                             cmake/asc/fwk_modules/config.cmake falls back to it)
 #   SOC_VERSION               e.g. Ascend910B1 (CANN's ascendc.cmake requires it)
+#   OPKIT_NPU_PROFILE         ascend910b | ascend310p (opkit's chip profile of that SoC)
+#   OPKIT_NPU_SRC             folder holding the rendered binding.cpp and the kernel prelude
 #   OPKIT_TORCH_DIR           the torch package folder (include/, lib/)
 #   OPKIT_TORCH_NPU_DIR       the torch_npu package folder (include/, lib/libtorch_npu.so)
-#   OPKIT_HOST_INCLUDE        python/opkit/include (opkit/tiling.h, opkit/platform.h)
+#   OPKIT_HOST_INCLUDE        python/opkit/include (opkit/tiling.h, opkit/platform.h; set by opkit.cmake)
 #   OPKIT_TORCH_VERSION_MACRO op-plugin's CURRENT_VERSION, e.g. V2R13
 #   OPKIT_CXX11_ABI           0/1, as torch was built (torch 2.13: 1)
 #
@@ -15,12 +20,27 @@
 # older: tools/tikcpp/...).
 include_guard(GLOBAL)
 
-foreach(_var ASCEND_CANN_PACKAGE_PATH SOC_VERSION OPKIT_TORCH_DIR OPKIT_TORCH_NPU_DIR OPKIT_HOST_INCLUDE)
+enable_language(C)
+if(NOT ASCEND_CANN_PACKAGE_PATH AND DEFINED ENV{ASCEND_HOME_PATH})
+  set(ASCEND_CANN_PACKAGE_PATH "$ENV{ASCEND_HOME_PATH}" CACHE PATH "CANN toolkit folder")
+endif()
+if(NOT ASCEND_CANN_PACKAGE_PATH)
+  message(FATAL_ERROR "opkit: OPKIT_TARGET=npu needs CANN: source <toolkit>/set_env.sh (it sets ASCEND_HOME_PATH) "
+                      "or configure with -DASCEND_CANN_PACKAGE_PATH=<toolkit>")
+endif()
+if(NOT OPKIT_NPU_SRC)
+  # No driver rendered the glue (the `npu` preset): opkit's NPU target renders it and says what it found.
+  set(OPKIT_NPU_SRC "${CMAKE_BINARY_DIR}/npu_src" CACHE PATH "rendered NPU glue" FORCE)
+  set(OPKIT_NPU_RENDER ON)
+endif()
+
+# the rest needs SOC_VERSION and the torch folders: included by _opkit_npu_toolchain() once they are known
+macro(_opkit_npu_toolchain)
+foreach(_var SOC_VERSION OPKIT_TORCH_DIR OPKIT_TORCH_NPU_DIR OPKIT_HOST_INCLUDE)
   if(NOT DEFINED ${_var} OR "${${_var}}" STREQUAL "")
     message(FATAL_ERROR "opkit_npu.cmake: ${_var} is not set (opkit build --target npu sets it)")
   endif()
 endforeach()
-
 if(EXISTS "${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
   set(OPKIT_ASCENDC_CMAKE "${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
 elseif(EXISTS "${ASCEND_CANN_PACKAGE_PATH}/${CMAKE_HOST_SYSTEM_PROCESSOR}-linux/tikcpp/ascendc_kernel_cmake/ascendc.cmake")
@@ -39,6 +59,7 @@ set(ASCEND_KERNEL_LAUNCH_ONLY ON CACHE BOOL "kernels are launched only through a
 include("${OPKIT_ASCENDC_CMAKE}")
 # ascendc_library puts its libraries in ${CMAKE_BINARY_DIR}/lib.
 set(OPKIT_KERNEL_LIB_DIR "${CMAKE_BINARY_DIR}/lib")
+endmacro()
 
 # One kernel variant: the user's kernel.cpp compiled for one dtype, its entry renamed
 # <entry>_<tag> by a compile definition so that all variants live in one process, with opkit's
@@ -79,4 +100,46 @@ function(opkit_npu_binding target)
   target_link_libraries(${target} PRIVATE ${B_KERNELS} torch_npu torch torch_cpu c10)
   # ascendc.cmake sets CMAKE_SKIP_RPATH; the kernel libraries sit next to the build, so say where.
   target_link_options(${target} PRIVATE "-Wl,-rpath,${OPKIT_KERNEL_LIB_DIR}")
+endfunction()
+
+# opkit_npu_op(<op folder>), after opinfo's OPKIT_OP_* variables are set (opkit_add_op): one CANN kernel
+# library per lead dtype, opkit_kernel_<op>_<tag>, the entry renamed <op>_<tag>.
+function(opkit_npu_op dir)
+  set(op ${OPKIT_OP_SNAKE})
+  set(chip "")
+  if(OPKIT_NPU_PROFILE STREQUAL "ascend310p")
+    set(chip OPKIT_CHIP_ASCEND310P)
+  endif()
+  foreach(tag IN LISTS OPKIT_OP_VARIANTS)
+    opkit_npu_kernel(opkit_kernel_${op}_${tag} SOURCE "${dir}/kernel.cpp"
+                     PRELUDE "${OPKIT_NPU_SRC}/opkit_npu_kernel_prelude.h"
+                     DEFINITIONS ${op}=${op}_${tag} ${OPKIT_OP_DEFINES_${tag}} ${chip})
+    set_property(GLOBAL APPEND PROPERTY OPKIT_NPU_KERNELS opkit_kernel_${op}_${tag})
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY OPKIT_NPU_OP_DIRS "${dir}")
+  set_property(GLOBAL APPEND PROPERTY OPKIT_NPU_OPS "${op}")
+endfunction()
+
+# After the last op: the glue (rendered now if no driver did) and libopkit_npu.so over every kernel.
+function(opkit_npu_finish)
+  get_property(kernels GLOBAL PROPERTY OPKIT_NPU_KERNELS)
+  get_property(dirs GLOBAL PROPERTY OPKIT_NPU_OP_DIRS)
+  if(NOT kernels)
+    return()
+  endif()
+  if(OPKIT_NPU_RENDER)
+    _opkit_python(opkit.targets.npu.configure binding "${OPKIT_NPU_SRC}" "${SOC_VERSION}" ${dirs})
+  endif()
+  set(chip "")
+  if(OPKIT_NPU_PROFILE STREQUAL "ascend310p")
+    set(chip OPKIT_CHIP_ASCEND310P)
+  endif()
+  opkit_npu_binding(opkit_npu_binding SOURCE "${OPKIT_NPU_SRC}/binding.cpp" KERNELS ${kernels}
+                    OUTPUT_DIR "${OPKIT_OUTPUT_DIR}" DEFINITIONS ${chip})
+  # npu_ops.txt next to the library: the ops it holds (opkit.load() warns about the others)
+  get_property(ops GLOBAL PROPERTY OPKIT_NPU_OPS)
+  list(JOIN ops "\n" text)
+  file(WRITE "${CMAKE_BINARY_DIR}/npu_ops.txt" "${text}\n")
+  add_custom_command(TARGET opkit_npu_binding POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" -E copy "${CMAKE_BINARY_DIR}/npu_ops.txt" "${OPKIT_OUTPUT_DIR}/npu_ops.txt" VERBATIM)
 endfunction()

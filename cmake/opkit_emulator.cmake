@@ -1,0 +1,89 @@
+# The emulator toolchain (OPKIT_TARGET=cpu): an op's kernel.cpp compiled with g++ against opkit's AscendC
+# CPU emulator headers, once per I/O dtype and variant, into kernel modules that export the C launch ABI
+# (python/opkit/include/opkit/launch_abi.h). Nothing here includes a torch header: the torch side is one
+# library shared by every op (opkit_torch.cmake), so an op build never compiles torch headers.
+include_guard(GLOBAL)
+
+set(OPKIT_EMULATOR_INCLUDE "${OPKIT_PACKAGE_DIR}/emulator/include")
+set(OPKIT_CSRC "${OPKIT_PACKAGE_DIR}/csrc")
+set(OPKIT_CHIP ascend910b CACHE STRING "emulator chip profile: ascend910b | ascend310p")
+# CANN's CPU-mode definitions for the profile; the same list as opkit.emulator.defines() (tests/test_cmake.py
+# checks that they agree).
+if(OPKIT_CHIP STREQUAL "ascend310p")
+  set(OPKIT_EMULATOR_DEFINES ASCENDC_CPU_DEBUG=1 __CCE_KT_TEST__=1 OPKIT_CHIP_ASCEND310P __NPU_ARCH__=2002)
+else()
+  set(OPKIT_EMULATOR_DEFINES ASCENDC_CPU_DEBUG=1 __CCE_KT_TEST__=1 __NPU_ARCH__=2201)
+endif()
+find_package(Threads REQUIRED)
+option(OPKIT_EMULATOR_PCH "precompile the emulator headers once for all kernel modules" ON)
+
+# The emulator's headers precompiled once per flavour (opkit / naive: their flags differ) and reused by every
+# kernel module: ~25% of a module's compile time (g++ 12, -O2). GCC checks the PCH against each compile
+# (macros the headers use, options) and falls back to the headers when it does not apply.
+function(_opkit_emulator_pch name naive)
+  if(TARGET ${name})
+    return()
+  endif()
+  file(WRITE "${CMAKE_BINARY_DIR}/${name}.cpp" "// carries the precompiled emulator headers\n")
+  add_library(${name} OBJECT "${CMAKE_BINARY_DIR}/${name}.cpp")
+  _opkit_emulator_flags(${name} "${naive}")
+  target_include_directories(${name} PRIVATE "${OPKIT_EMULATOR_INCLUDE}" "${OPKIT_HOST_INCLUDE}")
+  target_precompile_headers(${name} PRIVATE "${OPKIT_EMULATOR_INCLUDE}/kernel_operator.h")
+endfunction()
+
+# Flags every kernel-module compile of a flavour shares (the PCH is only valid for identical ones).
+function(_opkit_emulator_flags tgt naive)
+  set_target_properties(${tgt} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_features(${tgt} PRIVATE cxx_std_17)
+  target_compile_definitions(${tgt} PRIVATE ${OPKIT_EMULATOR_DEFINES})
+  if(naive)
+    target_compile_definitions(${tgt} PRIVATE OPKIT_NAIVE_COMPUTE OPKIT_EMU_ALLOW_BF16_MATH)
+    # -O1 compiles it ~25% faster (the emulator's element loops are OPKIT_EMU_HOT, optimised at O3 anyway)
+    target_compile_options(${tgt} PRIVATE -O1)
+  endif()
+endfunction()
+
+# opkit_emulator_op(<op folder>), after opinfo's OPKIT_OP_* variables are set (opkit_add_op):
+#   <snake>__tiling                   the op's tiling.h in a TU of its own (no emulator, no torch)
+#   <snake>__kernel_<tag>[_naive]     kernel_<tag>[_naive].so per lead dtype: the opkit variant at -O2, the
+#                                     naive-compute variant (a baseline the harness runs once per case) at -O1
+#   opkit_<snake>                     all of them, then the op's build.json (the stamp opkit.load() checks)
+function(opkit_emulator_op dir)
+  set(op ${OPKIT_OP_SNAKE})
+  set(out "${OPKIT_OUTPUT_DIR}/${op}")
+  set(modules "")
+
+  add_library(${op}__tiling OBJECT "${OPKIT_CSRC}/op/kernel_tiling.cpp")
+  target_compile_features(${op}__tiling PRIVATE cxx_std_17)
+  target_include_directories(${op}__tiling BEFORE PRIVATE "${dir}" "${OPKIT_HOST_INCLUDE}")
+  target_compile_definitions(${op}__tiling PRIVATE OPKIT_TILING_STRUCT=${OPKIT_OP_TILING_STRUCT}
+                             OPKIT_TILING_FUNC=${OPKIT_OP_TILING_FUNC} ${OPKIT_EMULATOR_DEFINES})
+  set_target_properties(${op}__tiling PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+
+  foreach(tag IN LISTS OPKIT_OP_VARIANTS)
+    foreach(naive IN ITEMS "" "_naive")
+      set(tgt ${op}__kernel_${tag}${naive})
+      add_library(${tgt} MODULE "${OPKIT_CSRC}/op/kernel_module.cpp" $<TARGET_OBJECTS:${op}__tiling>)
+      set_target_properties(${tgt} PROPERTIES
+        OUTPUT_NAME kernel_${tag}${naive} PREFIX "" SUFFIX ".so"
+        LIBRARY_OUTPUT_DIRECTORY "${out}")
+      _opkit_emulator_flags(${tgt} "${naive}")   # hidden visibility: dtype variants never collide
+      # the op folder first: kernel_module.cpp includes "kernel.cpp" and the kernel its "tiling.h"
+      target_include_directories(${tgt} BEFORE PRIVATE "${dir}" "${OPKIT_EMULATOR_INCLUDE}" "${OPKIT_HOST_INCLUDE}")
+      target_compile_definitions(${tgt} PRIVATE ${OPKIT_OP_DEFINES_${tag}}
+                                 OPKIT_KERNEL_ENTRY=${op} OPKIT_KERNEL_GM_ARGS=${OPKIT_OP_GM_ARGS})
+      if(OPKIT_EMULATOR_PCH)
+        _opkit_emulator_pch(opkit_emulator_pch${naive} "${naive}")
+        target_precompile_headers(${tgt} REUSE_FROM opkit_emulator_pch${naive})
+      endif()
+      target_link_libraries(${tgt} PRIVATE Threads::Threads)
+      list(APPEND modules "$<TARGET_FILE:${tgt}>")
+    endforeach()
+  endforeach()
+  set(stamp "${CMAKE_BINARY_DIR}/opkit_ops/${OPKIT_OP_FOLDER}.stamp.json")
+  add_custom_command(OUTPUT "${out}/build.json"
+    COMMAND "${CMAKE_COMMAND}" -E copy "${stamp}" "${out}/build.json"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${out}/build.json"
+    DEPENDS "${stamp}" ${modules} VERBATIM)
+  add_custom_target(opkit_${op} ALL DEPENDS "${out}/build.json")
+endfunction()

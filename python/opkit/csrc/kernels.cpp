@@ -1,0 +1,293 @@
+// The generic emulator, Meta and Autocast kernels (kernels.h). One compiled copy serves every op: the
+// per-op facts come from the OpDesc that opkit.registration built from the op's lowering.
+#include "kernels.h"
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
+#include <c10/core/WrapDimMinimal.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#include <dlfcn.h>
+
+#include <cstring>
+#include <exception>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace opkit_rt {
+namespace {
+
+thread_local opkit_launch_result t_last{};
+
+opkit::DType opkit_dtype(const OpDesc& d, at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: return opkit::DType::Float16;
+    case at::kBFloat16: return opkit::DType::BFloat16;
+    case at::kFloat: return opkit::DType::Float32;
+    case at::kInt: return opkit::DType::Int32;
+    case at::kLong: return opkit::DType::Int64;
+    case at::kBool: return opkit::DType::Bool;
+    case at::kChar: return opkit::DType::Int8;
+    case at::kByte: return opkit::DType::UInt8;
+    default: TORCH_CHECK(false, d.label, ": dtype ", t, " has no opkit::DType");
+  }
+}
+
+opkit::TensorInfo info(const OpDesc& d, const at::Tensor& t) {
+  return opkit::TensorInfo{std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), opkit_dtype(d, t.scalar_type())};
+}
+
+int variant_of(const OpDesc& d, at::ScalarType t) {
+  for (size_t i = 0; i < d.variants.size(); ++i)
+    if (d.variants[i].dtype == t) return static_cast<int>(i);
+  return -1;
+}
+
+template <class T>
+T sym(void* handle, const char* name) {
+  return reinterpret_cast<T>(dlsym(handle, name));
+}
+
+// kernel_<tag>[_naive].so of one variant, dlopen'ed RTLD_LOCAL once (dtype variants of one kernel hold
+// classes of the same name: each module keeps its own).
+const Module& module(const OpDesc& d, int variant, bool naive) {
+  const size_t slot = 2 * static_cast<size_t>(variant) + (naive ? 1 : 0);
+  const Module* m = d.modules[slot].load(std::memory_order_acquire);
+  if (m != nullptr) return *m;
+  std::lock_guard<std::mutex> lock(d.mu);
+  m = d.modules[slot].load(std::memory_order_relaxed);
+  if (m != nullptr) return *m;
+  const std::string file = "kernel_" + d.variants[variant].tag + (naive ? "_naive" : "") + ".so";
+  const std::string path = d.module_dir + "/" + file;
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  TORCH_CHECK(handle != nullptr, d.label, ": cannot load kernel module ", path, ": ", dlerror(), " (run `opkit build`)");
+  auto* loaded = new Module();   // kept for the life of the process, as the module is
+  loaded->launch = sym<opkit_kernel_launch_fn>(handle, OPKIT_KERNEL_LAUNCH_SYMBOL);
+  loaded->tiling_size = sym<unsigned long (*)()>(handle, OPKIT_TILING_SIZE_SYMBOL);
+  loaded->tiling_run = sym<int (*)(opkit::TilingContext*, void*, char*, unsigned long)>(handle, OPKIT_TILING_RUN_SYMBOL);
+  TORCH_CHECK(loaded->launch && loaded->tiling_size && loaded->tiling_run, d.label, ": ", path,
+              " does not export " OPKIT_KERNEL_LAUNCH_SYMBOL ", " OPKIT_TILING_SIZE_SYMBOL " and " OPKIT_TILING_RUN_SYMBOL
+              " (built by an older opkit: run `opkit build`)");
+  d.modules[slot].store(loaded, std::memory_order_release);
+  return *loaded;
+}
+
+bool attr_matches(const c10::IValue& v, const c10::IValue& choice, AttrType t) {
+  switch (t) {
+    case AttrType::Float: return v.toDouble() == choice.toDouble();
+    case AttrType::Int: return v.toInt() == choice.toInt();
+    case AttrType::Bool: return v.toBool() == choice.toBool();
+    case AttrType::Str: return v.toStringRef() == choice.toStringRef();
+  }
+  return false;
+}
+
+std::string attr_text(const c10::IValue& v) {
+  if (v.isString()) return v.toStringRef();
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+bool keepdim(const OpDesc& d, const OutputDesc& o, const c10::IValue* attrs) {
+  return o.keep_attr >= 0 && attrs[o.keep_attr].toBool();
+}
+
+at::ScalarType final_dtype(const OutputDesc& o, at::ScalarType lead) {
+  return o.dtype >= 0 ? static_cast<at::ScalarType>(o.dtype) : lead;
+}
+
+at::ScalarType kernel_dtype(const OutputDesc& o, at::ScalarType lead) {
+  return o.kernel_dtype >= 0 ? static_cast<at::ScalarType>(o.kernel_dtype) : final_dtype(o, lead);
+}
+
+at::Tensor as_kernel_input(const at::Tensor& t, at::ScalarType dtype) {
+  return (t.scalar_type() == dtype ? t : t.to(dtype)).contiguous();
+}
+
+}  // namespace
+
+const opkit_launch_result& last_launch() { return t_last; }
+
+void check_args(const OpDesc& d, const c10::IValue* args) {
+  const at::Tensor& lead = args[0].toTensor();
+  TORCH_CHECK(variant_of(d, lead.scalar_type()) >= 0, d.label, ": ", d.inputs[0].name, " has dtype ", lead.scalar_type(),
+              "; expected one of ", d.dtypes_text);
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const InputDesc& in = d.inputs[i];
+    const int64_t dim = args[i].toTensor().dim();
+    TORCH_CHECK(in.ellipsis ? dim >= in.fixed_rank : dim == in.fixed_rank, d.label, ": ", in.name, " has ", dim,
+                " dims; expected ", in.ellipsis ? "at least " : "", in.fixed_rank, " (shape [", in.shape, "])");
+  }
+  const c10::IValue* attrs = args + d.inputs.size();
+  for (size_t a = 0; a < d.attrs.size(); ++a) {
+    const AttrDesc& ad = d.attrs[a];
+    if (ad.choices.empty()) continue;
+    bool ok = false;
+    for (const c10::IValue& c : ad.choices) ok = ok || attr_matches(attrs[a], c, ad.type);
+    TORCH_CHECK(ok, d.label, ": ", ad.name, " is '", attr_text(attrs[a]), "'; expected one of ", ad.choices_text);
+  }
+}
+
+void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  const OpDesc& d = *d_;
+  const size_t n_in = d.inputs.size(), n_args = n_in + d.attrs.size();
+  const c10::IValue* args = &*(stack->end() - static_cast<std::ptrdiff_t>(n_args));
+  const c10::IValue* attrs = args + n_in;
+  check_args(d, args);
+  const at::Tensor& lead = args[0].toTensor();
+  const at::ScalarType lead_dtype = lead.scalar_type();
+  int64_t dim = -1;
+  bool move = false;
+  if (d.dim_attr >= 0) {
+    dim = c10::maybe_wrap_dim(attrs[d.dim_attr].toInt(), lead.dim());
+    move = lead.dim() > 0 && dim != lead.dim() - 1;   // the kernel works on the last dim
+  }
+  std::vector<at::Tensor> ins;
+  ins.reserve(n_in);
+  for (size_t i = 0; i < n_in; ++i) {
+    const at::Tensor& t = args[i].toTensor();
+    ins.push_back(as_kernel_input(move && d.inputs[i].moves ? t.movedim(dim, -1) : t, lead_dtype));
+  }
+  std::vector<int64_t> vars(static_cast<size_t>(d.num_vars), 0);
+  for (const DimCheck& c : d.checks) {
+    const at::Tensor& t = ins[c.input];
+    const InputDesc& in = d.inputs[c.input];
+    if (c.kind == DimCheck::Batch) {
+      const at::Tensor& o = ins[c.owner];
+      TORCH_CHECK(t.sizes().slice(0, t.dim() - c.index) == o.sizes().slice(0, o.dim() - c.value), d.label,
+                  ": the leading dims of ", in.name, " ", t.sizes(), " do not match those of ", d.inputs[c.owner].name,
+                  " ", o.sizes());
+      continue;
+    }
+    const int64_t size = t.size(c.index);
+    if (c.kind == DimCheck::Fixed) {
+      TORCH_CHECK(size == c.value, d.label, ": ", in.name, ".size(", c.index, ") is ", size, "; expected ", c.value,
+                  " (shape [", in.shape, "])");
+    } else if (c.kind == DimCheck::Same) {
+      TORCH_CHECK(size == vars[c.var], d.label, ": ", in.name, ".size(", c.index, ") is ", size, " but ", c.label, " is ",
+                  vars[c.var], " (from ", d.inputs[c.owner].name, "); expected equal (shape [", in.shape, "])");
+    } else {
+      vars[c.var] = size;
+    }
+  }
+  const bool empty = ins[0].numel() == 0;
+  std::vector<at::Tensor> outs;
+  outs.reserve(d.outputs.size());
+  for (const OutputDesc& o : d.outputs) {
+    std::vector<int64_t> shape;
+    if (o.like >= 0) {
+      shape = ins[o.like].sizes().vec();
+    } else {
+      shape = ins[o.reduce_src].sizes().vec();
+      if (!shape.empty()) {
+        shape.pop_back();
+        if (keepdim(d, o, attrs)) shape.push_back(1);
+      }
+    }
+    const auto options = ins[0].options().dtype(kernel_dtype(o, lead_dtype));
+    outs.push_back(empty || o.zero ? at::zeros(shape, options) : at::empty(shape, options));
+  }
+  if (!empty) {
+    const int variant = variant_of(d, lead_dtype);
+    const Module& m = module(d, variant, naive_);
+    opkit::TilingContext ctx;
+    for (const at::Tensor& t : ins) ctx.inputs.push_back(info(d, t));
+    for (const at::Tensor& t : outs) ctx.outputs.push_back(info(d, t));
+    for (size_t a = 0; a < d.attrs.size(); ++a) {
+      const AttrDesc& ad = d.attrs[a];
+      if (ad.is_dim) {
+        ctx.int_attrs[ad.name] = -1;   // moved last above
+      } else if (ad.type == AttrType::Float) {
+        ctx.float_attrs[ad.name] = attrs[a].toDouble();
+      } else if (ad.type == AttrType::Int) {
+        ctx.int_attrs[ad.name] = attrs[a].toInt();
+      } else if (ad.type == AttrType::Bool) {
+        ctx.int_attrs[ad.name] = attrs[a].toBool() ? 1 : 0;
+      } else {
+        ctx.str_attrs[ad.name] = attrs[a].toStringRef();
+      }
+    }
+    // The tiling struct lives in this buffer (on the stack unless it is unusually large).
+    const unsigned long td_size = m.tiling_size();
+    alignas(16) unsigned char td_stack[512];
+    std::vector<unsigned char> td_heap;
+    unsigned char* td = td_stack;
+    if (td_size > sizeof td_stack) {
+      td_heap.resize(td_size + 16);
+      td = td_heap.data() + (16 - reinterpret_cast<uintptr_t>(td_heap.data()) % 16) % 16;
+    }
+    char err[1024] = {0};
+    TORCH_CHECK(m.tiling_run(&ctx, td, err, sizeof err) == 0, d.label, ": ", d.tiling_func, ": ", err);
+    TORCH_CHECK(ctx.block_dim >= 1 && ctx.block_dim <= ctx.platform.vector_cores, d.label, ": ", d.tiling_func,
+                " set block_dim=", ctx.block_dim, "; expected 1..", ctx.platform.vector_cores, " (", ctx.platform.soc, ")");
+    // GM is host memory here: the tiling struct goes from the stack; a workspace only when tiling asks.
+    at::Tensor workspace;
+    if (ctx.workspace_bytes > 0)
+      workspace = at::zeros({static_cast<int64_t>(ctx.workspace_bytes)}, ins[0].options().dtype(at::kByte));
+    opkit_launch_args la{};
+    la.abi_version = OPKIT_LAUNCH_ABI_VERSION;
+    la.block_dim = ctx.block_dim;
+    la.num_args = static_cast<uint32_t>(d.num_gm_args);
+    la.tiling_key = ctx.tiling_key;
+    size_t k = 0;
+    for (const at::Tensor& t : ins) { la.args[k] = t.data_ptr(); la.arg_bytes[k++] = static_cast<uint64_t>(t.nbytes()); }
+    for (const at::Tensor& t : outs) { la.args[k] = t.data_ptr(); la.arg_bytes[k++] = static_cast<uint64_t>(t.nbytes()); }
+    la.args[k] = ctx.workspace_bytes > 0 ? workspace.data_ptr() : nullptr;
+    la.arg_bytes[k++] = ctx.workspace_bytes;   // the kernel may use exactly what tiling asked for
+    la.args[k] = td;
+    la.arg_bytes[k] = td_size;
+    opkit_launch_result result{};
+    const int32_t status = m.launch(&la, &result);
+    t_last = result;
+    TORCH_CHECK(status == 0 && result.status == 0,
+                result.message[0] ? result.message : "opkit emulator: kernel launch failed (no message)");
+  }
+  torch::jit::drop(*stack, n_args);
+  for (size_t j = 0; j < d.outputs.size(); ++j) {
+    const OutputDesc& o = d.outputs[j];
+    at::Tensor out = std::move(outs[j]);
+    const bool back = o.like >= 0 ? d.inputs[o.like].moves && move : keepdim(d, o, attrs) && move;
+    if (back) out = out.movedim(-1, dim).contiguous();
+    if (o.kernel_dtype >= 0) out = out.to(final_dtype(o, lead_dtype));
+    stack->emplace_back(std::move(out));
+  }
+}
+
+void MetaKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  const OpDesc& d = *d_;
+  const size_t n_in = d.inputs.size(), n_args = n_in + d.attrs.size();
+  const c10::IValue* args = &*(stack->end() - static_cast<std::ptrdiff_t>(n_args));
+  const c10::IValue* attrs = args + n_in;
+  check_args(d, args);
+  const at::Tensor& lead = args[0].toTensor();
+  const int64_t dim = d.dim_attr >= 0 ? c10::maybe_wrap_dim(attrs[d.dim_attr].toInt(), lead.dim()) : 0;
+  std::vector<at::Tensor> outs;
+  for (const OutputDesc& o : d.outputs) {
+    const at::Tensor& src = args[o.like >= 0 ? o.like : o.reduce_src].toTensor();
+    std::vector<c10::SymInt> shape(src.sym_sizes().begin(), src.sym_sizes().end());
+    if (o.like < 0 && !shape.empty()) {
+      if (keepdim(d, o, attrs)) shape[dim] = 1;
+      else shape.erase(shape.begin() + dim);
+    }
+    outs.push_back(at::empty_symint(shape, lead.options().dtype(final_dtype(o, lead.scalar_type()))));
+  }
+  torch::jit::drop(*stack, n_args);
+  for (at::Tensor& t : outs) stack->emplace_back(std::move(t));
+}
+
+void AutocastKernel::operator()(const c10::OperatorHandle& op, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  const OpDesc& d = *d_;
+  const size_t n_in = d.inputs.size(), n_args = n_in + d.attrs.size();
+  c10::IValue* args = &*(stack->end() - static_cast<std::ptrdiff_t>(n_args));
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
+  const at::ScalarType lead = args[0].toTensor().scalar_type();
+  for (size_t i = 1; i < n_in; ++i) {
+    const at::Tensor& t = args[i].toTensor();
+    if (at::isFloatingType(t.scalar_type()) && at::isFloatingType(lead) && t.scalar_type() != lead) args[i] = t.to(lead);
+  }
+  op.callBoxed(stack);
+}
+
+}  // namespace opkit_rt

@@ -1,0 +1,32 @@
+// InitOutput(gm, size, value): fills `size` elements of GM with `value` (deprecated in CANN in favour of the
+// advanced-API Fill, still used by many op kernels to zero an output before atomic accumulation).
+// CANN's implementation (impl/basic_api/kernel_operator_common_intf_impl.h, mirror-cann/asc-devkit 82b89a15)
+// duplicates `value` into the UB left after the TPipe's buffers (PopStackBuffer), then writes it out with
+// DataCopyPad in bursts on MTE3, so:
+//  - it needs a TPipe (GetTPipePtr()->FetchEventID): without one the kernel is broken (queue-protocol);
+//  - the element types are Duplicate's; any `size` (the tail goes out with DataCopyPad);
+//  - the writes are ordinary UB->GM copies: under SetAtomicAdd they add, as every copy does (datacopy.h).
+// The UB it borrows is outside every tensor the kernel holds, so it touches nothing a rule tracks.
+#pragma once
+#include <vector>
+
+#include "opkit_emu/datacopy.h"
+#include "opkit_emu/vector.h"
+
+namespace AscendC {
+
+template <typename T>
+void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size, T value = 0, OPKIT_LOC) {
+  static_assert(opkit_emu::is_dup_t<T>, "opkit emulator: InitOutput fills with Duplicate, which does not support "
+                                        "this element type on this chip");
+  if (!opkit_emu::ctx().pipe)
+    opkit_emu::fail("queue-protocol", "InitOutput", loc,
+                    "InitOutput needs a TPipe (it fills from the UB after the TPipe's buffers); create one first");
+  if (size == 0) return;
+  gmWorkspaceAddr.check(0, size, "InitOutput", loc);
+  const std::vector<T> fill(size, value);
+  opkit_emu::gm_store(reinterpret_cast<uint8_t*>(gmWorkspaceAddr.GetPhyAddr()),
+                      reinterpret_cast<const uint8_t*>(fill.data()), static_cast<size_t>(size) * sizeof(T));
+}
+
+}  // namespace AscendC

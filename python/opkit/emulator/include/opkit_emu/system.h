@@ -1,0 +1,62 @@
+// System registers, caches and task-level hooks that have nothing to do on a CPU: what each returns or does
+// here, with the page it follows (asc-devkit docs/zh/api/SIMD-API/基础API/ at mirror-cann/asc-devkit 82b89a15):
+//  - GetDataBlockSizeInBytes: 32 (工具接口/系统资源与变量/GetDataBlockSizeInBytes.md);
+//  - GetProgramCounter: the host's code address of the caller (…/GetProgramCounter(ISASI).md: "the program
+//    counter, to trace where the program runs");
+//  - Trap: "in CPU mode the same as assert" (调试接口/异常检测/Trap.md): rule kernel-assert;
+//  - DataSyncBarrier<MemDsbT>: scalar memory accesses already complete in program order here
+//    (同步控制/核内同步/DataSyncBarrier(ISASI).md);
+//  - ICachePreLoad / GetICachePreloadStatus: no instruction cache; the preload is always done (0)
+//    (缓存控制/ICachePreLoad(ISASI).md, GetICachePreloadStatus(ISASI).md);
+//  - SetNextTaskStart / WaitPreTaskEnd: "on A2 only compile compatibility, no effect"
+//    (同步控制/任务间同步/SetNextTaskStart.md, WaitPreTaskEnd.md);
+//  - MetricsProfStart / MetricsProfStop: msOpProf markers (调试接口/性能统计/MetricsProfStart.md);
+//  - SetCtrlSpr / GetCtrlSpr: A2 has CTRL[48] only (特殊寄存器访问/SetCtrlSpr(ISASI).md; CANN's A2 build
+//    static_asserts startBit == endBit == 48, impl/basic_api/dav_c220/kernel_operator_common_impl.h).
+//    CTRL[48] = 1 is the non-saturating mode (inf / NaN results kept), which is how the emulator computes;
+//    GetCtrlSpr<48, 48>() reads 1 and SetCtrlSpr<48, 48>(0), the saturating mode, stops with rule not-emulated.
+#pragma once
+#include "opkit_emu/runtime.h"
+
+namespace AscendC {
+
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+
+constexpr int16_t GetDataBlockSizeInBytes() { return 32; }
+
+__attribute__((noinline)) inline int64_t GetProgramCounter() {
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+
+inline void Trap(OPKIT_LOC) { opkit_emu::fail("kernel-assert", "Trap", loc, "Trap() stops the kernel"); }
+
+template <MemDsbT arg0>
+inline void DataSyncBarrier() {}
+
+inline void ICachePreLoad(const int64_t) {}
+inline int64_t GetICachePreloadStatus() { return 0; }
+
+template <pipe_t AIV_PIPE = PIPE_MTE3, pipe_t AIC_PIPE = PIPE_FIX, bool FORCE = false>
+inline void SetNextTaskStart() {}
+template <bool FORCE = false>
+inline void WaitPreTaskEnd() {}
+
+inline void MetricsProfStart() {}
+inline void MetricsProfStop() {}
+
+template <int8_t startBit, int8_t endBit>
+inline void SetCtrlSpr(int64_t value, OPKIT_LOC) {
+  static_assert(startBit == endBit && startBit == 48, "startBit and endBit must be both 48 on current platform!");
+  if (value != 1)
+    opkit_emu::fail("not-emulated", "SetCtrlSpr", loc,
+                    opkit_emu::strf("CTRL[48] = %lld selects the saturating float mode (inf -> +-MAX, NaN -> 0); "
+                                    "the emulator computes in the non-saturating mode (CTRL[48] = 1) only",
+                                    (long long)value));
+}
+template <int8_t startBit, int8_t endBit>
+inline int64_t GetCtrlSpr() {
+  static_assert(startBit == endBit && startBit == 48, "startBit and endBit must be both 48 on current platform!");
+  return 1;
+}
+
+}  // namespace AscendC

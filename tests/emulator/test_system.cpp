@@ -1,0 +1,53 @@
+// System registers, caches and task hooks (opkit_emu/system.h): what each returns or does on the emulator.
+// Doc pages (asc-devkit docs/zh/api/SIMD-API/基础API/ at mirror-cann/asc-devkit 82b89a15): 特殊寄存器访问/
+// {SetCtrlSpr,GetCtrlSpr}(ISASI).md, 调试接口/异常检测/Trap.md, 工具接口/系统资源与变量/
+// {GetDataBlockSizeInBytes,GetProgramCounter(ISASI)}.md, 缓存控制/{ICachePreLoad,GetICachePreloadStatus}(ISASI).md,
+// 同步控制/核内同步/DataSyncBarrier(ISASI).md, 同步控制/任务间同步/{SetNextTaskStart,WaitPreTaskEnd}.md,
+// 调试接口/性能统计/MetricsProfStart.md.
+#include "opkit_emu/pybind.h"
+
+using namespace AscendC;
+
+// out[0] = GetCtrlSpr<48, 48>(); then SetCtrlSpr<48, 48>(value) (1: the mode the emulator computes in).
+extern "C" __global__ __aicore__ void ctrl_spr(GM_ADDR value, GM_ADDR out) {
+  GlobalTensor<int64_t> gv, go;
+  gv.SetGlobalBuffer((__gm__ int64_t*)value, 1);
+  go.SetGlobalBuffer((__gm__ int64_t*)out, 1);
+  go.SetValue(0, GetCtrlSpr<48, 48>());
+  SetCtrlSpr<48, 48>(gv.GetValue(0));
+}
+
+// mode 1 traps.
+extern "C" __global__ __aicore__ void trap(GM_ADDR mode) {
+  GlobalTensor<int32_t> g;
+  g.SetGlobalBuffer((__gm__ int32_t*)mode, 1);
+  if (g.GetValue(0) == 1) Trap();
+}
+
+// The values and the no-ops: out = {GetDataBlockSizeInBytes, GetICachePreloadStatus after ICachePreLoad,
+// GetProgramCounter() != 0, 1 once every task / barrier / profiling hook has returned}.
+extern "C" __global__ __aicore__ void values(GM_ADDR out) {
+  GlobalTensor<int64_t> g;
+  g.SetGlobalBuffer((__gm__ int64_t*)out, 4);
+  g.SetValue(0, GetDataBlockSizeInBytes());
+  ICachePreLoad(2);
+  g.SetValue(1, GetICachePreloadStatus());
+  g.SetValue(2, GetProgramCounter() != 0);
+  WaitPreTaskEnd();
+  MetricsProfStart();
+  DataSyncBarrier<MemDsbT::ALL>();
+  DataSyncBarrier<MemDsbT::UB>();
+  MetricsProfStop();
+  SetNextTaskStart();
+  SetNextTaskStart<PIPE_MTE3, PIPE_FIX, true>();
+  g.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);
+  g.SetL2CacheHint<CacheRwMode::READ>(CacheMode::CACHE_MODE_NORMAL);
+  g.SetValue(3, 1);
+}
+
+PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  opkit_emu::pybind::register_translator();
+  OPKIT_EMU_PY_KERNEL(m, ctrl_spr, 2);
+  OPKIT_EMU_PY_KERNEL(m, trap, 1);
+  OPKIT_EMU_PY_KERNEL(m, values, 1);
+}

@@ -1,0 +1,57 @@
+"""System registers, caches and task hooks (opkit_emu/system.h) against their pages (asc-devkit docs/zh/api/
+SIMD-API/基础API/ at mirror-cann/asc-devkit 82b89a15; each test names its page), and the data type / format ids
+of kernel_type.h."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from opkit.errors import EmulatorError
+
+
+# 特殊寄存器访问/SetCtrlSpr(ISASI).md: A2 has CTRL[48] only; 1 = non-saturating (inf / NaN kept), how the
+# emulator computes. Setting the saturating mode is refused rather than silently ignored.
+def test_ctrl_spr_reads_the_mode_the_emulator_computes_in(emu):
+    out = np.zeros(1, np.int64)
+    emu("system").ctrl_spr([np.array([1], np.int64), out])
+    assert out[0] == 1
+
+
+def test_ctrl_spr_saturating_mode_is_not_emulated(emu):
+    with pytest.raises(EmulatorError) as e:
+        emu("system").ctrl_spr([np.array([0], np.int64), np.zeros(1, np.int64)])
+    assert e.value.rule == "not-emulated" and "CTRL[48] = 0" in str(e.value)
+
+
+def test_ctrl_spr_other_bits_do_not_compile_on_a2(gxx, tmp_path):
+    # CANN's A2 build: static_assert(startBit == endBit && startBit == 48) (dav_c220/kernel_operator_common_impl.h)
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "kernel_operator.h"\nvoid f() { AscendC::SetCtrlSpr<60, 60>(1); }\n')
+    r = gxx(src, tmp_path / "k.o", extra=["-fsyntax-only"], link=False)
+    assert r.returncode != 0 and "must be both 48" in r.stderr
+
+
+# 调试接口/异常检测/Trap.md: "in CPU mode the same as assert".
+def test_trap_stops_the_kernel(emu):
+    emu("system").trap([np.array([0], np.int32)])
+    with pytest.raises(EmulatorError) as e:
+        emu("system").trap([np.array([1], np.int32)])
+    assert e.value.rule == "kernel-assert" and e.value.call == "Trap"
+
+
+def test_values_and_no_op_hooks(emu):
+    out = np.zeros(4, np.int64)
+    emu("system").values([out])
+    assert list(out) == [32, 0, 1, 1]
+
+
+# include/basic_api/kernel_type.h (82b89a15): the ids kernels compare template arguments with.
+def test_kernel_type_ids(gxx, tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "kernel_operator.h"\n'
+                   'static_assert(DT_FLOAT == 0 && DT_BF16 == 27 && DT_HIFLOAT8 == 34 && DT_FLOAT8_E4M3FN == 36 &&\n'
+                   '              DT_FLOAT4_E1M2 == 41 && DT_MAX == 42, "dt");\n'
+                   'static_assert(FORMAT_ND == 2 && FORMAT_FRACTAL_NZ == 29 && FORMAT_NCL == 47 && FORMAT_MAX == 0xff,\n'
+                   '              "format");\n')
+    r = gxx(src, tmp_path / "k.o", extra=["-fsyntax-only"], link=False)
+    assert r.returncode == 0, r.stderr

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from opkit.errors import OpkitError
-from opkit.workspace import (MARKER, all_ops, bundled_ops_dir, emulator_include_dir, find_workspace,
+from opkit.workspace import (MARKER, all_ops, bundled_ops_dir, cmake_dir, emulator_include_dir, find_workspace,
                              host_include_dir, require_workspace, share_dir, templates_dir, workspace_specs)
 
 SPEC = """op: {name}
@@ -26,9 +26,9 @@ def make_op(ws: Path, name: str, snake: str) -> Path:
 
 def test_resources_exist():
     from opkit import targets
-    for name in targets.names():      # each target carries its own templates and CMake
-        here = Path(targets.get(name).__file__).parent
-        assert (here / "templates" / "binding.cpp.j2").is_file() and (here / "cmake" / f"opkit_{name}.cmake").is_file()
+    for name in targets.names():      # one top-level cmake/ module per target
+        assert (cmake_dir() / f"opkit_{name if name != 'cpu' else 'emulator'}.cmake").is_file()
+    assert (Path(targets.get("npu").__file__).parent / "templates" / "binding.cpp.j2").is_file()
     assert (templates_dir() / "families").is_dir()
     assert (host_include_dir() / "opkit" / "launch_abi.h").is_file()
     assert (emulator_include_dir() / "kernel_operator.h").is_file()

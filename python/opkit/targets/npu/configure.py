@@ -19,7 +19,8 @@ from ...errors import OpkitError
 
 def settings(soc: str | None, cann_root: Path | None):
     """glue.Settings for a SoC (None: detected) and the CANN folder; the same as builder.build computes."""
-    from . import builder, cann, glue
+    from . import cann, glue
+    from ...workspace import host_include_dir
     soc_name, _ = cann.detect_soc(soc)
     try:
         info = cann.soc_info(soc_name, cann_root)
@@ -27,7 +28,7 @@ def settings(soc: str | None, cann_root: Path | None):
         raise OpkitError(str(e)) from None
     s = glue.Settings(soc=soc_name, profile=info.profile, vector_cores=info.vector_cores,
                       torch_version_macro=cann.version_macro(cann.dist_version("torch") or "2.13.0"),
-                      host_include=builder._host_include(), family=info.family)
+                      host_include=host_include_dir(), family=info.family)
     s.cxx11_abi = _cxx11_abi()
     return s
 
@@ -47,6 +48,7 @@ def _cmake_set(name: str, value) -> str:
 
 def main(argv: list[str]) -> int:
     from . import builder, glue
+    from ...toolchain.files import write_if_changed
     try:
         if argv[:1] == ["settings"] and len(argv) == 4:
             out, cann_root, src = Path(argv[1]), Path(argv[2]), Path(argv[3])
@@ -57,13 +59,13 @@ def main(argv: list[str]) -> int:
                      _cmake_set("OPKIT_TORCH_VERSION_MACRO", s.torch_version_macro),
                      _cmake_set("OPKIT_CXX11_ABI", s.cxx11_abi)]
             out.write_text("\n".join(lines) + "\n")
-            builder._write(src / glue.PRELUDE, glue.render_prelude())
+            write_if_changed(src / glue.PRELUDE, glue.render_prelude())
             return 0
         if argv[:1] == ["binding"] and len(argv) >= 4:
             from ...opspec import load_spec
             src, soc = Path(argv[1]), argv[2]
             specs = [load_spec(d) for d in argv[3:]]
-            builder._write(src / "binding.cpp", glue.render_binding([glue.op_glue(x) for x in specs],
+            write_if_changed(src / "binding.cpp", glue.render_binding([glue.op_glue(x) for x in specs],
                                                                     settings(soc, None)))
             return 0
     except (OpkitError, ValueError) as e:

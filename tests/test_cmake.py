@@ -96,3 +96,23 @@ def test_keep_going_builds_the_others_and_fails_the_broken_one(tmp_path):
     assert (tmp_path / "out" / "row_sum" / "kernel_fp32.so").is_file()
     assert (tmp_path / "out" / "row_sum" / "kernel_fp32_naive.so").is_file()
     shutil.rmtree(tmp_path / "cmk")
+
+
+def test_build_tree_of_another_opkit_source_is_reconfigured(tmp_path):
+    """The cache folder is keyed by opkit's version and sources, so two checkouts (or an older layout) can share
+    a build tree; CMake refuses a tree made from another source folder, so the driver drops that cache."""
+    from opkit.toolchain.cmake_project import configure
+    op = write_op(tmp_path / "ws", "row_sum", ROWSUM_YAML, ROWSUM_TILING, ROWSUM_KERNEL)
+    tree = tmp_path / "cmk"
+    configure(tree, tmp_path / "out", [str(op)])
+    cache = tree / "CMakeCache.txt"
+    home = str((ROOT / "cmake" / "workspace").resolve())
+    assert f"CMAKE_HOME_DIRECTORY:INTERNAL={home}" in cache.read_text()
+    other = tmp_path / "old-checkout"
+    other.mkdir()
+    cache.write_text(cache.read_text().replace(home, str(other)))    # as if another checkout made this tree
+    (tree / "opkit-configure.json").unlink()
+    stale = _cmake("-S", home, "-B", str(tree))
+    assert stale.returncode != 0 and "does not match the source" in stale.stderr   # what users saw before
+    configure(tree, tmp_path / "out", [str(op)])
+    assert f"CMAKE_HOME_DIRECTORY:INTERNAL={home}" in cache.read_text()

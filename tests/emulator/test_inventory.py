@@ -31,6 +31,9 @@ template <typename T> __aicore__ inline void OnlyOnArch3510(const LocalTensor<T>
 template <typename T> __aicore__ inline void FrobnicateVec(const LocalTensor<T>& dst, const int32_t& count);
 template <typename T> __aicore__ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<T>& a);
 __aicore__ inline void SetAtomicNone();
+template <typename T>
+__aicore__ inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_SIZE],
+    const LocalTensor<T> (&srcList)[NCHW_CONV_ADDR_LIST_SIZE], const TransDataTo5HDParams& nchwconvParams);
 template <typename T> __aicore__ inline void SetAtomicAdd();
 class Widget {
 public:
@@ -72,6 +75,9 @@ def test_classifies_against_the_emulator(tree):
     assert status["Add [level-2 (count)]"] == "implemented"
     assert status["Add [level-0 (mask[])]"] == "implemented"
     assert status["SetAtomicNone()"] == "implemented"
+    # a reference-to-array parameter is probed as one (TransDataTo5HD's LocalTensor list form)
+    arr = "const LocalTensor<T>(&)[NCHW_CONV_ADDR_LIST_SIZE]"
+    assert status[f"TransDataTo5HD({arr}, {arr}, const TransDataTo5HDParams&)"] == "implemented"
     assert status["SetAtomicAdd()"] == "documented difference"
     assert status["Mmad(const LocalTensor<T>&, const LocalTensor<T>&)"] == "rejected"
     assert status["FrobnicateVec [level-2 (count)]"] == "missing"

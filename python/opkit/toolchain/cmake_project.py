@@ -4,6 +4,7 @@ library (opkit.registration). docs/architecture.md "Build"."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,16 +20,33 @@ def configure(tree: Path, out_dir: Path, op_dirs: list[str], *, keep_going: bool
     args = [f"-DPython3_EXECUTABLE={sys.executable}", f"-DOPKIT_OUTPUT_DIR={out_dir}",
             f"-DOPKIT_OP_DIRS={';'.join(op_dirs)}", f"-DOPKIT_KEEP_GOING={'ON' if keep_going else 'OFF'}",
             f"-DOPKIT_TORCH_LIBRARY={'ON' if torch_library else 'OFF'}", "-DCMAKE_BUILD_TYPE=Release"]
+    source = cmake_dir() / "workspace"
+    stamp = [*args, f"source={source}"]     # another opkit checkout or install may share this cache folder
     key = tree / "opkit-configure.json"
-    if (tree / "build.ninja").is_file() and key.is_file() and json.loads(key.read_text()) == args:
+    if (tree / "build.ninja").is_file() and key.is_file() and json.loads(key.read_text()) == stamp:
         return
+    _forget_other_source(tree, source)
     log(f"configuring {tree}")
-    rc, out = run_tool([cmake_exe(), "-S", str(cmake_dir() / "workspace"), "-B", str(tree), "-G", "Ninja",
+    rc, out = run_tool([cmake_exe(), "-S", str(source), "-B", str(tree), "-G", "Ninja",
                         f"-DCMAKE_MAKE_PROGRAM={ninja_exe()}", *args], verbose=verbose, log=log)
     if rc != 0:
         key.unlink(missing_ok=True)
         raise BuildError(f"CMake configure failed in {tree}:\n{out[-6000:]}")
-    key.write_text(json.dumps(args))
+    key.write_text(json.dumps(stamp))
+
+
+def _forget_other_source(tree: Path, source: Path) -> None:
+    """A build tree configured from another source folder (another opkit checkout or version sharing the cache
+    key, or an older layout) makes CMake refuse with 'does not match the source': drop its cache, keep the
+    objects (Ninja rebuilds what changed)."""
+    cache = tree / "CMakeCache.txt"
+    if not cache.is_file():
+        return
+    home = next((ln.split("=", 1)[1].strip() for ln in cache.read_text(errors="replace").splitlines()
+                 if ln.startswith("CMAKE_HOME_DIRECTORY:")), None)
+    if home is not None and Path(home).resolve() != source.resolve():
+        cache.unlink()
+        shutil.rmtree(tree / "CMakeFiles", ignore_errors=True)
 
 
 def build_torch_library(out_dir: Path, *, jobs: int | None = None, log: Log = lambda s: None,

@@ -25,11 +25,14 @@
 #include "opkit_emu/compare_select.h"  // Compare / Compares / Select
 #include "opkit_emu/gather.h"          // Gather, GatherMask
 #include "opkit_emu/fused.h"           // Axpy, FusedMulAdd, MulAddDst, AddRelu, SubRelu
+#include "opkit_emu/level0_mixed.h"    // level-0 Cast and compound forms (operands of two element types)
 #include "opkit_emu/scalar.h"          // scalar bit helpers, scalar Cast, NumericLimits
 #include "opkit_emu/local_mem_allocator.h"  // LocalMemAllocator, Hardware
 #include "opkit_emu/ascendc_utils.h"     // AscendCUtils
 #include "opkit_emu/system.h"          // system registers, caches, task hooks (GetCtrlSpr, Trap, ...)
 #include "opkit_emu/gm_init.h"         // InitOutput
+#include "opkit_emu/transpose.h"       // TransDataTo5HD, Transpose
+#include "opkit_emu/sort.h"            // Sort32, MrgSort, Sort, Concat, Extract
 #include "opkit_emu/unsupported.h"     // cube-side and non-A2 names: a clear compile error
 #include "opkit_emu/constants.h"       // ONE_BLK_SIZE, ...
 #include "opkit_emu/tiling_macros.h"   // GET_TILING_DATA, TILING_KEY_IS

@@ -450,6 +450,9 @@ def _tparams(template: str) -> list[tuple[str, str, bool, bool]]:
 def _strip_declarator(param: str) -> str:
     p = param.split("=")[0].strip()
     toks = tokens(p)
+    if len(toks) >= 5 and toks[-1] == "]" and ")" in toks and toks[toks.index(")") - 2:toks.index(")")][0] == "&":
+        k = toks.index(")")  # (&NAME)[N]: a reference to an array, kept as one (TYPE (&)[N])
+        return _join(toks[:k - 1] + toks[k:])
     if len(toks) >= 2 and toks[-1] == "]":  # NAME[] / NAME[N]
         k = toks.index("[")
         return _join(toks[:k - 1]) + "*"

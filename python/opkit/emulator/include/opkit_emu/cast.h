@@ -235,31 +235,41 @@ OPKIT_EMU_HOT void cast_generic_loop(D* d, const S* s, uint32_t n, RoundMode m) 
 }
 
 template <class D, class S>
-void cast_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode, uint32_t count,
-               SrcLoc loc) {
-  constexpr uint32_t allowed = cast_modes<D, S>();
-  if (!(allowed & M(mode)))
+inline void check_cast_mode(RoundMode mode, SrcLoc loc) {
+  if (!(cast_modes<D, S>() & M(mode)))
     fail("dtype-unsupported", "Cast", loc,
          strf("RoundMode %s is not supported for Cast %s -> %s on %s", mode_name(mode), type_name<S>(), type_name<D>(),
               kChip.profile));
+}
+
+// Converts n values with the table's conversion for (D, S, mode): the fast paths, else the generic loop.
+template <class D, class S>
+inline void cast_values(D* d, const S* s, uint32_t n, RoundMode mode) {
+  const bool rint = mode == RoundMode::CAST_RINT || mode == RoundMode::CAST_NONE;
+  if constexpr (std::is_same<D, float>::value && is_fp16_like<S>::value) {
+    cast_to_float_loop<S>(d, s, n);
+  } else if constexpr (std::is_same<D, half>::value && std::is_same<S, float>::value) {
+    if (rint) cast_f2h_rint_loop(d, s, n);
+    else cast_generic_loop<D, S>(d, s, n, mode);
+  } else if constexpr (std::is_same<D, bfloat16_t>::value && std::is_same<S, float>::value) {
+    if (rint) cast_f2bf_rint_loop(d, s, n);
+    else cast_generic_loop<D, S>(d, s, n, mode);
+  } else if constexpr (std::is_same<D, float>::value && std::is_same<S, int32_t>::value) {
+    if (rint) { for (uint32_t i = 0; i < n; ++i) d[i] = static_cast<float>(s[i]); }
+    else cast_generic_loop<D, S>(d, s, n, mode);
+  } else {
+    cast_generic_loop<D, S>(d, s, n, mode);
+  }
+}
+
+template <class D, class S>
+void cast_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode, uint32_t count,
+               SrcLoc loc) {
+  check_cast_mode<D, S>(mode, loc);
   using Big = std::conditional_t<(sizeof(D) > sizeof(S)), D, S>;
   if (!vec_prologue<Big>(VecOp::Cast, "Cast", count, loc)) return;
   ApiCall(Pipe::V, "Cast", loc).dst(dst, count).src(src, count).commit();
-  const bool rint = mode == RoundMode::CAST_RINT || mode == RoundMode::CAST_NONE;
-  if constexpr (std::is_same<D, float>::value && is_fp16_like<S>::value) {
-    cast_to_float_loop<S>(dst.data(), src.data(), count);
-  } else if constexpr (std::is_same<D, half>::value && std::is_same<S, float>::value) {
-    if (rint) cast_f2h_rint_loop(dst.data(), src.data(), count);
-    else cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
-  } else if constexpr (std::is_same<D, bfloat16_t>::value && std::is_same<S, float>::value) {
-    if (rint) cast_f2bf_rint_loop(dst.data(), src.data(), count);
-    else cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
-  } else if constexpr (std::is_same<D, float>::value && std::is_same<S, int32_t>::value) {
-    if (rint) { for (uint32_t i = 0; i < count; ++i) dst.data()[i] = static_cast<float>(src.data()[i]); }
-    else cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
-  } else {
-    cast_generic_loop<D, S>(dst.data(), src.data(), count, mode);
-  }
+  cast_values<D, S>(dst.data(), src.data(), count, mode);
 }
 
 }  // namespace opkit_emu

@@ -9,7 +9,7 @@
 // Each element is computed in float (integers: wrapping int16 arithmetic) and rounded once to dst's type.
 // Whether the device rounds the product before the add is not documented: for float operands the result may
 // differ from the device in the last bit (docs/emulator.md "Numerics").
-// The level-0 forms (mask / repeatTime) of these are not implemented (docs/emulator.md coverage table).
+// The level-0 forms (mask / repeatTime) are in level0_mixed.h.
 #pragma once
 #include "opkit_emu/vector.h"
 
@@ -21,6 +21,16 @@ template <class T> inline constexpr bool is_hf_t = std::is_same<T, half>::value 
 template <class T> inline constexpr bool is_addrelu_t = is_hf_t<T> || std::is_same<T, int16_t>::value;
 
 inline float relu_f(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
+// AddRelu (SIGN 1) / SubRelu (SIGN -1) of one element: wrapping int16 arithmetic, or float rounded once.
+template <class T, int SIGN>
+inline T op_relu(T x, T y) {
+  if constexpr (std::is_integral<T>::value) {
+    const T r = static_cast<T>(static_cast<uint16_t>(static_cast<int32_t>(x) + SIGN * static_cast<int32_t>(y)));
+    return r > 0 ? r : T(0);
+  } else {
+    return from_f<T>(relu_f(to_f(x) + SIGN * to_f(y)));
+  }
+}
 
 // dst[i] = f(a[i], b[i], dst[i]) over count elements; a, b of type S, dst of type D (a may be null for Axpy).
 template <class D, class S, class F>
@@ -83,17 +93,10 @@ OPKIT_EMU_FMA(MulAddRelu, true)
             const int32_t& count, OPKIT_LOC) {                                                                  \
     using namespace opkit_emu;                                                                                  \
     static_assert(is_addrelu_t<T>, "opkit emulator: " #NAME " supports int16_t, half and float on this chip"); \
-    fused<T, T>(#NAME, dst, &src0, &src1, count, false, loc, [](T x, T y, T) {                                 \
-      if constexpr (std::is_integral<T>::value) {                                                               \
-        const T r = static_cast<T>(static_cast<uint16_t>(static_cast<int32_t>(x) SIGN static_cast<int32_t>(y))); \
-        return r > 0 ? r : T(0);                                                                                \
-      } else {                                                                                                  \
-        return from_f<T>(relu_f(to_f(x) SIGN to_f(y)));                                                         \
-      }                                                                                                         \
-    });                                                                                                         \
+    fused<T, T>(#NAME, dst, &src0, &src1, count, false, loc, [](T x, T y, T) { return op_relu<T, SIGN>(x, y); }); \
   }
-OPKIT_EMU_OP_RELU(AddRelu, +)
-OPKIT_EMU_OP_RELU(SubRelu, -)
+OPKIT_EMU_OP_RELU(AddRelu, 1)
+OPKIT_EMU_OP_RELU(SubRelu, -1)
 #undef OPKIT_EMU_OP_RELU
 
 }  // namespace AscendC

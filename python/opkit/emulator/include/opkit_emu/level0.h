@@ -106,21 +106,17 @@ L0Plan l0_plan(bool isSetMask, MaskArg m, int64_t repeatTime, const char* call, 
     lanes_to_mask(n - (p.repeats ? (p.repeats - 1) * uint64_t(lanes) : 0), p.last_lo, p.last_hi);
     return p;
   }
-  if (isSetMask) {
-    if (m.bits) {
-      if (m.lo == 0 && m.hi == 0) fail("vector-mask", call, loc, "mask[0] and mask[1] are both 0 (no lane selected)");
-    } else if (m.lo < 1 || m.lo > lanes) {
-      fail("vector-mask", call, loc,
-           strf("continuous mask %llu is outside [1, %u] for %zu-byte elements", (unsigned long long)m.lo, lanes, sizeof(T)));
-    }
-    // the instruction leaves its mask in the register
+  // 掩码.md: a continuous mask above the lanes of a repeat counts as all of them, 0 selects none (a NOP);
+  // a bit mask selects exactly its bits (all zero: none).
+  if (isSetMask) {  // the instruction leaves its mask in the register
     if (m.bits) { c.mask_lo = m.lo; c.mask_hi = m.hi; }
-    else lanes_to_mask(m.lo, c.mask_lo, c.mask_hi);
+    else lanes_to_mask(std::min<uint64_t>(m.lo, lanes), c.mask_lo, c.mask_hi);
   }
   p.repeats = static_cast<uint32_t>(repeatTime);
   if (m.bits) { p.lo = m.lo; p.hi = lanes > 64 ? m.hi : 0; }
   else lanes_to_mask(std::min<uint64_t>(m.lo, lanes), p.lo, p.hi);
   if (lanes < 64) p.lo &= (1ull << lanes) - 1;
+  if (p.lo == 0 && p.hi == 0) p.repeats = 0;
   p.last_lo = p.lo;
   p.last_hi = p.hi;
   return p;

@@ -114,6 +114,7 @@ struct BlockCtx {
   bool mask_counter = false;
   float deq_scale = 1.0f;  // SetDeqScale(half): scale of the int32_t -> half Cast (cast.h)
   std::vector<AscendC::ShapeInfo> shapes;  // SetShapeInfo: tensors hold an index (1-based) into this table
+  uint16_t mrg_sort_used[4] = {0, 0, 0, 0};  // GetMrgSortResult: elements of each queue the last MrgSort took
 
   [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
     throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));

@@ -98,8 +98,9 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
             picked_bundled = {e.snake for e in extra}
             # The chosen ops' backward ops come along from the workspace when it has them (else from the
             # bundled ops, below), so autograd and opcheck work on a subset too.
-            backward = {e.spec.backward.op for e in chosen if e.spec and e.spec.backward}
-            ws_entries = chosen + [e for e in ws_entries if e.snake in backward and e not in chosen]
+            # (its own name: `backward` is the parameter that says whether bundled backward ops come along)
+            ws_backward = {e.spec.backward.op for e in chosen if e.spec and e.spec.backward}
+            ws_entries = chosen + [e for e in ws_entries if e.snake in ws_backward and e not in chosen]
             as_needs = {e.snake for e in ws_entries if e not in chosen}
         bad = [e for e in ws_entries if e.error]
         if bad:

@@ -315,7 +315,4 @@ void SetAtomicAdd() {
 }
 inline void SetAtomicNone() { opkit_emu::ctx().atomic_dtype = -1; }
 
-template <class T> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
-template <class T, int mode> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
-
 }  // namespace AscendC

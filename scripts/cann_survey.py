@@ -3,12 +3,17 @@
 Opt-in (not CI): DIR holds checkouts fetched locally (never vendored). Every folder with op_host/ and
 op_kernel/ is a project; every OpType its op_host sources register (OP_ADD / IMPL_OP_OPTILING) is tried:
 
-  compiles   the kernel file with $(opkit cflags), its own op_host tiling header included first (as CANN's
-             generated header would be), DTYPE_<NAME> from the OpDef's first DataType column -- unchanged
+  compiles   the kernel file with $(opkit cflags) in the translation unit `opkit import-cann` builds
+             (python/opkit/cannproject/kernel.py: its own op_host tiling header included first, as CANN's
+             generated header would be; the entry renamed), DTYPE_<NAME> from the OpDef's first DataType
+             column -- unchanged
   right      for ops with an obvious PyTorch equivalent (REFERENCES below): the project's own host code
              (InferShape + TilingFunc) on opkit's CPU context, the kernel on the emulator, per floating dtype
              column on an aligned shape (8, 2048) and a ragged one (3, 77), against the reference
              (fp32: rtol 1e-4 / atol 1e-5, fp16/bf16: rtol/atol 1e-2)
+
+A kernel that compiles only when ASSERT(x) expands to nothing (device builds) is counted apart: CANN's own
+CPU-debug headers make ASSERT(x) assert(x), as the emulator does, so it fails there the same way.
 
 Prints one line per op and a summary with failure kinds and counts (scripts/check_corpus.sh --projects DIR
 runs this). Exit 0 always: the figures are the output.
@@ -32,6 +37,7 @@ import torch  # noqa: E402
 
 from opkit import emulator  # noqa: E402
 from opkit.cannproject import layout  # noqa: E402
+from opkit.cannproject.kernel import kernel_source  # noqa: E402
 from opkit.cannproject.op import CannOp  # noqa: E402
 from opkit.errors import OpkitError  # noqa: E402
 
@@ -65,6 +71,7 @@ REFERENCES = {
     "heaviside": lambda x, y, **a: torch.heaviside(x, y), "maximum": lambda x, y, **a: torch.maximum(x, y),
     "minimum": lambda x, y, **a: torch.minimum(x, y), "log1p": lambda x, **a: torch.log1p(x),
     "expm1": lambda x, **a: torch.expm1(x), "softsign": lambda x, **a: torch.nn.functional.softsign(x),
+    "softmax": lambda x, **a: torch.softmax(x, -1),
 }
 POSITIVE = {"log", "sqrt", "rsqrt", "acosh", "xlogy", "reciprocal", "addcdiv", "div"}
 UNIT = {"asin", "acos", "atanh"}
@@ -109,10 +116,29 @@ def compiles(project: layout.Project, op_type: str, work: Path) -> tuple[bool, s
     header = project.tiling_header(op_type)
     defs = dtype_defines(project)
     flags = [f"-D{k}={v}" for n, v in defs.items() for k in (f"DTYPE_{n.upper()}", f"ORIG_DTYPE_{n.upper()}")]
+    try:
+        name, _ = layout.entry(kernel, op_type)
+    except OpkitError as e:
+        return False, str(e).split(": ", 1)[-1][:80]
+    # the translation unit opkit import builds (kernel_operator.h, the op_host tiling header, the kernel file)
+    src = kernel_source(kernel.resolve(), name, header.resolve() if header else None)
     cmd = ["g++", "-fsyntax-only", "-w", *emulator.cflags(), f"-DOPKIT_CANN_OP_TYPE={op_type}", *flags,
-           f"-I{project.op_kernel}", f"-I{project.root}", *(["-include", str(header)] if header else []), str(kernel)]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    return r.returncode == 0, "" if r.returncode == 0 else kind_of(r.stderr)
+           f"-I{project.op_kernel}", f"-I{project.root}", "-x", "c++", "-"]
+    r = subprocess.run(cmd, input=src, capture_output=True, text=True, timeout=300)
+    if r.returncode == 0:
+        return True, ""
+    # Device builds define ASSERT(x) as nothing; CANN's CPU-debug headers as assert(x), an expression (asc-devkit
+    # impl/basic_api/kernel_macros.h), which the emulator matches. A kernel that compiles only with the device
+    # meaning (`this->n = n ASSERT(...)`) fails CANN's own CPU-debug build the same way: measured, not guessed.
+    if "ASSERT" in kernel.read_text(errors="replace"):
+        again = subprocess.run([*cmd[:-3], "-DASSERT(x)=", *cmd[-3:]], input=src, capture_output=True, text=True,
+                               timeout=300)
+        if again.returncode == 0:
+            return False, CPU_DEBUG_ASSERT
+    return False, kind_of(r.stderr)
+
+
+CPU_DEBUG_ASSERT = "ASSERT written for device builds (fails CANN's CPU-debug build too)"
 
 
 def inputs_for(name: str, n: int, shape, dtype) -> list[torch.Tensor]:
@@ -198,8 +224,11 @@ def main() -> int:
     comp = sum(r["compiles"] for r in recs)
     tried = [r for r in recs if r["result"] in ("right", "wrong", "run failed")]
     right = sum(r["result"] == "right" for r in tried)
-    print(f"cann_survey: {n} ops; compile unchanged {comp} ({100 * comp / max(n, 1):.0f}%); with a reference "
-          f"{len(tried)}, computed right {right}, wrong {sum(r['result'] == 'wrong' for r in tried)}, "
+    cpu_debug = sum(r["compile_error"] == CPU_DEBUG_ASSERT for r in recs)
+    print(f"cann_survey: {n} ops; compile unchanged {comp} ({100 * comp / max(n, 1):.0f}%), {cpu_debug} more fail "
+          f"CANN's own CPU-debug build the same way ({100 * comp / max(n - cpu_debug, 1):.0f}% of the "
+          f"{n - cpu_debug} that build there); with a reference {len(tried)}, computed right {right}, "
+          f"wrong {sum(r['result'] == 'wrong' for r in tried)}, "
           f"run failed {sum(r['result'] == 'run failed' for r in tried)}")
     for k, c in Counter(r["compile_error"] for r in recs if not r["compiles"]).most_common():
         print(f"  compile failure x{c}: {k}")

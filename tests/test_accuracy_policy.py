@@ -1,4 +1,5 @@
 """Precision policy files (opkit/accuracy/policy.py, policies/*.yaml) and the CPU simulation of them."""
+import importlib
 import json
 
 import pytest
@@ -128,6 +129,35 @@ def test_simulation_follows_the_policy_per_layer():
     assert "forward" not in m.fc.__dict__ and m.fc.weight.dtype == torch.float32
 
 
+def test_naive_kernels_are_looked_up_only_when_used_and_a_failure_once(monkeypatch):
+    """Inside a workspace whose ops are not built (the opkit checkout), every lookup of a naive kernel re-read
+    every op.yaml and failed again: seconds per simulator run. The lookup happens only for a module the policy
+    runs in fp16, never with naive=False, and a failed load is asked once per process (the note stays)."""
+    from opkit import loader, patching
+    diagnose = importlib.import_module("opkit.accuracy.diagnose")
+    from opkit.errors import OpkitError
+    calls = []
+
+    def fail(*a, ops=None, **k):
+        calls.append(tuple(ops or ()))
+        raise OpkitError("op gelu_fp32 in workspace /w is not built for target cpu: run `opkit build`")
+    monkeypatch.setattr(loader, "load", fail)
+    monkeypatch.setattr(patching, "_unavailable", {}, raising=False)
+    monkeypatch.setattr(diagnose, "_naive_unavailable", [], raising=False)
+    monkeypatch.setattr(patching.Ops, "has", lambda self, op: False)
+    m, x = nn.Sequential(nn.Linear(8, 8), nn.GELU(), nn.LayerNorm(8)).eval(), torch.randn(2, 8)
+    Simulator(load_policy("fp16-compute"), naive=False).run(m, (x,))
+    Simulator(load_policy("torch-npu-autocast")).run(m, (x,))     # GELU keeps fp32 input, LayerNorm is fp32
+    assert calls == []
+    for _ in range(3):
+        _, recs = Simulator(load_policy("fp16-compute")).run(m, (x,))
+        assert {r.name: r.kernel for r in recs}["1"] == "cpu"       # fell back to PyTorch's fp16 kernel
+    assert calls == [("gelu_fp32",), ("layer_norm_fp32",)]
+    notes = []
+    assert not diagnose.naive_available(notes) and not diagnose.naive_available(notes)
+    assert len(calls) == 3 and len(notes) == 1 and "naive kernels are unavailable" in notes[0]
+
+
 def test_per_layer_metrics_and_msprobe_verdict():
     a = torch.linspace(-1, 1, 100)
     m = metrics(a, a)
@@ -158,3 +188,45 @@ def test_fallback_column_from_an_opkit_scan_report(tmp_path):
     bad.write_text(json.dumps({"ops": []}))
     rep = opkit.diagnose(Tiny().eval(), torch.randn(4, 8), policy="cann-allow-fp32-to-fp16", patch=False, scan=bad)
     assert any("not an `opkit scan` JSON report" in n for n in rep.notes)
+
+
+def test_a_patch_that_swapped_nothing_says_why(monkeypatch):
+    """In a workspace with unbuilt ops opkit.patch keeps every module; the note said "found nothing to swap in
+    this model" for a model full of LayerNorms and GELUs."""
+    from opkit import loader, patching
+    from opkit.errors import OpkitError
+    from opkit.evaluate import SimVariant
+    diagnose = importlib.import_module("opkit.accuracy.diagnose")
+
+    def fail(*a, ops=None, **k):
+        raise OpkitError(f"op {ops[0]} in workspace /w is not built for target cpu: run `opkit build`")
+    monkeypatch.setattr(loader, "load", fail)
+    monkeypatch.setattr(patching, "_unavailable", {}, raising=False)
+    monkeypatch.setattr(patching.Ops, "has", lambda self, op: False)
+    v = SimVariant("p", patch=True)
+    v.prepare(nn.Sequential(nn.Linear(4, 4), nn.GELU(), nn.LayerNorm(4)))
+    assert len(v.notes) == 1 and "swapped nothing: 2 candidate module(s) kept" in v.notes[0], v.notes
+    assert "gelu_fp32 in workspace /w is not built" in v.notes[0]
+    assert diagnose.nothing_swapped(patching.patch(nn.Sequential(nn.Linear(4, 4)))) == \
+        "opkit.patch found nothing to swap in this model"
+
+
+@pytest.mark.parametrize("policy", ["cann-force-fp16", "torch-npu-autocast", "cann-allow-mix-precision"])
+def test_batchnorm_parameters_stay_fp32_on_the_device(policy):
+    """CANN's BatchNorm/BNInfer take mean/variance/scale/offset in FP32 only and compute in FP32 on an fp16 x;
+    autocast leaves the module's FP32 buffers alone. Rounding a running_var of 4e6 to fp16 made it inf and the
+    feature 0 (a tabular model's raw-scale features: cosine 0.89 under force_fp16, a 1-point 'fp16 loss')."""
+    bn = nn.BatchNorm1d(4).eval()
+    bn.running_mean.copy_(torch.tensor([0.0, 1.0, 1000.0, 3000.0]))
+    bn.running_var.copy_(torch.tensor([1.0, 4.0, 1.0e6, 4.0e6]))
+    m = nn.Sequential(nn.Linear(4, 4), bn).eval()
+    with torch.no_grad():
+        m[0].weight.copy_(torch.eye(4))
+        m[0].bias.zero_()
+    x = torch.tensor([[0.5, 2.0, 1500.0, 1000.0], [-0.5, 0.0, 200.0, 5000.0]])
+    _, ref = Simulator(None).run(m, (x,))
+    _, recs = Simulator(load_policy(policy), naive=False).run(m, (x,))
+    by = {r.name: r for r in recs}
+    assert by["1"].compute_dtype == "float32"
+    assert torch.allclose(by["1"].tensor, ref[1].tensor, rtol=2e-3, atol=2e-3), (by["1"].tensor, ref[1].tensor)
+    assert bn.running_var.dtype == torch.float32 and bn.running_var[3] == 4.0e6      # the module is untouched

@@ -16,7 +16,7 @@ import torch
 
 from opkit.cannproject import layout
 from opkit.cannproject.op import CannOp
-from opkit.errors import OpkitError
+from opkit.errors import EmulatorError, OpkitError
 from opkit.opspec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,3 +122,101 @@ def test_project_errors_name_the_file(tmp_path):
         CannOp(bad, "ScaledAdd", tmp_path / "b")
     with pytest.raises(OpkitError, match=r"no OpDef registers Nope \(OP_ADD\); registered: ScaledAdd"):
         CannOp(layout.find(EXAMPLES / "msopgen"), "Nope", tmp_path / "c")
+
+
+def _contest_style_project(tmp_path: Path, extra: int) -> layout.Project:
+    """The example kernel rewritten the way many public kernels are: every tile, the last one too, moved with
+    DataCopy rounded up to whole 32-byte blocks (plus `extra` elements), so a ragged tensor is read and
+    written past its end (`extra` more elements on a ragged tile)."""
+    root = tmp_path / "proj"
+    shutil.copytree(EXAMPLES / "msopgen", root)
+    src = root / "op_kernel" / "scaled_add.cpp"
+    text = src.read_text().replace("if (TILING_KEY_IS(1))", "if (true)")
+    text = text.replace("uint32_t n = length - done < tileLength ? length - done : tileLength;\n",
+                        "uint32_t n = length - done < tileLength ? length - done : tileLength;\n"
+                        f"            n = (n + 32 / sizeof(T) - 1) / (32 / sizeof(T)) * (32 / sizeof(T)) + "
+                        f"(n % (32 / sizeof(T)) ? {extra} : 0);\n")
+    src.write_text(text)
+    return layout.find(root)
+
+
+def test_rounded_up_tail_stays_inside_the_device_allocation(tmp_path):
+    """GM tensors are launched as aclrtMalloc allocates them (ALIGN_UP(size, 32) + 32 bytes): a whole last
+    32-byte block read and written past a ragged tensor is legal and computes right; going further is
+    gm-bounds, as it would overrun the allocation on the device."""
+    op = CannOp(_contest_style_project(tmp_path / "a", 0), "ScaledAdd", tmp_path / "a")
+    try:
+        for shape in ((3, 77), (1, 3079)):
+            x, y = torch.randn(shape), torch.randn(shape)
+            z, = op([x, y], {"alpha": 0.5})
+            torch.testing.assert_close(z, x + 0.5 * y)
+    finally:
+        op.close()
+    op = CannOp(_contest_style_project(tmp_path / "b", 16), "ScaledAdd", tmp_path / "b")
+    try:
+        with pytest.raises(EmulatorError, match=r"\[gm-bounds\] DataCopy .*past the end of the GM buffer of kernel "
+                                                r"argument 0 \(12352 bytes\)"):
+            op([torch.randn(1, 3079), torch.randn(1, 3079)], {"alpha": 0.5})   # 12316 bytes of data
+    finally:
+        op.close()
+
+
+def test_entry_named_like_a_c_library_function_compiles(tmp_path):
+    """On the device `extern "C" __global__ __aicore__ void div(...)` is an ordinary kernel (public contest
+    kernels are named div, asinh, fmax); on the CPU ::div is <cstdlib>'s. The build renames the entry for the
+    kernel file, so the project compiles and runs unchanged."""
+    root = tmp_path / "proj"
+    for f in (EXAMPLES / "msopgen").rglob("*"):
+        if f.is_file():
+            dest = root / str(f.relative_to(EXAMPLES / "msopgen")).replace("scaled_add", "div")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(f.read_text().replace("ScaledAdd", "Div").replace("scaled_add", "div")
+                            .replace("SCALED_ADD", "DIV"))
+    assert 'extern "C" __global__ __aicore__ void div(' in (root / "op_kernel" / "div.cpp").read_text()
+    op = CannOp(layout.find(root), "Div", tmp_path / "build")
+    try:
+        x, y = torch.randn(3, 77), torch.randn(3, 77)
+        z, = op([x, y], {"alpha": 2.0})
+        torch.testing.assert_close(z, x + 2 * y)
+    finally:
+        op.close()
+
+
+def test_advanced_api_tiling_softmax(tmp_path):
+    """tiling/tiling_api.h on both sides: the project's TilingFunc nests optiling::SoftMaxTiling and fills it with
+    SoftMaxTilingFunc (CANN's algorithm: rows per pass from the work buffer), the kernel reads the same struct
+    and runs SoftMax on it (tests/cann_projects/row_softmax, written here)."""
+    op = CannOp(layout.find(ROOT / "tests" / "cann_projects" / "row_softmax"), "RowSoftmax", tmp_path)
+    try:
+        r = op.tiling([torch.zeros(13, 77)], {})
+        raw = bytes.fromhex(r["tiling"])
+        head = torch.frombuffer(bytearray(raw[:20]), dtype=torch.int32).tolist()
+        sm = torch.frombuffer(bytearray(raw[24:88]), dtype=torch.int32).tolist()    # the nested struct at 8
+        assert head == [13, 77, 80, 8, (8 + 80 + 64) * 4] and r["data_size"] == 88
+        # srcM srcK srcSize outMaxM outMaxK outMaxSize splitM splitK splitSize reduceM reduceK reduceSize
+        # rangeM tailM tailSplitSize tailReduceSize: a one-row work buffer gives one row per pass
+        assert sm == [8, 80, 640, 8, 8, 64, 1, 80, 80, 1, 8, 8, 8, 0, 0, 0]
+        for dtype, tol in ((torch.float32, 1e-6), (torch.float16, 1e-3)):
+            for shape in ((13, 77), (16, 256)):
+                x = torch.randn(shape, dtype=dtype) * 3
+                y, = op([x], {})
+                torch.testing.assert_close(y.float(), torch.softmax(x.float(), -1), rtol=tol, atol=tol)
+    finally:
+        op.close()
+
+
+def test_cube_tiling_is_rejected_by_name(tmp_path):
+    """A tiling header nesting TCubeTiling (Matmul) stops the kernel build and the host build with the name."""
+    root = tmp_path / "proj"
+    shutil.copytree(ROOT / "tests" / "cann_projects" / "row_softmax", root)
+    hdr = root / "op_host" / "row_softmax_tiling.h"
+    hdr.write_text(hdr.read_text().replace("TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmax);",
+                                           "TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmax);\n"
+                                           "TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cube);"))
+    with pytest.raises(OpkitError, match=r"not supported on the emulator: TCubeTiling \(tiling of the cube unit"):
+        CannOp(layout.find(root), "RowSoftmax", tmp_path / "b")
+    from opkit.cannproject.kernel import compile_module
+    with pytest.raises(OpkitError, match=r"not supported on the emulator: TCubeTiling"):
+        compile_module(root / "op_kernel" / "row_softmax.cpp", "row_softmax", 4, tmp_path / "k",
+                       defines={"DTYPE_X": "float", "DTYPE_Y": "float", "OPKIT_CANN_OP_TYPE": "RowSoftmax"},
+                       tiling_header=hdr, include_dirs=[root / "op_kernel"])

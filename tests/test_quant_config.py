@@ -205,3 +205,15 @@ def test_matmul_what_if_is_exact_integer_arithmetic():
     assert torch.allclose(y.double(), ref, rtol=1e-5, atol=1e-5) and "what-if" in kernel
     out, _ = v.simulator("cann-force-fp16").run(m, (x,), record=False)
     assert out.dtype == torch.float16 and metrics(out.float(), m(x))["cosine"] > 0.99
+
+
+def test_an_unfolded_batchnorm_counts_fp32_bytes():
+    """CANN's BatchNorm takes scale, offset, mean and variance in FP32 only: 16 bytes a channel, not fp16."""
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4)).eval()
+    x = torch.randn(16, 4)
+    cfg = default_config(m)
+    g = read_graph(m, (x[:2],))
+    v = build_variant(m, cfg, calibrate(m, x, cfg, g), g)
+    assert v.quantized == ["0"]
+    assert v.weight_bytes(m) == 16 + 4 + 4 * 4 + 4 * 4 * 4   # int8 codes, scale, int32 bias; BN 4 x 4 FP32

@@ -172,3 +172,18 @@ def test_fusion_result_decides_what_is_simulated(tmp_path):
     (tmp_path / "bad.json").write_text("[1, 2]")
     with pytest.raises(OpkitError, match="session_and_graph_id"):
         read_fusion_result(tmp_path / "bad.json")
+
+
+def test_a_text_model_quantizes_from_token_ids():
+    """Embedding + Linear: the calibration inputs are integer token ids (they were refused as 'must be
+    floating point'); the Linear layers quantize, the Embedding runs under the policy."""
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Embedding(50, 16), torch.nn.Flatten(), torch.nn.Linear(16 * 6, 5)).eval()
+    t = torch.randint(0, 50, (64, 6))
+    with torch.no_grad():
+        y = m(t).argmax(1)
+    rep = opkit.quantize(m, t[:32], data=(t, y), search=False, **QUICK)
+    assert rep.fp32["top1"] == 100.0 and rep.variants["int8-default"].quantized == ["2"]
+    assert {r["name"]: r["op_type"] for r in rep.layers}["0"] == "embedding"
+    with pytest.raises(OpkitError, match="integer ids; got torch.bool"):
+        opkit.quantize(m, t[:32] > 0, data=(t, y))

@@ -376,16 +376,24 @@ def _replacement(m: nn.Module, path: str, ops: Ops, allowed: set[str] | None,
     return rep
 
 
+_unavailable: dict[str, str] = {}      # op -> why loading it on demand failed (asked once per process)
+
+
 def _load_on_demand(op: str) -> None:
     """Register one op (workspace, else bundled; built into the cache on first use) when a mapping asks
-    for it, so patching a model builds just the ops it uses, not the whole bundled library."""
+    for it, so patching a model builds just the ops it uses, not the whole bundled library. A failure is
+    remembered: asking again (every simulator run asks) would re-read every op.yaml of the workspace."""
     from . import loader
     if op in loader.loaded():
         return
+    if op in _unavailable:
+        raise CannotPatch(_unavailable[op])
     try:
         loader.load(ops=[op], backward=False)     # its backward op is built on the first backward call
     except OpkitError as e:                 # not built, not an op anywhere, build failed: say why
-        raise CannotPatch(f"torch.ops.opkit.{op}: {e}") from e
+        _unavailable[op] = (f"torch.ops.opkit.{op}: {e} (not retried in this process: call opkit.load() "
+                            "after building it)")
+        raise CannotPatch(_unavailable[op]) from e
 
 
 def unpatch(model: nn.Module) -> list[str]:

@@ -26,8 +26,8 @@ from opkit import emulator  # noqa: E402
 
 CACHE = Path(os.environ.get("OPKIT_TEST_BUILD_DIR", ROOT / "build" / "test-cache" / "emulator"))
 PYBIND_MODULES = ("types", "vector", "datacopy", "rules", "pipe", "hazards", "poison", "level0", "compat", "logic",
-                  "cann_api", "system", "gm_init", "shape_info", "transpose", "sort", "level0_mixed",
-                  "create_vec_index")
+                  "cann_api", "adv_softmax", "reduce_repeats", "vec_index", "vec_copy",
+                  "auto_sync", "system", "gm_init", "shape_info", "transpose", "sort", "level0_mixed")
 # Read once, here: sysconfig's lazy initialisation is not thread-safe (builds run in threads).
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 PY_INCLUDE = sysconfig.get_paths()["include"]

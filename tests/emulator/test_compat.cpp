@@ -1,6 +1,7 @@
 // CANN CPU-debug names kernels use unqualified (core_info.h, debug.h, utils.h, sync.h): block_idx / block_num,
 // g_coreType + ASCEND_IS_AIV, __CCE_AICORE__, AlignUp / DivCeil, float16_t / float32_t, likely,
-// lower-case set_flag / wait_flag, ASSERT and ascendc_assert.
+// lower-case set_flag / wait_flag, ASSERT and ascendc_assert; element access `tensor(i)`, min / max at global
+// scope (device_builtins.h), DataCacheCleanAndInvalid<T, CacheLine, DcciDst>.
 #include "opkit_emu/pybind.h"
 #include "kernel_tiling/kernel_tiling.h"
 
@@ -62,7 +63,38 @@ extern "C" __global__ __aicore__ void syncall(GM_ADDR slots, GM_ADDR out, GM_ADD
   o.SetValue(block_idx, sum);
 }
 
+// `tensor(i)` on GM and UB, unqualified min / max, DataCacheCleanAndInvalid. io[0] = mode: 0 computes, 1 reads a
+// UB element nothing wrote through t(i) (ub-uninitialized at that line).
+template <class T>
+struct Clamp {
+  T lo, hi;
+  T operator()(T v) const { return min(max(v, lo), hi); }  // non-dependent lookup finds the global ones
+};
+extern "C" __global__ __aicore__ void elems(GM_ADDR io) {
+  GlobalTensor<float> g;
+  g.SetGlobalBuffer((__gm__ float*)io, 16);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> tb;
+  pipe.InitBuffer(tb, 256);
+  LocalTensor<float> t = tb.Get<float>();
+  if (g(0) == 1.0f) {
+    float v = t(3);  // ELEM:uninit
+    g(1) = v;
+    return;
+  }
+  t(0) = g(2);            // UB <- GM through both references
+  t(1) = t(0);
+  t(1) *= 3.0f;
+  t(1) += 0.5f;
+  g(3) = t(1);            // 3 * g2 + 0.5
+  g(4) = static_cast<float>(min(7u, 9u) + max(int64_t(-2), int64_t(5)));  // 7 + 5
+  g(5) = Clamp<float>{0.0f, 1.0f}(g(2));
+  DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(g);
+  DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(g);
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  OPKIT_EMU_PY_KERNEL(m, elems, 1);
   OPKIT_EMU_PY_KERNEL(m, syncall, 3);
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, facts, 1);

@@ -2,13 +2,19 @@
 Sources: mirror-cann/asc-devkit impl/utils/sys_macros.h (g_coreType, ASCEND_IS_AIV),
 impl/basic_api/kernel_macros.h (ASSERT), impl/basic_api/utils/kernel_utils_macros.h (likely),
 impl/basic_api/utils/kernel_utils_ceil_oom_que.h (AlignUp, DivCeil), docs 调试接口/CPU孪生调试/SetKernelMode.md,
-调试接口/异常检测/ascendc_assert.md; the device compiler predefines __CCE_AICORE__ 220 for dav-c220 (A2)."""
+调试接口/异常检测/ascendc_assert.md; the device compiler predefines __CCE_AICORE__ 220 for dav-c220 (A2).
+`tensor(i)`: include/basic_api/kernel_tensor.h (`PrimType& operator()(offset)`, a scalar access); CacheLine /
+DcciDst: impl/basic_api/kernel_reg.h; global min / max: opkit_emu/device_builtins.h."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from opkit.errors import EmulatorError
+
+SRC = Path(__file__).resolve().parent / "test_compat.cpp"
 
 
 def test_block_and_chip_names(emu):
@@ -16,6 +22,22 @@ def test_block_and_chip_names(emu):
     emu("compat").facts([out], block_dim=3)
     for b in range(3):
         assert out[8 * b: 8 * b + 8].tolist() == [b, 3, 1, 220, 64 + 3, 1, 99, 2]
+
+
+def test_element_access_min_max_and_cache_names(emu):
+    io = np.zeros(16, np.float32)
+    io[2] = 0.25
+    emu("compat").elems([io])
+    assert io[3] == 3 * 0.25 + 0.5 and io[4] == 12 and io[5] == 0.25
+
+
+def test_element_read_of_unwritten_ub_is_checked(emu):
+    io = np.zeros(16, np.float32)
+    io[0] = 1.0
+    with pytest.raises(EmulatorError) as e:
+        emu("compat").elems([io])
+    line = next(i for i, t in enumerate(SRC.read_text().splitlines(), 1) if t.rstrip().endswith("// ELEM:uninit"))
+    assert (e.value.rule, e.value.call, e.value.line) == ("ub-uninitialized", "LocalTensor::GetValue", line)
 
 
 def test_lower_case_flags_pair(emu):

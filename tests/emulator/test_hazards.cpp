@@ -1,6 +1,9 @@
 // Pipe hazards (issue 10 item 4; msSanitizer racecheck/synccheck, off-device): kernels that miss one
 // ordering between the MTE2 / V / MTE3 / S pipes, and kernels that order everything correctly.
 // Lines marked `// RACE:<name>` are where the emulator must report; `// EARLIER:<name>` the other call.
+// These scenarios model a build with --cce-auto-sync=off: every sync explicit, the scalar pipe's too
+// (test_auto_sync covers the default).
+#define OPKIT_EMU_NO_AUTO_SYNC 1
 #include "opkit_emu/pybind.h"
 
 using namespace AscendC;

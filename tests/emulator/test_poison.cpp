@@ -1,5 +1,6 @@
 // Uninitialised UB as poison (issue 10 item 3, MemorySanitizer-like): lanes computed from UB nothing
-// wrote stay poison through vector ops, Cast, Compare bitmasks and Select; a reduction over a poisoned
+// wrote stay poison through vector ops, Cast, Compare / Compares bitmasks (count and level-0 forms) and
+// Select; a reduction over a poisoned
 // lane is poison. Poison is an error only where it escapes: a copy to GM or a scalar GetValue.
 // Lines marked `// LEAK:<name>` are where the emulator must report.
 #include "opkit_emu/pybind.h"
@@ -8,7 +9,8 @@ using namespace AscendC;
 
 enum Scenario : int32_t {
   kComparePadded, kComparePaddedLeak, kBitmaskPartial, kBitmaskPartialLeak, kReduceUnused, kReduceUsed,
-  kCastLeak, kOverwriteCures, kUbToUbCopy
+  kCastLeak, kOverwriteCures, kUbToUbCopy, kComparesPadded, kComparesPaddedLeak, kL0ComparePadded,
+  kL0ComparePaddedLeak, kL0ComparesPadded, kL0ComparesPaddedLeak
 };
 
 struct PsTiling {
@@ -95,6 +97,40 @@ extern "C" __global__ __aicore__ void poison(GM_ADDR x, GM_ADDR y, GM_ADDR tilin
       All();
       DataCopy(gy, b, 8);
       DataCopy(gy[8], b[8], 8);  // LEAK:kUbToUbCopy
+      break;
+    }
+    case kComparesPadded:      // the scalar form (Compares / CompareScalar) flows poison like Compare
+    case kComparesPaddedLeak: {
+      DataCopyPad(a, gx, row, DataCopyPadExtParams<float>{});
+      All();
+      CompareScalar(m, a, 0.0f, CMPMODE::GT, 128);
+      Select(o, m, a, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 128);
+      All();
+      if (t.scenario == kComparesPadded) DataCopyPad(gy, o, row);
+      else DataCopy(gy, o, 128);  // LEAK:kComparesPaddedLeak
+      break;
+    }
+    case kL0ComparePadded:     // level-0 Compare and Select over two full repeats
+    case kL0ComparePaddedLeak: {
+      DataCopyPad(a, gx, row, DataCopyPadExtParams<float>{});
+      Duplicate(b, 0.0f, 128);
+      All();
+      Compare(m, a, b, CMPMODE::GT, 64, 2, BinaryRepeatParams{});
+      Select(o, m, a, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, 64, 2, BinaryRepeatParams{});
+      All();
+      if (t.scenario == kL0ComparePadded) DataCopyPad(gy, o, row);
+      else DataCopy(gy, o, 128);  // LEAK:kL0ComparePaddedLeak
+      break;
+    }
+    case kL0ComparesPadded:    // level-0 Compares, level-0 Select with a scalar
+    case kL0ComparesPaddedLeak: {
+      DataCopyPad(a, gx, row, DataCopyPadExtParams<float>{});
+      All();
+      Compares(m, a, 0.0f, CMPMODE::GT, 64, 2, UnaryRepeatParams{});
+      Select(o, m, a, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64, 2, BinaryRepeatParams{});
+      All();
+      if (t.scenario == kL0ComparesPadded) DataCopyPad(gy, o, row);
+      else DataCopy(gy, o, 128);  // LEAK:kL0ComparesPaddedLeak
       break;
     }
     default:

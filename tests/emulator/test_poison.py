@@ -38,6 +38,15 @@ def test_compare_over_padded_lanes_passes(emu, n):
     assert (y[n:] == -7).all()
 
 
+# The survey's Heaviside kernel (docs/cann.md) compares a 256-byte multiple past its data with CompareScalar.
+@pytest.mark.parametrize("scenario", ["kComparesPadded", "kL0ComparePadded", "kL0ComparesPadded"])
+@pytest.mark.parametrize("n", [100, 97, 64])
+def test_compares_and_level0_forms_over_padded_lanes_pass(emu, scenario, n):
+    x, y = run(emu, scenario, n)
+    np.testing.assert_array_equal(y[:n], np.maximum(x[:n], 0))
+    assert (y[n:] == -7).all()
+
+
 @pytest.mark.parametrize("n", [100, 97, 61])
 def test_partly_defined_bitmask_bytes_pass(emu, n):
     x, y = run(emu, "kBitmaskPartial", n)
@@ -61,6 +70,9 @@ LEAKS = {
     ("kReduceUsed", 40): ("LocalTensor::GetValue", "undefined"),
     ("kCastLeak", 0): ("DataCopy", "element 16"),
     ("kUbToUbCopy", 0): ("DataCopy", "element 0"),
+    ("kComparesPaddedLeak", 100): ("DataCopy", "element 104"),
+    ("kL0ComparePaddedLeak", 100): ("DataCopy", "element 104"),
+    ("kL0ComparesPaddedLeak", 97): ("DataCopy", "element 104"),
 }
 
 

@@ -13,7 +13,7 @@ enum Scenario : int32_t {
   kGmBoundsBuffer, kGmBoundsArg, kGmBoundsGetValue, kGmBoundsPad, kDequeEmpty, kAllocTooMany, kDoubleFree, kUseAfterFree,
   kLeakAtEnd, kEnqueTooDeep, kFreeQueued, kUninitVector, kUninitCopyOut, kUninitGetValue, kUninitStaleAlloc,
   kUninitTail, kCompareLength, kWaitWithoutSet, kSetNeverWaited, kTbufGet, kTbufOffset, kTensorBoundsCount,
-  kTensorBoundsIndex, kTensorBoundsView, kBufferLimit, kQueueNoInit, kTilingTooSmall, kCastMode, kOk
+  kTensorBoundsIndex, kTensorBoundsView, kBufferLimit, kQueueNoInit, kTilingTooSmall, kCastMode, kGmSizeInside, kGmSizeInsideOne, kOk
 };
 
 __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
@@ -66,6 +66,18 @@ __aicore__ void rules_body(GM_ADDR x, GM_ADDR y, int32_t sc) {
       pipe.InitBuffer(tb, 2048);
       LocalTensor<float> t = tb.Get<float>();
       DataCopy(t, gx[200], 64);  // RULE:kGmBoundsSize
+      break;
+    }
+    case kGmSizeInside:     // past the SetGlobalBuffer size, inside the buffer: legal on the NPU, a warning
+    case kGmSizeInsideOne: {
+      GlobalTensor<float> small;
+      small.SetGlobalBuffer((__gm__ float*)x, sc == kGmSizeInside ? 56 : 1);
+      pipe.InitBuffer(tb, 2048);
+      LocalTensor<float> t = tb.Get<float>();
+      if (sc == kGmSizeInside) DataCopy(t, small, 64);  // RULE:kGmSizeInside
+      else DataCopy(t, small, 64);  // RULE:kGmSizeInsideOne
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(gy, t, 64);
       break;
     }
     case kGmBoundsBuffer: {

@@ -215,30 +215,50 @@ def _patched(runner: _Runner, model: nn.Module, report: DiagnoseReport, log) -> 
         report.notes.append(f"opkit.patch could not run: {type(e).__name__}: {e}")
         return
     if not prep.swapped:
-        report.notes.append("opkit.patch found nothing to swap in this model")
+        report.notes.append(nothing_swapped(prep))
     res = runner.run(model=twin)
     report.patched_layers = res["rows"]
     report.patched_result = _brief(res)
     report.patch_swapped = [list(s) for s in prep.swapped]
 
 
+def nothing_swapped(prep) -> str:
+    """The note for a patch that swapped nothing: no candidate, or why the candidates stayed (ops not built)."""
+    if not prep.not_swapped:
+        return "opkit.patch found nothing to swap in this model"
+    path, kind, why = prep.not_swapped[0]
+    more = f" (and {len(prep.not_swapped) - 1} more)" if len(prep.not_swapped) > 1 else ""
+    return (f"opkit.patch swapped nothing: {len(prep.not_swapped)} candidate module(s) kept, e.g. "
+            f"{path or '<root>'} ({kind}): {why}{more}")
+
+
 NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # simulate.py uses their naive variant
+
+
+_naive_unavailable: list[str] = []     # why opkit's naive kernels could not be loaded (tried once per process)
 
 
 def naive_available(notes: list[str]) -> bool:
     """opkit's naive (fp16-computing) kernels, loaded if need be (built on first use; a built workspace op of
-    the same name shadows the bundled one); False, with a note, if they cannot be."""
+    the same name shadows the bundled one); False, with a note, if they cannot be. A failure is remembered
+    for the process: every variant and rescue run asks, and a retry re-reads every op.yaml of the workspace
+    (inside a workspace whose ops are not built, e.g. the opkit checkout, that cost seconds per run)."""
     from ..patching import Ops
     if all(Ops("naive").has(op) for op in NAIVE_OPS):
         return True
-    try:
-        from ..loader import load
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            load(ops=list(NAIVE_OPS))
-    except Exception as e:  # noqa: BLE001
-        notes.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); fp16-internal ops ran "
-                     "on PyTorch's CPU fp16 kernels, which accumulate in FP32 and understate the loss")
+    if not _naive_unavailable:
+        try:
+            from ..loader import load
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                load(ops=list(NAIVE_OPS))
+        except Exception as e:  # noqa: BLE001
+            _naive_unavailable.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); "
+                                      "fp16-internal ops ran on PyTorch's CPU fp16 kernels, which accumulate in "
+                                      "FP32 and understate the loss")
+    if _naive_unavailable:
+        if _naive_unavailable[0] not in notes:
+            notes.append(_naive_unavailable[0])
         return False
     return Ops("naive").has("layer_norm_fp32")
 

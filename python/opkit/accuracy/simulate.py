@@ -55,6 +55,12 @@ MODULE_OPS: dict[type, str] = {
     nn.Embedding: "embedding",
 }
 
+# Op types whose device kernel takes its parameters in FP32 whatever the I/O dtype, so they are not rounded
+# to it when the op computes in FP32: CANN's BatchNorm / BNInfer take scale, offset, mean and variance as
+# DT_FLOAT only and cast an fp16 x to FP32 inside (hicann/ops-nn norm/batch_norm/op_host/batch_norm_def.cpp;
+# the BNInfer TBE kernel bn_infer.py); torch autocast leaves a BatchNorm module's FP32 buffers alone too.
+FP32_PARAMS = frozenset({"batch_norm"})
+
 # Function names that move or view data, query metadata or cast on purpose: never touched.
 STRUCTURAL = frozenset("""
 __get__ __getitem__ __setitem__ __len__ __iter__ __repr__ __format__ __bool__ __hash__ __contains__ __index__
@@ -294,8 +300,9 @@ class Simulator:
             cdt, rnd, label = io, False, _dname(io)
         else:
             cdt, rnd, label = F32, compute == "hf32", compute
+        p_io = F32 if op_type in FP32_PARAMS and cdt == F32 else io
         try:
-            with _params_as(module, io, cdt, rnd):
+            with _params_as(module, p_io, cdt, rnd):
                 out = fn(*_cast(args, io, cdt, rnd), **_cast(kwargs, io, cdt, rnd))
             kernel = "cpu"
         except (RuntimeError, NotImplementedError) as e:
@@ -308,19 +315,25 @@ class Simulator:
         return _to(out, io), io, label, kernel
 
     def _naive_module(self, m: nn.Module):
-        if id(m) not in self._naive_mods:
-            factory, _ = patching.find_mapping(m)
-            rep = None
-            if factory is not None:
-                try:
-                    rep = factory(m, patching.Ops("naive"))
-                except (patching.CannotPatch, Exception):  # noqa: BLE001 - no naive kernel: CPU fp16
-                    rep = None
-            self._naive_mods[id(m)] = rep
-        rep = self._naive_mods[id(m)]
-        if rep is None:
+        """``execute``'s naive hook for module ``m``: its replacement on opkit's naive kernel, looked up on the
+        first call that computes in fp16/bf16 (looking it up may load or build the op: never for a policy
+        that keeps the module in FP32, nor with ``naive=False``)."""
+        if not self.naive:
             return None
-        return lambda args, kwargs: (lambda: (rep(*args, **kwargs), f"opkit_naive.{rep.opkit_op}"))
+
+        def naive(args, kwargs):
+            if id(m) not in self._naive_mods:
+                factory, _ = patching.find_mapping(m)
+                rep = None
+                if factory is not None:
+                    try:
+                        rep = factory(m, patching.Ops("naive"))
+                    except (patching.CannotPatch, Exception):  # noqa: BLE001 - no naive kernel: CPU fp16
+                        rep = None
+                self._naive_mods[id(m)] = rep
+            rep = self._naive_mods[id(m)]
+            return None if rep is None else (lambda: (rep(*args, **kwargs), f"opkit_naive.{rep.opkit_op}"))
+        return naive
 
     def _wrap_module(self, m: nn.Module, op_type: str, forward, name: str = ""):
         mode = self.layers.get(name)

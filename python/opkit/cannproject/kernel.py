@@ -2,9 +2,10 @@
 
 One module per dtype column of the OpDef (msOpGen: the kernel is compiled with DTYPE_<NAME> / ORIG_DTYPE_<NAME>
 per input and output, as CANN's op build does) or per template instance (ops-math layout: the tiling key
-decodes into the entry's template arguments, docs/cann.md). The translation unit includes kernel_operator.h,
-the op_host tiling header (msOpGen: it stands for the header CANN generates for the kernel), then the kernel
-file unchanged, with -DOPKIT_CANN_OP_TYPE=<OpType> so GET_TILING_DATA reads the op's registered struct.
+decodes into the entry's template arguments, docs/cann.md). The translation unit (kernel_source) includes
+kernel_operator.h, the op_host tiling header (msOpGen: it stands for the header CANN generates for the kernel),
+then the kernel file unchanged with its entry renamed, with -DOPKIT_CANN_OP_TYPE=<OpType> so GET_TILING_DATA
+reads the op's registered struct.
 """
 from __future__ import annotations
 
@@ -16,10 +17,33 @@ from .. import emulator
 from ..errors import OpkitError
 
 
-def module_source(kernel: Path, entry: str, tiling_header: Path | None, num_gm_args: int) -> str:
+ENTRY_PREFIX = "opkit_cann_entry_"
+# C library headers whose global names a kernel entry may share (asinh, div, fmax, ...): included before the
+# entry is renamed, so that a later #include of them by the kernel is an include-guarded no-op.
+_C_HEADERS = ("cmath", "cstdlib", "cstring", "cstdio", "math.h", "stdlib.h", "string.h", "stdio.h")
+
+
+def kernel_source(kernel: Path, entry: str, tiling_header: Path | None) -> str:
+    """The kernel's translation unit: kernel_operator.h, the op_host tiling header (msOpGen: it stands for the
+    header CANN generates), then the kernel file unchanged.
+
+    On the device a kernel entry may be named like a C library function (`extern "C" __global__ __aicore__ void
+    asinh(...)`, also div, fmax, ...): the device headers declare no C library. On the CPU, the emulator's
+    headers (and CANN's own CPU-debug headers, which include <random> and <cstdlib>) declare ::asinh(double) at
+    global scope, and g++ rejects a second C function of that name. The build therefore renames the entry
+    token for the kernel file (#define asinh opkit_cann_entry_asinh): the kernel compiles unchanged and the
+    launcher calls the renamed symbol. Every entry is renamed, clash or not, so the rule has no exceptions."""
     inc = f'#include "{tiling_header}"\n' if tiling_header else ""
-    return (f'#include "kernel_operator.h"\n{inc}#include "{kernel}"\n'
-            f"namespace {{ auto* const opkit_cann_entry = &{entry}; }}\n"
+    c_headers = "".join(f"#include <{h}>\n" for h in _C_HEADERS)
+    return (f'#include "kernel_operator.h"\n{c_headers}{inc}'
+            f"#define {entry} {ENTRY_PREFIX}{entry}\n#include \"{kernel}\"\n#undef {entry}\n")
+
+
+def module_source(kernel: Path, entry: str, tiling_header: Path | None, num_gm_args: int) -> str:
+    """kernel_source plus the module definition; `entry` may carry template arguments (`scale_shift<1, 0>`)."""
+    name, _, args = entry.partition("<")
+    return (kernel_source(kernel, name, tiling_header) +
+            f"namespace {{ auto* const opkit_cann_entry = &{ENTRY_PREFIX}{name}{'<' + args if args else ''}; }}\n"
             f"OPKIT_EMU_DEFINE_MODULE(opkit_cann_entry, {num_gm_args})\n")
 
 

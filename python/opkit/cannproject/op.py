@@ -18,6 +18,15 @@ TPL_BOOL = 3
 POISON = 0xFF      # bytes of an output the OpDef does not clear (NaN for floats): unwritten elements show
 
 
+def device_extent(nbytes: int) -> int:
+    """Bytes a GM tensor of `nbytes` spans on the device: aclrtMalloc rounds the size up to 32 bytes and adds 32
+    (CANN runtime API, aclrtMalloc / aclrtMallocAlign32: "m = ALIGN_UP[len,32] + 32"); torch_npu's caching
+    allocator adds 32 bytes and rounds up to 512 (NPUCachingAllocator.cpp round_size), which covers this. A kernel
+    may read or write these bytes past the tensor (whole 32-byte blocks at a tail) without touching another
+    tensor, so the launch passes them as part of the buffer."""
+    return (nbytes + 31) // 32 * 32 + 32
+
+
 class CannOp:
     def __init__(self, project: layout.Project, op_type: str, build_dir: Path, profile: str = "ascend910b"):
         self.project, self.op_type, self.profile = project, op_type, profile
@@ -156,15 +165,26 @@ class CannOp:
             t.reshape(-1).view(torch.uint8).fill_(0 if p["init_value"] else POISON)
             outs.append(t)
         ws = int(sum(r["workspace"]))
-        bufs = [None if t is None else _bytes(t.detach().contiguous()) for t in inputs]
-        bufs += [_bytes(t) for t in outs]
-        bufs.append(np.zeros(ws, np.uint8) if ws else None)
+        bufs = [None if t is None else _device(_bytes(t.detach().contiguous())) for t in inputs]
+        out_bufs = [_device(_bytes(t)) for t in outs]
+        bufs += out_bufs
+        bufs.append(_device(np.zeros(ws, np.uint8)) if ws else None)
+        # the tiling buffer stays exact: reading past SetDataSize is the kernel's bug (gm-bounds GET_TILING_DATA)
         bufs.append(np.frombuffer(bytes.fromhex(r["tiling"]), np.uint8).copy() if r["data_size"] else None)
         mod.launch(bufs, r["block_dim"], tiling_key=r["tiling_key"])
+        for t, b in zip(outs, out_bufs):
+            _bytes(t)[:] = b[:t.numel() * t.element_size()]
         return outs
 
     def close(self):
         self.runner.close()
+
+
+def _device(data: np.ndarray) -> np.ndarray:
+    """A GM buffer as the device allocates it (device_extent): the data, then garbage (POISON bytes)."""
+    buf = np.full(device_extent(data.nbytes), POISON, np.uint8)
+    buf[:data.nbytes] = data
+    return buf
 
 
 def _bytes(t: torch.Tensor) -> np.ndarray:

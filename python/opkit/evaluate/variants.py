@@ -64,7 +64,8 @@ class SimVariant:
             model = copy.deepcopy(model)
             rep = opkit_patch(model)
             if not rep.swapped:
-                self.notes.append("opkit.patch found nothing to swap in this model")
+                from ..accuracy.diagnose import nothing_swapped
+                self.notes.append(nothing_swapped(rep))
         if pol is None:
             def run(x):
                 with torch.no_grad():

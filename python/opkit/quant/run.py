@@ -131,8 +131,10 @@ def _as_inputs(calib, what: str, transform=None) -> torch.Tensor:
         x = load_inputs(calib, transform)
     if x.dim() < 1 or x.shape[0] == 0:
         raise OpkitError(f"{what}: no samples (shape {list(x.shape)})")
-    if not x.is_floating_point():
-        raise OpkitError(f"{what}: inputs must be floating point; got {x.dtype}")
+    if not x.is_floating_point():       # token ids of a text model: its Linear layers still quantize
+        if x.is_complex() or x.dtype == torch.bool:
+            raise OpkitError(f"{what}: inputs must be real numbers or integer ids; got {x.dtype}")
+        return x
     if not torch.isfinite(x).all():
         raise OpkitError(f"{what}: inputs hold inf or NaN (AMCT refuses such calibration data)")
     return x.float()
@@ -196,14 +198,14 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
     model = copy.deepcopy(model).eval()
     out = _check_fits(model, x_calib, "--calib")
     x_data, _ = ds.batch(list(range(min(len(ds), table_samples))))
-    _check_fits(model, x_data.float(), f"--data {ds.source}")
+    _check_fits(model, x_data, f"--data {ds.source}")
     ds.check_labels(out.shape[1], "the model")
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
     fr = F.read_fusion_result(fusion_result) if fusion_result else None
     deploy = Deploy(pol, conv_bn=F.took_effect(fr, (F.CONV_BN,)) is not False,
                     requant=F.took_effect(fr, F.REQUANT_NAMES) is not False)
     notes: list[str] = []
-    s = Session(model, x_calib, ds, deploy, x_data.float(), batch_size, workers, log, quant_matmul)
+    s = Session(model, x_calib, ds, deploy, x_data, batch_size, workers, log, quant_matmul)
     if s.matmuls:
         notes.append(f"what-if: {len(s.matmuls)} function-level matmul call(s) in INT8 in every INT8 row "
                      f"({', '.join(s.matmuls)}); AMCT's PyTorch flow quantizes modules, not these")

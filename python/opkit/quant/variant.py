@@ -112,7 +112,8 @@ class QuantVariant:
 
     def weight_bytes(self, model: nn.Module) -> int:
         """Bytes of weights as deployed: integer codes (packed to their bit width) + int32 bias + fp32 scales for
-        quantized layers, fp16 for every other parameter (force_fp16); a folded BatchNorm lives in its conv."""
+        quantized layers, fp16 for every other parameter (force_fp16) except an unfolded BatchNorm's (FP32 scale,
+        offset, mean, variance: the only dtype CANN's BatchNorm takes); a folded BatchNorm lives in its conv."""
         total = 0
         for name, mod in model.named_modules():
             m = self.layers.get(name)
@@ -121,6 +122,9 @@ class QuantVariant:
                 total += m.bias_codes.numel() * 4 if m.bias_codes is not None else 0
             elif isinstance(m, FloatConv):
                 total += 2 * (m.weight.numel() + (m.bias.numel() if m.bias is not None else 0))
+            elif isinstance(mod, nn.modules.batchnorm._BatchNorm) and m is None:   # BatchNorm takes FP32 only
+                total += 4 * sum(t.numel() for t in (mod.weight, mod.bias, mod.running_mean, mod.running_var)
+                                 if t is not None)
             elif not isinstance(m, FoldedBatchNorm):
                 total += 2 * sum(p.numel() for p in mod.parameters(recurse=False))
         return total

@@ -10,6 +10,7 @@
 #include "kernel_type.h"               // DT_* / FORMAT_* ids, as CANN's kernel_operator.h includes it
 #include "opkit_emu/runtime.h"         // per-block state, rule violations
 #include "opkit_emu/utils.h"           // DivCeil / AlignUp, likely, float16_t
+#include "opkit_emu/device_builtins.h" // min / max at global scope, as the device compiler declares them
 #include "opkit_emu/core_info.h"       // GetBlockIdx, block_idx, g_coreType, KernelMode
 #include "opkit_emu/debug.h"           // ASSERT, ascendc_assert, printf
 #include "opkit_emu/tensor.h"          // LocalTensor, GlobalTensor, TPosition
@@ -21,6 +22,9 @@
 #include "opkit_emu/sync.h"            // PipeBarrier, SetFlag / WaitFlag, set_flag / wait_flag, TQueSync
 #include "opkit_emu/level0.h"          // level-0 forms, masks, Brcb
 #include "opkit_emu/reduce_level0.h"   // WholeReduce / BlockReduce / PairReduce
+#include "opkit_emu/reduce_repeats.h"   // ReduceSum / ReduceMax / ReduceMin, level-0 form
+#include "opkit_emu/vec_index.h"        // CreateVecIndex (count and level-0 forms)
+#include "opkit_emu/vec_copy.h"         // Copy (UB to UB, level-0)
 #include "opkit_emu/bitwise.h"         // And / Or / Not / ShiftLeft / ShiftRight
 #include "opkit_emu/compare_select.h"  // Compare / Compares / Select
 #include "opkit_emu/gather.h"          // Gather, GatherMask
@@ -33,10 +37,10 @@
 #include "opkit_emu/gm_init.h"         // InitOutput
 #include "opkit_emu/transpose.h"       // TransDataTo5HD, Transpose
 #include "opkit_emu/sort.h"            // Sort32, MrgSort, Sort, Concat, Extract
-#include "opkit_emu/create_vec_index.h"  // CreateVecIndex
 #include "opkit_emu/unsupported.h"     // cube-side and non-A2 names: a clear compile error
 #include "opkit_emu/constants.h"       // ONE_BLK_SIZE, ...
 #include "opkit_emu/tiling_macros.h"   // GET_TILING_DATA, TILING_KEY_IS
+#include "opkit_emu/adv_softmax.h"     // SoftMax (advanced API), SoftMaxTiling and the other tiling structs
 #include "opkit_emu/launch.h"          // module ABI, ICPU_RUN_KF
 
 // Samples written for the first CANN releases (2023) use namespace tik2 for what is now AscendC.

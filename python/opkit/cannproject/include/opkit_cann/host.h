@@ -75,6 +75,23 @@ class AscendString {
  private:
   std::string s_;
 };
+// ge::Shape (graph/types.h): the shape the advanced-API tiling functions take (SoftMaxTilingFunc(ge::Shape...)).
+class Shape {
+ public:
+  Shape() = default;
+  explicit Shape(const std::vector<int64_t>& dims) : dims_(dims) {}
+  size_t GetDimNum() const { return dims_.size(); }
+  int64_t GetDim(size_t i) const { return i < dims_.size() ? dims_[i] : 0; }
+  void SetDim(size_t i, int64_t v) { if (i < dims_.size()) dims_[i] = v; }
+  std::vector<int64_t> GetDims() const { return dims_; }
+  int64_t GetShapeSize() const {
+    int64_t n = 1;
+    for (int64_t d : dims_) n *= d;
+    return dims_.empty() ? 0 : n;
+  }
+ private:
+  std::vector<int64_t> dims_;
+};
 class TypeUtils {
  public:
   static bool GetDataTypeLength(DataType t, uint32_t& len) {

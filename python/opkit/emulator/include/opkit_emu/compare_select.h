@@ -1,7 +1,9 @@
 // Compare / Compares / CompareScalar (bitmask out) and Select (bitmask in), count and level-0 forms.
 // Doc: asc-devkit docs/api/SIMD-API/基础API/Memory矢量计算/比较与选择/{Compare,Compares,Select}.md
 // (mirror-cann/asc-devkit 7359511d) and facts sheet §3 "Compare and Select":
-//  - the bitmask holds one bit per element, little-endian within a byte; count forms need count x
+//  - the bitmask holds one bit per element, little-endian within a byte, whatever dst's integer type (the docs
+//    list uint8_t/int8_t for U, but CANN's implementation takes any U and the instruction writes bytes: public
+//    kernels pass LocalTensor<uint16_t>, which builds and runs on the device); count forms need count x
 //    sizeof(T) to be a multiple of 256 bytes; A2: half/float all modes, int32_t EQ only;
 //  - level-0 Compare(s): repeat r's bits start at bit r * 256/sizeof(T) of dst (the dst strides of the
 //    repeat parameters are "reserved, no effect" on A2); bits of masked-off lanes are left as they were;
@@ -64,7 +66,7 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
              uint32_t count, OPKIT_LOC) {
   using namespace opkit_emu;
   static_assert(is_cmp_t<T>, "opkit emulator: Compare supports half, float and int32_t (EQ only) on this chip");
-  static_assert(sizeof(U) == 1, "opkit emulator: Compare writes a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  static_assert(std::is_integral<U>::value, "opkit emulator: Compare writes a bitmask: dst must be an integer LocalTensor");
   if constexpr (std::is_same<T, int32_t>::value)
     if (cmpMode != CMPMODE::EQ) fail("dtype-unsupported", "Compare", loc, "int32_t Compare supports CMPMODE::EQ only");
   if (!vec_prologue<T>(VecOp::Compare, "Compare", count, loc)) return;
@@ -152,17 +154,20 @@ inline void cmp_mode_check(AscendC::CMPMODE m, const char* call, SrcLoc loc) {
     if (m != AscendC::CMPMODE::EQ) fail("dtype-unsupported", call, loc, "int32_t compares support CMPMODE::EQ only");
 }
 
-// Level-0 compare of src0 against src1 (a tensor) or a scalar: one bit per lane into dst.
+// Level-0 compare of src0 against src1 (a tensor) or a scalar: one bit per lane into dst. A dst bit is poison
+// when a source lane it compares is (computing on poison is legal: only its escape to GM or the scalar unit fails).
 template <class T, class U>
 void l0_compare(const char* call, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& a, L0Geom ga,
                 const AscendC::LocalTensor<T>* b, L0Geom gb, T s, AscendC::CMPMODE mode, const L0Plan& p, SrcLoc loc) {
-  static_assert(sizeof(U) == 1, "opkit emulator: compares write a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  static_assert(std::is_integral<U>::value, "opkit emulator: compares write a bitmask: dst must be an integer LocalTensor");
   cmp_mode_check<T>(mode, call, loc);
   if (p.repeats == 0) return;
-  l0_operand(a, p, ga, true, call, loc, "src0");
-  if (b) l0_operand(*b, p, gb, true, call, loc, "src1");
   const uint64_t bits = uint64_t(p.repeats) * kLanes<T>;
-  dst.m_.check_operand((bits + 7) / 8, call, loc, "dst");
+  ApiCall c(Pipe::V, call, loc);
+  c.write(dst.m_, 0, bits, 1, "dst");
+  l0_declare(c, a, p, ga, false, "src0");
+  if (b) l0_declare(c, *b, p, gb, false, "src1");
+  const bool poisoned = c.commit(Flow::Manual);
   l0_count<T>(VecOp::Compare, p);
   uint8_t* d = reinterpret_cast<uint8_t*>(dst.data());
   l0_for_lanes<T>(p, [&](uint32_t r, uint32_t l) {
@@ -170,7 +175,9 @@ void l0_compare(const char* call, const AscendC::LocalTensor<U>& dst, const Asce
     const uint64_t k = uint64_t(r) * kLanes<T> + l;
     const uint8_t bit = static_cast<uint8_t>(1u << (k & 7));
     d[k >> 3] = cmp_elem<T>(a.data()[ga.at<T>(r, l)], y, mode) ? (d[k >> 3] | bit) : (d[k >> 3] & ~bit);
-    dst.m_.mark_written(static_cast<uint32_t>(k >> 3), 1);
+    const bool bad = poisoned && (l0_poisoned(a, ga, r, l) || (b && l0_poisoned(*b, gb, r, l)));
+    const uint32_t at = dst.m_.ub_off() + static_cast<uint32_t>(k >> 3);
+    set_defined_bits(at, bad ? static_cast<uint8_t>(defined_bits(at) & ~bit) : static_cast<uint8_t>(defined_bits(at) | bit));
   });
 }
 
@@ -178,22 +185,21 @@ void l0_compare(const char* call, const AscendC::LocalTensor<U>& dst, const Asce
 template <class T, class U>
 void compare_scalar(const char* call, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& src0, T s,
                     AscendC::CMPMODE mode, uint32_t count, SrcLoc loc) {
-  static_assert(sizeof(U) == 1, "opkit emulator: compares write a uint8_t bitmask: dst must be LocalTensor<uint8_t>");
+  static_assert(std::is_integral<U>::value, "opkit emulator: compares write a bitmask: dst must be an integer LocalTensor");
   cmp_mode_check<T>(mode, call, loc);
   if (!vec_prologue<T>(VecOp::Compare, call, count, loc)) return;
   const uint64_t bytes = uint64_t(count) * sizeof(T);
   if (bytes % kRepeat != 0)
     fail("compare-length", call, loc,
          strf("count %u x %zu bytes = %llu bytes is not a multiple of 256 bytes", count, sizeof(T), (unsigned long long)bytes));
-  dst.m_.check_operand(count / 8, call, loc, "dst");
-  src_check(src0, count, call, loc, "src0");
+  // dst bit i is poison iff src0 lane i is, as for Compare (computing on poison is legal)
+  ApiCall(Pipe::V, call, loc).write(dst.m_, 0, count, 1, "dst").src(src0, count, "src0").commit();
   uint8_t* d = reinterpret_cast<uint8_t*>(dst.data());
   for (uint32_t byte = 0; byte < count / 8; ++byte) {
     uint8_t v = 0;
     for (uint32_t k = 0; k < 8; ++k) v |= static_cast<uint8_t>(cmp_elem<T>(src0.data()[byte * 8 + k], s, mode)) << k;
     d[byte] = v;
   }
-  dst.m_.mark_written(0, count / 8);
 }
 
 // Level-0 Select: lane (r, l) takes src0 where its selMask bit is 1.
@@ -210,12 +216,21 @@ void l0_select(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>
   if (p.repeats == 0) return;
   const L0Geom gd{rp.dstBlkStride, rp.dstRepStride}, ga{rp.src0BlkStride, rp.src0RepStride},
       gb{rp.src1BlkStride, rp.src1RepStride};
-  l0_operand(dst, p, gd, false, call, loc, "dst");
-  l0_operand(a, p, ga, true, call, loc, "src0");
-  if (b) l0_operand(*b, p, gb, true, call, loc, "src1");
   const uint64_t mask_bits_used = spr ? kLanes<T> : uint64_t(p.repeats) * kLanes<T>;
-  sel.m_.check_operand((mask_bits_used + 7) / 8, call, loc, "selMask");
-  sel.m_.check_initialized(0, (mask_bits_used + 7) / 8, 1, call, loc, "selMask");
+  ApiCall c(Pipe::V, call, loc);
+  l0_declare(c, dst, p, gd, true, "dst");
+  l0_declare(c, a, p, ga, false, "src0");
+  if (b) l0_declare(c, *b, p, gb, false, "src1");
+  c.read(sel.m_, 0, mask_bits_used, 1, "selMask");
+  // A dst lane is poison iff its mask bit or the source lane it takes could be (as for the count form).
+  std::vector<uint8_t> bad;
+  if (c.commit(Flow::Manual)) {
+    const Operand& mo = c.operand(c.size() - 1);
+    l0_for_lanes<T>(p, [&](uint32_t r, uint32_t l) {
+      const uint64_t k = spr ? l : uint64_t(r) * kLanes<T> + l;
+      bad.push_back(ApiCall::lane_poisoned(mo, k) || l0_poisoned(a, ga, r, l) || (b && l0_poisoned(*b, gb, r, l)));
+    });
+  }
   l0_count<T>(VecOp::Select, p);
   const uint8_t* mk = reinterpret_cast<const uint8_t*>(sel.data());
   T* d = dst.data();
@@ -231,7 +246,7 @@ void l0_select(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>
     for (uint32_t l = 0; l < kLanes<T>; ++l)
       if (lane_on(lo, hi, l)) d[gd.at<T>(r, l)] = out[l];
   }
-  l0_mark(dst, p, gd);
+  l0_mark(dst, p, gd, bad.empty() ? nullptr : &bad);
 }
 
 }  // namespace opkit_emu

@@ -315,4 +315,13 @@ void SetAtomicAdd() {
 }
 inline void SetAtomicNone() { opkit_emu::ctx().atomic_dtype = -1; }
 
+// Data cache maintenance (include/basic_api/kernel_operator_cache_intf.h, enums impl/basic_api/kernel_reg.h):
+// no-ops here, the emulator's GM has no cache between blocks and memory (a write is seen at once).
+enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+template <class T, CacheLine entireType, DcciDst dcciDst> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <class T, CacheLine entireType, DcciDst dcciDst> inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {}
+template <class T, CacheLine entireType> inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
+template <class T> inline void DataCachePreload(const GlobalTensor<uint64_t>&, const T) {}
+
 }  // namespace AscendC

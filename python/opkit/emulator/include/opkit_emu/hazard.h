@@ -17,6 +17,17 @@ namespace opkit_emu {
 
 enum class Pipe : uint8_t { S = 0, V, MTE2, MTE3 };
 inline constexpr int kPipes = 4;
+inline constexpr int kScalar = static_cast<int>(Pipe::S);
+// CANN builds kernel-launch and custom-op projects with --cce-auto-sync=on: the bisheng compiler then inserts
+// the syncs between PIPE_S (GetValue / SetValue / operator() on tensors) and PIPE_V, PIPE_MTE2, PIPE_MTE3, both
+// ways (asc-devkit docs/zh/api/SIMD-API/基础API/同步控制/核内同步/关键特性说明.md, table 3; 技术附录/.../
+// Scalar读写数据.md: no manual sync needed when auto-sync is on). MTE2/V/MTE3 among themselves stay the
+// kernel's job (queues, flags). -DOPKIT_EMU_NO_AUTO_SYNC models a build with --cce-auto-sync=off.
+#ifdef OPKIT_EMU_NO_AUTO_SYNC
+inline constexpr bool kAutoSync = false;
+#else
+inline constexpr bool kAutoSync = true;
+#endif
 inline const char* pipe_name(int p) {
   static const char* n[] = {"S", "V", "MTE2", "MTE3"};
   return n[p];
@@ -77,7 +88,9 @@ struct HazardState {
       for (int q = 0; q < kPipes; ++q) pipe[p].known[q] = clk[q];
   }
   uint32_t issue(int p) { return ++clk[p]; }
-  bool ordered(int p, int q, uint32_t seq) const { return p == q || seq == 0 || pipe[p].known[q] >= seq; }
+  bool ordered(int p, int q, uint32_t seq) const {
+    return p == q || seq == 0 || (kAutoSync && (p == kScalar || q == kScalar)) || pipe[p].known[q] >= seq;
+  }
 
   // Forget the history of [lo, hi) (a fresh buffer from InitBuffer).
   void forget(uint32_t lo, uint32_t hi) {

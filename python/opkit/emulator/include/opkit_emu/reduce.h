@@ -1,6 +1,7 @@
 // ReduceSum / ReduceMax / ReduceMin, count form with the shared tmp buffer. Facts sheet §3 "Reductions":
 // tree sum of adjacent pairs inside each 256-byte repeat, repeat results added sequentially (A2 count form);
-// max/min write [value, index] with the index in T's bit pattern, first index wins on ties.
+// max/min write [value, index] with the index in T's bit pattern, first index wins on ties. dst needs the
+// result's alignment only (reduce_dst_align).
 #pragma once
 #include "opkit_emu/vector.h"
 
@@ -86,6 +87,16 @@ OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
   return best;
 }
 
+// dst of a reduction needs only its result's alignment, not 32 bytes: sizeof(T), or 2 x sizeof(T) for a value
+// followed by its index (归约计算/ReduceRepeat.md 表3, which ReduceSum/ReduceMax/ReduceMin.md refer to).
+template <class T>
+inline void reduce_dst_align(const AscendC::LocalTensor<T>& dst, uint32_t dst_elems, const char* call, SrcLoc loc) {
+  const uint32_t a = static_cast<uint32_t>(dst_elems == 2 ? 2 * sizeof(T) : sizeof(T));
+  if (dst.m_.ub_off() % a != 0)
+    fail("ub-alignment", call, loc, strf("dst starts at UB offset %u, not %u-byte aligned (ReduceRepeat.md table 3)",
+                                         dst.m_.ub_off(), a));
+}
+
 // A reduction's result depends on every source lane: one poisoned lane poisons it (Flow::All); it is an
 // error only if the result is then used (copied to GM or read with GetValue).
 template <class T>
@@ -93,7 +104,8 @@ void reduce_common(VecOp op, const char* call, const AscendC::LocalTensor<T>& ds
                    const AscendC::LocalTensor<T>& tmp, int32_t count, uint32_t dst_elems, SrcLoc loc) {
   (void)op;
   tmp.m_.check_live(call, loc, "sharedTmpBuffer");
-  ApiCall(Pipe::V, call, loc).dst(dst, dst_elems).src(src, count).commit(Flow::All);
+  reduce_dst_align(dst, dst_elems, call, loc);
+  ApiCall(Pipe::V, call, loc).dst(dst, dst_elems, "dst", kUnaligned).src(src, count).commit(Flow::All);
 }
 
 }  // namespace opkit_emu

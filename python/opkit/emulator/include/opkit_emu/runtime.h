@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -183,6 +184,18 @@ inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) {
   return -1;
 }
 
+// A finding that is legal on the device but worth knowing: one stderr line per call site and process.
+inline void warn_once(const char* rule, const char* call, SrcLoc loc, const std::string& detail) {
+  static std::mutex mu;
+  static std::vector<std::pair<const char*, int>> seen;
+  std::lock_guard<std::mutex> lk(mu);
+  for (const auto& s : seen)
+    if (s.first == loc.file && s.second == loc.line) return;
+  seen.emplace_back(loc.file, loc.line);
+  std::fprintf(stderr, "opkit emulator: warning: [%s] %s at %s:%d: %s\n", rule, call, loc.file ? loc.file : "<unknown>",
+               loc.line, detail.c_str());
+}
+
 // ---- GM bounds ----------------------------------------------------------------------------------
 inline const GmRegion* gm_find(const void* p) {
   const BlockCtx& c = ctx();
@@ -192,10 +205,18 @@ inline const GmRegion* gm_find(const void* p) {
     if (b >= r.base && b < r.base + r.bytes) return &r;
   return nullptr;
 }
+inline const GmRegion* gm_ending_at(const uint8_t* b) {
+  const BlockCtx& c = ctx();
+  if (!c.gm) return nullptr;
+  for (const GmRegion& r : *c.gm)
+    if (b == r.base + r.bytes) return &r;
+  return nullptr;
+}
 inline void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what) {
   if (bytes == 0) return;
   const GmRegion* r = gm_find(p);
   auto b = static_cast<const uint8_t*>(p);
+  if (!r && gm_ending_at(b)) r = gm_ending_at(b);  // starts right at a buffer's end: name that buffer
   if (!r)
     fail("gm-bounds", call, loc,
          strf("%s: GM address %p is not inside any GM buffer passed to the kernel", what, p));

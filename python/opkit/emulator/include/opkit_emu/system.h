@@ -8,9 +8,7 @@
 //    (同步控制/核内同步/DataSyncBarrier(ISASI).md);
 //  - ICachePreLoad / GetICachePreloadStatus: no instruction cache; the preload is always done (0)
 //    (缓存控制/ICachePreLoad(ISASI).md, GetICachePreloadStatus(ISASI).md);
-//  - DataCacheCleanAndInvalid / DataCachePreload: no data cache, scalar GM accesses reach GM at once
-//    (缓存控制/DataCacheCleanAndInvalid.md, DataCachePreload.md); CacheLine / DcciDst as CANN's
-//    impl/basic_api/kernel_reg.h. The template arguments are required, as in CANN (no defaults);
+//  - DataCacheCleanAndInvalid / DataCachePreload: in datacopy.h;
 //  - SetNextTaskStart / WaitPreTaskEnd: "on A2 only compile compatibility, no effect"
 //    (同步控制/任务间同步/SetNextTaskStart.md, WaitPreTaskEnd.md);
 //  - MetricsProfStart / MetricsProfStop: msOpProf markers (调试接口/性能统计/MetricsProfStart.md);
@@ -20,7 +18,6 @@
 //    GetCtrlSpr<48, 48>() reads 1 and SetCtrlSpr<48, 48>(0), the saturating mode, stops with rule not-emulated.
 #pragma once
 #include "opkit_emu/runtime.h"
-#include "opkit_emu/tensor.h"
 
 namespace AscendC {
 
@@ -36,18 +33,6 @@ inline void Trap(OPKIT_LOC) { opkit_emu::fail("kernel-assert", "Trap", loc, "Tra
 
 template <MemDsbT arg0>
 inline void DataSyncBarrier() {}
-
-enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
-enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
-
-template <typename T, CacheLine entireType, DcciDst dcciDst>
-inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
-template <typename T, CacheLine entireType, DcciDst dcciDst>
-inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {}
-template <typename T, CacheLine entireType>
-inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
-template <typename T>
-inline void DataCachePreload(const GlobalTensor<uint64_t>&, const T) {}
 
 inline void ICachePreLoad(const int64_t) {}
 inline int64_t GetICachePreloadStatus() { return 0; }

@@ -1,4 +1,4 @@
-"""CreateVecIndex (opkit_emu/create_vec_index.h) against a numpy model of how CANN's A2 code builds the sequence
+"""CreateVecIndex (opkit_emu/vec_index.h) against a numpy model of how CANN's A2 code builds the sequence
 (impl/basic_api/dav_c220/kernel_operator_vec_createvecindex_impl.h at mirror-cann/asc-devkit 82b89a15): the first
 DataBlock from the scalar unit, each further DataBlock / repeat an Adds in the element type of the one before.
 Page: 数据填充/CreateVecIndex.md (count or repeatTime 0: NOP); masks as 掩码.md."""
@@ -63,7 +63,7 @@ def l0_ref(dt, first, active, reps, bs, rs, bit_mask):
 
 def call(emu, dt, first, args):
     y = np.full(N, SENTINEL, dt)
-    getattr(emu("create_vec_index"), KERNELS[dt])([np.array([first], dt), np.array(args, np.int32), y])
+    getattr(emu("vec_index"), KERNELS[dt])([np.array([first], dt), np.array(args, np.int32), y])
     return y
 
 
@@ -101,3 +101,14 @@ def test_level0_bit_mask(emu, dt):
 @pytest.mark.parametrize("args", [[0, 0, 0, 0, 0], [1, 64, 0, 1, 8], [1, 0, 2, 1, 8]])
 def test_nothing_written_for_count_repeat_or_mask_zero(emu, args):
     np.testing.assert_array_equal(call(emu, np.float32, 1, args), np.full(N, SENTINEL, np.float32))
+
+
+# The count form for three types; half 2040 + i (spacing 2 above 2048) equals the stepped sequence there.
+def test_index_ramps_per_type(emu):
+    out = np.zeros(3 * 320, np.float32)
+    emu("vec_index").vec_index([out])
+    np.testing.assert_array_equal(out[:300], np.arange(300, dtype=np.float32) + 2.5)
+    assert (out[300:320] == 0).all()
+    np.testing.assert_array_equal(out[320:640].view(np.int32)[:300], np.arange(-7, 293, dtype=np.int32))
+    # half: 2040 + i rounded to half precision (spacing 2 above 2048)
+    np.testing.assert_array_equal(out[640:], (2040 + np.arange(320, dtype=np.float64)).astype(np.float16).astype(np.float32))

@@ -1,0 +1,129 @@
+// Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
+// Implemented: the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
+// GetSoftMaxMaxTmpSize / GetSoftMaxMinTmpSize, IsBasicBlockInSoftMax), written here after mirror-cann/asc-devkit
+// impl/adv_api/tiling/activation/softmax_tiling.cpp (read, not copied; the A2 branch: arch 2201), taking the
+// ge::Shape of the CANN releases public op projects were written for. The kernel gets the same structs from
+// the emulator (opkit_emu/adv_tiling.h) and runs SoftMax there. The cube unit's tiling (matmul_tiling::*,
+// TCubeTiling, Conv3D, Mc2) and the other advanced APIs' structs are declared so that using one stops the
+// build with "not supported on the emulator: NAME".
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "opkit/cann_adv_tiling.h"
+#include "register/tilingdata_base.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace opkit_cann {
+template <class...> inline constexpr bool adv_false = false;
+}  // namespace opkit_cann
+
+namespace optiling {
+#define OPKIT_CANN_TILING_FIELD(type, name) TILING_DATA_FIELD_DEF(type, name);
+BEGIN_TILING_DATA_DEF(SoftMaxTiling)
+OPKIT_SOFTMAX_TILING_FIELDS(OPKIT_CANN_TILING_FIELD)
+END_TILING_DATA_DEF;
+BEGIN_TILING_DATA_DEF(LogSoftMaxTiling)
+OPKIT_SOFTMAX_TILING_FIELDS(OPKIT_CANN_TILING_FIELD)
+END_TILING_DATA_DEF;
+#undef OPKIT_CANN_TILING_FIELD
+
+#define OPKIT_CANN_REJECT(NAME, WHY)                                                                          \
+  template <class P = void>                                                                                  \
+  struct OpkitRejected##NAME {                                                                                \
+    static_assert(::opkit_cann::adv_false<P>, "not supported on the emulator: " #NAME " (" WHY "; see docs/cann.md)"); \
+  };                                                                                                         \
+  using NAME = OpkitRejected##NAME<>;
+#define OPKIT_CANN_REJECT_CUBE(NAME) OPKIT_CANN_REJECT(NAME, "tiling of the cube unit, which the emulator does not run")
+#define OPKIT_CANN_REJECT_ADV(NAME) OPKIT_CANN_REJECT(NAME, "advanced-API tiling not implemented on the emulator")
+OPKIT_CUBE_TILING_STRUCTS(OPKIT_CANN_REJECT_CUBE)
+OPKIT_OTHER_ADV_TILING_STRUCTS(OPKIT_CANN_REJECT_ADV)
+#undef OPKIT_CANN_REJECT_CUBE
+#undef OPKIT_CANN_REJECT_ADV
+}  // namespace optiling
+
+namespace matmul_tiling {
+// constructing one fails: Matmul runs on the cube unit
+#define OPKIT_CANN_REJECT_CLASS(NAME)                                                                          \
+  struct NAME {                                                                                                \
+    template <class... A>                                                                                      \
+    NAME(A&&...) {                                                                                             \
+      static_assert(::opkit_cann::adv_false<A...>, "not supported on the emulator: matmul_tiling::" #NAME       \
+                                                   " (tiling of the cube unit, which the emulator does not run; " \
+                                                   "see docs/cann.md)");                                        \
+    }                                                                                                          \
+  };
+OPKIT_CANN_REJECT_CLASS(MatmulApiTiling)
+OPKIT_CANN_REJECT_CLASS(MultiCoreMatmulTiling)
+OPKIT_CANN_REJECT_CLASS(BatchMatmulTiling)
+#undef OPKIT_CANN_REJECT_CLASS
+}  // namespace matmul_tiling
+
+namespace AscendC {
+namespace softmax_detail {
+constexpr uint32_t kBlk = 32, kFloat = 4, kBasicTile = kBlk / kFloat, kBasicUnit = 64, kBasicMin = 256;
+// [m, k]: the last axis and the product of the others
+inline std::pair<uint32_t, uint32_t> last_axis(const ge::Shape& s) {
+  const uint32_t k = s.GetDimNum() ? static_cast<uint32_t>(s.GetDim(s.GetDimNum() - 1)) : 0;
+  const uint32_t n = static_cast<uint32_t>(s.GetShapeSize());
+  return {k ? n / k : 0, k};
+}
+}  // namespace softmax_detail
+
+// Bytes of float work buffer SoftMax needs: Max for the whole [m, k] at once, Min for one row.
+inline uint32_t GetSoftMaxMaxTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+  using namespace softmax_detail;
+  (void)isReuseSource;
+  if (srcShape.GetShapeSize() <= 0 || (dataTypeSize != 2 && dataTypeSize != 4)) return 0;
+  const auto mk = last_axis(srcShape);
+  return mk.first * (kBlk / dataTypeSize + mk.second + kBasicUnit) * kFloat;
+}
+inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize, const bool isReuseSource) {
+  using namespace softmax_detail;
+  (void)isReuseSource;
+  if (srcShape.GetShapeSize() <= 0 || (dataTypeSize != 2 && dataTypeSize != 4)) return 0;
+  return (kBlk / dataTypeSize + last_axis(srcShape).second + kBasicUnit) * kFloat;
+}
+
+// The tiling: rows per pass (splitM) as many as the work buffer holds, cut to basic blocks where the shape
+// allows; outputs sum/max are one 32-byte block per row.
+inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
+                              optiling::SoftMaxTiling& t) {
+  using namespace softmax_detail;
+  if (srcShape.GetShapeSize() <= 0 || (dataTypeSize != 2 && dataTypeSize != 4)) return;
+  const auto mk = last_axis(srcShape);
+  const uint32_t m = mk.first, k = mk.second, perBlk = kBlk / dataTypeSize;
+  uint32_t baseM = std::min(localWorkSpaceSize / kFloat / (perBlk + k + kBasicUnit), m);
+  if (baseM < m && baseM > kBasicTile) baseM = baseM / kBasicTile * kBasicTile;
+  if (baseM > kBasicTile && m % kBasicTile == 0 && k % kBasicUnit == 0) {  // basic blocks
+    baseM = baseM / kBasicTile * kBasicTile;
+    while (m % baseM != 0) baseM -= kBasicTile;
+    while (baseM * k >= kBasicUnit * kBasicMin) baseM /= 2;  // at most 255 repeats
+  }
+  t.set_srcM(m);
+  t.set_srcK(k);
+  t.set_srcSize(m * k);
+  t.set_outMaxM(m);
+  t.set_outMaxK(perBlk);
+  t.set_outMaxSize(m * perBlk);
+  t.set_splitM(baseM);
+  t.set_splitK(k);
+  t.set_splitSize(baseM * k);
+  t.set_reduceM(baseM);
+  t.set_reduceK(perBlk);
+  t.set_reduceSize(baseM * perBlk);
+  const uint32_t tail = baseM ? m % baseM : 0;
+  if (baseM) t.set_rangeM(m / baseM);
+  t.set_tailM(tail);
+  t.set_tailSplitSize(tail * k);
+  t.set_tailReduceSize(tail * perBlk);
+}
+
+// Whether SoftMax may run on basic blocks: no tail rows, the last axis a multiple of 64 in [256 / size, 2048).
+inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dataTypeSize = 2) {
+  using namespace softmax_detail;
+  const uint32_t k = t.get_srcK();
+  return dataTypeSize != 0 && t.get_tailM() == 0 && k >= kBasicMin / dataTypeSize && k < 2048 && k % kBasicUnit == 0;
+}
+}  // namespace AscendC

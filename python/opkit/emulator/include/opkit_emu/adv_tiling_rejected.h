@@ -1,0 +1,35 @@
+// The tiling structs of CANN's kernel_tiling.h the emulator does not implement (opkit/cann_adv_tiling.h lists
+// them): declaring a member of one (TILING_DATA_FIELD_DEF_STRUCT) or an object of it stops the build with
+// "not supported on the emulator: NAME". In AscendC::tiling, exported at global scope as CANN's generated header
+// exports its legacy structs.
+#pragma once
+#include "opkit_emu/adv_tiling.h"
+
+namespace opkit_emu {
+template <class...> inline constexpr bool adv_tiling_false = false;
+}  // namespace opkit_emu
+
+namespace AscendC {
+namespace tiling {
+// Declaring a member of one of these (TILING_DATA_FIELD_DEF_STRUCT) or an object of it fails with the message.
+#define OPKIT_EMU_REJECT_TILING(NAME, WHY)                                                                   \
+  template <class P = void>                                                                                \
+  struct OpkitRejected##NAME {                                                                              \
+    static_assert(::opkit_emu::adv_tiling_false<P>, "not supported on the emulator: " #NAME " (" WHY          \
+                                                    "; see docs/cann.md)");                               \
+  };                                                                                                       \
+  using NAME = OpkitRejected##NAME<>;
+#define OPKIT_EMU_REJECT_CUBE(NAME) OPKIT_EMU_REJECT_TILING(NAME, "tiling of the cube unit, which the emulator does not run")
+#define OPKIT_EMU_REJECT_ADV(NAME) OPKIT_EMU_REJECT_TILING(NAME, "advanced-API tiling not implemented on the emulator")
+OPKIT_CUBE_TILING_STRUCTS(OPKIT_EMU_REJECT_CUBE)
+OPKIT_OTHER_ADV_TILING_STRUCTS(OPKIT_EMU_REJECT_ADV)
+#undef OPKIT_EMU_REJECT_CUBE
+#undef OPKIT_EMU_REJECT_ADV
+#undef OPKIT_EMU_REJECT_TILING
+}  // namespace tiling
+}  // namespace AscendC
+
+#define OPKIT_EMU_EXPORT_TILING(NAME) using AscendC::tiling::NAME;
+OPKIT_CUBE_TILING_STRUCTS(OPKIT_EMU_EXPORT_TILING)
+OPKIT_OTHER_ADV_TILING_STRUCTS(OPKIT_EMU_EXPORT_TILING)
+#undef OPKIT_EMU_EXPORT_TILING

@@ -74,7 +74,7 @@ def main() -> None:
     import torch
 
     from opkit.harness.cases import build_matrix, make_inputs
-    from opkit.spec import load_spec
+    from opkit.opspec import load_spec
     from opkit.workspace import bundled_ops_dir
 
     torch.set_num_threads(1)

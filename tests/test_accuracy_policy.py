@@ -142,6 +142,7 @@ def test_naive_kernels_are_looked_up_only_when_used_and_a_failure_once(monkeypat
         calls.append(tuple(ops or ()))
         raise OpkitError("op gelu_fp32 in workspace /w is not built for target cpu: run `opkit build`")
     monkeypatch.setattr(loader, "load", fail)
+    monkeypatch.setattr(loader, "loaded", dict)      # as in a fresh process: earlier tests may have loaded them
     monkeypatch.setattr(patching, "_unavailable", {}, raising=False)
     monkeypatch.setattr(diagnose, "_naive_unavailable", [], raising=False)
     monkeypatch.setattr(patching.Ops, "has", lambda self, op: False)
@@ -201,6 +202,7 @@ def test_a_patch_that_swapped_nothing_says_why(monkeypatch):
     def fail(*a, ops=None, **k):
         raise OpkitError(f"op {ops[0]} in workspace /w is not built for target cpu: run `opkit build`")
     monkeypatch.setattr(loader, "load", fail)
+    monkeypatch.setattr(loader, "loaded", dict)      # as in a fresh process: earlier tests may have loaded them
     monkeypatch.setattr(patching, "_unavailable", {}, raising=False)
     monkeypatch.setattr(patching.Ops, "has", lambda self, op: False)
     v = SimVariant("p", patch=True)

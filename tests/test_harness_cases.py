@@ -66,9 +66,11 @@ def test_shapes_respect_declared_ranges_and_cap(spec):
 def test_quick_is_a_small_subset_and_full_a_superset(spec):
     quick, default, full = (build_matrix(spec, m) for m in ("quick", "default", "full"))
     assert len(quick) < len(default) < len(full)
-    assert len(quick) <= 40
+    assert len(quick) <= 63          # 45 + special values in weight and in bias: 3 shapes x 3 dtypes each
     assert {c.id for c in quick} <= {c.id for c in full}
-    assert {c.distribution for c in quick} >= {"normal", "scale50", "offset"}
+    assert {c.distribution for c in quick} >= {"normal", "scale50", "offset", "special"}
+    for dt in ("float16", "bfloat16", "float32"):        # every dtype meets the special values in --quick
+        assert any(c.dtype == dt and c.distribution == "special" for c in quick), dt
 
 
 def test_deterministic_and_seeded(spec):
@@ -100,10 +102,35 @@ def test_input_values_follow_distribution_and_roles(spec):
     assert torch.isfinite(xf[4:]).all()
 
 
-def test_special_values_only_when_declared(tmp_path):
+def test_special_values_in_every_mode_declared_or_not(tmp_path):
     from harness_standins import OP_YAML
     spec = load_spec(write_op(tmp_path, op_yaml=OP_YAML.replace(", special]", "]")))
-    assert not any(c.distribution == "special" for c in build_matrix(spec, "full"))
+    for mode in ("quick", "default", "full"):
+        got = {c.dtype for c in build_matrix(spec, mode) if c.distribution == "special"}
+        assert got == {"float16", "bfloat16", "float32"}, mode
+
+
+def test_special_values_reach_every_floating_input_in_cases_of_their_own(spec):
+    cases = {c.id: c for c in build_matrix(spec, "default")}
+    for cid, carrier in (("fp32-64x1000-special", 0), ("fp32-64x1000-special-weight", 1),
+                         ("fp32-64x1000-special-bias", 2)):
+        inputs = make_inputs(spec, cases[cid])
+        for k, t in enumerate(inputs):
+            v = t.reshape(-1, t.shape[-1])
+            if k == carrier:
+                assert torch.isnan(v).any() and (v == float("inf")).any() and (v == float("-inf")).any(), cid
+            else:
+                assert torch.isfinite(v).all(), (cid, k)
+    x = make_inputs(spec, cases["fp32-64x1000-special"])[0]
+    assert {tuple(i) for i in (~torch.isfinite(x)).nonzero().tolist()} == {(0, 500), (1, 0), (2, 999)}
+    w = make_inputs(spec, cases["fp32-64x1000-special-weight"])[1]
+    assert {i[0] for i in (~torch.isfinite(w)).nonzero().tolist()} == {1, 3, 5}
+    # a second data input is moved by 4 rows and 3 odd columns (plant_specials turn 1)
+    from opkit.opspec.distributions import plant_specials
+    z = plant_specials(torch.zeros(8, 9, dtype=torch.float64), "float32", turn=1)
+    assert {tuple(i) for i in (~torch.isfinite(z)).nonzero().tolist()} == {(4, 5), (5, 1), (6, 0)}
+    z = plant_specials(torch.zeros(1, 9, dtype=torch.float64), "float32", turn=1)
+    assert {tuple(i) for i in (~torch.isfinite(z)).nonzero().tolist()} == {(0, 7), (0, 1), (0, 3)}
 
 
 def test_attr_variants_for_choices(tmp_path):
@@ -130,14 +157,15 @@ tests:
     assert any(c.id.endswith("-tanh") for c in cases)
 
 
-@pytest.mark.parametrize("shape, planted", [((1000,), 3), ((3, 7), 3), ((1, 5), 2), ((2,), 1)])
+@pytest.mark.parametrize("shape, planted", [((1000,), 3), ((3, 7), 3), ((1, 5), 2), ((2,), 1), ((1,), 1), ((3, 1), 3)])
 def test_special_values_reach_1d_and_few_row_inputs(shape, planted):
     """NaN, +inf, -inf (in that order, as many as fit on odd columns) and +-0/subnormals on even ones."""
     from opkit.opspec.distributions import draw
     x = draw("special", "float16", shape, torch.Generator().manual_seed(0)).to(torch.float16).float()
     got = [bool(torch.isnan(x).any()), bool((x == float("inf")).any()), bool((x == float("-inf")).any())]
     assert got == [True] * planted + [False] * (3 - planted)
-    assert (x.reshape(-1, shape[-1])[0, 0::2] == 0).any()
+    if shape[-1] > 1:       # one column: the specials only
+        assert (x.reshape(-1, shape[-1])[0, 0::2] == 0).any()
 
 
 def test_distribution_registry_is_the_one_list():
@@ -146,8 +174,9 @@ def test_distribution_registry_is_the_one_list():
     from opkit.opspec import TestSpec
     assert TestSpec(dims={}).distributions == DECLARABLE
     assert "scale50" in REGISTRY and "scale50" not in DECLARABLE
-    assert expand(["normal", "scale"], "default") == ["normal", "scale50", "scale"]
-    assert expand(["normal", "scale", "special"], "quick") == ["normal", "scale50"]
+    assert expand(["normal", "scale"], "default") == ["normal", "scale50", "scale", "special"]
+    assert expand(["normal", "scale", "special"], "quick") == ["normal", "scale50", "special"]
+    assert expand(["normal"], "default") == ["normal", "special"]     # every op meets the special values
     assert {"offset200", "offset1000", "scale1e4", "scale1e6"} <= set(all_tags(["float16", "float32"]))
 
 

@@ -5,7 +5,9 @@ import torch.nn.functional as F
 
 
 def reference(x, approximate="none"):
-    return F.gelu(x, approximate=approximate)
+    # GELU(+inf) = +inf (x * Phi(x)), as PyTorch's scalar, float64 and CUDA paths give; its float32 CPU path
+    # through oneDNN gives NaN (pytorch/pytorch#185770, open), so the golden would depend on the machine.
+    return F.gelu(x, approximate=approximate).where(x != float("inf"), x)
 
 
 def error_scale(x, approximate="none"):

@@ -151,7 +151,7 @@ class Kernel {
     Mul(sq, xr, xr, n);
     const float var = SumOf(sq, n) * invN_ - c * c;
     *corr = c;
-    return var > 0.0f ? var : 0.0f;
+    return var < 0.0f ? 0.0f : var;   // rounding may make it negative; a NaN (inf or NaN in x) stays NaN
   }
 
   // dst = (d - c) * rstd * weight + bias; d (= xr) is overwritten.

@@ -4,8 +4,9 @@
 //   g       = dy * weight
 //   dx      = rstd * (g - mean(g) - xhat * mean(g * xhat))
 //   dweight = sum over rows of dy * xhat,   dbias = sum over rows of dy
-// All in ComputeT (FP32). mean/rstd are recomputed from x with the forward op's corrected two-pass
-// algorithm (the forward schema returns y only). dweight/dbias: each block sums its rows in UB and adds
+// (a row whose sums are not finite: dx as PyTorch forms it, NonFiniteDx). All in ComputeT (FP32).
+// mean/rstd are recomputed from x with the forward op's corrected two-pass algorithm (the forward schema
+// returns y only). dweight/dbias: each block sums its rows in UB and adds
 // the result to the FP32 outputs with SetAtomicAdd (the outputs are zero-filled before launch).
 #include "kernel_operator.h"
 #include "tiling.h"
@@ -155,7 +156,7 @@ class Kernel {
     Mul(sq, xr, xr, n);
     const float var = SumOf(sq, n) * invN_ - c * c;
     *corr = c;
-    return var > 0.0f ? var : 0.0f;
+    return var < 0.0f ? 0.0f : var;   // rounding may make it negative; a NaN (inf or NaN in x) stays NaN
   }
 
   // dx = rstd * (g - A - xhat * B) from xhat (overwritten) and g, into dst.
@@ -171,6 +172,60 @@ class Kernel {
     } else {
       Muls(dst, xhat, static_cast<CT>(rstd), n);
     }
+  }
+
+  // A row whose sums are not finite (an inf or NaN in dy or weight): every dx of it is NaN or +-inf, and
+  // which one follows the formula. PyTorch's CPU kernel forms dx = rstd * g + B * x + C with
+  // B = (sum(g) * mean - sum(g * x)) * rstd^3 / N and C = -B * mean - sum(g) * rstd / N; so does this path,
+  // so its NaN and infinities fall where PyTorch's do (the formula above would put them elsewhere).
+  __aicore__ static inline bool Finite(float v) { return v - v == 0.0f; }
+
+  // x (I/O dtype, as loaded) -> tmp in ComputeT.
+  __aicore__ inline void XAsCompute(const LocalTensor<CT>& tmp, const LocalTensor<T>& xraw, uint32_t n) {
+    if constexpr (kCast) {
+      Cast(tmp, xraw, RoundMode::CAST_NONE, n);
+    } else {
+      Muls(tmp, xraw, static_cast<CT>(1.0f), n);
+    }
+  }
+
+  // sum(g * x) over [0, n) (tmp is clobbered).
+  __aicore__ inline float GxSum(const LocalTensor<T>& xraw, const LocalTensor<CT>& g, uint32_t n) {
+    LocalTensor<CT> tmp = tmpBuf_.Get<CT>();
+    XAsCompute(tmp, xraw, n);
+    Mul(tmp, tmp, g, n);
+    return SumOf(tmp, n);
+  }
+
+  // dst = rstd * g + bb * x + cc (g is overwritten, tmp clobbered).
+  template <typename D>
+  __aicore__ inline void NonFiniteDx(const LocalTensor<D>& dst, const LocalTensor<T>& xraw, const LocalTensor<CT>& g,
+                                     float bb, float cc, float rstd, uint32_t n) {
+    LocalTensor<CT> tmp = tmpBuf_.Get<CT>();
+    XAsCompute(tmp, xraw, n);
+    Muls(tmp, tmp, static_cast<CT>(bb), n);
+    Adds(tmp, tmp, static_cast<CT>(cc), n);
+    Muls(g, g, static_cast<CT>(rstd), n);
+    Add(tmp, tmp, g, n);
+    if constexpr (kCast) {
+      Cast(dst, tmp, RoundMode::CAST_RINT, n);
+    } else {
+      Muls(dst, tmp, static_cast<CT>(1.0f), n);
+    }
+  }
+
+  // Single pass: row `row`'s dx into dst when its sums are not finite; g = dy * weight of the row.
+  template <typename D>
+  __aicore__ inline void NonFiniteRow(const LocalTensor<D>& dst, uint64_t row, const LocalTensor<CT>& g, float sumG,
+                                      float rstd) {
+    const uint32_t cols = td_.cols;
+    LocalTensor<T> xraw = Load(xQ_, xGm_[row * cols], 1, cols);
+    LocalTensor<CT> tmp = tmpBuf_.Get<CT>();
+    XAsCompute(tmp, xraw, cols);
+    const float mean = SumOf(tmp, cols) * invN_;   // only its sign can matter here
+    const float bb = (sumG * mean - GxSum(xraw, g, cols)) * rstd * rstd * rstd * invN_;
+    NonFiniteDx(dst, xraw, g, bb, -bb * mean - sumG * rstd * invN_, rstd, cols);
+    xQ_.FreeTensor(xraw);
   }
 
   // GM[c0, c0+n) += src (FP32) with an atomic UB -> GM copy; src is a TBuf tensor, so order the
@@ -234,10 +289,15 @@ class Kernel {
       Add(dwAcc, dwAcc, tmp, cols);               // dweight += dy * xhat
       Add(dbAcc, dbAcc, gr, cols);                // dbias += dy
       Mul(gr, gr, wF_, cols);                     // g = dy * weight
-      const float a = SumOf(gr, cols) * invN_;
+      const float sumG = SumOf(gr, cols);
+      const float a = sumG * invN_;
       Mul(tmp, gr, xr, cols);
       const float b = SumOf(tmp, cols) * invN_;
-      InputGrad(dxout[r * pitch], xr, gr, a, b, rs, cols);
+      if (Finite(a) && Finite(b)) {
+        InputGrad(dxout[r * pitch], xr, gr, a, b, rs, cols);
+      } else {
+        NonFiniteRow(dxout[r * pitch], row0 + r, gr, sumG, rs);
+      }
     }
     xQ_.FreeTensor(xin);
     dyQ_.FreeTensor(dyin);
@@ -272,7 +332,7 @@ class Kernel {
     const float c = s1 * invN_;
     const float var = s2 * invN_ - c * c;
     LocalTensor<CT> rstd = rstdBuf_.Get<CT>();
-    rstd.SetValue(0, static_cast<CT>(var > 0.0f ? var : 0.0f));
+    rstd.SetValue(0, static_cast<CT>(var < 0.0f ? 0.0f : var));   // a NaN (inf or NaN in x) stays NaN
     Rstd(rstd, 1);
     const float rs = static_cast<float>(rstd.GetValue(0));
     // Sweep 3: A = mean(g), B = mean(g * xhat).
@@ -289,6 +349,26 @@ class Kernel {
       dyQ_.FreeTensor(dyin);
     }
     const float a = sa * invN_, b = sb * invN_;
+    const bool finite = Finite(a) && Finite(b);
+    float bb = 0.0f, cc = 0.0f;
+    if (!finite) {   // NonFiniteDx's coefficients: one more sweep for sum(g * x)
+      float sgx = 0.0f;
+      for (uint32_t c0 = 0; c0 < cols; c0 += tile) {
+        const uint32_t n = cols - c0 < tile ? cols - c0 : tile;
+        LocalTensor<T> xin = Load(xQ_, xGm_[base + c0], 1, n);
+        LocalTensor<T> dyin = Load(dyQ_, dyGm_[base + c0], 1, n);
+        LocalTensor<CT> g = ToCompute(dyin, gcBuf_, n);
+        LoadWeight(c0, n);
+        Mul(g, g, wF_, n);
+        wQ_.FreeTensor(wRaw_);
+        sgx += GxSum(xin, g, n);
+        xQ_.FreeTensor(xin);
+        dyQ_.FreeTensor(dyin);
+      }
+      const float mean = m0 + c;
+      bb = (sa * mean - sgx) * rs * rs * rs * invN_;
+      cc = -bb * mean - sa * rs * invN_;
+    }
     // Sweep 4: dx, and this row's dweight/dbias contributions (atomic adds per tile).
     for (uint32_t c0 = 0; c0 < cols; c0 += tile) {
       const uint32_t n = cols - c0 < tile ? cols - c0 : tile;
@@ -296,7 +376,13 @@ class Kernel {
       LocalTensor<CT> xhat, g;
       TileXhatAndG(base, c0, n, m0, c, rs, xin, dyin, xhat, g, true);
       LocalTensor<T> dxout = dxQ_.AllocTensor<T>();
-      InputGrad(dxout, xhat, g, a, b, rs, n);
+      if (finite) {
+        InputGrad(dxout, xhat, g, a, b, rs, n);
+      } else {   // x was centred in place: load it again
+        LocalTensor<T> xraw = Load(xQ_, xGm_[base + c0], 1, n);
+        NonFiniteDx(dxout, xraw, g, bb, cc, rs, n);
+        xQ_.FreeTensor(xraw);
+      }
       xQ_.FreeTensor(xin);
       dyQ_.FreeTensor(dyin);
       StoreRows(dxout, row, 1, n, c0);

@@ -140,6 +140,7 @@ class Kernel {
     LocalTensor<CT> xc = ToCompute(xin, n * pitch);
     LocalTensor<CT> vals = valBuf_.Get<CT>();
     LocalTensor<int32_t> idx = idxQ_.AllocTensor<int32_t>();
+    opkit::PipeSync<HardEvent::MTE3_S>();   // the scalar unit writes idx: after the last index store read it
     for (uint32_t r = 0; r < n; ++r) {
       uint32_t k = 0;
       bool isNan = false;
@@ -171,6 +172,7 @@ class Kernel {
     }
     valBuf_.Get<CT>().SetValue(0, m);
     LocalTensor<int32_t> idx = idxQ_.AllocTensor<int32_t>();
+    opkit::PipeSync<HardEvent::MTE3_S>();   // the scalar unit writes idx: after the last index store read it
     idx.SetValue(0, static_cast<int32_t>(k));
     StoreResults(row, 1, idx);
   }

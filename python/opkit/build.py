@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Iterable
 
 from . import targets
-from .errors import OpkitError
+from .errors import BuildError, OpkitError
 from .opspec import OpSpec
 from .toolchain import stamps
 from .toolchain.tools import Log
@@ -28,22 +28,71 @@ from .workspace import require_workspace, workspace_specs
 
 
 def build(ops: Iterable[str] = (), *, workspace: str | Path | None = None, target: str | None = None,
-          jobs: int | None = None, verbose: bool = False, log: Log | None = None, **options) -> list[OpSpec]:
-    """Build the workspace's ops (all, or those named) for a target; returns the specs built."""
+          jobs: int | None = None, verbose: bool = False, log: Log | None = None, keep_going: bool = False,
+          **options) -> list[OpSpec]:
+    """Build the workspace's ops (all, or those named, with the workspace ops they need: deps.py) for a
+    target; returns the specs built. Needed bundled ops are the bundled-op cache's (opkit.load() builds them;
+    `opkit build` does it at once, with_needs()). ``keep_going``: an op whose op.yaml is invalid or whose
+    build fails does not stop the others; the BuildError raised at the end names every op that failed
+    (``failed_ops``)."""
     ws = require_workspace(workspace)
-    specs = workspace_specs(ws, tuple(ops))
-    if not specs:
+    specs, broken = _requested(ws, tuple(ops), keep_going)
+    if not specs and not broken:
         raise OpkitError(f"workspace {ws} has no ops (ops/<op>/op.yaml); run `opkit new <OpName>`")
+    specs, bundled = with_needs(ws, specs)
     name = targets.get(target).NAME
-    # each builder says itself when this machine cannot build for the target (options may not need all)
-    build_specs(specs, _build_dir(ws, name), target=name, jobs=jobs, verbose=verbose, log=log, **options)
+    failed: dict[str, str] = dict(broken)
+    if specs:
+        # each builder says itself when this machine cannot build for the target (options may not need all)
+        try:
+            build_specs(specs, _build_dir(ws, name), target=name, jobs=jobs, verbose=verbose, log=log,
+                        keep_going=keep_going, **options)
+        except BuildError as e:
+            if not keep_going:
+                raise
+            failed.update(getattr(e, "failed_ops", None) or {s.snake: str(e) for s in specs})
+    if failed:
+        err = BuildError("\n\n".join(failed.values()) + "\n\nopkit build: failed: " + ", ".join(sorted(failed)))
+        err.failed_ops = failed
+        err.built = [s for s in specs if s.snake not in failed]
+        raise err
     return specs
 
 
+def _requested(ws: Path, ops: tuple[str, ...], keep_going: bool) -> tuple[list[OpSpec], dict[str, str]]:
+    """The specs asked for; with keep_going, ops whose op.yaml is invalid come back as (folder -> error)
+    instead of stopping the build."""
+    if not keep_going:
+        return workspace_specs(ws, ops), {}
+    from .workspace import workspace_entries
+    entries = workspace_entries(ws)
+    bad = {e.dir.name: str(e.error) for e in entries if e.error}
+    if not ops:
+        return [e.spec for e in entries if e.spec], bad
+    good = tuple(o for o in ops if o not in bad)
+    return (workspace_specs(ws, good) if good else []), {o: bad[o] for o in ops if o in bad}
+
+
+def with_needs(ws: Path, specs: list[OpSpec]) -> tuple[list[OpSpec], list[OpSpec]]:
+    """``specs`` plus the workspace ops they need, and the bundled ops they need that the workspace lacks
+    (built into the user's bundled-op cache, where opkit.load() finds them)."""
+    from . import deps
+    from .workspace import bundled_entries, workspace_entries
+
+    ws_specs = {e.spec.snake: e.spec for e in workspace_entries(ws) if e.spec}
+    bundled = {e.spec.snake: e.spec for e in bundled_entries() if e.spec}
+    found, _unknown = deps.closure(specs, lambda n: ws_specs.get(n) or bundled.get(n))
+    mine = {s.snake for s in specs}
+    extra_ws = [ws_specs[n.op] for n in found if n.op in ws_specs and n.op not in mine]
+    extra_bundled = [bundled[n.op] for n in found if n.op not in ws_specs]
+    return specs + extra_ws, extra_bundled
+
+
 def build_specs(specs: list[OpSpec], build_dir: Path, *, target: str | None = None, jobs: int | None = None,
-                verbose: bool = False, log: Log | None = None, **options) -> None:
+                verbose: bool = False, log: Log | None = None, keep_going: bool = False, **options) -> None:
     """Build ``specs`` into ``build_dir`` for ``target``: the ops of other languages first, each by its
-    language package (TBE needs no compiler), then the AscendC ops by the target. Raises BuildError."""
+    language package (TBE needs no compiler), then the AscendC ops by the target. Raises BuildError
+    (with ``keep_going``, after building every AscendC op that compiles; ``failed_ops`` names the others)."""
     backend = targets.get(target)
     log = log or (lambda s: None)
     by_lang: dict[str, list[OpSpec]] = {}
@@ -53,7 +102,8 @@ def build_specs(specs: list[OpSpec], build_dir: Path, *, target: str | None = No
         if lang != ASCENDC:
             language(lang).build(backend, group, Path(build_dir), jobs=jobs, log=log, **options)
     if by_lang.get(ASCENDC):
-        backend.build(by_lang[ASCENDC], build_dir, jobs=jobs, log=log, verbose=verbose, **options)
+        backend.build(by_lang[ASCENDC], build_dir, jobs=jobs, log=log, verbose=verbose,
+                      **({"keep_going": True} if keep_going else {}), **options)
 
 
 def library(target: str, build_dir: Path, spec: OpSpec) -> Path:

@@ -30,6 +30,7 @@ _loaded: dict[str, Path] = {}        # snake -> library registered in this proce
 _specs: dict[str, OpSpec] = {}
 _said: set[str] = set()
 _build_failures: dict[str, str] = {}  # bundled op -> why its build failed (this process)
+_unbuilt_needs: dict[str, str] = {}   # workspace op skipped by load(unbuilt_needs_ok=True) -> why
 
 
 class ShadowWarning(UserWarning):
@@ -45,13 +46,19 @@ def loaded_specs() -> dict[str, OpSpec]:
     return dict(_specs)
 
 
+def unbuilt_needs() -> dict[str, str]:
+    """Workspace ops that load(unbuilt_needs_ok=True) skipped because they are not built: snake -> message."""
+    return dict(_unbuilt_needs)
+
+
 def build_failures() -> dict[str, str]:
     """Bundled ops whose build failed in this process (so they were not loaded): snake -> compiler output."""
     return dict(_build_failures)
 
 
 def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bundled: bool = True,
-         quiet: bool = False, override_aten: bool = False, backward: bool = True) -> dict[str, Path]:
+         quiet: bool = False, override_aten: bool = False, backward: bool = True, unbuilt_needs_ok: bool = False,
+         outside_workspace: bool = False) -> dict[str, Path]:
     """Register bundled ops and the workspace's built ops; returns snake name -> library for all loaded.
 
     ``path``: a workspace folder (or any folder inside one); default: the workspace around the current
@@ -62,6 +69,10 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
     ``override_aten``: ops scaffolded from an aten op become its PrivateUse1 kernel (aten_override.py);
     ``backward=False`` with ``ops``: the named bundled ops' backward ops are not built now, but on the first
     backward call (opkit.autograd loads them then) -- what opkit.patch does, so a first patch builds less.
+    ``unbuilt_needs_ok``: with ``ops``, a workspace op that comes along only because a named op needs it (its
+    backward op) and is not built is skipped instead of raising; ``unbuilt_needs()`` then names it (the
+    harness fails only the cases that call it). ``outside_workspace``: as if called outside any workspace
+    (bundled ops only, whatever the current directory; `opkit test --bundled`).
     """
     with _lock:
         if path is not None:
@@ -70,9 +81,10 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
                 raise OpkitError(f"opkit.load({str(path)!r}): no opkit workspace there (no ops/ or opkit.yaml "
                                  "in it or above it)")
         else:
-            ws = find_workspace()
+            ws = None if outside_workspace else find_workspace()
         ws_entries, bundled_entries, shadowed = all_ops(ws)
         picked_bundled: set[str] | None = None     # ops=[...]: the bundled ops named there
+        as_needs: set[str] = set()                  # workspace ops loaded only because a named op needs them
         if ops is not None:
             wanted = {ops} if isinstance(ops, str) else set(ops)
             chosen = [e for e in ws_entries if _named(e, wanted)]
@@ -86,8 +98,10 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
             picked_bundled = {e.snake for e in extra}
             # The chosen ops' backward ops come along from the workspace when it has them (else from the
             # bundled ops, below), so autograd and opcheck work on a subset too.
-            backward = {e.spec.backward.op for e in chosen if e.spec and e.spec.backward}
-            ws_entries = chosen + [e for e in ws_entries if e.snake in backward and e not in chosen]
+            # (its own name: `backward` is the parameter that says whether bundled backward ops come along)
+            ws_backward = {e.spec.backward.op for e in chosen if e.spec and e.spec.backward}
+            ws_entries = chosen + [e for e in ws_entries if e.snake in ws_backward and e not in chosen]
+            as_needs = {e.snake for e in ws_entries if e not in chosen}
         bad = [e for e in ws_entries if e.error]
         if bad:
             raise SpecError("\n".join(str(e.error) for e in bad))
@@ -97,6 +111,10 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         for e in ws_entries:
             lib = router.library(TARGET, out_dir, e.spec)
             state = router.build_state(TARGET, e.spec, out_dir)
+            if state == "not built" and unbuilt_needs_ok and e.snake in as_needs:
+                _unbuilt_needs[e.snake] = (f"op {e.spec.snake} in workspace {ws} is not built for target {TARGET}: "
+                                           f"run `opkit build {e.spec.snake}` in {ws} (looked for {lib})")
+                continue
             if state == "not built":
                 raise OpkitError(f"op {e.spec.snake} in workspace {ws} is not built for target {TARGET}: "
                                  f"run `opkit build` in {ws} (looked for {lib})")

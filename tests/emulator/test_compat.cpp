@@ -89,6 +89,9 @@ extern "C" __global__ __aicore__ void elems(GM_ADDR io) {
   g(3) = t(1);            // 3 * g2 + 0.5
   g(4) = static_cast<float>(min(7u, 9u) + max(int64_t(-2), int64_t(5)));  // 7 + 5
   g(5) = Clamp<float>{0.0f, 1.0f}(g(2));
+  GlobalTensor<half> h;   // halves 24..27 = floats 12..13 of io
+  h.SetGlobalBuffer((__gm__ half*)io + 24, 4);
+  g(6) = static_cast<float>(h(0)) * 2.0f;  // explicit conversion to another type, as from CANN's T&
   DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(g);
   DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(g);
 }

@@ -27,8 +27,9 @@ def test_block_and_chip_names(emu):
 def test_element_access_min_max_and_cache_names(emu):
     io = np.zeros(16, np.float32)
     io[2] = 0.25
+    io[12:14].view(np.float16)[0] = 1.5
     emu("compat").elems([io])
-    assert io[3] == 3 * 0.25 + 0.5 and io[4] == 12 and io[5] == 0.25
+    assert io[3] == 3 * 0.25 + 0.5 and io[4] == 12 and io[5] == 0.25 and io[6] == 3.0
 
 
 def test_element_read_of_unwritten_ub_is_checked(emu):

@@ -2,6 +2,7 @@
 // Doc pages (asc-devkit docs/zh/api/SIMD-API/基础API/ at mirror-cann/asc-devkit 82b89a15): 特殊寄存器访问/
 // {SetCtrlSpr,GetCtrlSpr}(ISASI).md, 调试接口/异常检测/Trap.md, 工具接口/系统资源与变量/
 // {GetDataBlockSizeInBytes,GetProgramCounter(ISASI)}.md, 缓存控制/{ICachePreLoad,GetICachePreloadStatus}(ISASI).md,
+// 缓存控制/{DataCacheCleanAndInvalid,DataCachePreload}.md,
 // 同步控制/核内同步/DataSyncBarrier(ISASI).md, 同步控制/任务间同步/{SetNextTaskStart,WaitPreTaskEnd}.md,
 // 调试接口/性能统计/MetricsProfStart.md.
 #include "opkit_emu/pybind.h"
@@ -45,9 +46,28 @@ extern "C" __global__ __aicore__ void values(GM_ADDR out) {
   g.SetValue(3, 1);
 }
 
+// DataCacheCleanAndInvalid.md's example 1: scalar writes to GM, then the cache line is cleaned (every form of
+// the call); out[i] = block index + 10 * i, and in[0] is read after a DataCachePreload of its line.
+extern "C" __global__ __aicore__ void dcache(GM_ADDR in, GM_ADDR out) {
+  GlobalTensor<uint64_t> g, gi;
+  g.SetGlobalBuffer((__gm__ uint64_t*)out + GetBlockIdx() * 8, 8);
+  gi.SetGlobalBuffer((__gm__ uint64_t*)in, 1);
+  DataCachePreload(gi, int64_t(0));
+  for (int i = 0; i < 7; i++) g.SetValue(i, GetBlockIdx() + 10 * i);
+  DataCacheCleanAndInvalid<uint64_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(g);
+  DataCacheCleanAndInvalid<uint64_t, CacheLine::ENTIRE_DATA_CACHE>(g);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 32);
+  DataCacheCleanAndInvalid<uint64_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_UB>(b.Get<uint64_t>());
+  g.SetValue(7, gi.GetValue(0));
+  DataCacheCleanAndInvalid<uint64_t, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_ALL>(g);
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, ctrl_spr, 2);
   OPKIT_EMU_PY_KERNEL(m, trap, 1);
   OPKIT_EMU_PY_KERNEL(m, values, 1);
+  OPKIT_EMU_PY_KERNEL(m, dcache, 2);
 }

@@ -45,6 +45,24 @@ def test_values_and_no_op_hooks(emu):
     assert list(out) == [32, 0, 1, 1]
 
 
+# 缓存控制/DataCacheCleanAndInvalid.md, DataCachePreload.md: the emulator has no data cache, so scalar writes are
+# in GM at once; every form of CANN's calls compiles and returns.
+def test_data_cache_clean_and_invalid(emu):
+    out = np.zeros(8, np.uint64)
+    emu("system").dcache([np.array([77], np.uint64), out])
+    assert list(out) == [0, 10, 20, 30, 40, 50, 60, 77]
+
+
+# CANN declares no default for entireType (include/basic_api/kernel_operator_cache_intf.h): a call without the
+# template arguments does not compile there, nor here.
+def test_data_cache_clean_and_invalid_needs_its_template_arguments(gxx, tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "kernel_operator.h"\n'
+                   'void f(AscendC::GlobalTensor<float> g) { AscendC::DataCacheCleanAndInvalid(g); }\n')
+    r = gxx(src, tmp_path / "k.o", extra=["-fsyntax-only"], link=False)
+    assert r.returncode != 0 and "DataCacheCleanAndInvalid" in r.stderr
+
+
 # include/basic_api/kernel_type.h (82b89a15): the ids kernels compare template arguments with.
 def test_kernel_type_ids(gxx, tmp_path):
     src = tmp_path / "k.cpp"

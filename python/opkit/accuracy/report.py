@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import OpkitError
+from ..toolchain.files import write_report
 from .layers import LayerRow
 
 
@@ -57,16 +58,10 @@ class DiagnoseReport:
             "uncertain": self.policy.get("uncertain", []), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path: str | Path) -> Path:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
-        return p
+        return write_report(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     def write_html(self, path: str | Path) -> Path:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(_html(self), encoding="utf-8")
-        return p
+        return write_report(path, _html(self))
 
     def __str__(self) -> str:
         return text(self)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import OpkitError
+from ..errors import BuildError, OpkitError
 from .app import cli, err, out
 
 
@@ -89,20 +89,52 @@ def new(name: str, family: str | None, data: tuple[str, ...], answers: str | Non
 @_target_option
 @click.option("-j", "--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
 @click.option("-v", "--verbose", is_flag=True, help="show every compiler command and its output")
+@click.option("-k", "--keep-going", is_flag=True, help="an op that fails (op.yaml or compile) does not stop the "
+              "others; the failed ops are listed at the end (exit 1)")
 @_target_build_options
-def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, **options) -> None:
-    """Build the workspace's ops (all, or the OPS named)."""
+def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, keep_going: bool,
+          **options) -> None:
+    """Build the workspace's ops (all, or the OPS named and the ops they need: backward, reference calls)."""
+    from .. import build as router
     from ..build import build as run_build
-    from ..targets import default_target
+    from ..targets import HOST, default_target
 
     target = target or default_target()
     options = _split_options(target, options)
     t0 = time.monotonic()
     from ..toolchain.tools import BuildProgress
     with BuildProgress(err, verbose) as log:
-        specs = run_build(ops, target=target, jobs=jobs, verbose=verbose, log=log, **options)
-    out.print(f"built {', '.join(s.snake for s in specs)} for {target} in {time.monotonic() - t0:.1f} s",
-              markup=False)
+        try:
+            specs = run_build(ops, target=target, jobs=jobs, verbose=verbose, log=log, keep_going=keep_going,
+                              **options)
+        except BuildError as e:
+            built = getattr(e, "built", None)
+            if built:
+                out.print(f"built {_built(built, ops)} for {target}; failed: {', '.join(sorted(e.failed_ops))}",
+                          markup=False)
+            raise
+        if target == HOST:     # bundled ops the built ops need: into the bundled-op cache, where load() looks
+            from ..loader import ensure_bundled_built
+            from ..workspace import require_workspace
+            _, bundled = router.with_needs(require_workspace(), specs)
+            if bundled:
+                log(f"building {', '.join(s.snake for s in bundled)} (bundled) into the cache")
+                got = {s.snake for s, _ in ensure_bundled_built(bundled, quiet=True)}
+                lost = [s.snake for s in bundled if s.snake not in got]
+                if lost:
+                    raise BuildError(f"opkit build: bundled op(s) {', '.join(lost)} that the built ops need did "
+                                     "not build (see the warnings above)")
+                specs = specs + bundled
+    out.print(f"built {_built(specs, ops)} for {target} in {time.monotonic() - t0:.1f} s", markup=False)
+
+
+def _built(specs, named: tuple[str, ...]) -> str:
+    """'a, b' -- with the ops built because a named op needs them marked as such."""
+    if not named:
+        return ", ".join(s.snake for s in specs)
+    asked = [s for s in specs if s.snake in named or s.name in named or s.dir.name in named]
+    needs = [s.snake for s in specs if s not in asked]
+    return ", ".join(s.snake for s in asked) + (f" and the ops they need: {', '.join(needs)}" if needs else "")
 
 
 @cli.command()
@@ -124,9 +156,11 @@ def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: b
                    "tolerance (default 2x) over this stored baseline")
 @click.option("--update-baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="store this run's per-case metrics as the baseline")
+@click.option("--bundled", is_flag=True, help="test opkit's bundled ops as opkit.load() builds them (the per-user "
+              "cache, built first if needed), from any folder")
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
          dtypes: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool,
-         baseline: Path | None, update_baseline: Path | None) -> None:
+         baseline: Path | None, update_baseline: Path | None, bundled: bool) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
     if compare_langs:
         from ..harness.compare_langs import run as compare_run
@@ -139,7 +173,7 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
 
     code = run_test(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
                     report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None,
-                    baseline=baseline, update_baseline=update_baseline)
+                    baseline=baseline, update_baseline=update_baseline, bundled=bundled)
     sys.exit(int(code))
 
 

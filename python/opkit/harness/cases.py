@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..opspec import DTYPES, OpSpec
-from ..opspec.distributions import DIST_DOC, dist_tag, draw, expand  # noqa: F401 - DIST_DOC re-exported
+from ..opspec.distributions import DIST_DOC, dist_tag, draw, expand, plant_specials  # noqa: F401 - DIST_DOC re-exported
 
 CORES_910B = 48           # vector cores of the 910B (opkit/platform.h kAscend910B)
 BLOCK_BYTES = 32          # UB alignment / DataCopy unit
 REPEAT_BYTES = 256        # one vector repeat
+FLOATS = ("float16", "bfloat16", "float32")
 DEFAULT_CAP = 1 << 18     # largest lead numel outside --full (keeps the default run fast)
 # Shapes every distribution and attr value meets in the default mode ("edge:rows%48" covers rows%48b).
 CORE_KINDS = ("explicit", "edge:tail", "edge:rows%48", "edge:numel%48")
@@ -44,6 +45,7 @@ class Case:
     attrs: dict[str, Any] = field(default_factory=dict)
     kind: str = "random"                     # explicit | edge:<what> | random
     variant: str = ""                        # attr variant tag ("" = defaults)
+    planted: str = ""                        # special: the non-data input carrying them ("" = the data inputs)
 
     @property
     def lead_shape(self) -> tuple[int, ...]:
@@ -56,6 +58,8 @@ class Case:
     @property
     def id(self) -> str:
         parts = [DTYPES[self.dtype][2], self.shape_tag, dist_tag(self.distribution, self.dtype)]
+        if self.planted:
+            parts.append(self.planted)
         if self.variant:
             parts.append(self.variant)
         return "-".join(parts)
@@ -67,7 +71,8 @@ class Case:
     def as_dict(self) -> dict:
         return {"op": self.op, "id": self.id, "dtype": self.dtype, "shapes": {k: list(v) for k, v in self.shapes.items()},
                 "distribution": self.distribution, "distribution_tag": dist_tag(self.distribution, self.dtype),
-                "seed": self.seed, "attrs": dict(self.attrs), "kind": self.kind, "variant": self.variant}
+                "seed": self.seed, "attrs": dict(self.attrs), "kind": self.kind, "variant": self.variant,
+                "planted": self.planted}
 
 
 # -- shapes ---------------------------------------------------------------------------------------
@@ -317,6 +322,8 @@ def build_matrix(spec: OpSpec, mode: str = "default", seed: int = 0) -> list[Cas
             chosen = two if mode == "default" and not core else dists
             rank = len(next(iter(shapes.values())))
             for dist in chosen:
+                if dist == "special" and dtype not in FLOATS:
+                    continue            # NaN/inf cannot be planted in integer or bool inputs
                 for v in variants:
                     if v.attr is not None and mode == "quick" and (dist != "normal" or not v.wide):
                         continue
@@ -326,9 +333,14 @@ def build_matrix(spec: OpSpec, mode: str = "default", seed: int = 0) -> list[Cas
                     if got is None:
                         continue
                     vtag, attrs = got
-                    c = Case(spec.snake, dtype, shapes, dist, 0, attrs, kind, vtag)
-                    cases.append(Case(spec.snake, dtype, shapes, dist, case_seed(seed, spec.snake, c.id),
-                                      attrs, kind, vtag))
+                    # special: the data inputs carry them; then each other input alone (default attrs),
+                    # so a weight's NaN, which reaches every row, does not hide what x or dy do.
+                    plants = [""] + ([i.name for i in spec.inputs if i.values != "data"]
+                                     if dist == "special" and v.attr is None else [])
+                    for planted in plants:
+                        c = Case(spec.snake, dtype, shapes, dist, 0, attrs, kind, vtag, planted)
+                        cases.append(Case(spec.snake, dtype, shapes, dist, case_seed(seed, spec.snake, c.id),
+                                          attrs, kind, vtag, planted))
     # Ids must be unique (pytest ids); keep the first of any duplicate.
     seen, out = set(), []
     for c in cases:
@@ -344,6 +356,10 @@ def make_inputs(spec: OpSpec, case: Case):
 
     g = torch.Generator().manual_seed(case.seed)
     tdtype = getattr(torch, DTYPES[case.dtype][0])
+    # `special`: the data inputs carry the special values, the k-th at its own places (turn k) -- or only
+    # the input the case names (case.planted).
+    special = case.distribution == "special" and tdtype.is_floating_point
+    turn = 0
     out = []
     for inp in spec.inputs:
         shape = case.shapes[inp.name]
@@ -354,6 +370,9 @@ def make_inputs(spec: OpSpec, case: Case):
         elif inp.values == "grad":
             x = torch.randn(shape, generator=g, dtype=torch.float64)
         else:
-            x = draw(case.distribution, case.dtype, shape, g)
+            x = draw("normal" if special else case.distribution, case.dtype, shape, g)
+        if special and (inp.name == case.planted if case.planted else inp.values == "data"):
+            x = plant_specials(x, case.dtype, turn=turn)
+            turn += 1
         out.append(x.to(tdtype))
     return out

@@ -55,7 +55,8 @@ class _OpItem(pytest.Item):
         from .binding import get_handle, workspace_of
         ws, target = workspace_of(self.path), self.config.getoption("opkit_target")
         h = self.config.hook.pytest_opkit_handle(spec=self.spec, workspace=ws, target=target)
-        return h if h is not None else get_handle(self.spec, ws, target)
+        return h if h is not None else get_handle(self.spec, ws, target,
+                                                  bundled=self.config.getoption("opkit_bundled"))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (CaseFailed, OpkitError)):
@@ -121,6 +122,8 @@ class OpcheckItem(_OpItem):
         rec = {"op": self.spec.snake, "dtype": self.dtype, "kind": "opcheck", "nodeid": self.nodeid}
         try:
             op = self._handle()
+            if op.missing:      # opcheck runs autograd, which calls the backward op
+                raise CaseFailed("; ".join(op.missing.values()))
             small = [c for c in build_matrix(self.spec, "default", 0) if c.dtype == self.dtype]
             small.sort(key=lambda c: (c.distribution != "normal", _numel(c.lead_shape) > 4096,
                                       -_numel(c.lead_shape) if _numel(c.lead_shape) <= 4096 else _numel(c.lead_shape)))
@@ -133,6 +136,8 @@ class OpcheckItem(_OpItem):
                 inputs = [x.to(op.device) for x in inputs]
             torch.library.opcheck(op.op or op.fn, tuple(inputs), dict(case.attrs))
             rec.update(verdict="pass", reason="")
+        except CaseFailed as e:
+            rec.update(verdict="fail", reason=f"opcheck: {e}"[:800])
         except Exception as e:  # noqa: BLE001
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             rec.update(verdict="fail", reason=f"opcheck: {type(e).__name__}: {first}"[:800])

@@ -54,6 +54,8 @@ def pytest_addoption(parser):
     g.addoption("--opkit-target", default="cpu", help="target the ops were built for (default cpu)")
     g.addoption("--opkit-timeout", type=float, default=DEFAULT_TIMEOUT,
                 help=f"seconds before a case counts as hung (default {DEFAULT_TIMEOUT:g})")
+    g.addoption("--opkit-bundled", action="store_true",
+                help="test the bundled ops as opkit.load() builds them (the per-user cache), not a workspace build")
     g.addoption("--opkit-no-collect", action="store_true", help="do not collect ops/*/op.yaml files")
     g.addoption("--opkit-no-opcheck", action="store_true", help="skip the torch.library.opcheck items")
     g.addoption("--opkit-progress", action="store_true",

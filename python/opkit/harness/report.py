@@ -143,10 +143,14 @@ def summary_text(data: dict, json_path, html_path, extra_json, collect_errors) -
             lines.append(f"        rerun alone: {c.get('rerun', '')}")
         if len(worst) > 8:
             lines.append(f"    ... {len(worst) - 8} more in the report")
+    # One line per op and reason (a missing backward op fails every dtype's opcheck the same way).
+    failed: dict[tuple[str, str], list[dict]] = {}
     for c in data["opcheck"]:
         if c.get("verdict") != "pass":
-            lines.append(f"  {c['op']} opcheck ({c.get('dtype')}): {c.get('reason', '')[:300]}")
-            lines.append(f"        rerun alone: {c.get('rerun', '')}")
+            failed.setdefault((c["op"], c.get("reason", "")), []).append(c)
+    for (op, reason), cs in failed.items():
+        lines.append(f"  {op} opcheck ({', '.join(str(c.get('dtype')) for c in cs)}): {reason[:300]}")
+        lines.append(f"        rerun alone: {cs[0].get('rerun', '')}")
     for e in collect_errors:
         lines.append(f"  collection error: {e[:600]}")
     lines.append(f"report: {json_path}")

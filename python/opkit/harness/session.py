@@ -28,6 +28,7 @@ class Session:
         self.failed = 0
         self.start = time.time()
         self.progress = None
+        self._said: dict[tuple, str] = {}     # (op, failure reason) -> the first case that printed it
         self._matrix_cache: dict[str, dict] = {}
         self.workspaces: list[Path] = []
         self.json_path: Path | None = None
@@ -95,7 +96,11 @@ class Session:
             if rec.get("verdict") != "pass":
                 from rich.markup import escape
                 what = f"{rec.get('op')}[{rec.get('id') or 'opcheck-' + str(rec.get('dtype'))}]"
-                self.progress.console.print(f"[red]✗[/] {escape(what)} {escape(rec.get('reason', '')[:300])}",
+                reason = rec.get("reason", "")[:300]
+                first = self._said.setdefault((rec.get("op"), reason), what)
+                if first != what:       # the same reason again (e.g. a missing backward op): said once
+                    reason = f"(same reason as {first})"
+                self.progress.console.print(f"[red]✗[/] {escape(what)} {escape(reason)}",
                                             markup=True, highlight=False, soft_wrap=True)
             self.progress.update(self.task, completed=self.done, ok=self.done - self.failed, bad=self.failed)
 

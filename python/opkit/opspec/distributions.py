@@ -3,7 +3,9 @@ listed in ``tests.distributions``), the case ids and pytest markers (``offset200
 report's legend and the sampler.
 
 Each law draws float64 values for a data input (``values: weight|bias|grad`` inputs have their own laws in
-cases.py). ``special`` plants +-0, +-inf, NaN and subnormals into N(0,1) data, in every shape kind.
+cases.py). ``special`` plants +-0, +-inf, NaN and subnormals into N(0,1) data, in every shape kind; every op
+gets it (declared or not) in every mode: the data inputs carry them, each at its own places, and each other
+floating input (weight, bias, grad) carries them alone in a case of its own (cases.py).
 """
 from __future__ import annotations
 
@@ -43,13 +45,16 @@ def _mixed(shape, dtype, g):
     return mag * sign
 
 
-def plant_specials(z, dtype: str):
-    """N(0,1) data with special values planted, in every shape kind (1-D and few-row inputs included).
+def plant_specials(z, dtype: str, turn: int = 0):
+    """``z`` with special values planted, in every shape kind (1-D and few-row inputs included).
 
     "Row" = a row of the flattened-to-2D view (last dim kept). With 4 or more rows: NaN in row 0, +inf in
     row 1, -inf in row 2, so each row op sees one special at a time, and +-0/subnormals along row 3. With
     fewer rows (a 1-D input is one row): NaN, +inf, -inf go to odd columns, dealt round the rows, and
-    +-0/subnormals to the even columns of row 0. Subnormals: the dtype's smallest positive one times 1..3.
+    +-0/subnormals to the even columns of row 0; a single column (one element) holds the specials only. Subnormals: the dtype's smallest positive one times 1..3.
+    ``turn`` k (the k-th data input of an op) moves the rows by 4k and the columns by k (few rows: by 3k
+    odd columns), so two inputs of one case do not carry their specials at the same places (one would
+    hide the other's NaN).
     """
     x = z.clone()
     if x.numel() == 0:
@@ -59,13 +64,19 @@ def plant_specials(z, dtype: str):
     rows, n = v.shape
     specials = (float("nan"), float("inf"), float("-inf"))
     if rows >= 4:
-        v[0, n // 2], v[1, 0], v[2, n - 1] = specials
-        row = v[3]
+        r0 = 4 * turn
+        for (r, c), val in zip(((r0, n // 2 + turn), (r0 + 1, turn), (r0 + 2, n - 1 + turn)), specials):
+            v[r % rows, c % n] = val
+        row = v[(r0 + 3) % rows]
+    elif n == 1:                 # one column (one element): the specials go down it, nothing else
+        for r in range(rows):
+            v[r, 0] = specials[(r + turn) % 3]
+        return x
     else:
+        odd = n // 2                # odd columns 1, 3, ...: the k-th special on odd column k // rows, moved
         for k, val in enumerate(specials):
-            col = 2 * (k // rows) + 1
-            if col < n:
-                v[k % rows, col] = val
+            if k // rows < odd:
+                v[k % rows, 2 * ((k // rows + 3 * turn) % odd) + 1] = val
         row = v[0]
     # +-0 and subnormals along one row (every other element), so the rest stays normal data.
     for j in range(0, n, 2):
@@ -90,8 +101,8 @@ REGISTRY: dict[str, Distribution] = {d.name: d for d in (
     Distribution("tiny", "N(0,1) * small-value boundary (2^-10 fp16/bf16, 2^-20 fp32)",
                  lambda s, dt, g: _randn(s, g) * TINY.get(dt, 2.0 ** -10), quick=True),
     Distribution("mixed", "random sign * 2^U(-8,8)", _mixed),
-    Distribution("special", "N(0,1) with +-0, +-inf, NaN, subnormals planted (every shape kind)",
-                 lambda s, dt, g: plant_specials(_randn(s, g), dt)),
+    Distribution("special", "N(0,1) with +-0, +-inf, NaN, subnormals planted (every shape kind, every input)",
+                 lambda s, dt, g: plant_specials(_randn(s, g), dt), quick=True),
 )}
 
 DECLARABLE: tuple[str, ...] = tuple(n for n, d in REGISTRY.items() if d.declarable)
@@ -115,11 +126,15 @@ def all_tags(dtypes) -> list[str]:
     return out
 
 
+ALWAYS = ("special",)     # run for every op, declared or not: NaN/inf semantics are part of the standard
+
+
 def expand(declared, mode: str) -> list[str]:
     """The distributions a case matrix runs: the declared ones, each preceded by those it implies
-    (``scale`` brings ``scale50``), in declared order; ``quick`` keeps the quick ones."""
+    (``scale`` brings ``scale50``), in declared order, then ``special`` if not declared; ``quick`` keeps
+    the quick ones."""
     out: list[str] = []
-    for name in declared:
+    for name in list(declared) + [a for a in ALWAYS if a not in declared]:
         out += [d.name for d in REGISTRY.values() if d.implied_by == name and d.name not in out]
         if name not in out:
             out.append(name)

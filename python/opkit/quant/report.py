@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 
+from ..toolchain.files import write_report
 from .config import QuantConfig
 from .records import write_record
 
@@ -84,16 +85,10 @@ class QuantReport:
             "evaluations": self.evals, "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path) -> Path:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(self.to_dict(), indent=1, default=_jsonable) + "\n")
-        return p
+        return write_report(path, json.dumps(self.to_dict(), indent=1, default=_jsonable) + "\n")
 
     def write_html(self, path) -> Path:
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(_html(self), encoding="utf-8")
-        return p
+        return write_report(path, _html(self))
 
     def __str__(self) -> str:
         return text(self)

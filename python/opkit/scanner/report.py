@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ..errors import OpkitError
+from ..toolchain.files import write_report
 from . import amp as amp_table
 from .classify import COVERED_BY, FALLBACK, SUPPORTED, UNKNOWN, base_name
 from .trace import Call
@@ -111,16 +112,10 @@ class ScanReport:
                    backward=data["backward"], records=records, created=data["created"])
 
     def write_json(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
-        return path
+        return write_report(path, json.dumps(self.to_json(), indent=1) + "\n")
 
     def write_html(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_html(self), encoding="utf-8")
-        return path
+        return write_report(path, _html(self))
 
 
 def _record_json(r: OpRecord) -> dict:

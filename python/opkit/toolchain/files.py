@@ -15,3 +15,11 @@ def write_if_changed(path: Path, text: str) -> bool:
     tmp.write_text(text)
     os.replace(tmp, path)
     return True
+
+
+def write_report(path, text: str) -> Path:
+    """A report the user asked for (--json / --html): its folder made if need be; the path written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

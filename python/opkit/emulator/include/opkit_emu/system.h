@@ -8,6 +8,7 @@
 //    (同步控制/核内同步/DataSyncBarrier(ISASI).md);
 //  - ICachePreLoad / GetICachePreloadStatus: no instruction cache; the preload is always done (0)
 //    (缓存控制/ICachePreLoad(ISASI).md, GetICachePreloadStatus(ISASI).md);
+//  - DataCacheCleanAndInvalid / DataCachePreload: in datacopy.h;
 //  - SetNextTaskStart / WaitPreTaskEnd: "on A2 only compile compatibility, no effect"
 //    (同步控制/任务间同步/SetNextTaskStart.md, WaitPreTaskEnd.md);
 //  - MetricsProfStart / MetricsProfStop: msOpProf markers (调试接口/性能统计/MetricsProfStart.md);

@@ -114,6 +114,9 @@ class ElemRef {
   ElemRef(const Tensor& t, uint32_t i, SrcLoc loc) : t_(t), i_(i), loc_(loc) {}
   ElemRef(const ElemRef&) = default;
   operator T() const { return t_.GetValue(i_, loc_); }
+  // CANN returns T&, so static_cast<float>(halfTensor(i)) goes through half's own conversion: one more step here
+  template <class U, class = std::enable_if_t<!std::is_same<U, T>::value && std::is_constructible<U, T>::value>>
+  explicit operator U() const { return static_cast<U>(static_cast<T>(*this)); }
   const ElemRef& operator=(T v) const {
     t_.SetValue(i_, v, loc_);
     return *this;

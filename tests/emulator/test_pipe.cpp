@@ -105,8 +105,31 @@ extern "C" __global__ __aicore__ void queue_state(GM_ADDR out) {
   g.SetValue(7, static_cast<int32_t>(TOTAL_UB_SIZE / 1024));
 }
 
+// InitBuffer's queue form on a TBuf (public kernels write it: CANN's TBuf is a TQueBind): num 1 is the one
+// buffer of len bytes (rounded to 32); y = 3x through it.
+extern "C" __global__ __aicore__ void tbuf_queue_form(GM_ADDR x, GM_ADDR y, GM_ADDR num) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  GlobalTensor<uint32_t> n;
+  n.SetGlobalBuffer((__gm__ uint32_t*)num, 1);
+  pipe.InitBuffer(buf, static_cast<uint8_t>(n.GetValue(0)), 100);
+  LocalTensor<float> t = buf.Get<float>();
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x, 32);
+  yg.SetGlobalBuffer((__gm__ float*)y, 33);
+  DataCopy(t, xg, 32);
+  SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+  Muls(t, t, 3.0f, 32);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(yg, t, 32);
+  yg.SetValue(32, static_cast<float>(t.GetSize()));
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   opkit_emu::pybind::register_translator();
+  OPKIT_EMU_PY_KERNEL(m, tbuf_queue_form, 3);
   OPKIT_EMU_PY_KERNEL(m, scaler, 5);
   OPKIT_EMU_PY_KERNEL(m, queue_state, 1);
 }

@@ -35,3 +35,17 @@ def test_queue_bookkeeping(emu):
     emu("pipe").queue_state([out])
     # 100 B rounds to 128 B = 64 halves; depth 2; views shrink; ReinterpretCast keeps the bytes
     assert out.tolist() == [64, 1, 2, 0, 0, 54, 32, 192]
+
+
+def test_tbuf_queue_form(emu):
+    """pipe.InitBuffer(tbuf, 1, len) (CANN's TBuf is a TQueBind, public kernels write it) is the TBuf's one buffer;
+    a count other than 1 is not defined for a TBuf and stops with api-argument."""
+    from opkit.errors import EmulatorError
+    x = RNG.standard_normal(32).astype(np.float32)
+    y = np.zeros(33, np.float32)
+    emu("pipe").tbuf_queue_form([x, y, np.array([1], np.uint32)])
+    np.testing.assert_array_equal(y[:32], x * np.float32(3))
+    assert y[32] == 128 / 4                    # 100 bytes rounded up to 128: 32 floats
+    with pytest.raises(EmulatorError) as e:
+        emu("pipe").tbuf_queue_form([x, y, np.array([2], np.uint32)])
+    assert "api-argument" in str(e.value) and "num 2" in str(e.value)

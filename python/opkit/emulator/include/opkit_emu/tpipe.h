@@ -313,6 +313,18 @@ class TPipe : public opkit_emu::TPipeBase {
   bool InitBuffer(TQueBind<s, d, depth, mask>& que, uint8_t num, uint32_t len, OPKIT_LOC) {
     return init_queue(que, s == TPosition::VECCALC || s == TPosition::GM ? d : s, depth, num, len, loc, s, d);
   }
+  // The queue form on a TBuf: CANN's TBuf<pos> derives from TQueBind<pos, pos, 0, 0> (asc-devkit
+  // include/basic_api/kernel_tpipe.h), so InitBuffer(T& que, num, len) compiles for it and public kernels write
+  // InitBuffer(tbuf, 1, len). With one block that is the TBuf form; what Get() sees after more blocks is not
+  // documented (InitBuffer.md lists TQue, TQueBind and TSCM for this form), so that stops.
+  template <TPosition pos>
+  bool InitBuffer(TBuf<pos>& buf, uint8_t num, uint32_t len, OPKIT_LOC) {
+    if (num != 1)
+      opkit_emu::ctx().fail("api-argument", "TPipe::InitBuffer", loc,
+                            opkit_emu::strf("the queue form on a TBuf with num %u: only num 1 is defined for a TBuf "
+                                            "(its one buffer); use InitBuffer(tbuf, len)", unsigned(num)));
+    return InitBuffer(buf, len, loc);
+  }
   template <TPosition pos>
   bool InitBuffer(TBuf<pos>& buf, uint32_t len, OPKIT_LOC) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();

@@ -52,6 +52,11 @@ def test_truncating_layernorm_passes_the_standard_but_fails_the_baseline(tmp_pat
     assert "verdict: PASS" in r.stdout                            # every case still inside the standard
     named = re.findall(r"^  (layer_norm_fp32\[fp16-[^\]]+\]): grew beyond 2x the baseline: (.*)$", r.stdout, re.M)
     assert named, r.stdout
+    checked = 0
     for case, what in named:
+        if "-special" in case:   # planted NaN/inf/0/subnormals change which elements the error is over: no clean 2x
+            continue
         for before, after in re.findall(r"mere ([0-9.e-]+) -> ([0-9.e-]+)", what):
             assert 1.9 < float(after) / float(before) < 2.2, (case, what)   # the doubling, nothing else
+            checked += 1
+    assert checked, r.stdout

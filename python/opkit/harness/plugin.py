@@ -13,6 +13,7 @@ crash/hang watchdog in watchdog.py, the controlling process (progress, records, 
 """
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -73,6 +74,8 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{tag}: opkit case of this dtype")
     for tag in all_tags(DTYPES):
         config.addinivalue_line("markers", f"{tag}: opkit case with this value distribution")
+    # outputs start as a sentinel, not recycled memory (csrc/kernels.cpp): unwritten elements always fail
+    os.environ["OPKIT_POISON_OUTPUTS"] = "1"
     if _is_worker(config):
         crash_dir = config.workerinput.get("opkit_crash_dir")
         wid = config.workerinput.get("workerid", "gw")

@@ -32,9 +32,7 @@ def prepare_test():
 
 def cli_options() -> list:
     import click
+    # -k/--keep-going is the build command's own, for every target
     return [click.Option(["--dtype"], multiple=True, metavar="DTYPE",
                          help="edit loop: build only this lead dtype's kernels (float32/fp32, float16/fp16, "
-                              "bfloat16/bf16; repeatable), then `opkit test --dtype` it"),
-            click.Option(["-k", "--keep-going"], is_flag=True,
-                         help="build every op even when one fails (the command still exits non-zero, naming "
-                              "each failed op)")]
+                              "bfloat16/bf16; repeatable), then `opkit test --dtype` it")]

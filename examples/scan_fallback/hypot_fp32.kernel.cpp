@@ -1,5 +1,6 @@
 // HypotFP32: aten::hypot, y = sqrt(x^2 + other^2), fp16/bf16/fp32 I/O, FP32 compute. Scaffolded by
-// `opkit scan --scaffold` (opkit new --from-aten aten::hypot); the only edit is Compute() below.
+// `opkit scan --scaffold` (opkit new --from-aten aten::hypot); the only edit is Compute() below (with its
+// helper Hypot()): sqrt(x^2 + other^2), and +inf where |x| or |other| is +inf even if the other is NaN.
 // In fp16 the squares overflow for |x| > 256: computing in FP32 is what makes this op correct.
 #include "kernel_operator.h"
 #include "tiling.h"
@@ -86,14 +87,53 @@ class Kernel {
       }
       y = yBuf_.Get<ComputeT>();
     }
-    Mul(y, x[0], x[0], cnt);          // x^2
-    Mul(x[1], x[1], x[1], cnt);       // other^2, in place (full overlap is allowed)
-    Add(y, y, x[1], cnt);
-    Sqrt(y, y, cnt);
+    // Scratch for the +inf test, in buffers this tile does not otherwise use: with casts, yBuf_ (until
+    // the first Mul) and the I/O-dtype input queue in_[0] (already cast) for the bitmasks; without,
+    // the unused fp32 buffers xBuf_.
+    LocalTensor<ComputeT> absBuf;
+    LocalTensor<uint8_t> mask;
+    if constexpr (IsSame<T, ComputeT>::value) {
+      absBuf = xBuf_[1].Get<ComputeT>();
+      mask = xBuf_[0].Get<uint8_t>();
+    } else {
+      absBuf = y;
+      mask = in_[0].template ReinterpretCast<uint8_t>();
+    }
+    Hypot<ComputeT>(y, x[0], x[1], absBuf, mask, n);
     if constexpr (!IsSame<T, ComputeT>::value) {
       Cast(out, y, RoundMode::CAST_RINT, n);
     }
     outQ_.EnQue(out);
+  }
+
+  // y = sqrt(a^2 + b^2), and +inf where |a| or |b| is +inf even if the other is NaN (C99 hypot, as
+  // torch.hypot). Clobbers b (squared in place), absBuf and the two bitmasks in `mask`.
+  template <class C>
+  __aicore__ inline void Hypot(const LocalTensor<C>& y, const LocalTensor<C>& a, const LocalTensor<C>& b,
+                               const LocalTensor<C>& absBuf, const LocalTensor<uint8_t>& mask, uint32_t n) {
+    const int32_t cnt = static_cast<int32_t>(n);
+    // bf16 (the naive bf16 variant only) has no Compare/Select: that hypothetical kernel skips the inf rule
+    constexpr bool kInfRule = IsSame<C, float>::value || IsSame<C, half>::value;
+    // Compares counts a multiple of 256 bytes: past n it reads padding whose mask bits Select never uses
+    constexpr uint32_t kLanes = 256 / sizeof(C);
+    const uint32_t cmpCnt = (n + kLanes - 1) / kLanes * kLanes;
+    const uint32_t mask1Off = ((tileLen_ + 256) / 8 + 31) / 32 * 32;  // bytes, 32-byte aligned
+    if constexpr (kInfRule) {
+      const C inf = static_cast<C>(__builtin_inff());
+      Abs(absBuf, a, cnt);
+      Compares(mask, absBuf, inf, CMPMODE::NE, cmpCnt);              // bit 1: |a| != +inf (NaN too)
+      Abs(absBuf, b, cnt);
+      Compares(mask[mask1Off], absBuf, inf, CMPMODE::NE, cmpCnt);    // bit 1: |b| != +inf
+    }
+    Mul(y, a, a, cnt);                // a^2
+    Mul(b, b, b, cnt);                // b^2, in place (full overlap is allowed)
+    Add(y, y, b, cnt);
+    Sqrt(y, y, cnt);
+    if constexpr (kInfRule) {
+      const C inf = static_cast<C>(__builtin_inff());
+      Select(y, mask, y, inf, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);           // |a| == +inf -> +inf
+      Select(y, mask[mask1Off], y, inf, SELMODE::VSEL_TENSOR_SCALAR_MODE, n); // |b| == +inf -> +inf
+    }
   }
 
   __aicore__ inline void CopyOut(int o, uint64_t off, uint32_t n) {

@@ -184,14 +184,14 @@ inline int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes
 }
 inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) { return shadow_first_hole(ctx().shadow, off, bytes); }
 
-// A finding that is legal on the device but worth knowing: one stderr line per call site and process.
+// A finding that is legal on the device but worth knowing: one stderr line per rule, call site and process.
 inline void warn_once(const char* rule, const char* call, SrcLoc loc, const std::string& detail) {
   static std::mutex mu;
-  static std::vector<std::pair<const char*, int>> seen;
+  static std::vector<std::pair<std::string, std::pair<const char*, int>>> seen;
   std::lock_guard<std::mutex> lk(mu);
   for (const auto& s : seen)
-    if (s.first == loc.file && s.second == loc.line) return;
-  seen.emplace_back(loc.file, loc.line);
+    if (s.first == rule && s.second.first == loc.file && s.second.second == loc.line) return;
+  seen.emplace_back(rule, std::make_pair(loc.file, loc.line));
   std::fprintf(stderr, "opkit emulator: warning: [%s] %s at %s:%d: %s\n", rule, call, loc.file ? loc.file : "<unknown>",
                loc.line, detail.c_str());
 }

@@ -1,6 +1,5 @@
 // TPipe, TQue, TQueBind, TBuf: UB allocation and the queue protocol. Facts sheet §1 "TPipe", "TQue and TBuf".
 #pragma once
-#include <mutex>
 
 #include "opkit_emu/tensor.h"
 
@@ -24,25 +23,17 @@ inline constexpr uint32_t kMaxQueBuffersPerPos = 8;    // facts §1: 8 TQue buff
 // other APIs use internally). CANN accepts it; the device build needs the reservation turned off, so
 // this is a warning naming the flag (once per call site and process), not a failure.
 inline void warn_reserved(uint64_t end, const char* call, SrcLoc loc) {
-  static std::mutex mu;
-  static std::vector<std::pair<const char*, int>> seen;
-  std::lock_guard<std::mutex> lk(mu);
-  for (const auto& s : seen)
-    if (s.first == loc.file && s.second == loc.line) return;
-  seen.emplace_back(loc.file, loc.line);
   if (kIs310P)
-    std::fprintf(stderr,
-                 "opkit emulator: warning: [ub-capacity] %s at %s:%d: UB use reaches %llu bytes, above CANN's "
-                 "TOTAL_VEC_LOCAL_SIZE for ascend310p (%u bytes); CANN's CPU-debug mode accepts up to %u bytes, "
-                 "check that the device build does\n",
-                 call, loc.file, loc.line, (unsigned long long)end, kChip.ub_usable_bytes, kChip.ub_total_bytes);
+    warn_once("ub-capacity", call, loc,
+              strf("UB use reaches %llu bytes, above CANN's TOTAL_VEC_LOCAL_SIZE for ascend310p (%u bytes); CANN's "
+                   "CPU-debug mode accepts up to %u bytes, check that the device build does",
+                   (unsigned long long)end, kChip.ub_usable_bytes, kChip.ub_total_bytes));
   else
-    std::fprintf(stderr,
-                 "opkit emulator: warning: [ub-capacity] %s at %s:%d: UB use reaches %llu bytes, above the %u bytes "
-                 "left when the compiler keeps its default 8 KB UB reservation; on the device this kernel needs "
-                 "--cce-disable-asc-reserved-ubuf, which makes APIs that use the reservation (Select and others) a "
-                 "compile error\n",
-                 call, loc.file, loc.line, (unsigned long long)end, kChip.ub_usable_bytes);
+    warn_once("ub-capacity", call, loc,
+              strf("UB use reaches %llu bytes, above the %u bytes left when the compiler keeps its default 8 KB UB "
+                   "reservation; on the device this kernel needs --cce-disable-asc-reserved-ubuf, which makes APIs "
+                   "that use the reservation (Select and others) a compile error",
+                   (unsigned long long)end, kChip.ub_usable_bytes));
 }
 
 class TPipeBase {

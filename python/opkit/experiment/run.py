@@ -123,11 +123,14 @@ def _min_cosine(model, x, variant: SimVariant, ref) -> float | None:
 
 
 def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-fp16", scan=None,
-               target_top1: float | None = None, sizes=None, buckets: int = 3, fps: float | None = None,
+               target_top1: float | None = None, target_drop: float | None = None, sizes=None, buckets: int = 3, fps: float | None = None,
                transform=None, batch_size: int = 16, workers: int | None = None, ray: str | None = None,
                log=None) -> dict:
     """The experiment's result as a dict (the ``--json`` form; experiment/report.py prints it); see the module
-    docstring and docs/experiment.md."""
+    docstring and docs/experiment.md. The target: ``target_drop`` points below FP32's top-1 (`--target-drop`),
+    or an absolute ``target_top1`` (percent); not both."""
+    if target_top1 is not None and target_drop is not None:
+        raise OpkitError("give one target: target_drop (points below FP32) or target_top1 (percent), not both")
     log = log or (lambda s: None)
     t0 = time.monotonic()
     n_, c_, h_, w_ = parse_input(input_shape)
@@ -222,6 +225,8 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         notes.append(f"the policy loses {loss:.2f} points that neither replacing fallbacks nor FP32 op types "
                      "recovers (see opkit diagnose's per-layer table)")
 
+    if target_drop is not None:         # the target rule: fp32 - top1 <= target_drop
+        target_top1 = top[BLANKET] - target_drop
     # the cheapest configuration that meets the target (cost order), else the most accurate one
     order = [n for n in ("deployed", "replaced", "fp32-types", BLANKET) if n in by]
     chosen = next((n for n in order if target_top1 is None or by[n]["top1"] >= target_top1 - EPS_POINTS), None)
@@ -243,7 +248,7 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
             r["throughput"]["meets_fps"] = (r["throughput"]["fps"] or 0) >= fps
     fp32_row = rows[0]
     out = {"model": model, "data": res.data, "input": [n_, c_, h_, w_], "policy": pol.name, "n": res.n,
-           "target_top1": target_top1, "fps_target": fps,
+           "target_top1": target_top1, "target_drop": target_drop, "fps_target": fps,
            "variants": [{k: r[k] for k in ("name", "top1", "top5", "min_cosine", "changed", "throughput")}
                         for r in rows],
            "points": points, "loss": loss, "cause": cause, "causes": causes, "recommend": rec, "fallbacks": fallbacks,

@@ -43,9 +43,11 @@ class Session:
     """What one quantize() run shares: the model, its graph, data, the FP32 reference and the scorer."""
 
     def __init__(self, model: nn.Module, calib: torch.Tensor, data, deploy: Deploy, table_x: torch.Tensor,
-                 batch_size: int, workers: int, log: Callable[[str], None], quant_matmul: bool = False):
+                 batch_size: int, workers: int | None, log: Callable[[str], None], quant_matmul: bool = False,
+                 ray: str | None = None, model_spec: str | None = None):
         self.model, self.calib, self.data, self.deploy = model, calib, data, deploy
         self.table_x, self.batch_size, self.workers, self.log = table_x, batch_size, workers, log
+        self.ray, self.model_spec = ray, model_spec     # evaluate() ships model_spec to worker processes
         self.graph: ModelGraph = read_graph(model, (calib[:2],))
         self.matmuls = list(self.graph.matmuls) if quant_matmul else []
         _, self.ref = Simulator(None).run(model, (table_x,))
@@ -89,7 +91,8 @@ class Session:
         if todo:
             t0 = time.monotonic()
             self.log(f"evaluating {', '.join(v.name for v in todo)} on {len(self.data)} samples")
-            res = evaluate(self.model, self.data, todo, topk=5, batch_size=self.batch_size, workers=self.workers)
+            res = evaluate(self.model, self.data, todo, topk=5, batch_size=self.batch_size, workers=self.workers,
+                           ray=self.ray, model_spec=self.model_spec)
             for name in res.names:
                 self._scores[name] = (res.topk(name, 1), res.topk(name, 5))
             self.evals += len(todo)
@@ -171,7 +174,8 @@ def _check_fits(model: nn.Module, x: torch.Tensor, what: str) -> torch.Tensor:
 def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Policy = "cann-force-fp16",
              target_drop: float = 0.5, *, fusion_result=None, chip: str = "ascend910b", batch_size: int = 64,
              transform=None,
-             workers: int = 1, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
+             workers: int | None = 1, ray: str | None = None, model_spec: str | None = None,
+             table_samples: int = 32, greedy_width: int = 6, search: bool = True,
              quant_matmul: bool = False,
              log: Callable[[str], None] | None = None) -> QuantReport:
     """Simulate AMCT PTQ + ATC conversion of ``model`` on the CPU and find what meets ``target_drop``.
@@ -180,7 +184,9 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
     evaluation set (a ``(x, y)`` pair, a labelled set, or a path); ``config``: an AMCT config JSON (path, dict
     or QuantConfig; default: AMCT's create_quant_config defaults); ``policy``: the precision policy around the
     quantized layers (ATC's default force_fp16); ``fusion_result``: ATC's fusion_result.json (which fusions took
-    effect). The model is deep-copied; nothing given is modified. See docs/quant.md.
+    effect). The model is deep-copied; nothing given is modified. ``workers`` / ``ray``: where the labelled
+    scoring runs (opkit.evaluate); worker processes load the model from ``model_spec`` (``pkg.mod:factory``, the
+    spec that gives this same model), so without it scoring stays in this process. See docs/quant.md.
     """
     from . import fusion as F
     from .overflow import trace_overflow
@@ -205,7 +211,8 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
     deploy = Deploy(pol, conv_bn=F.took_effect(fr, (F.CONV_BN,)) is not False,
                     requant=F.took_effect(fr, F.REQUANT_NAMES) is not False)
     notes: list[str] = []
-    s = Session(model, x_calib, ds, deploy, x_data, batch_size, workers, log, quant_matmul)
+    s = Session(model, x_calib, ds, deploy, x_data, batch_size, workers, log, quant_matmul, ray=ray,
+                model_spec=model_spec)
     if s.matmuls:
         notes.append(f"what-if: {len(s.matmuls)} function-level matmul call(s) in INT8 in every INT8 row "
                      f"({', '.join(s.matmuls)}); AMCT's PyTorch flow quantizes modules, not these")

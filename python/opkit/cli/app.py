@@ -5,15 +5,11 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.console import Console
 
 from ..errors import OpkitError
 from ..toolchain.version import __version__
+from .console import err, out  # noqa: F401 - the consoles of every command module
 from .options import Group
-
-# soft_wrap: paths and op names must stay whole on one line when the output is not a terminal (80 columns).
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def main(argv: list[str] | None = None) -> None:

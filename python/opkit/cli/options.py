@@ -292,7 +292,7 @@ def write_json(path: str | Path, data, say=None) -> None:
 
 
 def _console():
-    from .app import err, out
+    from .console import err, out
     return out, err
 
 

@@ -20,6 +20,7 @@ from typing import Callable
 import torch
 import torch.nn as nn
 
+from ..evaluate.target import EPS_POINTS, Target
 from .linear_ptq import LinearPTQConfig, LinearPTQError, linear_layers, quantize_plan
 
 FLOAT = "float"
@@ -106,7 +107,7 @@ def search(model: nn.Module, batches, x: torch.Tensor, y: torch.Tensor, target_d
                              f"{candidates[base].label} (INT8 needs a float16/bfloat16 model)")
     batches = list(batches)
     fp = top1(model, x, y)
-    ok = lambda t: fp - t <= target_drop + 1e-9                     # noqa: E731
+    ok = Target.drop(fp, target_drop).met
     score = lambda plan: top1(apply_plan(model, plan, batches, candidates), x, y)   # noqa: E731
     res = LinearSearchResult(sensitivity=sensitivity(model, layers, base, batches, candidates))
     order = sorted(layers, key=lambda n: -res.sensitivity[n])        # most sensitive first
@@ -128,7 +129,7 @@ def search(model: nn.Module, batches, x: torch.Tensor, y: torch.Tensor, target_d
                 tried.append((t, -rank, LinearStep(p, t, ok(t), f"{a} on {n}")))
         res.steps += [s for _, _, s in tried]
         t, _, best = max(tried, key=lambda z: (z[0], z[1]))
-        if t < current.top1 - 1e-9:
+        if t < current.top1 - EPS_POINTS:
             break
         current = best
     res.best = current if current.ok else max(res.steps, key=lambda s: s.top1)

@@ -19,7 +19,7 @@ import torch.nn as nn
 
 from ..errors import OpkitError
 from .layers import compare_runs, summary
-from .policy import FP32, Policy, load_policy
+from .policy import KEEP_FP32, Policy, load_policy
 from .report import DiagnoseReport
 from .simulate import Simulator
 
@@ -171,7 +171,7 @@ def _rescue(runner: _Runner, candidates: list[str], base: dict, report: Diagnose
     results = {}
     for i, t in enumerate(candidates):
         log(f"rescue {i + 1}/{len(candidates)}: {t} in FP32")
-        results[t] = runner.run({t: FP32})
+        results[t] = runner.run({t: KEEP_FP32})
     order = sorted(candidates, key=lambda t: _score(results[t]))
     report.rescue = {t: _brief(results[t]) for t in order}
     # Greedy: add the op type that helps most until every layer is above the threshold (and top-1 agrees).
@@ -186,7 +186,7 @@ def _rescue(runner: _Runner, candidates: list[str], base: dict, report: Diagnose
             tried = {}
             for t in rest:
                 log(f"greedy step {len(chosen) + 1}: {'+'.join(chosen + [t])} in FP32")
-                tried[t] = runner.run({c: FP32 for c in chosen + [t]})
+                tried[t] = runner.run({c: KEEP_FP32 for c in chosen + [t]})
         best = min(rest, key=lambda t: _score(tried[t]))
         if _score(tried[best]) >= _score(current):
             report.notes.append(f"greedy stopped: keeping more op types in FP32 ({', '.join(rest)}) does not "

@@ -73,6 +73,17 @@ new_full new_tensor zeros_like ones_like empty_like full_like randn_like rand_li
 eq ne lt le gt ge isfinite isnan isinf all any is_complex get_device is_nonzero untyped_storage
 """.split())
 
+
+
+def counted_call(name: str, args, kwargs) -> bool:
+    """Whether a function-level call (outside the atomic modules) is an op: what the engine runs under the
+    policy and counts in its ``functions`` keys ("matmul#0"), and what opkit quant's graph and cost profile see.
+    Not a data move, metadata query or deliberate cast (STRUCTURAL), not an in-place method, and on floats."""
+    if name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
+        return False
+    return bool(_floats((args, kwargs), []))
+
+
 _DUNDER = {"__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub", "__rsub__": "sub",
            "__isub__": "sub", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul", "__truediv__": "div",
            "__rtruediv__": "div", "__itruediv__": "div", "__div__": "div", "__rdiv__": "div",
@@ -429,9 +440,7 @@ class _PolicyMode(TorchFunctionMode):
         kwargs = kwargs or {}
         sim = self.sim
         name = op_name(func)
-        if sim.depth or name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
-            return func(*args, **kwargs)
-        if not _floats((args, kwargs), []):
+        if sim.depth or not counted_call(name, args, kwargs):
             return func(*args, **kwargs)
         key = f"{name}#{sim.fn_calls[name]}"
         sim.fn_calls[name] += 1

@@ -24,16 +24,15 @@ import torch
 import torch.nn.functional as F
 
 from ..accuracy.layers import compare_runs, summary
-from ..accuracy.policy import FP32, Entry, load_policy
+from ..accuracy.policy import KEEP_FP32, Entry, load_policy
 from ..accuracy.simulate import Simulator
 from ..data.sets import LabelledSet, load_dataset
 from ..errors import OpkitError
-from ..evaluate import SimVariant, evaluate
+from ..evaluate import EPS_POINTS, SimVariant, Target, evaluate
 from ..evaluate.shard import ModelRef
 from . import cost
 from .shapes import ShapeVariant, choose_buckets, read_sizes
 
-EPS_POINTS = 1e-9
 BLANKET = "fp32 (blanket FP32 on the device)"
 
 CANNOT_SHOW = [
@@ -162,7 +161,7 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
     rep = diagnose(m, x0, policy=pol_r, rescue=True, patch=False)
     fp32_types = list(rep.recommend or [])
     if fp32_types:
-        variants.append(SimVariant("fp32-types", policy=pol, overrides={**replaced, **{t: FP32 for t in fp32_types}}))
+        variants.append(SimVariant("fp32-types", policy=pol, overrides={**replaced, **{t: KEEP_FP32 for t in fp32_types}}))
     elif rep.diverged:
         notes.append("diagnose found layers below 0.999 cosine but no op type whose FP32 rescue helps")
 
@@ -229,11 +228,12 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         target_top1 = top[BLANKET] - target_drop
     # the cheapest configuration that meets the target (cost order), else the most accurate one
     order = [n for n in ("deployed", "replaced", "fp32-types", BLANKET) if n in by]
-    chosen = next((n for n in order if target_top1 is None or by[n]["top1"] >= target_top1 - EPS_POINTS), None)
+    target = Target(target_top1)
+    chosen = next((n for n in order if target.met(by[n]["top1"])), None)
     if chosen is None:
         chosen = max(order, key=lambda n: by[n]["top1"])
     rec = {"variant": chosen, "top1": by[chosen]["top1"],
-           "meets_target": None if target_top1 is None else by[chosen]["top1"] >= target_top1 - EPS_POINTS,
+           "meets_target": None if target_top1 is None else target.met(by[chosen]["top1"]),
            "fp32_op_types": fp32_types if chosen == "fp32-types" else ["(all)"] if chosen == BLANKET else [],
            "replace_ops": [{"op": f["op"], "command": f["command"]} for f in fallbacks] if chosen != "deployed" else [],
            "policy": pol.name, "throughput": by[chosen]["throughput"]}

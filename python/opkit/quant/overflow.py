@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn as nn
 
-from ..accuracy.policy import FP32 as FP32_ENTRY
+from ..accuracy.policy import KEEP_FP32
 from .modes import FloatConv, FoldedBatchNorm, QuantLayer, fold_bn
 
 FP16_MAX = 65504.0
@@ -137,7 +137,7 @@ def _apply_fix(s, v, how):
                 v2.layers.pop(mode.folded_bn, None)
             if isinstance(mode, QuantLayer):
                 v2.layers.pop(t)
-            v2.layer_overrides[t] = FP32_ENTRY
+            v2.layer_overrides[t] = KEEP_FP32
     return v2, model
 
 
@@ -173,7 +173,7 @@ def trace_overflow(s, variants: dict, log=None) -> list[dict]:
                 s.evals += 1
             # verified: nothing non-finite left, and top-1 within the target (a fold that stays finite can still
             # lose the channel to fp16 rounding: the bias cancels the sum)
-            ok = nf == 0 and (top1 is None or s.fp32_top1 - top1 <= s.target_drop + 1e-9)
+            ok = nf == 0 and (top1 is None or s.target.met(top1))
             f.fixes.append({"fix": label, "nonfinite": nf, "top1": top1, "verified": ok})
             if ok and not f.fix:
                 f.fix = label

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import html
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
-from ..toolchain.files import write_report
+from ..toolchain.files import write_json, write_report
 from .config import QuantConfig
 from .records import write_record
 
@@ -85,7 +84,7 @@ class QuantReport:
             "evaluations": self.evals, "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path) -> Path:
-        return write_report(path, json.dumps(self.to_dict(), indent=1, default=_jsonable) + "\n")
+        return write_json(path, self.to_dict(), default=_jsonable)
 
     def write_html(self, path) -> Path:
         return write_report(path, _html(self))
@@ -258,15 +257,8 @@ def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12)
 
 def _activations(rep: QuantReport, names: list[str], x: torch.Tensor) -> dict:
     from ..accuracy.simulate import Simulator
-    from .modes import CalibLayer, ConvGeometry, FoldedBatchNorm
-    from .variant import layer_weights
-    mods = dict(rep.model.named_modules())
-    modes = {}
-    for n in names:
-        w, b, bn = layer_weights(rep.model, n, rep.graph, rep.base_config)
-        modes[n] = CalibLayer(n, ConvGeometry.of(mods[n]), w, b)
-        if bn:
-            modes[bn] = FoldedBatchNorm(into=n)
+    from .variant import capture_modes
+    modes = capture_modes(rep.model, rep.graph, rep.base_config, names)
     Simulator(None, layers=modes).run(rep.model, (x,), record=False)
     return {n: modes[n].inputs[0] for n in names if modes[n].inputs}
 

@@ -23,6 +23,7 @@ from ..accuracy.layers import compare_runs, summary
 from ..accuracy.policy import Policy, load_policy
 from ..accuracy.simulate import Simulator
 from ..errors import OpkitError
+from ..evaluate.target import EPS_POINTS, Target
 from .calibrate import calibrate
 from .config import QuantConfig, default_config, load_config, parse_config
 from .graph import ModelGraph, read_graph
@@ -55,7 +56,7 @@ class Session:
         self._scores: dict[str, tuple[float, float]] = {}
         self.evals = 0
         self.eval_seconds = 0.0
-        self.fp32_top1, self.target_drop = 100.0, 0.5      # set once FP32 is scored
+        self.target_drop, self.target = 0.5, Target(None)      # set once FP32 is scored
 
     # -- variants -------------------------------------------------------------------------------------------
     def records(self, config: QuantConfig) -> dict:
@@ -248,7 +249,7 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
     v_fp16 = s.float_variant()
     scores = s.score([FP32, v_fp16, v_base])
     fp32_top1 = scores["fp32"][0]
-    s.fp32_top1, s.target_drop = fp32_top1, target_drop
+    s.target_drop, s.target = target_drop, Target.drop(fp32_top1, target_drop)
 
     # -- per-layer table and sensitivity ------------------------------------------------------------------
     log("per-layer comparison and AMCT sensitivity")
@@ -267,8 +268,8 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
         v = s.variant(cfg, f"search-{counter[0]}", records)
         return s.top1(v)
     if search:
-        searches.append(binary_search(order, score_cfg, base, fp32_top1, target_drop, base_top1, log))
-        searches.append(greedy(order, score_cfg, base, fp32_top1, target_drop, base_top1, greedy_width, log))
+        searches.append(binary_search(order, score_cfg, base, s.target, base_top1, log))
+        searches.append(greedy(order, score_cfg, base, s.target, base_top1, greedy_width, log))
     met = [r for r in searches if r.met]
     if met:
         win = min(met, key=lambda r: (len(r.best.float_layers), -r.best.top1)).best
@@ -290,8 +291,8 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
         notes.append(f"the recommended deployment overflowed at {rec_fix['layer']} ({rec_fix['cause']}); "
                      f"applied: {rec_fix['fix']}")
     rec_top1, rec_top5 = s.score([v_rec])["recommended"]
-    found = win.ok if win is not None else fp32_top1 - base_top1 <= target_drop + 1e-9
-    verified = found and fp32_top1 - rec_top1 <= target_drop + 1e-9      # the rerun holds what the search found
+    found = win.ok if win is not None else s.target.met(base_top1)
+    verified = found and s.target.met(rec_top1)      # the rerun holds what the search found
 
     # -- the strategy table ------------------------------------------------------------------------------------
     log("strategy table")
@@ -400,7 +401,7 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
             row.top1_fused, row.top1_unfused = sc[on.name][0], sc[off.name][0]
         # a loss counts past noise: half the target drop, and at least two samples' worth
         margin = max(s.target_drop / 2, 200.0 / max(len(s.data), 1)) if s.data is not None else 0.0
-        worse_top1 = row.top1_fused is not None and row.top1_unfused - row.top1_fused >= margin - 1e-9
+        worse_top1 = row.top1_fused is not None and row.top1_unfused - row.top1_fused >= margin - EPS_POINTS
         worse_nan = row.nonfinite_fused > 0 and row.nonfinite_unfused == 0
         row.hurts = bool(worse_top1 or worse_nan)
         if row.hurts:
@@ -468,7 +469,7 @@ def _fix_recommended(s: Session, v: QuantVariant, cfg: QuantConfig, log) -> dict
     probe.name = "recommended (before the overflow fix)"      # not cached under the final variant's name
     before = s.top1(probe)
     fix = next((x for x in f["fixes"] if x["fix"].startswith(("skip_fusion_layers", "ConvBatchnormFusionPass off"))
-                and x["nonfinite"] == 0 and (x["top1"] is None or x["top1"] >= before - 1e-9)), None)
+                and x["nonfinite"] == 0 and (x["top1"] is None or x["top1"] >= before - EPS_POINTS)), None)
     if fix is None:
         return None
     f["fix"] = fix["fix"]

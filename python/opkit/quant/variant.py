@@ -15,6 +15,7 @@ ConvBatchnormFusionPass does (fold in FP32, weights stored in the policy's dtype
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 import torch.nn as nn
@@ -25,7 +26,7 @@ from ..errors import OpkitError
 from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
-from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
+from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
 from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
 
 ATC_CONV_BN = "ConvBatchnormFusionPass"
@@ -43,6 +44,28 @@ def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantC
         if torch.isfinite(fw).all() and torch.isfinite(fb).all():
             return fw, fb, bn
     return w, b, ""
+
+
+def capture_modes(model: nn.Module, graph: ModelGraph, config: QuantConfig, names,
+                  weight: Callable[[str, torch.Tensor], torch.Tensor] | None = None) -> dict[str, LayerMode]:
+    """The FP32 model as AMCT's calibration graph runs it: each of ``names`` a ``CalibLayer`` recording its input
+    (weights: ``weight(name, w)`` of the float, BN-folded ``w``; default ``w`` itself), then every remaining
+    Conv+BN pair folded (AMCT folds every pair it can, quantized or not). Calibration, sensitivity and the
+    report's activation plots all capture through here."""
+    mods = dict(model.named_modules())
+    modes: dict[str, LayerMode] = {}
+    for name in names:
+        w, b, bn = layer_weights(model, name, graph, config)
+        modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), weight(name, w) if weight else w, b)
+        if bn:
+            modes[bn] = FoldedBatchNorm(into=name)
+    for conv in graph.pairs:
+        if conv not in modes:
+            w, b, bn = layer_weights(model, conv, graph, config)
+            if bn:
+                modes[conv] = FloatConv(conv, ConvGeometry.of(mods[conv]), w, b, folded_bn=bn)
+                modes[bn] = FoldedBatchNorm(into=conv)
+    return modes
 
 
 @dataclass

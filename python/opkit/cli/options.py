@@ -280,15 +280,13 @@ def _jsonable(o):
 
 
 def write_json(path: str | Path, data, say=None) -> None:
-    """The JSON of every command: ``path`` ``-`` is stdout, else the file (toolchain.files.write_report), then
-    ``json: PATH`` on the console ``say``."""
-    from ..toolchain.files import write_report
-    text = json.dumps(data, indent=1, default=_jsonable)
+    """The JSON of every command: ``path`` ``-`` is stdout, else the file through the one JSON writer
+    (toolchain.files.write_json, atomic), then ``json: PATH`` on the console ``say``."""
+    from ..toolchain.files import write_json as write
     if str(path) == "-":
-        click.echo(text)
+        click.echo(json.dumps(data, indent=1, default=_jsonable))
         return
-    written = write_report(path, text + "\n")
-    (say or _console()[0]).print(f"json: {written}", markup=False)
+    (say or _console()[0]).print(f"json: {write(path, data, default=_jsonable)}", markup=False)
 
 
 def _console():

@@ -12,7 +12,7 @@ At one fixed input shape, against FP32 on the same labelled data, every variant 
 4. with ``--sizes``: the best of those fed static (resized) vs bucketed / padded (dynamic) shapes.
 
 Points recovered by each change name the cause; the recommendation is the cheapest variant meeting
-``--target-top1`` (modelled throughput from experiment/cost.py, an estimate), with the commands to get there.
+``--target-drop`` (modelled throughput from experiment/cost.py, an estimate), with the commands to get there.
 """
 from __future__ import annotations
 
@@ -122,7 +122,8 @@ def _min_cosine(model, x, variant: SimVariant, ref) -> float | None:
 
 
 def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-fp16", scan=None,
-               target_top1: float | None = None, target_drop: float | None = None, sizes=None, buckets: int = 3, fps: float | None = None,
+               target_top1: float | None = None, target_drop: float | None = None, sizes=None, buckets: int = 3,
+               fps: float | None = None,
                transform=None, batch_size: int = 16, workers: int | None = None, ray: str | None = None,
                log=None) -> dict:
     """The experiment's result as a dict (the ``--json`` form; experiment/report.py prints it); see the module
@@ -224,11 +225,10 @@ def experiment(model: str, data, input_shape: str, *, policy: str = "cann-force-
         notes.append(f"the policy loses {loss:.2f} points that neither replacing fallbacks nor FP32 op types "
                      "recovers (see opkit diagnose's per-layer table)")
 
-    if target_drop is not None:         # the target rule: fp32 - top1 <= target_drop
-        target_top1 = top[BLANKET] - target_drop
     # the cheapest configuration that meets the target (cost order), else the most accurate one
     order = [n for n in ("deployed", "replaced", "fp32-types", BLANKET) if n in by]
-    target = Target(target_top1)
+    target = Target.drop(top[BLANKET], target_drop) if target_drop is not None else Target(target_top1)
+    target_top1 = target.floor
     chosen = next((n for n in order if target.met(by[n]["top1"])), None)
     if chosen is None:
         chosen = max(order, key=lambda n: by[n]["top1"])

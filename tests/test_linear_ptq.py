@@ -106,3 +106,19 @@ def test_float32_model_keeps_int8_layers_float_as_amct_does():
     res = quantize_linears(m, LinearPTQConfig.preset("minmax"), [patches(2, 1).float()])
     assert res.layers == {} and type(m.blocks[0].fc1) is torch.nn.Linear
     assert "blocks.0.fc1" in res.skipped
+
+
+def test_search_recommends_an_algorithm_on_named_layers():
+    from opkit.quant.linear_search import apply_plan, top1
+    from opkit.quant.search import extra_searches
+    model, calib, x = encoder(), [patches(8, 11)], patches(256, 21)
+    with torch.no_grad():
+        y = model(x).argmax(1)
+    res = extra_searches()["linear-ptq"](model, calib, x, y, target_drop=5.0, width=1)
+    base = res.steps[0]
+    assert not base.ok and set(base.algorithms.values()) == {"minmax-w8a8"}     # all-INT8 misses the target
+    assert res.met and res.best.top1 > base.top1
+    changed = {n: a for n, a in res.best.algorithms.items() if a != "minmax-w8a8"}
+    assert changed and "float" not in changed.values()          # an algorithm, not "keep in float", did it
+    assert all(f"{a} on" in res.best.describe() and n in res.best.describe() for n, a in changed.items())
+    assert top1(apply_plan(model, res.best.algorithms, calib), x, y) == res.best.top1    # the plan reruns

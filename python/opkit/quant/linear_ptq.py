@@ -231,23 +231,16 @@ def _set(model: nn.Module, name: str, module: nn.Module) -> None:
     setattr(model.get_submodule(parent) if parent else model, leaf, module)
 
 
-def prepare(model: nn.Module, config: LinearPTQConfig, layers: list[str] | None = None) -> list[str]:
-    """Swap the Linear layers for calibration modules in place (AMCT's ``quantize``); returns their names."""
-    names = linear_layers(model, config, layers)
-    for n in names:
-        _set(model, n, CalibratingLinear(n, model.get_submodule(n), config))
-    return names
-
-
 def finish(model: nn.Module, config: LinearPTQConfig, names: list[str]) -> LinearPTQResult:
-    """After the calibration forwards: swap each calibration module for its fake-quant layer."""
+    """After the calibration forwards: swap each calibration module for its fake-quant layer.
+    ``config`` decides which other Linear layers are reported as left in float by AMCT's rules."""
     result = LinearPTQResult(config)
     result.skipped = [n for n, m in model.named_modules() if type(m).__name__ == "Linear"
                       and not any(s in n for s in config.skip_layers) and not layer_supported(m, config)]
     for n in names:
         mod = model.get_submodule(n)
         if mod.quantized is None:
-            raise LinearPTQError(f"layer {n}: saw {mod.calibrator.seen} of batch_num={config.batch_num} "
+            raise LinearPTQError(f"layer {n}: saw {mod.calibrator.seen} of batch_num={mod.calibrator.config.batch_num} "
                                  "calibration batches (the layer was not reached, or too few batches)")
         result.layers[n] = mod.quantized.params
         _set(model, n, mod.quantized)
@@ -260,14 +253,27 @@ def quantize_linears(model: nn.Module, config: LinearPTQConfig, batches, layers:
 
     ``forward(model, batch)`` runs one batch (default ``model(batch)``); ``layers`` restricts the layers.
     """
+    names = linear_layers(model, config, layers)
+    return quantize_plan(model, {n: config for n in names}, batches, forward, config)
+
+
+def quantize_plan(model: nn.Module, plan: dict[str, LinearPTQConfig], batches, forward=None,
+                  config: LinearPTQConfig | None = None) -> LinearPTQResult:
+    """Each layer of ``plan`` with its own config, calibrated together in one set of forwards (as many as the
+    largest ``batch_num``; a layer calibrated earlier answers in fake-quant for the rest, as in AMCT)."""
     batches = list(batches)
-    if len(batches) < config.batch_num:
-        raise LinearPTQError(f"batch_num={config.batch_num} but {len(batches)} calibration batches were given")
-    names = prepare(model, config, layers)
+    need = max((c.batch_num for c in plan.values()), default=0)
+    if len(batches) < need:
+        raise LinearPTQError(f"batch_num={need} but {len(batches)} calibration batches were given")
+    for n, c in plan.items():
+        mod = model.get_submodule(n)
+        if type(mod).__name__ != "Linear":
+            raise LinearPTQError(f"layers: {n} is not an nn.Linear layer of the model")
+        _set(model, n, CalibratingLinear(n, mod, c))
     with torch.no_grad():
-        for b in batches[:config.batch_num]:
+        for b in batches[:need]:
             forward(model, b) if forward else model(b)
-    return finish(model, config, names)
+    return finish(model, config or next(iter(plan.values()), PRESETS["minmax"]), list(plan))
 
 
 def with_algorithm(config: LinearPTQConfig, algorithm: str) -> LinearPTQConfig:

@@ -136,3 +136,11 @@ def greedy(order: list[str], score: Callable[[QuantConfig], float], config: Quan
         floats, chans, current = list(best.float_layers), list(best.per_channel), best
     res.best = current if current.ok else max(res.steps, key=lambda s: s.top1)
     return res
+
+
+def extra_searches() -> dict[str, Callable]:
+    """Searches over per-layer actions other than float / per-channel (a hook; owner of each: its module).
+    "linear-ptq": AMCT's Linear PTQ algorithms (min-max, SmoothQuant, GPTQ, AWQ) per Linear layer of a
+    transformer model, so a recommendation can read "smoothquant-w8a8 on blocks.1.qkv" (linear_search.search)."""
+    from . import linear_search
+    return {"linear-ptq": linear_search.search}

@@ -52,9 +52,9 @@ def net() -> Net:
     return m
 
 
-def calib() -> torch.Tensor:
+def calib(n: int = 8) -> torch.Tensor:
     g = torch.Generator().manual_seed(5)
-    x = torch.randn(8, 3, 12, 12, generator=g)
+    x = torch.randn(n, 3, 12, 12, generator=g)
     x[:, 1] *= 5
     return x
 

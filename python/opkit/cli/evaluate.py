@@ -37,9 +37,7 @@ def variant_from_options(model, policy, mixlist, patch, quant, record, example):
             raise OpkitError(f"--quant {quant}: give the AMCT record file with its factors (--record FILE)")
         from ..quant import QuantVariant
         v = QuantVariant.from_amct(model, quant, record, example)
-        if policy:
-            v.policy = policy
-        return v
+        return v.as_variant(policy or None)
     if record:
         raise OpkitError("--record goes with --quant CFG")
     if mixlist and Path(policy).stem != "cann-allow-mix-precision":
@@ -159,7 +157,7 @@ def experiment(model, data, inputs, transform, policy, scan_json, target_drop, s
     with O.stdout_for_json(json_out):
         r = run(model, data, inputs[0], policy=policy, scan=scan_json, sizes=sizes, buckets=buckets, fps=fps,
                 transform=transform, batch_size=batch_size, workers=workers, ray=ray_address,
-                log=lambda s: err.print(f"experiment: {s}", markup=False), **goal)
+                log=lambda s: err.print(f"experiment: {s}", markup=False), **goal).to_json()
     say = O.text_console(json_out)
     if json_out != "-":
         for line in lines(r):

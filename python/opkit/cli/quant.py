@@ -89,4 +89,4 @@ def quant(model, calib, calib_transform, data, transform, config, policy, target
         O.write_json(json_out, rep.to_dict(), say)
     if html_out:
         say.print(f"html: {rep.write_html(html_out)}", markup=False)
-    sys.exit(1 if fail_on_miss and not rep.recommend["meets_target"] else 0)
+    sys.exit(1 if fail_on_miss and not rep.recommend.meets_target else 0)

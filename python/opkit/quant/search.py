@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 
 from ..accuracy.layers import metrics
-from ..accuracy.simulate import Simulator
+from ..evaluate.variants import SimVariant
 from ..evaluate.target import EPS_POINTS, Target
 from .config import CHANNEL_WISE_TYPES, QuantConfig
 from .graph import ModelGraph
@@ -36,7 +36,7 @@ def sensitivity(model: nn.Module, batches: list[torch.Tensor], config: QuantConf
     variant = build_variant(model, config, records, graph, atc_conv_bn=False)
     capture = capture_modes(model, graph, config,           # float weights: records each layer's FP32 input
                             [n for n in config.quant_layers if isinstance(variant.layers.get(n), QuantLayer)])
-    sim = Simulator(None, layers=capture)
+    sim = SimVariant("capture", layers=capture).simulator()      # an engine query: the FP32 capture graph
     sims: dict[str, list[float]] = {n: [] for n, m in capture.items() if isinstance(m, CalibLayer)}
     for x in batches:
         sim.run(model, (x,), record=False)

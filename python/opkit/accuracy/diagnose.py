@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import time
-import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -21,7 +20,7 @@ from ..errors import OpkitError
 from .layers import compare_runs, summary
 from .policy import FP32, Policy, load_policy
 from .report import DiagnoseReport
-from .simulate import Simulator
+from .simulate import NAIVE_OPS, Simulator, computes_in_io, naive_available  # noqa: F401 - NAIVE_OPS: re-exported
 
 
 def input_hash(inputs) -> str:
@@ -80,9 +79,9 @@ class _Runner:
     """FP32 reference kept once; policy runs with overrides compared against it."""
 
     def __init__(self, model: nn.Module, inputs: tuple, policy: Policy, threshold: float, batches: list,
-                 naive: bool, log: Callable[[str], None]):
+                 log: Callable[[str], None]):
         self.model, self.inputs, self.policy, self.threshold = model, inputs, policy, threshold
-        self.batches, self.naive, self.log = batches, naive, log
+        self.batches, self.log = batches, log
         _, self.ref = Simulator(None).run(model, inputs)
         self.ref_top1 = []
         with torch.no_grad():
@@ -91,14 +90,14 @@ class _Runner:
 
     def run(self, overrides: dict | None = None, model: nn.Module | None = None) -> dict:
         model = model or self.model
-        sim = Simulator(self.policy, overrides, naive=self.naive)
+        sim = Simulator(self.policy, overrides)
         _, recs = sim.run(model, self.inputs)
         rows = compare_runs(self.ref, recs, self.threshold)
         res = {"rows": rows, **summary(rows), "sim": sim}
         if self.batches:
             agree = total = 0
             for b, ref in zip(self.batches, self.ref_top1):
-                out, _ = Simulator(self.policy, overrides, naive=self.naive).run(model, (b,))
+                out, _ = Simulator(self.policy, overrides).run(model, (b,))
                 agree += int((_top1(out) == ref).sum())
                 total += ref.numel()
             res["top1"] = agree / max(total, 1)
@@ -133,15 +132,14 @@ def diagnose(model: nn.Module, inputs, *, policy: str | Policy = "cann-force-fp1
     pol = policy if isinstance(policy, Policy) else load_policy(policy, mixlist)
     inputs = (inputs,) if isinstance(inputs, torch.Tensor) else tuple(inputs)
     notes: list[str] = []
-    # opkit's naive kernels only matter where the policy computes in the I/O dtype
-    needs_naive = pol.default.compute == "io" or any(e.compute == "io" for e in pol.ops.values())
-    naive = naive_available(notes) if needs_naive else False
+    if computes_in_io(pol):             # loads opkit's naive kernels, or says why they cannot run
+        naive_available(notes)
     was_training = {m: m.training for m in model.modules()}
     model.eval()
     try:
         batches = load_data(data, samples)
         log("FP32 reference run")
-        runner = _Runner(model, inputs, pol, threshold, batches, naive, log)
+        runner = _Runner(model, inputs, pol, threshold, batches, log)
         log(f"policy run ({pol.name})")
         base = runner.run()
         rows = base["rows"]
@@ -232,35 +230,6 @@ def nothing_swapped(prep) -> str:
             f"{path or '<root>'} ({kind}): {why}{more}")
 
 
-NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # simulate.py uses their naive variant
-
-
-_naive_unavailable: list[str] = []     # why opkit's naive kernels could not be loaded (tried once per process)
-
-
-def naive_available(notes: list[str]) -> bool:
-    """opkit's naive (fp16-computing) kernels, loaded if need be (built on first use; a built workspace op of
-    the same name shadows the bundled one); False, with a note, if they cannot be. A failure is remembered
-    for the process: every variant and rescue run asks, and a retry re-reads every op.yaml of the workspace
-    (inside a workspace whose ops are not built, e.g. the opkit checkout, that cost seconds per run)."""
-    from ..patching import Ops
-    if all(Ops("naive").has(op) for op in NAIVE_OPS):
-        return True
-    if not _naive_unavailable:
-        try:
-            from ..loader import load
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                load(ops=list(NAIVE_OPS))
-        except Exception as e:  # noqa: BLE001
-            _naive_unavailable.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); "
-                                      "fp16-internal ops ran on PyTorch's CPU fp16 kernels, which accumulate in "
-                                      "FP32 and understate the loss")
-    if _naive_unavailable:
-        if _naive_unavailable[0] not in notes:
-            notes.append(_naive_unavailable[0])
-        return False
-    return Ops("naive").has("layer_norm_fp32")
 
 
 def _fallback_column(report: DiagnoseReport, scan) -> None:

@@ -18,7 +18,7 @@ import torch
 import torch.nn as nn
 
 from ..accuracy.policy import Entry, Policy, load_policy
-from ..accuracy.simulate import Simulator
+from ..accuracy.simulate import Simulator, computes_in_io, naive_available
 from ..errors import OpkitError
 
 
@@ -30,7 +30,7 @@ class SimVariant:
     policy: str | Policy | None = None      # built-in name, policy .yaml path, or a loaded Policy
     overrides: dict[str, Entry] = field(default_factory=dict)
     patch: bool = False
-    naive: bool = True                      # fp16-internal ops on opkit's naive kernels (as diagnose does)
+    naive: bool = True        # False only for tests and what-ifs: which kernels run is simulate.py's one decision
     mixlist: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -46,14 +46,9 @@ class SimVariant:
                 "overrides": {t: {"io": e.io, "compute": e.compute} for t, e in sorted(self.overrides.items())},
                 "notes": list(self.notes)}
 
-    def _needs_naive(self, pol: Policy | None) -> bool:
-        return bool(pol is not None and self.naive and (pol.default.compute == "io"
-                                                        or any(e.compute == "io" for e in pol.ops.values())))
-
     def warm(self) -> None:
         """Build or load opkit's naive kernels once, here, before worker processes load them from the cache."""
-        if self._needs_naive(self._policy()):
-            from ..accuracy.diagnose import naive_available
+        if self.naive and computes_in_io(self._policy()):
             naive_available([])
 
     def prepare(self, model: nn.Module) -> Callable[[torch.Tensor], object]:
@@ -71,11 +66,9 @@ class SimVariant:
                 with torch.no_grad():
                     return model(x)
             return run
-        naive = False
-        if self._needs_naive(pol):
-            from ..accuracy.diagnose import naive_available
-            naive = naive_available(self.notes)
-        sim = Simulator(pol, self.overrides, naive=naive)
+        if self.naive and computes_in_io(pol):   # the note when opkit's naive kernels cannot run
+            naive_available(self.notes)
+        sim = Simulator(pol, self.overrides, naive=self.naive)
         return lambda x: sim.run(model, (x,), record=False)[0]
 
 

@@ -118,7 +118,7 @@ def _min_cosine(model, x, variant: SimVariant, ref) -> float | None:
     pol = variant._policy()
     if pol is None:
         return 1.0
-    _, recs = Simulator(pol, variant.overrides, naive=variant._needs_naive(pol)).run(model, (x,))
+    _, recs = Simulator(pol, variant.overrides).run(model, (x,))
     return summary(compare_runs(ref, recs, 0.999))["min_cosine"]
 
 

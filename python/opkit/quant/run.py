@@ -102,7 +102,7 @@ class Session:
     def rows(self, v: QuantVariant | None):
         """Per-layer rows of ``v`` vs FP32 on the fixed batch. A conv with a BatchNorm folded into it is one op on
         the device: its row is compared with the FP32 BatchNorm's output."""
-        sim = v.simulator(self.deploy.policy) if v is not None else Simulator(self.deploy.policy, naive=False)
+        sim = v.simulator(self.deploy.policy) if v is not None else Simulator(self.deploy.policy)
         out, recs = sim.run(self.model, (self.table_x,))
         layers = v.layers if v is not None else {}
         folded = {m.into: bn for bn, m in layers.items() if isinstance(m, FoldedBatchNorm)}

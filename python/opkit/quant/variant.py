@@ -104,10 +104,10 @@ class QuantVariant:
         graph = read_graph(model, (example,))
         return build_variant(model, cfg, recs, graph, atc_conv_bn=atc_conv_bn, name=name)
 
-    def simulator(self, policy: str | Policy | None = "cann-force-fp16", naive: bool = False,
-                  overrides: dict | None = None) -> Simulator:
+    def simulator(self, policy: str | Policy | None = "cann-force-fp16", overrides: dict | None = None) -> Simulator:
+        # the float ops around the INT8 layers run on the kernels every command uses (simulate.py decides)
         pol = load_policy(policy) if isinstance(policy, str) else policy
-        return Simulator(pol, overrides, naive=naive, layers=self.layers, layer_overrides=self.layer_overrides,
+        return Simulator(pol, overrides, layers=self.layers, layer_overrides=self.layer_overrides,
                          functions=self.functions)
 
     def weight_bytes(self, model: nn.Module) -> int:

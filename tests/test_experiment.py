@@ -57,8 +57,8 @@ def test_precision_loss_attributed_and_recovered(data, tmp_path, capsys):
 def test_no_loss_means_cause_none(data):
     x, y = overflow_set(n=24, overflow=0)
     r = experiment("evaldata.models:overflow_net", _set(x, y), "1x3x8x8", workers=1)
-    assert r["cause"] == "none" and r["loss"] == 0.0 and r["recommend"]["variant"] == "deployed"
-    assert "no --scan" in " ".join(r["notes"])
+    assert r.cause == "none" and r.loss == 0.0 and r.recommend.variant == "deployed"
+    assert "no --scan" in " ".join(r.notes)
 
 
 def _set(x, y):

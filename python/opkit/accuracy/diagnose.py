@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import time
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -18,9 +19,9 @@ import torch.nn as nn
 
 from ..errors import OpkitError
 from .layers import compare_runs, summary
-from .policy import FP32, Policy, load_policy
+from .policy import KEEP_FP32, Policy, load_policy
 from .report import DiagnoseReport
-from .simulate import NAIVE_OPS, Simulator, computes_in_io, naive_available  # noqa: F401 - NAIVE_OPS: re-exported
+from .simulate import Simulator
 
 
 def input_hash(inputs) -> str:
@@ -79,9 +80,9 @@ class _Runner:
     """FP32 reference kept once; policy runs with overrides compared against it."""
 
     def __init__(self, model: nn.Module, inputs: tuple, policy: Policy, threshold: float, batches: list,
-                 log: Callable[[str], None]):
+                 notes: list[str], log: Callable[[str], None]):
         self.model, self.inputs, self.policy, self.threshold = model, inputs, policy, threshold
-        self.batches, self.log = batches, log
+        self.batches, self.notes, self.log = batches, notes, log
         _, self.ref = Simulator(None).run(model, inputs)
         self.ref_top1 = []
         with torch.no_grad():
@@ -90,14 +91,14 @@ class _Runner:
 
     def run(self, overrides: dict | None = None, model: nn.Module | None = None) -> dict:
         model = model or self.model
-        sim = Simulator(self.policy, overrides)
+        sim = simulator_for(self.policy, overrides, notes=self.notes)
         _, recs = sim.run(model, self.inputs)
         rows = compare_runs(self.ref, recs, self.threshold)
         res = {"rows": rows, **summary(rows), "sim": sim}
         if self.batches:
             agree = total = 0
             for b, ref in zip(self.batches, self.ref_top1):
-                out, _ = Simulator(self.policy, overrides).run(model, (b,))
+                out, _ = simulator_for(self.policy, overrides, notes=self.notes).run(model, (b,))
                 agree += int((_top1(out) == ref).sum())
                 total += ref.numel()
             res["top1"] = agree / max(total, 1)
@@ -132,14 +133,12 @@ def diagnose(model: nn.Module, inputs, *, policy: str | Policy = "cann-force-fp1
     pol = policy if isinstance(policy, Policy) else load_policy(policy, mixlist)
     inputs = (inputs,) if isinstance(inputs, torch.Tensor) else tuple(inputs)
     notes: list[str] = []
-    if computes_in_io(pol):             # loads opkit's naive kernels, or says why they cannot run
-        naive_available(notes)
     was_training = {m: m.training for m in model.modules()}
     model.eval()
     try:
         batches = load_data(data, samples)
         log("FP32 reference run")
-        runner = _Runner(model, inputs, pol, threshold, batches, log)
+        runner = _Runner(model, inputs, pol, threshold, batches, notes, log)
         log(f"policy run ({pol.name})")
         base = runner.run()
         rows = base["rows"]
@@ -169,7 +168,7 @@ def _rescue(runner: _Runner, candidates: list[str], base: dict, report: Diagnose
     results = {}
     for i, t in enumerate(candidates):
         log(f"rescue {i + 1}/{len(candidates)}: {t} in FP32")
-        results[t] = runner.run({t: FP32})
+        results[t] = runner.run({t: KEEP_FP32})
     order = sorted(candidates, key=lambda t: _score(results[t]))
     report.rescue = {t: _brief(results[t]) for t in order}
     # Greedy: add the op type that helps most until every layer is above the threshold (and top-1 agrees).
@@ -184,7 +183,7 @@ def _rescue(runner: _Runner, candidates: list[str], base: dict, report: Diagnose
             tried = {}
             for t in rest:
                 log(f"greedy step {len(chosen) + 1}: {'+'.join(chosen + [t])} in FP32")
-                tried[t] = runner.run({c: FP32 for c in chosen + [t]})
+                tried[t] = runner.run({c: KEEP_FP32 for c in chosen + [t]})
         best = min(rest, key=lambda t: _score(tried[t]))
         if _score(tried[best]) >= _score(current):
             report.notes.append(f"greedy stopped: keeping more op types in FP32 ({', '.join(rest)}) does not "
@@ -230,6 +229,56 @@ def nothing_swapped(prep) -> str:
             f"{path or '<root>'} ({kind}): {why}{more}")
 
 
+NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # simulate.py uses their naive variant
+
+
+def simulator_for(policy: Policy | None, overrides: dict | None = None, *, notes: list[str], naive: bool = True,
+                  layers: dict | None = None, layer_overrides: dict | None = None,
+                  functions: dict | None = None) -> Simulator:
+    """The engine as every command builds it: eval, quant and experiment (through SimVariant.simulator) and
+    diagnose -- so the same model, policy and data give the same predictions everywhere. ``naive=False`` opts
+    out of opkit's naive kernels; whether they run otherwise is ``naive_for``'s decision."""
+    return Simulator(policy, overrides, naive=naive_for(policy, notes, naive), layers=layers,
+                     layer_overrides=layer_overrides, functions=functions)
+
+
+def naive_for(policy: Policy | None, notes: list[str], wanted: bool = True) -> bool:
+    """Whether the engine runs fp16-internal ops on opkit's naive kernels: where the policy computes in the I/O
+    dtype, when they load (else a note says why not). The one decision: SimVariant.simulator (eval, quant,
+    experiment) and diagnose ask here."""
+    if policy is None or not wanted:
+        return False
+    if not (policy.default.compute == "io" or any(e.compute == "io" for e in policy.ops.values())):
+        return False
+    return naive_available(notes)
+
+
+_naive_unavailable: list[str] = []     # why opkit's naive kernels could not be loaded (tried once per process)
+
+
+def naive_available(notes: list[str]) -> bool:
+    """opkit's naive (fp16-computing) kernels, loaded if need be (built on first use; a built workspace op of
+    the same name shadows the bundled one); False, with a note, if they cannot be. A failure is remembered
+    for the process: every variant and rescue run asks, and a retry re-reads every op.yaml of the workspace
+    (inside a workspace whose ops are not built, e.g. the opkit checkout, that cost seconds per run)."""
+    from ..patching import Ops
+    if all(Ops("naive").has(op) for op in NAIVE_OPS):
+        return True
+    if not _naive_unavailable:
+        try:
+            from ..loader import load
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                load(ops=list(NAIVE_OPS))
+        except Exception as e:  # noqa: BLE001
+            _naive_unavailable.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); "
+                                      "fp16-internal ops ran on PyTorch's CPU fp16 kernels, which accumulate in "
+                                      "FP32 and understate the loss")
+    if _naive_unavailable:
+        if _naive_unavailable[0] not in notes:
+            notes.append(_naive_unavailable[0])
+        return False
+    return Ops("naive").has("layer_norm_fp32")
 
 
 def _fallback_column(report: DiagnoseReport, scan) -> None:

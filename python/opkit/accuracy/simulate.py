@@ -26,7 +26,6 @@ order -> LayerMode) do the same for function calls (a quantized ``q @ k``).
 """
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -85,6 +84,17 @@ is_floating_point is_contiguous stride storage_offset data_ptr element_size new_
 new_full new_tensor zeros_like ones_like empty_like full_like randn_like rand_like nonzero argmax argmin
 eq ne lt le gt ge isfinite isnan isinf all any is_complex get_device is_nonzero untyped_storage
 """.split())
+
+
+
+def counted_call(name: str, args, kwargs) -> bool:
+    """Whether a function-level call (outside the atomic modules) is an op: what the engine runs under the
+    policy and counts in its ``functions`` keys ("matmul#0"), and what opkit quant's graph and cost profile see.
+    Not a data move, metadata query or deliberate cast (STRUCTURAL), not an in-place method, and on floats."""
+    if name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
+        return False
+    return bool(_floats((args, kwargs), []))
+
 
 _DUNDER = {"__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub", "__rsub__": "sub",
            "__isub__": "sub", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul", "__truediv__": "div",
@@ -199,52 +209,10 @@ def _dname(dt: torch.dtype) -> str:
     return str(dt).replace("torch.", "")
 
 
-# -- which kernel computes an op that computes in fp16/bf16: the one decision of every command ------------------
-# Every command (eval, quant, diagnose, experiment) runs its models through a Simulator built with the default
-# ``naive=True``: an op whose policy entry computes in the I/O dtype (``compute: io``) runs opkit's naive kernel
-# (the same AscendC kernel computing in fp16/bf16) when one exists, looked up on its first such call, else
-# PyTorch's CPU kernel on fp16/bf16 tensors (with a note when the naive kernels cannot be loaded). Ops the policy
-# keeps in FP32 never load one. ``naive=False`` is for tests and what-ifs only.
-NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # their naive variant runs here
-
-_naive_unavailable: list[str] = []     # why opkit's naive kernels could not be loaded (tried once per process)
-
-
-def computes_in_io(policy: Policy | None) -> bool:
-    """Does ``policy`` compute some op in its I/O dtype (so naive kernels may run)?"""
-    return policy is not None and (policy.default.compute == "io"
-                                   or any(e.compute == "io" for e in policy.ops.values()))
-
-
-def naive_available(notes: list[str]) -> bool:
-    """opkit's naive (fp16-computing) kernels, loaded if need be (built on first use; a built workspace op of
-    the same name shadows the bundled one); False, with a note, if they cannot be. A failure is remembered
-    for the process: every variant and rescue run asks, and a retry re-reads every op.yaml of the workspace
-    (inside a workspace whose ops are not built, e.g. the opkit checkout, that cost seconds per run)."""
-    ops = patching.Ops("naive")
-    if all(ops.has(op) for op in NAIVE_OPS):
-        return True
-    if not _naive_unavailable:
-        try:
-            from ..loader import load
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                load(ops=list(NAIVE_OPS))
-        except Exception as e:  # noqa: BLE001
-            _naive_unavailable.append(f"opkit's naive kernels are unavailable ({type(e).__name__}: {e}); "
-                                      "fp16-internal ops ran on PyTorch's CPU fp16 kernels, which accumulate in "
-                                      "FP32 and understate the loss")
-    if _naive_unavailable:
-        if _naive_unavailable[0] not in notes:
-            notes.append(_naive_unavailable[0])
-        return False
-    return ops.has("layer_norm_fp32")
-
-
 # -- elementwise kernels on 16-bit inputs: a table of their 65,536 outputs ----------------------------------------
 # An opkit kernel that maps each element on its own (no reduction, no neighbour, no position) is, for a
 # float16/bfloat16 input, a function of 16 bits: running it once on every bit pattern gives a table that
-# answers every later call bitwise as the kernel would (tests/test_simulate_tables.py checks it on real
+# answers every later call bitwise as the kernel would (tests/test_simulate_exact.py checks it on real
 # cases), at the cost of a gather instead of the emulator's vector loop.
 ELEMENTWISE = frozenset({"gelu_fp32", "silu_fp32"})
 _TABLES: dict[tuple, np.ndarray] = {}
@@ -534,9 +502,7 @@ class _PolicyMode(TorchFunctionMode):
         kwargs = kwargs or {}
         sim = self.sim
         name = op_name(func)
-        if sim.depth or name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
-            return func(*args, **kwargs)
-        if not _floats((args, kwargs), []):
+        if sim.depth or not counted_call(name, args, kwargs):
             return func(*args, **kwargs)
         key = f"{name}#{sim.fn_calls[name]}"
         sim.fn_calls[name] += 1

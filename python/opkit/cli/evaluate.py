@@ -51,9 +51,7 @@ def variant_from_options(model, policy, mixlist, patch, quant, record, example):
             raise OpkitError(f"--quant {quant}: give the AMCT record file with its factors (--record FILE)")
         from ..quant import QuantVariant
         v = QuantVariant.from_amct(model, quant, record, example)
-        if policy:
-            v.policy = policy
-        return v
+        return v.as_variant(policy or None)
     if record:
         raise OpkitError("--record goes with --quant CFG")
     if patch:
@@ -185,7 +183,7 @@ def experiment(model, data, input_shape, transform, policy, scan_json, target_to
     with contextlib.redirect_stdout(sys.stderr) if json_out == "-" else contextlib.nullcontext():
         r = run(model, data, input_shape, policy=policy, scan=scan_json, target_top1=target_top1, sizes=sizes,
                 buckets=buckets, fps=fps, transform=transform, batch_size=batch_size, workers=workers,
-                ray=ray_address, log=lambda s: err.print(f"experiment: {s}", markup=False))
+                ray=ray_address, log=lambda s: err.print(f"experiment: {s}", markup=False)).to_json()
     if json_out == "-":
         click.echo(json.dumps(r, indent=1, default=str))
         return

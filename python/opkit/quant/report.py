@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import html
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
-from ..toolchain.files import write_report
+from ..toolchain.files import write_json, write_report
 from .config import QuantConfig
 from .records import write_record
 
@@ -43,11 +42,22 @@ class QuantReport:
     graph: object = None
     variants: dict = field(default_factory=dict)    # fp16 / base / recommended QuantVariants (picklable)
     model: object = None
+    activations: dict = field(default_factory=dict)   # layer -> (counts, edges): input histogram, for the plots
+    predictions: dict = field(default_factory=dict)   # strategy -> top-1 class per sample (not in the JSON)
     evals: int = 0
     eval_seconds: float = 0.0
     seconds: float = 0.0
-    switch_notes: list[str] = field(default_factory=list)
-    plot_x: object = None                     # a calibration batch for the activation histograms
+
+    @property
+    def depthwise(self) -> bool:
+        return any(getattr(m, "groups", 1) > 1 and getattr(m, "groups", 1) == getattr(m, "out_channels", 0)
+                   for m in (self.model.modules() if self.model is not None else []))
+
+    @property
+    def switch_notes(self) -> list[str]:
+        """What fusion_switch.cfg leaves on, and why."""
+        from .fusion import fusion_switch
+        return fusion_switch(self.fusion, self.depthwise, self.recommend.get("atc_fusions_off", []))[1]
 
     # -- files for the real tools ---------------------------------------------------------------------------
     def write_amct_config(self, path) -> Path:
@@ -59,11 +69,7 @@ class QuantReport:
 
     def write_fusion_switch(self, path) -> Path:
         from .fusion import write_fusion_switch
-        depthwise = any(getattr(m, "groups", 1) > 1 and getattr(m, "groups", 1) == getattr(m, "out_channels", 0)
-                        for m in (self.model.modules() if self.model is not None else []))
-        p, self.switch_notes = write_fusion_switch(self.fusion, path, depthwise,
-                                                   self.recommend.get("atc_fusions_off", []))
-        return p
+        return write_fusion_switch(self.fusion, path, self.depthwise, self.recommend.get("atc_fusions_off", []))[0]
 
     # -- JSON -----------------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -85,7 +91,7 @@ class QuantReport:
             "evaluations": self.evals, "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path) -> Path:
-        return write_report(path, json.dumps(self.to_dict(), indent=1, default=_jsonable) + "\n")
+        return write_json(path, self.to_dict(), default=_jsonable)
 
     def write_html(self, path) -> Path:
         return write_report(path, _html(self))
@@ -212,20 +218,26 @@ def _svg(fig) -> str:
     return s[s.find("<svg"):]
 
 
-def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12) -> list[tuple[str, str]]:
+MAX_PLOTS = 12
+
+
+def plot_layers(base_config, variant) -> list[str]:
+    """The quantized layers the HTML report plots (the first ``MAX_PLOTS``)."""
+    from .modes import QuantLayer
+    return [n for n in base_config.quant_layers if isinstance(variant.layers.get(n), QuantLayer)][:MAX_PLOTS]
+
+
+def plots(rep: QuantReport) -> list[tuple[str, str]]:
     """(title, svg) per quantized layer: FP32 vs dequantized weights, per-channel ranges, activations + clip."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .modes import QuantLayer
     from .variant import layer_weights
     v = rep.variants.get("recommended") or next(iter(rep.variants.values()))
     base = rep.variants.get(rep.base, v)
     out = []
-    quant = [n for n in rep.base_config.quant_layers if isinstance(base.layers.get(n), QuantLayer)][:max_layers]
-    acts = _activations(rep, quant, x) if x is not None else {}
-    for name in quant:
+    for name in plot_layers(rep.base_config, base):
         q = base.layers[name]
         w, _, bn = layer_weights(rep.model, name, rep.graph, rep.base_config)
         per = q.scale_w.reshape([-1] + [1] * (w.dim() - 1)) if q.scale_w.numel() > 1 else q.scale_w.reshape([])
@@ -244,9 +256,10 @@ def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12)
             axes[1].legend(fontsize=7)
         axes[1].set_title(f"per-channel weight range ({'channel' if q.scale_w.numel() > 1 else 'layer'} scale)",
                           fontsize=9)
-        a = acts.get(name)
+        a = rep.activations.get(name)
         if a is not None:
-            axes[2].hist(a.flatten().numpy(), bins=100, log=True, color="gray")
+            axes[2].stairs(a[0], a[1], fill=True, color="gray")
+            axes[2].set_yscale("log")
             axes[2].set_ylim(bottom=0.8)
             for b, lab in ((q.clip[0], "clip min"), (q.clip[1], "clip max")):
                 axes[2].axvline(b, color="red", lw=0.8)
@@ -256,25 +269,28 @@ def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12)
     return out
 
 
-def _activations(rep: QuantReport, names: list[str], x: torch.Tensor) -> dict:
-    from ..accuracy.simulate import Simulator
-    from .modes import CalibLayer, ConvGeometry, FoldedBatchNorm
-    from .variant import layer_weights
-    mods = dict(rep.model.named_modules())
-    modes = {}
+def activation_histograms(model, graph, base, x: torch.Tensor, bins: int = 100) -> dict:
+    """Layer -> (counts, edges) of the input each plotted layer sees in the FP32 calibration graph on ``x``:
+    computed once by quantize(), so writing the HTML runs nothing."""
+    from ..evaluate import SimVariant
+    from .variant import capture_modes
+    names = plot_layers(base.config, base.variant)
+    modes = capture_modes(model, graph, base.config, names)
+    SimVariant("capture", layers=modes).simulator().run(model, (x,), record=False)
+    out = {}
     for n in names:
-        w, b, bn = layer_weights(rep.model, n, rep.graph, rep.base_config)
-        modes[n] = CalibLayer(n, ConvGeometry.of(mods[n]), w, b)
-        if bn:
-            modes[bn] = FoldedBatchNorm(into=n)
-    Simulator(None, layers=modes).run(rep.model, (x,), record=False)
-    return {n: modes[n].inputs[0] for n in names if modes[n].inputs}
+        if modes[n].inputs:
+            a = modes[n].inputs[0].flatten().float()
+            lo, hi = float(a.min()), float(a.max())
+            counts = torch.histc(a, bins, lo, hi if hi > lo else lo + 1.0)
+            out[n] = (counts.numpy(), torch.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1).numpy())
+    return out
 
 
-def _html(rep: QuantReport, x: torch.Tensor | None = None) -> str:
+def _html(rep: QuantReport) -> str:
     e = html.escape
     try:
-        figs = plots(rep, x if x is not None else getattr(rep, "plot_x", None))
+        figs = plots(rep)
         figures = "".join(f"<h3>{e(t)}</h3>{svg}" for t, svg in figs)
     except Exception as ex:  # noqa: BLE001 - the tables stand without the plots
         figures = f"<p>(plots unavailable: {e(type(ex).__name__)}: {e(str(ex))})</p>"

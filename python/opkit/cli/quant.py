@@ -81,5 +81,5 @@ def quant(model, calib, data, config, policy, target_drop, fusion_result, chip, 
         out.print(f"json: {rep.write_json(json_out)}", markup=False)
     if html_out:
         out.print(f"html: {rep.write_html(html_out)}", markup=False)
-    sys.exit(1 if fail_on_miss and not rep.recommend["meets_target"] else 0)
+    sys.exit(1 if fail_on_miss and not rep.recommend.meets_target else 0)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import io
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
@@ -17,18 +17,62 @@ MB = 1 << 20
 
 
 @dataclass
+class StrategyRow:
+    """One deployment of the strategy table."""
+    name: str
+    top1: float
+    top5: float
+    drop: float                               # FP32 top-1 minus this row's, in points
+    float_layers: list[str]
+    weight_bytes: int
+    latency: dict                             # opkit.roofline's modelled latency (an estimate)
+    channel_wise: dict[str, bool]
+
+    @property
+    def n_float(self) -> int:
+        return len(self.float_layers)
+
+    @property
+    def latency_s(self) -> float:
+        return self.latency["seconds"]
+
+    def as_dict(self) -> dict:
+        return asdict(self) | {"n_float": self.n_float, "latency_s": self.latency_s}
+
+
+@dataclass
+class Recommended:
+    """The recommended deployment: the searches' winner, written as an AMCT config and verified by a rerun."""
+    float_layers: list[str]
+    channel_wise: dict[str, bool]
+    top1: float
+    top5: float
+    drop: float
+    meets_target: bool                        # the search found a configuration within the target
+    verified: bool                            # ... and the recalibrated rerun of its written config holds it
+    search_top1: float
+    skip_fusion_layers: list[str]
+    atc_fusions_off: list[str]                # fusion_switch.cfg entries the recommendation needs
+    overflow_fix: str
+    found_by: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
 class QuantReport:
     fp32: dict
     target_drop: float
     policy: dict
     chip: str
-    strategies: list[dict]
+    strategies: list[StrategyRow]
     base: str
     config: QuantConfig                       # the recommended AMCT config
     base_config: QuantConfig
     records: dict                             # the recommended config's calibration record
     base_records: dict
-    recommend: dict
+    recommend: Recommended
     searches: list
     sensitivity: dict
     layers: list[dict]
@@ -45,6 +89,7 @@ class QuantReport:
     activations: dict = field(default_factory=dict)   # layer -> (counts, edges): input histogram, for the plots
     predictions: dict = field(default_factory=dict)   # strategy -> top-1 class per sample (not in the JSON)
     evals: int = 0
+    eval_backends: list[str] = field(default_factory=list)   # where the labelled evaluations ran
     eval_seconds: float = 0.0
     seconds: float = 0.0
 
@@ -57,7 +102,7 @@ class QuantReport:
     def switch_notes(self) -> list[str]:
         """What fusion_switch.cfg leaves on, and why."""
         from .fusion import fusion_switch
-        return fusion_switch(self.fusion, self.depthwise, self.recommend.get("atc_fusions_off", []))[1]
+        return fusion_switch(self.fusion, self.depthwise, self.recommend.atc_fusions_off)[1]
 
     # -- files for the real tools ---------------------------------------------------------------------------
     def write_amct_config(self, path) -> Path:
@@ -69,7 +114,7 @@ class QuantReport:
 
     def write_fusion_switch(self, path) -> Path:
         from .fusion import write_fusion_switch
-        return write_fusion_switch(self.fusion, path, self.depthwise, self.recommend.get("atc_fusions_off", []))[0]
+        return write_fusion_switch(self.fusion, path, self.depthwise, self.recommend.atc_fusions_off)[0]
 
     # -- JSON -----------------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -77,9 +122,8 @@ class QuantReport:
             "opkit_quant": 1, "fp32": self.fp32, "target_drop": self.target_drop, "base": self.base,
             "policy": self.policy.get("name"), "chip": self.chip, "deploy": self.deploy, "data": self.data,
             "calib_samples": self.calib_samples, "fusion_result": self.fusion_result,
-            "strategies": [{k: v for k, v in r.items() if k != "latency"} | {"latency": r["latency"]}
-                           for r in self.strategies],
-            "recommend": self.recommend,
+            "strategies": [r.as_dict() for r in self.strategies],
+            "recommend": self.recommend.as_dict(),
             "searches": [{"strategy": r.strategy, "met": r.met,
                           "best": r.best.__dict__ if r.best else None,
                           "steps": [st.__dict__ for st in r.steps]} for r in self.searches],
@@ -88,7 +132,8 @@ class QuantReport:
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
             "notes": self.notes, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
-            "evaluations": self.evals, "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
+            "evaluations": self.evals, "eval_backends": self.eval_backends,
+            "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path) -> Path:
         return write_json(path, self.to_dict(), default=_jsonable)
@@ -132,8 +177,8 @@ def strategy_lines(rep: QuantReport) -> list[str]:
     lines = [f"{'strategy':22s} {'top-1':>7s} {'top-5':>7s} {'drop':>7s} {'float':>5s} {'weights':>10s} "
              f"{'latency*':>10s}"]
     for r in rep.strategies:
-        lines.append(f"{r['name']:22s} {r['top1']:6.2f}% {r['top5']:6.2f}% {r['drop']:+6.2f} {r['n_float']:5d} "
-                     f"{_bytes(r['weight_bytes']):>10s} {_us(r['latency_s']):>10s}")
+        lines.append(f"{r.name:22s} {r.top1:6.2f}% {r.top5:6.2f}% {r.drop:+6.2f} {r.n_float:5d} "
+                     f"{_bytes(r.weight_bytes):>10s} {_us(r.latency_s):>10s}")
     lines.append(f"* modelled latency per sample on {rep.chip} (roofline estimate, not a measurement); "
                  f"drop = FP32 top-1 minus the row's, in points")
     return lines
@@ -173,11 +218,11 @@ def text(rep: QuantReport) -> str:
                    + (f"{'meets' if b.ok else 'best, misses'} the target with {len(b.float_layers)} float layer(s)"
                       f"{' + ' + str(len(b.per_channel)) + ' per-channel' if b.per_channel else ''}: top-1 "
                       f"{b.top1:.2f}%" if b else "nothing tried"))
-    verdict = ("meets the target" if r["meets_target"] else
+    verdict = ("meets the target" if r.meets_target else
                f"NOTHING MEETS THE TARGET of {rep.target_drop:g} points: the best found")
-    out.append(f"recommend ({r['found_by']}): float {', '.join(r['float_layers']) or '(none)'} -> top-1 "
-               f"{r['top1']:.2f}% (drop {r['drop']:+.2f}), {verdict}; verified by a recalibrated rerun: "
-               f"{'yes' if r['verified'] else 'no'}")
+    out.append(f"recommend ({r.found_by}): float {', '.join(r.float_layers) or '(none)'} -> top-1 "
+               f"{r.top1:.2f}% (drop {r.drop:+.2f}), {verdict}; verified by a recalibrated rerun: "
+               f"{'yes' if r.verified else 'no'}")
     if rep.fusion:
         out.append("")
         out.append("fusions (cosine vs FP32 at the merged layers; top-1 with / without):")
@@ -295,8 +340,8 @@ def _html(rep: QuantReport) -> str:
     except Exception as ex:  # noqa: BLE001 - the tables stand without the plots
         figures = f"<p>(plots unavailable: {e(type(ex).__name__)}: {e(str(ex))})</p>"
     strat = "".join(
-        f"<tr><td>{e(r['name'])}</td><td>{r['top1']:.2f}</td><td>{r['top5']:.2f}</td><td>{r['drop']:+.2f}</td>"
-        f"<td>{r['n_float']}</td><td>{e(_bytes(r['weight_bytes']))}</td><td>{e(_us(r['latency_s']))}</td></tr>"
+        f"<tr><td>{e(r.name)}</td><td>{r.top1:.2f}</td><td>{r.top5:.2f}</td><td>{r.drop:+.2f}</td>"
+        f"<td>{r.n_float}</td><td>{e(_bytes(r.weight_bytes))}</td><td>{e(_us(r.latency_s))}</td></tr>"
         for r in rep.strategies)
     layers = "".join(
         f"<tr class='{'bad' if r['below'] else ''}'><td>{e(r['name'] or '(model)')}</td><td>{e(r['op_type'])}</td>"

@@ -26,7 +26,7 @@ from .builder import Deploy, VariantBuilder
 from .config import QuantConfig, default_config, load_config, parse_config
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
-from .report import QuantReport, activation_histograms
+from .report import QuantReport, Recommended, StrategyRow, activation_histograms
 from .scoring import Run, Scorer
 from .search import SearchResult, Step, binary_search, greedy, sensitivity
 from .variant import QuantVariant
@@ -109,15 +109,16 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         fp32={"top1": scores["fp32"].top1, "top5": scores["fp32"].top5}, target_drop=target_drop,
         policy=pol.describe(), chip=chip, strategies=table, base=base.name, config=rec.config,
         base_config=base.config, records=rec.records, base_records=base.records,
-        recommend=_recommend_dict(rec, sc, base, target), searches=rec.searches, sensitivity=sens,
+        recommend=_recommended(rec, sc, base, target), searches=rec.searches, sensitivity=sens,
         layers=_layer_rows(rows, base, sens, order), fusion=fusion_rows, overflow=overflow,
         notes=notes + list(rec.variant.notes), deploy=deploy.__dict__ | {"policy": pol.name},
         data=inp.data.describe(), calib_samples=int(inp.calib.shape[0]),
         fusion_result=str(fusion_result) if fusion_result else "", graph=b.graph,
         variants={"fp16": v_fp16, base.name: base.variant, "recommended": rec.variant}, model=inp.model,
         activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size]),
-        predictions={r["name"]: sc.scored(r["name"]).predictions for r in table},
-        evals=sc.evals, eval_seconds=sc.eval_seconds, seconds=time.monotonic() - t0)
+        predictions={r.name: sc.scored(r.name).predictions for r in table},
+        evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
+        seconds=time.monotonic() - t0)
 
 
 def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
@@ -185,24 +186,23 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
     return rec
 
 
-def _recommend_dict(rec: Recommendation, sc: Scorer, base: Base, target: Target) -> dict:
+def _recommended(rec: Recommendation, sc: Scorer, base: Base, target: Target) -> Recommended:
     got = sc.score([rec.variant])["recommended"]
     base_top1 = sc.top1(base.variant)
     found = rec.win.ok if rec.win is not None else target.met(base_top1)
     fp32 = sc.top1(FP32)
-    return {"float_layers": rec.variant.float_layers,
-            "channel_wise": {n: rec.config.layers[n].channel_wise for n in rec.variant.quantized},
-            "top1": got.top1, "top5": got.top5, "drop": fp32 - got.top1, "meets_target": found,
-            "verified": found and target.met(got.top1),      # the rerun holds what the search found
-            "search_top1": rec.win.top1 if rec.win else base_top1,
-            "skip_fusion_layers": list(rec.config.skip_fusion_layers),
-            "atc_fusions_off": ["ConvBatchnormFusionPass"] if rec.fix else [],
-            "overflow_fix": rec.fix["fix"] if rec.fix else "",
-            "found_by": ([r.strategy for r in rec.searches if r.best is rec.win] or ["base"])[0]}
+    return Recommended(
+        float_layers=rec.variant.float_layers,
+        channel_wise={n: rec.config.layers[n].channel_wise for n in rec.variant.quantized},
+        top1=got.top1, top5=got.top5, drop=fp32 - got.top1, meets_target=found,
+        verified=found and target.met(got.top1),      # the rerun holds what the search found
+        search_top1=rec.win.top1 if rec.win else base_top1, skip_fusion_layers=list(rec.config.skip_fusion_layers),
+        atc_fusions_off=["ConvBatchnormFusionPass"] if rec.fix else [], overflow_fix=rec.fix["fix"] if rec.fix else "",
+        found_by=([r.strategy for r in rec.searches if r.best is rec.win] or ["base"])[0])
 
 
 def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVariant, v_rec: QuantVariant,
-                    chip: str) -> list[dict]:
+                    chip: str) -> list[StrategyRow]:
     """One row per deployment: top-1/top-5, drop, float layers, weight memory, modelled latency."""
     from .strategies import fp32_bytes, latency, profile_ops
     model, cfg = b.model, base.config
@@ -226,11 +226,9 @@ def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVari
             mem, lat, floats = fp32_bytes(model), latency(ops, None, chip, fp32=True), list(cfg.layers)
         else:
             mem, lat, floats = v.weight_bytes(model), latency(ops, v.layers, chip), v.float_layers
-        table.append({"name": name, "top1": scores[name].top1, "top5": scores[name].top5,
-                      "drop": fp32_top1 - scores[name].top1, "float_layers": floats, "n_float": len(floats),
-                      "weight_bytes": mem, "latency_s": lat["seconds"], "latency": lat,
-                      "channel_wise": ({n: v.config.layers[n].channel_wise for n in v.quantized}
-                                       if name != "fp32" else {})})
+        table.append(StrategyRow(name, scores[name].top1, scores[name].top5, fp32_top1 - scores[name].top1, floats,
+                                 mem, lat, {n: v.config.layers[n].channel_wise for n in v.quantized}
+                                 if name != "fp32" else {}))
     return table
 
 

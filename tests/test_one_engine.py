@@ -65,3 +65,22 @@ def test_eval_quant_experiment_diagnose_predict_alike(naive_ops):
                  rescue=False, patch=False)
     agree = float(np.mean(np.array(pred) == np.array(ev.top1_predictions("fp32"))))
     assert d.result["top1"] == pytest.approx(agree, abs=1e-12)
+
+
+def test_quant_scoring_runs_on_worker_processes_with_the_same_predictions():
+    """quantize(workers=N, model_spec=MODEL): the labelled evaluations run on N processes that reload the model
+    from its spec (the `workers` argument takes effect), and predict as in process."""
+    from evaldata.models import gelu_net
+
+    from opkit.evaluate import FP32
+    from opkit.quant.scoring import Run, Scorer
+    x, y = _data()
+    ds = TensorSet(x, y)
+    v = SimVariant("fp16", policy="cann-force-fp16")
+    scores = {}
+    for workers in (1, 2):
+        sc = Scorer(gelu_net(), ds, x[:8], Run(batch_size=16, workers=workers, model_spec=SPEC), lambda s: None)
+        got = sc.score([FP32, v])
+        scores[workers] = {n: s.predictions for n, s in got.items()}
+        assert sc.backends == ({"in-process"} if workers == 1 else {"local (2 processes)"})
+    assert scores[1] == scores[2]

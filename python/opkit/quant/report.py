@@ -89,6 +89,7 @@ class QuantReport:
     activations: dict = field(default_factory=dict)   # layer -> (counts, edges): input histogram, for the plots
     predictions: dict = field(default_factory=dict)   # strategy -> top-1 class per sample (not in the JSON)
     evals: int = 0
+    eval_backends: list[str] = field(default_factory=list)   # where the labelled evaluations ran
     eval_seconds: float = 0.0
     seconds: float = 0.0
 
@@ -131,7 +132,8 @@ class QuantReport:
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
             "notes": self.notes, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
-            "evaluations": self.evals, "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
+            "evaluations": self.evals, "eval_backends": self.eval_backends,
+            "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path) -> Path:
         return write_json(path, self.to_dict(), default=_jsonable)

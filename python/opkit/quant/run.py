@@ -117,7 +117,8 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         variants={"fp16": v_fp16, base.name: base.variant, "recommended": rec.variant}, model=inp.model,
         activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size]),
         predictions={r.name: sc.scored(r.name).predictions for r in table},
-        evals=sc.evals, eval_seconds=sc.eval_seconds, seconds=time.monotonic() - t0)
+        evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
+        seconds=time.monotonic() - t0)
 
 
 def _base(b: VariantBuilder, config, notes: list[str]) -> Base:

@@ -48,6 +48,7 @@ class Scorer:
         self._scores: dict[str, Score] = {}
         self.evals = 0
         self.eval_seconds = 0.0
+        self.backends: set[str] = set()      # where the evaluations ran (evaluate's backend: in-process, local ...)
 
     # -- labelled evaluation ----------------------------------------------------------------------------------
     def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
@@ -61,6 +62,7 @@ class Scorer:
             res = evaluate(model if model is not None else self.model, self.data, [_sim_variant(v) for v in todo],
                            topk=5, batch_size=r.batch_size, workers=r.workers if model is None else 1,
                            ray=r.ray if model is None else None, model_spec=r.model_spec if model is None else None)
+            self.backends.add(res.backend)
             for name in res.names:
                 self._scores[name] = Score(res.topk(name, 1), res.topk(name, 5), res.top1_predictions(name))
             self.evals += len(todo)

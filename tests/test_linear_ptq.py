@@ -28,12 +28,15 @@ from opkit.quant.linear_ptq import LinearPTQConfig, LinearPTQError, quantize_lin
 REFS = amct_linear.REFS
 
 
-def _close(key, ref, got):
+def _close(key, ref, got, bf16=False):
+    """bf16: the model ran in bfloat16 (stored as float32): one bfloat16 step is 2^-8 relative, and a step upstream
+    moves GPTQ's later codes (seen: 19 of 5120 of blocks.1.fc2 on one thread), so 1 step on <= 1% of the codes."""
     if ref.dtype.kind in "iu":
         diff = np.abs(ref.astype(np.int64) - got.astype(np.int64))
-        assert diff.max() <= 1 and (diff > 0).mean() <= 2e-3, f"{key}: {int((diff > 0).sum())} codes differ"
+        share = 1e-2 if bf16 else 2e-3
+        assert diff.max() <= 1 and (diff > 0).mean() <= share, f"{key}: {int((diff > 0).sum())} codes differ"
     else:
-        rtol = 1e-3 if ref.dtype == np.float16 else 1e-5
+        rtol = 2.0 ** -7 if bf16 else 1e-3 if ref.dtype == np.float16 else 1e-5
         scale = float(np.abs(ref.astype(np.float32)).max()) or 1.0
         np.testing.assert_allclose(got.astype(np.float32), ref.astype(np.float32), rtol=rtol, atol=rtol * scale,
                                    err_msg=key)
@@ -61,7 +64,7 @@ def test_equal_to_recorded_amct(name, one_thread):
     assert sorted(got) == sorted(ref), "opkit quantized other layers than AMCT"
     for k in ref:
         assert got[k].shape == ref[k].shape, k
-        _close(k, ref[k], got[k])
+        _close(k, ref[k], got[k], bf16=amct_linear.CONFIGS[name].get("dtype") == "bfloat16")
 
 
 @pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (an AMCT checkout) not set")

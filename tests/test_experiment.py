@@ -27,8 +27,8 @@ def test_precision_loss_attributed_and_recovered(data, tmp_path, capsys):
     scan.write_text(json.dumps({"ops": [{"op": "aten::mean.dim", "status": "fallback", "via": [],
                                          "modules": [""]}], "modules": {}}))
     main_args = ["experiment", "evaldata.models:overflow_net", "--data", str(data), "--input", "1x3x8x8",
-                 "--scan", str(scan), "--sizes", str(tmp_path / "sizes.txt"), "--target-top1", "100",
-                 "--fps", "1000", "--workers", "1", "--json"]
+                 "--scan", str(scan), "--sizes", str(tmp_path / "sizes.txt"), "--target-drop", "0",
+                 "--fps", "1000", "--workers", "1", "--json", "-"]
     try:
         main(main_args)
     except SystemExit as e:

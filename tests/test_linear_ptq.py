@@ -4,8 +4,9 @@ CI: against AMCT's results recorded in tests/quantdata/amct_linear_ptq/ (commit 
 recorded them opkit is equal bit for bit (the live test asserts exactly that); elsewhere a CPU with other vector
 units, or another thread count, may round a matmul or a mean in another order (seen: with one torch thread
 instead of two, GPTQ's Hessian rounds so that one INT8 code of blocks.1.fc2 moves one step and the outputs one
-float16 ulp), so CI (which runs these tests on one thread, faster on a loaded machine) allows each float one part in 10^5 (float32 scales)
-or 10^3 (float16 values) and integer weight codes one step on at most 0.2% of the weights. The mutants tried
+float16 ulp), so CI (which runs these tests on one thread, faster on a loaded machine) allows each float one
+part in 10^5 (float32 scales) or 10^3 (float16 values) and integer weight codes one step on at most 0.2% of the
+weights (bfloat16 models: see _close). The mutants tried
 fail it: a symmetric range of always 127 steps (AMCT takes 128 when the negative end is the larger), SmoothQuant
 strength 0.52 for 0.5.
 Live (AMCT checkout with `transformers` installed): OPKIT_AMCT=/path/to/amct pytest tests/test_linear_ptq.py
@@ -28,12 +29,15 @@ from opkit.quant.linear_ptq import LinearPTQConfig, LinearPTQError, quantize_lin
 REFS = amct_linear.REFS
 
 
-def _close(key, ref, got):
+def _close(key, ref, got, bf16=False):
+    """bf16: the model ran in bfloat16 (stored as float32): one bfloat16 step is 2^-8 relative, and a step upstream
+    moves GPTQ's later codes (seen: 19 of 5120 of blocks.1.fc2 on one thread), so 1 step on <= 1% of the codes."""
     if ref.dtype.kind in "iu":
         diff = np.abs(ref.astype(np.int64) - got.astype(np.int64))
-        assert diff.max() <= 1 and (diff > 0).mean() <= 2e-3, f"{key}: {int((diff > 0).sum())} codes differ"
+        share = 1e-2 if bf16 else 2e-3
+        assert diff.max() <= 1 and (diff > 0).mean() <= share, f"{key}: {int((diff > 0).sum())} codes differ"
     else:
-        rtol = 1e-3 if ref.dtype == np.float16 else 1e-5
+        rtol = 2.0 ** -7 if bf16 else 1e-3 if ref.dtype == np.float16 else 1e-5
         scale = float(np.abs(ref.astype(np.float32)).max()) or 1.0
         np.testing.assert_allclose(got.astype(np.float32), ref.astype(np.float32), rtol=rtol, atol=rtol * scale,
                                    err_msg=key)
@@ -61,12 +65,14 @@ def test_equal_to_recorded_amct(name, one_thread):
     assert sorted(got) == sorted(ref), "opkit quantized other layers than AMCT"
     for k in ref:
         assert got[k].shape == ref[k].shape, k
-        _close(k, ref[k], got[k])
+        _close(k, ref[k], got[k], bf16=amct_linear.CONFIGS[name].get("dtype") == "bfloat16")
 
 
 @pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (an AMCT checkout) not set")
 def test_live_amct_bit_exact():
     pytest.importorskip("transformers", reason="AMCT's package import needs transformers")
+    if not (Path(os.environ["OPKIT_AMCT"]) / "amct_pytorch" / "__init__.py").is_file():
+        pytest.skip(f"OPKIT_AMCT={os.environ['OPKIT_AMCT']} is not an AMCT checkout (no amct_pytorch/__init__.py)")
     for name in amct_linear.CONFIGS:
         ref = amct_linear.run_amct(os.environ["OPKIT_AMCT"], name)
         got = amct_linear.run_opkit(name)

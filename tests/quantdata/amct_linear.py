@@ -47,11 +47,25 @@ CONFIGS = {
     "awq_w4": {"batch_num": 1, "quant_cfg": {"weights": _W4}, "algorithm": {"awq": {"grids_num": 20}}},
     "awq_w4_group32": {"batch_num": 1, "algorithm": {"awq": {"grids_num": 10}}, "quant_cfg": {
         "weights": {**_W4, "strategy": "group", "group_size": 32}}},
+    # the same encoder in bfloat16 (AMCT's INT8 configs take bfloat16 or float16 weights)
+    "smoothquant_w8a8_bf16": {"batch_num": 2, "quant_cfg": {"weights": _W8, "inputs": _A8}, "dtype": "bfloat16",
+                              "algorithm": {"smoothquant": {"smooth_strength": 0.5}}},
+    "gptq_w4_bf16": {"batch_num": 1, "quant_cfg": {"weights": _W4}, "algorithm": {"gptq"}, "dtype": "bfloat16"},
+    "awq_w8_bf16": {"batch_num": 1, "quant_cfg": {"weights": _W8}, "algorithm": {"awq": {"grids_num": 20}},
+                    "dtype": "bfloat16"},
 }
 
 
-def data():
-    return [patches(BATCH, s) for s in CALIB_SEEDS], patches(BATCH, EVAL_SEED)
+def data(dtype: str = "float16"):
+    t = getattr(torch, dtype)
+    return [patches(BATCH, s).to(t) for s in CALIB_SEEDS], patches(BATCH, EVAL_SEED).to(t)
+
+
+def setup(name: str):
+    """(AMCT config, model, calibration batches, evaluation batch) of a config name."""
+    cfg = copy.deepcopy(CONFIGS[name])
+    dtype = cfg.pop("dtype", "float16")
+    return (cfg, encoder().to(getattr(torch, dtype)), *data(dtype))
 
 
 def _outputs(model, calib, cfg, run):
@@ -61,8 +75,7 @@ def _outputs(model, calib, cfg, run):
 
 
 def run_opkit(name: str) -> dict[str, np.ndarray]:
-    cfg, model = CONFIGS[name], encoder()
-    calib, ev = data()
+    cfg, model, calib, ev = setup(name)
     outs = []
     res = quantize_linears(model, LinearPTQConfig.from_amct(cfg), calib,
                            forward=lambda m, b: outs.append(m(b)))
@@ -75,7 +88,8 @@ def run_opkit(name: str) -> dict[str, np.ndarray]:
 
 
 def _numpy(d):
-    return {k: v.detach().numpy() for k, v in d.items() if v is not None}
+    # bfloat16 has no numpy type: stored as float32, which holds every bfloat16 value exactly
+    return {k: (v.float() if v.dtype == torch.bfloat16 else v).detach().numpy() for k, v in d.items() if v is not None}
 
 
 def import_amct(root: str):
@@ -96,8 +110,7 @@ def run_amct(root: str, name: str) -> dict[str, np.ndarray]:
 
 def _run_amct(root: str, name: str) -> dict[str, np.ndarray]:
     amct, quant_weight = import_amct(root)
-    cfg, model = copy.deepcopy(CONFIGS[name]), encoder()
-    calib, ev = data()
+    cfg, model, calib, ev = setup(name)
     amct.quantize(model, cfg)
     with torch.no_grad():
         got = {"out:calib": _outputs(model, calib, cfg, lambda m, b: m(b)), "out:eval": model(ev)}

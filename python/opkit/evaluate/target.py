@@ -1,4 +1,4 @@
-"""The one accuracy-target rule: ``opkit quant --target-drop``, ``opkit experiment --target-top1``, overflow fixes
+"""The one accuracy-target rule: ``opkit quant --target-drop``, ``opkit experiment --target-drop``, overflow fixes
 and the CI gate's threshold all ask whether a top-1 reaches a floor.
 
 A top-1 (percent) meets ``Target(floor)`` when it is at most ``EPS_POINTS`` below the floor: accuracies are

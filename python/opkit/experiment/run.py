@@ -12,7 +12,7 @@ At one fixed input shape, against FP32 on the same labelled data, every variant 
 4. with ``--sizes``: the best of those fed static (resized) vs bucketed / padded (dynamic) shapes.
 
 Points recovered by each change name the cause; the recommendation is the cheapest variant meeting
-``--target-top1`` (modelled throughput from experiment/cost.py, an estimate), with the commands to get there.
+``--target-drop`` (modelled throughput from experiment/cost.py, an estimate), with the commands to get there.
 """
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ class VariantRow:
 class Recommendation:
     variant: str
     top1: float
-    meets_target: bool | None           # None: no --target-top1
+    meets_target: bool | None           # None: no target
     fp32_op_types: list[str]
     replace_ops: list[dict]
     policy: str

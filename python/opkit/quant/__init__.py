@@ -6,6 +6,9 @@ file), graph.py (Conv+BN pairs from one run), modes.py (the engine's per-layer I
 calibrate.py (calibration runs), variant.py (``QuantVariant``: a quantized deployment, picklable).
 The flow (run.py): inputs.py (checks) -> builder.py (calibrate, build variants) -> scoring.py (run them through
 opkit.evaluate; engine queries on a fixed batch) -> search.py -> overflow.py -> report.py (presentation only).
+AMCT's other algorithms, each equal to AMCT's own result: linear_ptq.py + linear_algos.py (the current API's
+Linear PTQ: min-max, SmoothQuant, GPTQ, AWQ), linear_search.py (those as per-layer search candidates), dmq.py
+(the classic DMQ balancer), ada_round.py (the classic ADA, AdaRound).
 """
 from .config import QuantConfig, default_config, load_config, parse_config
 from .records import read_record, write_record

@@ -113,6 +113,22 @@ def calib(n: int = 8) -> torch.Tensor:
     return x
 
 
+PB2 = "amct_pytorch/classic/graph_based/amct_pytorch/proto/scale_offset_record_pytorch_pb2.py"
+
+
+def classic_missing(root: str) -> str | None:
+    """Why AMCT's classic flow cannot run from ``root`` (None: it can)."""
+    if not (Path(root) / PB2).is_file():
+        return (f"{root}: AMCT's classic *_pb2.py are not generated (protoc, with the arguments of "
+                "classic/graph_based/CMakeLists.txt)")
+    for mod in ("onnx", "onnxruntime", "transformers", "google.protobuf"):
+        try:
+            __import__(mod)
+        except ImportError:
+            return f"AMCT's classic flow needs {mod}"
+    return None
+
+
 def folded(m: nn.Module) -> nn.Module:
     """BatchNorm folded as AMCT's ConvBnFusionPass does (torch.ao.quantization.fuse_modules)."""
     return torch.ao.quantization.fuse_modules(copy.deepcopy(m), [["conv1", "bn1"], ["dw", "bn2"]])

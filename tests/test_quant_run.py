@@ -27,20 +27,20 @@ def mixed_report():
 def test_int8_drop_and_the_verified_fix(mixed_report):
     m, rep = mixed_report
     assert rep.fp32["top1"] == 100.0
-    rows = {r["name"]: r for r in rep.strategies}
+    rows = {r.name: r.as_dict() for r in rep.strategies}
     assert list(rows) == ["fp32", "fp16", "int8-default", "int8-per-channel", "int8-per-layer",
                           "int8-first-last-float", "recommended"]
     assert rows["int8-default"]["drop"] > 5.0                   # conv1's input scale spans [-4, 400]
     assert rows["fp16"]["drop"] <= 1.0
     # AMCT's sensitivity ranks conv1 first; the recommendation keeps it in float and meets the target
     assert min(rep.sensitivity, key=rep.sensitivity.get) == "conv1"
-    r = rep.recommend
+    r = rep.recommend.as_dict()
     assert r["meets_target"] and r["verified"] and "conv1" in r["float_layers"] and r["drop"] <= 0.5
     assert rows["recommended"]["top1"] == r["top1"]
     assert {s.strategy for s in rep.searches} == {"amct-binary-search", "greedy-top1"}
     # costs: INT8 weights are smaller than fp16, fp16 smaller than FP32; latency is a positive estimate
     assert rows["int8-default"]["weight_bytes"] < rows["fp16"]["weight_bytes"] < rows["fp32"]["weight_bytes"]
-    assert all(row["latency"]["estimate"] and row["latency_s"] > 0 for row in rep.strategies)
+    assert all(row.latency["estimate"] and row.latency_s > 0 for row in rep.strategies)
     # the per-layer table: conv1 quantized per channel, its clip range covers the raw plane
     by = {row["name"]: row for row in rep.layers}
     assert by["conv1"]["quantized"] and by["conv1"]["granularity"] == "channel" and by["conv1"]["clip_max"] > 300
@@ -71,8 +71,17 @@ def test_json_fields_and_the_files_for_amct_and_atc(mixed_report, tmp_path):
 def test_bn_folding_overflow_found_and_fixed(tmp_path):
     m = with_dead_channel()
     x, y = labelled(m, 96, seed=1)
-    rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), target_drop=0.5, search=False, **QUICK)
-    fp16 = next(o for o in rep.overflow if o["variant"] == "fp16")
+    from opkit.quant import default_config
+    cfg = default_config(m).with_float(["conv1"])     # conv1 float: its fold goes non-finite in fp16
+    rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), config=cfg, target_drop=0.5, search=False, **QUICK)
+    # the recommended deployment overflows too: its config-level fix is applied and the figures stay FP32's
+    r = rep.recommend
+    assert r.overflow_fix == "skip_fusion_layers [conv1] and ConvBatchnormFusionPass off"
+    assert r.atc_fusions_off == ["ConvBatchnormFusionPass"] and r.skip_fusion_layers == ["conv1"]
+    assert rep.fp32["top1"] == 100.0 and r.drop == pytest.approx(100.0 - r.top1) and r.top1 > 90.0
+    rows = {s.name: s for s in rep.strategies}
+    assert rows["fp32"].top1 == 100.0 and rows["recommended"].top1 == r.top1
+    fp16 = next(o.as_dict() for o in rep.overflow if o.variant == "fp16")
     assert fp16["layer"] in ("conv1", "bn1") and "folded BatchNorm bn1" in fp16["cause"]
     assert "running_var 0" in fp16["cause"] and "exceed fp16" in fp16["cause"]
     fixes = {f["fix"]: f for f in fp16["fixes"]}
@@ -140,7 +149,7 @@ def test_nothing_meets_the_target_is_said_plainly():
     m = with_dead_channel()
     x, y = labelled(m, 96, seed=1)
     rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), target_drop=0.5, **QUICK)
-    assert not rep.recommend["meets_target"] and not rep.recommend["verified"]
+    assert not rep.recommend.meets_target and not rep.recommend.verified
     assert "NOTHING MEETS THE TARGET of 0.5 points" in str(rep)
     assert all(not r.met for r in rep.searches)
 
@@ -163,7 +172,7 @@ def test_fusion_result_decides_what_is_simulated(tmp_path):
     x, y = labelled(m, 64, seed=1)
     rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), search=False,
                          fusion_result=tmp_path / "fusion_result.json", **QUICK)
-    assert rep.deploy["conv_bn"] is False and not any(o["variant"] == "fp16" for o in rep.overflow)
+    assert rep.deploy["conv_bn"] is False and not any(o.variant == "fp16" for o in rep.overflow)
     assert not any(f.name == "ConvBatchnormFusionPass" for f in rep.fusion)
     p, notes = write_fusion_switch([FusionRow("RequantFusionPass", ["a"], True, hurts=True),
                                     FusionRow("Conv+bias in L0C", ["a"], False, hurts=True)],

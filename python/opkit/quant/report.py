@@ -48,6 +48,7 @@ class QuantReport:
     seconds: float = 0.0
     switch_notes: list[str] = field(default_factory=list)
     plot_x: object = None                     # a calibration batch for the activation histograms
+    columns: dict = field(default_factory=dict)   # AMCT fake-quant top-1 vs deployed, the layers where they part
 
     # -- files for the real tools ---------------------------------------------------------------------------
     def write_amct_config(self, path) -> Path:
@@ -81,7 +82,7 @@ class QuantReport:
             "layers": self.layers, "fusion": [r.as_dict() for r in self.fusion], "overflow": self.overflow,
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
-            "notes": self.notes, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
+            "notes": self.notes, "columns": self.columns, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
             "evaluations": self.evals, "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path) -> Path:

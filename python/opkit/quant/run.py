@@ -202,8 +202,9 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
     ds.check_labels(out.shape[1], "the model")
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
     fr = F.read_fusion_result(fusion_result) if fusion_result else None
-    deploy = Deploy(pol, conv_bn=F.took_effect(fr, (F.CONV_BN,)) is not False,
-                    requant=F.took_effect(fr, F.REQUANT_NAMES) is not False)
+    # AMCT's fake-quant model has no ATC fusion (amct-fake-quant policy)
+    deploy = Deploy(pol, conv_bn=not pol.fake_quant and F.took_effect(fr, (F.CONV_BN,)) is not False,
+                    requant=not pol.fake_quant and F.took_effect(fr, F.REQUANT_NAMES) is not False)
     notes: list[str] = []
     s = Session(model, x_calib, ds, deploy, x_data, batch_size, workers, log, quant_matmul)
     if s.matmuls:
@@ -294,6 +295,9 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
     strat["int8-default"] = v_default
     if base_name == "int8-config":
         strat["int8-config"] = v_base
+    if not pol.fake_quant:      # AMCT's own answer beside the deployed one (issue 30; opkit/quant/amct/columns.py)
+        from .amct.columns import fake_quant_variant
+        strat["int8-amct-fake-quant"] = fake_quant_variant(s, base, records)
     strat["int8-per-channel"] = s.variant(base.with_channel_wise(True), "int8-per-channel")
     strat["int8-per-layer"] = s.variant(base.with_channel_wise(False), "int8-per-layer")
     ends = base.quant_layers
@@ -314,6 +318,17 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
                       "n_float": len(floats), "weight_bytes": mem, "latency_s": lat["seconds"],
                       "latency": lat, "channel_wise": ({n: v.config.layers[n].channel_wise for n in v.quantized}
                                                        if name != "fp32" else {})})
+
+    columns = {}
+    if "int8-amct-fake-quant" in strat:
+        from .amct.columns import parting_layers
+        fq, dep = scores["int8-amct-fake-quant"][0], scores[base_name][0]
+        parts = parting_layers(model, s.table_x, strat["int8-amct-fake-quant"], v_base)
+        columns = {"amct_fake_quant_top1": fq, "deployed_top1": dep, "deployed": base_name,
+                   "parting_layers": [p.__dict__ for p in parts]}
+        notes.append(f"both columns: AMCT fake-quant top-1 {fq:.2f}%, deployed ({base_name}, {pol.name}) {dep:.2f}%; "
+                     + ("they part at " + ", ".join(f"{p.layer} (cos {p.cosine:.6f})" for p in parts) if parts
+                        else "no layer parts (cosine above 0.99999 everywhere)"))
 
     # -- fusions and overflow ----------------------------------------------------------------------------------
     fusion_rows = _fusions(s, rec_cfg_again, rec_records, v_rec, v_fp16, fr, log)
@@ -338,6 +353,7 @@ def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Poli
         fusion_result=str(fusion_result) if fusion_result else "", graph=s.graph, variants={
             "fp16": v_fp16, base_name: v_base, "recommended": v_rec}, model=model)
     rep.plot_x = x_calib[:batch_size]
+    rep.columns = columns
     rep.evals, rep.eval_seconds, rep.seconds = s.evals, s.eval_seconds, time.monotonic() - t0
     return rep
 

@@ -48,7 +48,7 @@ def main() -> None:
         res, rule_failures = {}, {}
         for op in ("layer_norm_fp32", "layer_norm_bad_fp32"):
             report = ws / f"{op}.json"
-            wall, cpu, out = _bench.run(_bench.opkit_cmd("test", op, "--report-json", str(report)), cwd=ws,
+            wall, cpu, out = _bench.run(_bench.opkit_cmd("test", op, "--json", str(report)), cwd=ws,
                                         check=False)
             cases = json.loads(report.read_text())["cases"]
             failed = [c for c in cases if c["verdict"] != "pass"]

@@ -34,7 +34,8 @@ def main() -> None:
     from opkit.evaluate import FP32
     from opkit.quant.calibrate import calibrate
     from opkit.quant.config import default_config
-    from opkit.quant.run import Deploy, Session
+    from opkit.quant.builder import Deploy, VariantBuilder
+    from opkit.quant.scoring import Run, Scorer
     from opkit.quant.strategies import fp32_bytes, latency, profile_ops
 
     banner(f"opkit quant: ResNet-18 (100 classes) at 3x{a.size}x{a.size}, {a.calib} calibration / {a.eval} "
@@ -60,7 +61,8 @@ def main() -> None:
 
     from opkit.data import TensorSet
     ds = TensorSet(xe, y)
-    s = Session(m, xc, ds, Deploy(load_policy("cann-force-fp16")), xe[:16], a.batch, 1, lambda msg: None)
+    s = VariantBuilder(m, xc, Deploy(load_policy("cann-force-fp16")), lambda msg: None)
+    scorer = Scorer(m, ds, xe[:16], Run(batch_size=a.batch, workers=1), lambda msg: None)
     cfg = default_config(m)
     t = time.monotonic()
     recs = calibrate(m, xc, cfg, s.graph)
@@ -74,14 +76,15 @@ def main() -> None:
         variants[name] = s.variant(c, name)
     t_cal2 = time.monotonic() - t
     t = time.monotonic()
-    scores = s.score([FP32] + list(variants.values()))
+    scores = scorer.score([FP32] + list(variants.values()))
     t_score = time.monotonic() - t
     ops = profile_ops(m, xc[:1])
     print(f"   strategy table: {len(scores)} rows x {a.eval} images scored in {t_score:.1f} s "
           f"({len(scores) * a.eval / t_score:.0f} images/s over all rows; calibrating the two extra configs "
           f"{t_cal2:.1f} s)")
     print(f"   {'row':22s} {'top-1':>7s} {'top-5':>7s} {'weights':>10s} {'latency (910B estimate)':>24s}")
-    for name, (t1, t5) in scores.items():
+    for name, sc in scores.items():
+        t1, t5 = sc.top1, sc.top5
         v = variants.get(name)
         wb = fp32_bytes(m) if v is None else v.weight_bytes(m)
         lat = latency(ops, None if v is None else v.layers, fp32=v is None)["seconds"]

@@ -20,7 +20,7 @@ from bench_failing_test import make_broken
 
 def run_test(ws, op: str, extra: tuple[str, ...]) -> tuple[float, list[dict]]:
     report = ws / f"{op}.json"
-    wall, _cpu, out = _bench.run(_bench.opkit_cmd("test", op, "--report-json", str(report), *extra), cwd=ws,
+    wall, _cpu, out = _bench.run(_bench.opkit_cmd("test", op, "--json", str(report), *extra), cwd=ws,
                                  check=False)
     if not report.exists():
         raise SystemExit(f"opkit test {op} wrote no report:\n{out[-3000:]}")

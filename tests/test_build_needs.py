@@ -68,7 +68,7 @@ def test_missing_backward_op_fails_only_opcheck_and_says_so_once(silu_ws):
     stamp.unlink()                   # the backward op now counts as not built
     try:
         report = silu_ws / "report.json"
-        r = opkit("test", "silu_fp32", "--quick", "--report-json", str(report), cwd=silu_ws)
+        r = opkit("test", "silu_fp32", "--quick", "--json", str(report), cwd=silu_ws)
     finally:
         stamp.write_text(saved)
     assert r.returncode == 1, r.stdout + r.stderr
@@ -88,10 +88,10 @@ def test_keep_going_builds_the_good_ops_and_names_the_broken_one(silu_ws):
     bad.mkdir()
     (bad / "op.yaml").write_text("op: BrokenOp\ninputs: 3\n")
     try:
-        r = opkit("build", cwd=silu_ws)                     # without -k: stops at the broken op.yaml
+        r = opkit("build", cwd=silu_ws)                     # without --keep-going: stops at the broken op.yaml
         assert r.returncode == 1 and "broken_op/op.yaml" in r.stderr, r.stderr
         assert "built" not in r.stdout
-        r = opkit("build", "-k", cwd=silu_ws)
+        r = opkit("build", "--keep-going", cwd=silu_ws)
         assert r.returncode == 1, r.stdout + r.stderr
         assert "built silu_fp32, silu_fp32_backward for cpu; failed: broken_op" in r.stdout, r.stdout
         assert "broken_op/op.yaml:2" in r.stderr, r.stderr  # file:line of the fault

@@ -14,7 +14,7 @@ from opkit.workspace import bundled_entries
 
 def test_every_bundled_op_passes_its_quick_matrix(bundled_ops, tmp_path):
     report = tmp_path / "quick.json"
-    r = subprocess.run([sys.executable, "-m", "opkit", "test", "--bundled", "--quick", "--report-json", str(report)],
+    r = subprocess.run([sys.executable, "-m", "opkit", "test", "--bundled", "--quick", "--json", str(report)],
                        cwd=tmp_path, capture_output=True, text=True, timeout=3600)
     summary = "\n".join(ln for ln in r.stdout.splitlines() if not ln.startswith("opkit test ━"))
     data = json.loads(report.read_text())

@@ -89,7 +89,7 @@ ACCEPT = textwrap.dedent("""
 def test_issue3_acceptance_in_an_empty_folder(tmp_path):
     """opkit new LayerNormFP32 && opkit build && opkit test exits 0; new again refuses; opkit.load() values,
     cosine > 0.9999 vs fp64 at N(0,1)*50 and N(0,1)+200 for fp16/bf16/fp32; opcheck passes."""
-    for args in (("new", "LayerNormFP32"), ("build",), ("test", "--report-json", "report.json")):
+    for args in (("new", "LayerNormFP32"), ("build",), ("test", "--json", "report.json")):
         r = opkit(*args, cwd=tmp_path)
         assert r.returncode == 0, f"opkit {' '.join(args)}:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     cases = json.loads((tmp_path / "report.json").read_text())["cases"]

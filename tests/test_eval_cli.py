@@ -44,7 +44,7 @@ def known_pt(tmp_path):
 
 def test_eval_json_interface(known_pt, capsys):
     out = ok(["eval", "evaldata.models:scaled", "--data", str(known_pt), "--policy", POLICY, "--workers", "1",
-              "--topk", "1", "5", "--json"], capsys).out
+              "--topk", "1,5", "--json", "-"], capsys).out
     j = json.loads(out)
     assert j["n"] == 120 and j["variant"] == "fp16-io"
     assert j["fp32"]["top1"] == pytest.approx(70.0) and j["fp32"]["top5"] == pytest.approx(80.0)
@@ -64,7 +64,6 @@ def test_eval_text_and_html(known_pt, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["--topk", "0"], "--topk: positive integers"),
     (["--record", "{pt}"], "--record goes with --quant CFG"),
     (["--mixlist", "{pt}"], "--mixlist goes with --policy cann-allow-mix-precision"),
     (["--policy", "no-such-policy"], "unknown policy 'no-such-policy'"),
@@ -73,6 +72,14 @@ def test_eval_bad_options(known_pt, capsys, argv, said):
     argv = [a.replace("{pt}", str(known_pt)) for a in argv]
     code, _, err = run(["eval", "evaldata.models:scaled", "--data", str(known_pt), "--workers", "1", *argv], capsys)
     assert code == 1 and said in err
+
+
+def test_eval_bad_topk(known_pt, capsys):
+    """--topk is a comma-separated list (or repeated); the old space-separated form is refused by click."""
+    code, _, err = run(["eval", "evaldata.models:scaled", "--data", str(known_pt), "--topk", "0"], capsys)
+    assert code == 2 and "Invalid value for '--topk': positive integers, comma-separated" in err
+    code, _, err = run(["eval", "evaldata.models:scaled", "--data", str(known_pt), "--topk", "1", "5"], capsys)
+    assert code == 2 and "unexpected extra argument (5)" in err
 
 
 def test_golden_set_cli(tmp_path, capsys):
@@ -106,7 +113,7 @@ def test_ray_equals_local_and_reruns_a_killed_worker(tmp_path):
     kills.mkdir()
     env = {**os.environ, "OPKIT_TEST_KILL_DIR": str(kills), "PYTHONPATH": str(HERE)}
     common = ["evaldata.models:scaled", "--data", str(root), "--transform", "evaldata.models:kill_once",
-              "--policy", POLICY, "--batch-size", "8", "--json"]
+              "--policy", POLICY, "--batch-size", "8", "--json", "-"]
     (kills / "killed-already").write_text("")           # the reference run must not die
     local = subprocess.run([sys.executable, "-m", "opkit", "eval", *common, "--workers", "1"], env=env,
                            capture_output=True, text=True, timeout=300)
@@ -128,7 +135,7 @@ def test_ray_equals_local_and_reruns_a_killed_worker(tmp_path):
 def test_eval_patch_variant(known_pt, capsys):
     """`--patch`: the model with opkit.patch applied, under --policy; a model with nothing to swap says so."""
     j = json.loads(ok(["eval", "evaldata.models:scaled", "--data", str(known_pt), "--policy", POLICY, "--patch",
-                       "--workers", "1", "--json"], capsys).out)
+                       "--workers", "1", "--json", "-"], capsys).out)
     assert j["variant"] == "fp16-io+patch" and j["variants"][1]["patch"] is True
     assert j["top1"] == pytest.approx(65.0)
     assert "fp16-io+patch: opkit.patch found nothing to swap in this model" in j["notes"]
@@ -149,7 +156,7 @@ def test_eval_quant_config_and_record(tmp_path, capsys):
     cfg.write(tmp_path / "quant.json")
     write_record(calibrate(m, x, cfg, read_graph(m, (x[:4],))), tmp_path / "record.txt")
     out = ok(["eval", "evaldata.models:overflow_net", "--data", str(tmp_path / "val.pt"), "--quant",
-              str(tmp_path / "quant.json"), "--record", str(tmp_path / "record.txt"), "--workers", "1", "--json"],
+              str(tmp_path / "quant.json"), "--record", str(tmp_path / "record.txt"), "--workers", "1", "--json", "-"],
              capsys).out
     j = json.loads(out)
     assert j["variant"] == "int8" and j["fp32"]["top1"] == 100.0 and j["n"] == 24

@@ -27,8 +27,8 @@ def test_precision_loss_attributed_and_recovered(data, tmp_path, capsys):
     scan.write_text(json.dumps({"ops": [{"op": "aten::mean.dim", "status": "fallback", "via": [],
                                          "modules": [""]}], "modules": {}}))
     main_args = ["experiment", "evaldata.models:overflow_net", "--data", str(data), "--input", "1x3x8x8",
-                 "--scan", str(scan), "--sizes", str(tmp_path / "sizes.txt"), "--target-top1", "100",
-                 "--fps", "1000", "--workers", "1", "--json"]
+                 "--scan", str(scan), "--sizes", str(tmp_path / "sizes.txt"), "--target-drop", "0",
+                 "--fps", "1000", "--workers", "1", "--json", "-"]
     try:
         main(main_args)
     except SystemExit as e:
@@ -57,8 +57,8 @@ def test_precision_loss_attributed_and_recovered(data, tmp_path, capsys):
 def test_no_loss_means_cause_none(data):
     x, y = overflow_set(n=24, overflow=0)
     r = experiment("evaldata.models:overflow_net", _set(x, y), "1x3x8x8", workers=1)
-    assert r["cause"] == "none" and r["loss"] == 0.0 and r["recommend"]["variant"] == "deployed"
-    assert "no --scan" in " ".join(r["notes"])
+    assert r.cause == "none" and r.loss == 0.0 and r.recommend.variant == "deployed"
+    assert "no --scan" in " ".join(r.notes)
 
 
 def _set(x, y):

@@ -47,7 +47,7 @@ def ws(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def default_run(ws):
-    r = opkit(ws, "test", "--report-json", "all.json")
+    r = opkit(ws, "test", "--json", "all.json")
     data = json.loads((ws / "all.json").read_text())
     by_op = defaultdict(list)
     for c in data["cases"]:
@@ -105,7 +105,7 @@ def test_golden_off_by_a_factor(ws, factor, failing):
     try:
         ref.write_text(original.replace("return F.layer_norm(", f"return {factor} * F.layer_norm("))
         r = opkit(ws, "test", "layer_norm_fp32", "--quick", "-k", "64x1000-normal and not opcheck",
-                  "--report-json", "off.json")
+                  "--json", "off.json")
         assert r.returncode != 0
         data = json.loads((ws / "off.json").read_text())
         got = {c["dtype"] for c in data["cases"] if c["verdict"] != "pass"}

@@ -27,7 +27,7 @@ def mixed_report():
 def test_int8_drop_and_the_verified_fix(mixed_report):
     m, rep = mixed_report
     assert rep.fp32["top1"] == 100.0
-    rows = {r["name"]: r for r in rep.strategies}
+    rows = {r.name: r.as_dict() for r in rep.strategies}
     assert list(rows) == ["fp32", "fp16", "int8-default", "int8-amct-fake-quant", "int8-per-channel",
                           "int8-per-layer", "int8-first-last-float", "recommended"]
     # both columns: AMCT's fake-quant answer beside the deployed one, and where they part
@@ -40,13 +40,13 @@ def test_int8_drop_and_the_verified_fix(mixed_report):
     assert rows["fp16"]["drop"] <= 1.0
     # AMCT's sensitivity ranks conv1 first; the recommendation keeps it in float and meets the target
     assert min(rep.sensitivity, key=rep.sensitivity.get) == "conv1"
-    r = rep.recommend
+    r = rep.recommend.as_dict()
     assert r["meets_target"] and r["verified"] and "conv1" in r["float_layers"] and r["drop"] <= 0.5
     assert rows["recommended"]["top1"] == r["top1"]
     assert {s.strategy for s in rep.searches} == {"amct-binary-search", "greedy-top1"}
     # costs: INT8 weights are smaller than fp16, fp16 smaller than FP32; latency is a positive estimate
     assert rows["int8-default"]["weight_bytes"] < rows["fp16"]["weight_bytes"] < rows["fp32"]["weight_bytes"]
-    assert all(row["latency"]["estimate"] and row["latency_s"] > 0 for row in rep.strategies)
+    assert all(row.latency["estimate"] and row.latency_s > 0 for row in rep.strategies)
     # the per-layer table: conv1 quantized per channel, its clip range covers the raw plane
     by = {row["name"]: row for row in rep.layers}
     assert by["conv1"]["quantized"] and by["conv1"]["granularity"] == "channel" and by["conv1"]["clip_max"] > 300
@@ -146,7 +146,7 @@ def test_nothing_meets_the_target_is_said_plainly():
     m = with_dead_channel()
     x, y = labelled(m, 96, seed=1)
     rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), target_drop=0.5, **QUICK)
-    assert not rep.recommend["meets_target"] and not rep.recommend["verified"]
+    assert not rep.recommend.meets_target and not rep.recommend.verified
     assert "NOTHING MEETS THE TARGET of 0.5 points" in str(rep)
     assert all(not r.met for r in rep.searches)
 

@@ -49,12 +49,12 @@ def meta(family: str, lang: str = "ascendc") -> dict:
 
 
 def parse_data(pairs: tuple[str, ...] | list[str]) -> dict:
-    """``k=v`` strings (``--data``) -> dict; values read as YAML scalars (``true`` is a bool)."""
+    """``k=v`` strings (``--set``) -> dict; values read as YAML scalars (``true`` is a bool)."""
     out = {}
     for p in pairs:
         k, eq, v = p.partition("=")
         if not eq or not k.strip():
-            raise OpkitError(f"--data {p!r}: expected KEY=VALUE, e.g. --data norm=rms")
+            raise OpkitError(f"--set {p!r}: expected KEY=VALUE, e.g. --set norm=rms")
         out[k.strip()] = yaml.safe_load(v) if v.strip() else ""
     return out
 

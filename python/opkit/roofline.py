@@ -55,10 +55,12 @@ def model(stats: dict, ideal_bytes: int) -> dict:
 # -- whole-model estimate from per-layer work (opkit quant's strategy table) ---------------------------------
 # Each op as its own launch: time = max(cube work / cube rate, bytes / HBM bandwidth); a model's time is the sum
 # (no overlap between ops, no launch overhead: a rough lower bound of a deployment, labelled as an estimate).
+# The one cost model of the model-level tools: opkit quant's latency column and opkit experiment's FPS.
 
 CHIPS = {
     # 910B: FP16 cube 320 TFLOPS (docs/facts/ascendc-facts.md §4, a public data sheet); INT8 at twice the FP16
-    # MAC rate (Da Vinci cube: 4096 fp16 / 8192 int8 MACs per cycle, Hot Chips 2019); HBM as above.
+    # MAC rate (Da Vinci cube: 4096 fp16 / 8192 int8 MACs per cycle, Hot Chips 2019) -- a fixed number of operand
+    # bytes per cycle, so FP32 at half the fp16 rate (derived, not a published figure); HBM as above.
     "ascend910b": {"cube_flops": {"float16": 320e12, "int8": 640e12, "float32": 320e12 / 2},
                    "hbm_bytes_per_s": HBM_BYTES_PER_S},
     # 310P (Atlas 300I Duo carries two: 280 TOPS INT8, 408 GB/s LPDDR4X in total, vendor data): one chip

@@ -2,7 +2,7 @@
 
 Sources: the bundled op of the same name (copied, names unchanged; the workspace op then shadows it);
 ``--from BUNDLED_OP`` (that op's family and answers, rendered under NAME); ``--answers FILE`` (a recorded
-``.opkit-scaffold.yaml``, replayed); else the family's templates with ``--data k=v`` answers
+``.opkit-scaffold.yaml``, replayed); else the family's templates with ``--set k=v`` answers
 (families.py). The answers are recorded copier-style in ``ops/<op>/.opkit-scaffold.yaml``, so a scaffold
 can be replayed or regenerated. An existing op folder is never touched without --force; with --force,
 changed scaffold files are kept as ``<file>.orig`` before being rewritten and no other file is touched.

@@ -87,3 +87,27 @@ def overflow_set(n: int = 40, overflow: int = 8, size: int = 8, seed: int = 0):
     x[torch.arange(n), y] += 2.0
     x[:overflow] *= 40.0
     return x, y
+
+
+def gelu_net(classes: int = 4) -> nn.Module:
+    """Conv -> GELU -> LayerNorm over channels -> pool -> Linear, fixed weights: the ops whose fp16 kernel (opkit's
+    naive one or PyTorch's) a device policy decides -- the same model in every command."""
+    g = torch.Generator().manual_seed(7)
+
+    class GeluNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, padding=1)
+            self.act = nn.GELU()
+            self.norm = nn.LayerNorm(8)
+            self.head = nn.Linear(8, classes)
+
+        def forward(self, x):
+            y = self.act(self.conv(x)).mean((2, 3))
+            return self.head(self.norm(y))
+
+    m = GeluNet()
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * 0.5)
+    return m.eval()

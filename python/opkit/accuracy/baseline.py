@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..errors import OpkitError
 from ..harness import metrics as _metrics
+from ..toolchain.files import write_json
 
 DEFAULT_TOLERANCE = 2.0
 # the error metrics the gate keeps from growing: those the harness's metric registry marks for it
@@ -51,12 +52,7 @@ def _read(path: str | Path, kind: str) -> dict:
 
 
 def _write(path: str | Path, data: dict) -> Path:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    tmp.replace(p)          # never a half-written baseline
-    return p
+    return write_json(path, data, sort_keys=True)       # atomic: never a half-written baseline
 
 
 def _grew(now: float | None, base: float | None, tol: float) -> bool:

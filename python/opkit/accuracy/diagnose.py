@@ -19,7 +19,7 @@ import torch.nn as nn
 
 from ..errors import OpkitError
 from .layers import compare_runs, summary
-from .policy import FP32, Policy, load_policy
+from .policy import KEEP_FP32, Policy, load_policy
 from .report import DiagnoseReport
 from .simulate import Simulator
 
@@ -80,9 +80,9 @@ class _Runner:
     """FP32 reference kept once; policy runs with overrides compared against it."""
 
     def __init__(self, model: nn.Module, inputs: tuple, policy: Policy, threshold: float, batches: list,
-                 naive: bool, log: Callable[[str], None]):
+                 notes: list[str], log: Callable[[str], None]):
         self.model, self.inputs, self.policy, self.threshold = model, inputs, policy, threshold
-        self.batches, self.naive, self.log = batches, naive, log
+        self.batches, self.notes, self.log = batches, notes, log
         _, self.ref = Simulator(None).run(model, inputs)
         self.ref_top1 = []
         with torch.no_grad():
@@ -91,14 +91,14 @@ class _Runner:
 
     def run(self, overrides: dict | None = None, model: nn.Module | None = None) -> dict:
         model = model or self.model
-        sim = Simulator(self.policy, overrides, naive=self.naive)
+        sim = simulator_for(self.policy, overrides, notes=self.notes)
         _, recs = sim.run(model, self.inputs)
         rows = compare_runs(self.ref, recs, self.threshold)
         res = {"rows": rows, **summary(rows), "sim": sim}
         if self.batches:
             agree = total = 0
             for b, ref in zip(self.batches, self.ref_top1):
-                out, _ = Simulator(self.policy, overrides, naive=self.naive).run(model, (b,))
+                out, _ = simulator_for(self.policy, overrides, notes=self.notes).run(model, (b,))
                 agree += int((_top1(out) == ref).sum())
                 total += ref.numel()
             res["top1"] = agree / max(total, 1)
@@ -133,15 +133,12 @@ def diagnose(model: nn.Module, inputs, *, policy: str | Policy = "cann-force-fp1
     pol = policy if isinstance(policy, Policy) else load_policy(policy, mixlist)
     inputs = (inputs,) if isinstance(inputs, torch.Tensor) else tuple(inputs)
     notes: list[str] = []
-    # opkit's naive kernels only matter where the policy computes in the I/O dtype
-    needs_naive = pol.default.compute == "io" or any(e.compute == "io" for e in pol.ops.values())
-    naive = naive_available(notes) if needs_naive else False
     was_training = {m: m.training for m in model.modules()}
     model.eval()
     try:
         batches = load_data(data, samples)
         log("FP32 reference run")
-        runner = _Runner(model, inputs, pol, threshold, batches, naive, log)
+        runner = _Runner(model, inputs, pol, threshold, batches, notes, log)
         log(f"policy run ({pol.name})")
         base = runner.run()
         rows = base["rows"]
@@ -171,7 +168,7 @@ def _rescue(runner: _Runner, candidates: list[str], base: dict, report: Diagnose
     results = {}
     for i, t in enumerate(candidates):
         log(f"rescue {i + 1}/{len(candidates)}: {t} in FP32")
-        results[t] = runner.run({t: FP32})
+        results[t] = runner.run({t: KEEP_FP32})
     order = sorted(candidates, key=lambda t: _score(results[t]))
     report.rescue = {t: _brief(results[t]) for t in order}
     # Greedy: add the op type that helps most until every layer is above the threshold (and top-1 agrees).
@@ -186,7 +183,7 @@ def _rescue(runner: _Runner, candidates: list[str], base: dict, report: Diagnose
             tried = {}
             for t in rest:
                 log(f"greedy step {len(chosen) + 1}: {'+'.join(chosen + [t])} in FP32")
-                tried[t] = runner.run({c: FP32 for c in chosen + [t]})
+                tried[t] = runner.run({c: KEEP_FP32 for c in chosen + [t]})
         best = min(rest, key=lambda t: _score(tried[t]))
         if _score(tried[best]) >= _score(current):
             report.notes.append(f"greedy stopped: keeping more op types in FP32 ({', '.join(rest)}) does not "
@@ -233,6 +230,27 @@ def nothing_swapped(prep) -> str:
 
 
 NAIVE_OPS = ("layer_norm_fp32", "softmax_fp32", "gelu_fp32", "silu_fp32")   # simulate.py uses their naive variant
+
+
+def simulator_for(policy: Policy | None, overrides: dict | None = None, *, notes: list[str], naive: bool = True,
+                  layers: dict | None = None, layer_overrides: dict | None = None,
+                  functions: dict | None = None) -> Simulator:
+    """The engine as every command builds it: eval, quant and experiment (through SimVariant.simulator) and
+    diagnose -- so the same model, policy and data give the same predictions everywhere. ``naive=False`` opts
+    out of opkit's naive kernels; whether they run otherwise is ``naive_for``'s decision."""
+    return Simulator(policy, overrides, naive=naive_for(policy, notes, naive), layers=layers,
+                     layer_overrides=layer_overrides, functions=functions)
+
+
+def naive_for(policy: Policy | None, notes: list[str], wanted: bool = True) -> bool:
+    """Whether the engine runs fp16-internal ops on opkit's naive kernels: where the policy computes in the I/O
+    dtype, when they load (else a note says why not). The one decision: SimVariant.simulator (eval, quant,
+    experiment) and diagnose ask here."""
+    if policy is None or not wanted:
+        return False
+    if not (policy.default.compute == "io" or any(e.compute == "io" for e in policy.ops.values())):
+        return False
+    return naive_available(notes)
 
 
 _naive_unavailable: list[str] = []     # why opkit's naive kernels could not be loaded (tried once per process)

@@ -47,7 +47,7 @@ class Entry:
     source: str = ""         # "ops", "default", "mix:white", "override" ...
 
 
-FP32 = Entry("float32", "float32", "kept in FP32", "override")
+KEEP_FP32 = Entry("float32", "float32", "kept in FP32", "override")   # an op kept in FP32 (opkit.evaluate.FP32 is the FP32 variant)
 
 
 @dataclass

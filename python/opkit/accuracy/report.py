@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import OpkitError
-from ..toolchain.files import write_report
+from ..toolchain.files import write_json, write_report
 from .layers import LayerRow
 
 
@@ -58,7 +58,7 @@ class DiagnoseReport:
             "uncertain": self.policy.get("uncertain", []), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path: str | Path) -> Path:
-        return write_report(path, json.dumps(self.to_dict(), indent=1) + "\n")
+        return write_json(path, self.to_dict())
 
     def write_html(self, path: str | Path) -> Path:
         return write_report(path, _html(self))

@@ -30,6 +30,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn as nn
 from torch.overrides import TorchFunctionMode
@@ -61,6 +62,17 @@ MODULE_OPS: dict[type, str] = {
 # the BNInfer TBE kernel bn_infer.py); torch autocast leaves a BatchNorm module's FP32 buffers alone too.
 FP32_PARAMS = frozenset({"batch_norm"})
 
+# Ops whose FP32 result rounded once to float16/bfloat16 is bitwise what PyTorch's CPU kernel returns on the
+# 16-bit tensors: the kernel computes each element in float and rounds once, and for + - x / sqrt float's 24-bit
+# significand (>= 2 x 11 + 2) makes computing in FP32 and rounding once the correctly rounded 16-bit result;
+# relu, max-pooling, neg, abs, maximum and minimum only select values or flip signs. Under a policy that computes
+# them in FP32 they run on the 16-bit tensors directly, without the two casts (tests/test_simulate_exact.py
+# proves each bitwise on real cases); a call with a Python number among its operands keeps the FP32 path.
+# Reductions (sum, mean, pooling averages) and transcendental ops are not here: their result depends on the
+# order of the sums or on the library.
+ROUNDS_ONCE = frozenset({"add", "sub", "mul", "div", "sqrt", "relu", "neg", "abs", "maximum", "minimum",
+                         "max_pool1d", "max_pool2d", "max_pool3d"})
+
 # Function names that move or view data, query metadata or cast on purpose: never touched.
 STRUCTURAL = frozenset("""
 __get__ __getitem__ __setitem__ __len__ __iter__ __repr__ __format__ __bool__ __hash__ __contains__ __index__
@@ -72,6 +84,17 @@ is_floating_point is_contiguous stride storage_offset data_ptr element_size new_
 new_full new_tensor zeros_like ones_like empty_like full_like randn_like rand_like nonzero argmax argmin
 eq ne lt le gt ge isfinite isnan isinf all any is_complex get_device is_nonzero untyped_storage
 """.split())
+
+
+
+def counted_call(name: str, args, kwargs) -> bool:
+    """Whether a function-level call (outside the atomic modules) is an op: what the engine runs under the
+    policy and counts in its ``functions`` keys ("matmul#0"), and what opkit quant's graph and cost profile see.
+    Not a data move, metadata query or deliberate cast (STRUCTURAL), not an in-place method, and on floats."""
+    if name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
+        return False
+    return bool(_floats((args, kwargs), []))
+
 
 _DUNDER = {"__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub", "__rsub__": "sub",
            "__isub__": "sub", "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul", "__truediv__": "div",
@@ -186,6 +209,40 @@ def _dname(dt: torch.dtype) -> str:
     return str(dt).replace("torch.", "")
 
 
+# -- elementwise kernels on 16-bit inputs: a table of their 65,536 outputs ----------------------------------------
+# An opkit kernel that maps each element on its own (no reduction, no neighbour, no position) is, for a
+# float16/bfloat16 input, a function of 16 bits: running it once on every bit pattern gives a table that
+# answers every later call bitwise as the kernel would (tests/test_simulate_exact.py checks it on real
+# cases), at the cost of a gather instead of the emulator's vector loop.
+ELEMENTWISE = frozenset({"gelu_fp32", "silu_fp32"})
+_TABLES: dict[tuple, np.ndarray] = {}
+
+
+def elementwise_key(variant: str, op: str, approximate: str | None = None) -> tuple | None:
+    """The table key of opkit op ``op`` (``variant``: opkit | naive), or None for an op that is no table."""
+    return (variant, op, approximate) if op in ELEMENTWISE else None
+
+
+def by_table(key: tuple, kernel, x: torch.Tensor) -> torch.Tensor:
+    """``kernel(x)`` for a float16/bfloat16 ``x``, read from the table of ``kernel``'s outputs on every bit
+    pattern (built on the first call per key and dtype, kept for the process)."""
+    tk = (key, x.dtype)
+    tab = _TABLES.get(tk)
+    if tab is None:
+        every = torch.arange(65536, dtype=torch.int32).to(torch.int16).view(x.dtype)
+        out = kernel(every)
+        if not isinstance(out, torch.Tensor) or out.dtype != x.dtype or out.shape != every.shape:
+            raise RuntimeError(f"{key}: not an elementwise kernel (output {getattr(out, 'shape', out)})")
+        tab = _TABLES[tk] = out.contiguous().view(torch.int16).numpy().view(np.uint16)
+    bits = x.detach().contiguous().view(torch.int16).numpy().view(np.uint16)
+    return torch.from_numpy(tab[bits].view(np.int16)).view(x.dtype)
+
+
+def _table_ok(x, args, kwargs) -> bool:
+    return (len(args) == 1 and not kwargs and isinstance(x, torch.Tensor) and x.dtype in (F16, BF16)
+            and x.device.type == "cpu")
+
+
 # Naive (fp16-computing) opkit kernels for function-level calls: name -> (args, kwargs) -> call or None.
 def _naive_call(name: str, args, kwargs):
     ops = patching.Ops("naive")
@@ -206,9 +263,10 @@ def _naive_call(name: str, args, kwargs):
             return None
         return lambda: ops.softmax_fp32(x, int(dim))
     if name == "gelu" and ops.has("gelu_fp32"):
-        return lambda: ops.gelu_fp32(x, kwargs.get("approximate", args[1] if len(args) > 1 else "none"))
-    if name == "silu" and ops.has("silu_fp32"):
-        return lambda: ops.silu_fp32(x)
+        approx = kwargs.get("approximate", args[1] if len(args) > 1 else "none")
+        return lambda: by_table(("naive", "gelu_fp32", approx), lambda t: ops.gelu_fp32(t, approx), x)
+    if name == "silu" and ops.has("silu_fp32") and len(args) == 1 and not kwargs.get("inplace"):
+        return lambda: by_table(("naive", "silu_fp32", None), ops.silu_fp32, x)
     return None
 
 
@@ -251,6 +309,7 @@ class Simulator:
         self.kernels: Counter = Counter()     # what computed the lowered calls: "layer_norm: opkit_naive..."
         self._meta: dict[int, tuple[str, str, str]] = {}
         self._naive_mods: dict[int, nn.Module | None] = {}
+        self._pcache: dict = {}               # (tensor id, io, compute, hf32) -> rounded copy (see _params_as)
 
     # -- resolution ---------------------------------------------------------------------------------
     def entry(self, op_type: str, layer: str | None = None) -> Entry:
@@ -298,17 +357,20 @@ class Simulator:
                     self.kernels[f"{op_type}: {kernel}"] += 1
                     return _to(out, io), io, _dname(io), kernel
             cdt, rnd, label = io, False, _dname(io)
+        elif compute == "float32" and io in (F16, BF16) and op_type in ROUNDS_ONCE and _no_params(module) \
+                and _tensor_operands(args, kwargs):
+            cdt, rnd, label = io, False, compute      # the 16-bit kernel gives the FP32-then-rounded bits
         else:
             cdt, rnd, label = F32, compute == "hf32", compute
         p_io = F32 if op_type in FP32_PARAMS and cdt == F32 else io
         try:
-            with _params_as(module, p_io, cdt, rnd):
+            with _params_as(module, p_io, cdt, rnd, self._pcache):
                 out = fn(*_cast(args, io, cdt, rnd), **_cast(kwargs, io, cdt, rnd))
             kernel = "cpu"
         except (RuntimeError, NotImplementedError) as e:
             if cdt == F32 or "not implemented" not in str(e):
                 raise
-            with _params_as(module, io, F32, False):       # no CPU fp16 kernel: FP32 internals, said so
+            with _params_as(module, io, F32, False, self._pcache):   # no CPU fp16 kernel: FP32 internals, said so
                 out = fn(*_cast(args, io, F32), **_cast(kwargs, io, F32))
             kernel, label = "cpu (no fp16 CPU kernel: FP32 internals)", "float32"
         self.kernels[f"{op_type}: {kernel}"] += 1
@@ -332,7 +394,12 @@ class Simulator:
                         rep = None
                 self._naive_mods[id(m)] = rep
             rep = self._naive_mods[id(m)]
-            return None if rep is None else (lambda: (rep(*args, **kwargs), f"opkit_naive.{rep.opkit_op}"))
+            if rep is None:
+                return None
+            key = elementwise_key("naive", rep.opkit_op, getattr(rep, "approximate", None))
+            if key is not None and _table_ok(args[0] if args else None, args, kwargs):
+                return lambda: (by_table(key, rep, args[0]), f"opkit_naive.{rep.opkit_op}")
+            return lambda: (rep(*args, **kwargs), f"opkit_naive.{rep.opkit_op}")
         return naive
 
     def _wrap_module(self, m: nn.Module, op_type: str, forward, name: str = ""):
@@ -350,7 +417,13 @@ class Simulator:
                     return forward(*args, **kwargs)
                 elif m.__dict__.get("opkit_original") is not None:     # an opkit op: its kernel computes in FP32
                     io, _ = self._resolve(op_type, _floats((args, kwargs), []))
-                    out = _to(forward(*_to(args, io), **_to(kwargs, io)), io)
+                    a, k = _to(args, io), _to(kwargs, io)
+                    key = elementwise_key(getattr(m, "variant", "opkit"), getattr(m, "opkit_op", ""),
+                                          getattr(m, "approximate", None))
+                    if key is not None and _table_ok(a[0] if a else None, a, k):
+                        out = by_table(key, forward, a[0])
+                    else:
+                        out = _to(forward(*a, **k), io)
                     meta = (_dname(io), "float32", f"opkit.{getattr(m, 'opkit_op', type(m).__name__)}")
                     self.kernels[f"{op_type}: {meta[2]}"] += 1
                 else:
@@ -429,9 +502,7 @@ class _PolicyMode(TorchFunctionMode):
         kwargs = kwargs or {}
         sim = self.sim
         name = op_name(func)
-        if sim.depth or name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
-            return func(*args, **kwargs)
-        if not _floats((args, kwargs), []):
+        if sim.depth or not counted_call(name, args, kwargs):
             return func(*args, **kwargs)
         key = f"{name}#{sim.fn_calls[name]}"
         sim.fn_calls[name] += 1
@@ -464,9 +535,22 @@ def _null():
     yield
 
 
+def _tensor_operands(args, kwargs) -> bool:
+    """Every operand a tensor: PyTorch's 16-bit kernels round a Python float operand to 16 bits first, the FP32
+    computation does not (x + 0.1 differs), so calls with a number keep the FP32 path."""
+    return not kwargs and all(isinstance(a, torch.Tensor) for a in args)
+
+
+def _no_params(m: nn.Module | None) -> bool:
+    return m is None or next(iter(m.parameters()), None) is None
+
+
 @contextmanager
-def _params_as(m: nn.Module | None, io: torch.dtype, cdt: torch.dtype, rnd: bool):
-    """The module's floating parameters and buffers rounded to ``io`` and held in ``cdt`` for one call."""
+def _params_as(m: nn.Module | None, io: torch.dtype, cdt: torch.dtype, rnd: bool, cache: dict | None = None):
+    """The module's floating parameters and buffers rounded to ``io`` and held in ``cdt`` for one call.
+    ``cache`` (the Simulator's) keeps each rounded copy while its source tensor is unchanged (same storage and
+    version counter): eval runs the same weights batch after batch, and rounding them was a third of the
+    engine's own time on ConvNeXt."""
     if m is None:
         yield
         return
@@ -478,10 +562,11 @@ def _params_as(m: nn.Module | None, io: torch.dtype, cdt: torch.dtype, rnd: bool
                 for k, v in d.items():
                     if v is not None and v.dtype in _LOW:
                         saved.append((sub, kind, k, v, v.data))
+                        new = _cached_cast(v, io, cdt, rnd, cache)
                         if kind == "_parameters":
-                            v.data = _cast(v.data, io, cdt, rnd)
+                            v.data = new
                         else:
-                            d[k] = _cast(v, io, cdt, rnd)
+                            d[k] = new
         yield
     finally:
         for sub, kind, k, v, data in reversed(saved):
@@ -489,3 +574,17 @@ def _params_as(m: nn.Module | None, io: torch.dtype, cdt: torch.dtype, rnd: bool
                 v.data = data
             else:
                 getattr(sub, kind)[k] = v
+
+
+def _cached_cast(t: torch.Tensor, io: torch.dtype, cdt: torch.dtype, rnd: bool, cache: dict | None):
+    """``t`` (a parameter or buffer) rounded as ``_cast`` does, from ``cache`` while ``t`` is unchanged."""
+    if cache is None or (t.dtype == io == cdt and not rnd):
+        return _cast(t.detach(), io, cdt, rnd)
+    key = (id(t), io, cdt, rnd)
+    hit = cache.get(key)
+    stamp = (t.data_ptr(), t._version, tuple(t.shape), t.dtype)
+    if hit is not None and hit[0] == stamp and hit[1] is t:
+        return hit[2]
+    out = _cast(t.detach(), io, cdt, rnd)
+    cache[key] = (stamp, t, out)
+    return out

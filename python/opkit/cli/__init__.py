@@ -7,6 +7,7 @@ registering on the click group in app.py:
   quant.py   quant                                (AMCT INT8 + ATC fusions + fp16 overflow: opkit.quant)
   tbe.py     import-tbe                           (the TBE language)
   cann.py    import-cann                          (CANN custom-op projects: opkit.cannproject)
+  options.py the options several commands share (one declaration each); console.py the consoles
 
 A new command goes in one of these modules, or in a new module listed below (docs/architecture.md "Layers").
 Commands stay thin: parse options, call the layer below, print.

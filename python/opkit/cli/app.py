@@ -5,14 +5,11 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.console import Console
 
 from ..errors import OpkitError
 from ..toolchain.version import __version__
-
-# soft_wrap: paths and op names must stay whole on one line when the output is not a terminal (80 columns).
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+from .console import err, out  # noqa: F401 - the consoles of every command module
+from .options import Group
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -32,7 +29,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(e.exit_code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# options.Group: every subcommand is an options.Command (deprecated option spellings, docs/cli.md "Options").
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="opkit")
 def cli() -> None:
     """opkit: scaffold, build, test and load AscendC custom operators (CPU emulator by default)."""

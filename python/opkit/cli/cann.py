@@ -3,16 +3,15 @@ from __future__ import annotations
 
 import click
 
+from . import options as O
 from .app import cli
 
 
 @cli.command("import-cann")
 @click.argument("project", type=click.Path(exists=True, file_okay=False))
-@click.option("--op", "op_type", default=None, help="the OpType, when the project registers several")
-@click.option("--reference", default=None,
-              help="golden: a torch function (torch.add) or an expression over the inputs and attrs "
-                   "(\"x + alpha * y\"), or a reference.py; default: a reference.py to fill in")
-@click.option("--no-check", is_flag=True, help="only write the op folder; skip running the op once per dtype")
+@O.op_type
+@O.reference
+@O.no_check
 def import_cann(project, op_type, reference, no_check) -> None:
     """Take the CANN custom-op project PROJECT (op_host/ + op_kernel/) into an op folder of this workspace."""
     from ..errors import OpkitError

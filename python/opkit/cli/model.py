@@ -10,89 +10,74 @@ import click
 
 from ..errors import OpkitError
 from ..toolchain.user_code import MODEL_SPELLINGS, load_model
+from . import options as O
 from .app import cli, err, out
 
 EXIT_FALLBACK = 3       # `opkit scan`: some op falls back to the CPU
 
 
 @cli.command()
-@click.argument("target")
-@click.option("--input", "inputs", multiple=True, metavar="SHAPE",
-              help="an example input, e.g. 1x3x640x640 (repeat for several sizes; a,b for several arguments)")
-@click.option("--dtype", default=None, help="cast the model and inputs to this dtype (float16, bfloat16)")
+@O.model_argument
+@O.inputs
+@click.option("--cast", "cast", default=None, metavar="DTYPE",
+              help="cast the model and inputs to this dtype (float16, bfloat16)")
+@O.renamed("scan", "--dtype", "--cast", "cast")
 @click.option("--amp", type=click.Choice(["npu-o1"]), default=None,
               help="apply torch_npu's autocast table and mark precision-sensitive ops")
 @click.option("--backward", is_flag=True, help="also trace the backward pass")
 @click.option("--fake", is_flag=True, help="trace with FakeTensors: shapes only, no compute (forward only)")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="write the report as JSON")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="write the report as HTML")
-@click.option("--op-list", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@O.json_out
+@O.html_out
+@click.option("--op-list", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="torch_npu's op list from a file (wheel, npu_native_functions*.yaml or text) instead of "
                    "downloading the wheel")
-@click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, help="torch-npu version")
+@click.option("--torch-npu", "torch_npu", default="2.13.0", show_default=True, metavar="VERSION",
+              help="torch-npu version")
 @click.option("--all", "all_ops", is_flag=True, help="list supported ops too")
 @click.option("--scaffold", is_flag=True, help="scaffold one op folder per fallback op (opkit new --from-aten)")
-def scan(target: str, inputs: tuple[str, ...], dtype: str | None, amp: str | None, backward: bool, fake: bool,
-         json_path: Path | None, html_path: Path | None, op_list: Path | None, torch_npu: str, all_ops: bool,
+def scan(model: str, inputs: tuple[str, ...], cast: str | None, amp: str | None, backward: bool, fake: bool,
+         json_out: str | None, html_out: str | None, op_list: Path | None, torch_npu: str, all_ops: bool,
          scaffold: bool) -> None:
-    """Which ops of the model TARGET fall back to the CPU under torch_npu. Exit 0: none; 3: some do.
+    """Which ops of MODEL fall back to the CPU under torch_npu. Exit 0: none; 3: some do.
 
-    TARGET: pkg.module:factory, path/to/file.py:factory or ./file.py:factory (a function returning a model,
+    MODEL: pkg.module:factory, path/to/file.py:factory or ./file.py:factory (a function returning a model,
     or (model, inputs))."""
     import torch
 
     from ..scanner import scan as run
     from ..scanner.report import print_console
 
-    model, examples = load_model(target)
-    dt = _dtype_of(dtype)
-    if dt is not None and isinstance(model, torch.nn.Module):
-        model = model.to(dt)
+    m, examples = load_model(model)
+    dt = _dtype_of(cast)
+    if dt is not None and isinstance(m, torch.nn.Module):
+        m = m.to(dt)
     if inputs:
-        examples = [_shape_input(t, dt or torch.float32) for t in inputs]
+        examples = [O.example_inputs(t, 0, dt) for t in inputs]
     elif examples is None:
-        raise OpkitError(f"opkit scan {target}: give --input SHAPE (the factory returned no inputs)")
-    if isinstance(model, torch.nn.Module):
-        model.eval()
-    with err.status("scanning ...") as status:
+        raise OpkitError(f"opkit scan {model}: give --input SPEC (the factory returned no inputs)")
+    if isinstance(m, torch.nn.Module):
+        m.eval()
+    with err.status("scanning ...") as status, O.stdout_for_json(json_out):
         try:
-            report = run(model, examples, torch_npu=torch_npu, amp=amp, backward=backward, op_list=op_list,
-                         fake=fake, progress=lambda m: status.update(m))
+            report = run(m, examples, torch_npu=torch_npu, amp=amp, backward=backward, op_list=op_list,
+                         fake=fake, progress=lambda msg: status.update(msg))
         except (RuntimeError, ValueError, TypeError, IndexError) as e:
-            raise OpkitError(f"opkit scan {target}: the model failed while being traced on the CPU "
+            raise OpkitError(f"opkit scan {model}: the model failed while being traced on the CPU "
                              f"({type(e).__name__}: {e})") from None
-    print_console(report, out, all_ops=all_ops)
-    if json_path:
-        out.print(f"json: {report.write_json(json_path)}", markup=False)
-    if html_path:
-        out.print(f"html: {report.write_html(html_path)}", markup=False)
+    say = O.text_console(json_out)
+    print_console(report, say, all_ops=all_ops)
+    if json_out:
+        O.write_json(json_out, report.to_json(), say)
+    if html_out:
+        say.print(f"html: {report.write_html(html_out)}", markup=False)
     if scaffold:
         from ..scanner.scaffold_aten import scaffold_report
         for s in scaffold_report(report):
-            out.print(f"scaffolded {s.op_dir} from {s.source}", markup=False)
+            say.print(f"scaffolded {s.op_dir} from {s.source}", markup=False)
         if report.fallbacks:
-            out.print("next: write each kernel.cpp, then opkit build && opkit test; "
+            say.print("next: write each kernel.cpp, then opkit build && opkit test; "
                       "opkit.load(override_aten=True) makes the model use them", markup=False)
     sys.exit(EXIT_FALLBACK if report.fallbacks else 0)
-
-
-def _shape_input(text: str, dtype) -> tuple:
-    """`opkit scan --input`: ``1x3x640x640`` -> (tensor,); ``2x16,2x16`` -> two arguments. Values N(0, 1), seed 0."""
-    import torch
-    gen = torch.Generator().manual_seed(0)
-    args = []
-    for part in text.split(","):
-        try:
-            shape = [int(d) for d in part.strip().lower().split("x")]
-        except ValueError:
-            raise OpkitError(f"--input {text}: expected a shape like 1x3x640x640 (several arguments: "
-                             "comma-separated)") from None
-        if any(d < 0 for d in shape):
-            raise OpkitError(f"--input {text}: negative dim")
-        args.append(torch.randn(shape, generator=gen).to(dtype))
-    return tuple(args)
 
 
 def _dtype_of(name: str | None):
@@ -101,22 +86,25 @@ def _dtype_of(name: str | None):
         return None
     dt = getattr(torch, name, None)
     if not isinstance(dt, torch.dtype) or not dt.is_floating_point:
-        raise OpkitError(f"--dtype {name}: expected a floating dtype (float16, bfloat16, float32)")
+        raise click.BadParameter(f"{name!r}: expected a floating dtype (float16, bfloat16, float32)",
+                                 param_hint="'--cast'")
     return dt
 
 
-def _module_and_args(model: str, inputs: tuple[str, ...], seed: int) -> tuple:
+def _module_and_args(model: str, inputs: tuple[str, ...], seed: int, command: str) -> tuple:
     """diagnose / dump: the nn.Module MODEL names and its positional inputs (--input, else the first example
     input its factory returned)."""
     import torch
 
-    from ..accuracy.dump import make_inputs
     m, examples = load_model(model)
     if not isinstance(m, torch.nn.Module):
         raise OpkitError(f"model {model!r}: gave a {type(m).__name__}; this command needs a torch.nn.Module "
                          f"({MODEL_SPELLINGS})")
-    if inputs or not examples:
-        return m, make_inputs(list(inputs), seed)
+    if inputs:
+        return m, O.one_input(inputs, seed, command)
+    if not examples:
+        raise click.UsageError(f"opkit {command}: give the model's input: --input 2x3x224x224 (random, seeded) or "
+                               "--input file.npy/.pt (the factory returned no inputs)")
     first = examples[0]
     return m, tuple(first) if isinstance(first, (tuple, list)) else (first,)
 
@@ -124,32 +112,26 @@ def _module_and_args(model: str, inputs: tuple[str, ...], seed: int) -> tuple:
 
 
 @cli.command()
-@click.argument("model")
-@click.option("--input", "inputs", multiple=True, help="input shape (2x3x224x224, seeded normal values) or a "
-              ".pt/.npy file; repeat for several positional inputs")
-@click.option("--policy", default="cann-force-fp16", show_default=True,
-              help="built-in policy name or a policy .yaml (built in: fp16-compute, torch-npu-autocast, "
-                   "cann-force-fp16, cann-allow-fp32-to-fp16, cann-allow-mix-precision)")
-@click.option("--mixlist", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="CANN modify_mixlist JSON applied to cann-allow-mix-precision")
-@click.option("--threshold", type=float, default=0.999, show_default=True, help="per-layer cosine threshold")
-@click.option("--data", type=click.Path(exists=True, file_okay=False), default=None,
-              help="folder of .pt/.npy input batches for top-1 agreement")
-@click.option("--samples", type=int, default=None, help="use at most this many samples of --data")
-@click.option("--scan", "scan_json", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="an `opkit scan` JSON report: adds the fallback column")
-@click.option("--seed", type=int, default=0, show_default=True, help="seed of random --input values")
+@O.model_argument
+@O.inputs
+@O.policy
+@O.mixlist
+@O.threshold
+@click.option("--batches", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
+              help="folder of .pt/.npy input batches (no labels): top-1 agreement with FP32 over them")
+@O.renamed("diagnose", "--data", "--batches", "batches")
+@click.option("--samples", type=click.IntRange(min=1), default=None, metavar="N",
+              help="use at most this many samples of --batches")
+@O.scan_report
+@O.seed
 @click.option("--no-rescue", is_flag=True, help="skip the rescue ablation and the recommendation")
 @click.option("--no-patch", is_flag=True, help="skip the run with opkit.patch applied")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None, help="write the report as JSON")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
-              help="write the report as HTML (per-layer cosine plot)")
-@click.option("--baseline", type=click.Path(dir_okay=False), default=None,
-              help="fail when a layer's cosine or the top-1 agreement got worse than this stored baseline")
-@click.option("--update-baseline", type=click.Path(dir_okay=False), default=None,
-              help="store this run's per-layer cosines as the baseline")
-@click.option("--fail-on-divergence", is_flag=True, help="exit 1 when any layer is below the threshold")
-def diagnose(model, inputs, policy, mixlist, threshold, data, samples, scan_json, seed, no_rescue, no_patch,
+@O.json_out
+@O.html_out
+@O.baseline
+@O.update_baseline
+@O.fail_on_divergence
+def diagnose(model, inputs, policy, mixlist, threshold, batches, samples, scan_json, seed, no_rescue, no_patch,
              json_out, html_out, baseline, update_baseline, fail_on_divergence):
     """Per-layer accuracy of MODEL under a device precision POLICY, simulated on the CPU, vs FP32:
     first divergence, rescue table per op type, recommendation, and the same run with opkit.patch.
@@ -158,13 +140,16 @@ def diagnose(model, inputs, policy, mixlist, threshold, data, samples, scan_json
     from ..accuracy import baseline as B
     from ..accuracy.diagnose import diagnose as run
 
-    m, x = _module_and_args(model, inputs, seed)
-    with err.status("diagnose ...") as status:
-        rep = run(m, x, policy=policy, threshold=threshold, data=data, samples=samples, mixlist=mixlist,
+    O.refuse_overwrite({"--json": json_out, "--html": html_out, "--update-baseline": update_baseline},
+                       {"--baseline": baseline, "--mixlist": mixlist, "--scan": scan_json})
+    m, x = _module_and_args(model, inputs, seed, "diagnose")
+    with err.status("diagnose ...") as status, O.stdout_for_json(json_out):
+        rep = run(m, x, policy=policy, threshold=threshold, data=batches, samples=samples, mixlist=mixlist,
                   rescue=not no_rescue, patch=not no_patch, scan=scan_json, log=status.update)
+    out = O.text_console(json_out)
     out.print(str(rep), markup=False, soft_wrap=True)
     if json_out:
-        out.print(f"json: {rep.write_json(json_out)}", markup=False)
+        O.write_json(json_out, rep.to_dict(), out)
     if html_out:
         out.print(f"html: {rep.write_html(html_out)}", markup=False)
     code = 1 if fail_on_divergence and rep.diverged else 0
@@ -185,10 +170,11 @@ def diagnose(model, inputs, policy, mixlist, threshold, data, samples, scan_json
 
 
 @cli.command()
-@click.argument("model")
-@click.option("--input", "inputs", multiple=True, help="input shape (seeded normal values) or a .pt/.npy file")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="dump folder")
-@click.option("--seed", type=int, default=0, show_default=True, help="seed of random --input values")
+@O.model_argument
+@O.inputs
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="dump folder")
+@O.seed
 def dump(model, inputs, out_dir, seed):
     """Write every layer's output of MODEL for a fixed input (.npy files + index.json), on the device the
     model's parameters are on. The input is saved too: dump the same run elsewhere with
@@ -197,7 +183,7 @@ def dump(model, inputs, out_dir, seed):
     MODEL: pkg.module:factory or path/to/file.py:factory (a function returning an nn.Module)."""
     from ..accuracy.dump import dump as run
 
-    m, x = _module_and_args(model, inputs, seed)
+    m, x = _module_and_args(model, inputs, seed, "dump")
     folder = run(m, x, out_dir, model_spec=model)
     n = len(json.loads((Path(folder) / "index.json").read_text())["layers"])
     out.print(f"dumped {n} layer outputs to {folder}", markup=False)
@@ -206,9 +192,9 @@ def dump(model, inputs, out_dir, seed):
 @cli.command()
 @click.argument("golden", type=click.Path(exists=True, file_okay=False))
 @click.argument("other", type=click.Path(exists=True, file_okay=False))
-@click.option("--threshold", type=float, default=0.999, show_default=True, help="per-layer cosine threshold")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), default=None, help="write the table as JSON")
-@click.option("--fail-on-divergence", is_flag=True, help="exit 1 when any layer is below the threshold")
+@O.threshold
+@O.json_out
+@O.fail_on_divergence
 def compare(golden, other, threshold, json_out, fail_on_divergence):
     """Per-layer table and first divergence of dump OTHER against dump GOLDEN (opkit dump folders or
     msprobe PyTorch dumps)."""
@@ -217,8 +203,8 @@ def compare(golden, other, threshold, json_out, fail_on_divergence):
     res = run(golden, other, threshold)
     if not res["layers"]:
         raise OpkitError(f"opkit compare: no layer names in common between {golden} and {other}")
-    out.print(compare_text(res), markup=False, soft_wrap=True)
+    say = O.text_console(json_out)
+    say.print(compare_text(res), markup=False, soft_wrap=True)
     if json_out:
-        Path(json_out).write_text(json.dumps(res, indent=1) + "\n")
-        out.print(f"json: {json_out}", markup=False)
+        O.write_json(json_out, res, say)
     sys.exit(1 if fail_on_divergence and res["first_divergence"] else 0)

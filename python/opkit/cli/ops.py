@@ -8,13 +8,8 @@ from pathlib import Path
 import click
 
 from ..errors import BuildError, OpkitError
+from . import options as O
 from .app import cli, err, out
-
-
-def _target_option(f):
-    from ..targets import names
-    return click.option("--target", type=click.Choice(list(names())), default=None,
-                        help="build target (default: cpu, or $OPKIT_TARGET)")(f)
 
 
 _OPTION_TARGET: dict[str, str] = {}     # `opkit build` option name -> the target that declared it
@@ -26,6 +21,7 @@ def _target_build_options(f):
     params = f.__dict__.setdefault("__click_params__", [])
     for name in reversed(targets.names()):
         for opt in reversed(targets.get(name).cli_options()):
+            opt = O.shared_for_target(opt)      # --dtype, --soc: the shared form (options.py)
             _OPTION_TARGET[opt.name] = name
             params.append(opt)
     return f
@@ -44,10 +40,12 @@ def _split_options(target: str, options: dict) -> dict:
 @cli.command()
 @click.argument("name")
 @click.option("--family", "-f", default=None, help="template family (default: norm); see `opkit list --families`")
-@click.option("--data", "-d", multiple=True, metavar="KEY=VALUE",
-              help="a template answer, e.g. --data norm=rms (repeatable; `opkit list --families` lists them)")
+@click.option("--set", "answer", multiple=True, metavar="KEY=VALUE",
+              help="a template answer, e.g. --set norm=rms (repeatable; `opkit list --families` lists them)")
+@O.renamed("new", "--data", "--set", "answer", multiple=True)
+@O.renamed("new", "-d", "--set", "answer", multiple=True)
 @click.option("--answers", type=click.Path(dir_okay=True), default=None,
-              help="replay a recorded .opkit-scaffold.yaml (its family and data) under NAME")
+              help="replay a recorded .opkit-scaffold.yaml (its family and answers) under NAME")
 @click.option("--from", "from_op", default=None, metavar="BUNDLED_OP",
               help="start from a bundled op (e.g. --from reduce_max_fp32), renamed to NAME")
 @click.option("--force", is_flag=True, help="rewrite the scaffold files of an existing op (old ones kept as *.orig)")
@@ -55,7 +53,7 @@ def _split_options(target: str, options: dict) -> dict:
               help="mirror this aten op (schema, reference, skeleton kernel); see `opkit scan --scaffold`")
 @click.option("--lang", type=click.Choice(["ascendc", "tbe"]), default="ascendc", show_default=True,
               help="kernel language: AscendC kernel.cpp, or a TBE DSL kernel.py (docs/tbe.md)")
-def new(name: str, family: str | None, data: tuple[str, ...], answers: str | None, from_op: str | None,
+def new(name: str, family: str | None, answer: tuple[str, ...], answers: str | None, from_op: str | None,
         force: bool, from_aten: str | None, lang: str) -> None:
     """Scaffold the op NAME (CamelCase, e.g. LayerNormFP32) in the workspace's ops/ folder."""
     from ..families import parse_data
@@ -67,7 +65,7 @@ def new(name: str, family: str | None, data: tuple[str, ...], answers: str | Non
             raise OpkitError("--from-aten renders the aten family (AscendC); drop --family / --lang")
         s = new_from_aten(from_aten, name=name, force=force)
     else:
-        s = scaffold_new(name, family=family, force=force, data=parse_data(data), answers=answers,
+        s = scaffold_new(name, family=family, force=force, data=parse_data(answer), answers=answers,
                          from_op=from_op, lang=lang)
     if s.new_workspace:
         out.print(f"new workspace: {s.workspace} (marker opkit.yaml)", markup=False)
@@ -86,11 +84,12 @@ def new(name: str, family: str | None, data: tuple[str, ...], answers: str | Non
 
 @cli.command()
 @click.argument("ops", nargs=-1)
-@_target_option
-@click.option("-j", "--jobs", type=int, default=None, help="parallel compile jobs (default: all cores)")
+@O.target
+@O.jobs
 @click.option("-v", "--verbose", is_flag=True, help="show every compiler command and its output")
-@click.option("-k", "--keep-going", is_flag=True, help="an op that fails (op.yaml or compile) does not stop the "
+@click.option("--keep-going", is_flag=True, help="an op that fails (op.yaml or compile) does not stop the "
               "others; the failed ops are listed at the end (exit 1)")
+@O.renamed("build", "-k", "--keep-going", "keep_going", is_flag=True)
 @_target_build_options
 def build(ops: tuple[str, ...], target: str | None, jobs: int | None, verbose: bool, keep_going: bool,
           **options) -> None:
@@ -141,30 +140,30 @@ def _built(specs, named: tuple[str, ...]) -> str:
 @click.argument("ops", nargs=-1)
 @click.option("--quick", "depth", flag_value="quick", help="a fast subset of the cases (edit loop)")
 @click.option("--full", "depth", flag_value="full", help="the full case matrix")
-@click.option("-k", "k", default=None, help="only cases matching this pytest -k expression")
-@click.option("--seed", type=int, default=None, help="seed of the case draws")
-@click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="also write the per-case results as JSON")
-@click.option("--dtype", "dtypes", multiple=True, metavar="DTYPE",
-              help="only this lead dtype's cases (float32/fp32, float16/fp16, bfloat16/bf16; repeatable)")
-@_target_option
-@click.option("-j", "--jobs", type=int, default=None, help="parallel workers")
+@click.option("-k", "k", default=None, metavar="EXPR", help="only cases matching this pytest -k expression")
+@O.seed
+@O.json_out
+@O.renamed("test", "--report-json", "--json", "json_out")
+@O.dtype
+@O.target
+@O.jobs
 @click.option("--compare-langs", is_flag=True, help="ops holding kernel.py (TBE) and kernel.cpp (AscendC): run both "
               "on every case, against the golden and each other (docs/tbe.md)")
-@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="also fail when a case that passed now fails or its MERE/MARE/max rel grew beyond the "
-                   "tolerance (default 2x) over this stored baseline")
-@click.option("--update-baseline", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="store this run's per-case metrics as the baseline")
+@O.baseline
+@O.update_baseline
 @click.option("--bundled", is_flag=True, help="test opkit's bundled ops as opkit.load() builds them (the per-user "
               "cache, built first if needed), from any folder")
-def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | None, report_json: Path | None,
-         dtypes: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool,
+def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int, json_out: str | None,
+         dtype: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool,
          baseline: Path | None, update_baseline: Path | None, bundled: bool) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
+    if json_out == "-":
+        raise click.BadParameter("opkit test prints its progress on stdout: give a file, e.g. --json report.json",
+                                 param_hint="'--json'")
+    report_json = Path(json_out) if json_out else None
     if compare_langs:
         from ..harness.compare_langs import run as compare_run
-        sys.exit(compare_run(list(ops) or None, mode=depth or "default", seed=seed or 0, report_json=report_json,
+        sys.exit(compare_run(list(ops) or None, mode=depth or "default", seed=seed, report_json=report_json,
                              log=lambda m: out.print(m, markup=False, soft_wrap=True)))
     from ..accuracy.baseline import run_test     # the harness run, then the baseline gate if asked
     from ..targets import default_target
@@ -172,7 +171,7 @@ def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int | Non
     target = target or default_target()
 
     code = run_test(list(ops) or None, quick=depth == "quick", full=depth == "full", k=k, seed=seed,
-                    report_json=report_json, target=target, jobs=jobs, dtypes=list(dtypes) or None,
+                    report_json=report_json, target=target, jobs=jobs, dtypes=list(dtype) or None,
                     baseline=baseline, update_baseline=update_baseline, bundled=bundled)
     sys.exit(int(code))
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from . import options as O
 from .app import cli
 
 
@@ -12,21 +13,21 @@ from .app import cli
               help="op-info: the op's .ini (tbe/op_info_cfg/ai_core/<soc>/) or an aic-<soc>-ops-info.json")
 @click.option("--proto", type=click.Path(exists=True, dir_okay=False), default=None,
               help="the REG_OP prototype header (op_proto/<op>.h)")
-@click.option("--op", "op_type", default=None, help="the OpType, when the op-info holds several")
-@click.option("--reference", default=None,
-              help="golden: a torch function (torch.exp) or an expression over the inputs and attrs "
-                   "(\"F.leaky_relu(x, negative_slope)\"); default: a reference.py to fill in")
-@click.option("--soc", default="Ascend910B", show_default=True,
-              help="SoC whose DSL dtype table applies (Ascend310, Ascend910, Ascend910B, Ascend310P)")
+@O.op_type
+@O.reference
+@O.soc
 @click.option("--spec-from", type=click.Path(exists=True, dir_okay=False), default=None,
               help="take shapes, tests and accuracy from this op.yaml (e.g. the AscendC op it migrates to)")
-@click.option("--no-check", is_flag=True, help="only write the op folder; skip running the kernel once")
+@O.no_check
 def import_tbe(impl, ini, proto, op_type, reference, soc, spec_from, no_check) -> None:
     """Wrap the TBE implementation IMPL (a CANN tbe/impl/<op>.py) into an op folder of this workspace."""
     from ..errors import OpkitError
     from ..opspec import load_spec
     from ..tbe import build, importer
+    from ..targets.npu.cann import detect_soc
     from ..tbe.platform import normalize_soc
+
+    soc = soc or detect_soc()[0]        # the DSL dtype table of this SoC's family (Ascend910B3 -> Ascend910B)
 
     got = importer.import_tbe(impl, ini=ini, proto=proto, op_type=op_type, reference=reference,
                               soc=normalize_soc(soc), spec_from=spec_from)

@@ -15,7 +15,6 @@ becomes one ``.npy`` per sample (named by its index in the source).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -25,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import OpkitError
+from ..toolchain.files import write_json
 from .sets import FORMAT, MANIFEST, FolderSet, LabelledSet, TensorSet, file_sha256, load_dataset
 from .sets import read_manifest  # noqa: F401 - opkit.data.golden.read_manifest, next to the writer
 
@@ -88,9 +88,9 @@ def golden_set(src: str | Path | LabelledSet, out: str | Path, per_class: int = 
         manifest = {"opkit_golden_set": FORMAT, "source": str(ds.source), "source_hash": ds.hash(), "seed": seed,
                     "per_class": per_class, "classes": list(ds.classes), "samples": samples,
                     "short_classes": sorted(ds.classes[c] for c, n in counts.items() if n < per_class)}
-        write_json_atomic(tmp / MANIFEST, manifest)
+        write_json(tmp / MANIFEST, manifest)
         manifest["data_hash"] = FolderSet(tmp).hash()
-        write_json_atomic(tmp / MANIFEST, manifest)
+        write_json(tmp / MANIFEST, manifest)
         if out.exists():
             out.rmdir()                       # empty (checked above)
         os.replace(tmp, out)
@@ -98,19 +98,3 @@ def golden_set(src: str | Path | LabelledSet, out: str | Path, per_class: int = 
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return manifest
-
-
-def write_json_atomic(path: Path, data) -> None:
-    """Write JSON to a temporary file beside ``path``, then rename it over ``path`` (never half a file)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-

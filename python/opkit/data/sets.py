@@ -160,21 +160,27 @@ def _read_tensor_file(path: Path, keys=(("x", "inputs"), ("y", "labels"))) -> di
     return data
 
 
-def load_inputs(data: str | Path | LabelledSet, transform: str | Callable | None = None) -> torch.Tensor:
+def load_inputs(data: str | Path | LabelledSet, transform: str | Callable | None = None,
+                option: str = "--calib") -> torch.Tensor:
     """Inputs only (N, ...): a ``.pt``/``.npz`` holding ``x`` (labels optional: calibration data), a folder
-    ROOT/<class>/<file>, or a labelled set (`opkit quant --calib`)."""
+    ROOT/<class>/<file>, or a labelled set (`opkit quant --calib`). ``option``: the option errors name."""
     p = None if isinstance(data, LabelledSet) else Path(data)
     if p is not None and p.suffix in (".pt", ".npz") and p.is_file():
         if transform is not None:
-            raise OpkitError(f"{p}: --transform applies to folders of files; a {p.suffix} file holds inputs as "
-                             "the model takes them")
+            raise OpkitError(f"{option} {p}: {_transform_option(option)} applies to folders of files; a {p.suffix} "
+                             "file holds inputs as the model takes them")
         x = _read_tensor_file(p, (("x", "inputs"),))["x"]
         x = torch.as_tensor(x) if isinstance(x, np.ndarray) else x
         if not isinstance(x, torch.Tensor) or x.dim() < 1:
-            raise OpkitError(f"{p}: 'x' must be a tensor (N, ...) of inputs")
+            raise OpkitError(f"{option} {p}: 'x' must be a tensor (N, ...) of inputs")
         return x
-    ds = load_dataset(data, transform)
+    ds = load_dataset(data, transform, option=option)
     return ds.batch(list(range(len(ds))))[0] if len(ds) else torch.zeros(0)
+
+
+def _transform_option(option: str) -> str:
+    """The transform option of a data option: --data -> --transform, --calib -> --calib-transform."""
+    return "--transform" if option == "--data" else f"{option}-transform"
 
 
 def load_tensor_file(path: Path) -> TensorSet:
@@ -320,20 +326,22 @@ def transform_label(spec: str) -> str:
     return f"{Path(target).name}:{attr}" if sep and target.endswith(".py") else spec
 
 
-def load_dataset(data: str | Path | LabelledSet, transform: str | Callable | None = None) -> LabelledSet:
-    """A labelled set from a ``.pt``/``.npz`` file (``x``, ``y``) or an ImageFolder-style directory."""
+def load_dataset(data: str | Path | LabelledSet, transform: str | Callable | None = None,
+                 option: str = "--data") -> LabelledSet:
+    """A labelled set from a ``.pt``/``.npz`` file (``x``, ``y``) or an ImageFolder-style directory.
+    ``option``: the command-line option ``data`` came from, named by the errors."""
     if isinstance(data, LabelledSet):
         return data
     p = Path(data)
     if p.is_dir():
         return FolderSet(p, transform)
     if not p.exists():
-        raise OpkitError(f"--data {p}: no such file or directory")
+        raise OpkitError(f"{option} {p}: no such file or directory")
     if p.suffix not in (".pt", ".npz"):
-        raise OpkitError(f"--data {p}: expected a .pt/.npz file with x and y, or a folder ROOT/<class>/<file>")
+        raise OpkitError(f"{option} {p}: expected a .pt/.npz file with x and y, or a folder ROOT/<class>/<file>")
     if transform is not None:
-        raise OpkitError(f"--data {p}: --transform applies to folders of files; a {p.suffix} file holds inputs "
-                         "as the model takes them")
+        raise OpkitError(f"{option} {p}: {_transform_option(option)} applies to folders of files; a {p.suffix} "
+                         "file holds inputs as the model takes them")
     return load_tensor_file(p)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from ..toolchain.files import write_report
 from .result import EvalResult
 
 
@@ -59,9 +60,7 @@ def write_html(res: EvalResult, path: str | Path, primary: str | None = None, ks
     page = Environment(autoescape=True).from_string(_PAGE).render(
         res=res, ks=ks, primary=primary, rows=rows, changed=res.changed(primary) if primary != "fp32" else [],
         topk=res.topk, esc=html.escape)
-    p = Path(path)
-    p.write_text(page)
-    return p
+    return write_report(path, page)
 
 
 _PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>opkit eval: {{ res.model }}</title>

@@ -5,12 +5,19 @@ so ``linear`` is seen as ``addmm`` and convolutions as ``convolution``): per op,
 ``torch.utils.flop_counter`` table: matmuls and convolutions, the cube's work), the bytes of its tensor inputs
 and outputs, and its CPU time on this machine. Per variant, each op costs
 
-    device op:    max(FLOPs / cube rate, bytes / HBM bandwidth) + launch overhead
-    CPU fallback: bytes / host link bandwidth + its CPU time here + launch overhead
+    device op:    opkit.roofline.op_time: max(FLOPs / cube rate, bytes / HBM bandwidth)
+    CPU fallback: bytes / host link bandwidth + its CPU time here
 
 where an op the variant runs in FP32 moves FP32 bytes and uses the FP32 cube rate, and every other op moves
 fp16 bytes (half the traced FP32 bytes). The sum is one image's time; FPS = 1 / time. Ops run one after the
 other (no overlap of copies with compute, no fusion): a crude bound that ranks variants, nothing more.
+
+The rates are opkit.roofline's (the one cost model: `opkit quant`'s latency column uses the same table).
+Why those: the cited facts are the 910B fp16 cube rate (320 TFLOPS, a data-sheet figure) and the Da Vinci
+cube's 4096 fp16 / 8192 int8 MACs per cycle (Hot Chips 2019), i.e. the cube takes a fixed number of operand
+bytes per cycle; at that byte rate FP32 runs at half the fp16 rate -- the one FP32 figure consistent with a
+cited fact (this module's former quarter had no source). No per-op launch overhead: no figure was found for
+one, and a constant per op would add the same time to every variant of one model.
 """
 from __future__ import annotations
 
@@ -20,13 +27,9 @@ from dataclasses import dataclass
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ..roofline import HBM_BYTES_PER_S
+from .. import roofline
 
-# Rates: ESTIMATES. 320 TFLOPS fp16 cube: the 910B data-sheet figure in docs/facts/ascendc-facts.md §4 (no
-# official source); HBM 1.6 TB/s: opkit.roofline's estimate (same section).
-CUBE_FP16_FLOPS = 320e12
-CUBE_FP32_FLOPS = CUBE_FP16_FLOPS / 4    # assumption, no source found: FP32 (HF32) cube work at a quarter of fp16
-LAUNCH_S = 10e-6                          # assumption, no source found: per-kernel launch and scheduling
+CHIP = "ascend910b"
 HOST_LINK_BYTES_PER_S = 25e9              # assumption, no source found: host <-> device copies of a fallback
 
 SKIP = {"view", "_unsafe_view", "t", "transpose", "permute", "expand", "detach", "alias", "unsqueeze", "squeeze",
@@ -36,10 +39,12 @@ ALIASES = {"convolution": "conv2d", "_convolution": "conv2d", "addmm": "linear",
            "baddbmm": "matmul", "native_layer_norm": "layer_norm", "_softmax": "softmax", "_log_softmax": "log_softmax",
            "native_batch_norm": "batch_norm", "_native_batch_norm_legit_no_training": "batch_norm"}
 
-ASSUMPTIONS = (f"roofline per op (estimate): fp16 cube {CUBE_FP16_FLOPS / 1e12:g} TFLOPS, FP32 cube "
-               f"{CUBE_FP32_FLOPS / 1e12:g} TFLOPS (assumed 1/4), HBM {HBM_BYTES_PER_S / 1e12:g} TB/s, "
-               f"{LAUNCH_S * 1e6:g} us launch per op (assumed), CPU fallbacks over a {HOST_LINK_BYTES_PER_S / 1e9:g} GB/s "
-               "host link (assumed) plus their CPU time on this machine; no fusion, no overlap")
+_RATES = roofline.CHIPS[CHIP]
+ASSUMPTIONS = (f"roofline per op (estimate, opkit.roofline): fp16 cube {_RATES['cube_flops']['float16'] / 1e12:g} "
+               f"TFLOPS, FP32 cube {_RATES['cube_flops']['float32'] / 1e12:g} TFLOPS (half: the cube's operand "
+               f"bytes per cycle), HBM {_RATES['hbm_bytes_per_s'] / 1e12:g} TB/s, no launch overhead, CPU "
+               f"fallbacks over a {HOST_LINK_BYTES_PER_S / 1e9:g} GB/s host link (assumed) plus their CPU time on "
+               "this machine; no fusion, no overlap")
 
 
 @dataclass
@@ -94,21 +99,17 @@ def trace(model: torch.nn.Module, x: torch.Tensor) -> list[OpCost]:
 def modelled(ops: list[OpCost], fp32_types: set[str], fallback_types: set[str] = frozenset(),
              all_fp32: bool = False) -> dict:
     """Modelled time per image and FPS of one variant (keys say ``estimate``)."""
-    cube = mem = fb = launch = 0.0
+    cube = mem = fb = 0.0
     for o in ops:
-        launch += LAUNCH_S
         if o.op_type in fallback_types:
             fb += o.bytes / HOST_LINK_BYTES_PER_S + o.cpu_s
             continue
         fp32 = all_fp32 or o.op_type in fp32_types
-        b = o.bytes if fp32 else o.bytes / 2
-        c = o.flops / (CUBE_FP32_FLOPS if fp32 else CUBE_FP16_FLOPS)
-        m = b / HBM_BYTES_PER_S
-        if c >= m:
-            cube += c
+        t = roofline.op_time(o.flops, o.bytes if fp32 else o.bytes / 2, "float32" if fp32 else "float16", CHIP)
+        if t["bound"] == "cube":
+            cube += t["seconds"]
         else:
-            mem += m
-    total = cube + mem + fb + launch
+            mem += t["seconds"]
+    total = cube + mem + fb
     return {"estimate": True, "ms_per_image": total * 1e3, "fps": 1.0 / total if total > 0 else None,
-            "cube_ms": cube * 1e3, "memory_ms": mem * 1e3, "fallback_ms": fb * 1e3, "launch_ms": launch * 1e3,
-            "ops": len(ops)}
+            "cube_ms": cube * 1e3, "memory_ms": mem * 1e3, "fallback_ms": fb * 1e3, "ops": len(ops)}

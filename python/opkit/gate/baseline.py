@@ -19,8 +19,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..data.golden import write_json_atomic
 from ..errors import OpkitError
+from ..evaluate.target import Target
+from ..toolchain.files import write_json
 
 FORMAT = 1
 
@@ -89,7 +90,7 @@ def judge(data: dict, path: Path, key: str, top1: float, data_hash: str, thresho
                        f"{key}: top-1 {top1:.2f}% (no baseline entry in {path}; --opkit-update-baseline stores it)")
     best = float(e["best"])
     drop = best - top1
-    if drop > threshold + 1e-9:
+    if not Target.drop(best, threshold).met(top1):
         return Verdict(key, data_hash, top1, best, threshold, False,
                        f"{key}: top-1 {top1:.2f}% is {drop:.2f} points below the best {best:.2f}% recorded in "
                        f"{path} (threshold {threshold:g} points)")
@@ -129,5 +130,5 @@ def update(path: Path, results: list[dict]) -> list[str]:
         else:
             notes.append(f"{r['key']}: best {e['best']:.2f}%")
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, data)
+    write_json(path, data)
     return notes

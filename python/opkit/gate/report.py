@@ -6,6 +6,8 @@ from pathlib import Path
 
 from jinja2 import Environment
 
+from ..toolchain.files import write_report as write_html
+
 
 def write_report(path: Path, baseline: dict, results: list[dict], baseline_path: Path, threshold: float) -> Path:
     run = {(r["key"], r["data_hash"]): r for r in results}
@@ -20,9 +22,7 @@ def write_report(path: Path, baseline: dict, results: list[dict], baseline_path:
         rows=rows, baseline=str(baseline_path), threshold=threshold,
         when=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         failed=sum(1 for r in results if not r["ok"]), n=len(results))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page)
-    return path
+    return write_html(path, page)
 
 
 _PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>opkit accuracy report</title>

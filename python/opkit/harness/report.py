@@ -155,7 +155,7 @@ def summary_text(data: dict, json_path, html_path, extra_json, collect_errors) -
         lines.append(f"  collection error: {e[:600]}")
     lines.append(f"report: {json_path}")
     if extra_json:
-        lines.append(f"report (--report-json): {extra_json}")
+        lines.append(f"json: {extra_json}")
     if html_path:
         lines.append(f"html report: {html_path}")
     ac = s.get("assert_close") or {}

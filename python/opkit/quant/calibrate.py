@@ -13,8 +13,8 @@ from ..errors import OpkitError
 from .algorithms import Histogram, arq, hfmg, ifmr
 from .config import IFMR_DEFAULTS, QuantConfig
 from .graph import ModelGraph
-from .modes import CalibLayer, CalibMatmul, ConvGeometry, FloatConv, FoldedBatchNorm
-from .variant import LayerRecord, layer_weights
+from .modes import CalibMatmul
+from .variant import LayerRecord, capture_modes
 
 
 def split_batches(calib: torch.Tensor, batch_num: int) -> list[torch.Tensor]:
@@ -32,24 +32,14 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
     ``matmuls`` ("matmul#k" keys, a what-if), IFMR on both operands of those function-level matmuls
     (left asymmetric as AMCT's activations, right symmetric: the cube takes an offset on one side only)."""
     log = log or (lambda s: None)
-    mods = dict(model.named_modules())
-    modes: dict = {}
     weights = {}
-    for name in config.quant_layers:
+
+    def fake_quant_weight(name: str, w: torch.Tensor) -> torch.Tensor:      # ARQ on the (BN-folded) weights
         lc = config.layers[name]
-        w, b, bn = layer_weights(model, name, graph, config)
-        wq = arq(w, lc.wts["num_bits"], lc.channel_wise)
-        per = wq.scale.reshape([-1] + [1] * (w.dim() - 1)) if wq.scale.numel() > 1 else wq.scale.reshape([])
-        modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), wq.codes * per, b)
-        if bn:
-            modes[bn] = FoldedBatchNorm(into=name)
-        weights[name] = wq
-    for conv in graph.pairs:                    # AMCT folds every Conv+BN pair it can, quantized or not
-        if conv not in modes:
-            w, b, bn = layer_weights(model, conv, graph, config)
-            if bn:
-                modes[conv] = FloatConv(conv, ConvGeometry.of(mods[conv]), w, b, folded_bn=bn)
-                modes[bn] = FoldedBatchNorm(into=conv)
+        wq = weights[name] = arq(w, lc.wts["num_bits"], lc.channel_wise)
+        return wq.codes * (wq.scale.reshape([-1] + [1] * (w.dim() - 1)) if wq.scale.numel() > 1
+                           else wq.scale.reshape([]))
+    modes = capture_modes(model, graph, config, config.quant_layers, fake_quant_weight)
     hists = {n: Histogram(config.layers[n].act["num_of_bins"]) for n in config.quant_layers
              if config.layers[n].act["act_algo"] == "hfmg"}
     fmodes = {k: CalibMatmul(k) for k in matmuls}

@@ -224,8 +224,8 @@ def _parse_wts(src: str, name: str, node, layer_type: str) -> dict:
         raise _err(src, f"{where}: expected an object")
     algo = node.get("wts_algo", "arq_quantize")
     if algo != "arq_quantize":
-        raise _err(src, f"{where}.wts_algo: opkit simulates wts_algo arq_quantize only; got {algo!r} "
-                        "(AMCT also has ada_quantize, AdaRound: not simulated)")
+        raise _err(src, f"{where}.wts_algo: opkit quant simulates wts_algo arq_quantize only; got {algo!r} "
+                        "(AMCT's ada_quantize, AdaRound, is opkit.quant.ada_round, outside opkit quant: docs/quant.md)")
     for k in node:
         if k not in ("num_bits", "wts_algo", "channel_wise"):
             raise _err(src, f"{where}: {k} is not valid param of quantize arq_quantize")
@@ -290,6 +290,9 @@ def parse_config(data: dict, model: nn.Module, src: str = "config") -> QuantConf
             raise _err(src, f"layer {name}: type {quantizable[name]} is quantizable by AMCT but not simulated by "
                             f"opkit ({', '.join(SIMULATED_TYPES)}); set quant_enable false or drop the entry")
         extra = [k for k in node if k not in ("quant_enable", "activation_quant_params", "weight_quant_params")]
+        if "dmq_balancer_param" in extra:
+            raise _err(src, f"{name}.dmq_balancer_param: AMCT's DMQ balancer is not read from the config by opkit "
+                            "quant: balance the model first with opkit.quant.dmq (docs/quant.md), then drop the key")
         if extra:
             raise _err(src, f"{name}: Unknown parameter {extra[0]} in layer {name}")
         qe = node.get("quant_enable", False)

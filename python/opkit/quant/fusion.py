@@ -29,6 +29,7 @@ from pathlib import Path
 import torch
 
 from ..errors import OpkitError
+from ..toolchain.files import write_report
 from .modes import ConvGeometry, FloatConv
 
 CONV_BN = "ConvBatchnormFusionPass"
@@ -109,6 +110,12 @@ def describe_in_result(result: dict[str, dict] | None, names) -> str:
 
 def write_fusion_switch(rows: list[FusionRow], path: str | Path, depthwise: bool = False,
                         required: list[str] = ()) -> tuple[Path, list[str]]:
+    """fusion_switch.cfg as ``fusion_switch`` plans it; (the path written, notes on what was left on)."""
+    lines, notes = fusion_switch(rows, depthwise, required)
+    return write_report(path, "".join(f"{line}\n" for line in lines)), notes
+
+
+def fusion_switch(rows: list[FusionRow], depthwise: bool = False, required: list[str] = ()) -> tuple[list[str], list[str]]:
     """``PassName:off`` for every pass that hurts and can be switched off, and the ``required`` ones (the
     recommendation's overflow fix); notes on what was left on."""
     lines, notes = [f"{n}:off" for n in required], []
@@ -125,10 +132,7 @@ def write_fusion_switch(rows: list[FusionRow], path: str | Path, depthwise: bool
             continue
         if f"{r.name}:off" not in lines:
             lines.append(f"{r.name}:off")
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text("".join(f"{line}\n" for line in lines))
-    return p, notes
+    return lines, notes
 
 
 @dataclass

@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
-from ..accuracy.simulate import STRUCTURAL, atomic_modules, op_name
+from ..accuracy.simulate import STRUCTURAL, atomic_modules, counted_call, op_name
 
 CONV_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
 BN_TYPES = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
@@ -73,10 +73,7 @@ def read_graph(model: nn.Module, inputs: tuple) -> ModelGraph:
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
             name = op_name(func)
-            floats = any(isinstance(t, torch.Tensor) and t.is_floating_point()
-                         for t in list(args) + list(kwargs.values()))
-            if depth[0] == 0 and name not in STRUCTURAL and floats and not (name.endswith("_") and
-                                                                              not name.endswith("__")):
+            if depth[0] == 0 and counted_call(name, args, kwargs):
                 # counted as the engine counts function-level calls (simulate.py ``functions`` keys)
                 if name == "matmul" and len(args) >= 2 and all(isinstance(t, torch.Tensor) for t in args[:2]):
                     g.matmuls.append(f"matmul#{fn_calls[name]}")

@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn as nn
 
-from ..accuracy.policy import FP32 as FP32_ENTRY
+from ..accuracy.policy import KEEP_FP32
+from ..evaluate.target import Target
 from .modes import FloatConv, FoldedBatchNorm, QuantLayer, fold_bn
+from .scoring import Scorer
+from .variant import QuantVariant
 
 FP16_MAX = 65504.0
 
@@ -45,23 +48,12 @@ def _range(t: torch.Tensor) -> tuple:
             int((~torch.isfinite(f)).sum()))
 
 
-def _input_of(s, v, layer: str) -> torch.Tensor | None:
-    """The input the layer sees in variant ``v`` on the fixed batch."""
-    mod = dict(s.model.named_modules())[layer]
-    got = []
-    h = mod.register_forward_pre_hook(lambda m, args: got.append(args[0].detach().clone()) if not got else None)
-    try:
-        v.simulator(s.deploy.policy).run(s.model, (s.table_x,), record=False)
-    finally:
-        h.remove()
-    return got[0] if got else None
-
-
-def _diagnose(s, v, layer: str, op_type: str) -> tuple[str, tuple | None, list]:
+def _diagnose(model: nn.Module, v: QuantVariant, layer: str, op_type: str) -> tuple[str, tuple | None, list]:
     """(cause, weight range, fixes to try as (label, how)) for the first non-finite layer."""
-    mods = dict(s.model.named_modules())
+    mods = dict(model.named_modules())
     mode = v.layers.get(layer)
-    io = s.deploy.policy.entry(op_type).io if s.deploy.policy else "float32"
+    pol = v.as_variant()._policy()
+    io = pol.entry(op_type).io if pol else "float32"
     if isinstance(mode, FoldedBatchNorm):                     # the BN row echoes its conv: look at the conv
         layer, mode = mode.into, v.layers.get(mode.into)
     if isinstance(mode, FloatConv) and mode.folded_bn:
@@ -106,16 +98,15 @@ def _diagnose(s, v, layer: str, op_type: str) -> tuple[str, tuple | None, list]:
             [(f"{layer} kept in FP32", ("fp32", [layer], None))])
 
 
-def _apply_fix(s, v, how):
+def _apply_fix(model: nn.Module, v: QuantVariant, how) -> tuple[QuantVariant, nn.Module]:
     """(variant, model) with one fix applied; the model is a copy when the fix edits it."""
     kind, target, value = how
-    model = s.model
     v2 = copy.copy(v)
     v2.layers = dict(v.layers)
     v2.layer_overrides = dict(v.layer_overrides)
     v2.name = f"{v.name}+fix"
     if kind == "eps":
-        model = copy.deepcopy(s.model)
+        model = copy.deepcopy(model)
         mods = dict(model.named_modules())
         mods[target].eps = value
         bn = v.layers.get(target)
@@ -137,43 +128,32 @@ def _apply_fix(s, v, how):
                 v2.layers.pop(mode.folded_bn, None)
             if isinstance(mode, QuantLayer):
                 v2.layers.pop(t)
-            v2.layer_overrides[t] = FP32_ENTRY
+            v2.layer_overrides[t] = KEEP_FP32
     return v2, model
 
 
-def _nonfinite(s, v, model) -> float:
-    out, _ = v.simulator(s.deploy.policy).run(model, (s.table_x,), record=False)
-    o = out if isinstance(out, torch.Tensor) else out[0]
-    return float((~torch.isfinite(o.float())).float().mean())
-
-
-def trace_overflow(s, variants: dict, log=None) -> list[dict]:
-    """One finding per variant whose run on the fixed batch goes non-finite where FP32 does not."""
+def trace_overflow(scorer: Scorer, variants: dict[str, QuantVariant], target: Target, log=None) -> list[dict]:
+    """One finding per variant whose run on the fixed batch goes non-finite where FP32 does not; each fix is
+    rerun on the fixed batch and, when it leaves nothing non-finite, scored on the labelled set."""
     log = log or (lambda m: None)
     findings = []
     for name, v in variants.items():
-        rows, _ = s.rows(v)
-        bad = next((r for r in rows if r.nonfinite > 0 and r.op_type != "block"), None)
+        bad = next((r for r in scorer.rows(v) if r.nonfinite > 0 and r.op_type != "block"), None)
         if bad is None:
             continue
         layer = bad.name.split("#")[0]
         log(f"overflow: {name} goes non-finite at {layer}")
-        cause, wr, fixes = _diagnose(s, v, layer, bad.op_type)
-        x = _input_of(s, v, layer)
+        cause, wr, fixes = _diagnose(scorer.model, v, layer, bad.op_type)
+        x = scorer.input_of(v, layer)
         f = Finding(name, layer, bad.op_type, cause, bad.nonfinite, _range(x) if x is not None else (), wr)
         for label, how in fixes:
-            v2, model = _apply_fix(s, v, how)
-            nf = _nonfinite(s, v2, model)
-            top1 = None
-            if s.data is not None and nf == 0:
-                from ..evaluate import evaluate
-                v2.name = f"{name}: {label}"
-                res = evaluate(model, s.data, [v2], topk=1, batch_size=s.batch_size, workers=1)
-                top1 = res.topk(v2.name, 1)
-                s.evals += 1
+            v2, model = _apply_fix(scorer.model, v, how)
+            v2.name = f"{name}: {label}"
+            nf = scorer.nonfinite(v2, model)
+            top1 = scorer.top1(v2, model if model is not scorer.model else None) if nf == 0 else None
             # verified: nothing non-finite left, and top-1 within the target (a fold that stays finite can still
             # lose the channel to fp16 rounding: the bias cancels the sum)
-            ok = nf == 0 and (top1 is None or s.fp32_top1 - top1 <= s.target_drop + 1e-9)
+            ok = nf == 0 and target.met(top1)
             f.fixes.append({"fix": label, "nonfinite": nf, "top1": top1, "verified": ok})
             if ok and not f.fix:
                 f.fix = label

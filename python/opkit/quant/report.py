@@ -4,17 +4,60 @@ from __future__ import annotations
 
 import html
 import io
-import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
 
-from ..toolchain.files import write_report
+from ..toolchain.files import write_json, write_report
 from .config import QuantConfig
 from .records import write_record
 
 MB = 1 << 20
+
+
+@dataclass
+class StrategyRow:
+    """One deployment of the strategy table."""
+    name: str
+    top1: float
+    top5: float
+    drop: float                               # FP32 top-1 minus this row's, in points
+    float_layers: list[str]
+    weight_bytes: int
+    latency: dict                             # opkit.roofline's modelled latency (an estimate)
+    channel_wise: dict[str, bool]
+
+    @property
+    def n_float(self) -> int:
+        return len(self.float_layers)
+
+    @property
+    def latency_s(self) -> float:
+        return self.latency["seconds"]
+
+    def as_dict(self) -> dict:
+        return asdict(self) | {"n_float": self.n_float, "latency_s": self.latency_s}
+
+
+@dataclass
+class Recommended:
+    """The recommended deployment: the searches' winner, written as an AMCT config and verified by a rerun."""
+    float_layers: list[str]
+    channel_wise: dict[str, bool]
+    top1: float
+    top5: float
+    drop: float
+    meets_target: bool                        # the search found a configuration within the target
+    verified: bool                            # ... and the recalibrated rerun of its written config holds it
+    search_top1: float
+    skip_fusion_layers: list[str]
+    atc_fusions_off: list[str]                # fusion_switch.cfg entries the recommendation needs
+    overflow_fix: str
+    found_by: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
 
 
 @dataclass
@@ -23,13 +66,13 @@ class QuantReport:
     target_drop: float
     policy: dict
     chip: str
-    strategies: list[dict]
+    strategies: list[StrategyRow]
     base: str
     config: QuantConfig                       # the recommended AMCT config
     base_config: QuantConfig
     records: dict                             # the recommended config's calibration record
     base_records: dict
-    recommend: dict
+    recommend: Recommended
     searches: list
     sensitivity: dict
     layers: list[dict]
@@ -43,12 +86,24 @@ class QuantReport:
     graph: object = None
     variants: dict = field(default_factory=dict)    # fp16 / base / recommended QuantVariants (picklable)
     model: object = None
+    activations: dict = field(default_factory=dict)   # layer -> (counts, edges): input histogram, for the plots
+    predictions: dict = field(default_factory=dict)   # strategy -> top-1 class per sample (not in the JSON)
     evals: int = 0
+    eval_backends: list[str] = field(default_factory=list)   # where the labelled evaluations ran
     eval_seconds: float = 0.0
     seconds: float = 0.0
-    switch_notes: list[str] = field(default_factory=list)
-    plot_x: object = None                     # a calibration batch for the activation histograms
     columns: dict = field(default_factory=dict)   # AMCT fake-quant top-1 vs deployed, the layers where they part
+
+    @property
+    def depthwise(self) -> bool:
+        return any(getattr(m, "groups", 1) > 1 and getattr(m, "groups", 1) == getattr(m, "out_channels", 0)
+                   for m in (self.model.modules() if self.model is not None else []))
+
+    @property
+    def switch_notes(self) -> list[str]:
+        """What fusion_switch.cfg leaves on, and why."""
+        from .fusion import fusion_switch
+        return fusion_switch(self.fusion, self.depthwise, self.recommend.atc_fusions_off)[1]
 
     # -- files for the real tools ---------------------------------------------------------------------------
     def write_amct_config(self, path) -> Path:
@@ -60,11 +115,7 @@ class QuantReport:
 
     def write_fusion_switch(self, path) -> Path:
         from .fusion import write_fusion_switch
-        depthwise = any(getattr(m, "groups", 1) > 1 and getattr(m, "groups", 1) == getattr(m, "out_channels", 0)
-                        for m in (self.model.modules() if self.model is not None else []))
-        p, self.switch_notes = write_fusion_switch(self.fusion, path, depthwise,
-                                                   self.recommend.get("atc_fusions_off", []))
-        return p
+        return write_fusion_switch(self.fusion, path, self.depthwise, self.recommend.atc_fusions_off)[0]
 
     # -- JSON -----------------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -72,9 +123,8 @@ class QuantReport:
             "opkit_quant": 1, "fp32": self.fp32, "target_drop": self.target_drop, "base": self.base,
             "policy": self.policy.get("name"), "chip": self.chip, "deploy": self.deploy, "data": self.data,
             "calib_samples": self.calib_samples, "fusion_result": self.fusion_result,
-            "strategies": [{k: v for k, v in r.items() if k != "latency"} | {"latency": r["latency"]}
-                           for r in self.strategies],
-            "recommend": self.recommend,
+            "strategies": [r.as_dict() for r in self.strategies],
+            "recommend": self.recommend.as_dict(),
             "searches": [{"strategy": r.strategy, "met": r.met,
                           "best": r.best.__dict__ if r.best else None,
                           "steps": [st.__dict__ for st in r.steps]} for r in self.searches],
@@ -83,10 +133,11 @@ class QuantReport:
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
             "notes": self.notes, "columns": self.columns, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
-            "evaluations": self.evals, "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
+            "evaluations": self.evals, "eval_backends": self.eval_backends,
+            "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
     def write_json(self, path) -> Path:
-        return write_report(path, json.dumps(self.to_dict(), indent=1, default=_jsonable) + "\n")
+        return write_json(path, self.to_dict(), default=_jsonable)
 
     def write_html(self, path) -> Path:
         return write_report(path, _html(self))
@@ -127,8 +178,8 @@ def strategy_lines(rep: QuantReport) -> list[str]:
     lines = [f"{'strategy':22s} {'top-1':>7s} {'top-5':>7s} {'drop':>7s} {'float':>5s} {'weights':>10s} "
              f"{'latency*':>10s}"]
     for r in rep.strategies:
-        lines.append(f"{r['name']:22s} {r['top1']:6.2f}% {r['top5']:6.2f}% {r['drop']:+6.2f} {r['n_float']:5d} "
-                     f"{_bytes(r['weight_bytes']):>10s} {_us(r['latency_s']):>10s}")
+        lines.append(f"{r.name:22s} {r.top1:6.2f}% {r.top5:6.2f}% {r.drop:+6.2f} {r.n_float:5d} "
+                     f"{_bytes(r.weight_bytes):>10s} {_us(r.latency_s):>10s}")
     lines.append(f"* modelled latency per sample on {rep.chip} (roofline estimate, not a measurement); "
                  f"drop = FP32 top-1 minus the row's, in points")
     return lines
@@ -168,11 +219,11 @@ def text(rep: QuantReport) -> str:
                    + (f"{'meets' if b.ok else 'best, misses'} the target with {len(b.float_layers)} float layer(s)"
                       f"{' + ' + str(len(b.per_channel)) + ' per-channel' if b.per_channel else ''}: top-1 "
                       f"{b.top1:.2f}%" if b else "nothing tried"))
-    verdict = ("meets the target" if r["meets_target"] else
+    verdict = ("meets the target" if r.meets_target else
                f"NOTHING MEETS THE TARGET of {rep.target_drop:g} points: the best found")
-    out.append(f"recommend ({r['found_by']}): float {', '.join(r['float_layers']) or '(none)'} -> top-1 "
-               f"{r['top1']:.2f}% (drop {r['drop']:+.2f}), {verdict}; verified by a recalibrated rerun: "
-               f"{'yes' if r['verified'] else 'no'}")
+    out.append(f"recommend ({r.found_by}): float {', '.join(r.float_layers) or '(none)'} -> top-1 "
+               f"{r.top1:.2f}% (drop {r.drop:+.2f}), {verdict}; verified by a recalibrated rerun: "
+               f"{'yes' if r.verified else 'no'}")
     if rep.fusion:
         out.append("")
         out.append("fusions (cosine vs FP32 at the merged layers; top-1 with / without):")
@@ -213,20 +264,26 @@ def _svg(fig) -> str:
     return s[s.find("<svg"):]
 
 
-def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12) -> list[tuple[str, str]]:
+MAX_PLOTS = 12
+
+
+def plot_layers(base_config, variant) -> list[str]:
+    """The quantized layers the HTML report plots (the first ``MAX_PLOTS``)."""
+    from .modes import QuantLayer
+    return [n for n in base_config.quant_layers if isinstance(variant.layers.get(n), QuantLayer)][:MAX_PLOTS]
+
+
+def plots(rep: QuantReport) -> list[tuple[str, str]]:
     """(title, svg) per quantized layer: FP32 vs dequantized weights, per-channel ranges, activations + clip."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .modes import QuantLayer
     from .variant import layer_weights
     v = rep.variants.get("recommended") or next(iter(rep.variants.values()))
     base = rep.variants.get(rep.base, v)
     out = []
-    quant = [n for n in rep.base_config.quant_layers if isinstance(base.layers.get(n), QuantLayer)][:max_layers]
-    acts = _activations(rep, quant, x) if x is not None else {}
-    for name in quant:
+    for name in plot_layers(rep.base_config, base):
         q = base.layers[name]
         w, _, bn = layer_weights(rep.model, name, rep.graph, rep.base_config)
         per = q.scale_w.reshape([-1] + [1] * (w.dim() - 1)) if q.scale_w.numel() > 1 else q.scale_w.reshape([])
@@ -245,9 +302,10 @@ def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12)
             axes[1].legend(fontsize=7)
         axes[1].set_title(f"per-channel weight range ({'channel' if q.scale_w.numel() > 1 else 'layer'} scale)",
                           fontsize=9)
-        a = acts.get(name)
+        a = rep.activations.get(name)
         if a is not None:
-            axes[2].hist(a.flatten().numpy(), bins=100, log=True, color="gray")
+            axes[2].stairs(a[0], a[1], fill=True, color="gray")
+            axes[2].set_yscale("log")
             axes[2].set_ylim(bottom=0.8)
             for b, lab in ((q.clip[0], "clip min"), (q.clip[1], "clip max")):
                 axes[2].axvline(b, color="red", lw=0.8)
@@ -257,31 +315,34 @@ def plots(rep: QuantReport, x: torch.Tensor | None = None, max_layers: int = 12)
     return out
 
 
-def _activations(rep: QuantReport, names: list[str], x: torch.Tensor) -> dict:
-    from ..accuracy.simulate import Simulator
-    from .modes import CalibLayer, ConvGeometry, FoldedBatchNorm
-    from .variant import layer_weights
-    mods = dict(rep.model.named_modules())
-    modes = {}
+def activation_histograms(model, graph, base, x: torch.Tensor, bins: int = 100) -> dict:
+    """Layer -> (counts, edges) of the input each plotted layer sees in the FP32 calibration graph on ``x``:
+    computed once by quantize(), so writing the HTML runs nothing."""
+    from ..evaluate import SimVariant
+    from .variant import capture_modes
+    names = plot_layers(base.config, base.variant)
+    modes = capture_modes(model, graph, base.config, names)
+    SimVariant("capture", layers=modes).simulator().run(model, (x,), record=False)
+    out = {}
     for n in names:
-        w, b, bn = layer_weights(rep.model, n, rep.graph, rep.base_config)
-        modes[n] = CalibLayer(n, ConvGeometry.of(mods[n]), w, b)
-        if bn:
-            modes[bn] = FoldedBatchNorm(into=n)
-    Simulator(None, layers=modes).run(rep.model, (x,), record=False)
-    return {n: modes[n].inputs[0] for n in names if modes[n].inputs}
+        if modes[n].inputs:
+            a = modes[n].inputs[0].flatten().float()
+            lo, hi = float(a.min()), float(a.max())
+            counts = torch.histc(a, bins, lo, hi if hi > lo else lo + 1.0)
+            out[n] = (counts.numpy(), torch.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1).numpy())
+    return out
 
 
-def _html(rep: QuantReport, x: torch.Tensor | None = None) -> str:
+def _html(rep: QuantReport) -> str:
     e = html.escape
     try:
-        figs = plots(rep, x if x is not None else getattr(rep, "plot_x", None))
+        figs = plots(rep)
         figures = "".join(f"<h3>{e(t)}</h3>{svg}" for t, svg in figs)
     except Exception as ex:  # noqa: BLE001 - the tables stand without the plots
         figures = f"<p>(plots unavailable: {e(type(ex).__name__)}: {e(str(ex))})</p>"
     strat = "".join(
-        f"<tr><td>{e(r['name'])}</td><td>{r['top1']:.2f}</td><td>{r['top5']:.2f}</td><td>{r['drop']:+.2f}</td>"
-        f"<td>{r['n_float']}</td><td>{e(_bytes(r['weight_bytes']))}</td><td>{e(_us(r['latency_s']))}</td></tr>"
+        f"<tr><td>{e(r.name)}</td><td>{r.top1:.2f}</td><td>{r.top5:.2f}</td><td>{r.drop:+.2f}</td>"
+        f"<td>{r.n_float}</td><td>{e(_bytes(r.weight_bytes))}</td><td>{e(_us(r.latency_s))}</td></tr>"
         for r in rep.strategies)
     layers = "".join(
         f"<tr class='{'bad' if r['below'] else ''}'><td>{e(r['name'] or '(model)')}</td><td>{e(r['op_type'])}</td>"

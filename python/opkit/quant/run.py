@@ -1,361 +1,255 @@
-"""``opkit.quantize(model, calib, data=labelled, ...)``: what AMCT + ATC would make of a model, and what to change.
+"""``opkit.quantize(model, calib, data, ...)``: what AMCT + ATC would make of a model, and what to change.
 
-One pass: check the inputs; read the graph (Conv+BN pairs, requant chains); calibrate the base config (AMCT's
-defaults or the user's); score FP32, fp16 and INT8 on the labelled set through the engine (opkit.evaluate);
-per-layer table and AMCT sensitivity; if the drop misses the target, AMCT's binary search and a greedy search;
-rerun the winner from its written AMCT config (recalibrated) to verify it; the strategy table (top-1, drop,
-float layers, weight memory, modelled latency); fusions on and off; overflow tracing with fixes rerun.
+One path: check the inputs (quant/inputs.py); read the graph and calibrate the base config (AMCT's defaults or
+the user's) -- quant/builder.py builds every variant; score FP32, fp16 and INT8 on the labelled set through
+opkit.evaluate (quant/scoring.py runs every variant, and answers the engine queries on a fixed batch);
+per-layer table and AMCT sensitivity; if the drop misses the target, AMCT's binary search and a greedy search
+(quant/search.py); rerun the winner from its written AMCT config (recalibrated) to verify it; the strategy table
+(top-1, drop, float layers, weight memory, modelled latency); fusions on and off; overflow tracing with fixes
+rerun (quant/overflow.py); the report (quant/report.py: presentation only).
 """
 from __future__ import annotations
 
 import copy
-import dataclasses
-import hashlib
-import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
-import torch
 import torch.nn as nn
 
-from ..accuracy.layers import compare_runs, summary
+from ..accuracy.layers import summary
 from ..accuracy.policy import Policy, load_policy
-from ..accuracy.simulate import Simulator
 from ..errors import OpkitError
-from .calibrate import calibrate
+from ..evaluate import FP32
+from ..evaluate.target import EPS_POINTS, Target
+from .builder import Deploy, VariantBuilder
 from .config import QuantConfig, default_config, load_config, parse_config
-from .graph import ModelGraph, read_graph
-from .modes import FloatConv, FoldedBatchNorm, QuantLayer
-from .report import QuantReport
-from .variant import QuantVariant, build_variant
+from .inputs import read_inputs
+from .modes import FloatConv, QuantLayer
+from .report import QuantReport, Recommended, StrategyRow, activation_histograms
+from .scoring import Run, Scorer
+from .search import SearchResult, Step, binary_search, greedy, sensitivity
+from .variant import QuantVariant
+
+__all__ = ["quantize", "Deploy", "VariantBuilder", "Scorer", "Run"]
 
 
 @dataclass
-class Deploy:
-    """How ATC builds the model: the precision policy and the numerics-changing fusions that take effect."""
-    policy: Policy
-    conv_bn: bool = True            # ConvBatchnormFusionPass
-    requant: bool = True            # RequantFusionPass
+class Base:
+    """The base config (AMCT's defaults or the user's), its calibration and its variant."""
+    name: str                       # int8-default | int8-config
+    config: QuantConfig
+    records: dict
+    variant: QuantVariant
+    shared: list[str]               # modules that run more than once per forward (kept in float)
 
 
-class Session:
-    """What one quantize() run shares: the model, its graph, data, the FP32 reference and the scorer."""
-
-    def __init__(self, model: nn.Module, calib: torch.Tensor, data, deploy: Deploy, table_x: torch.Tensor,
-                 batch_size: int, workers: int, log: Callable[[str], None], quant_matmul: bool = False):
-        self.model, self.calib, self.data, self.deploy = model, calib, data, deploy
-        self.table_x, self.batch_size, self.workers, self.log = table_x, batch_size, workers, log
-        self.graph: ModelGraph = read_graph(model, (calib[:2],))
-        self.matmuls = list(self.graph.matmuls) if quant_matmul else []
-        _, self.ref = Simulator(None).run(model, (table_x,))
-        self._records: dict[str, dict] = {}
-        self._scores: dict[str, tuple[float, float]] = {}
-        self.evals = 0
-        self.eval_seconds = 0.0
-        self.fp32_top1, self.target_drop = 100.0, 0.5      # set once FP32 is scored
-
-    # -- variants -------------------------------------------------------------------------------------------
-    def records(self, config: QuantConfig) -> dict:
-        key = hashlib.sha256(json.dumps([config.to_json(only_enabled=True), self.matmuls],
-                                        sort_keys=True).encode()).hexdigest()
-        if key not in self._records:
-            self.log(f"calibration: {len(config.quant_layers)} layer(s), batch_num {config.batch_num}")
-            self._records[key] = calibrate(self.model, self.calib, config, self.graph, self.log,
-                                           matmuls=self.matmuls)
-        return self._records[key]
-
-    def variant(self, config: QuantConfig, name: str, records: dict | None = None, conv_bn: bool | None = None,
-                requant: bool | None = None) -> QuantVariant:
-        recs = records if records is not None else (self.records(config) if config.quant_layers or self.matmuls
-                                                    else {})
-        v = build_variant(self.model, config, recs, self.graph,
-                          atc_conv_bn=self.deploy.conv_bn if conv_bn is None else conv_bn,
-                          requant=self.deploy.requant if requant is None else requant, name=name)
-        v.policy = self.deploy.policy
-        return v
-
-    def float_variant(self, name: str = "fp16", conv_bn: bool | None = None) -> QuantVariant:
-        """The model in float under the policy: no AMCT, ATC's ConvBatchnormFusionPass as deployed."""
-        cfg = default_config(self.model).with_float(default_config(self.model).layers)
-        cfg.do_fusion = False
-        return self.variant(cfg, name, records={}, conv_bn=conv_bn)
-
-    # -- measurements -----------------------------------------------------------------------------------------
-    def score(self, variants: list) -> dict[str, tuple[float, float]]:
-        """Top-1 / top-5 (percent) of each variant on the labelled set, cached by name."""
-        from ..evaluate import evaluate
-        todo = [v for v in variants if v.name not in self._scores]
-        if todo:
-            t0 = time.monotonic()
-            self.log(f"evaluating {', '.join(v.name for v in todo)} on {len(self.data)} samples")
-            res = evaluate(self.model, self.data, todo, topk=5, batch_size=self.batch_size, workers=self.workers)
-            for name in res.names:
-                self._scores[name] = (res.topk(name, 1), res.topk(name, 5))
-            self.evals += len(todo)
-            self.eval_seconds += time.monotonic() - t0
-        return {v.name: self._scores[v.name] for v in variants}
-
-    def top1(self, v) -> float:
-        return self.score([v])[v.name][0]
-
-    def rows(self, v: QuantVariant | None):
-        """Per-layer rows of ``v`` vs FP32 on the fixed batch. A conv with a BatchNorm folded into it is one op on
-        the device: its row is compared with the FP32 BatchNorm's output."""
-        sim = v.simulator(self.deploy.policy) if v is not None else Simulator(self.deploy.policy, naive=False)
-        out, recs = sim.run(self.model, (self.table_x,))
-        layers = v.layers if v is not None else {}
-        folded = {m.into: bn for bn, m in layers.items() if isinstance(m, FoldedBatchNorm)}
-        by = {r.name: r for r in self.ref}
-
-        def target(name: str):
-            t = by[folded[name]].tensor if name in folded and folded[name] in by else by[name].tensor
-            m = layers.get(name)
-            if isinstance(m, QuantLayer) and m.requant_to is not None and m.requant_to[3]:
-                t = t.clamp(min=0)      # AscendRequant hands on ReLU'd codes: compare with the FP32 ReLU output
-            return t
-        ref = []
-        for r in self.ref:
-            m = layers.get(r.name)
-            t = target(m.into) if isinstance(m, FoldedBatchNorm) and m.into in by else target(r.name)
-            ref.append(dataclasses.replace(r, tensor=t) if t is not r.tensor else r)
-        return compare_runs(ref, recs, 0.999), sim
+@dataclass
+class Recommendation:
+    config: QuantConfig             # the recommended AMCT config, as written and recalibrated
+    records: dict
+    variant: QuantVariant
+    win: Step | None                # what the searches found (None: no search ran)
+    searches: list[SearchResult] = field(default_factory=list)
+    fix: dict | None = None         # the overflow fix applied to it, if one was needed
 
 
-def _as_inputs(calib, what: str, transform=None) -> torch.Tensor:
-    """Calibration inputs: a tensor (N, ...), a labelled set, or what opkit.data.load_inputs reads."""
-    if isinstance(calib, torch.Tensor):
-        x = calib
-    else:
-        from ..data import load_inputs
-        x = load_inputs(calib, transform)
-    if x.dim() < 1 or x.shape[0] == 0:
-        raise OpkitError(f"{what}: no samples (shape {list(x.shape)})")
-    if not x.is_floating_point():       # token ids of a text model: its Linear layers still quantize
-        if x.is_complex() or x.dtype == torch.bool:
-            raise OpkitError(f"{what}: inputs must be real numbers or integer ids; got {x.dtype}")
-        return x
-    if not torch.isfinite(x).all():
-        raise OpkitError(f"{what}: inputs hold inf or NaN (AMCT refuses such calibration data)")
-    return x.float()
-
-
-def _labelled(data):
-    from ..data import LabelledSet, TensorSet, load_dataset
-    if data is None:
-        raise OpkitError("opkit quant: --data (a labelled set: .pt/.npz with x and y, or a folder "
-                         "ROOT/<class>/<file>) is required: the drop in top-1 is the headline figure")
-    if isinstance(data, (tuple, list)) and len(data) == 2:
-        ds = TensorSet(torch.as_tensor(data[0]), torch.as_tensor(data[1]), source="data=(x, y)")
-    else:
-        ds = data if isinstance(data, LabelledSet) else load_dataset(data)
-    if len(ds) == 0:
-        raise OpkitError(f"--data {ds.source}: the labelled set is empty")
-    return ds
-
-
-def _check_fits(model: nn.Module, x: torch.Tensor, what: str) -> torch.Tensor:
-    try:
-        with torch.no_grad():
-            out = model(x[:2])
-    except Exception as e:  # noqa: BLE001 - the model's own error names the mismatch
-        raise OpkitError(f"{what}: inputs of shape {list(x.shape[1:])} (per sample) do not fit the model: "
-                         f"{type(e).__name__}: {e}") from None
-    t = out if isinstance(out, torch.Tensor) else next((o for o in out if isinstance(o, torch.Tensor)), None)
-    if t is None or t.dim() != 2:
-        raise OpkitError(f"{what}: the model's output is not [batch, classes] (got "
-                         f"{list(t.shape) if t is not None else type(out).__name__}); opkit quant scores classifiers")
-    return t
-
-
-def quantize(model: nn.Module, calib, data=None, config=None, policy: str | Policy = "cann-force-fp16",
+def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = "cann-force-fp16",
              target_drop: float = 0.5, *, fusion_result=None, chip: str = "ascend910b", batch_size: int = 64,
-             transform=None,
-             workers: int = 1, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
-             quant_matmul: bool = False,
-             log: Callable[[str], None] | None = None) -> QuantReport:
+             transform=None, calib_transform=None, workers: int | None = 1, ray: str | None = None,
+             model_spec: str | None = None, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
+             quant_matmul: bool = False, log: Callable[[str], None] | None = None) -> QuantReport:
     """Simulate AMCT PTQ + ATC conversion of ``model`` on the CPU and find what meets ``target_drop``.
 
-    ``calib``: calibration inputs (tensor, labelled set, or a .pt/.npz/folder path); ``data``: the labelled
-    evaluation set (a ``(x, y)`` pair, a labelled set, or a path); ``config``: an AMCT config JSON (path, dict
-    or QuantConfig; default: AMCT's create_quant_config defaults); ``policy``: the precision policy around the
-    quantized layers (ATC's default force_fp16); ``fusion_result``: ATC's fusion_result.json (which fusions took
-    effect). The model is deep-copied; nothing given is modified. See docs/quant.md.
+    ``calib``: calibration inputs (tensor, labelled set, or a .pt/.npz/folder path, read with ``calib_transform``,
+    default ``transform``); ``data``: the labelled evaluation set (a ``(x, y)`` pair, a labelled set, or a path
+    read with ``transform``); ``config``: an AMCT config JSON (path, dict or QuantConfig; default: AMCT's
+    create_quant_config defaults); ``policy``: the precision policy around the quantized layers (ATC's default
+    force_fp16); ``fusion_result``: ATC's fusion_result.json (which fusions took effect). ``workers`` / ``ray``:
+    how the labelled evaluations run (worker processes reload the model from ``model_spec``, the MODEL spec it
+    was loaded from; without one they run in this process). The model is deep-copied; nothing given is modified.
+    See docs/quant.md.
     """
     from . import fusion as F
     from .overflow import trace_overflow
-    from .strategies import fp32_bytes, latency, profile_ops
-    from .search import binary_search, greedy, sensitivity
-
     t0 = time.monotonic()
     log = log or (lambda s: None)
-    if not isinstance(model, nn.Module):
-        raise OpkitError(f"opkit.quantize: expected an nn.Module; got {type(model).__name__}")
     if target_drop < 0:
         raise OpkitError(f"--target-drop must be >= 0 points; got {target_drop}")
-    ds = _labelled(data)
-    x_calib = _as_inputs(calib, "--calib", transform)
-    model = copy.deepcopy(model).eval()
-    out = _check_fits(model, x_calib, "--calib")
-    x_data, _ = ds.batch(list(range(min(len(ds), table_samples))))
-    _check_fits(model, x_data, f"--data {ds.source}")
-    ds.check_labels(out.shape[1], "the model")
+    inp = read_inputs(model, calib, data, transform=transform, calib_transform=calib_transform,
+                      table_samples=table_samples)
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
     fr = F.read_fusion_result(fusion_result) if fusion_result else None
     # AMCT's fake-quant model has no ATC fusion (amct-fake-quant policy)
     deploy = Deploy(pol, conv_bn=not pol.fake_quant and F.took_effect(fr, (F.CONV_BN,)) is not False,
                     requant=not pol.fake_quant and F.took_effect(fr, F.REQUANT_NAMES) is not False)
+    b = VariantBuilder(inp.model, inp.calib, deploy, log, quant_matmul)
+    sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec), log)
     notes: list[str] = []
-    s = Session(model, x_calib, ds, deploy, x_data, batch_size, workers, log, quant_matmul)
-    if s.matmuls:
-        notes.append(f"what-if: {len(s.matmuls)} function-level matmul call(s) in INT8 in every INT8 row "
-                     f"({', '.join(s.matmuls)}); AMCT's PyTorch flow quantizes modules, not these")
+    base = _base(b, config, notes)
+    v_fp16 = b.float_variant()
+    scores = sc.score([FP32, v_fp16, base.variant])
+    target = Target.drop(scores["fp32"].top1, target_drop)
 
-    # -- the base config -----------------------------------------------------------------------------------
-    if config is None:
-        base = default_config(model)
-        base_name = "int8-default"
-    else:
-        base = config if isinstance(config, QuantConfig) else \
-            parse_config(config, model) if isinstance(config, dict) else load_config(config, model)
-        base_name = "int8-config"
-    shared = [n for n in base.layers if s.graph.calls.get(n, 0) != 1]
-    for name in shared:
-        if base.layers[name].quant_enable:
-            notes.append(f"{name}: runs {s.graph.calls.get(name, 0)} time(s) per forward; AMCT quantizes modules "
-                         "that run once (shared weights are skipped): kept in float")
-    base = base.with_float(shared)
-    if not base.quant_layers:
-        raise OpkitError("opkit quant: no layer to quantize (Conv1d, Conv2d, Linear running once per forward)")
-    if base.batch_num > x_calib.shape[0]:
-        raise OpkitError(f"--calib: batch_num {base.batch_num} is larger than the calibration set "
-                         f"({x_calib.shape[0]} samples)")
-    records = s.records(base)
-    v_base = s.variant(base, base_name, records)
-    for n in v_base.notes:
-        notes.append(n)
-    # layers AMCT cannot quantize (int32 bias overflow) are float in every variant built from this config
-    base = base.with_float([n for n in base.quant_layers if not isinstance(v_base.layers.get(n), QuantLayer)])
-
-    # -- accuracy of the references and the base -------------------------------------------------------------
-    from ..evaluate import FP32
-    v_fp16 = s.float_variant()
-    scores = s.score([FP32, v_fp16, v_base])
-    fp32_top1 = scores["fp32"][0]
-    s.fp32_top1, s.target_drop = fp32_top1, target_drop
-
-    # -- per-layer table and sensitivity ------------------------------------------------------------------
     log("per-layer comparison and AMCT sensitivity")
-    rows, _ = s.rows(v_base)
-    sens = sensitivity(model, [x_calib[i:i + batch_size] for i in range(0, min(len(x_calib), 4 * batch_size),
-                                                                          batch_size)], base, records, s.graph)
+    rows = sc.rows(base.variant)
+    sens = sensitivity(inp.model, [inp.calib[i:i + batch_size] for i in range(0, min(len(inp.calib), 4 * batch_size),
+                                                                              batch_size)],
+                       base.config, base.records, b.graph)
     order = sorted(sens, key=lambda n: sens[n])            # most sensitive (lowest similarity) first
+    rec = _recommend(b, sc, base, order, target, search, greedy_width, log)
+    if rec.fix:
+        notes.append(f"the recommended deployment overflowed at {rec.fix['layer']} ({rec.fix['cause']}); "
+                     f"applied: {rec.fix['fix']}")
+    log("strategy table")
+    table = _strategy_table(b, sc, base, v_fp16, rec.variant, chip)
+    columns = _columns(b, inp, base, table, notes)
+    fusion_rows = _fusions(b, sc, rec, v_fp16, fr, target_drop, log)
+    checked = {"fp16": v_fp16, base.name: base.variant} | ({} if rec.fix else {"recommended": rec.variant})
+    overflow = trace_overflow(sc, checked, target, log) + (rec.fix["findings"] if rec.fix else [])
+    return QuantReport(
+        fp32={"top1": scores["fp32"].top1, "top5": scores["fp32"].top5}, target_drop=target_drop,
+        policy=pol.describe(), chip=chip, strategies=table, base=base.name, config=rec.config,
+        base_config=base.config, records=rec.records, base_records=base.records,
+        recommend=_recommended(rec, sc, base, target), searches=rec.searches, sensitivity=sens,
+        layers=_layer_rows(rows, base, sens, order), fusion=fusion_rows, overflow=overflow,
+        notes=notes + list(rec.variant.notes), deploy=deploy.__dict__ | {"policy": pol.name},
+        data=inp.data.describe(), calib_samples=int(inp.calib.shape[0]),
+        fusion_result=str(fusion_result) if fusion_result else "", graph=b.graph,
+        variants={"fp16": v_fp16, base.name: base.variant, "recommended": rec.variant}, model=inp.model,
+        activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size]),
+        predictions={r.name: sc.scored(r.name).predictions for r in table},
+        evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
+        seconds=time.monotonic() - t0, columns=columns)
 
-    # -- search --------------------------------------------------------------------------------------------
-    base_top1 = scores[base_name][0]
-    searches = []
+
+def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
+    """The base config: AMCT's defaults or the user's, shared modules and layers AMCT cannot quantize in float."""
+    model = b.model
+    if config is None:
+        cfg, name = default_config(model), "int8-default"
+    else:
+        cfg = config if isinstance(config, QuantConfig) else \
+            parse_config(config, model) if isinstance(config, dict) else load_config(config, model)
+        name = "int8-config"
+    if b.matmuls:
+        notes.append(f"what-if: {len(b.matmuls)} function-level matmul call(s) in INT8 in every INT8 row "
+                     f"({', '.join(b.matmuls)}); AMCT's PyTorch flow quantizes modules, not these")
+    shared = [n for n in cfg.layers if b.graph.calls.get(n, 0) != 1]
+    for n in shared:
+        if cfg.layers[n].quant_enable:
+            notes.append(f"{n}: runs {b.graph.calls.get(n, 0)} time(s) per forward; AMCT quantizes modules "
+                         "that run once (shared weights are skipped): kept in float")
+    cfg = cfg.with_float(shared)
+    if not cfg.quant_layers:
+        raise OpkitError("opkit quant: no layer to quantize (Conv1d, Conv2d, Linear running once per forward)")
+    if cfg.batch_num > b.calib.shape[0]:
+        raise OpkitError(f"--calib: batch_num {cfg.batch_num} is larger than the calibration set "
+                         f"({b.calib.shape[0]} samples)")
+    records = b.records(cfg)
+    v = b.variant(cfg, name, records)
+    notes.extend(v.notes)
+    # layers AMCT cannot quantize (int32 bias overflow) are float in every variant built from this config
+    cfg = cfg.with_float([n for n in cfg.quant_layers if not isinstance(v.layers.get(n), QuantLayer)])
+    return Base(name, cfg, records, v, shared)
+
+
+def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], target: Target, search: bool,
+               width: int, log) -> Recommendation:
+    """The searches, then their winner written as an AMCT config, recalibrated and rerun (with the overflow fix
+    when the rerun goes non-finite and a config-level fix verifies)."""
+    base_top1 = sc.top1(base.variant)
+    searches: list[SearchResult] = []
     counter = [0]
 
     def score_cfg(cfg: QuantConfig) -> float:
         counter[0] += 1
-        v = s.variant(cfg, f"search-{counter[0]}", records)
-        return s.top1(v)
+        return sc.top1(b.variant(cfg, f"search-{counter[0]}", base.records))
     if search:
-        searches.append(binary_search(order, score_cfg, base, fp32_top1, target_drop, base_top1, log))
-        searches.append(greedy(order, score_cfg, base, fp32_top1, target_drop, base_top1, greedy_width, log))
+        searches.append(binary_search(order, score_cfg, base.config, target, base_top1, log))
+        searches.append(greedy(order, score_cfg, base.config, target, base_top1, width, log))
     met = [r for r in searches if r.met]
     if met:
         win = min(met, key=lambda r: (len(r.best.float_layers), -r.best.top1)).best
     elif searches:
-        win = max((r.best for r in searches), key=lambda b: b.top1)
+        win = max((r.best for r in searches), key=lambda s: s.top1)
     else:
         win = None
-    rec_cfg = base.with_float(win.float_layers).with_channel_wise(True, set(win.per_channel)) if win else base
-
-    # -- verification: the written config recalibrated and rerun ----------------------------------------------
+    cfg = base.config.with_float(win.float_layers).with_channel_wise(True, set(win.per_channel)) if win \
+        else base.config
     log("verifying the recommendation: recalibrated from its config and rerun")
-    rec_cfg_again = parse_config(rec_cfg.to_json(), model, "recommended config")
-    rec_records = calibrate(model, x_calib, rec_cfg_again, s.graph, log, matmuls=s.matmuls)
-    v_rec = s.variant(rec_cfg_again, "recommended", rec_records)
-    rec_fix = _fix_recommended(s, v_rec, rec_cfg_again, log)
-    if rec_fix:
-        rec_cfg_again, v_rec = rec_fix["config"], rec_fix["variant"]
-        rec_records = s.records(rec_cfg_again)
-        notes.append(f"the recommended deployment overflowed at {rec_fix['layer']} ({rec_fix['cause']}); "
-                     f"applied: {rec_fix['fix']}")
-    rec_top1, rec_top5 = s.score([v_rec])["recommended"]
-    found = win.ok if win is not None else fp32_top1 - base_top1 <= target_drop + 1e-9
-    verified = found and fp32_top1 - rec_top1 <= target_drop + 1e-9      # the rerun holds what the search found
+    cfg = parse_config(cfg.to_json(), b.model, "recommended config")
+    records = b.records(cfg, fresh=True)
+    rec = Recommendation(cfg, records, b.variant(cfg, "recommended", records), win, searches)
+    fix = _fix_recommended(b, sc, rec, target, log)
+    if fix:
+        rec.config, rec.variant, rec.fix = fix["config"], fix["variant"], fix
+        rec.records = b.records(rec.config)
+    return rec
 
-    # -- the strategy table ------------------------------------------------------------------------------------
-    log("strategy table")
+
+def _recommended(rec: Recommendation, sc: Scorer, base: Base, target: Target) -> Recommended:
+    got = sc.score([rec.variant])["recommended"]
+    base_top1 = sc.top1(base.variant)
+    found = rec.win.ok if rec.win is not None else target.met(base_top1)
+    fp32 = sc.top1(FP32)
+    return Recommended(
+        float_layers=rec.variant.float_layers,
+        channel_wise={n: rec.config.layers[n].channel_wise for n in rec.variant.quantized},
+        top1=got.top1, top5=got.top5, drop=fp32 - got.top1, meets_target=found,
+        verified=found and target.met(got.top1),      # the rerun holds what the search found
+        search_top1=rec.win.top1 if rec.win else base_top1, skip_fusion_layers=list(rec.config.skip_fusion_layers),
+        atc_fusions_off=["ConvBatchnormFusionPass"] if rec.fix else [], overflow_fix=rec.fix["fix"] if rec.fix else "",
+        found_by=([r.strategy for r in rec.searches if r.best is rec.win] or ["base"])[0])
+
+
+def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVariant, v_rec: QuantVariant,
+                    chip: str) -> list[StrategyRow]:
+    """One row per deployment: top-1/top-5, drop, float layers, weight memory, modelled latency."""
+    from .strategies import fp32_bytes, latency, profile_ops
+    model, cfg = b.model, base.config
     strat = {"fp32": FP32, "fp16": v_fp16}
-    amct_default = default_config(model, batch_num=base.batch_num).with_float(shared)
-    v_default = v_base if base_name == "int8-default" else s.variant(amct_default, "int8-default")
-    strat["int8-default"] = v_default
-    if base_name == "int8-config":
-        strat["int8-config"] = v_base
-    if not pol.fake_quant:      # AMCT's own answer beside the deployed one (issue 30; opkit/quant/amct/columns.py)
-        from .amct.columns import fake_quant_variant
-        strat["int8-amct-fake-quant"] = fake_quant_variant(s, base, records)
-    strat["int8-per-channel"] = s.variant(base.with_channel_wise(True), "int8-per-channel")
-    strat["int8-per-layer"] = s.variant(base.with_channel_wise(False), "int8-per-layer")
-    ends = base.quant_layers
+    amct_default = default_config(model, batch_num=cfg.batch_num).with_float(base.shared)
+    strat["int8-default"] = base.variant if base.name == "int8-default" else b.variant(amct_default, "int8-default")
+    if base.name == "int8-config":
+        strat["int8-config"] = base.variant
+    if not b.deploy.policy.fake_quant:   # AMCT's own answer beside the deployed one (opkit/quant/amct/columns.py)
+        from .amct.columns import NAME, fake_quant_variant
+        strat[NAME] = fake_quant_variant(b, cfg, base.records)
+    strat["int8-per-channel"] = b.variant(cfg.with_channel_wise(True), "int8-per-channel")
+    strat["int8-per-layer"] = b.variant(cfg.with_channel_wise(False), "int8-per-layer")
+    ends = cfg.quant_layers
     fl = [ends[0], ends[-1]] if len(ends) > 1 else ends
-    strat["int8-first-last-float"] = s.variant(base.with_float(fl), "int8-first-last-float")
+    strat["int8-first-last-float"] = b.variant(cfg.with_float(fl), "int8-first-last-float")
     strat["recommended"] = v_rec
-    scores = s.score(list(strat.values()))
-    ops = profile_ops(model, x_calib[:1])
+    scores = sc.score(list(strat.values()))
+    fp32_top1 = scores["fp32"].top1
+    ops = profile_ops(model, b.calib[:1])
     table = []
     for name, v in strat.items():
-        t1, t5 = scores[name]
         if name == "fp32":
-            mem, lat, floats = fp32_bytes(model), latency(ops, None, chip, fp32=True), list(base.layers)
+            mem, lat, floats = fp32_bytes(model), latency(ops, None, chip, fp32=True), list(cfg.layers)
         else:
-            mem, lat = v.weight_bytes(model), latency(ops, v.layers, chip)
-            floats = v.float_layers
-        table.append({"name": name, "top1": t1, "top5": t5, "drop": fp32_top1 - t1, "float_layers": floats,
-                      "n_float": len(floats), "weight_bytes": mem, "latency_s": lat["seconds"],
-                      "latency": lat, "channel_wise": ({n: v.config.layers[n].channel_wise for n in v.quantized}
-                                                       if name != "fp32" else {})})
+            mem, lat, floats = v.weight_bytes(model), latency(ops, v.layers, chip), v.float_layers
+        table.append(StrategyRow(name, scores[name].top1, scores[name].top5, fp32_top1 - scores[name].top1, floats,
+                                 mem, lat, {n: v.config.layers[n].channel_wise for n in v.quantized}
+                                 if name != "fp32" else {}))
+    return table
 
-    columns = {}
-    if "int8-amct-fake-quant" in strat:
-        from .amct.columns import parting_layers
-        fq, dep = scores["int8-amct-fake-quant"][0], scores[base_name][0]
-        parts = parting_layers(model, s.table_x, strat["int8-amct-fake-quant"], v_base)
-        columns = {"amct_fake_quant_top1": fq, "deployed_top1": dep, "deployed": base_name,
-                   "parting_layers": [p.__dict__ for p in parts]}
-        notes.append(f"both columns: AMCT fake-quant top-1 {fq:.2f}%, deployed ({base_name}, {pol.name}) {dep:.2f}%; "
-                     + ("they part at " + ", ".join(f"{p.layer} (cos {p.cosine:.6f})" for p in parts) if parts
-                        else "no layer parts (cosine above 0.99999 everywhere)"))
 
-    # -- fusions and overflow ----------------------------------------------------------------------------------
-    fusion_rows = _fusions(s, rec_cfg_again, rec_records, v_rec, v_fp16, fr, log)
-    overflow = trace_overflow(s, {"fp16": v_fp16, base_name: v_base} | ({} if rec_fix else {"recommended": v_rec}),
-                              log) + (rec_fix["findings"] if rec_fix else [])
-
-    rep = QuantReport(
-        fp32={"top1": fp32_top1, "top5": scores["fp32"][1]}, target_drop=target_drop, policy=pol.describe(),
-        chip=chip, strategies=table, base=base_name, config=rec_cfg_again, base_config=base,
-        records=rec_records, base_records=records,
-        recommend={"float_layers": v_rec.float_layers,
-                   "channel_wise": {n: rec_cfg_again.layers[n].channel_wise for n in v_rec.quantized},
-                   "top1": rec_top1, "top5": rec_top5, "drop": fp32_top1 - rec_top1, "meets_target": found,
-                   "verified": verified, "search_top1": win.top1 if win else base_top1,
-                   "skip_fusion_layers": list(rec_cfg_again.skip_fusion_layers),
-                   "atc_fusions_off": ["ConvBatchnormFusionPass"] if rec_fix else [],
-                   "overflow_fix": rec_fix["fix"] if rec_fix else "",
-                   "found_by": ([r.strategy for r in searches if r.best is win] or ["base"])[0]},
-        searches=searches, sensitivity=sens, layers=_layer_rows(rows, base, records, sens, order, v_base),
-        fusion=fusion_rows, overflow=overflow, notes=notes + list(v_rec.notes), deploy=deploy.__dict__ | {
-            "policy": pol.name}, data=ds.describe(), calib_samples=int(x_calib.shape[0]),
-        fusion_result=str(fusion_result) if fusion_result else "", graph=s.graph, variants={
-            "fp16": v_fp16, base_name: v_base, "recommended": v_rec}, model=model)
-    rep.plot_x = x_calib[:batch_size]
-    rep.columns = columns
-    rep.evals, rep.eval_seconds, rep.seconds = s.evals, s.eval_seconds, time.monotonic() - t0
-    return rep
+def _columns(b: VariantBuilder, inp, base: Base, table: list[StrategyRow], notes: list[str]) -> dict:
+    """AMCT's fake-quant top-1 beside the deployed one and the layers where they part (issue 30)."""
+    from .amct.columns import NAME, fake_quant_variant, parting_layers
+    rows = {r.name: r for r in table}
+    if NAME not in rows:
+        return {}
+    parts = parting_layers(inp.model, inp.table_x, fake_quant_variant(b, base.config, base.records), base.variant)
+    fq, dep = rows[NAME].top1, rows[base.name].top1
+    notes.append(f"both columns: AMCT fake-quant top-1 {fq:.2f}%, deployed ({base.name}, {b.deploy.policy.name}) "
+                 f"{dep:.2f}%; " + ("they part at " + ", ".join(f"{p.layer} (cos {p.cosine:.6f})" for p in parts)
+                                    if parts else "no layer parts (1 - cosine below 1e-5 everywhere)"))
+    return {"amct_fake_quant_top1": fq, "deployed_top1": dep, "deployed": base.name,
+            "parting_layers": [p.__dict__ for p in parts]}
 
 
 def _signature(rows) -> dict[str, str]:
@@ -371,7 +265,8 @@ def _signature(rows) -> dict[str, str]:
     return out
 
 
-def _layer_rows(rows, cfg: QuantConfig, records: dict, sens: dict, order: list[str], v: QuantVariant) -> list[dict]:
+def _layer_rows(rows, base: "Base", sens: dict, order: list[str]) -> list[dict]:
+    cfg, records, v = base.config, base.records, base.variant
     sig = _signature(rows)
     first = next((r.name for r in rows if r.below), None)
     out = []
@@ -389,14 +284,15 @@ def _layer_rows(rows, cfg: QuantConfig, records: dict, sens: dict, order: list[s
     return out
 
 
-def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v_fp16: QuantVariant, fr, log):
+def _fusions(b: VariantBuilder, sc: Scorer, rec: "Recommendation", v_fp16: QuantVariant, fr, target_drop: float,
+             log) -> list:
     """Each numerics-changing fusion on and off, on the deployment it belongs to."""
+    cfg, records, v_rec = rec.config, rec.records, rec.variant
     from . import fusion as F
     rows = []
 
     def compare(on: QuantVariant, off: QuantVariant, layers: list[str]):
-        r_on, _ = s.rows(on)
-        r_off, _ = s.rows(off)
+        r_on, r_off = sc.rows(on), sc.rows(off)
         pick = lambda rs: [r for r in rs if r.name.split("#")[0] in layers]        # noqa: E731
         cos = lambda rs: min((r.cosine for r in pick(rs) if r.cosine is not None), default=None)  # noqa
         nf = lambda rs: max((r.nonfinite for r in rs), default=0.0)               # noqa: E731
@@ -404,12 +300,11 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
                 nf(r_on), nf(r_off))
 
     def finish(row: F.FusionRow, on, off):
-        if s.data is not None:
-            sc = s.score([on, off])
-            row.top1_fused, row.top1_unfused = sc[on.name][0], sc[off.name][0]
+        got = sc.score([on, off])
+        row.top1_fused, row.top1_unfused = got[on.name].top1, got[off.name].top1
         # a loss counts past noise: half the target drop, and at least two samples' worth
-        margin = max(s.target_drop / 2, 200.0 / max(len(s.data), 1)) if s.data is not None else 0.0
-        worse_top1 = row.top1_fused is not None and row.top1_unfused - row.top1_fused >= margin - 1e-9
+        margin = max(target_drop / 2, 200.0 / max(len(sc.data), 1))
+        worse_top1 = row.top1_fused is not None and row.top1_unfused - row.top1_fused >= margin - EPS_POINTS
         worse_nan = row.nonfinite_fused > 0 and row.nonfinite_unfused == 0
         row.hurts = bool(worse_top1 or worse_nan)
         if row.hurts:
@@ -421,7 +316,7 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
     folded = [n for n, m in v_fp16.layers.items() if isinstance(m, FloatConv) and "ATC" in m.by]
     if folded:
         log("fusion: ConvBatchnormFusionPass on/off")
-        on, off = v_fp16, s.float_variant("fp16-no-convbn", conv_bn=False)
+        on, off = v_fp16, b.float_variant("fp16-no-convbn", conv_bn=False)
         c = compare(on, off, folded + [v_fp16.layers[n].folded_bn for n in folded])
         row = F.FusionRow(F.CONV_BN, folded, True, *c, in_fusion_result=F.describe_in_result(fr, (F.CONV_BN,)),
                           remedy="fusion_switch.cfg ConvBatchnormFusionPass:off, or a larger BatchNorm eps")
@@ -432,29 +327,29 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
         log("fusion: AMCT Conv+BN fusion on/off (recalibrated)")
         cfg_off = cfg.copy()
         cfg_off.skip_fusion_layers = sorted(set(cfg.skip_fusion_layers) | set(amct))
-        off = s.variant(cfg_off, "recommended-no-amct-bn", conv_bn=v_rec.atc_conv_bn, requant=v_rec.requant)
-        c = compare(v_rec, off, amct + [s.graph.pairs[n] for n in amct])
+        off = b.variant(cfg_off, "recommended-no-amct-bn", conv_bn=v_rec.atc_conv_bn, requant=v_rec.requant)
+        c = compare(v_rec, off, amct + [b.graph.pairs[n] for n in amct])
         row = F.FusionRow(F.AMCT_BN, amct, False, *c, remedy="skip_fusion_layers in the AMCT config")
         finish(row, v_rec, off)
     # RequantFusionPass on the recommended INT8 deployment
     chains = [n for n, m in v_rec.layers.items() if isinstance(m, QuantLayer) and m.requant_to is not None]
     if chains:
         log("fusion: RequantFusionPass on/off")
-        off = s.variant(cfg, "recommended-no-requant", records, conv_bn=v_rec.atc_conv_bn, requant=False)
+        off = b.variant(cfg, "recommended-no-requant", records, conv_bn=v_rec.atc_conv_bn, requant=False)
         c = compare(v_rec, off, chains)
         row = F.FusionRow(F.REQUANT, chains, True, *c, in_fusion_result=F.describe_in_result(fr, F.REQUANT_NAMES),
                           remedy="fusion_switch.cfg RequantFusionPass:off")
         finish(row, v_rec, off)
     # Conv + bias accumulated in L0C: float convs with a bias (informational: it cannot be disabled)
-    mods = dict(s.model.named_modules())
+    mods = dict(b.model.named_modules())
     biased = [n for n, m in v_fp16.layers.items() if isinstance(m, FloatConv) and m.bias is not None]
-    biased += [n for n in s.graph.order if isinstance(mods.get(n), (nn.Conv1d, nn.Conv2d)) and mods[n].bias is not None
+    biased += [n for n in b.graph.order if isinstance(mods.get(n), (nn.Conv1d, nn.Conv2d)) and mods[n].bias is not None
                and n not in v_fp16.layers]
     if biased:
         from .fusion import split_bias
         off = copy.copy(v_fp16)
         off.name = "fp16-bias-apart"
-        off.layers = split_bias(v_fp16.layers, s.model, biased)
+        off.layers = split_bias(v_fp16.layers, b.model, biased)
         c = compare(v_fp16, off, biased)
         row = F.FusionRow(F.BIAS_L0C, biased, False, *c, in_fusion_result=F.describe_in_result(fr, F.BIAS_NAMES),
                           remedy="none: AABiasaddConvFusion cannot be disabled")
@@ -463,28 +358,32 @@ def _fusions(s: Session, cfg: QuantConfig, records: dict, v_rec: QuantVariant, v
 
 
 
-def _fix_recommended(s: Session, v: QuantVariant, cfg: QuantConfig, log) -> dict | None:
+
+
+def _fix_recommended(b: VariantBuilder, sc: Scorer, rec: Recommendation, target: Target, log) -> dict | None:
     """If the recommended deployment goes non-finite and a config-level fix (the fold off: skip_fusion_layers in
     the AMCT config, ConvBatchnormFusionPass off for ATC) verifies, the recommendation with that fix."""
     from .overflow import trace_overflow
-    found = trace_overflow(s, {"recommended": v}, log)
+    v = rec.variant
+    probe = copy.copy(v)
+    probe.name = "recommended (before the overflow fix)"      # not cached under the final variant's name
+    found = trace_overflow(sc, {"recommended": probe}, target, log)
     if not found:
         return None
     f = found[0]
+    f["variant"] = "recommended"
     # the config-level fix (the fold off), when it leaves nothing non-finite and costs no top-1 -- even if the
     # recommendation as a whole misses the target
-    probe = copy.copy(v)
-    probe.name = "recommended (before the overflow fix)"      # not cached under the final variant's name
-    before = s.top1(probe)
+    before = sc.top1(probe)
     fix = next((x for x in f["fixes"] if x["fix"].startswith(("skip_fusion_layers", "ConvBatchnormFusionPass off"))
-                and x["nonfinite"] == 0 and (x["top1"] is None or x["top1"] >= before - 1e-9)), None)
+                and x["nonfinite"] == 0 and (x["top1"] is None or x["top1"] >= before - EPS_POINTS)), None)
     if fix is None:
         return None
     f["fix"] = fix["fix"]
-    conv = f["layer"] if f["layer"] in s.graph.pairs else \
-        next((c for c, b in s.graph.pairs.items() if b == f["layer"]), f["layer"])
-    fixed = cfg.copy()
+    conv = f["layer"] if f["layer"] in b.graph.pairs else \
+        next((c for c, bn in b.graph.pairs.items() if bn == f["layer"]), f["layer"])
+    fixed = rec.config.copy()
     if f["fix"].startswith("skip_fusion_layers") and conv not in fixed.skip_fusion_layers:
         fixed.skip_fusion_layers = sorted(fixed.skip_fusion_layers + [conv])
-    return {"config": fixed, "variant": s.variant(fixed, "recommended", conv_bn=False), "fix": f["fix"],
+    return {"config": fixed, "variant": b.variant(fixed, "recommended", conv_bn=False), "fix": f["fix"],
             "layer": f["layer"], "cause": f["cause"], "findings": found}

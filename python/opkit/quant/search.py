@@ -22,33 +22,21 @@ import torch
 import torch.nn as nn
 
 from ..accuracy.layers import metrics
-from ..accuracy.simulate import Simulator
+from ..evaluate.variants import SimVariant
+from ..evaluate.target import EPS_POINTS, Target
 from .config import CHANNEL_WISE_TYPES, QuantConfig
 from .graph import ModelGraph
-from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer
-from .variant import LayerRecord, build_variant, layer_weights
+from .modes import CalibLayer, QuantLayer
+from .variant import LayerRecord, build_variant, capture_modes
 
 
 def sensitivity(model: nn.Module, batches: list[torch.Tensor], config: QuantConfig, records: dict[str, LayerRecord],
                 graph: ModelGraph) -> dict[str, float]:
     """Layer -> AMCT similarity (0.5 + 0.5 cos) of its fake-quant output vs float output on its own FP32 input."""
-    mods = dict(model.named_modules())
     variant = build_variant(model, config, records, graph, atc_conv_bn=False)
-    capture, folded = {}, {}
-    for name in config.quant_layers:
-        if not isinstance(variant.layers.get(name), QuantLayer):
-            continue
-        w, b, bn = layer_weights(model, name, graph, config)
-        capture[name] = CalibLayer(name, ConvGeometry.of(mods[name]), w, b)   # float weights: records inputs
-        if bn:
-            folded[bn] = FoldedBatchNorm(into=name)
-    for conv in graph.pairs:
-        if conv not in capture:
-            w, b, bn = layer_weights(model, conv, graph, config)
-            if bn:
-                capture[conv] = FloatConv(conv, ConvGeometry.of(mods[conv]), w, b, folded_bn=bn)
-                folded[bn] = FoldedBatchNorm(into=conv)
-    sim = Simulator(None, layers={**capture, **folded})
+    capture = capture_modes(model, graph, config,           # float weights: records each layer's FP32 input
+                            [n for n in config.quant_layers if isinstance(variant.layers.get(n), QuantLayer)])
+    sim = SimVariant("capture", layers=capture).simulator()      # an engine query: the FP32 capture graph
     sims: dict[str, list[float]] = {n: [] for n, m in capture.items() if isinstance(m, CalibLayer)}
     for x in batches:
         sim.run(model, (x,), record=False)
@@ -88,11 +76,11 @@ def apply(config: QuantConfig, float_layers, per_channel=()) -> QuantConfig:
     return c.with_channel_wise(True, set(per_channel)) if per_channel else c
 
 
-def binary_search(order: list[str], score: Callable[[QuantConfig], float], config: QuantConfig, fp32_top1: float,
-                  target_drop: float, base_top1: float, log=None) -> SearchResult:
+def binary_search(order: list[str], score: Callable[[QuantConfig], float], config: QuantConfig, target: Target,
+                  base_top1: float, log=None) -> SearchResult:
     """AMCT's BinarySearchStrategy over ``order`` (most sensitive first); ``base_top1``: all-INT8 top-1."""
     log = log or (lambda s: None)
-    ok = lambda t: fp32_top1 - t <= target_drop + 1e-9          # noqa: E731
+    ok = target.met
     res = SearchResult("amct-binary-search")
     res.steps.append(Step([], [], base_top1, ok(base_top1), "all layers INT8"))
     if ok(base_top1):
@@ -116,11 +104,11 @@ def binary_search(order: list[str], score: Callable[[QuantConfig], float], confi
     return res
 
 
-def greedy(order: list[str], score: Callable[[QuantConfig], float], config: QuantConfig, fp32_top1: float,
-           target_drop: float, base_top1: float, width: int = 6, log=None) -> SearchResult:
+def greedy(order: list[str], score: Callable[[QuantConfig], float], config: QuantConfig, target: Target,
+           base_top1: float, width: int = 6, log=None) -> SearchResult:
     """Greedy on top-1 over the ``width`` most sensitive layers still in INT8 at each step."""
     log = log or (lambda s: None)
-    ok = lambda t: fp32_top1 - t <= target_drop + 1e-9          # noqa: E731
+    ok = target.met
     res = SearchResult("greedy-top1")
     floats: list[str] = []
     chans: list[str] = []
@@ -143,8 +131,16 @@ def greedy(order: list[str], score: Callable[[QuantConfig], float], config: Quan
         res.steps += [s for _, _, s in tried]
         # best top-1; among equals the per-channel action (cheaper), then the more sensitive layer (tried first)
         t, _, best = max(tried, key=lambda z: (z[0], -z[1]))
-        if t < current.top1 - 1e-9:
+        if t < current.top1 - EPS_POINTS:
             break                       # every action loses accuracy: stop (a tie goes on: plateaus are common)
         floats, chans, current = list(best.float_layers), list(best.per_channel), best
     res.best = current if current.ok else max(res.steps, key=lambda s: s.top1)
     return res
+
+
+def extra_searches() -> dict[str, Callable]:
+    """Searches over per-layer actions other than float / per-channel (a hook; owner of each: its module).
+    "linear-ptq": AMCT's Linear PTQ algorithms (min-max, SmoothQuant, GPTQ, AWQ) per Linear layer of a
+    transformer model, so a recommendation can read "smoothquant-w8a8 on blocks.1.qkv" (linear_search.search)."""
+    from . import linear_search
+    return {"linear-ptq": linear_search.search}

@@ -10,7 +10,7 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 from .. import roofline
-from ..accuracy.simulate import STRUCTURAL, atomic_modules, op_name
+from ..accuracy.simulate import atomic_modules, counted_call, op_name
 from .modes import FloatConv, FoldedBatchNorm, QuantLayer
 
 CUBE = ("conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "addmm")
@@ -71,7 +71,7 @@ def profile_ops(model: nn.Module, sample: torch.Tensor) -> list[Op]:
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
             n = op_name(func)
-            if not depth[0] and n not in STRUCTURAL and not n.endswith("_") and _numel((args, kwargs)):
+            if not depth[0] and counted_call(n, args, kwargs):
                 macs = 0
                 if n in ("matmul", "mm", "bmm") and len(args) >= 2 and isinstance(out, torch.Tensor):
                     macs = out.numel() * args[0].shape[-1]

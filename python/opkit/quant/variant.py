@@ -1,9 +1,11 @@
 """A quantized variant of a model: AMCT config + calibration record -> per-layer engine modes.
 
-``QuantVariant`` is what ``opkit quant`` produces and ``opkit eval --quant`` consumes: plain tensors and numbers
-(picklable, shipped to Ray workers), applied through the one simulation engine::
+``QuantVariant`` is what ``opkit quant`` builds and ``opkit eval --quant`` reads: plain tensors and numbers
+(picklable, shipped to Ray workers). quant only builds it; it runs as an evaluate variant (``as_variant()``: a
+``SimVariant`` carrying its engine modes), so it runs exactly as every other variant of every command::
 
     v = QuantVariant.from_amct(model, "quant.json", "record.txt")       # or the result of opkit.quantize()
+    evaluate(model, data, [v.as_variant()])
     out, _ = v.simulator("cann-force-fp16").run(model, (x,), record=False)
 
 Building follows AMCT's deploy model: Conv+BN folded in FP32 where ``do_fusion`` allows (AMCT ConvBnFusionPass),
@@ -15,17 +17,19 @@ ConvBatchnormFusionPass does (fold in FP32, weights stored in the policy's dtype
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 import torch.nn as nn
 
-from ..accuracy.policy import Entry, Policy, load_policy
+from ..accuracy.policy import Entry, Policy
 from ..accuracy.simulate import LayerMode, Simulator
 from ..errors import OpkitError
+from ..evaluate.variants import SimVariant
 from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
-from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
+from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
 from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
 
 ATC_CONV_BN = "ConvBatchnormFusionPass"
@@ -45,6 +49,28 @@ def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantC
     return w, b, ""
 
 
+def capture_modes(model: nn.Module, graph: ModelGraph, config: QuantConfig, names,
+                  weight: Callable[[str, torch.Tensor], torch.Tensor] | None = None) -> dict[str, LayerMode]:
+    """The FP32 model as AMCT's calibration graph runs it: each of ``names`` a ``CalibLayer`` recording its input
+    (weights: ``weight(name, w)`` of the float, BN-folded ``w``; default ``w`` itself), then every remaining
+    Conv+BN pair folded (AMCT folds every pair it can, quantized or not). Calibration, sensitivity and the
+    report's activation plots all capture through here."""
+    mods = dict(model.named_modules())
+    modes: dict[str, LayerMode] = {}
+    for name in names:
+        w, b, bn = layer_weights(model, name, graph, config)
+        modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), weight(name, w) if weight else w, b)
+        if bn:
+            modes[bn] = FoldedBatchNorm(into=name)
+    for conv in graph.pairs:
+        if conv not in modes:
+            w, b, bn = layer_weights(model, conv, graph, config)
+            if bn:
+                modes[conv] = FloatConv(conv, ConvGeometry.of(mods[conv]), w, b, folded_bn=bn)
+                modes[bn] = FoldedBatchNorm(into=conv)
+    return modes
+
+
 @dataclass
 class QuantVariant:
     """A model's quantized deployment: which layers run in INT8 with which factors, what is folded."""
@@ -59,7 +85,6 @@ class QuantVariant:
     atc_conv_bn: bool = True                  # ATC's ConvBatchnormFusionPass in this deployment
     requant: bool = True                      # ATC's RequantFusionPass in this deployment
 
-    # -- the variant protocol of opkit.evaluate (name, describe, prepare) -------------------------------------
     def describe(self) -> dict:
         pol = self.policy.name if isinstance(self.policy, Policy) else self.policy
         return {"name": self.name, "policy": pol, "quantized": self.quantized, "float_layers": self.float_layers,
@@ -67,11 +92,12 @@ class QuantVariant:
                 "folded": {m.into: n for n, m in self.layers.items() if isinstance(m, FoldedBatchNorm)},
                 "fp32_layers": sorted(self.layer_overrides), "notes": list(self.notes)}
 
-    def prepare(self, model: nn.Module):
-        """``fn(batch) -> output``: the model as this variant deploys it, through the engine (no records)."""
-        model.eval()
-        sim = self.simulator(self.policy)
-        return lambda x: sim.run(model, (x,), record=False)[0]
+    def as_variant(self, policy: str | Policy | None = None) -> SimVariant:
+        """The evaluate variant of this deployment (under ``policy``, default the variant's own)."""
+        pol = self.policy if policy is None else policy
+        return SimVariant(self.name, policy=pol, layers=self.layers, layer_overrides=self.layer_overrides,
+                          functions=self.functions, info={k: v for k, v in self.describe().items() if k != "name"
+                                                          and k != "policy"})
 
     @property
     def quantized(self) -> list[str]:
@@ -104,11 +130,9 @@ class QuantVariant:
         graph = read_graph(model, (example,))
         return build_variant(model, cfg, recs, graph, atc_conv_bn=atc_conv_bn, name=name)
 
-    def simulator(self, policy: str | Policy | None = "cann-force-fp16", naive: bool = False,
-                  overrides: dict | None = None) -> Simulator:
-        pol = load_policy(policy) if isinstance(policy, str) else policy
-        return Simulator(pol, overrides, naive=naive, layers=self.layers, layer_overrides=self.layer_overrides,
-                         functions=self.functions)
+    def simulator(self, policy: str | Policy | None = None) -> Simulator:
+        """The engine running this deployment (as evaluate runs it) under ``policy`` (default the variant's)."""
+        return self.as_variant(policy).simulator()
 
     def weight_bytes(self, model: nn.Module) -> int:
         """Bytes of weights as deployed: integer codes (packed to their bit width) + int32 bias + fp32 scales for

@@ -22,7 +22,7 @@ LOWER = {  # lower_precision_fp: run in float16
     "_thnn_fused_gru_cell", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
     "_scaled_dot_product_flash_attention", "scaled_dot_product_attention",
 }
-FP32 = {  # fp32: run in float32
+FP32_OVERLOADS = {  # fp32: run in float32
     "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal", "rsqrt",
     "sinh", "tan", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar", "softplus", "layer_norm",
     "native_layer_norm", "group_norm", "frobenius_norm.dim", "nuclear_norm", "nuclear_norm.dim",
@@ -69,7 +69,7 @@ def policy(overload: str) -> str | None:
         return "banned"
     if overload in LOWER:
         return "lower"
-    if overload in FP32 or overload in OPT_DTYPE:
+    if overload in FP32_OVERLOADS or overload in OPT_DTYPE:
         return "fp32"
     if overload in PROMOTE:
         return "promote"

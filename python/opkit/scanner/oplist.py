@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import OpkitError
+from ..toolchain.files import write_json
 
 DEFAULT_VERSION = "2.13.0"
 YAMLS = ("torch_npu/csrc/aten/npu_native_functions.yaml", "torch_npu/csrc/aten/npu_native_functions_by_codegen.yaml")
@@ -134,9 +135,7 @@ def for_version(version: str = DEFAULT_VERSION, log=None) -> OpList:
         raise OpkitError(f"no torch_npu-{version} wheel in {cache} after fetching it; pass --op-list FILE")
     ops = from_wheel(found[0], version)
     if not local:
-        tmp = saved.with_suffix(".tmp")
-        tmp.write_text(json.dumps(ops.to_json()))
-        tmp.replace(saved)
+        write_json(saved, ops.to_json(), indent=None)
     return ops
 
 

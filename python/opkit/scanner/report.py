@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ..errors import OpkitError
-from ..toolchain.files import write_report
+from ..toolchain.files import write_json, write_report
 from . import amp as amp_table
 from .classify import COVERED_BY, FALLBACK, SUPPORTED, UNKNOWN, base_name
 from .trace import Call
@@ -112,7 +112,7 @@ class ScanReport:
                    backward=data["backward"], records=records, created=data["created"])
 
     def write_json(self, path: str | Path) -> Path:
-        return write_report(path, json.dumps(self.to_json(), indent=1) + "\n")
+        return write_json(path, self.to_json())
 
     def write_html(self, path: str | Path) -> Path:
         return write_report(path, _html(self))

@@ -1,0 +1,116 @@
+"""Running the variants quant builds: top-1/top-5 on the labelled set through ``opkit.evaluate`` (in process,
+local worker processes or Ray, as asked), and the engine queries on the fixed batch (per-layer rows against
+FP32, the share of non-finite outputs, one layer's input). Every run goes through the variant's
+``SimVariant.simulator()``: the engine as every other command builds it."""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+import torch.nn as nn
+
+from ..accuracy.layers import compare_runs
+from ..data import LabelledSet
+from ..evaluate import FP32, SimVariant, evaluate
+from .modes import FoldedBatchNorm, QuantLayer
+from .variant import QuantVariant
+
+
+@dataclass(frozen=True)
+class Score:
+    top1: float
+    top5: float
+    predictions: list[int] = field(default_factory=list, compare=False, repr=False)   # top-1 class per sample
+
+
+@dataclass
+class Run:
+    """How the labelled evaluations run: batch size, worker processes, Ray, and the model's factory spec
+    (worker processes reload the model from it; without one they run in this process)."""
+    batch_size: int = 64
+    workers: int | None = 1         # None: the machine's cores (evaluate's default)
+    ray: str | None = None
+    model_spec: str | None = None
+
+
+def _sim_variant(v) -> SimVariant:
+    return v.as_variant() if isinstance(v, QuantVariant) else v
+
+
+class Scorer:
+    def __init__(self, model: nn.Module, data: LabelledSet, table_x: torch.Tensor, run: Run,
+                 log: Callable[[str], None]):
+        self.model, self.data, self.table_x, self.run, self.log = model, data, table_x, run, log
+        _, self.ref = FP32.simulator().run(model, (table_x,))      # FP32 per-layer outputs on the fixed batch
+        self._scores: dict[str, Score] = {}
+        self.evals = 0
+        self.eval_seconds = 0.0
+        self.backends: set[str] = set()      # where the evaluations ran (evaluate's backend: in-process, local ...)
+
+    # -- labelled evaluation ----------------------------------------------------------------------------------
+    def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
+        """Top-1 / top-5 (percent) of each variant on the labelled set, cached by name. ``model``: a changed
+        copy of the model (an overflow fix that edits it) -- run in this process."""
+        todo = [v for v in variants if v.name not in self._scores]
+        if todo:
+            t0 = time.monotonic()
+            self.log(f"evaluating {', '.join(v.name for v in todo)} on {len(self.data)} samples")
+            r = self.run
+            res = evaluate(model if model is not None else self.model, self.data, [_sim_variant(v) for v in todo],
+                           topk=5, batch_size=r.batch_size, workers=r.workers if model is None else 1,
+                           ray=r.ray if model is None else None, model_spec=r.model_spec if model is None else None)
+            self.backends.add(res.backend)
+            for name in res.names:
+                self._scores[name] = Score(res.topk(name, 1), res.topk(name, 5), res.top1_predictions(name))
+            self.evals += len(todo)
+            self.eval_seconds += time.monotonic() - t0
+        return {v.name: self._scores[v.name] for v in variants}
+
+    def scored(self, name: str) -> Score:
+        """The score of a variant already evaluated, by name."""
+        return self._scores[name]
+
+    def top1(self, v, model: nn.Module | None = None) -> float:
+        return self.score([v], model)[v.name].top1
+
+    # -- engine queries on the fixed batch ------------------------------------------------------------------
+    def rows(self, v: QuantVariant):
+        """Per-layer rows of ``v`` vs FP32 on the fixed batch. A conv with a BatchNorm folded into it is one op on
+        the device: its row is compared with the FP32 BatchNorm's output."""
+        _, recs = v.simulator().run(self.model, (self.table_x,))
+        layers = v.layers
+        folded = {m.into: bn for bn, m in layers.items() if isinstance(m, FoldedBatchNorm)}
+        by = {r.name: r for r in self.ref}
+
+        def target(name: str):
+            t = by[folded[name]].tensor if name in folded and folded[name] in by else by[name].tensor
+            m = layers.get(name)
+            if isinstance(m, QuantLayer) and m.requant_to is not None and m.requant_to[3]:
+                t = t.clamp(min=0)      # AscendRequant hands on ReLU'd codes: compare with the FP32 ReLU output
+            return t
+        ref = []
+        for r in self.ref:
+            m = layers.get(r.name)
+            t = target(m.into) if isinstance(m, FoldedBatchNorm) and m.into in by else target(r.name)
+            ref.append(dataclasses.replace(r, tensor=t) if t is not r.tensor else r)
+        return compare_runs(ref, recs, 0.999)
+
+    def nonfinite(self, v: QuantVariant, model: nn.Module | None = None) -> float:
+        """Share of ``v``'s outputs on the fixed batch that are inf or NaN."""
+        out, _ = v.simulator().run(model if model is not None else self.model, (self.table_x,), record=False)
+        o = out if isinstance(out, torch.Tensor) else out[0]
+        return float((~torch.isfinite(o.float())).float().mean())
+
+    def input_of(self, v: QuantVariant, layer: str) -> torch.Tensor | None:
+        """The input ``layer`` sees in ``v`` on the fixed batch."""
+        mod = dict(self.model.named_modules())[layer]
+        got = []
+        h = mod.register_forward_pre_hook(lambda m, args: got.append(args[0].detach().clone()) if not got else None)
+        try:
+            v.simulator().run(self.model, (self.table_x,), record=False)
+        finally:
+            h.remove()
+        return got[0] if got else None

@@ -1,0 +1,120 @@
+"""AMCT's DMQ balancer (classic flow) and opkit's on a small CNN; records AMCT's results.
+
+    OPKIT_AMCT=/path/to/amct python tests/quantdata/amct_dmq.py     # rewrite tests/quantdata/amct_dmq/
+
+The AMCT checkout must have its classic flow's *_pb2.py generated (protoc, as classic/graph_based/CMakeLists.txt
+does) and onnx, onnxruntime, transformers installed. AMCT runs with ``torch.onnx.export(dynamo=False)``.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+REFS = Path(__file__).with_name("amct_dmq")
+LAYERS = ("conv1", "dw", "pw", "fc")
+STRENGTH = {"conv1": 0.5, "dw": 0.3, "pw": 0.8, "fc": 0.5}
+
+
+class Net(nn.Module):
+    """conv + BN, depthwise conv + BN (grouped weights), 1x1 conv, Linear head; input channel 1 five times
+    larger than the others (the outlier DMQ moves into the weights)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8)
+        self.dw, self.bn2 = nn.Conv2d(8, 8, 3, groups=8), nn.BatchNorm2d(8)
+        self.pw, self.fc = nn.Conv2d(8, 16, 1), nn.Linear(16, 5)
+
+    def forward(self, x):
+        x = torch.relu(self.bn1(self.conv1(x)))
+        x = torch.relu(self.bn2(self.dw(x)))
+        return self.fc(torch.relu(self.pw(x)).mean((2, 3)))
+
+
+def net() -> Net:
+    torch.manual_seed(0)
+    m = Net().eval()
+    with torch.no_grad():
+        for bn in (m.bn1, m.bn2):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2)
+            bn.weight.uniform_(0.5, 1.5)
+    return m
+
+
+def calib(n: int = 8) -> torch.Tensor:
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(n, 3, 12, 12, generator=g)
+    x[:, 1] *= 5
+    return x
+
+
+def folded(m: nn.Module) -> nn.Module:
+    """BatchNorm folded as AMCT's ConvBnFusionPass does (torch.ao.quantization.fuse_modules)."""
+    return torch.ao.quantization.fuse_modules(copy.deepcopy(m), [["conv1", "bn1"], ["dw", "bn2"]])
+
+
+def run_amct(root: str) -> dict[str, np.ndarray]:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
+        return _run_amct(root, Path(tmp))
+
+
+def _run_amct(root: str, tmp: Path) -> dict[str, np.ndarray]:
+    sys.path.insert(0, str(root))
+    import amct_pytorch.classic.graph_based.amct_pytorch as amct
+    from amct_pytorch.classic.graph_based.amct_pytorch.proto import scale_offset_record_pytorch_pb2 as pb
+    from google.protobuf import text_format
+    export = torch.onnx.export
+
+    def torchscript(*a, **k):
+        k.setdefault("dynamo", False)
+        return export(*a, **k)
+    m, x = net(), calib()
+    torch.onnx.export = torchscript
+    try:
+        amct.create_quant_config(str(tmp / "cfg.json"), m, x)
+        cfg = json.loads((tmp / "cfg.json").read_text())
+        for name in LAYERS:
+            cfg[name]["dmq_balancer_param"] = STRENGTH[name]
+        (tmp / "cfg.json").write_text(json.dumps(cfg))
+        pre = amct.quantize_preprocess(str(tmp / "cfg.json"), str(tmp / "rec.txt"), m, x)
+        with torch.no_grad():
+            pre(x)
+        qm = amct.quantize_model(str(tmp / "cfg.json"), str(tmp / "m.onnx"), str(tmp / "rec.txt"), m, x)
+        with torch.no_grad():
+            qm(x)
+    finally:
+        torch.onnx.export = export
+    rec = pb.ScaleOffsetRecord()
+    text_format.Parse((tmp / "rec.txt").read_text(), rec)
+    out = {}
+    for r in rec.record:
+        v = r.value
+        out.update({f"{r.key}:factor": np.array(v.tensor_balance_factor, np.float32),
+                    f"{r.key}:scale_d": np.array([v.scale_d], np.float32),
+                    f"{r.key}:offset_d": np.array([v.offset_d], np.int32),
+                    f"{r.key}:scale_w": np.array(v.scale_w, np.float32)})
+    return out
+
+
+def record(root: str) -> None:
+    REFS.mkdir(exist_ok=True)
+    np.savez_compressed(REFS / "dmq_net.npz", **run_amct(root))
+    commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    meta = {"amct_commit": commit, "torch": torch.__version__, "strengths": STRENGTH,
+            "how": "OPKIT_AMCT=<checkout> python tests/quantdata/amct_dmq.py"}
+    (REFS / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    record(os.environ["OPKIT_AMCT"])

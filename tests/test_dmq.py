@@ -1,0 +1,90 @@
+"""opkit's DMQ balancer against AMCT's classic flow (quantize_preprocess -> quantize_model with
+dmq_balancer_param) on a small CNN with an outlier input channel, conv+BN, a depthwise conv and a Linear.
+
+CI: against AMCT's record kept in tests/quantdata/amct_dmq/ (commit in meta.json). On the recording machine
+the balance factors are equal bit for bit and the weight scales too; one activation scale (pw) differs by one
+float32 ulp (the FP32 calibration forward rounds once differently: opkit's calibration engine, not DMQ);
+CI allows 1e-6 relative. Live: OPKIT_AMCT=<checkout with the classic *_pb2.py generated> pytest tests/test_dmq.py
+"""
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+from quantdata import amct_dmq  # noqa: E402
+
+from opkit.errors import OpkitError  # noqa: E402
+from opkit.quant.calibrate import calibrate  # noqa: E402
+from opkit.quant.config import default_config  # noqa: E402
+from opkit.quant.dmq import apply_balance, balance_factors  # noqa: E402
+from opkit.quant.graph import read_graph  # noqa: E402
+
+
+def opkit_dmq() -> dict[str, np.ndarray]:
+    m, x = amct_dmq.folded(amct_dmq.net()), amct_dmq.calib()
+    factors = balance_factors(m, x, amct_dmq.STRENGTH)
+    bal = apply_balance(m, factors)
+    recs = calibrate(bal, x, default_config(bal), read_graph(bal, (x[:2],)))
+    out = {}
+    for n in amct_dmq.LAYERS:
+        r = recs[n]
+        out.update({f"{n}:factor": factors[n].numpy(), f"{n}:scale_d": np.array([r.scale_d], np.float32),
+                    f"{n}:offset_d": np.array([r.offset_d], np.int32),
+                    f"{n}:scale_w": np.array(r.scale_w, np.float32)})
+    return out
+
+
+def _compare(ref, got, exact_factors=False):
+    assert sorted(ref) == sorted(got)
+    for k in ref:
+        if exact_factors and k.endswith(":factor"):
+            assert np.array_equal(ref[k], got[k]), k
+        elif k.endswith(":offset_d"):
+            assert np.array_equal(ref[k], got[k]), k
+        else:
+            np.testing.assert_allclose(got[k], ref[k], rtol=1e-6, atol=0, err_msg=k)
+
+
+def test_equal_to_recorded_amct():
+    _compare(dict(np.load(amct_dmq.REFS / "dmq_net.npz")), opkit_dmq())
+
+
+@pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (an AMCT checkout) not set")
+def test_live_amct():
+    pytest.importorskip("onnx", reason="AMCT's classic flow needs onnx")
+    _compare(amct_dmq.run_amct(os.environ["OPKIT_AMCT"]), opkit_dmq(), exact_factors=True)
+
+
+def test_balanced_model_computes_the_same_and_moves_the_outlier():
+    m, x = amct_dmq.folded(amct_dmq.net()), amct_dmq.calib()
+    factors = balance_factors(m, x, amct_dmq.STRENGTH)
+    with torch.no_grad():
+        torch.testing.assert_close(apply_balance(m, factors)(x), m(x), rtol=1e-5, atol=1e-5)
+    f = factors["conv1"]
+    assert f[1] > 2 * max(f[0], f[2])       # the 5x input channel is divided the most
+    assert m.conv1.weight.grad is None and not hasattr(m.conv1, "dmq_inverse_factor")   # input untouched
+
+
+def test_bad_strength_and_layer_are_named():
+    m, x = amct_dmq.folded(amct_dmq.net()), amct_dmq.calib()
+    with pytest.raises(OpkitError, match=r"0\.9 is not in \[0\.2, 0\.8\]"):
+        balance_factors(m, x, {"conv1": 0.9})
+    with pytest.raises(OpkitError, match="'bn1'"):
+        balance_factors(amct_dmq.net(), x, {"bn1": 0.5})
+
+
+def test_opkit_quant_config_points_to_dmq_and_ada():
+    from opkit.quant.config import parse_config
+    m = amct_dmq.net()
+    d = default_config(m).to_json()
+    d["conv1"]["dmq_balancer_param"] = 0.5
+    with pytest.raises(OpkitError, match=r"conv1\.dmq_balancer_param: .*opkit\.quant\.dmq"):
+        parse_config(d, m)
+    d = default_config(m).to_json()
+    d["conv1"]["weight_quant_params"]["wts_algo"] = "ada_quantize"
+    with pytest.raises(OpkitError, match=r"wts_algo: .*opkit\.quant\.ada_round"):
+        parse_config(d, m)

@@ -162,7 +162,7 @@ def opkit_variant(model: nn.Module, calib: torch.Tensor, config: QuantConfig, re
 
 
 def _logits(v, model: nn.Module, x: torch.Tensor, chunk: int = 250) -> torch.Tensor:
-    run = v.prepare(model)
+    run = v.as_variant().prepare(model)
     with torch.no_grad():
         return torch.cat([run(x[i:i + chunk]).float() for i in range(0, x.shape[0], chunk)])
 

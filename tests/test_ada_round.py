@@ -19,10 +19,11 @@ import torch.nn as nn
 
 sys.path.insert(0, str(Path(__file__).parent))
 from quantdata import amct_ada  # noqa: E402
-from quantdata.amct_dmq import LAYERS, calib, folded, net  # noqa: E402
+from quantdata.amct_dmq import LAYERS, STRENGTH, calib, folded, net  # noqa: E402
 
 from opkit.errors import OpkitError  # noqa: E402
 from opkit.quant.ada_round import AdaParams, ada_round, following_activations, kl_scales  # noqa: E402
+from opkit.quant.dmq import apply_balance, balance_factors  # noqa: E402
 
 
 @pytest.fixture
@@ -34,9 +35,12 @@ def one_thread():
     torch.set_num_threads(n)
 
 
-def opkit_ada(channel_wise: dict[str, bool]) -> dict[str, np.ndarray]:
+def opkit_ada(channel_wise: dict[str, bool], dmq: bool = False) -> dict[str, np.ndarray]:
     params = {n: AdaParams(num_iteration=amct_ada.ITERATIONS, channel_wise=channel_wise[n]) for n in LAYERS}
-    res = ada_round(folded(net()), calib(amct_ada.SAMPLES), params, seed=amct_ada.SEED)
+    m, x = folded(net()), calib(amct_ada.SAMPLES)
+    if dmq:
+        m = apply_balance(m, balance_factors(m, x, STRENGTH))
+    res = ada_round(m, x, params, seed=amct_ada.SEED)
     out = {}
     for n in LAYERS:
         out.update({f"{n}:scale_w": res.scales[n].numpy(), f"{n}:channel_wise": np.array([channel_wise[n]]),
@@ -48,9 +52,10 @@ def _channel_wise(ref):
     return {n: bool(ref[f"{n}:channel_wise"][0]) for n in LAYERS}
 
 
-def test_equal_to_recorded_amct(one_thread):
-    ref = dict(np.load(amct_ada.REFS / "ada_net.npz"))
-    got = opkit_ada(_channel_wise(ref))
+@pytest.mark.parametrize("dmq", [False, True], ids=["ada", "dmq+ada"])
+def test_equal_to_recorded_amct(one_thread, dmq):
+    ref = dict(np.load(amct_ada.REFS / ("ada_dmq_net.npz" if dmq else "ada_net.npz")))
+    got = opkit_ada(_channel_wise(ref), dmq)
     assert sorted(got) == sorted(ref)
     for k in ref:
         np.testing.assert_allclose(got[k], ref[k], rtol=1e-5, atol=1e-7, err_msg=k)
@@ -59,9 +64,10 @@ def test_equal_to_recorded_amct(one_thread):
 @pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (an AMCT checkout) not set")
 def test_live_amct_bit_exact():
     pytest.importorskip("onnx", reason="AMCT's classic flow needs onnx")
-    ref = amct_ada.run_amct(os.environ["OPKIT_AMCT"])
-    got = opkit_ada(_channel_wise(ref))
-    assert [k for k in ref if not np.array_equal(ref[k], got[k])] == []
+    for dmq in (False, True):
+        ref = amct_ada.run_amct(os.environ["OPKIT_AMCT"], dmq)
+        got = opkit_ada(_channel_wise(ref), dmq)
+        assert [k for k in ref if not np.array_equal(ref[k], got[k])] == [], f"dmq={dmq}"
 
 
 def test_learning_rounds_better_than_nearest(one_thread):

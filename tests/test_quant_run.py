@@ -77,7 +77,16 @@ def test_json_fields_and_the_files_for_amct_and_atc(mixed_report, tmp_path):
 def test_bn_folding_overflow_found_and_fixed(tmp_path):
     m = with_dead_channel()
     x, y = labelled(m, 96, seed=1)
-    rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), target_drop=0.5, search=False, **QUICK)
+    from opkit.quant import default_config
+    cfg = default_config(m).with_float(["conv1"])     # conv1 float: its fold goes non-finite in fp16
+    rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), config=cfg, target_drop=0.5, search=False, **QUICK)
+    # the recommended deployment overflows too: its config-level fix is applied and the figures stay FP32's
+    r = rep.recommend
+    assert r.overflow_fix == "skip_fusion_layers [conv1] and ConvBatchnormFusionPass off"
+    assert r.atc_fusions_off == ["ConvBatchnormFusionPass"] and r.skip_fusion_layers == ["conv1"]
+    assert rep.fp32["top1"] == 100.0 and r.drop == pytest.approx(100.0 - r.top1) and r.top1 > 90.0
+    rows = {s.name: s for s in rep.strategies}
+    assert rows["fp32"].top1 == 100.0 and rows["recommended"].top1 == r.top1
     fp16 = next(o for o in rep.overflow if o["variant"] == "fp16")
     assert fp16["layer"] in ("conv1", "bn1") and "folded BatchNorm bn1" in fp16["cause"]
     assert "running_var 0" in fp16["cause"] and "exceed fp16" in fp16["cause"]

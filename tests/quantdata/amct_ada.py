@@ -20,18 +20,19 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from quantdata.amct_dmq import LAYERS, calib, net  # noqa: E402
+from quantdata.amct_dmq import LAYERS, STRENGTH, calib, net  # noqa: E402
 
 REFS = Path(__file__).with_name("amct_ada")
 SEED, ITERATIONS, SAMPLES = 123, 60, 40
 
 
-def run_amct(root: str) -> dict[str, np.ndarray]:
+def run_amct(root: str, dmq: bool = False) -> dict[str, np.ndarray]:
+    """ADA alone, or with DMQ (quantize_preprocess and one forward first, STRENGTH per layer)."""
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
-        return _run_amct(root, Path(tmp))
+        return _run_amct(root, Path(tmp), dmq)
 
 
-def _run_amct(root: str, tmp: Path) -> dict[str, np.ndarray]:
+def _run_amct(root: str, tmp: Path, dmq: bool) -> dict[str, np.ndarray]:
     sys.path.insert(0, str(root))
     import amct_pytorch.classic.graph_based.amct_pytorch as amct
     from amct_pytorch.classic.graph_based.amct_pytorch.proto import scale_offset_record_pytorch_pb2 as pb
@@ -51,7 +52,13 @@ def _run_amct(root: str, tmp: Path) -> dict[str, np.ndarray]:
             cfg[n]["weight_quant_params"] = {"wts_algo": "ada_quantize", "num_iteration": ITERATIONS,
                                              "reg_param": 0.01, "beta_range": [20.0, 2.0], "warm_start": 0.2,
                                              "channel_wise": cw}
+            if dmq:
+                cfg[n]["dmq_balancer_param"] = STRENGTH[n]
         (tmp / "cfg.json").write_text(json.dumps(cfg))
+        if dmq:
+            pre = amct.quantize_preprocess(str(tmp / "cfg.json"), str(tmp / "rec.txt"), m, x)
+            with torch.no_grad():
+                pre(x)
         torch.manual_seed(SEED)
         qm = amct.quantize_model(str(tmp / "cfg.json"), str(tmp / "m.onnx"), str(tmp / "rec.txt"), m, x)
         with torch.no_grad():
@@ -72,6 +79,7 @@ def _run_amct(root: str, tmp: Path) -> dict[str, np.ndarray]:
 def record(root: str) -> None:
     REFS.mkdir(exist_ok=True)
     np.savez_compressed(REFS / "ada_net.npz", **run_amct(root))
+    np.savez_compressed(REFS / "ada_dmq_net.npz", **run_amct(root, dmq=True))
     commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     meta = {"amct_commit": commit, "torch": torch.__version__, "seed": SEED, "num_iteration": ITERATIONS,
             "samples": SAMPLES, "how": "OPKIT_AMCT=<checkout> python tests/quantdata/amct_ada.py"}

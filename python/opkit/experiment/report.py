@@ -1,4 +1,4 @@
-"""The text form of an ``opkit experiment`` result (the JSON is the dict itself)."""
+"""The text form of an ``opkit experiment`` result, read from its JSON form (``ExperimentResult.to_json()``)."""
 from __future__ import annotations
 
 

@@ -127,7 +127,9 @@ class AdaRoundLayer(nn.Module):
                 cin, cout_g = module.weight.shape[0], module.weight.shape[1]
                 scale = scale.reshape(module.groups, cout_g, 1, 1).repeat_interleave(cin // module.groups, dim=0)
         self.scale = scale
-        w = self.weight / scale
+        # AMCT builds AdaRoundQuant before it writes W * f into the layer (weight_calibration.py:396-425), so with
+        # DMQ alpha starts from the unbalanced weight's fractions, then rounds the balanced one
+        w = getattr(module, "dmq_unbalanced_weight", self.weight) / scale
         diff = w - torch.floor(w)
         self.alpha = nn.Parameter(-torch.log((ZETA - GAMMA) / (diff - GAMMA) - 1), requires_grad=True)
 
@@ -140,6 +142,9 @@ class AdaRoundLayer(nn.Module):
 
     def forward(self, x):
         m = self.module
+        f = getattr(m, "dmq_factor", None)     # DMQ balanced (opkit.quant.dmq): AMCT divides the input here
+        if f is not None:
+            x = x / (f.reshape(1, -1, 1, 1) if type(m).__name__ != "Linear" else f)
         w = self.quantized_weight() if self.soft else self.weight.data
         kind = type(m).__name__
         if kind == "Conv2d":

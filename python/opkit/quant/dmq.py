@@ -120,10 +120,12 @@ def apply_balance(model: nn.Module, factors: dict[str, torch.Tensor]) -> nn.Modu
     mods = dict(model.named_modules())
     for name, f in factors.items():
         m = mods[name]
+        m.dmq_unbalanced_weight = m.weight.detach().clone()   # not a buffer: ADA reads it (AMCT's alpha quirk)
         with torch.no_grad():
             m.weight.copy_(scale_weight(m, f))
         inv = (1.0 / f.to(torch.float32).numpy()).astype("float16" if m.weight.dtype == torch.float16 else "float32")
         shape = [1, -1] + [1] * (m.weight.dim() - 2) if type(m).__name__ != "Linear" else [-1]
         m.register_buffer("dmq_inverse_factor", torch.from_numpy(inv).reshape(shape))
+        m.register_buffer("dmq_factor", f.to(m.weight.dtype).clone())     # for ADA, which divides by f itself
         m.register_forward_pre_hook(lambda mod, args: (args[0] * mod.dmq_inverse_factor,) + tuple(args[1:]))
     return model

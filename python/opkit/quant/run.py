@@ -45,13 +45,24 @@ class Base:
 
 
 @dataclass
+class OverflowFix:
+    """The config-level fix applied to a recommendation that went non-finite."""
+    config: QuantConfig             # the recommended config with the fold off (skip_fusion_layers)
+    variant: QuantVariant           # ... deployed with ATC's ConvBatchnormFusionPass off
+    fix: str                        # what was applied, as the overflow trace names it
+    layer: str
+    cause: str
+    findings: list[dict]            # the overflow trace of the recommendation before the fix
+
+
+@dataclass
 class Recommendation:
     config: QuantConfig             # the recommended AMCT config, as written and recalibrated
     records: dict
     variant: QuantVariant
     win: Step | None                # what the searches found (None: no search ran)
     searches: list[SearchResult] = field(default_factory=list)
-    fix: dict | None = None         # the overflow fix applied to it, if one was needed
+    fix: OverflowFix | None = None  # the overflow fix applied to it, if one was needed
 
 
 def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = "cann-force-fp16",
@@ -99,14 +110,14 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     order = sorted(sens, key=lambda n: sens[n])            # most sensitive (lowest similarity) first
     rec = _recommend(b, sc, base, order, target, search, greedy_width, log)
     if rec.fix:
-        notes.append(f"the recommended deployment overflowed at {rec.fix['layer']} ({rec.fix['cause']}); "
-                     f"applied: {rec.fix['fix']}")
+        notes.append(f"the recommended deployment overflowed at {rec.fix.layer} ({rec.fix.cause}); "
+                     f"applied: {rec.fix.fix}")
     log("strategy table")
     table = _strategy_table(b, sc, base, v_fp16, rec.variant, chip)
     columns = _columns(b, inp, base, table, notes)
     fusion_rows = _fusions(b, sc, rec, v_fp16, fr, target_drop, log)
     checked = {"fp16": v_fp16, base.name: base.variant} | ({} if rec.fix else {"recommended": rec.variant})
-    overflow = trace_overflow(sc, checked, target, log) + (rec.fix["findings"] if rec.fix else [])
+    overflow = trace_overflow(sc, checked, target, log) + (rec.fix.findings if rec.fix else [])
     return QuantReport(
         fp32={"top1": scores["fp32"].top1, "top5": scores["fp32"].top5}, target_drop=target_drop,
         policy=pol.describe(), chip=chip, strategies=table, base=base.name, config=rec.config,
@@ -183,7 +194,7 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
     rec = Recommendation(cfg, records, b.variant(cfg, "recommended", records), win, searches)
     fix = _fix_recommended(b, sc, rec, target, log)
     if fix:
-        rec.config, rec.variant, rec.fix = fix["config"], fix["variant"], fix
+        rec.config, rec.variant, rec.fix = fix.config, fix.variant, fix
         rec.records = b.records(rec.config)
     return rec
 
@@ -199,7 +210,7 @@ def _recommended(rec: Recommendation, sc: Scorer, base: Base, target: Target) ->
         top1=got.top1, top5=got.top5, drop=fp32 - got.top1, meets_target=found,
         verified=found and target.met(got.top1),      # the rerun holds what the search found
         search_top1=rec.win.top1 if rec.win else base_top1, skip_fusion_layers=list(rec.config.skip_fusion_layers),
-        atc_fusions_off=["ConvBatchnormFusionPass"] if rec.fix else [], overflow_fix=rec.fix["fix"] if rec.fix else "",
+        atc_fusions_off=["ConvBatchnormFusionPass"] if rec.fix else [], overflow_fix=rec.fix.fix if rec.fix else "",
         found_by=([r.strategy for r in rec.searches if r.best is rec.win] or ["base"])[0])
 
 
@@ -360,7 +371,7 @@ def _fusions(b: VariantBuilder, sc: Scorer, rec: "Recommendation", v_fp16: Quant
 
 
 
-def _fix_recommended(b: VariantBuilder, sc: Scorer, rec: Recommendation, target: Target, log) -> dict | None:
+def _fix_recommended(b: VariantBuilder, sc: Scorer, rec: Recommendation, target: Target, log) -> OverflowFix | None:
     """If the recommended deployment goes non-finite and a config-level fix (the fold off: skip_fusion_layers in
     the AMCT config, ConvBatchnormFusionPass off for ATC) verifies, the recommendation with that fix."""
     from .overflow import trace_overflow
@@ -385,5 +396,4 @@ def _fix_recommended(b: VariantBuilder, sc: Scorer, rec: Recommendation, target:
     fixed = rec.config.copy()
     if f["fix"].startswith("skip_fusion_layers") and conv not in fixed.skip_fusion_layers:
         fixed.skip_fusion_layers = sorted(fixed.skip_fusion_layers + [conv])
-    return {"config": fixed, "variant": b.variant(fixed, "recommended", conv_bn=False), "fix": f["fix"],
-            "layer": f["layer"], "cause": f["cause"], "findings": found}
+    return OverflowFix(fixed, b.variant(fixed, "recommended", conv_bn=False), f["fix"], f["layer"], f["cause"], found)

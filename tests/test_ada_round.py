@@ -18,7 +18,7 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, str(Path(__file__).parent))
-from quantdata import amct_ada  # noqa: E402
+from quantdata import amct_ada, amct_dmq  # noqa: E402
 from quantdata.amct_dmq import LAYERS, STRENGTH, calib, folded, net  # noqa: E402
 
 from opkit.errors import OpkitError  # noqa: E402
@@ -63,7 +63,9 @@ def test_equal_to_recorded_amct(one_thread, dmq):
 
 @pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (an AMCT checkout) not set")
 def test_live_amct_bit_exact():
-    pytest.importorskip("onnx", reason="AMCT's classic flow needs onnx")
+    why = amct_dmq.classic_missing(os.environ["OPKIT_AMCT"])
+    if why:
+        pytest.skip(why)
     for dmq in (False, True):
         ref = amct_ada.run_amct(os.environ["OPKIT_AMCT"], dmq)
         got = opkit_ada(_channel_wise(ref), dmq)

@@ -114,8 +114,13 @@ def test_docs_cli_md_holds_the_option_table():
     assert m, "docs/cli.md: the <!-- options:begin --> ... <!-- options:end --> block is missing"
     assert m.group(1) == O.options_markdown(cli), \
         "docs/cli.md's option table is out of date: run python scripts/cli_options_table.py"
-    for opt in re.findall(r"^\| `([^`]+)`", m.group(1), re.M):
-        assert opt.startswith("-")
+    for cname, cmd in O.commands(cli).items():         # every visible option of every command has its row
+        assert f"| `opkit {cname}` |" in m.group(1)
+        for p in cmd.params:
+            if isinstance(p, click.Option) and not p.hidden and "--help" not in p.opts:
+                key = "/".join(sorted(p.opts, key=len, reverse=True))
+                row = next(r for r in m.group(1).splitlines() if r.startswith(f"| `{key}` |"))
+                assert cname in row.split(" | ")[3].split(", "), (cname, row)
 
 
 # -- the shared forms at work ---------------------------------------------------------------------------------

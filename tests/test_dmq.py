@@ -53,10 +53,22 @@ def test_equal_to_recorded_amct():
     _compare(dict(np.load(amct_dmq.REFS / "dmq_net.npz")), opkit_dmq())
 
 
+def opkit_factors2() -> dict[str, np.ndarray]:
+    f = balance_factors(amct_dmq.net2(), amct_dmq.calib2(), {"ct": 0.5, "g": 0.5, "c1": 0.5})
+    return {f"{n}:factor": v.numpy() for n, v in f.items()}
+
+
+def test_convtranspose_grouped_conv1d_factors_equal_recorded_amct():
+    _compare(dict(np.load(amct_dmq.REFS / "dmq_net2.npz")), opkit_factors2())
+
+
 @pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (an AMCT checkout) not set")
 def test_live_amct():
-    pytest.importorskip("onnx", reason="AMCT's classic flow needs onnx")
+    why = amct_dmq.classic_missing(os.environ["OPKIT_AMCT"])
+    if why:
+        pytest.skip(why)
     _compare(amct_dmq.run_amct(os.environ["OPKIT_AMCT"]), opkit_dmq(), exact_factors=True)
+    _compare(amct_dmq.run_amct_factors(os.environ["OPKIT_AMCT"]), opkit_factors2(), exact_factors=True)
 
 
 def test_balanced_model_computes_the_same_and_moves_the_outlier():

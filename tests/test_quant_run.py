@@ -87,7 +87,7 @@ def test_bn_folding_overflow_found_and_fixed(tmp_path):
     assert rep.fp32["top1"] == 100.0 and r.drop == pytest.approx(100.0 - r.top1) and r.top1 > 90.0
     rows = {s.name: s for s in rep.strategies}
     assert rows["fp32"].top1 == 100.0 and rows["recommended"].top1 == r.top1
-    fp16 = next(o for o in rep.overflow if o["variant"] == "fp16")
+    fp16 = next(o.as_dict() for o in rep.overflow if o.variant == "fp16")
     assert fp16["layer"] in ("conv1", "bn1") and "folded BatchNorm bn1" in fp16["cause"]
     assert "running_var 0" in fp16["cause"] and "exceed fp16" in fp16["cause"]
     fixes = {f["fix"]: f for f in fp16["fixes"]}
@@ -178,7 +178,7 @@ def test_fusion_result_decides_what_is_simulated(tmp_path):
     x, y = labelled(m, 64, seed=1)
     rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), search=False,
                          fusion_result=tmp_path / "fusion_result.json", **QUICK)
-    assert rep.deploy["conv_bn"] is False and not any(o["variant"] == "fp16" for o in rep.overflow)
+    assert rep.deploy["conv_bn"] is False and not any(o.variant == "fp16" for o in rep.overflow)
     assert not any(f.name == "ConvBatchnormFusionPass" for f in rep.fusion)
     p, notes = write_fusion_switch([FusionRow("RequantFusionPass", ["a"], True, hurts=True),
                                     FusionRow("Conv+bias in L0C", ["a"], False, hurts=True)],

@@ -52,11 +52,81 @@ def net() -> Net:
     return m
 
 
+class Net2(nn.Module):
+    """ConvTranspose2d (input-channel axis 0 of its weight), a grouped Conv2d (groups 3), a Conv1d."""
+
+    def __init__(self):
+        super().__init__()
+        self.ct = nn.ConvTranspose2d(3, 6, 3, stride=2)
+        self.g, self.c1 = nn.Conv2d(6, 6, 3, groups=3), nn.Conv1d(6, 4, 3)
+
+    def forward(self, x):
+        return self.c1(torch.relu(self.g(torch.relu(self.ct(x)))).mean(2))
+
+
+def net2() -> Net2:
+    torch.manual_seed(0)
+    return Net2().eval()
+
+
+def calib2() -> torch.Tensor:
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(4, 3, 6, 6, generator=g)
+    x[:, 2] *= 4
+    return x
+
+
+def run_amct_factors(root: str) -> dict[str, np.ndarray]:
+    """Net2's balance factors (strength 0.5) from AMCT's quantize_preprocess and one forward."""
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
+        return _run_amct_factors(root, Path(tmp))
+
+
+def _run_amct_factors(root: str, tmp: Path) -> dict[str, np.ndarray]:
+    sys.path.insert(0, str(root))
+    import amct_pytorch.classic.graph_based.amct_pytorch as amct
+    from amct_pytorch.classic.graph_based.amct_pytorch.proto import scale_offset_record_pytorch_pb2 as pb
+    from google.protobuf import text_format
+    export = torch.onnx.export
+    m, x = net2(), calib2()
+    torch.onnx.export = lambda *a, **k: export(*a, **{"dynamo": False, **k})
+    try:
+        amct.create_quant_config(str(tmp / "cfg.json"), m, x)
+        cfg = json.loads((tmp / "cfg.json").read_text())
+        for name in ("ct", "g", "c1"):
+            cfg[name]["dmq_balancer_param"] = 0.5
+        (tmp / "cfg.json").write_text(json.dumps(cfg))
+        pre = amct.quantize_preprocess(str(tmp / "cfg.json"), str(tmp / "rec.txt"), m, x)
+        with torch.no_grad():
+            pre(x)
+    finally:
+        torch.onnx.export = export
+    rec = pb.ScaleOffsetRecord()
+    text_format.Parse((tmp / "rec.txt").read_text(), rec)
+    return {f"{r.key}:factor": np.array(r.value.tensor_balance_factor, np.float32) for r in rec.record}
+
+
 def calib(n: int = 8) -> torch.Tensor:
     g = torch.Generator().manual_seed(5)
     x = torch.randn(n, 3, 12, 12, generator=g)
     x[:, 1] *= 5
     return x
+
+
+PB2 = "amct_pytorch/classic/graph_based/amct_pytorch/proto/scale_offset_record_pytorch_pb2.py"
+
+
+def classic_missing(root: str) -> str | None:
+    """Why AMCT's classic flow cannot run from ``root`` (None: it can)."""
+    if not (Path(root) / PB2).is_file():
+        return (f"{root}: AMCT's classic *_pb2.py are not generated (protoc, with the arguments of "
+                "classic/graph_based/CMakeLists.txt)")
+    for mod in ("onnx", "onnxruntime", "transformers", "google.protobuf"):
+        try:
+            __import__(mod)
+        except ImportError:
+            return f"AMCT's classic flow needs {mod}"
+    return None
 
 
 def folded(m: nn.Module) -> nn.Module:
@@ -110,6 +180,7 @@ def _run_amct(root: str, tmp: Path) -> dict[str, np.ndarray]:
 def record(root: str) -> None:
     REFS.mkdir(exist_ok=True)
     np.savez_compressed(REFS / "dmq_net.npz", **run_amct(root))
+    np.savez_compressed(REFS / "dmq_net2.npz", **run_amct_factors(root))
     commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     meta = {"amct_commit": commit, "torch": torch.__version__, "strengths": STRENGTH,
             "how": "OPKIT_AMCT=<checkout> python tests/quantdata/amct_dmq.py"}

@@ -47,7 +47,7 @@ def load_data(data, samples: int | None = None) -> list[torch.Tensor]:
         folder = Path(data)
         files = sorted(list(folder.glob("*.pt")) + list(folder.glob("*.npy"))) if folder.is_dir() else []
         if not files:
-            raise OpkitError(f"--data {folder}: expected a folder of .pt or .npy input tensors")
+            raise OpkitError(f"--batches {folder}: expected a folder of .pt or .npy input tensors")
         batches = []
         for f in files:
             if f.suffix == ".npy":

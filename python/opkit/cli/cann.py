@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from . import options as O
-from .app import cli
+from .app import cli, out
 
 
 @cli.command("import-cann")
@@ -21,10 +21,10 @@ def import_cann(project, op_type, reference, no_check) -> None:
     from pathlib import Path
 
     got = importer.import_cann(project, op_type=op_type, reference=reference)
-    click.echo(f"imported {got.op_type} ({got.layout} layout) into {got.op_dir}")
-    click.echo("  copied op_host/ and op_kernel/ unchanged; wrote op.yaml, reference.py")
+    out.print(f"imported {got.op_type} ({got.layout} layout) into {got.op_dir}", markup=False)
+    out.print("  copied op_host/ and op_kernel/ unchanged; wrote op.yaml, reference.py", markup=False)
     for n in got.notes:
-        click.echo(f"  note: {n}")
+        out.print(f"  note: {n}", markup=False)
     if no_check:
         return
     spec = load_spec(got.op_dir / "op.yaml")
@@ -33,5 +33,5 @@ def import_cann(project, op_type, reference, no_check) -> None:
         checked = build.check(spec, ws / "build" / "opkit" / "cpu")
     except OpkitError as e:
         raise OpkitError(f"imported, but the op does not run on the emulator:\n{e}") from None
-    click.echo(f"  runs on the emulator ({', '.join(checked)}): its TilingFunc on the CPU, its kernel compiled "
-               "unchanged; next: opkit build && opkit test")
+    out.print(f"  runs on the emulator ({', '.join(checked)}): its TilingFunc on the CPU, its kernel compiled "
+              "unchanged; next: opkit build && opkit test", markup=False)

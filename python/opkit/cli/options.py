@@ -365,11 +365,19 @@ def options_markdown(group: click.Group) -> str:
             if isinstance(p, click.Option) and not p.hidden and "--help" not in p.opts:
                 key = "/".join(sorted(p.opts, key=len, reverse=True))
                 rows.setdefault(key, (p, []))[1].append(cname)
-    lines = ["| option | value | default | commands | meaning |", "|---|---|---|---|---|"]
+    lines = ["| command | arguments | what it does |", "|---|---|---|"]
+    for cname, cmd in commands(group).items():
+        args = " ".join((p.metavar or p.name.upper()) + ("..." if p.nargs == -1 else "")
+                        for p in cmd.params if isinstance(p, click.Argument))
+        what = " ".join((cmd.help or "").split("\n\n")[0].split())
+        what = what.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+        lines.append(f"| `opkit {cname}` | {args and f'`{args}`'} | {what} |")
+    lines += ["", "| option | value | default | commands | meaning |", "|---|---|---|---|---|"]
     for key, (p, cmds) in sorted(rows.items(), key=lambda kv: kv[0].lstrip("-").lower()):
         value = "(flag)" if p.is_flag else (p.metavar or _metavar(p, group))
         if p.multiple:
             value += " (repeatable)"
+        value = value.replace("|", "\\|")         # GitHub tables split cells at | even inside code
         meaning = (p.help or "").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
         lines.append(f"| `{key}` | `{value}` | {_default_text(p) and f'`{_default_text(p)}`'} | "
                      f"{', '.join(cmds)} | {meaning} |")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from . import options as O
-from .app import cli
+from .app import cli, out
 
 
 @cli.command("import-tbe")
@@ -31,10 +31,10 @@ def import_tbe(impl, ini, proto, op_type, reference, soc, spec_from, no_check) -
 
     got = importer.import_tbe(impl, ini=ini, proto=proto, op_type=op_type, reference=reference,
                               soc=normalize_soc(soc), spec_from=spec_from)
-    click.echo(f"imported {got.op_type} (op function {got.function}) into {got.op_dir}")
+    out.print(f"imported {got.op_type} (op function {got.function}) into {got.op_dir}", markup=False)
     for n in got.notes:
-        click.echo(f"  note: {n}")
-    click.echo("  wrote kernel.py (unchanged copy), op.yaml, reference.py, " + got.op_dir.name + ".ini")
+        out.print(f"  note: {n}", markup=False)
+    out.print("  wrote kernel.py (unchanged copy), op.yaml, reference.py, " + got.op_dir.name + ".ini", markup=False)
     if no_check:
         return
     spec = load_spec(got.op_dir / "op.yaml")
@@ -42,4 +42,4 @@ def import_tbe(impl, ini, proto, op_type, reference, soc, spec_from, no_check) -
         checked = build.check(spec)
     except OpkitError as e:
         raise OpkitError(f"imported, but the kernel does not run on opkit's TBE emulation:\n{e}") from None
-    click.echo(f"  runs on the emulation ({', '.join(checked)}, SoC {soc}); next: opkit build && opkit test")
+    out.print(f"  runs on the emulation ({', '.join(checked)}, SoC {soc}); next: opkit build && opkit test", markup=False)

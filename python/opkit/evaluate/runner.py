@@ -119,23 +119,34 @@ def _check_classes(res: EvalResult, ds: LabelledSet) -> None:
 
 
 class _Progress:
-    """A rich progress bar (samples, shards) on stderr, a callback, or nothing."""
+    """A rich progress bar (samples, shards, samples/s and the time left) on stderr, a callback, or nothing."""
 
     def __init__(self, progress, n: int, shards: int):
         self.cb = progress if callable(progress) else None
         self.show = progress is True
         self.n, self.shards, self.done, self.shards_done = n, shards, 0, 0
         self._p = None
+        self._t0 = time.monotonic()
+
+    def rate(self) -> str:
+        """``12.3 samples/s, ETA 0:04:10`` from the samples done so far (start-up included, as a user waits)."""
+        dt = time.monotonic() - self._t0
+        if not self.done or dt <= 0:
+            return "-- samples/s, ETA --"
+        r = self.done / dt
+        left = int(round((self.n - self.done) / r))
+        return f"{r:.1f} samples/s, ETA {left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}"
 
     def __enter__(self):
         if self.show:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
             self._p = Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TextColumn("samples"),
-                               TextColumn("{task.fields[shards]}"), TimeElapsedColumn(),
+                               TextColumn("{task.fields[shards]}"), TextColumn("{task.fields[rate]}"),
+                               TimeElapsedColumn(),
                                console=Console(stderr=True), transient=False)
             self._p.__enter__()
-            self._task = self._p.add_task("eval", total=self.n, shards=f"0/{self.shards} shards")
+            self._task = self._p.add_task("eval", total=self.n, shards=f"0/{self.shards} shards", rate=self.rate())
         return self
 
     def note(self, text: str) -> None:
@@ -146,7 +157,8 @@ class _Progress:
         self.done += samples
         self.shards_done += 1
         if self._p is not None:
-            self._p.update(self._task, completed=self.done, shards=f"{self.shards_done}/{self.shards} shards")
+            self._p.update(self._task, completed=self.done, shards=f"{self.shards_done}/{self.shards} shards",
+                           rate=self.rate())
         if self.cb:
             self.cb(self.done, self.n, self.shards_done, self.shards)
 

@@ -98,7 +98,7 @@ def kl_scale(w: torch.Tensor) -> torch.Tensor:
 
 
 def kl_scales(w: torch.Tensor, channel_wise: bool) -> torch.Tensor:
-    """Per output channel (row 0 axis) or one for the tensor, float32; below FLT_EPSILON -> 1 (kl_divergence.py:32-58)."""
+    """Per output channel (row 0) or one for the tensor, float32; below FLT_EPSILON -> 1 (kl_divergence.py:32-58)."""
     rows = [w[i] for i in range(w.shape[0])] if channel_wise else [w]
     scale = torch.zeros(len(rows))
     for i, r in enumerate(rows):

@@ -36,7 +36,7 @@ class LinearQuantParams:
     """What AMCT's calibration module holds for one Linear once calibrated."""
     name: str
     algorithm: str
-    weight: torch.Tensor                  # the float weight that is fake-quantized (smoothed / GPTQ-updated / AWQ-scaled)
+    weight: torch.Tensor                  # the float weight fake-quantized (smoothed, GPTQ-updated, AWQ-scaled)
     bias: torch.Tensor | None
     spec: WeightSpec
     scale_w: torch.Tensor                 # float32: [Cout, 1] channel, [1, 1] tensor, [Cout, groups, 1] group

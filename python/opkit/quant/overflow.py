@@ -11,7 +11,7 @@ fix, then 1e-2), the fusion off, the layer kept in FP32 -- each rerun on the fix
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import torch
 import torch.nn as nn
@@ -26,6 +26,14 @@ FP16_MAX = 65504.0
 
 
 @dataclass
+class FixTried:
+    fix: str                             # what was changed, e.g. "ConvBatchnormFusionPass off"
+    nonfinite: float                     # share of the model's outputs still non-finite on the fixed batch
+    top1: float | None                   # top-1 on the labelled set (None: not scored, still non-finite)
+    verified: bool                       # nothing non-finite left and top-1 within the target
+
+
+@dataclass
 class Finding:
     variant: str
     layer: str
@@ -35,10 +43,10 @@ class Finding:
     input_range: tuple
     weight_range: tuple | None
     fix: str = ""                        # the first fix that verified
-    fixes: list = field(default_factory=list)   # every fix tried: {"fix", "nonfinite", "top1", "verified"}
+    fixes: list[FixTried] = field(default_factory=list)   # every fix tried, in order
 
     def as_dict(self) -> dict:
-        return dict(self.__dict__)
+        return asdict(self)
 
 
 def _range(t: torch.Tensor) -> tuple:
@@ -132,7 +140,7 @@ def _apply_fix(model: nn.Module, v: QuantVariant, how) -> tuple[QuantVariant, nn
     return v2, model
 
 
-def trace_overflow(scorer: Scorer, variants: dict[str, QuantVariant], target: Target, log=None) -> list[dict]:
+def trace_overflow(scorer: Scorer, variants: dict[str, QuantVariant], target: Target, log=None) -> list[Finding]:
     """One finding per variant whose run on the fixed batch goes non-finite where FP32 does not; each fix is
     rerun on the fixed batch and, when it leaves nothing non-finite, scored on the labelled set."""
     log = log or (lambda m: None)
@@ -154,8 +162,8 @@ def trace_overflow(scorer: Scorer, variants: dict[str, QuantVariant], target: Ta
             # verified: nothing non-finite left, and top-1 within the target (a fold that stays finite can still
             # lose the channel to fp16 rounding: the bias cancels the sum)
             ok = nf == 0 and target.met(top1)
-            f.fixes.append({"fix": label, "nonfinite": nf, "top1": top1, "verified": ok})
+            f.fixes.append(FixTried(label, nf, top1, ok))
             if ok and not f.fix:
                 f.fix = label
-        findings.append(f.as_dict())
+        findings.append(f)
     return findings

@@ -77,7 +77,7 @@ class QuantReport:
     sensitivity: dict
     layers: list[dict]
     fusion: list
-    overflow: list[dict]
+    overflow: list                            # overflow.Finding per variant that goes non-finite
     notes: list[str] = field(default_factory=list)
     deploy: dict = field(default_factory=dict)
     data: dict = field(default_factory=dict)
@@ -129,7 +129,7 @@ class QuantReport:
                           "best": r.best.__dict__ if r.best else None,
                           "steps": [st.__dict__ for st in r.steps]} for r in self.searches],
             "sensitivity": dict(sorted(self.sensitivity.items(), key=lambda kv: kv[1])),
-            "layers": self.layers, "fusion": [r.as_dict() for r in self.fusion], "overflow": self.overflow,
+            "layers": self.layers, "fusion": [r.as_dict() for r in self.fusion], "overflow": [o.as_dict() for o in self.overflow],
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
             "notes": self.notes, "columns": self.columns, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
@@ -237,16 +237,17 @@ def text(rep: QuantReport) -> str:
     if rep.overflow:
         out.append("")
         for o in rep.overflow:
-            out.append(f"overflow in {o['variant']}: first non-finite output at {o['layer']} ({o['op_type']}, "
-                       f"{o['nonfinite']:.1%} of it); input range [{_f(o['input_range'][0] if o['input_range'] else None, '{:.4g}')}, "
-                       f"{_f(o['input_range'][1] if o['input_range'] else None, '{:.4g}')}]")
-            out.append(f"  cause: {o['cause']}")
-            for fx in o["fixes"]:
-                t = f", top-1 {fx['top1']:.2f}%" if fx["top1"] is not None else ""
-                state = ("verified" if fx["verified"] else "still non-finite" if fx["nonfinite"] > 0
+            rng = o.input_range
+            out.append(f"overflow in {o.variant}: first non-finite output at {o.layer} ({o.op_type}, "
+                       f"{o.nonfinite:.1%} of it); input range [{_f(rng[0] if rng else None, '{:.4g}')}, "
+                       f"{_f(rng[1] if rng else None, '{:.4g}')}]")
+            out.append(f"  cause: {o.cause}")
+            for fx in o.fixes:
+                t = f", top-1 {fx.top1:.2f}%" if fx.top1 is not None else ""
+                state = ("verified" if fx.verified else "still non-finite" if fx.nonfinite > 0
                          else "finite, but top-1 misses the target")
-                out.append(f"  fix {fx['fix']}: {state} (non-finite outputs {fx['nonfinite']:.1%}{t})")
-            out.append(f"  -> {o['fix'] or 'no fix verified'}")
+                out.append(f"  fix {fx.fix}: {state} (non-finite outputs {fx.nonfinite:.1%}{t})")
+            out.append(f"  -> {o.fix or 'no fix verified'}")
     for n in rep.notes:
         out.append(f"note: {n}")
     out.append(f"{rep.evals} labelled evaluations ({rep.eval_seconds:.0f} s), {rep.seconds:.0f} s in all")

@@ -26,6 +26,7 @@ from .builder import Deploy, VariantBuilder
 from .config import QuantConfig, default_config, load_config, parse_config
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
+from .overflow import Finding, trace_overflow
 from .report import QuantReport, Recommended, StrategyRow, activation_histograms
 from .scoring import Run, Scorer
 from .search import SearchResult, Step, binary_search, greedy, sensitivity
@@ -52,7 +53,7 @@ class OverflowFix:
     fix: str                        # what was applied, as the overflow trace names it
     layer: str
     cause: str
-    findings: list[dict]            # the overflow trace of the recommendation before the fix
+    findings: list[Finding]         # the overflow trace of the recommendation before the fix
 
 
 @dataclass
@@ -82,7 +83,6 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     See docs/quant.md.
     """
     from . import fusion as F
-    from .overflow import trace_overflow
     t0 = time.monotonic()
     log = log or (lambda s: None)
     if target_drop < 0:
@@ -374,7 +374,6 @@ def _fusions(b: VariantBuilder, sc: Scorer, rec: "Recommendation", v_fp16: Quant
 def _fix_recommended(b: VariantBuilder, sc: Scorer, rec: Recommendation, target: Target, log) -> OverflowFix | None:
     """If the recommended deployment goes non-finite and a config-level fix (the fold off: skip_fusion_layers in
     the AMCT config, ConvBatchnormFusionPass off for ATC) verifies, the recommendation with that fix."""
-    from .overflow import trace_overflow
     v = rec.variant
     probe = copy.copy(v)
     probe.name = "recommended (before the overflow fix)"      # not cached under the final variant's name
@@ -382,18 +381,18 @@ def _fix_recommended(b: VariantBuilder, sc: Scorer, rec: Recommendation, target:
     if not found:
         return None
     f = found[0]
-    f["variant"] = "recommended"
+    f.variant = "recommended"
     # the config-level fix (the fold off), when it leaves nothing non-finite and costs no top-1 -- even if the
     # recommendation as a whole misses the target
     before = sc.top1(probe)
-    fix = next((x for x in f["fixes"] if x["fix"].startswith(("skip_fusion_layers", "ConvBatchnormFusionPass off"))
-                and x["nonfinite"] == 0 and (x["top1"] is None or x["top1"] >= before - EPS_POINTS)), None)
+    fix = next((x for x in f.fixes if x.fix.startswith(("skip_fusion_layers", "ConvBatchnormFusionPass off"))
+                and x.nonfinite == 0 and (x.top1 is None or x.top1 >= before - EPS_POINTS)), None)
     if fix is None:
         return None
-    f["fix"] = fix["fix"]
-    conv = f["layer"] if f["layer"] in b.graph.pairs else \
-        next((c for c, bn in b.graph.pairs.items() if bn == f["layer"]), f["layer"])
+    f.fix = fix.fix
+    conv = f.layer if f.layer in b.graph.pairs else \
+        next((c for c, bn in b.graph.pairs.items() if bn == f.layer), f.layer)
     fixed = rec.config.copy()
-    if f["fix"].startswith("skip_fusion_layers") and conv not in fixed.skip_fusion_layers:
+    if f.fix.startswith("skip_fusion_layers") and conv not in fixed.skip_fusion_layers:
         fixed.skip_fusion_layers = sorted(fixed.skip_fusion_layers + [conv])
-    return OverflowFix(fixed, b.variant(fixed, "recommended", conv_bn=False), f["fix"], f["layer"], f["cause"], found)
+    return OverflowFix(fixed, b.variant(fixed, "recommended", conv_bn=False), f.fix, f.layer, f.cause, found)

@@ -22,8 +22,8 @@ import torch
 import torch.nn as nn
 
 from ..accuracy.layers import metrics
-from ..evaluate.variants import SimVariant
 from ..evaluate.target import EPS_POINTS, Target
+from ..evaluate.variants import SimVariant
 from .config import CHANNEL_WISE_TYPES, QuantConfig
 from .graph import ModelGraph
 from .modes import CalibLayer, QuantLayer

@@ -30,6 +30,7 @@
 #include "opkit_emu/gather.h"          // Gather, GatherMask
 #include "opkit_emu/fused.h"           // Axpy, FusedMulAdd, MulAddDst, AddRelu, SubRelu
 #include "opkit_emu/level0_mixed.h"    // level-0 Cast and compound forms (operands of two element types)
+#include "opkit_emu/scalar_convert.h"  // IsSameType, SupportType, ToFloat / ToBfloat16
 #include "opkit_emu/scalar.h"          // scalar bit helpers, scalar Cast, NumericLimits
 #include "opkit_emu/local_mem_allocator.h"  // LocalMemAllocator, Hardware
 #include "opkit_emu/ascendc_utils.h"     // AscendCUtils

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "opkit_emu/cast.h"
+#include "opkit_emu/scalar_convert.h"
 
 namespace AscendC {
 template <int countValue>
@@ -46,8 +47,9 @@ inline U Cast(T valueIn) {
 }
 template <class T, class U, RoundMode roundMode>
 inline U ScalarCast(T valueIn) { return Cast<T, U, roundMode>(valueIn); }
-inline bfloat16_t Cast(const float& fVal) { return opkit_emu::from_f<bfloat16_t>(fVal); }
-inline float Cast(const bfloat16_t& bVal) { return opkit_emu::to_f(bVal); }
+// CANN's scalar float <-> bfloat16_t (kernel_scalar_convert.h: Cast is what ToBfloat16 / ToFloat call).
+inline bfloat16_t Cast(const float& fVal) { return ToBfloat16(fVal); }
+inline float Cast(const bfloat16_t& bVal) { return ToFloat(bVal); }
 
 // One element of GM, read or written by the scalar unit without the data cache: bounds-checked like any
 // GM access.

@@ -13,7 +13,7 @@ SHARED = {"ops": "ops", "templates": "templates", "cmake": "cmake"}
 packages = find_namespace_packages("python", include=["opkit", "opkit.*"])
 package_dir = {"": "python"}
 package_data = {"opkit": ["include/**/*", "emulator/include/**/*", "**/*.h", "**/*.j2", "**/*.yaml", "**/*.cmake",
-                      "csrc/*.cpp", "csrc/op/*.cpp"]}
+                      "csrc/*.cpp", "csrc/op/*.cpp", "quant/amct/zoo/*.pt", "quant/amct/zoo/*.json"]}
 for name, folder in SHARED.items():
     # Every folder below is declared a package of its own: setuptools warns ("Package would be ignored")
     # about each importable-looking folder that is shipped as data but not listed.

@@ -30,9 +30,11 @@ def main() -> None:
         x, w, b = torch.randn(*shape, dtype=dt), torch.randn(shape[-1], dtype=dt), torch.randn(shape[-1], dtype=dt)
         ours = _bench.cpu_min(lambda: op(x, w, b, 1e-5), inner=args.calls)
         ref = _bench.cpu_min(lambda: F.layer_norm(x, shape[-1:], w, b, 1e-5), inner=args.calls)
+        with _bench.emulator_checks("always"):
+            checked = _bench.cpu_min(lambda: op(x, w, b, 1e-5), inner=args.calls)
         rows.append((shape, dt, ours, ref))
         print(f"   {list(shape)} {str(dt):14s} opkit {ours * 1e6:7.1f} us  F.layer_norm {ref * 1e6:6.1f} us  "
-              f"ratio {ours / ref:5.2f}x", flush=True)
+              f"ratio {ours / ref:5.2f}x | every launch checked: opkit {checked * 1e6:7.1f} us", flush=True)
     _bench.done([(f"{list(s)} {str(d).replace('torch.', '')} ratio", o / r, 2.0, "x") for s, d, o, r in rows[:2]])
 
 

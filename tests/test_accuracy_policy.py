@@ -11,8 +11,8 @@ from opkit.accuracy.policy import builtin_names, load_policy
 from opkit.accuracy.simulate import Simulator, hf32, module_op_type, op_name
 from opkit.errors import OpkitError
 
-BUILTIN = ["cann-allow-fp32-to-fp16", "cann-allow-mix-precision", "cann-force-fp16", "fp16-compute",
-           "torch-npu-autocast"]
+BUILTIN = ["amct-fake-quant", "cann-allow-fp32-to-fp16", "cann-allow-mix-precision", "cann-force-fp16",
+           "fp16-compute", "torch-npu-autocast"]
 
 
 def test_builtin_policies_load_and_say_what_is_uncertain():
@@ -20,7 +20,20 @@ def test_builtin_policies_load_and_say_what_is_uncertain():
     for name in BUILTIN:
         p = load_policy(name)
         assert p.name == name and p.summary and p.sources
+        if p.fake_quant:        # AMCT's fake-quant model: FP32 around the INT8 layers
+            assert (p.entry("linear").io, p.entry("layer_norm").io) == ("float32", "float32")
+            continue
         assert p.entry("linear").io in ("float16", "keep") and p.entry("linear").compute == "float32"
+
+
+def test_policy_quant_field_is_checked(tmp_path):
+    assert load_policy("amct-fake-quant").fake_quant and not load_policy("cann-force-fp16").fake_quant
+    bad = tmp_path / "p.yaml"
+    bad.write_text("policy: x\ndefault: {io: float32, compute: float32}\nquant: fake\n")
+    with pytest.raises(OpkitError, match="quant must be one of device, amct-fake-quant"):
+        load_policy(bad)
+    with pytest.raises(OpkitError, match="use amct-fake-quant"):      # what AMCT users first try
+        load_policy("fp32")
 
 
 def test_autocast_lists_keep_norm_softmax_sum_in_fp32():

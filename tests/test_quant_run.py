@@ -28,8 +28,14 @@ def test_int8_drop_and_the_verified_fix(mixed_report):
     m, rep = mixed_report
     assert rep.fp32["top1"] == 100.0
     rows = {r.name: r.as_dict() for r in rep.strategies}
-    assert list(rows) == ["fp32", "fp16", "int8-default", "int8-per-channel", "int8-per-layer",
-                          "int8-first-last-float", "recommended"]
+    assert list(rows) == ["fp32", "fp16", "int8-default", "int8-amct-fake-quant", "int8-per-channel",
+                          "int8-per-layer", "int8-first-last-float", "recommended"]
+    # both columns: AMCT's fake-quant answer beside the deployed one, and where they part
+    c = rep.columns
+    assert c["amct_fake_quant_top1"] == rows["int8-amct-fake-quant"]["top1"]
+    assert c["deployed_top1"] == rows["int8-default"]["top1"] and c["deployed"] == "int8-default"
+    assert all(p["layer"] and p["cosine"] < 0.99999 for p in c["parting_layers"])
+    assert any(n.startswith("both columns: AMCT fake-quant top-1") for n in rep.notes)
     assert rows["int8-default"]["drop"] > 5.0                   # conv1's input scale spans [-4, 400]
     assert rows["fp16"]["drop"] <= 1.0
     # AMCT's sensitivity ranks conv1 first; the recommendation keeps it in float and meets the target

@@ -20,6 +20,8 @@ A policy file (YAML; built-ins in ``policies/``, users write their own) looks li
 I/O dtype: a kernel without FP32 accumulation) | hf32 (FP32 inputs rounded to 10 mantissa bits, FP32 sums).
 With ``mix``, an op type listed white is called in fp16, black in fp32, gray (neither) keeps its input dtype;
 ``compute`` still comes from ``ops``/``default``. ``modify_mixlist`` (CANN's JSON) edits the lists.
+``quant`` (for ``opkit quant``): ``device`` (default: AscendQuant's fp16 arithmetic, ATC's fusions) or
+``amct-fake-quant`` (INT8 layers exactly as AMCT's fake-quant ONNX model computes them; docs/quant.md).
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from ..errors import OpkitError
 
 IO_VALUES = ("float16", "bfloat16", "float32", "keep")
 COMPUTE_VALUES = ("float32", "io", "hf32")
+QUANT_VALUES = ("device", "amct-fake-quant")
 BUILTIN_DIR = Path(__file__).resolve().parent / "policies"
 
 
@@ -60,6 +63,12 @@ class Policy:
     ge_types: dict[str, list[str]] = field(default_factory=dict)
     mixed: bool = False
     path: str = ""
+    quant: str = "device"     # INT8 layers: "device" (AscendQuant in fp16, ATC fusions) | "amct-fake-quant"
+
+    @property
+    def fake_quant(self) -> bool:
+        """INT8 layers as AMCT's fake-quant ONNX model computes them (FP32, no ATC fusion), not as deployed."""
+        return self.quant == "amct-fake-quant"
 
     def entry(self, op_type: str) -> Entry:
         e = self.ops.get(op_type, self.default)
@@ -116,8 +125,10 @@ def load_policy(name_or_path: str | Path, mixlist: str | Path | None = None) -> 
     if not p.suffix:
         p = BUILTIN_DIR / f"{name_or_path}.yaml"
         if not p.is_file():
+            hint = ("; for FP32 around the INT8 layers as AMCT's fake-quant model computes them use amct-fake-quant"
+                    if str(name_or_path).lower() in ("fp32", "float32", "fake-quant", "amct") else "")
             raise OpkitError(f"unknown policy {name_or_path!r}; built in: {', '.join(builtin_names())} "
-                             "(or give a policy .yaml file)")
+                             f"(or give a policy .yaml file){hint}")
     try:
         data = yaml.safe_load(p.read_text())
     except (OSError, yaml.YAMLError) as e:
@@ -140,7 +151,7 @@ def _entry(node, where: str, source: str) -> Entry:
 def _parse(data, p: Path) -> Policy:
     if not isinstance(data, dict):
         raise OpkitError(f"{p}: a policy file is a mapping (policy, default, ops ...)")
-    known = {"policy", "summary", "default", "ops", "mix", "sources", "uncertain"}
+    known = {"policy", "summary", "default", "ops", "mix", "sources", "uncertain", "quant"}
     extra = sorted(set(data) - known)
     if extra:
         raise OpkitError(f"{p}: unknown field(s) {', '.join(extra)}; expected some of {', '.join(sorted(known))}")
@@ -158,6 +169,10 @@ def _parse(data, p: Path) -> Policy:
             ops[t] = e
     pol = Policy(name=data["policy"], summary=str(data.get("summary", "")), default=default, ops=ops,
                  sources=list(data.get("sources") or []), uncertain=list(data.get("uncertain") or []), path=str(p))
+    quant = data.get("quant", "device")
+    if quant not in QUANT_VALUES:
+        raise OpkitError(f"{p}: quant must be one of {', '.join(QUANT_VALUES)}; got {quant!r}")
+    pol.quant = quant
     mix = data.get("mix")
     if mix is not None:
         if not isinstance(mix, dict) or set(mix) - {"white", "black", "ge_types"}:

@@ -49,5 +49,7 @@ void check_args(const OpDesc& d, const c10::IValue* args);
 
 // This thread's last emulator launch (_opkit_torch.last_launch() returns its counters).
 const opkit_launch_result& last_launch();
+// Whether it ran every rule (false: a fast launch of a key already checked, OPKIT_EMU_CHECKS).
+bool last_launch_checked();
 
 }  // namespace opkit_rt

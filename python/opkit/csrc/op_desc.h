@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,10 @@ struct Module {
   opkit_kernel_launch_fn launch = nullptr;
   unsigned long (*tiling_size)() = nullptr;
   int (*tiling_run)(opkit::TilingContext*, void*, char*, unsigned long) = nullptr;
+  // Launches (block_dim, tiling key, GM sizes, tiling bytes) that passed every rule once: later launches of the
+  // same key run fast (OPKIT_LAUNCH_FAST). docs/emulator.md "Checked once, then fast".
+  mutable std::mutex checked_mu;
+  mutable std::unordered_set<std::string> checked;
 };
 
 struct OpDesc {

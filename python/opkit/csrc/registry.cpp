@@ -257,6 +257,7 @@ PYBIND11_MODULE(_opkit_torch, m) {
     s["max_block_gm_bytes"] = r.stats.max_block_gm_bytes;
     s["max_block_vector_repeats"] = r.stats.max_block_vector_repeats;
     s["blocks"] = r.stats.blocks;
+    s["checked"] = last_launch_checked();
     return s;
   });
 }

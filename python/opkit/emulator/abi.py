@@ -13,7 +13,9 @@ import numpy as np
 
 from opkit.errors import EmulatorError
 
-ABI_VERSION = 1
+ABI_VERSION = 2
+LAUNCH_FAST = 1      # OPKIT_LAUNCH_FAST: skip the per-call rules (docs/emulator.md "Checked once, then fast")
+LAUNCH_ALT_FILL = 2  # with it: fresh UB buffers hold 0x5A, not the checked launch's 0xFF
 MAX_GM_ARGS = 32
 
 
@@ -26,6 +28,7 @@ class LaunchArgs(ctypes.Structure):
         ("arg_bytes", ctypes.c_uint64 * MAX_GM_ARGS),
         ("tiling_key", ctypes.c_uint64),
         ("threads", ctypes.c_uint32),
+        ("flags", ctypes.c_uint32),
     ]
 
 
@@ -66,12 +69,15 @@ class KernelModule:
         self._fn.restype = ctypes.c_int32
 
     def launch(self, buffers: Sequence[np.ndarray | None], block_dim: int, *, tiling_key: int = 0,
-               threads: int = 0) -> dict:
-        """Run the kernel; buffers are C-contiguous numpy arrays (GM), None for an absent one.
+               threads: int = 0, fast: bool = False, alt_fill: bool = False) -> dict:
+        """Run the kernel; buffers are C-contiguous numpy arrays (GM), None for an absent one. fast: skip the
+        per-call rules (only for a launch whose tiling and GM sizes passed them once); alt_fill (with fast):
+        fresh UB buffers hold 0x5A instead of being left as they were.
         Returns the stats as a dict; raises EmulatorError on a rule violation, RuntimeError otherwise."""
         a = LaunchArgs()
         a.abi_version, a.block_dim, a.num_args = ABI_VERSION, block_dim, len(buffers)
-        a.tiling_key, a.threads = tiling_key, threads
+        a.tiling_key, a.threads, a.flags = tiling_key, threads, \
+            (LAUNCH_FAST | (LAUNCH_ALT_FILL if alt_fill else 0)) if fast else 0
         for i, b in enumerate(buffers):
             if b is None:
                 continue

@@ -64,7 +64,7 @@ def get_handle(spec: OpSpec, workspace: Path, target: str = "cpu", bundled: bool
     last = None
     if spec.lang != "tbe":      # an emulator op: the torch-side library keeps this thread's last launch
         from ..registration import last_launch as last
-    _handles[key] = OpHandle(fn=fn, naive_fn=naive, last_launch=last, missing=missing)
+    _handles[key] = OpHandle(fn=fn, naive_fn=naive, last_launch=last, missing=missing, fast_proof=last is not None)
     return _handles[key]
 
 

@@ -5,6 +5,8 @@ torch functions and the plugin passes ``torch.ops.opkit.<op>`` (see binding.py).
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -31,6 +33,38 @@ class OpHandle:
     device: Any = None                            # set on a device target: `fn` moves inputs there
     op: Callable | None = None                    # the torch op itself (opcheck), when `fn` wraps it
     missing: dict[str, str] = field(default_factory=dict)   # ops it needs that are not built -> why
+    fast_proof: bool = False                      # an emulator op: prove its fast launch bitwise (run_case)
+
+
+@contextlib.contextmanager
+def emulator_checks(mode: str):
+    """OPKIT_EMU_CHECKS for the launches inside (csrc/kernels.cpp): the harness checks every rule on every
+    case ("always"), then runs the case once more with the rules skipped ("fast") to prove the bytes equal."""
+    old = os.environ.get("OPKIT_EMU_CHECKS")
+    os.environ["OPKIT_EMU_CHECKS"] = mode
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("OPKIT_EMU_CHECKS", None)
+        else:
+            os.environ["OPKIT_EMU_CHECKS"] = old
+
+
+def fast_differs(checked: tuple, fast: tuple) -> str:
+    """'' when the fast launch's outputs are bitwise the checked launch's, else what differs."""
+    if len(fast) != len(checked):
+        return f"{len(fast)} output(s), checked launch {len(checked)}"
+    for j, (a, b) in enumerate(zip(checked, fast)):
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return f"output {j}: {b.dtype} {list(b.shape)}, checked launch {a.dtype} {list(a.shape)}"
+        x, y = a.contiguous().reshape(-1), b.contiguous().reshape(-1)
+        if x.numel() and not torch.equal(x.view(torch.uint8), y.view(torch.uint8)):
+            bad = (x.view(torch.uint8).reshape(x.numel(), -1) != y.view(torch.uint8).reshape(y.numel(), -1)).any(1)
+            first = int(bad.nonzero()[0])
+            return (f"output {j}: {int(bad.sum())} of {x.numel()} elements differ (first at flat index {first}: "
+                    f"{x[first].item()!r} checked, {y[first].item()!r} fast)")
+    return ""
 
 
 def _dtype_name(dt: torch.dtype) -> str:
@@ -74,16 +108,31 @@ def run_case(spec: OpSpec, case: Case, op: OpHandle, ref: ModuleType) -> dict:
 
     t0 = time.perf_counter()
     try:
-        with torch.no_grad():
+        with torch.no_grad(), emulator_checks("always"):
             outs = G.as_tuple(op.fn(*inputs, **case.attrs))
     except Exception as e:  # noqa: BLE001 - any kernel failure fails this case only
         rec["reason"] = failure_reason(e)
         rec["traceback"] = traceback.format_exc(limit=3)
         return rec
     rec["op_seconds"] = time.perf_counter() - t0
-    if op.last_launch is not None:
+    try:
+        stats = op.last_launch() if op.last_launch is not None else None    # the checked launch's counters
+    except Exception as e:  # noqa: BLE001 - counters are a report nicety, not a verdict
+        stats, rec["device_model"] = None, {"error": f"{type(e).__name__}: {e}"}
+    if op.fast_proof:
+        # The emulator checks a launch once, then runs the same launch fast: same bytes, proven here.
         try:
-            stats = op.last_launch()
+            with torch.no_grad(), emulator_checks("fast"):
+                fast = G.as_tuple(op.fn(*inputs, **case.attrs))
+            rec["fast_differs"] = fast_differs(outs, fast)
+        except Exception as e:  # noqa: BLE001
+            rec["fast_differs"] = f"the fast launch failed: {failure_reason(e)}"
+        if rec["fast_differs"]:
+            rec["reason"] = ("the fast launch (rules skipped, as after a key's first launch) gave other bytes than "
+                             f"the checked launch: {rec['fast_differs']}")
+            return rec
+    if stats is not None:
+        try:
             ideal = sum(x.numel() * x.element_size() for x in inputs) + \
                 sum(o.numel() * o.element_size() for o in outs)
             rec["launch_stats"] = stats
@@ -98,7 +147,7 @@ def run_case(spec: OpSpec, case: Case, op: OpHandle, ref: ModuleType) -> dict:
             naive_outs = outs
         else:
             try:
-                with torch.no_grad():
+                with torch.no_grad(), emulator_checks("always"):
                     naive_outs = G.as_tuple(op.naive_fn(*inputs, **case.attrs))
                 naive_note = op.naive_label
             except Exception as e:  # noqa: BLE001

@@ -266,13 +266,16 @@ def hfmg(hist: Histogram, bits: int = 8, with_offset: bool = True) -> ActQuant:
     if hist.counts is None:
         raise ValueError("no calibration data reached this layer")
     cands = hfmg_candidates(hist.counts)
-    width = (hist.hi - hist.lo) / hist.nbins
     if cands:
         left, right = cands[int(np.argmin(hfmg_losses(hist.counts, hist.lo, hist.hi, bits, cands)))]
     else:
         left, right = 0, hist.nbins - 1
-    cmin, cmax = hist.lo + left * width, hist.lo + (right + 1) * width
-    scale, offset = scale_offset(torch.tensor(cmax), torch.tensor(cmin), with_offset, bits)
+    # the clip bounds in float32 tensor arithmetic, as AMCT's hfmg_compute (hfmg_impl.py:273-276) on its float32
+    # histogram range: a float64 computation rounds differently in the last bit of scale_d
+    lo32, hi32 = torch.tensor(hist.lo, dtype=torch.float32), torch.tensor(hist.hi, dtype=torch.float32)
+    width = (hi32 - lo32) / hist.nbins
+    cmin, cmax = lo32 + left * width, lo32 + (right + 1) * width
+    scale, offset = scale_offset(cmax, cmin, with_offset, bits)
     s, o = float(scale), int(offset)
     qmin, qmax = _clip_range(s, o, bits)
     return ActQuant(s, o, qmin, qmax, hist.lo, hist.hi, "hfmg")

@@ -78,6 +78,11 @@ def read_graph(model: nn.Module, inputs: tuple) -> ModelGraph:
                 if name == "matmul" and len(args) >= 2 and all(isinstance(t, torch.Tensor) for t in args[:2]):
                     g.matmuls.append(f"matmul#{fn_calls[name]}")
                 fn_calls[name] += 1
+            if depth[0] == 0:
+                # hold every tensor a function touches: a freed one's id can come back as a later module's
+                # output and hand it a stale consumer (a Conv+BN pair then missed at random)
+                keep.extend(tensors(list(args) + list(kwargs.values())))
+                keep.extend(tensors(out) if isinstance(out, (tuple, list)) else tensors([out]))
             if depth[0] == 0 and name not in STRUCTURAL:
                 for t in tensors(list(args) + list(kwargs.values())):
                     consumers[id(t)].append(f"fn:{name}")

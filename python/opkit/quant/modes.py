@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -87,6 +88,21 @@ def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> t
     return torch.nan_to_num(q, nan=0.0)
 
 
+def reciprocal_scale(scale_d: float) -> torch.Tensor:
+    """AMCT's AscendQuant ``scale`` attribute, 1.0 / scale_d (insert_quant_pass.py:76) on the record's float32
+    scale_d, stored as a float32 ONNX constant."""
+    return torch.tensor(1.0 / float(np.float32(scale_d)), dtype=F64).to(F32)
+
+
+def amct_fake_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> torch.Tensor:
+    """The integer codes of AMCT's fake-quant ONNX model (module/quant_module.py add_fakequant): Mul by the float32
+    reciprocal scale, Round (half to even), Add offset, Clip -- the offset comes after the rounding, and the scale
+    multiplies rather than divides (x / scale rounds differently near .5). NaN becomes 0."""
+    lo, hi = int_range(bits)
+    q = torch.clamp(torch.round(x.to(F32) * reciprocal_scale(scale_d)) + offset_d, lo, hi)
+    return torch.nan_to_num(q, nan=0.0)
+
+
 @dataclass
 class QuantLayer(LayerMode):
     """One INT8 (or what-if 4/16-bit) Conv1d/Conv2d/Linear; see the module docstring."""
@@ -104,6 +120,7 @@ class QuantLayer(LayerMode):
     overflow: list = field(default_factory=list)   # int32 accumulator overflows seen (message strings)
     requant_to: tuple | None = None      # (scale_d, offset_d, bits, relu) of the next INT8 layer: AscendRequant
     from_requant: bool = False           # the input is the previous layer's requantized codes
+    bias: torch.Tensor | None = None     # the float32 bias, for a Linear AMCT sees as MatMul + Add (see run)
 
     @property
     def op_type(self) -> str:
@@ -116,23 +133,29 @@ class QuantLayer(LayerMode):
     def integer_input(self, x: torch.Tensor, device: bool) -> torch.Tensor:
         if device and self.act_bits <= 8 and not self.from_requant:
             return ascend_quant(x, self.scale_d, self.offset_d, self.act_bits)
-        # AMCT's fp32 formula; after AscendRequant the input is (q - offset) * scale held in fp16 (11 bits for
-        # at most 2^8 steps): dividing back recovers q exactly
-        return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
+        if self.from_requant:
+            # after AscendRequant the input is (q - offset) * scale held in fp16 (11 bits for at most 2^8 steps):
+            # dividing back recovers q exactly
+            return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
+        return amct_fake_quant(x, self.scale_d, self.offset_d, self.act_bits)
 
-    def accumulate(self, q: torch.Tensor) -> torch.Tensor:
+    def accumulate(self, q: torch.Tensor, int_bias: bool = True) -> torch.Tensor:
         """Exact integer accumulation (the cube's int32), see ``exact_product``. The activation offset is taken
         off the codes first, so zero padding stands for a real zero (Conv2D's offset_x). Returns float64."""
         acc = exact_product(self.geometry.apply, q - self.offset_d, self.codes, self.codes[0].numel())
-        if self.bias_codes is not None:
+        if self.bias_codes is not None and int_bias:
             acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
         return acc
 
     def run(self, sim, module, forward, args, kwargs):
         x = args[0]
-        device = sim.policy is not None
+        device = sim.policy is not None and not sim.policy.fake_quant
         io = sim.io_dtype(self.op_type, [x]) if device else F32
-        acc = self.accumulate(self.integer_input(x, device))
+        # A Linear on a tensor of rank != 2 exports as MatMul + Add(bias, .): AMCT's get_bias_for_matmul looks for
+        # the bias at the Add's second input, finds the MatMul there, and leaves the bias in float -- it is added
+        # after the dequant (hicann/amct utils/quant_node.py:425-450, optimizer/insert_bias_quant_pass.py:88-90)
+        float_bias = self.op_type == "linear" and x.dim() != 2 and self.bias is not None
+        acc = self.accumulate(self.integer_input(x, device), int_bias=not float_bias)
         peak = float(acc.abs().max()) if acc.numel() else 0.0
         if peak > INT32_MAX:
             msg = f"{self.name}: int32 accumulator overflow (|acc| up to {peak:.3g} > 2^31-1)"
@@ -141,13 +164,16 @@ class QuantLayer(LayerMode):
                 self.overflow.append(msg)
         bits = f"int{self.act_bits}" if self.act_bits == self.wts_bits else f"a{self.act_bits}w{self.wts_bits}"
         what_if = "" if (self.act_bits, self.wts_bits) == (8, 8) else " (what-if)"
-        if device and self.requant_to is not None:
+        if device and self.requant_to is not None and not float_bias:
             y = self.requantize(acc)
             kernel = f"AscendQuant fp16 + {bits} cube + AscendRequant{what_if}"
         else:
             y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
             kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
                       else f"AMCT fake-quant {bits}{what_if}")
+        if float_bias:
+            y = y.to(io) + self.bias.to(io)
+            kernel += " + float bias (MatMul + Add)"
         return y.to(io), io, bits, kernel
 
     def requantize(self, acc: torch.Tensor) -> torch.Tensor:
@@ -223,15 +249,16 @@ class CalibLayer(LayerMode):
 
 
 def fold_bn(weight: torch.Tensor, bias: torch.Tensor | None, bn: nn.modules.batchnorm._BatchNorm):
-    """Conv + BatchNorm folded in FP32 (what torch.quantization.fuse_modules does for AMCT):
-    w' = w * gamma / sqrt(var + eps), b' = (b - mean) * gamma / sqrt(var + eps) + beta."""
+    """Conv + BatchNorm folded in FP32 by the function AMCT's ConvBnFusionPass reaches through
+    torch.quantization.fuse_modules (torch.nn.utils.fusion.fuse_conv_bn_weights): w' = w * (gamma * rsqrt(var +
+    eps)), b' = (b - mean) * rsqrt(var + eps) * gamma + beta -- rsqrt, and this order of products, to the bit."""
+    from torch.nn.utils.fusion import fuse_conv_bn_weights
     var, mean = bn.running_var.detach().to(F32), bn.running_mean.detach().to(F32)
     gamma = bn.weight.detach().to(F32) if bn.weight is not None else torch.ones_like(var)
     beta = bn.bias.detach().to(F32) if bn.bias is not None else torch.zeros_like(var)
-    factor = gamma / torch.sqrt(var + bn.eps)
-    w = weight.detach().to(F32) * factor.reshape([-1] + [1] * (weight.dim() - 1))
-    b = bias.detach().to(F32) if bias is not None else torch.zeros_like(mean)
-    return w, (b - mean) * factor + beta
+    b = bias.detach().to(F32) if bias is not None else None
+    w, fb = fuse_conv_bn_weights(weight.detach().to(F32), b, mean, var, bn.eps, gamma, beta)
+    return w.detach(), fb.detach()
 
 
 @dataclass
@@ -248,7 +275,7 @@ class QuantMatmul(LayerMode):
 
     def run(self, sim, module, forward, args, kwargs):
         a, b = args[0], args[1]
-        device = sim.policy is not None
+        device = sim.policy is not None and not sim.policy.fake_quant
         io = sim.io_dtype("matmul", [a, b]) if device else F32
         if device:
             qa = ascend_quant(a, self.scale_a, self.offset_a, self.bits)

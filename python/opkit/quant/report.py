@@ -92,6 +92,7 @@ class QuantReport:
     eval_backends: list[str] = field(default_factory=list)   # where the labelled evaluations ran
     eval_seconds: float = 0.0
     seconds: float = 0.0
+    columns: dict = field(default_factory=dict)   # AMCT fake-quant top-1 vs deployed, the layers where they part
 
     @property
     def depthwise(self) -> bool:
@@ -131,7 +132,7 @@ class QuantReport:
             "layers": self.layers, "fusion": [r.as_dict() for r in self.fusion], "overflow": [o.as_dict() for o in self.overflow],
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
-            "notes": self.notes, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
+            "notes": self.notes, "columns": self.columns, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
             "evaluations": self.evals, "eval_backends": self.eval_backends,
             "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 

@@ -91,8 +91,9 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
                       table_samples=table_samples)
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
     fr = F.read_fusion_result(fusion_result) if fusion_result else None
-    deploy = Deploy(pol, conv_bn=F.took_effect(fr, (F.CONV_BN,)) is not False,
-                    requant=F.took_effect(fr, F.REQUANT_NAMES) is not False)
+    # AMCT's fake-quant model has no ATC fusion (amct-fake-quant policy)
+    deploy = Deploy(pol, conv_bn=not pol.fake_quant and F.took_effect(fr, (F.CONV_BN,)) is not False,
+                    requant=not pol.fake_quant and F.took_effect(fr, F.REQUANT_NAMES) is not False)
     b = VariantBuilder(inp.model, inp.calib, deploy, log, quant_matmul)
     sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec), log)
     notes: list[str] = []
@@ -113,6 +114,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
                      f"applied: {rec.fix.fix}")
     log("strategy table")
     table = _strategy_table(b, sc, base, v_fp16, rec.variant, chip)
+    columns = _columns(b, inp, base, table, notes)
     fusion_rows = _fusions(b, sc, rec, v_fp16, fr, target_drop, log)
     checked = {"fp16": v_fp16, base.name: base.variant} | ({} if rec.fix else {"recommended": rec.variant})
     overflow = trace_overflow(sc, checked, target, log) + (rec.fix.findings if rec.fix else [])
@@ -129,7 +131,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size]),
         predictions={r.name: sc.scored(r.name).predictions for r in table},
         evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
-        seconds=time.monotonic() - t0)
+        seconds=time.monotonic() - t0, columns=columns)
 
 
 def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
@@ -222,6 +224,9 @@ def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVari
     strat["int8-default"] = base.variant if base.name == "int8-default" else b.variant(amct_default, "int8-default")
     if base.name == "int8-config":
         strat["int8-config"] = base.variant
+    if not b.deploy.policy.fake_quant:   # AMCT's own answer beside the deployed one (opkit/quant/amct/columns.py)
+        from .amct.columns import NAME, fake_quant_variant
+        strat[NAME] = fake_quant_variant(b, cfg, base.records)
     strat["int8-per-channel"] = b.variant(cfg.with_channel_wise(True), "int8-per-channel")
     strat["int8-per-layer"] = b.variant(cfg.with_channel_wise(False), "int8-per-layer")
     ends = cfg.quant_layers
@@ -241,6 +246,21 @@ def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVari
                                  mem, lat, {n: v.config.layers[n].channel_wise for n in v.quantized}
                                  if name != "fp32" else {}))
     return table
+
+
+def _columns(b: VariantBuilder, inp, base: Base, table: list[StrategyRow], notes: list[str]) -> dict:
+    """AMCT's fake-quant top-1 beside the deployed one and the layers where they part (issue 30)."""
+    from .amct.columns import NAME, fake_quant_variant, parting_layers
+    rows = {r.name: r for r in table}
+    if NAME not in rows:
+        return {}
+    parts = parting_layers(inp.model, inp.table_x, fake_quant_variant(b, base.config, base.records), base.variant)
+    fq, dep = rows[NAME].top1, rows[base.name].top1
+    notes.append(f"both columns: AMCT fake-quant top-1 {fq:.2f}%, deployed ({base.name}, {b.deploy.policy.name}) "
+                 f"{dep:.2f}%; " + ("they part at " + ", ".join(f"{p.layer} (cos {p.cosine:.6f})" for p in parts)
+                                    if parts else "no layer parts (1 - cosine below 1e-5 everywhere)"))
+    return {"amct_fake_quant_top1": fq, "deployed_top1": dep, "deployed": base.name,
+            "parting_layers": [p.__dict__ for p in parts]}
 
 
 def _signature(rows) -> dict[str, str]:

@@ -190,7 +190,7 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
             bias_codes = bc.to(torch.int64)
         v.layers[lname] = QuantLayer(lname, geo, codes.to(torch.int8 if r.wts_bits <= 8 else torch.int16),
                                      scale_w, float(r.scale_d), int(r.offset_d), r.act_bits, r.wts_bits,
-                                     bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max))
+                                     bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max), bias=b)
     for key, r in records.items():            # function-level matmuls (what-if): "matmul#k"
         if key.startswith("matmul#"):
             v.functions[key] = QuantMatmul(key, r.scale_d, r.offset_d, r.scale_w[0], r.act_bits)

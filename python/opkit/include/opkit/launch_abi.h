@@ -8,7 +8,7 @@
 extern "C" {
 #endif
 
-#define OPKIT_LAUNCH_ABI_VERSION 1
+#define OPKIT_LAUNCH_ABI_VERSION 2   // 2: + flags
 #define OPKIT_MAX_GM_ARGS 32
 
 typedef struct opkit_launch_args {
@@ -19,7 +19,16 @@ typedef struct opkit_launch_args {
   uint64_t arg_bytes[OPKIT_MAX_GM_ARGS];  // size of each buffer, for GM bounds checks
   uint64_t tiling_key;      // ICPU_SET_TILING_KEY value
   uint32_t threads;         // host threads for blocks (0 = emulator default); results never depend on it
+  uint32_t flags;           // OPKIT_LAUNCH_* bits
 } opkit_launch_args;
+// The launch skips the per-call rules (operand checks, pipe hazards, poison): only for a launch whose module,
+// tiling and GM sizes already passed them once (docs/emulator.md "Checked once, then fast"). Outputs are
+// bitwise those of a checked launch; GM bounds are still checked.
+#define OPKIT_LAUNCH_FAST 1u
+// With OPKIT_LAUNCH_FAST: a fast launch does not fill fresh UB buffers (their bytes are whatever the host
+// worker's UB held); with this bit it fills them with 0x5A instead of the checked launch's 0xFF, so a kernel
+// whose outputs depended on uninitialised UB would give other bytes (opkit's harness proves it per case).
+#define OPKIT_LAUNCH_ALT_FILL 2u
 
 typedef struct opkit_launch_stats {
   uint64_t gm_read_bytes;     // summed over blocks

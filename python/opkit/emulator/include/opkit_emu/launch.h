@@ -55,12 +55,12 @@ inline void end_of_kernel_checks(BlockCtx& c) {
       c.fail("queue-protocol", "TQue::AllocTensor", b.alloc_loc,
              strf("tensor allocated here (UB offset %u) is still %s when the kernel ends; FreeTensor it", b.off,
                   b.state == BufState::Queued ? "in its queue" : "allocated"));
-  for (int e = 0; e < 64; ++e)
-    for (int id = 0; id < 8; ++id)
-      if (c.flags[e][id].count > 0)
-        c.fail("sync-pairing", "SetFlag", c.flags[e][id].last_set,
-               strf("SetFlag<HardEvent::%s>(%d) was never matched by a WaitFlag before the kernel ended",
-                    event_name(static_cast<AscendC::HardEvent>(e)), id));
+  c.flags.each([&](int e, int id, const FlagRec& f) {
+    if (f.count > 0)
+      c.fail("sync-pairing", "SetFlag", f.last_set,
+             strf("SetFlag<HardEvent::%s>(%d) was never matched by a WaitFlag before the kernel ended",
+                  event_name(static_cast<AscendC::HardEvent>(e)), id));
+  });
 }
 
 template <class T>
@@ -187,7 +187,9 @@ class WorkerPool {
 // Runs body() once per block with that block's context installed. Never throws.
 template <class Body>
 LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threads, const std::vector<GmRegion>& gm,
-                         const Body& body) {
+                         const Body& body, uint32_t flags = 0) {
+  const bool checks = !(flags & OPKIT_LAUNCH_FAST);
+  const int fill = checks ? 0xff : (flags & OPKIT_LAUNCH_ALT_FILL) ? 0x5a : -1;
   LaunchOutcome out;
   if (block_dim == 0) {
     out.status = 2;
@@ -225,10 +227,13 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
       c.ub = mem->ub;
       c.shadow = mem->shadow;
       c.gm = &gm;
+      c.checks = checks;
+      c.ub_fill = fill;
+      c.bufs.reserve(32);
       t_ctx = &c;
       try {
         body();
-        end_of_kernel_checks(c);
+        if (checks) end_of_kernel_checks(c);
         sync_all_block_done(c, true);
       } catch (const SyncAllAborted&) {
         res[b].failed = res[b].aborted = true;
@@ -338,7 +343,10 @@ int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const 
   try {
     if (!a || a->abi_version != OPKIT_LAUNCH_ABI_VERSION) {
       r->status = 2;
-      copy_str(r->message, sizeof r->message, "opkit emulator: launch ABI version mismatch");
+      copy_str(r->message, sizeof r->message,
+               strf("opkit emulator: launch ABI version mismatch (caller %u, kernel %s %u): the kernel module was "
+                    "built by another opkit; run `opkit build` again", a ? a->abi_version : 0u, entry,
+                    OPKIT_LAUNCH_ABI_VERSION));
       return 2;
     }
     if (a->num_args != N) {
@@ -352,7 +360,8 @@ int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const 
       if (a->args[i] && a->arg_bytes[i]) gm.push_back({static_cast<const uint8_t*>(a->args[i]), a->arg_bytes[i], static_cast<int>(i)});
     void* const* args = a->args;
     LaunchOutcome o = run_blocks(a->block_dim, a->tiling_key, a->threads, gm,
-                                 [&]() { (void)sizeof(Tag); invoke_gm(f, args, std::make_index_sequence<N>{}); });
+                                 [&]() { (void)sizeof(Tag); invoke_gm(f, args, std::make_index_sequence<N>{}); },
+                                 a->flags);
     fill_result(r, o);
     return r->status;
   } catch (const std::exception& e) {

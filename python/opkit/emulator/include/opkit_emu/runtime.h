@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -85,6 +86,24 @@ struct FlagRec {
   SrcLoc last_set{nullptr, 0};
   std::vector<Clock> pending;  // what each unwaited SetFlag hands over, oldest first
 };
+// The flags a block has used, by (HardEvent, event id): a short list searched linearly. Most kernels use one
+// or two; a full [64][8] table built and destroyed per block was a tenth of a small launch.
+class FlagTable {
+ public:
+  FlagRec& at(int event, int id) {
+    const uint16_t key = static_cast<uint16_t>(event * 8 + id);
+    for (auto& e : v_)
+      if (e.first == key) return e.second;
+    v_.emplace_back(key, FlagRec{});
+    return v_.back().second;
+  }
+  template <class F>
+  void each(F f) const {
+    for (const auto& e : v_) f(e.first / 8, e.first % 8, e.second);
+  }
+ private:
+  std::vector<std::pair<uint16_t, FlagRec>> v_;
+};
 
 class TPipeBase;
 
@@ -97,13 +116,13 @@ struct BlockCtx {
   // only where the shadow says "not defined"; entries in a range are dropped when it is poisoned again.
   std::vector<std::pair<uint32_t, uint8_t>> partial_bits;
   HazardState hz;
-  std::vector<BufRec> bufs;
+  std::vector<BufRec> bufs;  // reserved for 32 (most kernels): no regrowth per block
   std::vector<QueueRec> queues;
   int pipe_serial = 0;
   int live_pipe = -1;
   TPipeBase* pipe = nullptr;
   uint32_t queue_bufs_per_pos[16] = {};
-  FlagRec flags[64][8];  // [HardEvent][event id]
+  FlagTable flags;
   int atomic_dtype = -1;   // SetAtomicAdd<T> in effect: dtype code
   std::vector<AtomicRecord> atomics;
   const std::vector<GmRegion>* gm = nullptr;
@@ -116,6 +135,11 @@ struct BlockCtx {
   float deq_scale = 1.0f;  // SetDeqScale(half): scale of the int32_t -> half Cast (cast.h)
   std::vector<AscendC::ShapeInfo> shapes;  // SetShapeInfo: tensors hold an index (1-based) into this table
   uint16_t mrg_sort_used[4] = {0, 0, 0, 0};  // GetMrgSortResult: elements of each queue the last MrgSort took
+  // false: a launch whose (module, tiling, GM sizes) already passed every rule (docs/emulator.md "Checked once,
+  // then fast"): the per-call bookkeeping (operand checks, pipe hazards, poison shadow) is skipped; the data
+  // path, GM bounds and the queue state are the same, so outputs are bitwise those of the checked launch.
+  bool checks = true;
+  int ub_fill = 0xff;  // byte InitBuffer fills a fresh buffer with; -1: none (fast launch)
 
   [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
     throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));

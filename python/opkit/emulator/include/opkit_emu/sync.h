@@ -43,7 +43,7 @@ inline bool event_pipes(AscendC::HardEvent e, int& src, int& dst) {
 inline FlagRec& flag(AscendC::HardEvent e, int32_t id, const char* call, SrcLoc loc) {
   if (id < 0 || id >= 8)
     fail("sync-pairing", call, loc, strf("event id %d is out of range [0, 8)", id));
-  return ctx().flags[static_cast<int>(e)][id];
+  return ctx().flags.at(static_cast<int>(e), id);
 }
 }  // namespace opkit_emu
 
@@ -62,7 +62,8 @@ inline void SetFlag(int32_t eventID, OPKIT_LOC) {
   f.count++;
   f.last_set = loc;
   int src, dst;
-  if (opkit_emu::event_pipes(event, src, dst)) f.pending.push_back(opkit_emu::ctx().hz.snapshot(src));
+  if (opkit_emu::ctx().checks && opkit_emu::event_pipes(event, src, dst))
+    f.pending.push_back(opkit_emu::ctx().hz.snapshot(src));
 }
 template <HardEvent event>
 inline void WaitFlag(int32_t eventID, OPKIT_LOC) {

@@ -1,0 +1,64 @@
+"""AMCT's results on the zoo, recorded (``<model>.amct.json`` next to the zoo's weights) so that CI, which has no
+AMCT, checks opkit against them: per config scenario the AMCT config JSON, AMCT's record (scale_d, offset_d,
+scale_w per layer) and the top-1 class of every test sample from AMCT's fake-quant ONNX model (onnxruntime)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..records import LayerRecord
+from .zoo import HERE
+
+
+REJECTIONS = HERE / "rejected_configs.amct.json"     # configs AMCT rejects, with its error messages
+
+
+def ref_path(model: str) -> Path:
+    return HERE / f"{model}.amct.json"
+
+
+@dataclass
+class ScenarioRef:
+    config: dict
+    records: dict[str, LayerRecord]
+    predictions: list[int]
+    amct_top1: float
+
+
+@dataclass
+class ModelRef:
+    model: str
+    amct_commit: str
+    calib: dict                      # {"n": .., "seed": ..}
+    test: dict
+    scenarios: dict[str, ScenarioRef]
+
+
+def _record_json(r: LayerRecord) -> dict:
+    # float32 values written as the shortest decimal that reads back to the same float32
+    return {"scale_d": float(np.format_float_positional(np.float32(r.scale_d), unique=True)), "offset_d": r.offset_d,
+            "scale_w": [float(np.format_float_positional(np.float32(s), unique=True)) for s in r.scale_w]}
+
+
+def write_ref(ref: ModelRef) -> Path:
+    data = {"model": ref.model, "amct_commit": ref.amct_commit, "calib": ref.calib, "test": ref.test,
+            "scenarios": {k: {"config": s.config, "amct_top1": s.amct_top1,
+                              "records": {n: _record_json(r) for n, r in s.records.items()},
+                              "predictions": "".join(str(p) for p in s.predictions)}
+                          for k, s in ref.scenarios.items()}}
+    p = ref_path(ref.model)
+    p.write_text(json.dumps(data, indent=1) + "\n")
+    return p
+
+
+def read_ref(model: str) -> ModelRef:
+    data = json.loads(ref_path(model).read_text())
+    scen = {}
+    for k, s in data["scenarios"].items():
+        recs = {n: LayerRecord(r["scale_d"], r["offset_d"], list(r["scale_w"]), [0] * len(r["scale_w"]),
+                               algo="record") for n, r in s["records"].items()}
+        scen[k] = ScenarioRef(s["config"], recs, [int(c) for c in s["predictions"]], s["amct_top1"])
+    return ModelRef(data["model"], data["amct_commit"], data["calib"], data["test"], scen)

@@ -1,0 +1,94 @@
+"""opkit against AMCT's recorded results on the zoo (opkit/quant/amct/zoo/<model>.amct.json, recorded by
+``python -m opkit.quant.amct --record`` from hicann/amct; the commit is in each file). No AMCT needed: for every
+model and config scenario, opkit's own calibration must give AMCT's record to the bit, and opkit's simulation
+under ``amct-fake-quant`` must give the top-1 class AMCT's fake-quant ONNX model gave, sample for sample."""
+import pytest
+import torch
+
+from opkit.accuracy.policy import load_policy
+from opkit.quant.amct import zoo
+from opkit.quant.amct.oracle import compare_records, opkit_variant, predictions
+from opkit.quant.amct.refs import read_ref
+from opkit.quant.config import parse_config
+
+SAMPLES = {"default": 1000}          # the other scenarios: the first 300 test samples (CI time)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)          # tiny models on a shared 2-core runner: threads only contend
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.mark.parametrize("name", list(zoo.ZOO))
+def test_opkit_gives_amcts_records_and_predictions(name):
+    ref = read_ref(name)
+    assert len(ref.amct_commit) == 40 and len(ref.scenarios) >= 1
+    model = zoo.load(name)
+    calib = zoo.dataset(ref.calib["n"], ref.calib["seed"])[0]
+    x = zoo.dataset(ref.test["n"], ref.test["seed"])[0]
+    problems = []
+    for scen, sc in ref.scenarios.items():
+        cfg = parse_config(sc.config, model, f"{name}.amct.json [{scen}]")
+        v, recs = opkit_variant(model, calib, cfg)
+        assert sorted(recs) == sorted(sc.records), scen
+        for layer, (sd, od, sw, rel) in compare_records(sc.records, recs).items():
+            if not (sd and od and sw):
+                problems.append(f"{scen}: {layer} record differs (scale_d {sd}, offset_d {od}, scale_w {sw}, "
+                                f"max rel {rel:.2e}; AMCT {sc.records[layer].scale_d!r}, opkit {recs[layer].scale_d!r})")
+        n = SAMPLES.get(scen, 300)
+        ours = predictions(v, model, x[:n])
+        diff = [i for i in range(n) if ours[i] != sc.predictions[i]]
+        if diff:
+            problems.append(f"{scen}: {len(diff)}/{n} predictions differ from AMCT's fake-quant model "
+                            f"(samples {diff[:10]})")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_recorded_predictions_can_fail():
+    """The comparison is real: the device-faithful variant (AscendQuant in fp16, fp16 around) does not reproduce
+    AMCT's fake-quant predictions on every sample of every model."""
+    ref = read_ref("vit")
+    model = zoo.load("vit")
+    calib = zoo.dataset(ref.calib["n"], ref.calib["seed"])[0]
+    x = zoo.dataset(ref.test["n"], ref.test["seed"])[0]
+    sc = ref.scenarios["default"]
+    v, _ = opkit_variant(model, calib, parse_config(sc.config, model), records=sc.records)
+    v.policy = load_policy("fp16-compute")
+    ours = predictions(v, model, x)
+    assert sum(int(a != b) for a, b in zip(ours, sc.predictions)) > 0
+
+
+def test_setup_names_a_wrong_checkout(tmp_path):
+    from opkit.errors import OpkitError
+    from opkit.quant.amct.setup import prepare
+    with pytest.raises(OpkitError, match="not an AMCT checkout"):
+        prepare(tmp_path, tmp_path / "cache")
+
+
+def test_the_oracle_command_needs_a_checkout(monkeypatch, capsys):
+    from opkit.quant.amct.__main__ import main
+    monkeypatch.delenv("OPKIT_AMCT", raising=False)
+    assert main([]) == 2
+    assert "give --amct CHECKOUT or set OPKIT_AMCT" in capsys.readouterr().err
+
+
+def test_configs_amct_rejects_are_rejected_with_amcts_message():
+    """AMCT's own errors for configs it rejects (recorded from quantize_model) appear in opkit's, which also
+    name the file, layer and field."""
+    import json
+
+    from opkit.errors import OpkitError
+    from opkit.quant.amct.__main__ import amct_message
+    from opkit.quant.amct.refs import REJECTIONS
+    from opkit.quant.config import parse_config
+    data = json.loads(REJECTIONS.read_text())
+    model = zoo.load(data["model"])
+    assert len(data["configs"]) >= 7
+    for name, r in data["configs"].items():
+        assert r["amct_error"], f"{name}: AMCT accepted it"
+        with pytest.raises(OpkitError) as e:
+            parse_config(r["config"], model, f"{name}.json")
+        assert amct_message(r["amct_error"]) in str(e.value) and f"{name}.json" in str(e.value), name

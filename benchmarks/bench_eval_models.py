@@ -6,8 +6,8 @@ in one run: ResNet-18/50- and ConvNeXt-T/B-style classifiers (benchmarks/_models
         [--variants cann-force-fp16,cann-allow-mix-precision,torch-npu-autocast,int8,patch]
         [--save preds.json] [--compare preds.json]
 
-Per model: ``--batches`` batches of 16 random N(0,1) images (seeded; 16 images by default: a 2-core machine runs
-ConvNeXt-B's 16 images in about a minute per variant). Each variant is prepared once (kernels loaded, INT8
+Per model: ``--batches`` batches of 16 random N(0,1) images (seeded; 16 images by default, sized for a 2-core
+machine; ConvNeXt-B costs about 4x ConvNeXt-T). Each variant is prepared once (kernels loaded, INT8
 calibrated on one batch of 16 other images: ``opkit quant``'s default config, ARQ + IFMR), warmed on the first
 batch, then timed over every batch with the same torch threads as the plain forward; plain and variant are timed
 back to back, batch by batch, and the ratio is wall(variant) / wall(plain) summed over the batches (CPU seconds

@@ -32,6 +32,8 @@ def test_policy_quant_field_is_checked(tmp_path):
     bad.write_text("policy: x\ndefault: {io: float32, compute: float32}\nquant: fake\n")
     with pytest.raises(OpkitError, match="quant must be one of device, amct-fake-quant"):
         load_policy(bad)
+    with pytest.raises(OpkitError, match="use amct-fake-quant"):      # what AMCT users first try
+        load_policy("fp32")
 
 
 def test_autocast_lists_keep_norm_softmax_sum_in_fp32():

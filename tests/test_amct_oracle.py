@@ -43,3 +43,15 @@ def test_amct_config_options_agree(checkout, scenario):
     calib, (x, y) = zoo.calib_set(), zoo.test_set(300)
     r = run_oracle(checkout, "resnet_basic", zoo.load("resnet_basic"), calib, x, y, scenario)
     assert r.records_equal and r.agree == r.samples, "\n".join(r.lines())
+
+
+def test_configs_amct_rejects_opkit_rejects_with_the_same_message(checkout, tmp_path):
+    from opkit.quant.amct.__main__ import amct_message
+    from opkit.quant.amct.oracle import amct_rejections
+    from opkit.quant.config import parse_config
+    model = zoo.load("bn_cnn")
+    for name, r in amct_rejections(checkout, model, zoo.calib_set(), tmp_path).items():
+        assert r["amct_error"], f"{name}: AMCT accepted it"
+        with pytest.raises(OpkitError) as e:
+            parse_config(r["config"], model, f"{name}.json")
+        assert amct_message(r["amct_error"]) in str(e.value), name

@@ -73,3 +73,22 @@ def test_the_oracle_command_needs_a_checkout(monkeypatch, capsys):
     monkeypatch.delenv("OPKIT_AMCT", raising=False)
     assert main([]) == 2
     assert "give --amct CHECKOUT or set OPKIT_AMCT" in capsys.readouterr().err
+
+
+def test_configs_amct_rejects_are_rejected_with_amcts_message():
+    """AMCT's own errors for configs it rejects (recorded from quantize_model) appear in opkit's, which also
+    name the file, layer and field."""
+    import json
+
+    from opkit.errors import OpkitError
+    from opkit.quant.amct.__main__ import amct_message
+    from opkit.quant.amct.refs import REJECTIONS
+    from opkit.quant.config import parse_config
+    data = json.loads(REJECTIONS.read_text())
+    model = zoo.load(data["model"])
+    assert len(data["configs"]) >= 7
+    for name, r in data["configs"].items():
+        assert r["amct_error"], f"{name}: AMCT accepted it"
+        with pytest.raises(OpkitError) as e:
+            parse_config(r["config"], model, f"{name}.json")
+        assert amct_message(r["amct_error"]) in str(e.value) and f"{name}.json" in str(e.value), name

@@ -204,3 +204,14 @@ def test_errors_name_the_option_the_user_gave(tmp_path, capsys):
               str(tmp_path / "val.pt"), "--calib-transform", "evaldata.models:kill_once"])
     err = capsys.readouterr().err
     assert e.value.code == 1 and "--calib " in err and "--calib-transform applies to folders" in err
+
+
+def test_an_input_the_model_does_not_take_is_an_error_naming_input(tmp_path, capsys):
+    (tmp_path / "m.py").write_text("import torch\ndef net():\n    return torch.nn.Linear(8, 4)\n")
+    for cmd in (["diagnose", f"{tmp_path / 'm.py'}:net", "--input", "2x7", "--no-rescue", "--no-patch"],
+                ["dump", f"{tmp_path / 'm.py'}:net", "--input", "2x8,2x8", "--out", str(tmp_path / "d")]):
+        with pytest.raises(SystemExit) as e:
+            main(cmd)
+        err = capsys.readouterr().err
+        assert e.value.code == 1 and f"the model does not take --input {cmd[3]}" in err and "Traceback" not in err
+    assert not (tmp_path / "d").exists()

@@ -125,8 +125,10 @@ def load_policy(name_or_path: str | Path, mixlist: str | Path | None = None) -> 
     if not p.suffix:
         p = BUILTIN_DIR / f"{name_or_path}.yaml"
         if not p.is_file():
+            hint = ("; for FP32 around the INT8 layers as AMCT's fake-quant model computes them use amct-fake-quant"
+                    if str(name_or_path).lower() in ("fp32", "float32", "fake-quant", "amct") else "")
             raise OpkitError(f"unknown policy {name_or_path!r}; built in: {', '.join(builtin_names())} "
-                             "(or give a policy .yaml file)")
+                             f"(or give a policy .yaml file){hint}")
     try:
         data = yaml.safe_load(p.read_text())
     except (OSError, yaml.YAMLError) as e:

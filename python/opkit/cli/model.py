@@ -101,7 +101,17 @@ def _module_and_args(model: str, inputs: tuple[str, ...], seed: int, command: st
         raise OpkitError(f"model {model!r}: gave a {type(m).__name__}; this command needs a torch.nn.Module "
                          f"({MODEL_SPELLINGS})")
     if inputs:
-        return m, O.one_input(inputs, seed, command)
+        x = O.one_input(inputs, seed, command)
+        from ..accuracy.dump import model_device
+        dev = model_device(m)           # as dump runs it: the inputs on the device of the model's parameters
+        try:                            # one plain forward: a model that does not take --input fails here, by name
+            with torch.no_grad():
+                m(*(t.to(dev) for t in x))
+        except (RuntimeError, TypeError, ValueError, IndexError) as e:
+            shown = ",".join(inputs)
+            raise OpkitError(f"opkit {command} {model}: the model does not take --input {shown} "
+                             f"({type(e).__name__}: {e})") from None
+        return m, x
     if not examples:
         raise click.UsageError(f"opkit {command}: give the model's input: --input 2x3x224x224 (random, seeded) or "
                                "--input file.npy/.pt (the factory returned no inputs)")

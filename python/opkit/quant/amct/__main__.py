@@ -65,8 +65,44 @@ def _run(checkout, a) -> int:
             ref.scenarios[sc] = ScenarioRef(r.config, r.amct_records, r.amct_predictions, r.amct_top1)
         if a.record:
             print(f"recorded: {write_ref(ref)}")
+    bad += _rejections(checkout, a.record)
     print(f"{'all equal' if not bad else f'{bad} difference(s)'}; {time.monotonic() - t0:.1f} s in all")
     return 1 if bad else 0
+
+
+def _rejections(checkout, record: bool) -> int:
+    """AMCT's errors for the configs it rejects, next to opkit's; ``record`` stores them for CI."""
+    import json
+    import tempfile
+    from pathlib import Path
+    from ..config import parse_config
+    from .oracle import amct_rejections
+    from .refs import REJECTIONS
+    model = zoo.load("bn_cnn")
+    with tempfile.TemporaryDirectory(prefix="opkit-amct-bad-") as tmp:
+        res = amct_rejections(checkout, model, zoo.calib_set(), Path(tmp))
+    bad = 0
+    for name, r in res.items():
+        try:
+            parse_config(r["config"], model, f"{name}.json")
+            ours = "(accepted)"
+        except OpkitError as e:
+            ours = str(e)
+        same = bool(r["amct_error"]) and amct_message(r["amct_error"]) in ours
+        bad += not same
+        print(f"rejected config {name}: {'same message' if same else 'DIFFERS'}\n  AMCT:  {r['amct_error']}\n"
+              f"  opkit: {ours}")
+    if record:
+        REJECTIONS.write_text(json.dumps({"amct_commit": checkout.commit, "model": "bn_cnn", "configs": res},
+                                         indent=1) + "\n")
+        print(f"recorded: {REJECTIONS}")
+    return bad
+
+
+def amct_message(err: str) -> str:
+    """AMCT's message without its " in layer <name>" suffix (opkit names the layer and field in front)."""
+    import re
+    return re.sub(r" in layer \S+$", "", err.strip())
 
 
 if __name__ == "__main__":

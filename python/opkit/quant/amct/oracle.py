@@ -248,3 +248,34 @@ def run_oracle(checkout: AmctCheckout, name: str, model: nn.Module, calib: torch
     return OracleResult(f"{name} [{sc.name}]", checkout.commit, layers, len(pa), len(pa) - len(diff), diff,
                         100.0 * float((pa == y).mean()), 100.0 * float((po == y).mean()), run.seconds, opkit_seconds,
                         [int(p) for p in pa], cfg_json, run.records)
+
+
+def amct_rejections(checkout: AmctCheckout, model: nn.Module, calib: torch.Tensor, work: Path) -> dict[str, dict]:
+    """Each of scenarios.BAD_CONFIGS given to AMCT's quantize_model: {name: {"config", "amct_error"}} (the error
+    AMCT raised, or "" when it accepted the config)."""
+    import logging
+    import os
+    from .scenarios import BAD_CONFIGS
+    logging.getLogger().setLevel(logging.ERROR)
+    amct = import_amct(checkout)
+    cwd = os.getcwd()
+    os.chdir(work)
+    out = {}
+    try:
+        base = json.loads(amct_config(amct, model, calib, work / "base.json").read_text())
+        for name, edit in BAD_CONFIGS.items():
+            cfg = copy.deepcopy(base)
+            edit(cfg)
+            path = work / f"{name}.json"
+            path.write_text(json.dumps(cfg, indent=4))
+            err = ""
+            try:
+                with torchscript_export():
+                    amct.quantize_model(str(path), str(work / "m.onnx"), str(work / "r.txt"), copy.deepcopy(model),
+                                        calib[:1])
+            except Exception as e:  # noqa: BLE001 - AMCT's own message is the point
+                err = str(e)
+            out[name] = {"config": cfg, "amct_error": err}
+    finally:
+        os.chdir(cwd)
+    return out

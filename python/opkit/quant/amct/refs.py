@@ -13,6 +13,9 @@ from ..records import LayerRecord
 from .zoo import HERE
 
 
+REJECTIONS = HERE / "rejected_configs.amct.json"     # configs AMCT rejects, with its error messages
+
+
 def ref_path(model: str) -> Path:
     return HERE / f"{model}.amct.json"
 

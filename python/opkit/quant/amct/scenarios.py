@@ -68,3 +68,20 @@ SCENARIOS = {s.name: s for s in (
              edit=_ifmr),
     Scenario("hfmg", "HFMG (num_of_bins 4096) instead of IFMR", edit=_hfmg),
 )}
+
+
+def _act(layer: str, **kw):
+    return lambda cfg: cfg[layer]["activation_quant_params"].update(**kw)
+
+
+# Configs AMCT's quantize_model rejects (on bn_cnn's default config): opkit must reject each with AMCT's message
+BAD_CONFIGS = {
+    "search_step": _act("features.0", search_step=0.7),
+    "search_range": _act("features.0", search_range=[1.3, 0.7]),
+    "max_percentile": _act("features.0", max_percentile=0.4),
+    "num_of_bins": lambda cfg: cfg["features.0"].__setitem__(
+        "activation_quant_params", {"num_bits": 8, "act_algo": "hfmg", "num_of_bins": 1000}),
+    "channel_wise_linear": lambda cfg: cfg["fc"]["weight_quant_params"].update(channel_wise=True),
+    "batch_num": lambda cfg: cfg.update(batch_num=0),
+    "layer_name": lambda cfg: cfg.__setitem__("features.9", dict(cfg["fc"])),
+}

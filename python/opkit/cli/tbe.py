@@ -24,10 +24,10 @@ def import_tbe(impl, ini, proto, op_type, reference, soc, spec_from, no_check) -
     from ..errors import OpkitError
     from ..opspec import load_spec
     from ..tbe import build, importer
-    from ..targets.npu.cann import detect_soc
     from ..tbe.platform import normalize_soc
 
-    soc = soc or detect_soc()[0]        # the DSL dtype table of this SoC's family (Ascend910B3 -> Ascend910B)
+    # the DSL dtype table of this SoC's family; no NPU is asked here (the shared --soc default, Ascend910B3)
+    soc = soc or "Ascend910B3"
 
     got = importer.import_tbe(impl, ini=ini, proto=proto, op_type=op_type, reference=reference,
                               soc=normalize_soc(soc), spec_from=spec_from)

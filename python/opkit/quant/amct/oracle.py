@@ -17,6 +17,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from ...toolchain.files import write_json
 from ..calibrate import calibrate, split_batches
 from ..config import QuantConfig, default_config, load_config
 from ..graph import read_graph
@@ -267,7 +268,7 @@ def amct_rejections(checkout: AmctCheckout, model: nn.Module, calib: torch.Tenso
             cfg = copy.deepcopy(base)
             edit(cfg)
             path = work / f"{name}.json"
-            path.write_text(json.dumps(cfg, indent=4))
+            write_json(path, cfg, indent=4)
             err = ""
             try:
                 with torchscript_export():

@@ -53,6 +53,7 @@ class LayerConfig:
     quant_enable: bool
     act: dict                   # activation_quant_params, defaults filled
     wts: dict                   # weight_quant_params, defaults filled
+    dmq: float | None = None    # dmq_balancer_param: DMQ's migration strength (None: no DMQ on this layer)
 
     @property
     def channel_wise(self) -> bool:
@@ -68,7 +69,10 @@ class LayerConfig:
         if act.get("asymmetric") is None:
             act.pop("asymmetric", None)
         wts = {"num_bits": self.wts["num_bits"], "wts_algo": self.wts["wts_algo"], "channel_wise": self.wts["channel_wise"]}
-        return {"quant_enable": self.quant_enable, "activation_quant_params": act, "weight_quant_params": wts}
+        out = {"quant_enable": self.quant_enable}
+        if self.dmq is not None:
+            out["dmq_balancer_param"] = self.dmq
+        return out | {"activation_quant_params": act, "weight_quant_params": wts}
 
 
 @dataclass
@@ -102,6 +106,20 @@ class QuantConfig:
             if (names is None or n in names) and lc.layer_type in CHANNEL_WISE_TYPES:
                 lc.wts["channel_wise"] = value
         return c
+
+    def with_dmq(self, strength: float | None, names=None) -> "QuantConfig":
+        """This config with DMQ's migration strength (dmq_balancer_param) on the (given, or all) layers;
+        ``None`` turns it off."""
+        from .dmq import BALANCED_TYPES
+        c = self.copy()
+        for n, lc in c.layers.items():
+            if (names is None or n in names) and lc.layer_type in BALANCED_TYPES:
+                lc.dmq = strength
+        return c
+
+    @property
+    def dmq_layers(self) -> dict[str, float]:
+        return {n: c.dmq for n, c in self.layers.items() if c.quant_enable and c.dmq is not None}
 
     def to_json(self, only_enabled: bool = False) -> dict:
         out = {"version": self.version, "batch_num": self.batch_num, "activation_offset": self.activation_offset,
@@ -218,6 +236,19 @@ def _parse_act(src: str, name: str, node, activation_offset: bool) -> dict:
     return act
 
 
+def _parse_dmq(src: str, name: str, v) -> float | None:
+    """dmq_balancer_param, checked as AMCT's DMQBalancerParamField (common/config/field.py:509-523): a float
+    (an int such as 1 is refused, as AMCT's isinstance check does) in [0.2, 0.8]."""
+    if v is None:
+        return None
+    where = f"{name}.dmq_balancer_param"
+    if not isinstance(v, float):
+        raise _err(src, f"{where}: Type of dmq_balancer_param should be <class 'float'>, but is {type(v)}")
+    if not 0.2 <= v <= 0.8:
+        raise _err(src, f"{where}: The dmq_balancer_param must be in range [0.2, 0.8]; got {v}")
+    return v
+
+
 def _parse_wts(src: str, name: str, node, layer_type: str) -> dict:
     where = f"{name}.weight_quant_params"
     if not isinstance(node, dict):
@@ -289,17 +320,16 @@ def parse_config(data: dict, model: nn.Module, src: str = "config") -> QuantConf
         if quantizable[name] not in SIMULATED_TYPES:
             raise _err(src, f"layer {name}: type {quantizable[name]} is quantizable by AMCT but not simulated by "
                             f"opkit ({', '.join(SIMULATED_TYPES)}); set quant_enable false or drop the entry")
-        extra = [k for k in node if k not in ("quant_enable", "activation_quant_params", "weight_quant_params")]
-        if "dmq_balancer_param" in extra:
-            raise _err(src, f"{name}.dmq_balancer_param: AMCT's DMQ balancer is not read from the config by opkit "
-                            "quant: balance the model first with opkit.quant.dmq (docs/quant.md), then drop the key")
+        extra = [k for k in node if k not in ("quant_enable", "dmq_balancer_param", "activation_quant_params",
+                                              "weight_quant_params")]
         if extra:
             raise _err(src, f"{name}: Unknown parameter {extra[0]} in layer {name}")
+        dmq = _parse_dmq(src, name, node.get("dmq_balancer_param"))
         qe = node.get("quant_enable", False)
         _check_bool(src, f"{name}.quant_enable", qe)
         act = _parse_act(src, name, node.get("activation_quant_params", {}), offset)
         wts = _parse_wts(src, name, node.get("weight_quant_params", {}), quantizable[name])
-        layers[name] = LayerConfig(quantizable[name], qe, act, wts)
+        layers[name] = LayerConfig(quantizable[name], qe, act, wts, dmq)
     if not any(c.quant_enable for c in layers.values()):
         raise _err(src, "No quant enable layer in quant config file, please check the quant config file.")
     return QuantConfig(layers, version=1, batch_num=bn, activation_offset=offset,

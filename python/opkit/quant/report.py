@@ -55,9 +55,16 @@ class Recommended:
     atc_fusions_off: list[str]                # fusion_switch.cfg entries the recommendation needs
     overflow_fix: str
     found_by: str
+    algorithms: dict[str, list[str]] = field(default_factory=dict)   # DMQ & co -> the layers they are on
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def describe(self) -> str:
+        """'dmq on conv1, fc; float: conv2; INT8 elsewhere' -- what the written AMCT config does."""
+        parts = [f"{a} on {', '.join(ls)}" for a, ls in self.algorithms.items() if ls]
+        parts += [f"float: {', '.join(self.float_layers)}"] if self.float_layers else []
+        return "; ".join(parts + ["INT8 elsewhere"]) if parts else "INT8 on every layer"
 
 
 @dataclass
@@ -93,6 +100,7 @@ class QuantReport:
     eval_seconds: float = 0.0
     seconds: float = 0.0
     columns: dict = field(default_factory=dict)   # AMCT fake-quant top-1 vs deployed, the layers where they part
+    amct_only: dict = field(default_factory=dict)  # layer -> type: AMCT quantizes it, opkit keeps it in float
 
     @property
     def depthwise(self) -> bool:
@@ -132,7 +140,7 @@ class QuantReport:
             "layers": self.layers, "fusion": [r.as_dict() for r in self.fusion], "overflow": [o.as_dict() for o in self.overflow],
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
-            "notes": self.notes, "columns": self.columns, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
+            "notes": self.notes, "columns": self.columns, "amct_only_layers": self.amct_only, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
             "evaluations": self.evals, "eval_backends": self.eval_backends,
             "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
@@ -217,11 +225,12 @@ def text(rep: QuantReport) -> str:
         b = sr.best
         out.append(f"search {sr.strategy}: {len(sr.steps)} evaluation(s); "
                    + (f"{'meets' if b.ok else 'best, misses'} the target with {len(b.float_layers)} float layer(s)"
-                      f"{' + ' + str(len(b.per_channel)) + ' per-channel' if b.per_channel else ''}: top-1 "
+                      f"{' + ' + str(len(b.per_channel)) + ' per-channel' if b.per_channel else ''}"
+                      f"{''.join(f' + {a} on {len(ls)}' for a, ls in b.algorithms.items())}: top-1 "
                       f"{b.top1:.2f}%" if b else "nothing tried"))
     verdict = ("meets the target" if r.meets_target else
                f"NOTHING MEETS THE TARGET of {rep.target_drop:g} points: the best found")
-    out.append(f"recommend ({r.found_by}): float {', '.join(r.float_layers) or '(none)'} -> top-1 "
+    out.append(f"recommend ({r.found_by}): {r.describe()} -> top-1 "
                f"{r.top1:.2f}% (drop {r.drop:+.2f}), {verdict}; verified by a recalibrated rerun: "
                f"{'yes' if r.verified else 'no'}")
     if rep.fusion:

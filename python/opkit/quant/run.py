@@ -23,13 +23,14 @@ from ..errors import OpkitError
 from ..evaluate import FP32
 from ..evaluate.target import EPS_POINTS, Target
 from .builder import Deploy, VariantBuilder
-from .config import QuantConfig, default_config, load_config, parse_config
+from .config import SIMULATED_TYPES, QuantConfig, default_config, load_config, parse_config, quantizable_layers
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
 from .report import QuantReport, Recommended, StrategyRow, activation_histograms
 from .scoring import Run, Scorer
-from .search import SearchResult, Step, binary_search, greedy, sensitivity
+from .layer_algorithms import ALGORITHMS
+from .search import SearchResult, Step, apply, binary_search, greedy, sensitivity
 from .variant import QuantVariant
 
 __all__ = ["quantize", "Deploy", "VariantBuilder", "Scorer", "Run"]
@@ -131,7 +132,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size]),
         predictions={r.name: sc.scored(r.name).predictions for r in table},
         evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
-        seconds=time.monotonic() - t0, columns=columns)
+        seconds=time.monotonic() - t0, columns=columns, amct_only=amct_only(inp.model))
 
 
 def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
@@ -146,6 +147,8 @@ def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
     if b.matmuls:
         notes.append(f"what-if: {len(b.matmuls)} function-level matmul call(s) in INT8 in every INT8 row "
                      f"({', '.join(b.matmuls)}); AMCT's PyTorch flow quantizes modules, not these")
+    for n, why in amct_only(model).items():
+        notes.append(f"NOT AMCT'S ANSWER at {n}: {why}; it stays float in every row here")
     shared = [n for n in cfg.layers if b.graph.calls.get(n, 0) != 1]
     for n in shared:
         if cfg.layers[n].quant_enable:
@@ -165,6 +168,13 @@ def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
     return Base(name, cfg, records, v, shared)
 
 
+def amct_only(model: nn.Module) -> dict[str, str]:
+    """Layers AMCT's classic flow quantizes that opkit does not simulate in INT8 (never silently float):
+    module -> why. Module types from AMCT's capacity list (config.QUANTIZABLE_TYPES)."""
+    return {n: f"AMCT quantizes {t} layers; opkit does not simulate {t} in INT8 yet"
+            for n, t in quantizable_layers(model).items() if t not in SIMULATED_TYPES}
+
+
 def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], target: Target, search: bool,
                width: int, log) -> Recommendation:
     """The searches, then their winner written as an AMCT config, recalibrated and rerun (with the overflow fix
@@ -175,10 +185,10 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
 
     def score_cfg(cfg: QuantConfig) -> float:
         counter[0] += 1
-        return sc.top1(b.variant(cfg, f"search-{counter[0]}", base.records))
+        return sc.top1(b.variant(cfg, f"search-{counter[0]}", _search_records(b, base, cfg)))
     if search:
         searches.append(binary_search(order, score_cfg, base.config, target, base_top1, log))
-        searches.append(greedy(order, score_cfg, base.config, target, base_top1, width, log))
+        searches.append(greedy(order, score_cfg, base.config, target, base_top1, width, log, ALGORITHMS))
     met = [r for r in searches if r.met]
     if met:
         win = min(met, key=lambda r: (len(r.best.float_layers), -r.best.top1)).best
@@ -186,8 +196,7 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
         win = max((r.best for r in searches), key=lambda s: s.top1)
     else:
         win = None
-    cfg = base.config.with_float(win.float_layers).with_channel_wise(True, set(win.per_channel)) if win \
-        else base.config
+    cfg = apply(base.config, win.float_layers, win.per_channel, win.algorithms) if win else base.config
     log("verifying the recommendation: recalibrated from its config and rerun")
     cfg = parse_config(cfg.to_json(), b.model, "recommended config")
     records = b.records(cfg, fresh=True)
@@ -197,6 +206,19 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
         rec.config, rec.variant, rec.fix = fix.config, fix.variant, fix
         rec.records = b.records(rec.config)
     return rec
+
+
+def _search_records(b: VariantBuilder, base: Base, cfg: QuantConfig) -> dict:
+    """A search step's records: the base calibration, and for a layer an algorithm (DMQ ...) is newly on, that
+    layer's record from one calibration of the base config with the algorithm on every layer it applies to
+    (search steps reuse calibrations as the float steps do; the winner is recalibrated from its written config)."""
+    recs = dict(base.records)
+    for a in ALGORITHMS:
+        new = [n for n in a.layers(cfg) if n not in a.layers(base.config)]
+        if new:
+            full = b.records(a.enable(base.config))             # cached: one calibration per algorithm
+            recs.update({n: full[n] for n in new if n in full})
+    return recs
 
 
 def _recommended(rec: Recommendation, sc: Scorer, base: Base, target: Target) -> Recommended:
@@ -211,7 +233,9 @@ def _recommended(rec: Recommendation, sc: Scorer, base: Base, target: Target) ->
         verified=found and target.met(got.top1),      # the rerun holds what the search found
         search_top1=rec.win.top1 if rec.win else base_top1, skip_fusion_layers=list(rec.config.skip_fusion_layers),
         atc_fusions_off=["ConvBatchnormFusionPass"] if rec.fix else [], overflow_fix=rec.fix.fix if rec.fix else "",
-        found_by=([r.strategy for r in rec.searches if r.best is rec.win] or ["base"])[0])
+        found_by=([r.strategy for r in rec.searches if r.best is rec.win] or ["base"])[0],
+        algorithms={a.name: [n for n in a.layers(rec.config) if n in rec.variant.quantized] for a in ALGORITHMS
+                    if a.layers(rec.config)})
 
 
 def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVariant, v_rec: QuantVariant,
@@ -229,6 +253,10 @@ def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVari
         strat[NAME] = fake_quant_variant(b, cfg, base.records)
     strat["int8-per-channel"] = b.variant(cfg.with_channel_wise(True), "int8-per-channel")
     strat["int8-per-layer"] = b.variant(cfg.with_channel_wise(False), "int8-per-layer")
+    for a in ALGORITHMS:                 # AMCT's per-layer algorithms (DMQ ...) on every layer they apply to
+        on = a.enable(cfg)
+        if a.layers(on) != a.layers(cfg):
+            strat[f"int8-{a.name}"] = b.variant(on, f"int8-{a.name}")
     ends = cfg.quant_layers
     fl = [ends[0], ends[-1]] if len(ends) > 1 else ends
     strat["int8-first-last-float"] = b.variant(cfg.with_float(fl), "int8-first-last-float")

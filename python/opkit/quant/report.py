@@ -101,6 +101,7 @@ class QuantReport:
     seconds: float = 0.0
     columns: dict = field(default_factory=dict)   # AMCT fake-quant top-1 vs deployed, the layers where they part
     amct_only: dict = field(default_factory=dict)  # layer -> type: AMCT quantizes it, opkit keeps it in float
+    linear: dict = field(default_factory=dict)     # the current API's Linear plan (linear_flow.LinearPlan.as_dict)
 
     @property
     def depthwise(self) -> bool:
@@ -140,7 +141,8 @@ class QuantReport:
             "layers": self.layers, "fusion": [r.as_dict() for r in self.fusion], "overflow": [o.as_dict() for o in self.overflow],
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
-            "notes": self.notes, "columns": self.columns, "amct_only_layers": self.amct_only, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
+            "notes": self.notes, "columns": self.columns, "amct_only_layers": self.amct_only,
+            "linear": self.linear, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
             "evaluations": self.evals, "eval_backends": self.eval_backends,
             "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
@@ -179,6 +181,8 @@ def _bytes(n: int) -> str:
 
 
 def _us(s: float) -> str:
+    if s != s:
+        return "-"              # not modelled (the current API's fake-quant rows)
     return f"{s * 1e6:.2f} us" if s >= 1e-5 else f"{s * 1e9:.0f} ns"
 
 
@@ -233,6 +237,14 @@ def text(rep: QuantReport) -> str:
     out.append(f"recommend ({r.found_by}): {r.describe()} -> top-1 "
                f"{r.top1:.2f}% (drop {r.drop:+.2f}), {verdict}; verified by a recalibrated rerun: "
                f"{'yes' if r.verified else 'no'}")
+    if rep.linear:
+        lp = rep.linear
+        v = lp["verified_top1"]
+        out.append(f"recommend (AMCT current API, model in {lp['dtype']}): {lp['describe']} -> top-1 "
+                   + (f"{v:.2f}% (drop {rep.fp32['top1'] - v:+.2f}), " if v is not None else "")
+                   + ("meets the target" if lp["ok"] else "misses the target")
+                   + f"; verified by a rebuild from its {len(lp['configs'])} AMCT config(s): "
+                   + ("yes" if lp["verified"] else "no"))
     if rep.fusion:
         out.append("")
         out.append("fusions (cosine vs FP32 at the merged layers; top-1 with / without):")

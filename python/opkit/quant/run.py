@@ -30,6 +30,7 @@ from .overflow import Finding, trace_overflow
 from .report import QuantReport, Recommended, StrategyRow, activation_histograms
 from .scoring import Run, Scorer
 from .layer_algorithms import ALGORITHMS
+from .linear_flow import deploy_dtype as deploy_dtype_of
 from .search import SearchResult, Step, apply, binary_search, greedy, sensitivity
 from .variant import QuantVariant
 
@@ -71,7 +72,8 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
              target_drop: float = 0.5, *, fusion_result=None, chip: str = "ascend910b", batch_size: int = 64,
              transform=None, calib_transform=None, workers: int | None = 1, ray: str | None = None,
              model_spec: str | None = None, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
-             quant_matmul: bool = False, log: Callable[[str], None] | None = None) -> QuantReport:
+             quant_matmul: bool = False, deploy_dtype: str | None = None,
+             log: Callable[[str], None] | None = None) -> QuantReport:
     """Simulate AMCT PTQ + ATC conversion of ``model`` on the CPU and find what meets ``target_drop``.
 
     ``calib``: calibration inputs (tensor, labelled set, or a .pt/.npz/folder path, read with ``calib_transform``,
@@ -80,14 +82,17 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     create_quant_config defaults); ``policy``: the precision policy around the quantized layers (ATC's default
     force_fp16); ``fusion_result``: ATC's fusion_result.json (which fusions took effect). ``workers`` / ``ray``:
     how the labelled evaluations run (worker processes reload the model from ``model_spec``, the MODEL spec it
-    was loaded from; without one they run in this process). The model is deep-copied; nothing given is modified.
-    See docs/quant.md.
+    was loaded from; without one they run in this process). ``deploy_dtype`` (float16 | bfloat16): the dtype
+    the model is deployed in; AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, GPTQ, AWQ) run on the
+    model cast to it, as rows and a per-layer search (quant/linear_flow.py). The model is deep-copied; nothing
+    given is modified. See docs/quant.md.
     """
     from . import fusion as F
     t0 = time.monotonic()
     log = log or (lambda s: None)
     if target_drop < 0:
         raise OpkitError(f"--target-drop must be >= 0 points; got {target_drop}")
+    dtype = deploy_dtype_of(deploy_dtype)
     inp = read_inputs(model, calib, data, transform=transform, calib_transform=calib_transform,
                       table_samples=table_samples)
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
@@ -115,6 +120,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
                      f"applied: {rec.fix.fix}")
     log("strategy table")
     table = _strategy_table(b, sc, base, v_fp16, rec.variant, chip)
+    linear = _linear(inp, sc, dtype, table, target_drop, search, log) if dtype is not None else {}
     columns = _columns(b, inp, base, table, notes)
     fusion_rows = _fusions(b, sc, rec, v_fp16, fr, target_drop, log)
     checked = {"fp16": v_fp16, base.name: base.variant} | ({} if rec.fix else {"recommended": rec.variant})
@@ -132,7 +138,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size]),
         predictions={r.name: sc.scored(r.name).predictions for r in table},
         evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
-        seconds=time.monotonic() - t0, columns=columns, amct_only=amct_only(inp.model))
+        seconds=time.monotonic() - t0, columns=columns, amct_only=amct_only(inp.model), linear=linear)
 
 
 def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
@@ -206,6 +212,43 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
         rec.config, rec.variant, rec.fix = fix.config, fix.variant, fix
         rec.records = b.records(rec.config)
     return rec
+
+
+def _linear(inp, sc: Scorer, dtype, table: list[StrategyRow], target_drop: float, search: bool, log) -> dict:
+    """AMCT's current-API Linear flows on the model in the deployment dtype: a row per candidate (every Linear
+    layer AMCT takes), and the per-layer plan written as AMCT configs, verified by a rebuild from them."""
+    from .linear_flow import LinearFlow
+    lf = LinearFlow(inp.model, dtype, inp.calib, sc, log)
+    if not lf.layers:
+        return {"dtype": lf.tag, "note": "no nn.Linear layer AMCT's current API quantizes"}
+    fp32 = sc.top1(FP32)
+    for row, vname in lf.strategy_rows().items():
+        s = sc.scored(vname)
+        table.append(StrategyRow(row, s.top1, s.top5, fp32 - s.top1, [], linear_weight_bytes(lf, row),
+                                 {"seconds": float("nan"), "estimate": True, "not_modelled": "current-API fake-quant"},
+                                 {}))
+    out = {"dtype": lf.tag, "layers": lf.layers}
+    if search:
+        got = lf.search(target_drop)
+        if got:
+            res, plan = got
+            out |= plan.as_dict() | {"steps": [st.__dict__ for st in res.steps], "sensitivity": res.sensitivity}
+    return out
+
+
+def linear_weight_bytes(lf, row: str) -> int:
+    """Weights as the row deploys them: the Linear layers' integer codes (4/8 bits) + a float32 scale per output
+    channel, every other parameter in the 16-bit deployment dtype."""
+    from .linear_search import CANDIDATES
+    cand = CANDIDATES.get(row.removeprefix("linear-"))
+    total = 0
+    for n, m in lf.m.named_modules():
+        own = sum(p.numel() for p in m.parameters(recurse=False))
+        if cand is not None and n in lf.layers:
+            total += (m.weight.numel() * cand.weight_bits + 7) // 8 + 4 * m.weight.shape[0] + 2 * (own - m.weight.numel())
+        else:
+            total += 2 * own
+    return total
 
 
 def _search_records(b: VariantBuilder, base: Base, cfg: QuantConfig) -> dict:

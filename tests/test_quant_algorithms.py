@@ -172,3 +172,83 @@ def test_layers_amct_quantizes_but_opkit_does_not_are_named():
                                    "in INT8 yet"}
     assert any(n.startswith("NOT AMCT'S ANSWER at pool") for n in rep.notes)
     assert rep.to_dict()["amct_only_layers"] == rep.amct_only
+
+
+def test_deploy_dtype_runs_amcts_current_api_linear_flows_as_rows_and_a_verified_plan(tmp_path):
+    """The float32 model deployed in float16: AMCT's current API would skip nothing now; min-max W8A8 loses the
+    class features to fc1's outlier input, SmoothQuant keeps them; the plan is written as AMCT configs and
+    rebuilt from them."""
+    import json
+
+    from opkit.quant.linear_flow import LinearFlow
+    from opkit.quant.linear_ptq import LinearPTQConfig
+    m = outlier_model()
+    x = outlier_data(400, 1)
+    with torch.no_grad():
+        y = m(x).argmax(-1)
+    rep = opkit.quantize(m, outlier_data(64, 2), (x, y), policy="amct-fake-quant", target_drop=3.0,
+                         deploy_dtype="float16")
+    rows = {r.name: r for r in rep.strategies}
+    assert {"float16-current-api", "linear-minmax-w8a8", "linear-smoothquant-w8a8", "linear-minmax-w8a16",
+            "linear-gptq-w8a16", "linear-awq-w8a16"} <= set(rows)
+    # (figures through float16 matmuls: compared with margins, issue 36)
+    assert rows["linear-minmax-w8a8"].drop > 8 and rows["linear-smoothquant-w8a8"].drop <= 2.5
+    assert rows["linear-minmax-w8a8"].weight_bytes < rows["float16-current-api"].weight_bytes
+    lp = rep.linear
+    assert lp["dtype"] == "float16" and lp["ok"] and lp["verified"]
+    assert lp["algorithms"]["fc1"] == "smoothquant-w8a8"          # the cheapest candidate that meets the target
+    assert lp["describe"] == "smoothquant-w8a8 on fc1; minmax-w8a8 elsewhere"
+    assert "recommend (AMCT current API, model in float16): smoothquant-w8a8 on fc1; minmax-w8a8 elsewhere" in str(rep)
+    p = rep.write_linear_configs(tmp_path / "linear.json")
+    configs = json.loads(p.read_text())
+    assert configs == lp["configs"] and len(configs) == 2
+    by_algo = {next(iter(c["algorithm"])): c for c in configs}
+    assert by_algo["smoothquant"]["skip_layers"] == ["fc2"] and by_algo["minmax"]["skip_layers"] == ["fc1"]
+    assert LinearPTQConfig.from_amct(by_algo["smoothquant"]) == LinearPTQConfig("smoothquant", 8, act_bits=8,
+                                                                                skip_layers=("fc2",))
+    # the rebuild from the files is what was scored: its top-1 is the verified figure
+    lf = LinearFlow(m, torch.float16, outlier_data(64, 2), scorer=None)
+    rebuilt = lf.rebuild(configs)
+    with torch.no_grad():
+        top1 = 100.0 * float((rebuilt(x.half()).float().argmax(-1) == y).float().mean())
+    assert top1 == pytest.approx(lp["verified_top1"], abs=0.5)     # batch sizes differ: 2 samples of fp16 slack
+
+
+def test_deploy_dtype_bad_value_and_no_rows_without_it():
+    m = outlier_model()
+    x = outlier_data(40, 1)
+    with torch.no_grad():
+        y = m(x).argmax(-1)
+    with pytest.raises(OpkitError, match=r"--deploy-dtype: 'float32' is not one of float16, bfloat16"):
+        opkit.quantize(m, x[:8], (x, y), deploy_dtype="float32")
+    rep = opkit.quantize(m, x[:8], (x, y), policy="amct-fake-quant", target_drop=100.0, search=False)
+    assert rep.linear == {} and not any(r.name.startswith("linear-") for r in rep.strategies)
+
+
+def test_cli_deploy_dtype_and_linear_config_out(tmp_path):
+    import inspect
+    import json
+
+    from click.testing import CliRunner
+
+    from opkit.cli import cli
+    src = "import torch\nimport torch.nn as nn\n\n\n" + inspect.getsource(Outlier) + "\n\n" + \
+        inspect.getsource(outlier_model)
+    (tmp_path / "m.py").write_text(src)
+    m = outlier_model()
+    x = outlier_data(200, 1)
+    with torch.no_grad():
+        y = m(x).argmax(-1)
+    torch.save({"x": x, "y": y}, tmp_path / "val.pt")
+    torch.save({"x": outlier_data(64, 2)}, tmp_path / "calib.pt")
+    args = ["quant", f"{tmp_path / 'm.py'}:outlier_model", "--calib", str(tmp_path / "calib.pt"), "--data",
+            str(tmp_path / "val.pt"), "--policy", "amct-fake-quant", "--target-drop", "3"]
+    res = CliRunner().invoke(cli, args + ["--linear-config-out", str(tmp_path / "l.json")])
+    assert res.exit_code != 0 and "--linear-config-out needs --deploy-dtype" in res.output
+    res = CliRunner().invoke(cli, args + ["--deploy-dtype", "float16", "--linear-config-out", str(tmp_path / "l.json"),
+                                          "--amct-config-out", str(tmp_path / "q.json")])
+    assert res.exit_code == 0, res.output
+    assert "linear-smoothquant-w8a8" in res.output and "amct current-API configs:" in res.output
+    assert {next(iter(c["algorithm"])) for c in json.loads((tmp_path / "l.json").read_text())} == \
+        {"smoothquant", "minmax"}
+    assert json.loads((tmp_path / "q.json").read_text())["fc1"]["dmq_balancer_param"] == 0.5

@@ -74,7 +74,15 @@ class LinearPlan:
     verified: bool = False
 
     def describe(self) -> str:
-        return LS.LinearStep(self.algorithms, self.top1, self.ok, "").describe()
+        """'smoothquant-w8a8 on fc1; float: head; minmax-w8a8 elsewhere' (the base candidate named last)."""
+        by: dict[str, list[str]] = {}
+        for layer, algo in self.algorithms.items():
+            by.setdefault(algo, []).append(layer)
+        parts = [f"{a} on {', '.join(ls)}" if a != LS.FLOAT else f"float: {', '.join(ls)}"
+                 for a, ls in by.items() if a != BASE]
+        if BASE in by:
+            parts.append(f"{BASE} {'elsewhere' if parts else 'on every Linear layer'}")
+        return "; ".join(parts)
 
     def as_dict(self) -> dict:
         return {"algorithms": self.algorithms, "describe": self.describe(), "configs": self.configs,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import torch
 
+from ..errors import OpkitError
 from ..toolchain.files import write_json, write_report
 from .config import QuantConfig
 from .records import write_record
@@ -117,6 +118,17 @@ class QuantReport:
     # -- files for the real tools ---------------------------------------------------------------------------
     def write_amct_config(self, path) -> Path:
         return self.config.write(path)
+
+    def write_linear_configs(self, path) -> Path:
+        """The current-API plan (deploy_dtype) as AMCT configs: a JSON list, one ``amct_pytorch.quantize`` call
+        per entry, in order."""
+        import json
+        if not self.linear.get("configs") and "describe" not in self.linear:
+            raise OpkitError("--linear-config-out: no current-API plan (give --deploy-dtype, and let the search run)")
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(self.linear["configs"], indent=4) + "\n")
+        return p
 
     def write_record(self, path) -> Path:
         """AMCT's record file for the recommended config (module layers only: AMCT has no entry for a matmul)."""

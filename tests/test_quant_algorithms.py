@@ -252,3 +252,15 @@ def test_cli_deploy_dtype_and_linear_config_out(tmp_path):
     assert {next(iter(c["algorithm"])) for c in json.loads((tmp_path / "l.json").read_text())} == \
         {"smoothquant", "minmax"}
     assert json.loads((tmp_path / "q.json").read_text())["fc1"]["dmq_balancer_param"] == 0.5
+
+
+def test_every_zoo_model_has_a_zero_argument_factory(tmp_path):
+    from opkit.quant.amct import zoo
+    from opkit.toolchain.user_code import load_model
+    for name in zoo.ZOO:
+        m = load_model(f"opkit.quant.amct.zoo:{name}")[0]
+        ref = zoo.load(name)
+        assert type(m) is type(ref)
+        assert all(torch.equal(a, b) for a, b in zip(m.state_dict().values(), ref.state_dict().values()))
+    c, t = zoo.write_data(tmp_path, calib=8, test=10)
+    assert torch.load(c)["x"].shape == (8, 3, 16, 16) and set(torch.load(t)) == {"x", "y"}

@@ -6,6 +6,7 @@ AMCT's recorded DMQ results (tests/quantdata/amct_dmq/, a float32 model) are com
 offsets exactly, factors and scales to 1e-6 relative -- the factor's float32 pow differs by one ulp between CPUs
 (issue 36); the config path is required to equal opkit.quant.dmq's model-transform path bit for bit on any CPU.
 """
+import os
 import sys
 from pathlib import Path
 
@@ -52,6 +53,22 @@ def test_config_dmq_records_equal_recorded_amct_and_the_dmq_module():
     # without DMQ the records differ: the test can fail
     plain = calibrate(m, x, default_config(m), read_graph(m, (x[:2],)))
     assert plain["conv1"].balance_factor is None and plain["conv1"].scale_w != recs["conv1"].scale_w
+
+
+@pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (a prepared AMCT checkout) not set")
+def test_config_dmq_live_amct():
+    """AMCT itself on this machine: the factors bit for bit, the scales to one float32 ulp (test_dmq.py's pw)."""
+    why = amct_dmq.classic_missing(os.environ["OPKIT_AMCT"])
+    if why:
+        pytest.skip(why)
+    ref = amct_dmq.run_amct(os.environ["OPKIT_AMCT"])
+    m, x = amct_dmq.net(), amct_dmq.calib()
+    recs = calibrate(m, x, dmq_config(m, amct_dmq.STRENGTH), read_graph(m, (x[:2],)))
+    for n in amct_dmq.LAYERS:
+        assert np.array_equal(np.array(recs[n].balance_factor, np.float32), ref[f"{n}:factor"]), n
+        assert np.array_equal(np.array(recs[n].scale_w, np.float32), ref[f"{n}:scale_w"]), n
+        assert recs[n].offset_d == int(ref[f"{n}:offset_d"][0]), n
+        np.testing.assert_allclose(np.float32(recs[n].scale_d), ref[f"{n}:scale_d"][0], rtol=1.2e-7, atol=0)
 
 
 def test_config_dmq_equals_balancing_the_model_first():
@@ -242,7 +259,7 @@ def test_cli_deploy_dtype_and_linear_config_out(tmp_path):
     torch.save({"x": x, "y": y}, tmp_path / "val.pt")
     torch.save({"x": outlier_data(64, 2)}, tmp_path / "calib.pt")
     args = ["quant", f"{tmp_path / 'm.py'}:outlier_model", "--calib", str(tmp_path / "calib.pt"), "--data",
-            str(tmp_path / "val.pt"), "--policy", "amct-fake-quant", "--target-drop", "3"]
+            str(tmp_path / "val.pt"), "--policy", "amct-fake-quant", "--target-drop", "3", "--workers", "1"]
     res = CliRunner().invoke(cli, args + ["--linear-config-out", str(tmp_path / "l.json")])
     assert res.exit_code != 0 and "--linear-config-out needs --deploy-dtype" in res.output
     res = CliRunner().invoke(cli, args + ["--deploy-dtype", "float16", "--linear-config-out", str(tmp_path / "l.json"),
@@ -264,3 +281,131 @@ def test_every_zoo_model_has_a_zero_argument_factory(tmp_path):
         assert all(torch.equal(a, b) for a, b in zip(m.state_dict().values(), ref.state_dict().values()))
     c, t = zoo.write_data(tmp_path, calib=8, test=10)
     assert torch.load(c)["x"].shape == (8, 3, 16, 16) and set(torch.load(t)) == {"x", "y"}
+
+
+# -- ADA (wts_algo: ada_quantize) through opkit quant's config ----------------------------------------------------
+
+def _ada_records(dmq: bool, monkeypatch):
+    from quantdata import amct_ada, amct_ada_quant
+
+    from opkit.quant import layer_algorithms as LA
+    monkeypatch.setattr(LA.ADA, "seed", amct_ada.SEED)               # AMCT's run seeded torch with SEED
+    m, x = amct_dmq.net(), amct_dmq.calib(amct_ada.SAMPLES)
+    cfg = parse_config(amct_ada_quant.config(default_config(m).to_json(), dmq), m)
+    g = read_graph(m, (x[:2],))
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        recs = calibrate(m, x, cfg, g)
+    finally:
+        torch.set_num_threads(n)
+    from opkit.quant.variant import build_variant
+    v = build_variant(m, cfg, recs, g, atc_conv_bn=False, requant=False)
+    return recs, v
+
+
+def _ada_compare(ref, recs, v, exact: bool):
+    for n in amct_dmq.LAYERS:
+        r, codes = recs[n], v.layers[n].codes.numpy().astype(np.float32)
+        assert r.offset_d == int(ref[f"{n}:offset_d"][0]), n
+        if exact:
+            assert np.float32(r.scale_d) == ref[f"{n}:scale_d"][0], n
+            assert np.array_equal(np.array(r.scale_w, np.float32), ref[f"{n}:scale_w"]), n
+            assert np.array_equal(codes, ref[f"{n}:codes"]), n
+        else:
+            # Adam's 240 steps may round differently on another CPU (test_ada_round.py allows 1e-5 on the learned
+            # weights): scales to 1e-5, a code may move by one where W_soft / scale_w sits on a .5 boundary
+            np.testing.assert_allclose(np.float32(r.scale_d), ref[f"{n}:scale_d"][0], rtol=1e-5, err_msg=n)
+            np.testing.assert_allclose(np.array(r.scale_w, np.float32), ref[f"{n}:scale_w"], rtol=1e-5, err_msg=n)
+            diff = np.abs(codes - ref[f"{n}:codes"])
+            assert diff.max() <= 1 and (diff > 0).mean() <= 0.01, n
+
+
+@pytest.mark.parametrize("dmq", [False, True], ids=["ada", "dmq+ada"])
+def test_config_ada_equals_recorded_amct(dmq, monkeypatch):
+    """AMCT's record after the calibration forward and the integer weights of its fake-quant ONNX model
+    (tests/quantdata/amct_ada_quant.py): the activations are calibrated through ADA's learned weights, the
+    deployed codes are round(W_soft / scale_w). Equal bit for bit on the recording machine (the live test)."""
+    from quantdata import amct_ada
+    recs, v = _ada_records(dmq, monkeypatch)
+    _ada_compare(dict(np.load(amct_ada.REFS / ("ada_dmq_quant.npz" if dmq else "ada_quant.npz"))), recs, v, False)
+    assert all(recs[n].ada_weight is not None for n in amct_dmq.LAYERS)
+    assert (recs["conv1"].balance_factor is not None) == dmq
+
+
+@pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (a prepared AMCT checkout) not set")
+def test_config_ada_live_amct_bit_exact(monkeypatch):
+    from quantdata import amct_ada_quant
+    if amct_dmq.classic_missing(os.environ["OPKIT_AMCT"]):
+        pytest.skip(amct_dmq.classic_missing(os.environ["OPKIT_AMCT"]))
+    for dmq in (False, True):
+        recs, v = _ada_records(dmq, monkeypatch)
+        _ada_compare(amct_ada_quant.run_amct(os.environ["OPKIT_AMCT"], dmq), recs, v, True)
+
+
+@pytest.mark.parametrize("field,value,msg", [
+    ("wts_algo", "adaround", r"wts_algo: wts_algo must be arq_quantize or ada_quantize"),
+    ("beta_range", [2.0, 20.0], r"beta_range: beta_range beta_range_start must large than beta_range_end"),
+    ("beta_range", [20.0, 0.0], r"beta_range: beta_range beta_range_end must large than 0"),
+    ("beta_range", [20.0], r"beta_range: The beta_range must have two floating-point number"),
+    ("beta_range", 20.0, r"beta_range: Type of beta_range should be <class 'list'>"),
+    ("warm_start", 1.0, r"warm_start: warm_start must be less than 1 and larger than 0"),
+    ("reg_param", 0.0, r"reg_param: reg_param must be less than 1 and larger than 0"),
+    ("num_iteration", -1, r"num_iteration: num_iteration must be larger or equal to 0"),
+    ("num_bits", 4, r"num_bits: opkit models ada_quantize with 8-bit weights"),
+])
+def test_bad_ada_params_refused_with_amcts_message(field, value, msg):
+    m = amct_dmq.net()
+    d = default_config(m).to_json()
+    d["conv1"]["weight_quant_params"] = {"wts_algo": "ada_quantize", field: value}
+    with pytest.raises(OpkitError, match=r"conv1\.weight_quant_params\." + msg):
+        parse_config(d, m)
+
+
+def test_ada_params_with_arq_refused_and_ada_round_trips():
+    m = amct_dmq.net()
+    d = default_config(m).to_json()
+    d["conv1"]["weight_quant_params"]["num_iteration"] = 10
+    with pytest.raises(OpkitError, match=r"num_iteration is not valid param of quantize arq_quantize"):
+        parse_config(d, m)
+    d = default_config(m).to_json()
+    d["fc"]["weight_quant_params"] = {"wts_algo": "ada_quantize", "num_iteration": 5}
+    cfg = parse_config(d, m)
+    assert cfg.to_json()["fc"]["weight_quant_params"] == {"num_bits": 8, "wts_algo": "ada_quantize",
+                                                          "channel_wise": False, "num_iteration": 5,
+                                                          "reg_param": 0.01, "beta_range": [20.0, 2.0],
+                                                          "warm_start": 0.2}
+    assert parse_config(cfg.to_json(), m).to_json() == cfg.to_json()
+
+
+def test_ada_record_file_alone_cannot_rebuild_the_variant(tmp_path, monkeypatch):
+    """AMCT keeps ADA's learned weights in the model quantize_model exports, not in the record: opkit says so
+    instead of rounding the float weights with ADA's scale."""
+    recs, v = _ada_records(False, monkeypatch)
+    write_record(recs, tmp_path / "r.txt")
+    v.config.write(tmp_path / "q.json")
+    with pytest.raises(OpkitError, match=r"the record has no learned weights"):
+        QuantVariant.from_amct(amct_dmq.net(), tmp_path / "q.json", tmp_path / "r.txt", amct_dmq.calib(2))
+
+
+def test_ada_is_a_row_when_asked_and_a_config_with_ada_runs_through_opkit_quant(monkeypatch):
+    from opkit.quant import config as C
+    monkeypatch.setitem(C.ADA_DEFAULTS, "num_iteration", 20)        # AMCT's 10,000 steps: too slow for a test
+    m = outlier_model()
+    x = outlier_data(200, 1)
+    with torch.no_grad():
+        y = m(x).argmax(-1)
+    rep = opkit.quantize(m, outlier_data(64, 2), (x, y), policy="amct-fake-quant", target_drop=100.0, search=False,
+                         algorithms=("dmq", "ada"))
+    names = [r.name for r in rep.strategies]
+    assert "int8-dmq" in names and "int8-ada" in names
+    plain = opkit.quantize(m, outlier_data(64, 2), (x, y), policy="amct-fake-quant", target_drop=100.0, search=False)
+    assert "int8-ada" not in [r.name for r in plain.strategies]          # not by default (its cost)
+    with pytest.raises(OpkitError, match=r"--algorithms: adaround"):
+        opkit.quantize(m, x[:8], (x, y), algorithms=("adaround",))
+    d = default_config(m).to_json()
+    d["fc1"]["weight_quant_params"] = {"wts_algo": "ada_quantize", "num_iteration": 20}
+    rep = opkit.quantize(m, outlier_data(64, 2), (x, y), config=d, policy="amct-fake-quant", target_drop=100.0,
+                         search=False)
+    assert rep.base == "int8-config" and rep.base_records["fc1"].ada_weight is not None
+    assert rep.base_records["fc1"].scale_w == rep.base_records["fc1"].ada_scale     # ADA's KL scale, not ARQ's

@@ -38,6 +38,9 @@ from .app import cli, err
 @click.option("--deploy-dtype", type=click.Choice(["float16", "bfloat16"]), default=None,
               help="the dtype the model is deployed in: AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, "
                    "GPTQ, AWQ) run on the model cast to it, as strategy rows and a per-layer search")
+@click.option("--algorithms", default="dmq", show_default=True, metavar="NAMES",
+              help="AMCT per-layer algorithms tried as strategy rows and search actions, comma-separated: dmq, ada "
+                   "(ada trains AMCT's default 10,000 steps per layer); a --config using one is simulated anyway")
 @O.json_out
 @O.html_out
 @click.option("--amct-config-out", type=click.Path(dir_okay=False), default=None, metavar="PATH",
@@ -51,7 +54,7 @@ from .app import cli, err
                    "amct_pytorch.quantize call each, in order)")
 @click.option("--fail-on-miss", is_flag=True, help="exit 1 when nothing meets --target-drop")
 def quant(model, calib, calib_transform, data, transform, config, policy, target_drop, fusion_result, chip,
-          batch_size, workers, ray_address, no_search, quant_matmul, deploy_dtype, json_out, html_out, amct_config_out,
+          batch_size, workers, ray_address, no_search, quant_matmul, deploy_dtype, algorithms, json_out, html_out, amct_config_out,
           record_out, fusion_switch_out, linear_config_out, fail_on_miss):
     """What AMCT post-training quantization and ATC conversion make of MODEL, simulated on the CPU: labelled
     top-1 of FP32, fp16 and INT8 variants, per-layer table, sensitivity and the smallest fix that meets
@@ -82,6 +85,7 @@ def quant(model, calib, calib_transform, data, transform, config, policy, target
                        fusion_result=fusion_result, chip=chip, batch_size=batch_size, workers=workers,
                        ray=ray_address, model_spec=model, search=not no_search, quant_matmul=quant_matmul,
                        deploy_dtype=deploy_dtype,
+                       algorithms=tuple(a.strip() for a in algorithms.split(",") if a.strip()),
                        log=status.update)
     say = O.text_console(json_out)
     say.print(str(rep), markup=False, soft_wrap=True)

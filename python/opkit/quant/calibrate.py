@@ -3,6 +3,7 @@ with fake-quantized weights, recording each quantized layer's input; IFMR on all
 merged batch by batch. One engine run per batch (opkit/accuracy/simulate.py with ``CalibLayer`` modes)."""
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Callable
 
 import torch
@@ -12,7 +13,7 @@ from ..accuracy.simulate import Simulator
 from ..errors import OpkitError
 from .algorithms import Histogram, arq, hfmg, ifmr
 from .config import IFMR_DEFAULTS, QuantConfig
-from .layer_algorithms import calibrate_all, prepare
+from .layer_algorithms import calib_divisor, calibrate_all, prepare, weight_scale
 from .graph import ModelGraph
 from .modes import CalibMatmul
 from .variant import LayerRecord, capture_modes
@@ -44,12 +45,20 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
         lc = config.layers[name]
         if name in pre:
             w, in_scales[name] = prepare(mods[name], w, pre[name])
+            fixed = weight_scale(pre[name])
+            if fixed is not None:      # ADA: calibrated through its learned weights as they are (AMCT does)
+                weights[name] = SimpleNamespace(scale=torch.tensor(fixed, dtype=torch.float32))
+                return w
         wq = weights[name] = arq(w, lc.wts["num_bits"], lc.channel_wise)
         return wq.codes * (wq.scale.reshape([-1] + [1] * (w.dim() - 1)) if wq.scale.numel() > 1
                            else wq.scale.reshape([]))
     modes = capture_modes(model, graph, config, config.quant_layers, fake_quant_weight)
     for name, scale in in_scales.items():
-        modes[name].in_scale = scale
+        div = calib_divisor(mods[name], pre[name])
+        if div is not None:
+            modes[name].in_divisor = div
+        else:
+            modes[name].in_scale = scale
     hists = {n: Histogram(config.layers[n].act["num_of_bins"]) for n in config.quant_layers
              if config.layers[n].act["act_algo"] == "hfmg"}
     fmodes = {k: CalibMatmul(k) for k in matmuls}

@@ -45,6 +45,8 @@ HFMG_BINS = (1024, 2048, 4096, 8192)
 IFMR_DEFAULTS = {"num_bits": 8, "max_percentile": 0.999999, "min_percentile": 0.999999, "search_range": [0.7, 1.3],
                  "search_step": 0.01, "act_algo": "ifmr"}
 HFMG_DEFAULTS = {"num_bits": 8, "num_of_bins": 4096, "act_algo": "hfmg"}
+# AMCT's ADA defaults (proto/calibration_config_pytorch.proto:56-63; field.py NUM_ITERATION, REG_PARAM, ...)
+ADA_DEFAULTS = {"num_iteration": 10000, "reg_param": 0.01, "beta_range": [20.0, 2.0], "warm_start": 0.2}
 
 
 @dataclass
@@ -69,6 +71,8 @@ class LayerConfig:
         if act.get("asymmetric") is None:
             act.pop("asymmetric", None)
         wts = {"num_bits": self.wts["num_bits"], "wts_algo": self.wts["wts_algo"], "channel_wise": self.wts["channel_wise"]}
+        if self.wts["wts_algo"] == "ada_quantize":
+            wts |= {k: self.wts[k] for k in ADA_DEFAULTS}
         out = {"quant_enable": self.quant_enable}
         if self.dmq is not None:
             out["dmq_balancer_param"] = self.dmq
@@ -249,18 +253,55 @@ def _parse_dmq(src: str, name: str, v) -> float | None:
     return v
 
 
+def _check_ada(src: str, where: str, name: str, node: dict, layer_type: str) -> None:
+    """ADA's parameters, checked as AMCT's AdaAlgField subclasses (common/config/field.py:582-640), with its
+    messages; and what opkit models of ADA (ada_round.py: AMCT's AdaRoundQuant layer types, 8-bit codes)."""
+    from .ada_round import SUPPORTED
+    if layer_type not in SUPPORTED:
+        raise _err(src, f"{where}.wts_algo: ada_quantize on a {layer_type}: AMCT's AdaRoundQuant takes "
+                        f"{'/'.join(SUPPORTED)} (custom_op/ada_round_quant.py:77-99)")
+    if node.get("num_bits", 8) != 8:
+        raise _err(src, f"{where}.num_bits: opkit models ada_quantize with 8-bit weights (AMCT's AdaRoundQuant "
+                        "clamps the codes to [-128, 127])")
+    if "beta_range" in node:
+        v = node["beta_range"]
+        if not isinstance(v, list):
+            raise _err(src, f"{where}.beta_range: Type of beta_range should be <class 'list'>, but is {type(v)}")
+        if len(v) != 2 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in v):
+            raise _err(src, f"{where}.beta_range: The beta_range must have two floating-point number")
+        if v[0] <= v[1]:
+            raise _err(src, f"{where}.beta_range: beta_range beta_range_start must large than beta_range_end")
+        if v[1] <= 0:
+            raise _err(src, f"{where}.beta_range: beta_range beta_range_end must large than 0")
+    for k, rule in (("warm_start", "must be less than 1 and larger than 0"),
+                    ("reg_param", "must be less than 1 and larger than 0"),
+                    ("num_iteration", "must be larger or equal to 0")):
+        if k not in node:
+            continue
+        v = node[k]
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or (k == "num_iteration" and not isinstance(v, int)):
+            raise _err(src, f"{where}.{k}: {k} must be a {'integer' if k == 'num_iteration' else 'number'}; got {v!r}")
+        bad = v < 0 if k == "num_iteration" else not 0 < v < 1
+        if bad:
+            raise _err(src, f"{where}.{k}: {k} {rule}")
+
+
 def _parse_wts(src: str, name: str, node, layer_type: str) -> dict:
     where = f"{name}.weight_quant_params"
     if not isinstance(node, dict):
         raise _err(src, f"{where}: expected an object")
     algo = node.get("wts_algo", "arq_quantize")
-    if algo != "arq_quantize":
-        raise _err(src, f"{where}.wts_algo: opkit quant simulates wts_algo arq_quantize only; got {algo!r} "
-                        "(AMCT's ada_quantize, AdaRound, is opkit.quant.ada_round, outside opkit quant: docs/quant.md)")
+    if algo not in ("arq_quantize", "ada_quantize"):
+        raise _err(src, f"{where}.wts_algo: wts_algo must be arq_quantize or ada_quantize; got {algo!r}")
+    allowed = ("num_bits", "wts_algo", "channel_wise") + (tuple(ADA_DEFAULTS) if algo == "ada_quantize" else ())
     for k in node:
-        if k not in ("num_bits", "wts_algo", "channel_wise"):
-            raise _err(src, f"{where}: {k} is not valid param of quantize arq_quantize")
+        if k not in allowed:
+            raise _err(src, f"{where}: {k} is not valid param of quantize {algo}")
+    if algo == "ada_quantize":
+        _check_ada(src, where, name, node, layer_type)
     wts = {"num_bits": 8, "wts_algo": algo, "channel_wise": layer_type in CHANNEL_WISE_TYPES}
+    if algo == "ada_quantize":
+        wts.update(copy.deepcopy(ADA_DEFAULTS))
     wts.update(node)
     if wts["num_bits"] not in WTS_BITS or isinstance(wts["num_bits"], bool):
         raise _err(src, f"{where}.num_bits: weight num_bits is not in {list(WTS_BITS)}")

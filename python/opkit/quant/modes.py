@@ -242,6 +242,7 @@ class CalibLayer(LayerMode):
     inputs: list = field(default_factory=list)
     calls: int = 0
     in_scale: torch.Tensor | None = None   # DMQ's 1 / f (AMCT's Mul before the layer): the input calibrated
+    in_divisor: torch.Tensor | None = None  # DMQ's f inside AMCT's AdaRound module (ADA + DMQ): x / f
 
     @property
     def op_type(self) -> str:
@@ -251,6 +252,8 @@ class CalibLayer(LayerMode):
         x = args[0].to(F32)
         if self.in_scale is not None:
             x = x * self.in_scale
+        if self.in_divisor is not None:
+            x = x / self.in_divisor
         self.calls += 1
         self.inputs.append(x.detach().clone())
         return self.geometry.apply(x, self.weight, self.bias), F32, "float32", "AMCT calibration (fake-quant weights)"

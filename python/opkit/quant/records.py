@@ -44,9 +44,12 @@ class LayerRecord:
     data_max: float = 0.0
     clipped: float = 0.0           # share of calibration activations outside [clip_min, clip_max]
     balance_factor: list[float] | None = None   # DMQ's per-input-channel factor (tensor_balance_factor)
+    # ADA's learned (soft-rounded) weight: not a record field -- AMCT keeps it in the model quantize_model exports
+    ada_weight: object = None
+    ada_scale: list[float] | None = None     # ADA's KL weight scale (what becomes scale_w)
 
     def as_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k not in ("ada_weight", "ada_scale")}
 
 
 

@@ -29,7 +29,7 @@ from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
 from .report import QuantReport, Recommended, StrategyRow, activation_histograms
 from .scoring import Run, Scorer
-from .layer_algorithms import ALGORITHMS
+from .layer_algorithms import ALGORITHMS, chosen
 from .linear_flow import deploy_dtype as deploy_dtype_of
 from .search import SearchResult, Step, apply, binary_search, greedy, sensitivity
 from .variant import QuantVariant
@@ -72,7 +72,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
              target_drop: float = 0.5, *, fusion_result=None, chip: str = "ascend910b", batch_size: int = 64,
              transform=None, calib_transform=None, workers: int | None = 1, ray: str | None = None,
              model_spec: str | None = None, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
-             quant_matmul: bool = False, deploy_dtype: str | None = None,
+             quant_matmul: bool = False, deploy_dtype: str | None = None, algorithms=None,
              log: Callable[[str], None] | None = None) -> QuantReport:
     """Simulate AMCT PTQ + ATC conversion of ``model`` on the CPU and find what meets ``target_drop``.
 
@@ -85,7 +85,8 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     was loaded from; without one they run in this process). ``deploy_dtype`` (float16 | bfloat16): the dtype
     the model is deployed in; AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, GPTQ, AWQ) run on the
     model cast to it, as rows and a per-layer search (quant/linear_flow.py). The model is deep-copied; nothing
-    given is modified. See docs/quant.md.
+    given is modified. ``algorithms``: AMCT's per-layer algorithms tried as strategy rows and search actions
+    (names, default ("dmq",); "ada" trains AMCT's 10,000 steps per layer). See docs/quant.md.
     """
     from . import fusion as F
     t0 = time.monotonic()
@@ -93,6 +94,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     if target_drop < 0:
         raise OpkitError(f"--target-drop must be >= 0 points; got {target_drop}")
     dtype = deploy_dtype_of(deploy_dtype)
+    algos = chosen(algorithms)
     inp = read_inputs(model, calib, data, transform=transform, calib_transform=calib_transform,
                       table_samples=table_samples)
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
@@ -114,12 +116,12 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
                                                                               batch_size)],
                        base.config, base.records, b.graph)
     order = sorted(sens, key=lambda n: sens[n])            # most sensitive (lowest similarity) first
-    rec = _recommend(b, sc, base, order, target, search, greedy_width, log)
+    rec = _recommend(b, sc, base, order, target, search, greedy_width, log, algos)
     if rec.fix:
         notes.append(f"the recommended deployment overflowed at {rec.fix.layer} ({rec.fix.cause}); "
                      f"applied: {rec.fix.fix}")
     log("strategy table")
-    table = _strategy_table(b, sc, base, v_fp16, rec.variant, chip)
+    table = _strategy_table(b, sc, base, v_fp16, rec.variant, chip, algos)
     linear = _linear(inp, sc, dtype, table, target_drop, search, log) if dtype is not None else {}
     columns = _columns(b, inp, base, table, notes)
     fusion_rows = _fusions(b, sc, rec, v_fp16, fr, target_drop, log)
@@ -182,7 +184,7 @@ def amct_only(model: nn.Module) -> dict[str, str]:
 
 
 def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], target: Target, search: bool,
-               width: int, log) -> Recommendation:
+               width: int, log, algos=()) -> Recommendation:
     """The searches, then their winner written as an AMCT config, recalibrated and rerun (with the overflow fix
     when the rerun goes non-finite and a config-level fix verifies)."""
     base_top1 = sc.top1(base.variant)
@@ -194,7 +196,7 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
         return sc.top1(b.variant(cfg, f"search-{counter[0]}", _search_records(b, base, cfg)))
     if search:
         searches.append(binary_search(order, score_cfg, base.config, target, base_top1, log))
-        searches.append(greedy(order, score_cfg, base.config, target, base_top1, width, log, ALGORITHMS))
+        searches.append(greedy(order, score_cfg, base.config, target, base_top1, width, log, algos))
     met = [r for r in searches if r.met]
     if met:
         win = min(met, key=lambda r: (len(r.best.float_layers), -r.best.top1)).best
@@ -282,7 +284,7 @@ def _recommended(rec: Recommendation, sc: Scorer, base: Base, target: Target) ->
 
 
 def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVariant, v_rec: QuantVariant,
-                    chip: str) -> list[StrategyRow]:
+                    chip: str, algos=()) -> list[StrategyRow]:
     """One row per deployment: top-1/top-5, drop, float layers, weight memory, modelled latency."""
     from .strategies import fp32_bytes, latency, profile_ops
     model, cfg = b.model, base.config
@@ -296,7 +298,7 @@ def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVari
         strat[NAME] = fake_quant_variant(b, cfg, base.records)
     strat["int8-per-channel"] = b.variant(cfg.with_channel_wise(True), "int8-per-channel")
     strat["int8-per-layer"] = b.variant(cfg.with_channel_wise(False), "int8-per-layer")
-    for a in ALGORITHMS:                 # AMCT's per-layer algorithms (DMQ ...) on every layer they apply to
+    for a in algos:                      # AMCT's per-layer algorithms (DMQ ...) on every layer they apply to
         on = a.enable(cfg)
         if a.layers(on) != a.layers(cfg):
             strat[f"int8-{a.name}"] = b.variant(on, f"int8-{a.name}")

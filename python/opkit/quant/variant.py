@@ -173,6 +173,10 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
                 v.layers[lname] = FloatConv(lname, geo, w, b, folded_bn=bn, by="AMCT do_fusion")
             continue
         r = records[lname]
+        if lc.wts["wts_algo"] == "ada_quantize" and r.ada_weight is None:
+            raise OpkitError(f"{lname}: wts_algo ada_quantize, but the record has no learned weights -- AMCT keeps "
+                             "ADA's weights in the model quantize_model exports, not in the record file: rebuild "
+                             "with opkit quant (it recalibrates from the config)")
         w, in_scale = prepare(mods[lname], w, r)          # DMQ & co (layer_algorithms.py); as calibrated
         scale_w = torch.tensor(r.scale_w, dtype=torch.float32)
         per = scale_w.reshape([-1] + [1] * (w.dim() - 1)) if scale_w.numel() > 1 else scale_w.reshape([])

@@ -211,6 +211,9 @@ def test_deploy_dtype_runs_amcts_current_api_linear_flows_as_rows_and_a_verified
     # (figures through float16 matmuls: compared with margins, issue 36)
     assert rows["linear-minmax-w8a8"].drop > 8 and rows["linear-smoothquant-w8a8"].drop <= 2.5
     assert rows["linear-minmax-w8a8"].weight_bytes < rows["float16-current-api"].weight_bytes
+    d = json.loads(rep.write_json(tmp_path / "r.json").read_text(), parse_constant=lambda c: 1 / 0)  # no NaN
+    assert next(r for r in d["strategies"] if r["name"] == "linear-awq-w8a16")["latency_s"] is None
+    assert d["linear"]["verified"] is True
     lp = rep.linear
     assert lp["dtype"] == "float16" and lp["ok"] and lp["verified"]
     assert lp["algorithms"]["fc1"] == "smoothquant-w8a8"          # the cheapest candidate that meets the target

@@ -38,7 +38,10 @@ class StrategyRow:
         return self.latency["seconds"]
 
     def as_dict(self) -> dict:
-        return asdict(self) | {"n_float": self.n_float, "latency_s": self.latency_s}
+        d = asdict(self) | {"n_float": self.n_float, "latency_s": self.latency_s}
+        if d["latency_s"] != d["latency_s"]:          # not modelled (current-API rows): null in JSON, not NaN
+            d["latency_s"] = d["latency"]["seconds"] = None
+        return d
 
 
 @dataclass

@@ -153,6 +153,7 @@ def test_opkit_quant_recommends_dmq_and_rebuilds_it_from_the_written_files(tmp_p
     rep = opkit.quantize(m, outlier_data(64, 2), (x, y), policy="amct-fake-quant", target_drop=1.0)
     rows = {r.name: r for r in rep.strategies}
     assert rows["int8-default"].drop > 5 and rows["int8-dmq"].drop <= 1.0      # the row DMQ adds
+    assert rows["int8-dmq"].latency_s > rows["int8-default"].latency_s          # its Mul by 1 / f is one more op
     r = rep.recommend
     # DMQ keeps fc1 INT8 where float was the only answer before; cheaper than float, so chosen
     assert r.algorithms == {"dmq": ["fc1"]} and r.float_layers == [] and r.verified

@@ -42,6 +42,7 @@
 #include "opkit_emu/constants.h"       // ONE_BLK_SIZE, ...
 #include "opkit_emu/tiling_macros.h"   // GET_TILING_DATA, TILING_KEY_IS
 #include "opkit_emu/adv_softmax.h"     // SoftMax (advanced API), SoftMaxTiling and the other tiling structs
+#include "adv_api/kernel_api.h"        // the advanced API's math library (lib/math/*.h), as CANN's kernel_operator.h
 #include "opkit_emu/launch.h"          // module ABI, ICPU_RUN_KF
 
 // Samples written for the first CANN releases (2023) use namespace tik2 for what is now AscendC.

@@ -153,6 +153,7 @@ inline BlockCtx& ctx() {
   if (!t_ctx) throw std::runtime_error("opkit emulator: AscendC API called outside a kernel launch");
   return *t_ctx;
 }
+inline uint64_t current_tiling_key() { return ctx().tiling_key; }  // TILING_KEY_VAR (opkit_emu/tiling_macros.h)
 
 [[noreturn]] inline void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) {
   throw Violation(rule, call, loc, t_ctx ? static_cast<int>(t_ctx->idx) : -1, std::move(detail));

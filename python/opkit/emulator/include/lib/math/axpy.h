@@ -4,6 +4,7 @@
 // opkit_emu/fused.h, and this form computes what it computes. Minimum sharedTmpBuffer: float 1 x 256 B, half
 // 4 x 256 B by the source's size (impl/adv_api/tiling/math/axpy_tiling_impl.cpp:23-37).
 #pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 #include "opkit_emu/fused.h"
 

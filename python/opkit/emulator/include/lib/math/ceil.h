@@ -2,6 +2,7 @@
 // docs/zh/api/SIMD-API/高阶API/数学计算/Ceil接口/Ceil.md): Ceil, half and float on A2. Minimum sharedTmpBuffer
 // (GetXxxMaxMinTmpSize): impl/adv_api/tiling/math/ceil_tiling_impl.cpp:22-33. The engine and what "precision" means here: opkit_emu/adv_math.h.
 #pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 // CANN declares only the two forms with calCount for this family.

@@ -5,6 +5,7 @@
 // float 3 (2 with isReuseSource) x 256 B, half 4 x 256 B (impl/adv_api/tiling/math/exp_tiling_impl.cpp:40-47).
 // The result is the host's expf rounded to T, whatever the level (CANN's error shrinks with the level).
 #pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 namespace AscendC {

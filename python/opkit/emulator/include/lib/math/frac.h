@@ -3,6 +3,7 @@
 // (GetXxxMaxMinTmpSize): impl/adv_api/tiling/math/frac_tiling_impl.cpp:23-36. The engine and what "precision" means here: opkit_emu/adv_math.h.
 // Frac.md: x - trunc(x) (the sign of x kept; inf gives NaN as in the formula).
 #pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 OPKIT_EMU_ADV_UNARY(Frac, "GetFracMaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 1024}), x - std::trunc(x))

@@ -3,6 +3,7 @@
 // Log and Log10 take no sharedTmpBuffer (GetLog/Log10MaxMinTmpSize give 0: impl/adv_api/tiling/math/log_tiling.cpp:44-78);
 // Log2 needs 256 bytes for half, nothing for float (log_tiling.cpp:23-31). Engine: opkit_emu/adv_math.h.
 #pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 namespace AscendC {

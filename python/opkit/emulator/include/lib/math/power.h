@@ -8,6 +8,7 @@
 // 4 x 256 + 256 B, half 14 x 256 B, int32 6 x 256 B; with a scalar operand float 5 x 256 + 256 B, half 14 x 256 B,
 // int32 7 x 256 B.
 #pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 namespace opkit_emu {

@@ -4,6 +4,7 @@
 // Round.md: to the nearest integer; CANN casts with RoundMode::CAST_RINT (round_v200_impl.h:61), ties to even,
 // as torch.round.
 #pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 // CANN declares only the two forms with calCount for this family.

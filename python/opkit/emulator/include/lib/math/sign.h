@@ -3,6 +3,7 @@
 // (GetXxxMaxMinTmpSize): impl/adv_api/tiling/math/sign_tiling.cpp:20-44. The engine and what "precision" means here: opkit_emu/adv_math.h.
 // Sign.md's example: -inf, -2 -> -1; -0, 0, NaN, -NaN -> 0; 2, inf -> 1 (NaN gives 0, not NaN as torch.sign).
 #pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 OPKIT_EMU_ADV_UNARY(Sign, "GetSignMaxMinTmpSize", (::opkit_emu::AdvTmp{768, 768, 768}), x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f))

@@ -1,0 +1,98 @@
+"""CANN's build semantics on the kernel side (issue 39): what CANN's kernel build gives a kernel and `opkit cflags`
+must give it too -- the header paths CANN ships (kernel_operator_intf.h, basic_api/, impl/dav_c220/, lib/...,
+adv_api/...), a cube header included but unused, constexpr half, `__bf16`, TILING_KEY_VAR in `#if`, InitGlobalMemory."""
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/kernel_basic_intf.h",
+           "impl/dav_c220/kernel_operator_reg_others_impl.h", "adv_api/kernel_api.h", "lib/math/sin.h",
+           "adv_api/math/power.h", "adv_api/utils/init_global_memory.h", "lib/utils/init_global_memory.h",
+           "lib/matmul_intf.h", "adv_api/matmul/matmul_intf.h"]
+
+
+def compile_src(gxx, tmp_path, text, name="k.cpp"):
+    src = tmp_path / name
+    src.write_text(text)
+    return gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+
+
+@pytest.mark.parametrize("header", HEADERS)
+def test_cann_kernel_header_paths_resolve(gxx, tmp_path, header):
+    r = compile_src(gxx, tmp_path, f'#include "{header}"\nusing namespace AscendC;\n'
+                                   "void f(LocalTensor<float> d, LocalTensor<float> s) { Sin(d, s, 8u); }\n")
+    assert r.returncode == 0, r.stderr
+
+
+def test_including_matmul_intf_without_using_it_compiles(gxx, tmp_path):
+    r = compile_src(gxx, tmp_path, '#include "lib/matmul_intf.h"\nusing namespace AscendC;\n'
+                                   "extern \"C\" __global__ __aicore__ void k(GM_ADDR x) { (void)x; }\n")
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("use,name", [
+    ("using A = MatmulType<TPosition::GM, CubeFormat::ND, half>; struct K { Matmul<A, A, A> mm; }; K k;", "Matmul"),
+    ("struct K { MatmulType<TPosition::GM, CubeFormat::ND, half> t; }; K k;", "MatmulType"),
+    ("void f() { REGIST_MATMUL_OBJ(nullptr, nullptr, 0); }", "REGIST_MATMUL_OBJ"),
+    ("constexpr MatmulConfig c = GetNormalConfig();", "GetNormalConfig"),
+])
+def test_using_a_matmul_name_fails_naming_it(gxx, tmp_path, use, name):
+    r = compile_src(gxx, tmp_path, f'#include "lib/matmul_intf.h"\nusing namespace AscendC;\n{use}\n')
+    assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr, r.stderr[-2000:]
+
+
+def test_half_and_bfloat16_construct_in_constant_expressions(gxx, tmp_path):
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n'
+                    "constexpr half kOne = 1.0;\nconstexpr half kTenth = half(0.1f);\nconstexpr bfloat16_t kB = 0.5f;\n"
+                    "static_assert(float(kOne) == 1.0f && float(kB) == 0.5f, \"\");\n"
+                    "static_assert(kTenth.bits_ == 0x2e66, \"round to nearest even\");\n"
+                    "static_assert(half(65520.0f).bits_ == 0x7c00, \"overflow to inf\");\n"
+                    "static_assert(std::is_same_v<__bf16, bfloat16_t>, \"bisheng's bf16 name\");\n")
+    assert r.returncode == 0, r.stderr
+
+
+PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+#if TILING_KEY_VAR == 0
+constexpr int kPreprocessorKey = 0;   // CANN's CPU-debug build: TILING_KEY_VAR is an identifier, 0 in #if
+#else
+constexpr int kPreprocessorKey = 1;
+#endif
+extern "C" __global__ __aicore__ void fill(GM_ADDR y) {
+  TPipe pipe;
+  GlobalTensor<float> gy;
+  gy.SetGlobalBuffer((__gm__ float*)y, 100);
+  InitGlobalMemory(gy, 100, 2.5f);
+  if (TILING_KEY_VAR == 7 && TILING_KEY_IS(7)) gy.SetValue(0, 7.0f);
+  GlobalTensor<half> gh;
+  gh.SetGlobalBuffer((__gm__ half*)(y + 400), 16);
+  Fill(gh, 16, static_cast<half>(1.5f));
+}
+int main() {
+  auto* y = (uint8_t*)GmAlloc(400 + 32);
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_SET_TILING_KEY(7);
+  ICPU_RUN_KF(fill, 1, y);
+  const float* f = (const float*)y;
+  const half* h = (const half*)(y + 400);
+  std::printf("%d %g %g %g %g\n", kPreprocessorKey, f[0], f[1], f[99], float(h[15]));
+  GmFree(y);
+  return 0;
+}
+'''
+
+
+def test_tiling_key_var_and_init_global_memory(gxx, tmp_path):
+    src = tmp_path / "prog.cpp"
+    src.write_text(PROGRAM)
+    r = gxx(src, tmp_path / "prog")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "7", "2.5", "2.5", "1.5"]

@@ -96,3 +96,15 @@ def test_tiling_key_var_and_init_global_memory(gxx, tmp_path):
     out = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "7", "2.5", "2.5", "1.5"]
+
+
+def test_ascendc_std_utilities(gxx, tmp_path):
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                    "static_assert(AscendC::Std::is_same_v<int, int> && Std::is_base_of_v<int, int> == false);\n"
+                    "static_assert(Std::min(3, 2u) == 2u && AscendC::Std::max(1.5f, 2) == 2.0f);\n"
+                    "template <class T> constexpr bool f() { return !Std::always_false_v<T>; }\n"
+                    "static_assert(f<int>());\n"
+                    "constexpr AscendC::Std::tuple<int, float> t{1, 2.f};\n"
+                    "static_assert(Std::get<0>(t) == 1 && Std::is_same_v<Std::remove_cvref_t<const int&>, int>);\n"
+                    "static_assert(Std::is_one_of_v<float, half, float> && Std::is_tuple_v<decltype(t)>);\n")
+    assert r.returncode == 0, r.stderr

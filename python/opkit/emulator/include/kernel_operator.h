@@ -10,6 +10,7 @@
 #include "kernel_type.h"               // DT_* / FORMAT_* ids, as CANN's kernel_operator.h includes it
 #include "opkit_emu/runtime.h"         // per-block state, rule violations
 #include "opkit_emu/utils.h"           // DivCeil / AlignUp, likely, float16_t
+#include "opkit_emu/std_utils.h"       // AscendC::Std (type traits, tuple, min / max)
 #include "opkit_emu/device_builtins.h" // min / max at global scope, as the device compiler declares them
 #include "opkit_emu/core_info.h"       // GetBlockIdx, block_idx, g_coreType, KernelMode
 #include "opkit_emu/debug.h"           // ASSERT, ascendc_assert, printf

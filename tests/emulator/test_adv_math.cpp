@@ -107,7 +107,38 @@ extern "C" __global__ __aicore__ void math_call(GM_ADDR x, GM_ADDR y, GM_ADDR ou
   DataCopy(go, fd, n);
 }
 
+// Arange / ArithProgression (lib/index/arithprogression.h): out receives 512 float slots as raw bytes; the tiling
+// picks the type (0 float, 1 half, 2 int32_t, 3 int16_t), first, diff (as float) and count.
+struct ArangeTiling {
+  int32_t type, count;
+  float first, diff;
+  int32_t older;  // 1: the older name ArithProgression
+};
+template <class T>
+void arange_into(const LocalTensor<T>& d, const ArangeTiling& t) {
+  if (t.older) ArithProgression<T>(d, static_cast<T>(t.first), static_cast<T>(t.diff), t.count);
+  else Arange<T>(d, static_cast<T>(t.first), static_cast<T>(t.diff), t.count);  // MATH:arange
+}
+extern "C" __global__ __aicore__ void arange_call(GM_ADDR out, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(ArangeTiling, t, tiling);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 2048);
+  LocalTensor<uint8_t> raw = b.Get<uint8_t>();
+  Duplicate(raw.ReinterpretCast<int32_t>(), 0, 512);
+  PipeBarrier<PIPE_ALL>();
+  if (t.type == 0) arange_into<float>(raw.ReinterpretCast<float>(), t);
+  else if (t.type == 1) arange_into<half>(raw.ReinterpretCast<half>(), t);
+  else if (t.type == 2) arange_into<int32_t>(raw.ReinterpretCast<int32_t>(), t);
+  else arange_into<int16_t>(raw.ReinterpretCast<int16_t>(), t);
+  PipeBarrier<PIPE_ALL>();
+  GlobalTensor<uint8_t> go;
+  go.SetGlobalBuffer((__gm__ uint8_t*)out, 2048);
+  DataCopy(go, raw, 2048);
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, math_call, 4);
+  OPKIT_EMU_PY_KERNEL(m, arange_call, 2);
 }

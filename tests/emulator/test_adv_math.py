@@ -176,3 +176,59 @@ def test_unimplemented_math_name_fails_naming_it(gxx, tmp_path):
                    'void f(LocalTensor<float> d, LocalTensor<float> s) { Lgamma(d, s, 8u); }\n')
     r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
     assert r.returncode != 0 and "Lgamma" in r.stderr
+
+
+# -- Arange / ArithProgression (lib/index/arithprogression.h; Arange-94.md) -----------------------------------------
+ARANGE_T = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.int16}
+
+
+def arange(mod, typ, count, first, diff, older=0):
+    out = np.zeros(2048, np.uint8)
+    t = np.frombuffer(np.array([typ, count], np.int32).tobytes() + np.array([first, diff], np.float32).tobytes() +
+                      np.array([older], np.int32).tobytes(), np.uint8).copy()
+    mod.arange_call([out, t], block_dim=1)
+    return out.view(ARANGE_T[typ])
+
+
+def arange_like_cann(dt, count, first, diff):
+    """CANN's A2 construction (arithprogression_common_impl.h): block 0 by the scalar unit, then Adds per block /
+    per repeat, each addition rounded to the type; the last block written whole."""
+    B, R = 32 // np.dtype(dt).itemsize, 256 // np.dtype(dt).itemsize
+    n = -(-count // B) * B if count > B else count
+    v = np.zeros(n, dt)
+    ints = np.issubdtype(dt, np.integer)
+    for i in range(min(n, B)):
+        v[i] = dt(first + diff * i) if ints else dt(np.float32(dt(first)) + np.float32(dt(diff)) * np.float32(i))
+    step = (lambda k: dt(int(diff) * k)) if ints else (lambda k: dt(np.float32(dt(diff)) * np.float32(k)))
+    if count > B:
+        for i in range(B, R if count > R else n):
+            v[i] = v[i - B] + step(B)
+        if count > R:
+            for i in range(R, n):
+                v[i] = v[i - R] + step(R)
+    return v
+
+
+@pytest.mark.parametrize("typ", [0, 1, 2, 3], ids=["float", "half", "int32", "int16"])
+@pytest.mark.parametrize("count", [5, 8, 50, 64, 100, 300])
+def test_arange_builds_values_as_cann(mod, typ, count):
+    dt = ARANGE_T[typ]
+    if typ == 3 and count > 256:
+        count = 250
+    first, diff = (1.25, 0.1) if typ < 2 else (-7, 3)
+    got = arange(mod, typ, count, first, diff)
+    want = arange_like_cann(dt, count, first, diff)
+    np.testing.assert_array_equal(got[:len(want)], want)
+    assert not got[len(want):].any()           # nothing past count rounded up to a 32-byte block
+    if typ == 0:
+        np.testing.assert_allclose(got[:count], first + diff * np.arange(count), rtol=1e-5)
+
+
+def test_arithprogression_is_the_same_api(mod):
+    np.testing.assert_array_equal(arange(mod, 2, 40, 3, 2, older=1)[:40], 3 + 2 * np.arange(40))
+
+
+def test_arange_count_must_be_positive(mod):
+    with pytest.raises(EmulatorError) as e:
+        arange(mod, 0, 0, 1.0, 1.0)
+    assert (e.value.rule, e.value.call, e.value.line) == ("api-argument", "Arange", marker("arange"))

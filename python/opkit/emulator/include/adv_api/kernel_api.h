@@ -27,3 +27,4 @@
 #include "lib/math/exp.h"
 #include "lib/math/power.h"
 #include "lib/math/axpy.h"
+#include "lib/index/arithprogression.h"

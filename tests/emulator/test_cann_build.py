@@ -108,3 +108,58 @@ def test_ascendc_std_utilities(gxx, tmp_path):
                     "static_assert(Std::get<0>(t) == 1 && Std::is_same_v<Std::remove_cvref_t<const int&>, int>);\n"
                     "static_assert(Std::is_one_of_v<float, half, float> && Std::is_tuple_v<decltype(t)>);\n")
     assert r.returncode == 0, r.stderr
+
+
+LIST_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void sum_list(GM_ADDR list, GM_ADDR out, GM_ADDR mode) {
+  ListTensorDesc l(reinterpret_cast<__gm__ void*>(list));
+  GlobalTensor<float> go;
+  go.SetGlobalBuffer((__gm__ float*)out, 8);
+  uint64_t shape[2];
+  float total = 0;
+  for (uint32_t i = 0; i < l.GetSize(); ++i) {
+    TensorDesc<float> d;
+    d.SetShapeAddr(shape);
+    l.GetDesc(d, i);
+    GlobalTensor<float> g = d.GetDataObj();
+    for (uint64_t k = 0; k < d.GetShape(0) * d.GetShape(1); ++k) total += g.GetValue(k);
+    go.SetValue(1 + i, static_cast<float>(d.GetShape(0) * 10 + d.GetShape(1)));
+  }
+  go.SetValue(0, total);
+  go.SetValue(3, static_cast<float>(l.GetSize()));
+  if (*(__gm__ int32_t*)mode == 1) l.GetDataPtr<float>(2);  // LIST:past
+}
+int main(int argc, char**) {
+  auto* a = (float*)GmAlloc(6 * 4);
+  auto* b = (float*)GmAlloc(4 * 4);
+  for (int i = 0; i < 6; ++i) a[i] = i;           // 15
+  for (int i = 0; i < 4; ++i) b[i] = 100;         // 400
+  // [ptr offset][dim 2 | index 0 << 32][2][3][dim 2 | index 1 << 32][4][1][ptr a][ptr b]
+  auto* list = (uint64_t*)GmAlloc(9 * 8);
+  uint64_t words[9] = {7 * 8, 2, 2, 3, (1ull << 32) | 2, 4, 1, (uint64_t)a, (uint64_t)b};
+  memcpy(list, words, sizeof(words));
+  auto* out = (float*)GmAlloc(8 * 4);
+  auto* mode = (int32_t*)GmAlloc(32);
+  *mode = argc > 1 ? 1 : 0;
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(sum_list, 1, (uint8_t*)list, (uint8_t*)out, (uint8_t*)mode);
+  std::printf("%g %g %g %g\n", out[0], out[1], out[2], out[3]);
+  return 0;
+}
+'''
+
+
+def test_list_tensor_desc_decodes_a_dynamic_list(gxx, tmp_path):
+    src = tmp_path / "list.cpp"
+    src.write_text(LIST_PROGRAM)
+    r = gxx(src, tmp_path / "list")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "list")], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split() == ["415", "23", "41", "2"], out.stdout + out.stderr
+    past = subprocess.run([str(tmp_path / "list"), "past"], capture_output=True, text=True)
+    line = next(i for i, t in enumerate(LIST_PROGRAM.splitlines(), 1) if "LIST:past" in t)
+    assert past.returncode == 1 and "[kernel-assert] ListTensorDesc" in past.stderr and f"list.cpp:{line}" in past.stderr

@@ -163,3 +163,54 @@ def test_list_tensor_desc_decodes_a_dynamic_list(gxx, tmp_path):
     past = subprocess.run([str(tmp_path / "list"), "past"], capture_output=True, text=True)
     line = next(i for i, t in enumerate(LIST_PROGRAM.splitlines(), 1) if "LIST:past" in t)
     assert past.returncode == 1 and "[kernel-assert] ListTensorDesc" in past.stderr and f"list.cpp:{line}" in past.stderr
+
+
+ATOMIC_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void atomic_mm(GM_ADDR mx, GM_ADDR mn, GM_ADDR imx) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b, bi;
+  pipe.InitBuffer(b, 32);
+  pipe.InitBuffer(bi, 32);
+  LocalTensor<float> t = b.Get<float>();
+  LocalTensor<int32_t> ti = bi.Get<int32_t>();
+  const float v = (GetBlockIdx() % 2 ? 1.0f : -1.0f) * (GetBlockIdx() + 1);   // -1, 2, -3, 4
+  Duplicate(t, v, 8);
+  Duplicate(ti, static_cast<int32_t>(v * 10), 8);
+  PipeBarrier<PIPE_ALL>();
+  GlobalTensor<float> gmx, gmn;
+  GlobalTensor<int32_t> gimx;
+  gmx.SetGlobalBuffer((__gm__ float*)mx, 8);
+  gmn.SetGlobalBuffer((__gm__ float*)mn, 8);
+  gimx.SetGlobalBuffer((__gm__ int32_t*)imx, 8);
+  SetAtomicMax<float>();
+  DataCopy(gmx, t, 8);
+  SetAtomicMin<float>();
+  DataCopy(gmn, t, 8);
+  SetAtomicMax<int32_t>();
+  DataCopy(gimx, ti, 8);
+  SetAtomicNone();
+}
+int main() {
+  auto* mx = (float*)GmAlloc(32);
+  auto* mn = (float*)GmAlloc(32);
+  auto* imx = (int32_t*)GmAlloc(32);
+  for (int i = 0; i < 8; ++i) { mx[i] = 0; mn[i] = 0; imx[i] = 0; }
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(atomic_mm, 4, (uint8_t*)mx, (uint8_t*)mn, (uint8_t*)imx);
+  std::printf("%g %g %d\n", mx[7], mn[7], imx[7]);
+  return 0;
+}
+'''
+
+
+def test_set_atomic_max_and_min(gxx, tmp_path):
+    src = tmp_path / "atomic.cpp"
+    src.write_text(ATOMIC_PROGRAM)
+    r = gxx(src, tmp_path / "atomic")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "atomic")], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split() == ["4", "-3", "40"], out.stdout + out.stderr

@@ -77,7 +77,7 @@ struct QueueRec {
 
 struct AtomicRecord {  // a UB->GM copy under SetAtomicAdd, applied after all blocks in block order
   uint8_t* dst;
-  int dtype;  // 0 float, 1 half, 2 bf16, 3 int32, 4 int16, 5 int8
+  int dtype;  // 0 float, 1 half, 2 bf16, 3 int32, 4 int16, 5 int8; + 8 for SetAtomicMax, + 16 for SetAtomicMin
   std::vector<uint8_t> data;
 };
 

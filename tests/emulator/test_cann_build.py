@@ -214,3 +214,42 @@ def test_set_atomic_max_and_min(gxx, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     out = subprocess.run([str(tmp_path / "atomic")], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.split() == ["4", "-3", "40"], out.stdout + out.stderr
+
+
+DUMP_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void dump(GM_ADDR x) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 32);
+  LocalTensor<float> t = b.Get<float>();
+  Duplicate(t, 1.5f, 8);
+  PipeBarrier<PIPE_ALL>();
+  DumpTensor(t, 7, 3);
+  GlobalTensor<int32_t> g;
+  g.SetGlobalBuffer((__gm__ int32_t*)x, 4);
+  DumpTensor(g, 8, 4);
+  DumpAccChkPoint(t, 9, 6, 100);
+}
+int main() {
+  auto* x = (int32_t*)GmAlloc(16);
+  for (int i = 0; i < 4; ++i) x[i] = i * 10;
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(dump, 1, (uint8_t*)x);
+  return 0;
+}
+'''
+
+
+def test_dump_tensor_prints_the_values(gxx, tmp_path):
+    src = tmp_path / "dump.cpp"
+    src.write_text(DUMP_PROGRAM)
+    r = gxx(src, tmp_path / "dump")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "dump")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["DumpTensor: desc=7, offset=0, count=3", "[1.5, 1.5, 1.5]",
+                                       "DumpTensor: desc=8, offset=0, count=4", "[0, 10, 20, 30]",
+                                       "DumpAccChkPoint: desc=9, offset=6, count=2", "[1.5, 1.5]"]

@@ -132,6 +132,20 @@ def test_ray_equals_local_and_reruns_a_killed_worker(tmp_path):
 
 
 
+def test_ray_workers_keep_the_drivers_priority():
+    """Ray renices its workers by +15 unless told otherwise; beside any busy process they then crawl (the Ray
+    test above took over 300 s at load 8 instead of 13 s). A local instance's workers run at the driver's
+    niceness."""
+    pytest.importorskip("ray", reason="the Ray path needs ray (installed by the test extra)")
+    from opkit.evaluate import ray_runner
+    ray, backend, started = ray_runner.connect("auto")
+    try:
+        assert started, f"a Ray cluster was already running here ({backend}): this test needs a local instance"
+        assert ray.get(ray.remote(num_cpus=1)(lambda: os.nice(0)).remote()) == os.nice(0)
+    finally:
+        ray.shutdown()
+
+
 def test_eval_patch_variant(known_pt, capsys):
     """`--patch`: the model with opkit.patch applied, under --policy; a model with nothing to swap says so."""
     j = json.loads(ok(["eval", "evaldata.models:scaled", "--data", str(known_pt), "--policy", POLICY, "--patch",

@@ -2,6 +2,9 @@
 
     OPKIT_AMCT=/path/to/amct python tests/quantdata/amct_linear.py     # rewrite tests/quantdata/amct_linear_ptq/
 
+AMCT runs under tests/arith.py's Float64Arithmetic (every op exact, rounded once): float16/bfloat16 matmuls give
+other bits on other CPUs, and a recording compared bit for bit on any CPU must not depend on this one's kernels.
+
 AMCT runs on a CPU with two stand-ins for what a CPU lacks (it changes no arithmetic): a ``torch_npu`` module
 whose only member is ``npu.is_available() -> False`` (quant_util.py:344 imports torch_npu unconditionally, and
 gptq_module.py:146-149 asks it whether to empty the NPU cache), and ``transformers`` installed.
@@ -22,6 +25,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arith import Float64Arithmetic, cpu_description  # noqa: E402
 from quantdata.encoder import encoder, patches  # noqa: E402
 
 from opkit.quant.linear_ptq import LinearPTQConfig, quantize_linears  # noqa: E402
@@ -134,10 +138,12 @@ def record(root: str) -> None:
     REFS.mkdir(exist_ok=True)
     commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     for name in CONFIGS:
-        ref = run_amct(root, name)
+        with Float64Arithmetic():
+            ref = run_amct(root, name)
         np.savez_compressed(REFS / f"{name}.npz", **ref)
         print(f"{name}: {len(ref)} arrays")
     meta = {"amct_commit": commit, "torch": torch.__version__, "configs": sorted(CONFIGS),
+            "arithmetic": "tests/arith.py Float64Arithmetic (the same on every CPU)", "cpu": cpu_description(),
             "how": "OPKIT_AMCT=<checkout> python tests/quantdata/amct_linear.py"}
     (REFS / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
 

@@ -4,4 +4,5 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/setup.sh"
 cd "$ROOT"
+python -c "import torch; print('== torch', torch.__version__, 'CPU capability', torch.backends.cpu.get_cpu_capability())"
 exec python -m pytest tests --durations=15 "$@"

@@ -1,7 +1,9 @@
 """opkit against AMCT's recorded results on the zoo (opkit/quant/amct/zoo/<model>.amct.json, recorded by
 ``python -m opkit.quant.amct --record`` from hicann/amct; the commit is in each file). No AMCT needed: for every
 model and config scenario, opkit's own calibration must give AMCT's record to the bit, and opkit's simulation
-under ``amct-fake-quant`` must give the top-1 class AMCT's fake-quant ONNX model gave, sample for sample."""
+under ``amct-fake-quant`` must give the top-1 class AMCT's fake-quant ONNX model gave, sample for sample.
+Both calibrations run under Float64Arithmetic (opkit/quant/amct/portable.py): with the CPU's own float32
+convolutions, oneDNN's AVX2 kernels moved records made with its AVX-512 ones by one float32 ulp."""
 import pytest
 import torch
 
@@ -26,13 +28,14 @@ def one_thread():
 def test_opkit_gives_amcts_records_and_predictions(name):
     ref = read_ref(name)
     assert len(ref.amct_commit) == 40 and len(ref.scenarios) >= 1
+    assert ref.arithmetic == "float64", f"{name}: recorded with one CPU's own kernels; record it again (--record)"
     model = zoo.load(name)
     calib = zoo.dataset(ref.calib["n"], ref.calib["seed"])[0]
     x = zoo.dataset(ref.test["n"], ref.test["seed"])[0]
     problems = []
     for scen, sc in ref.scenarios.items():
         cfg = parse_config(sc.config, model, f"{name}.amct.json [{scen}]")
-        v, recs = opkit_variant(model, calib, cfg)
+        v, recs = opkit_variant(model, calib, cfg, portable=ref.arithmetic == "float64")
         assert sorted(recs) == sorted(sc.records), scen
         for layer, (sd, od, sw, rel) in compare_records(sc.records, recs).items():
             if not (sd and od and sw):
@@ -45,6 +48,25 @@ def test_opkit_gives_amcts_records_and_predictions(name):
             problems.append(f"{scen}: {len(diff)}/{n} predictions differ from AMCT's fake-quant model "
                             f"(samples {diff[:10]})")
     assert not problems, "\n".join(problems)
+
+
+def test_a_one_ulp_calibration_difference_fails_the_records():
+    """The planted error: the same portable arithmetic with every float32 conv/matmul output moved by one ulp at
+    random -- what oneDNN's AVX2 kernels did to records made with its AVX-512 ones -- no longer gives AMCT's
+    record to the bit."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from arith import Float64Arithmetic, PerturbLowPrecision
+    ref = read_ref("bn_cnn")
+    model = zoo.load("bn_cnn")
+    calib = zoo.dataset(ref.calib["n"], ref.calib["seed"])[0]
+    sc = ref.scenarios["default"]
+    cfg = parse_config(sc.config, model, "bn_cnn.amct.json [default]")
+    with Float64Arithmetic(), PerturbLowPrecision(seed=1, dtypes=(torch.float32,)) as moved:
+        _, recs = opkit_variant(model, calib, cfg)
+    assert moved.calls > 0
+    assert any(not all(eq[:3]) for eq in compare_records(sc.records, recs).values())
 
 
 def test_the_recorded_predictions_can_fail():

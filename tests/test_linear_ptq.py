@@ -67,6 +67,8 @@ def test_a_one_ulp_matmul_difference_fails_the_comparison(name, one_thread):
 
 
 @pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (an AMCT checkout) not set")
+@pytest.mark.skipif(os.environ.get("OPKIT_TEST_PERTURB16", "0") != "0",
+                    reason="OPKIT_TEST_PERTURB16 plays another CPU per call: same-machine equality does not apply")
 def test_live_amct_bit_exact():
     pytest.importorskip("transformers", reason="AMCT's package import needs transformers")
     if not (Path(os.environ["OPKIT_AMCT"]) / "amct_pytorch" / "__init__.py").is_file():
@@ -124,15 +126,16 @@ def test_float32_model_keeps_int8_layers_float_as_amct_does():
 
 
 def test_search_recommends_an_algorithm_on_named_layers(one_thread):
-    """Under Float64Arithmetic: which of 256 samples flip is a matter of the last bits, so the scenario holds on
-    every CPU only with arithmetic that is the same on every CPU."""
+    """Under Float64Arithmetic: which of 256 samples flip is a matter of the last bits (with this CPU's own
+    float16 matmuls an AMD EPYC answered "blocks.1.qkv in float"), so the scenario holds on every CPU only with
+    arithmetic that is the same on every CPU. Here: all-INT8 90.6 %, SmoothQuant on blocks.1.qkv 96.1 %."""
     from opkit.quant.linear_search import apply_plan, top1
     from opkit.quant.search import extra_searches
     with Float64Arithmetic():
         model, calib, x = encoder(), [patches(8, 11)], patches(256, 21)
         with torch.no_grad():
             y = model(x).argmax(1)
-        res = extra_searches()["linear-ptq"](model, calib, x, y, target_drop=0.5, width=1)
+        res = extra_searches()["linear-ptq"](model, calib, x, y, target_drop=5.0, width=1)
         rerun = top1(apply_plan(model, res.best.algorithms, calib), x, y)
     base = res.steps[0]
     assert not base.ok and set(base.algorithms.values()) == {"minmax-w8a8"}     # all-INT8 misses the target

@@ -29,7 +29,7 @@ def test_int8_drop_and_the_verified_fix(mixed_report):
     assert rep.fp32["top1"] == 100.0
     rows = {r.name: r.as_dict() for r in rep.strategies}
     assert list(rows) == ["fp32", "fp16", "int8-default", "int8-amct-fake-quant", "int8-per-channel",
-                          "int8-per-layer", "int8-first-last-float", "recommended"]
+                          "int8-per-layer", "int8-dmq", "int8-first-last-float", "recommended"]
     # both columns: AMCT's fake-quant answer beside the deployed one, and where they part
     c = rep.columns
     assert c["amct_fake_quant_top1"] == rows["int8-amct-fake-quant"]["top1"]
@@ -155,9 +155,11 @@ def test_nothing_meets_the_target_is_said_plainly():
     m = with_dead_channel()
     x, y = labelled(m, 96, seed=1)
     rep = opkit.quantize(m, inputs(32, seed=2), data=(x, y), target_drop=0.5, **QUICK)
-    assert not rep.recommend.meets_target and not rep.recommend.verified
-    assert "NOTHING MEETS THE TARGET of 0.5 points" in str(rep)
-    assert all(not r.met for r in rep.searches)
+    assert not rep.recommend.verified and "verified by a recalibrated rerun: no" in str(rep)
+    assert not next(r for r in rep.searches if r.strategy == "amct-binary-search").met
+    # with DMQ as a greedy action (issue 37) a search step may reach the target on the search's shared
+    # calibration; the recalibrated rerun of the written config does not hold it, and the report says which
+    assert ("NOTHING MEETS THE TARGET of 0.5 points" in str(rep)) != rep.recommend.meets_target
 
 
 def test_fusion_result_decides_what_is_simulated(tmp_path):

@@ -35,6 +35,12 @@ from .app import cli, err
 @click.option("--quant-matmul", is_flag=True,
               help="what-if: also quantize function-level matmuls (a @ b) in every INT8 row (AMCT's PyTorch flow "
                    "quantizes modules only)")
+@click.option("--deploy-dtype", type=click.Choice(["float16", "bfloat16"]), default=None,
+              help="the dtype the model is deployed in: AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, "
+                   "GPTQ, AWQ) run on the model cast to it, as strategy rows and a per-layer search")
+@click.option("--algorithms", default="dmq", show_default=True, metavar="NAMES",
+              help="AMCT per-layer algorithms tried as strategy rows and search actions, comma-separated: dmq, ada "
+                   "(ada trains AMCT's default 10,000 steps per layer); a --config using one is simulated anyway")
 @O.json_out
 @O.html_out
 @click.option("--amct-config-out", type=click.Path(dir_okay=False), default=None, metavar="PATH",
@@ -43,22 +49,28 @@ from .app import cli, err
               help="write the recommended config's calibration as an AMCT record file")
 @click.option("--fusion-switch-out", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="write fusion_switch.cfg with PassName:off for the fusions that hurt")
+@click.option("--linear-config-out", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="with --deploy-dtype: write the current-API plan as AMCT configs (a JSON list, one "
+                   "amct_pytorch.quantize call each, in order)")
 @click.option("--fail-on-miss", is_flag=True, help="exit 1 when nothing meets --target-drop")
 def quant(model, calib, calib_transform, data, transform, config, policy, target_drop, fusion_result, chip,
-          batch_size, workers, ray_address, no_search, quant_matmul, json_out, html_out, amct_config_out, record_out,
-          fusion_switch_out, fail_on_miss):
+          batch_size, workers, ray_address, no_search, quant_matmul, deploy_dtype, algorithms, json_out, html_out, amct_config_out,
+          record_out, fusion_switch_out, linear_config_out, fail_on_miss):
     """What AMCT post-training quantization and ATC conversion make of MODEL, simulated on the CPU: labelled
     top-1 of FP32, fp16 and INT8 variants, per-layer table, sensitivity and the smallest fix that meets
     --target-drop (verified by a rerun), strategy table, fusions, fp16 overflow.
 
     MODEL: pkg.module:factory or path/to/file.py:factory (a function returning an nn.Module)."""
     import torch
+    if linear_config_out and not deploy_dtype:
+        raise click.UsageError("--linear-config-out needs --deploy-dtype (the current-API plan runs on that dtype)")
 
     from ..data import load_dataset, load_inputs
     from ..quant.run import quantize
 
     O.refuse_overwrite({"--json": json_out, "--html": html_out, "--amct-config-out": amct_config_out,
-                        "--record-out": record_out, "--fusion-switch-out": fusion_switch_out},
+                        "--record-out": record_out, "--fusion-switch-out": fusion_switch_out,
+                        "--linear-config-out": linear_config_out},
                        {"--calib": calib, "--data": data, "--config": config, "--fusion-result": fusion_result})
     m = load_model(model)[0]
     if not isinstance(m, torch.nn.Module):
@@ -72,6 +84,8 @@ def quant(model, calib, calib_transform, data, transform, config, policy, target
         rep = quantize(m, x_calib, ds, config=config, policy=policy, target_drop=target_drop,
                        fusion_result=fusion_result, chip=chip, batch_size=batch_size, workers=workers,
                        ray=ray_address, model_spec=model, search=not no_search, quant_matmul=quant_matmul,
+                       deploy_dtype=deploy_dtype,
+                       algorithms=tuple(a.strip() for a in algorithms.split(",") if a.strip()),
                        log=status.update)
     say = O.text_console(json_out)
     say.print(str(rep), markup=False, soft_wrap=True)
@@ -85,6 +99,8 @@ def quant(model, calib, calib_transform, data, transform, config, policy, target
         say.print(f"fusion switch: {p} ({', '.join(lines) or 'nothing to switch off'})", markup=False)
         for n in rep.switch_notes:
             say.print(f"  note: {n}", markup=False)
+    if linear_config_out:
+        say.print(f"amct current-API configs: {rep.write_linear_configs(linear_config_out)}", markup=False)
     if json_out:
         O.write_json(json_out, rep.to_dict(), say)
     if html_out:

@@ -3,6 +3,7 @@ with fake-quantized weights, recording each quantized layer's input; IFMR on all
 merged batch by batch. One engine run per batch (opkit/accuracy/simulate.py with ``CalibLayer`` modes)."""
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Callable
 
 import torch
@@ -12,6 +13,7 @@ from ..accuracy.simulate import Simulator
 from ..errors import OpkitError
 from .algorithms import Histogram, arq, hfmg, ifmr
 from .config import IFMR_DEFAULTS, QuantConfig
+from .layer_algorithms import calib_divisor, calibrate_all, prepare, weight_scale
 from .graph import ModelGraph
 from .modes import CalibMatmul
 from .variant import LayerRecord, capture_modes
@@ -32,19 +34,35 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
     ``matmuls`` ("matmul#k" keys, a what-if), IFMR on both operands of those function-level matmuls
     (left asymmetric as AMCT's activations, right symmetric: the cube takes an offset on one side only)."""
     log = log or (lambda s: None)
-    weights = {}
+    weights, in_scales = {}, {}
+    batches = split_batches(calib, config.batch_num)
+    # DMQ & co (layer_algorithms.py): what they record from the first calibration forward, before ARQ runs
+    extra = calibrate_all(model, graph, config, batches[0])
+    pre = {n: LayerRecord(0.0, 0, [], [], **fields) for n, fields in extra.items()}
+    mods = dict(model.named_modules())
 
     def fake_quant_weight(name: str, w: torch.Tensor) -> torch.Tensor:      # ARQ on the (BN-folded) weights
         lc = config.layers[name]
+        if name in pre:
+            w, in_scales[name] = prepare(mods[name], w, pre[name])
+            fixed = weight_scale(pre[name])
+            if fixed is not None:      # ADA: calibrated through its learned weights as they are (AMCT does)
+                weights[name] = SimpleNamespace(scale=torch.tensor(fixed, dtype=torch.float32))
+                return w
         wq = weights[name] = arq(w, lc.wts["num_bits"], lc.channel_wise)
         return wq.codes * (wq.scale.reshape([-1] + [1] * (w.dim() - 1)) if wq.scale.numel() > 1
                            else wq.scale.reshape([]))
     modes = capture_modes(model, graph, config, config.quant_layers, fake_quant_weight)
+    for name, scale in in_scales.items():
+        div = calib_divisor(mods[name], pre[name])
+        if div is not None:
+            modes[name].in_divisor = div
+        else:
+            modes[name].in_scale = scale
     hists = {n: Histogram(config.layers[n].act["num_of_bins"]) for n in config.quant_layers
              if config.layers[n].act["act_algo"] == "hfmg"}
     fmodes = {k: CalibMatmul(k) for k in matmuls}
     sim = Simulator(None, layers=modes, functions=fmodes)
-    batches = split_batches(calib, config.batch_num)
     for i, batch in enumerate(batches):
         log(f"calibration batch {i + 1}/{len(batches)} ({batch.shape[0]} samples)")
         for j in range(0, batch.shape[0], chunk):
@@ -75,7 +93,7 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
         wq = weights[name]
         records[name] = LayerRecord(aq.scale, aq.offset, [float(s) for s in wq.scale], [0] * wq.scale.numel(),
                                     bits, lc.wts["num_bits"], aq.algo, aq.clip_min, aq.clip_max, aq.init_min,
-                                    aq.init_max, data_min, data_max, clipped)
+                                    aq.init_max, data_min, data_max, clipped, **extra.get(name, {}))
     d = IFMR_DEFAULTS
     args = (d["max_percentile"], d["min_percentile"], tuple(d["search_range"]), d["search_step"])
     for key, mode in fmodes.items():

@@ -45,6 +45,8 @@ HFMG_BINS = (1024, 2048, 4096, 8192)
 IFMR_DEFAULTS = {"num_bits": 8, "max_percentile": 0.999999, "min_percentile": 0.999999, "search_range": [0.7, 1.3],
                  "search_step": 0.01, "act_algo": "ifmr"}
 HFMG_DEFAULTS = {"num_bits": 8, "num_of_bins": 4096, "act_algo": "hfmg"}
+# AMCT's ADA defaults (proto/calibration_config_pytorch.proto:56-63; field.py NUM_ITERATION, REG_PARAM, ...)
+ADA_DEFAULTS = {"num_iteration": 10000, "reg_param": 0.01, "beta_range": [20.0, 2.0], "warm_start": 0.2}
 
 
 @dataclass
@@ -53,6 +55,7 @@ class LayerConfig:
     quant_enable: bool
     act: dict                   # activation_quant_params, defaults filled
     wts: dict                   # weight_quant_params, defaults filled
+    dmq: float | None = None    # dmq_balancer_param: DMQ's migration strength (None: no DMQ on this layer)
 
     @property
     def channel_wise(self) -> bool:
@@ -68,7 +71,12 @@ class LayerConfig:
         if act.get("asymmetric") is None:
             act.pop("asymmetric", None)
         wts = {"num_bits": self.wts["num_bits"], "wts_algo": self.wts["wts_algo"], "channel_wise": self.wts["channel_wise"]}
-        return {"quant_enable": self.quant_enable, "activation_quant_params": act, "weight_quant_params": wts}
+        if self.wts["wts_algo"] == "ada_quantize":
+            wts |= {k: self.wts[k] for k in ADA_DEFAULTS}
+        out = {"quant_enable": self.quant_enable}
+        if self.dmq is not None:
+            out["dmq_balancer_param"] = self.dmq
+        return out | {"activation_quant_params": act, "weight_quant_params": wts}
 
 
 @dataclass
@@ -102,6 +110,20 @@ class QuantConfig:
             if (names is None or n in names) and lc.layer_type in CHANNEL_WISE_TYPES:
                 lc.wts["channel_wise"] = value
         return c
+
+    def with_dmq(self, strength: float | None, names=None) -> "QuantConfig":
+        """This config with DMQ's migration strength (dmq_balancer_param) on the (given, or all) layers;
+        ``None`` turns it off."""
+        from .dmq import BALANCED_TYPES
+        c = self.copy()
+        for n, lc in c.layers.items():
+            if (names is None or n in names) and lc.layer_type in BALANCED_TYPES:
+                lc.dmq = strength
+        return c
+
+    @property
+    def dmq_layers(self) -> dict[str, float]:
+        return {n: c.dmq for n, c in self.layers.items() if c.quant_enable and c.dmq is not None}
 
     def to_json(self, only_enabled: bool = False) -> dict:
         out = {"version": self.version, "batch_num": self.batch_num, "activation_offset": self.activation_offset,
@@ -218,18 +240,68 @@ def _parse_act(src: str, name: str, node, activation_offset: bool) -> dict:
     return act
 
 
+def _parse_dmq(src: str, name: str, v) -> float | None:
+    """dmq_balancer_param, checked as AMCT's DMQBalancerParamField (common/config/field.py:509-523): a float
+    (an int such as 1 is refused, as AMCT's isinstance check does) in [0.2, 0.8]."""
+    if v is None:
+        return None
+    where = f"{name}.dmq_balancer_param"
+    if not isinstance(v, float):
+        raise _err(src, f"{where}: Type of dmq_balancer_param should be <class 'float'>, but is {type(v)}")
+    if not 0.2 <= v <= 0.8:
+        raise _err(src, f"{where}: The dmq_balancer_param must be in range [0.2, 0.8]; got {v}")
+    return v
+
+
+def _check_ada(src: str, where: str, name: str, node: dict, layer_type: str) -> None:
+    """ADA's parameters, checked as AMCT's AdaAlgField subclasses (common/config/field.py:582-640), with its
+    messages; and what opkit models of ADA (ada_round.py: AMCT's AdaRoundQuant layer types, 8-bit codes)."""
+    from .ada_round import SUPPORTED
+    if layer_type not in SUPPORTED:
+        raise _err(src, f"{where}.wts_algo: ada_quantize on a {layer_type}: AMCT's AdaRoundQuant takes "
+                        f"{'/'.join(SUPPORTED)} (custom_op/ada_round_quant.py:77-99)")
+    if node.get("num_bits", 8) != 8:
+        raise _err(src, f"{where}.num_bits: opkit models ada_quantize with 8-bit weights (AMCT's AdaRoundQuant "
+                        "clamps the codes to [-128, 127])")
+    if "beta_range" in node:
+        v = node["beta_range"]
+        if not isinstance(v, list):
+            raise _err(src, f"{where}.beta_range: Type of beta_range should be <class 'list'>, but is {type(v)}")
+        if len(v) != 2 or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in v):
+            raise _err(src, f"{where}.beta_range: The beta_range must have two floating-point number")
+        if v[0] <= v[1]:
+            raise _err(src, f"{where}.beta_range: beta_range beta_range_start must large than beta_range_end")
+        if v[1] <= 0:
+            raise _err(src, f"{where}.beta_range: beta_range beta_range_end must large than 0")
+    for k, rule in (("warm_start", "must be less than 1 and larger than 0"),
+                    ("reg_param", "must be less than 1 and larger than 0"),
+                    ("num_iteration", "must be larger or equal to 0")):
+        if k not in node:
+            continue
+        v = node[k]
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or (k == "num_iteration" and not isinstance(v, int)):
+            raise _err(src, f"{where}.{k}: {k} must be a {'integer' if k == 'num_iteration' else 'number'}; got {v!r}")
+        bad = v < 0 if k == "num_iteration" else not 0 < v < 1
+        if bad:
+            raise _err(src, f"{where}.{k}: {k} {rule}")
+
+
 def _parse_wts(src: str, name: str, node, layer_type: str) -> dict:
     where = f"{name}.weight_quant_params"
     if not isinstance(node, dict):
         raise _err(src, f"{where}: expected an object")
     algo = node.get("wts_algo", "arq_quantize")
-    if algo != "arq_quantize":
-        raise _err(src, f"{where}.wts_algo: opkit quant simulates wts_algo arq_quantize only; got {algo!r} "
-                        "(AMCT's ada_quantize, AdaRound, is opkit.quant.ada_round, outside opkit quant: docs/quant.md)")
+    if algo not in ("arq_quantize", "ada_quantize"):
+        raise _err(src, f"{where}.wts_algo: wts_algo must be arq_quantize or ada_quantize; got {algo!r}")
+    allowed = ("num_bits", "wts_algo", "channel_wise") + (tuple(ADA_DEFAULTS) if algo == "ada_quantize" else ())
     for k in node:
-        if k not in ("num_bits", "wts_algo", "channel_wise"):
-            raise _err(src, f"{where}: {k} is not valid param of quantize arq_quantize")
+        if k not in allowed:
+            raise _err(src, f"{where}: {k} is not valid param of quantize {algo}")
+    if algo == "ada_quantize":
+        _check_ada(src, where, name, node, layer_type)
     wts = {"num_bits": 8, "wts_algo": algo, "channel_wise": layer_type in CHANNEL_WISE_TYPES}
+    if algo == "ada_quantize":
+        wts.update(copy.deepcopy(ADA_DEFAULTS))
     wts.update(node)
     if wts["num_bits"] not in WTS_BITS or isinstance(wts["num_bits"], bool):
         raise _err(src, f"{where}.num_bits: weight num_bits is not in {list(WTS_BITS)}")
@@ -289,17 +361,16 @@ def parse_config(data: dict, model: nn.Module, src: str = "config") -> QuantConf
         if quantizable[name] not in SIMULATED_TYPES:
             raise _err(src, f"layer {name}: type {quantizable[name]} is quantizable by AMCT but not simulated by "
                             f"opkit ({', '.join(SIMULATED_TYPES)}); set quant_enable false or drop the entry")
-        extra = [k for k in node if k not in ("quant_enable", "activation_quant_params", "weight_quant_params")]
-        if "dmq_balancer_param" in extra:
-            raise _err(src, f"{name}.dmq_balancer_param: AMCT's DMQ balancer is not read from the config by opkit "
-                            "quant: balance the model first with opkit.quant.dmq (docs/quant.md), then drop the key")
+        extra = [k for k in node if k not in ("quant_enable", "dmq_balancer_param", "activation_quant_params",
+                                              "weight_quant_params")]
         if extra:
             raise _err(src, f"{name}: Unknown parameter {extra[0]} in layer {name}")
+        dmq = _parse_dmq(src, name, node.get("dmq_balancer_param"))
         qe = node.get("quant_enable", False)
         _check_bool(src, f"{name}.quant_enable", qe)
         act = _parse_act(src, name, node.get("activation_quant_params", {}), offset)
         wts = _parse_wts(src, name, node.get("weight_quant_params", {}), quantizable[name])
-        layers[name] = LayerConfig(quantizable[name], qe, act, wts)
+        layers[name] = LayerConfig(quantizable[name], qe, act, wts, dmq)
     if not any(c.quant_enable for c in layers.values()):
         raise _err(src, "No quant enable layer in quant config file, please check the quant config file.")
     return QuantConfig(layers, version=1, batch_num=bn, activation_offset=offset,

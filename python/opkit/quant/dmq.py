@@ -100,10 +100,11 @@ def _cin_shape(m: nn.Module, w: torch.Tensor) -> list[int]:
     return shape
 
 
-def scale_weight(m: nn.Module, f: torch.Tensor) -> torch.Tensor:
+def scale_weight(m: nn.Module, f: torch.Tensor, w: torch.Tensor | None = None) -> torch.Tensor:
     """W * f along the input channels (weight_calibration.py:71-110): f in the weight's dtype; a grouped conv's
-    weight is laid out by group first."""
-    w = m.weight.detach()
+    weight is laid out by group first. ``w``: the weight to scale (default the module's; opkit quant passes the
+    BN-folded one)."""
+    w = m.weight.detach() if w is None else w
     f = f.to(torch.float16 if w.dtype == torch.float16 else torch.float32)
     grouped = type(m).__name__ in ("Conv1d", "Conv2d", "Conv3d") and m.groups > 1
     if grouped:   # [Cout, Cin/g, k..] -> [Cin/g, Cout, k..] with Cout grouped: f indexes (group, cin) pairs
@@ -111,6 +112,20 @@ def scale_weight(m: nn.Module, f: torch.Tensor) -> torch.Tensor:
         fg = f.reshape(m.groups, -1, *([1] * (w.dim() - 1)))
         return (wg * fg).transpose(1, 2).reshape(w.shape)
     return w * f.reshape(_cin_shape(m, w))
+
+
+def inverse_factor(m: nn.Module, f: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """AMCT's Mul before the balanced layer: 1 / f computed in float32 and stored in the weight's dtype
+    (apply_dmq_balancer_pass.py:115-160), shaped to broadcast over the layer's input (channel axis 1 for
+    convolutions, the last for Linear)."""
+    inv = (1.0 / f.to(torch.float32).numpy()).astype("float16" if dtype == torch.float16 else "float32")
+    shape = [1, -1] + [1] * (m.weight.dim() - 2) if type(m).__name__ != "Linear" else [-1]
+    return torch.from_numpy(inv).reshape(shape)
+
+
+def channels_first(x: torch.Tensor, w: torch.Tensor, m: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+    """Activation and weight as [Cin, -1], the layout DMQ's factor is computed on (opkit quant's calibration)."""
+    return _channels_first(x, w, m)
 
 
 def apply_balance(model: nn.Module, factors: dict[str, torch.Tensor]) -> nn.Module:
@@ -123,9 +138,7 @@ def apply_balance(model: nn.Module, factors: dict[str, torch.Tensor]) -> nn.Modu
         m.dmq_unbalanced_weight = m.weight.detach().clone()   # not a buffer: ADA reads it (AMCT's alpha quirk)
         with torch.no_grad():
             m.weight.copy_(scale_weight(m, f))
-        inv = (1.0 / f.to(torch.float32).numpy()).astype("float16" if m.weight.dtype == torch.float16 else "float32")
-        shape = [1, -1] + [1] * (m.weight.dim() - 2) if type(m).__name__ != "Linear" else [-1]
-        m.register_buffer("dmq_inverse_factor", torch.from_numpy(inv).reshape(shape))
+        m.register_buffer("dmq_inverse_factor", inverse_factor(m, f, m.weight.dtype))
         m.register_buffer("dmq_factor", f.to(m.weight.dtype).clone())     # for ADA, which divides by f itself
         m.register_forward_pre_hook(lambda mod, args: (args[0] * mod.dmq_inverse_factor,) + tuple(args[1:]))
     return model

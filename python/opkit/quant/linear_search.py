@@ -95,8 +95,13 @@ def sensitivity(model, layers, base: str, batches, candidates) -> dict[str, floa
 
 def search(model: nn.Module, batches, x: torch.Tensor, y: torch.Tensor, target_drop: float = 0.5, *,
            base: str = "minmax-w8a8", candidates: dict[str, LinearPTQConfig] | None = None, width: int = 4,
-           log: Callable[[str], None] | None = None) -> LinearSearchResult:
-    """Greedy over Linear PTQ candidates per layer until FP top-1 minus the plan's top-1 <= ``target_drop``."""
+           log: Callable[[str], None] | None = None, score: Callable[[dict], float] | None = None,
+           reference_top1: float | None = None, cheapest_first: bool = False) -> LinearSearchResult:
+    """Greedy over Linear PTQ candidates per layer until FP top-1 minus the plan's top-1 <= ``target_drop``.
+    ``score(plan) -> top1`` and ``reference_top1`` (default: plain PyTorch top-1 on ``x, y`` of the plan's model
+    and of ``model``): opkit quant scores through its Scorer against the FP32 model (quant/linear_flow.py).
+    ``cheapest_first``: each step keeps the cheapest action that meets the target (then the best top-1), as
+    opkit quant's greedy does; default: the best top-1 (ties: the cheaper)."""
     log = log or (lambda s: None)
     candidates = candidates or (W4_CANDIDATES if base in W4_CANDIDATES else CANDIDATES)
     if base not in candidates:
@@ -106,9 +111,9 @@ def search(model: nn.Module, batches, x: torch.Tensor, y: torch.Tensor, target_d
         raise LinearPTQError("no Linear layer AMCT would quantize with "
                              f"{candidates[base].label} (INT8 needs a float16/bfloat16 model)")
     batches = list(batches)
-    fp = top1(model, x, y)
+    fp = reference_top1 if reference_top1 is not None else top1(model, x, y)
     ok = Target.drop(fp, target_drop).met
-    score = lambda plan: top1(apply_plan(model, plan, batches, candidates), x, y)   # noqa: E731
+    score = score or (lambda plan: top1(apply_plan(model, plan, batches, candidates), x, y))
     res = LinearSearchResult(sensitivity=sensitivity(model, layers, base, batches, candidates))
     order = sorted(layers, key=lambda n: -res.sensitivity[n])        # most sensitive first
     plan = {n: base for n in layers}
@@ -128,7 +133,8 @@ def search(model: nn.Module, batches, x: torch.Tensor, y: torch.Tensor, target_d
                 t = score(p)
                 tried.append((t, -rank, LinearStep(p, t, ok(t), f"{a} on {n}")))
         res.steps += [s for _, _, s in tried]
-        t, _, best = max(tried, key=lambda z: (z[0], z[1]))
+        meets = [z for z in tried if z[2].ok] if cheapest_first else []
+        t, _, best = max(meets, key=lambda z: (z[1], z[0])) if meets else max(tried, key=lambda z: (z[0], z[1]))
         if t < current.top1 - EPS_POINTS:
             break
         current = best

@@ -121,6 +121,7 @@ class QuantLayer(LayerMode):
     requant_to: tuple | None = None      # (scale_d, offset_d, bits, relu) of the next INT8 layer: AscendRequant
     from_requant: bool = False           # the input is the previous layer's requantized codes
     bias: torch.Tensor | None = None     # the float32 bias, for a Linear AMCT sees as MatMul + Add (see run)
+    in_scale: torch.Tensor | None = None  # DMQ's 1 / f: AMCT's Mul before the layer, in the input's dtype
 
     @property
     def op_type(self) -> str:
@@ -151,6 +152,10 @@ class QuantLayer(LayerMode):
         x = args[0]
         device = sim.policy is not None and not sim.policy.fake_quant
         io = sim.io_dtype(self.op_type, [x]) if device else F32
+        if self.in_scale is not None:
+            # the Mul AMCT puts before a balanced layer: FP32 in its fake-quant model; on the device a float op
+            # under the policy (fp16 under force_fp16) before AscendQuant
+            x = x.to(io) * self.in_scale.to(io)
         # A Linear on a tensor of rank != 2 exports as MatMul + Add(bias, .): AMCT's get_bias_for_matmul looks for
         # the bias at the Add's second input, finds the MatMul there, and leaves the bias in float -- it is added
         # after the dequant (hicann/amct utils/quant_node.py:425-450, optimizer/insert_bias_quant_pass.py:88-90)
@@ -236,6 +241,8 @@ class CalibLayer(LayerMode):
     bias: torch.Tensor | None
     inputs: list = field(default_factory=list)
     calls: int = 0
+    in_scale: torch.Tensor | None = None   # DMQ's 1 / f (AMCT's Mul before the layer): the input calibrated
+    in_divisor: torch.Tensor | None = None  # DMQ's f inside AMCT's AdaRound module (ADA + DMQ): x / f
 
     @property
     def op_type(self) -> str:
@@ -243,6 +250,10 @@ class CalibLayer(LayerMode):
 
     def run(self, sim, module, forward, args, kwargs):
         x = args[0].to(F32)
+        if self.in_scale is not None:
+            x = x * self.in_scale
+        if self.in_divisor is not None:
+            x = x / self.in_divisor
         self.calls += 1
         self.inputs.append(x.detach().clone())
         return self.geometry.apply(x, self.weight, self.bias), F32, "float32", "AMCT calibration (fake-quant weights)"

@@ -43,9 +43,13 @@ class LayerRecord:
     data_min: float = 0.0          # the calibration data's range
     data_max: float = 0.0
     clipped: float = 0.0           # share of calibration activations outside [clip_min, clip_max]
+    balance_factor: list[float] | None = None   # DMQ's per-input-channel factor (tensor_balance_factor)
+    # ADA's learned (soft-rounded) weight: not a record field -- AMCT keeps it in the model quantize_model exports
+    ada_weight: object = None
+    ada_scale: list[float] | None = None     # ADA's KL weight scale (what becomes scale_w)
 
     def as_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k not in ("ada_weight", "ada_scale")}
 
 
 
@@ -108,6 +112,7 @@ def write_record(records: dict[str, LayerRecord], path: str | Path) -> Path:
         lines += ["record {", f'  key: "{name}"', "  value {", f"    scale_d: {_f(r.scale_d)}", f"    offset_d: {r.offset_d}"]
         lines += [f"    scale_w: {_f(s)}" for s in r.scale_w]
         lines += [f"    offset_w: {o}" for o in r.offset_w]
+        lines += [f"    tensor_balance_factor: {_f(v)}" for v in (r.balance_factor or [])]
         if r.act_bits != 8:
             lines.append(f'    act_type: "INT{r.act_bits}"')
         if r.wts_bits != 8:
@@ -143,7 +148,13 @@ def read_record(path: str | Path) -> dict[str, LayerRecord]:
         scale_w = [float(v) for v in value["scale_w"]]
         out[key] = LayerRecord(scale_d=float(value["scale_d"][0]), offset_d=int(value["offset_d"][0]),
                                scale_w=scale_w, offset_w=[int(v) for v in value.get("offset_w", [0] * len(scale_w))],
-                               act_bits=bits["act_type"], wts_bits=bits["wts_type"], algo="record")
+                               act_bits=bits["act_type"], wts_bits=bits["wts_type"], algo="record",
+                               balance_factor=[float(v) for v in value["tensor_balance_factor"]]
+                               if "tensor_balance_factor" in value else None)
+        bf = out[key].balance_factor
+        if bf is not None and not all(1.192092896e-7 < v < 1 / 1.192092896e-7 for v in bf):
+            # the range AMCT's DMQ requires of every factor (custom_op/utils.py:63-78)
+            raise OpkitError(f"{p}: record {key!r}: tensor_balance_factor must lie in (FLT_EPSILON, 1/FLT_EPSILON)")
         if any(o != 0 for o in out[key].offset_w):
             raise OpkitError(f"{p}: record {key!r}: offset_w must be 0 (AMCT quantizes weights symmetrically)")
     return out

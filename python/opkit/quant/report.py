@@ -9,6 +9,7 @@ from pathlib import Path
 
 import torch
 
+from ..errors import OpkitError
 from ..toolchain.files import write_json, write_report
 from .config import QuantConfig
 from .records import write_record
@@ -37,7 +38,10 @@ class StrategyRow:
         return self.latency["seconds"]
 
     def as_dict(self) -> dict:
-        return asdict(self) | {"n_float": self.n_float, "latency_s": self.latency_s}
+        d = asdict(self) | {"n_float": self.n_float, "latency_s": self.latency_s}
+        if d["latency_s"] != d["latency_s"]:          # not modelled (current-API rows): null in JSON, not NaN
+            d["latency_s"] = d["latency"]["seconds"] = None
+        return d
 
 
 @dataclass
@@ -55,9 +59,16 @@ class Recommended:
     atc_fusions_off: list[str]                # fusion_switch.cfg entries the recommendation needs
     overflow_fix: str
     found_by: str
+    algorithms: dict[str, list[str]] = field(default_factory=dict)   # DMQ & co -> the layers they are on
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def describe(self) -> str:
+        """'dmq on conv1, fc; float: conv2; INT8 elsewhere' -- what the written AMCT config does."""
+        parts = [f"{a} on {', '.join(ls)}" for a, ls in self.algorithms.items() if ls]
+        parts += [f"float: {', '.join(self.float_layers)}"] if self.float_layers else []
+        return "; ".join(parts + ["INT8 elsewhere"]) if parts else "INT8 on every layer"
 
 
 @dataclass
@@ -93,6 +104,8 @@ class QuantReport:
     eval_seconds: float = 0.0
     seconds: float = 0.0
     columns: dict = field(default_factory=dict)   # AMCT fake-quant top-1 vs deployed, the layers where they part
+    amct_only: dict = field(default_factory=dict)  # layer -> type: AMCT quantizes it, opkit keeps it in float
+    linear: dict = field(default_factory=dict)     # the current API's Linear plan (linear_flow.LinearPlan.as_dict)
 
     @property
     def depthwise(self) -> bool:
@@ -108,6 +121,17 @@ class QuantReport:
     # -- files for the real tools ---------------------------------------------------------------------------
     def write_amct_config(self, path) -> Path:
         return self.config.write(path)
+
+    def write_linear_configs(self, path) -> Path:
+        """The current-API plan (deploy_dtype) as AMCT configs: a JSON list, one ``amct_pytorch.quantize`` call
+        per entry, in order."""
+        import json
+        if not self.linear.get("configs") and "describe" not in self.linear:
+            raise OpkitError("--linear-config-out: no current-API plan (give --deploy-dtype, and let the search run)")
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(self.linear["configs"], indent=4) + "\n")
+        return p
 
     def write_record(self, path) -> Path:
         """AMCT's record file for the recommended config (module layers only: AMCT has no entry for a matmul)."""
@@ -132,7 +156,8 @@ class QuantReport:
             "layers": self.layers, "fusion": [r.as_dict() for r in self.fusion], "overflow": [o.as_dict() for o in self.overflow],
             "amct_config": self.config.to_json(),
             "records": {n: r.as_dict() for n, r in self.records.items()},
-            "notes": self.notes, "columns": self.columns, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
+            "notes": self.notes, "columns": self.columns, "amct_only_layers": self.amct_only,
+            "linear": self.linear, "uncertain": self.policy.get("uncertain", []) + UNCERTAIN,
             "evaluations": self.evals, "eval_backends": self.eval_backends,
             "eval_seconds": round(self.eval_seconds, 2), "seconds": round(self.seconds, 2)}
 
@@ -171,6 +196,8 @@ def _bytes(n: int) -> str:
 
 
 def _us(s: float) -> str:
+    if s != s:
+        return "-"              # not modelled (the current API's fake-quant rows)
     return f"{s * 1e6:.2f} us" if s >= 1e-5 else f"{s * 1e9:.0f} ns"
 
 
@@ -217,13 +244,22 @@ def text(rep: QuantReport) -> str:
         b = sr.best
         out.append(f"search {sr.strategy}: {len(sr.steps)} evaluation(s); "
                    + (f"{'meets' if b.ok else 'best, misses'} the target with {len(b.float_layers)} float layer(s)"
-                      f"{' + ' + str(len(b.per_channel)) + ' per-channel' if b.per_channel else ''}: top-1 "
+                      f"{' + ' + str(len(b.per_channel)) + ' per-channel' if b.per_channel else ''}"
+                      f"{''.join(f' + {a} on {len(ls)}' for a, ls in b.algorithms.items())}: top-1 "
                       f"{b.top1:.2f}%" if b else "nothing tried"))
     verdict = ("meets the target" if r.meets_target else
                f"NOTHING MEETS THE TARGET of {rep.target_drop:g} points: the best found")
-    out.append(f"recommend ({r.found_by}): float {', '.join(r.float_layers) or '(none)'} -> top-1 "
+    out.append(f"recommend ({r.found_by}): {r.describe()} -> top-1 "
                f"{r.top1:.2f}% (drop {r.drop:+.2f}), {verdict}; verified by a recalibrated rerun: "
                f"{'yes' if r.verified else 'no'}")
+    if rep.linear:
+        lp = rep.linear
+        v = lp["verified_top1"]
+        out.append(f"recommend (AMCT current API, model in {lp['dtype']}): {lp['describe']} -> top-1 "
+                   + (f"{v:.2f}% (drop {rep.fp32['top1'] - v:+.2f}), " if v is not None else "")
+                   + ("meets the target" if lp["ok"] else "misses the target")
+                   + f"; verified by a rebuild from its {len(lp['configs'])} AMCT config(s): "
+                   + ("yes" if lp["verified"] else "no"))
     if rep.fusion:
         out.append("")
         out.append("fusions (cosine vs FP32 at the merged layers; top-1 with / without):")

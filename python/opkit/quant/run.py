@@ -23,13 +23,15 @@ from ..errors import OpkitError
 from ..evaluate import FP32
 from ..evaluate.target import EPS_POINTS, Target
 from .builder import Deploy, VariantBuilder
-from .config import QuantConfig, default_config, load_config, parse_config
+from .config import SIMULATED_TYPES, QuantConfig, default_config, load_config, parse_config, quantizable_layers
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
 from .report import QuantReport, Recommended, StrategyRow, activation_histograms
 from .scoring import Run, Scorer
-from .search import SearchResult, Step, binary_search, greedy, sensitivity
+from .layer_algorithms import ALGORITHMS, chosen
+from .linear_flow import deploy_dtype as deploy_dtype_of
+from .search import SearchResult, Step, apply, binary_search, greedy, sensitivity
 from .variant import QuantVariant
 
 __all__ = ["quantize", "Deploy", "VariantBuilder", "Scorer", "Run"]
@@ -70,7 +72,8 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
              target_drop: float = 0.5, *, fusion_result=None, chip: str = "ascend910b", batch_size: int = 64,
              transform=None, calib_transform=None, workers: int | None = 1, ray: str | None = None,
              model_spec: str | None = None, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
-             quant_matmul: bool = False, log: Callable[[str], None] | None = None) -> QuantReport:
+             quant_matmul: bool = False, deploy_dtype: str | None = None, algorithms=None,
+             log: Callable[[str], None] | None = None) -> QuantReport:
     """Simulate AMCT PTQ + ATC conversion of ``model`` on the CPU and find what meets ``target_drop``.
 
     ``calib``: calibration inputs (tensor, labelled set, or a .pt/.npz/folder path, read with ``calib_transform``,
@@ -79,14 +82,19 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     create_quant_config defaults); ``policy``: the precision policy around the quantized layers (ATC's default
     force_fp16); ``fusion_result``: ATC's fusion_result.json (which fusions took effect). ``workers`` / ``ray``:
     how the labelled evaluations run (worker processes reload the model from ``model_spec``, the MODEL spec it
-    was loaded from; without one they run in this process). The model is deep-copied; nothing given is modified.
-    See docs/quant.md.
+    was loaded from; without one they run in this process). ``deploy_dtype`` (float16 | bfloat16): the dtype
+    the model is deployed in; AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, GPTQ, AWQ) run on the
+    model cast to it, as rows and a per-layer search (quant/linear_flow.py). The model is deep-copied; nothing
+    given is modified. ``algorithms``: AMCT's per-layer algorithms tried as strategy rows and search actions
+    (names, default ("dmq",); "ada" trains AMCT's 10,000 steps per layer). See docs/quant.md.
     """
     from . import fusion as F
     t0 = time.monotonic()
     log = log or (lambda s: None)
     if target_drop < 0:
         raise OpkitError(f"--target-drop must be >= 0 points; got {target_drop}")
+    dtype = deploy_dtype_of(deploy_dtype)
+    algos = chosen(algorithms)
     inp = read_inputs(model, calib, data, transform=transform, calib_transform=calib_transform,
                       table_samples=table_samples)
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
@@ -108,12 +116,13 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
                                                                               batch_size)],
                        base.config, base.records, b.graph)
     order = sorted(sens, key=lambda n: sens[n])            # most sensitive (lowest similarity) first
-    rec = _recommend(b, sc, base, order, target, search, greedy_width, log)
+    rec = _recommend(b, sc, base, order, target, search, greedy_width, log, algos)
     if rec.fix:
         notes.append(f"the recommended deployment overflowed at {rec.fix.layer} ({rec.fix.cause}); "
                      f"applied: {rec.fix.fix}")
     log("strategy table")
-    table = _strategy_table(b, sc, base, v_fp16, rec.variant, chip)
+    table = _strategy_table(b, sc, base, v_fp16, rec.variant, chip, algos)
+    linear = _linear(inp, sc, dtype, table, target_drop, search, log) if dtype is not None else {}
     columns = _columns(b, inp, base, table, notes)
     fusion_rows = _fusions(b, sc, rec, v_fp16, fr, target_drop, log)
     checked = {"fp16": v_fp16, base.name: base.variant} | ({} if rec.fix else {"recommended": rec.variant})
@@ -131,7 +140,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size]),
         predictions={r.name: sc.scored(r.name).predictions for r in table},
         evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
-        seconds=time.monotonic() - t0, columns=columns)
+        seconds=time.monotonic() - t0, columns=columns, amct_only=amct_only(inp.model), linear=linear)
 
 
 def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
@@ -146,6 +155,8 @@ def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
     if b.matmuls:
         notes.append(f"what-if: {len(b.matmuls)} function-level matmul call(s) in INT8 in every INT8 row "
                      f"({', '.join(b.matmuls)}); AMCT's PyTorch flow quantizes modules, not these")
+    for n, why in amct_only(model).items():
+        notes.append(f"NOT AMCT'S ANSWER at {n}: {why}; it stays float in every row here")
     shared = [n for n in cfg.layers if b.graph.calls.get(n, 0) != 1]
     for n in shared:
         if cfg.layers[n].quant_enable:
@@ -165,8 +176,15 @@ def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
     return Base(name, cfg, records, v, shared)
 
 
+def amct_only(model: nn.Module) -> dict[str, str]:
+    """Layers AMCT's classic flow quantizes that opkit does not simulate in INT8 (never silently float):
+    module -> why. Module types from AMCT's capacity list (config.QUANTIZABLE_TYPES)."""
+    return {n: f"AMCT quantizes {t} layers; opkit does not simulate {t} in INT8 yet"
+            for n, t in quantizable_layers(model).items() if t not in SIMULATED_TYPES}
+
+
 def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], target: Target, search: bool,
-               width: int, log) -> Recommendation:
+               width: int, log, algos=()) -> Recommendation:
     """The searches, then their winner written as an AMCT config, recalibrated and rerun (with the overflow fix
     when the rerun goes non-finite and a config-level fix verifies)."""
     base_top1 = sc.top1(base.variant)
@@ -175,10 +193,10 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
 
     def score_cfg(cfg: QuantConfig) -> float:
         counter[0] += 1
-        return sc.top1(b.variant(cfg, f"search-{counter[0]}", base.records))
+        return sc.top1(b.variant(cfg, f"search-{counter[0]}", _search_records(b, base, cfg)))
     if search:
         searches.append(binary_search(order, score_cfg, base.config, target, base_top1, log))
-        searches.append(greedy(order, score_cfg, base.config, target, base_top1, width, log))
+        searches.append(greedy(order, score_cfg, base.config, target, base_top1, width, log, algos))
     met = [r for r in searches if r.met]
     if met:
         win = min(met, key=lambda r: (len(r.best.float_layers), -r.best.top1)).best
@@ -186,8 +204,7 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
         win = max((r.best for r in searches), key=lambda s: s.top1)
     else:
         win = None
-    cfg = base.config.with_float(win.float_layers).with_channel_wise(True, set(win.per_channel)) if win \
-        else base.config
+    cfg = apply(base.config, win.float_layers, win.per_channel, win.algorithms) if win else base.config
     log("verifying the recommendation: recalibrated from its config and rerun")
     cfg = parse_config(cfg.to_json(), b.model, "recommended config")
     records = b.records(cfg, fresh=True)
@@ -197,6 +214,56 @@ def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], targ
         rec.config, rec.variant, rec.fix = fix.config, fix.variant, fix
         rec.records = b.records(rec.config)
     return rec
+
+
+def _linear(inp, sc: Scorer, dtype, table: list[StrategyRow], target_drop: float, search: bool, log) -> dict:
+    """AMCT's current-API Linear flows on the model in the deployment dtype: a row per candidate (every Linear
+    layer AMCT takes), and the per-layer plan written as AMCT configs, verified by a rebuild from them."""
+    from .linear_flow import LinearFlow
+    lf = LinearFlow(inp.model, dtype, inp.calib, sc, log)
+    if not lf.layers:
+        return {"dtype": lf.tag, "note": "no nn.Linear layer AMCT's current API quantizes"}
+    fp32 = sc.top1(FP32)
+    for row, vname in lf.strategy_rows().items():
+        s = sc.scored(vname)
+        table.append(StrategyRow(row, s.top1, s.top5, fp32 - s.top1, [], linear_weight_bytes(lf, row),
+                                 {"seconds": float("nan"), "estimate": True, "not_modelled": "current-API fake-quant"},
+                                 {}))
+    out = {"dtype": lf.tag, "layers": lf.layers}
+    if search:
+        got = lf.search(target_drop)
+        if got:
+            res, plan = got
+            out |= plan.as_dict() | {"steps": [st.__dict__ for st in res.steps], "sensitivity": res.sensitivity}
+    return out
+
+
+def linear_weight_bytes(lf, row: str) -> int:
+    """Weights as the row deploys them: the Linear layers' integer codes (4/8 bits) + a float32 scale per output
+    channel, every other parameter in the 16-bit deployment dtype."""
+    from .linear_search import CANDIDATES
+    cand = CANDIDATES.get(row.removeprefix("linear-"))
+    total = 0
+    for n, m in lf.m.named_modules():
+        own = sum(p.numel() for p in m.parameters(recurse=False))
+        if cand is not None and n in lf.layers:
+            total += (m.weight.numel() * cand.weight_bits + 7) // 8 + 4 * m.weight.shape[0] + 2 * (own - m.weight.numel())
+        else:
+            total += 2 * own
+    return total
+
+
+def _search_records(b: VariantBuilder, base: Base, cfg: QuantConfig) -> dict:
+    """A search step's records: the base calibration, and for a layer an algorithm (DMQ ...) is newly on, that
+    layer's record from one calibration of the base config with the algorithm on every layer it applies to
+    (search steps reuse calibrations as the float steps do; the winner is recalibrated from its written config)."""
+    recs = dict(base.records)
+    for a in ALGORITHMS:
+        new = [n for n in a.layers(cfg) if n not in a.layers(base.config)]
+        if new:
+            full = b.records(a.enable(base.config))             # cached: one calibration per algorithm
+            recs.update({n: full[n] for n in new if n in full})
+    return recs
 
 
 def _recommended(rec: Recommendation, sc: Scorer, base: Base, target: Target) -> Recommended:
@@ -211,11 +278,13 @@ def _recommended(rec: Recommendation, sc: Scorer, base: Base, target: Target) ->
         verified=found and target.met(got.top1),      # the rerun holds what the search found
         search_top1=rec.win.top1 if rec.win else base_top1, skip_fusion_layers=list(rec.config.skip_fusion_layers),
         atc_fusions_off=["ConvBatchnormFusionPass"] if rec.fix else [], overflow_fix=rec.fix.fix if rec.fix else "",
-        found_by=([r.strategy for r in rec.searches if r.best is rec.win] or ["base"])[0])
+        found_by=([r.strategy for r in rec.searches if r.best is rec.win] or ["base"])[0],
+        algorithms={a.name: [n for n in a.layers(rec.config) if n in rec.variant.quantized] for a in ALGORITHMS
+                    if a.layers(rec.config)})
 
 
 def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVariant, v_rec: QuantVariant,
-                    chip: str) -> list[StrategyRow]:
+                    chip: str, algos=()) -> list[StrategyRow]:
     """One row per deployment: top-1/top-5, drop, float layers, weight memory, modelled latency."""
     from .strategies import fp32_bytes, latency, profile_ops
     model, cfg = b.model, base.config
@@ -229,6 +298,10 @@ def _strategy_table(b: VariantBuilder, sc: Scorer, base: Base, v_fp16: QuantVari
         strat[NAME] = fake_quant_variant(b, cfg, base.records)
     strat["int8-per-channel"] = b.variant(cfg.with_channel_wise(True), "int8-per-channel")
     strat["int8-per-layer"] = b.variant(cfg.with_channel_wise(False), "int8-per-layer")
+    for a in algos:                      # AMCT's per-layer algorithms (DMQ ...) on every layer they apply to
+        on = a.enable(cfg)
+        if a.layers(on) != a.layers(cfg):
+            strat[f"int8-{a.name}"] = b.variant(on, f"int8-{a.name}")
     ends = cfg.quant_layers
     fl = [ends[0], ends[-1]] if len(ends) > 1 else ends
     strat["int8-first-last-float"] = b.variant(cfg.with_float(fl), "int8-first-last-float")

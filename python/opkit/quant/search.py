@@ -8,8 +8,10 @@
   if all-INT8 misses the target, roll back the first mid+1 layers with a binary search on mid, keeping the
   last configuration that met the target.
 - Greedy on accuracy (opkit's): from all-INT8, each step tries every action on the ``width`` most sensitive
-  layers still in INT8 -- keep the layer in float, or switch a per-layer conv to per-channel -- and keeps the
-  action with the best top-1 (ties: the cheaper action), until the target is met or nothing improves.
+  layers still in INT8 -- switch a per-layer conv to per-channel, turn on one of AMCT's per-layer algorithms
+  (DMQ ..., layer_algorithms.py), keep the layer in float -- and keeps the cheapest action that meets the
+  target, else the one with the best top-1 (ties: the cheaper action), until the target is met or nothing
+  improves.
 
 ``score(config) -> top1`` is supplied by the caller (a labelled evaluation through the engine).
 """
@@ -58,6 +60,7 @@ class Step:
     top1: float
     ok: bool
     how: str                   # what this step tried
+    algorithms: dict[str, list[str]] = field(default_factory=dict)   # DMQ & co (layer_algorithms.py) -> layers
 
 
 @dataclass
@@ -71,9 +74,14 @@ class SearchResult:
         return self.best is not None and self.best.ok
 
 
-def apply(config: QuantConfig, float_layers, per_channel=()) -> QuantConfig:
+def apply(config: QuantConfig, float_layers, per_channel=(), algorithms=None) -> QuantConfig:
+    """``config`` with layers kept in float, switched to per-channel, and algorithms (by name) turned on."""
+    from .layer_algorithms import by_name
     c = config.with_float(float_layers)
-    return c.with_channel_wise(True, set(per_channel)) if per_channel else c
+    c = c.with_channel_wise(True, set(per_channel)) if per_channel else c
+    for name, layers in (algorithms or {}).items():
+        c = by_name(name).enable(c, layers)
+    return c
 
 
 def binary_search(order: list[str], score: Callable[[QuantConfig], float], config: QuantConfig, target: Target,
@@ -105,15 +113,21 @@ def binary_search(order: list[str], score: Callable[[QuantConfig], float], confi
 
 
 def greedy(order: list[str], score: Callable[[QuantConfig], float], config: QuantConfig, target: Target,
-           base_top1: float, width: int = 6, log=None) -> SearchResult:
-    """Greedy on top-1 over the ``width`` most sensitive layers still in INT8 at each step."""
+           base_top1: float, width: int = 6, log=None, algorithms=()) -> SearchResult:
+    """Greedy on top-1 over the ``width`` most sensitive layers still in INT8 at each step. Actions per layer,
+    cheapest deployment first (the tie-break): per-channel weights, each of ``algorithms`` (LayerAlgorithm:
+    DMQ ... -- still INT8, plus what the algorithm adds), float."""
     log = log or (lambda s: None)
     ok = target.met
     res = SearchResult("greedy-top1")
     floats: list[str] = []
     chans: list[str] = []
+    algos: dict[str, list[str]] = {}
     current = Step([], [], base_top1, ok(base_top1), "all layers INT8")
     res.steps.append(current)
+
+    def on(a, n) -> bool:
+        return n in algos.get(a.name, []) or n in a.layers(config)
     while not current.ok:
         rest = [n for n in order if n not in floats][:width]
         if not rest:
@@ -123,19 +137,34 @@ def greedy(order: list[str], score: Callable[[QuantConfig], float], config: Quan
             lc = config.layers[n]
             if not lc.channel_wise and lc.layer_type in CHANNEL_WISE_TYPES and n not in chans:
                 log(f"greedy step {len(res.steps)}: {n} per-channel")
-                t = score(apply(config, floats, chans + [n]))
-                tried.append((t, 0, Step(list(floats), chans + [n], t, ok(t), f"{n} per-channel")))
+                t = score(apply(config, floats, chans + [n], algos))
+                tried.append((t, 0, Step(list(floats), chans + [n], t, ok(t), f"{n} per-channel", _copy(algos))))
+            for a in algorithms:
+                if on(a, n) or a.enable(config, [n]).layers[n] == config.layers[n]:
+                    continue                # already on, or the algorithm does not apply to this layer
+                log(f"greedy step {len(res.steps)}: {a.name} on {n}")
+                more = _copy(algos)
+                more.setdefault(a.name, []).append(n)
+                t = score(apply(config, floats, chans, more))
+                tried.append((t, 1, Step(list(floats), list(chans), t, ok(t), f"{a.name} on {n}", more)))
             log(f"greedy step {len(res.steps)}: {n} in float")
-            t = score(apply(config, floats + [n], chans))
-            tried.append((t, 1, Step(floats + [n], list(chans), t, ok(t), f"{n} in float")))
+            t = score(apply(config, floats + [n], chans, algos))
+            tried.append((t, 2, Step(floats + [n], list(chans), t, ok(t), f"{n} in float", _copy(algos))))
         res.steps += [s for _, _, s in tried]
-        # best top-1; among equals the per-channel action (cheaper), then the more sensitive layer (tried first)
-        t, _, best = max(tried, key=lambda z: (z[0], -z[1]))
+        # the cheapest action (per-channel, then an algorithm, then float) that meets the target, the best top-1
+        # among those; when none meets it, the best top-1 (ties: the cheaper, then the more sensitive layer)
+        meets = [z for z in tried if z[2].ok]
+        t, _, best = (max(meets, key=lambda z: (-z[1], z[0])) if meets else max(tried, key=lambda z: (z[0], -z[1])))
         if t < current.top1 - EPS_POINTS:
             break                       # every action loses accuracy: stop (a tie goes on: plateaus are common)
-        floats, chans, current = list(best.float_layers), list(best.per_channel), best
+        floats, chans, algos, current = (list(best.float_layers), list(best.per_channel), _copy(best.algorithms),
+                                         best)
     res.best = current if current.ok else max(res.steps, key=lambda s: s.top1)
     return res
+
+
+def _copy(algos: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {k: list(v) for k, v in algos.items()}
 
 
 def extra_searches() -> dict[str, Callable]:

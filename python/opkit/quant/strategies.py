@@ -111,6 +111,8 @@ def latency(ops: list[Op], layers: dict | None, chip: str = "ascend910b", fp32: 
             c = roofline.op_time(2 * op.macs, op.in_elems + (op.weight_elems * mode.wts_bits + 7) // 8
                                  + op.out_elems * fsize, "int8", chip)
             parts = (q, c)
+            if getattr(mode, "in_scale", None) is not None:     # DMQ's Mul by 1 / f before AscendQuant
+                parts = (roofline.op_time(0, 2 * op.in_elems * fsize, dtype, chip),) + parts
         else:
             w = op.weight_elems if not isinstance(mode, FloatConv) else mode.weight.numel()
             flops = 2 * op.macs if op.op_type in CUBE else 0

@@ -29,6 +29,7 @@ from ..evaluate.variants import SimVariant
 from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
+from .layer_algorithms import prepare
 from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
 from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
 
@@ -172,6 +173,11 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
                 v.layers[lname] = FloatConv(lname, geo, w, b, folded_bn=bn, by="AMCT do_fusion")
             continue
         r = records[lname]
+        if lc.wts["wts_algo"] == "ada_quantize" and r.ada_weight is None:
+            raise OpkitError(f"{lname}: wts_algo ada_quantize, but the record has no learned weights -- AMCT keeps "
+                             "ADA's weights in the model quantize_model exports, not in the record file: rebuild "
+                             "with opkit quant (it recalibrates from the config)")
+        w, in_scale = prepare(mods[lname], w, r)          # DMQ & co (layer_algorithms.py); as calibrated
         scale_w = torch.tensor(r.scale_w, dtype=torch.float32)
         per = scale_w.reshape([-1] + [1] * (w.dim() - 1)) if scale_w.numel() > 1 else scale_w.reshape([])
         codes = quantize(w, per, 0, r.wts_bits)
@@ -190,7 +196,8 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
             bias_codes = bc.to(torch.int64)
         v.layers[lname] = QuantLayer(lname, geo, codes.to(torch.int8 if r.wts_bits <= 8 else torch.int16),
                                      scale_w, float(r.scale_d), int(r.offset_d), r.act_bits, r.wts_bits,
-                                     bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max), bias=b)
+                                     bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max), bias=b,
+                                     in_scale=in_scale)
     for key, r in records.items():            # function-level matmuls (what-if): "matmul#k"
         if key.startswith("matmul#"):
             v.functions[key] = QuantMatmul(key, r.scale_d, r.offset_d, r.scale_w[0], r.act_bits)
@@ -210,6 +217,8 @@ def add_requant(v: QuantVariant, graph: ModelGraph) -> list[str]:
         bn = graph.pairs.get(a)
         if bn and not isinstance(v.layers.get(bn), FoldedBatchNorm):
             continue                        # a BatchNorm left between them: Dequant -> BN -> Quant, no requant
+        if isinstance(qb, QuantLayer) and qb.in_scale is not None:
+            continue                        # DMQ's Mul sits between them: Dequant -> Mul -> Quant, no requant
         if isinstance(qa, QuantLayer) and isinstance(qb, QuantLayer) and qa.act_bits <= 8 and qb.act_bits <= 8:
             qa.requant_to = (qb.scale_d, qb.offset_d, qb.act_bits, relu)
             qb.from_requant = True

@@ -45,6 +45,7 @@ def main(argv=None) -> int:
 def _run(checkout, a) -> int:
     import logging
     from .oracle import run_oracle
+    from .portable import cpu_description
     from .refs import ModelRef, ScenarioRef, read_ref, ref_path, write_ref
     logging.getLogger().setLevel(logging.ERROR)
     print(checkout.describe())
@@ -52,14 +53,16 @@ def _run(checkout, a) -> int:
     bad, t0 = 0, time.monotonic()
     for name in a.model or list(zoo.ZOO):
         model = zoo.load(name)
-        ref = ModelRef(name, checkout.commit, {"n": calib.shape[0], "seed": 11}, {"n": x.shape[0], "seed": 22}, {})
+        ref = ModelRef(name, checkout.commit, {"n": calib.shape[0], "seed": 11}, {"n": x.shape[0], "seed": 22}, {},
+                       "float64" if a.record else "native", cpu_description())
         if a.record and ref_path(name).is_file():          # add to what is recorded for the same AMCT commit
             old = read_ref(name)
-            if old.amct_commit == checkout.commit:
+            if old.amct_commit == checkout.commit and old.arithmetic == ref.arithmetic:
                 ref.scenarios.update(old.scenarios)
         for sc in a.scenario or list(SCENARIOS):
             print(f"[{time.monotonic() - t0:6.1f} s] {name} / {sc}", file=sys.stderr, flush=True)
-            r = run_oracle(checkout, name, model, calib, x, y, sc)
+            # a record is compared on other CPUs: made with arithmetic that is the same on every CPU
+            r = run_oracle(checkout, name, model, calib, x, y, sc, portable=a.record)
             print("\n".join(r.lines()), flush=True)
             bad += (not r.records_equal) + (r.agree != r.samples)
             ref.scenarios[sc] = ScenarioRef(r.config, r.amct_records, r.amct_predictions, r.amct_top1)

@@ -5,6 +5,7 @@ agreement. AMCT comes from a checkout (:mod:`.setup`); nothing of it is copied i
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import tempfile
@@ -23,6 +24,7 @@ from ..config import QuantConfig, default_config, load_config
 from ..graph import read_graph
 from ..records import LayerRecord, read_record
 from ..variant import build_variant
+from .portable import FORWARD, Float64Arithmetic
 from .scenarios import SCENARIOS
 from .setup import AmctCheckout, import_amct, torchscript_export
 
@@ -107,9 +109,10 @@ def amct_config(amct, model: nn.Module, calib: torch.Tensor, path: Path, skip_la
 
 
 def run_amct(amct, model: nn.Module, calib: torch.Tensor, config: Path, work: Path, test_x: torch.Tensor,
-             layer_outputs: list[str] = (), probe: torch.Tensor | None = None):
+             layer_outputs: list[str] = (), probe: torch.Tensor | None = None, portable: bool = False):
     """AMCT's flow: quantize_model, ``batch_num`` calibration forwards, save_model; the fake-quant model in
-    onnxruntime on ``test_x`` (logits) and on ``probe`` (the quantized layers' dequantized outputs)."""
+    onnxruntime on ``test_x`` (logits) and on ``probe`` (the quantized layers' dequantized outputs). ``portable``:
+    the calibration forwards under Float64Arithmetic (portable.py), for a record compared on other CPUs."""
     import onnxruntime as ort
     t0 = time.monotonic()
     batch_num = json.loads(config.read_text()).get("batch_num", 1)
@@ -118,7 +121,7 @@ def run_amct(amct, model: nn.Module, calib: torch.Tensor, config: Path, work: Pa
         qm = amct.quantize_model(str(config), str(onnx_mod), str(record), copy.deepcopy(model), calib[:1],
                                  input_names=[INPUT], output_names=["logits"],
                                  dynamic_axes={INPUT: {0: "batch"}, "logits": {0: "batch"}})
-        with torch.no_grad():
+        with torch.no_grad(), _arithmetic(portable):
             for batch in split_batches(calib, batch_num):
                 qm(batch)
         amct.save_model(str(onnx_mod), str(record), str(save))
@@ -153,10 +156,20 @@ def _onnx_layer_outputs(path: Path, layers: list[str], x: torch.Tensor) -> dict[
     return dict(zip(names, res))
 
 
-def opkit_variant(model: nn.Module, calib: torch.Tensor, config: QuantConfig, records=None):
-    """opkit's flow: its own calibration (or the given records) and the variant as AMCT's fake-quant model."""
+def _arithmetic(portable: bool):
+    # the model's forward ops whose bits depend on the CPU (portable.FORWARD) only: AMCT computes its searches and folds outside PyTorch, as it does
+    # on every CPU, and opkit's torch code equals it there bit for bit
+    return Float64Arithmetic(only=FORWARD) if portable else contextlib.nullcontext()
+
+
+def opkit_variant(model: nn.Module, calib: torch.Tensor, config: QuantConfig, records=None, portable: bool = False):
+    """opkit's flow: its own calibration (or the given records) and the variant as AMCT's fake-quant model.
+    ``portable``: calibrate under Float64Arithmetic, as AMCT's recorded side was."""
     graph = read_graph(model, (calib[:2],))
-    recs = records if records is not None else calibrate(model, calib, config, graph)
+    if records is None:
+        with _arithmetic(portable):
+            records = calibrate(model, calib, config, graph)
+    recs = records
     v = build_variant(model, config, recs, graph, atc_conv_bn=False, requant=False, name=POLICY)
     v.policy = POLICY
     return v, recs
@@ -196,7 +209,7 @@ def compare_records(amct: dict[str, LayerRecord], ours: dict[str, LayerRecord]) 
 
 
 def _amct_side(checkout: AmctCheckout, model: nn.Module, calib: torch.Tensor, scenario: str, layers: list[str],
-               pairs: dict, work: Path, test_x: torch.Tensor, probe: torch.Tensor):
+               pairs: dict, work: Path, test_x: torch.Tensor, probe: torch.Tensor, portable: bool = False):
     """AMCT's side of one oracle run: its config for ``scenario``, its flow, its fake-quant model's outputs. Runs
     with ``work`` as the current directory (AMCT writes ./amct_log wherever it runs)."""
     import logging
@@ -210,7 +223,7 @@ def _amct_side(checkout: AmctCheckout, model: nn.Module, calib: torch.Tensor, sc
                                **SCENARIOS[scenario].config_kw(layers, pairs))
         cfg_json = json.loads(cfg_path.read_text())
         quant = [k for k, v in cfg_json.items() if isinstance(v, dict) and v.get("quant_enable")]
-        run, outs = run_amct(amct, model, calib, cfg_path, work, test_x, quant, probe)
+        run, outs = run_amct(amct, model, calib, cfg_path, work, test_x, quant, probe, portable)
     finally:
         os.chdir(cwd)
     return cfg_json, run, outs
@@ -218,8 +231,10 @@ def _amct_side(checkout: AmctCheckout, model: nn.Module, calib: torch.Tensor, sc
 
 def run_oracle(checkout: AmctCheckout, name: str, model: nn.Module, calib: torch.Tensor, test_x: torch.Tensor,
                test_y: torch.Tensor, scenario: str = "default", work: Path | None = None,
-               probe_n: int = 64) -> OracleResult:
-    """Both flows on one model and one config scenario (scenarios.py: AMCT's options as a user sets them)."""
+               probe_n: int = 64, portable: bool = False) -> OracleResult:
+    """Both flows on one model and one config scenario (scenarios.py: AMCT's options as a user sets them).
+    ``portable``: both calibrations under Float64Arithmetic (what --record stores); else the CPU's own kernels,
+    where opkit equals AMCT run on the same machine bit for bit."""
     model = copy.deepcopy(model).eval()
     sc = SCENARIOS[scenario]
     with tempfile.TemporaryDirectory(prefix=f"opkit-amct-{name}-") as tmp:
@@ -229,10 +244,10 @@ def run_oracle(checkout: AmctCheckout, name: str, model: nn.Module, calib: torch
         pairs = read_graph(model, (calib[:2],)).pairs
         probe = test_x[:probe_n]
         cfg_json, run, amct_outs = _amct_side(checkout, model, calib, sc.name, layers, pairs, work.resolve(), test_x,
-                                              probe)
+                                              probe, portable)
         cfg = load_config(work / "config.json", model)
         t0 = time.monotonic()
-        v, recs = opkit_variant(model, calib, cfg)
+        v, recs = opkit_variant(model, calib, cfg, portable=portable)
         logits = _logits(v, model, test_x)
         sim = v.simulator(v.policy)
         with torch.no_grad():

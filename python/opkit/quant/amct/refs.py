@@ -35,6 +35,11 @@ class ModelRef:
     calib: dict                      # {"n": .., "seed": ..}
     test: dict
     scenarios: dict[str, ScenarioRef]
+    # "float64": both calibrations with the model's convs/matmuls under portable.Float64Arithmetic (compared bit
+    # for bit on any CPU); "native":
+    # the recording CPU's own kernels (older files: equal only on a CPU whose kernels round the same)
+    arithmetic: str = "native"
+    cpu: str = ""                    # what it was recorded on (portable.cpu_description)
 
 
 def _record_json(r: LayerRecord) -> dict:
@@ -45,6 +50,7 @@ def _record_json(r: LayerRecord) -> dict:
 
 def write_ref(ref: ModelRef) -> Path:
     data = {"model": ref.model, "amct_commit": ref.amct_commit, "calib": ref.calib, "test": ref.test,
+            "arithmetic": ref.arithmetic, "cpu": ref.cpu,
             "scenarios": {k: {"config": s.config, "amct_top1": s.amct_top1,
                               "records": {n: _record_json(r) for n, r in s.records.items()},
                               "predictions": "".join(str(p) for p in s.predictions)}
@@ -61,4 +67,5 @@ def read_ref(model: str) -> ModelRef:
         recs = {n: LayerRecord(r["scale_d"], r["offset_d"], list(r["scale_w"]), [0] * len(r["scale_w"]),
                                algo="record") for n, r in s["records"].items()}
         scen[k] = ScenarioRef(s["config"], recs, [int(c) for c in s["predictions"]], s["amct_top1"])
-    return ModelRef(data["model"], data["amct_commit"], data["calib"], data["test"], scen)
+    return ModelRef(data["model"], data["amct_commit"], data["calib"], data["test"], scen,
+                    data.get("arithmetic", "native"), data.get("cpu", ""))

@@ -229,6 +229,42 @@ def load(name: str) -> nn.Module:
     return m.eval()
 
 
+# zero-argument factories, so the CLI can run each: opkit quant opkit.quant.amct.zoo:bn_cnn --calib ... (the data:
+# python -m opkit.quant.amct.zoo --write-data DIR writes DIR/calib.pt and DIR/test.pt)
+def bn_cnn() -> nn.Module:
+    return load("bn_cnn")
+
+
+def mobilenet_v2() -> nn.Module:
+    return load("mobilenet_v2")
+
+
+def resnet_basic() -> nn.Module:
+    return load("resnet_basic")
+
+
+def convnext() -> nn.Module:
+    return load("convnext")
+
+
+def vit() -> nn.Module:
+    return load("vit")
+
+
+def conv1d() -> nn.Module:
+    return load("conv1d")
+
+
+def write_data(folder: str | Path, calib: int = 64, test: int = 1000) -> tuple[Path, Path]:
+    """The zoo's calibration set (x) and labelled test set (x, y) as .pt files the CLI reads."""
+    d = Path(folder)
+    d.mkdir(parents=True, exist_ok=True)
+    x, y = test_set(test)
+    torch.save({"x": calib_set(calib)}, d / "calib.pt")
+    torch.save({"x": x, "y": y}, d / "test.pt")
+    return d / "calib.pt", d / "test.pt"
+
+
 def train(name: str, epochs: int = 6, n: int = 3072, seed: int = 0, log=print) -> nn.Module:
     """Train ``name`` on the synthetic set (Adam, a few CPU seconds) and store its weights."""
     torch.manual_seed(seed)

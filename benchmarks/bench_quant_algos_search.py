@@ -1,0 +1,64 @@
+"""Issue 37 benchmark: `opkit quant` with AMCT's algorithms as candidates (DMQ row + greedy action; with
+--deploy-dtype float16 the current API's Linear rows and per-layer search) against the budget "(labelled
+evaluations + 2) plain passes of the labelled set".
+
+A plain pass: one opkit.evaluate run of the FP32 model over the labelled set (what every labelled evaluation of
+the search is, minus the quantized modes); also plain PyTorch's forward over it. The run: the 10-Linear ViT-style
+encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16 calibration samples, target drop 3
+points. CPU seconds of this process (one torch thread; the machine is shared), one run.
+
+    .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from _bench import ROOT, banner, load
+
+import torch
+
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=300, help="labelled samples")
+    ap.add_argument("--no-linear", action="store_true", help="without --deploy-dtype (classic flow + DMQ only)")
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    import opkit
+    from opkit.evaluate import FP32, evaluate
+    from opkit.quant.inputs import labelled
+    from quantdata import encoder as E
+    m = E.encoder().float().eval()
+    x, c = E.patches(a.n, 1).float(), E.patches(16, 2).float()
+    with torch.no_grad():
+        y = m(x).argmax(-1)
+    banner(f"opkit quant with AMCT's algorithms: ViT-style encoder (10 Linear), {a.n} labelled, 16 calibration")
+    print(f"   before: {load()}")
+    t = time.process_time()
+    with torch.no_grad():
+        m(x)
+    torch_pass = time.process_time() - t
+    t = time.process_time()
+    evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
+    plain = time.process_time() - t
+    t = time.process_time()
+    rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1,
+                         deploy_dtype=None if a.no_linear else "float16")
+    total = time.process_time() - t
+    budget = (rep.evals + 2) * plain
+    print(f"   plain pass (opkit.evaluate, FP32): {plain:.2f} s CPU; plain PyTorch forward: {torch_pass:.3f} s")
+    print(f"   opkit quant: {total:.1f} s CPU, {rep.evals} labelled evaluations ({rep.eval_seconds:.1f} s wall in them)")
+    print(f"   budget (evaluations + 2) x plain pass: {budget:.1f} s -> {'within' if total <= budget else 'OVER'} "
+          f"({total / budget:.2f} of it)")
+    print(f"   recommend (classic): {rep.recommend.describe()} -> {rep.recommend.top1:.2f}%")
+    if rep.linear.get("describe"):
+        print(f"   recommend (current API, float16): {rep.linear['describe']} -> {rep.linear['verified_top1']:.2f}%")
+    print(f"   after: {load()}")
+
+
+if __name__ == "__main__":
+    main()

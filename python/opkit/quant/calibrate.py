@@ -16,7 +16,8 @@ from .config import IFMR_DEFAULTS, QuantConfig
 from .layer_algorithms import calib_divisor, calibrate_all, prepare, weight_scale
 from .graph import ModelGraph
 from .modes import CalibMatmul
-from .variant import LayerRecord, capture_modes
+from .capture import capture_modes
+from .variant import LayerRecord
 
 
 def split_batches(calib: torch.Tensor, batch_num: int) -> list[torch.Tensor]:

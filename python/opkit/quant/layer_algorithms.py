@@ -84,7 +84,7 @@ class DMQ(LayerAlgorithm):
         the first calibration forward (recorder.py:169-190); the factor from it and the folded weight."""
         from ..accuracy.simulate import Simulator
         from .dmq import balance_factor, channels_first
-        from .variant import capture_modes
+        from .capture import capture_modes
         strengths = self.layers(config)
         if not strengths:
             return {}
@@ -177,7 +177,7 @@ def _training_model(model: nn.Module, graph: ModelGraph, config: QuantConfig, ea
 
     from .algorithms import arq
     from .dmq import apply_balance
-    from .variant import layer_weights
+    from .capture import layer_weights
     m = copy.deepcopy(model).eval()
     mods = dict(m.named_modules())
     pairs = [[c, bn] for c, bn in graph.pairs.items() if layer_weights(model, c, graph, config)[2]]

@@ -316,7 +316,7 @@ def plots(rep: QuantReport) -> list[tuple[str, str]]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .variant import layer_weights
+    from .capture import layer_weights
     v = rep.variants.get("recommended") or next(iter(rep.variants.values()))
     base = rep.variants.get(rep.base, v)
     out = []
@@ -356,7 +356,7 @@ def activation_histograms(model, graph, base, x: torch.Tensor, bins: int = 100) 
     """Layer -> (counts, edges) of the input each plotted layer sees in the FP32 calibration graph on ``x``:
     computed once by quantize(), so writing the HTML runs nothing."""
     from ..evaluate import SimVariant
-    from .variant import capture_modes
+    from .capture import capture_modes
     names = plot_layers(base.config, base.variant)
     modes = capture_modes(model, graph, base.config, names)
     SimVariant("capture", layers=modes).simulator().run(model, (x,), record=False)

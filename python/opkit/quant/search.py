@@ -29,7 +29,8 @@ from ..evaluate.variants import SimVariant
 from .config import CHANNEL_WISE_TYPES, QuantConfig
 from .graph import ModelGraph
 from .modes import CalibLayer, QuantLayer
-from .variant import LayerRecord, build_variant, capture_modes
+from .capture import capture_modes
+from .variant import LayerRecord, build_variant
 
 
 def sensitivity(model: nn.Module, batches: list[torch.Tensor], config: QuantConfig, records: dict[str, LayerRecord],

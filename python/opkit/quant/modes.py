@@ -16,6 +16,7 @@ All hold tensors and numbers only, so a variant pickles (Ray workers, issue 22).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -77,6 +78,53 @@ def exact_product(apply, x: torch.Tensor, w: torch.Tensor, k: int) -> torch.Tens
     return apply(x.to(F64), w.to(F64))
 
 
+def exact32_allowed() -> bool:
+    """Float32 convs and matmuls run in full float32 (no TF32/bf16 shortcut): the condition for exactness."""
+    if torch.get_float32_matmul_precision() != "highest":
+        return False
+    for knob in ("matmul", "conv"):              # oneDNN's own precision knobs (newer torch), when present
+        prec = getattr(getattr(getattr(torch.backends, "mkldnn", None), knob, None), "fp32_precision", None)
+        if prec not in (None, "none", "ieee"):
+            return False
+    return True
+
+
+F32_LIMIT = 2 ** 24
+MAX_CHUNKS = 16
+
+
+def plan_chunks(codes: torch.Tensor, x_bound: int, groups: int = 1) -> tuple | None:
+    """Input-channel chunks ((c0, c1), ...) of a conv/linear on integer codes over which ONE float32 conv/matmul
+    per chunk is exact, decided from the weight codes and the bound of the input codes alone (not per call).
+
+    Output channel o of a chunk S sums the products x_j * w_oj, j in S; every partial sum, in any order and any
+    blocking, is a sum of a subset of those products, so its magnitude is at most ``x_bound * sum_S |w_oj|``.
+    While that is below 2^24 for every o, each partial sum is an integer a float32 holds exactly, so every
+    addition (or fused multiply-add) is exact. The chunks' sums are then added in float64 (below 2^53): exact.
+    Channels are taken greedily in order. None when no such plan exists (one channel alone past the limit, or a
+    grouped conv whose whole fan-in is past it, or more than MAX_CHUNKS chunks): the caller keeps the per-call
+    path (``exact_product``)."""
+    w = codes.detach().to(F64).abs()
+    cout = w.shape[0]
+    cols = w.reshape(cout, w.shape[1], -1).sum(-1) * x_bound          # [C_out, C_in/groups] bound per channel
+    if groups != 1:
+        return ((0, w.shape[1]),) if float(cols.sum(1).max()) < F32_LIMIT else None
+    chunks, start, run = [], 0, torch.zeros(cout, dtype=F64)
+    for c in range(cols.shape[1]):
+        nxt = run + cols[:, c]
+        if float(nxt.max()) < F32_LIMIT:
+            run = nxt
+            continue
+        if c == start:
+            return None
+        chunks.append((start, c))
+        start, run = c, cols[:, c].clone()
+        if float(run.max()) >= F32_LIMIT:
+            return None
+    chunks.append((start, cols.shape[1]))
+    return tuple(chunks) if len(chunks) <= MAX_CHUNKS else None
+
+
 def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> torch.Tensor:
     """AscendQuant as the TBE kernel computes it: fp32 input cast to fp16, x * fp16(1/scale_d) and + offset in fp16,
     rounded (half to even here; the cast's tie rule is not documented) and saturated. NaN becomes 0."""
@@ -122,10 +170,35 @@ class QuantLayer(LayerMode):
     from_requant: bool = False           # the input is the previous layer's requantized codes
     bias: torch.Tensor | None = None     # the float32 bias, for a Linear AMCT sees as MatMul + Add (see run)
     in_scale: torch.Tensor | None = None  # DMQ's 1 / f: AMCT's Mul before the layer, in the input's dtype
+    planned: ClassVar[bool] = True       # False: the per-call exact_product path only (tests, benchmarks)
 
     @property
     def op_type(self) -> str:
         return self.geometry.op_type
+
+    @property
+    def x_bound(self) -> int:
+        """max |q - offset_d| over every code the input quantizer can give (clamped to the activation range)."""
+        lo, hi = int_range(self.act_bits)
+        return int(max(hi - self.offset_d, self.offset_d - lo, 0))
+
+    def chunk_plan(self) -> tuple | None:
+        """The layer's float32 chunk plan (``plan_chunks``), computed once from its codes and activation range and
+        kept (recomputed only if the codes, offset or bit width change)."""
+        key = (id(self.codes), self.codes._version, self.offset_d, self.act_bits)
+        cached = self.__dict__.get("_plan")
+        if cached is None or cached[0] != key:
+            cached = (key, plan_chunks(self.codes, self.x_bound, self.geometry.groups))
+            self.__dict__["_plan"] = cached
+        return cached[1]
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d.pop("_plan", None)
+        return d
+
+    def __post_init__(self):
+        self.chunk_plan()                # chosen when the variant is built, not per call
 
     @property
     def deq_scale(self) -> torch.Tensor:
@@ -143,9 +216,30 @@ class QuantLayer(LayerMode):
     def accumulate(self, q: torch.Tensor, int_bias: bool = True) -> torch.Tensor:
         """Exact integer accumulation (the cube's int32), see ``exact_product``. The activation offset is taken
         off the codes first, so zero padding stands for a real zero (Conv2D's offset_x). Returns float64."""
-        acc = exact_product(self.geometry.apply, q - self.offset_d, self.codes, self.codes[0].numel())
+        plan = self.chunk_plan() if self.planned and exact32_allowed() else None
+        xq = q - self.offset_d
+        if plan is not None and xq.numel():
+            lo, hi = torch.aminmax(xq)                # the plan's premise, checked (one pass; callers clamp)
+            if not (float(lo) >= -self.x_bound and float(hi) <= self.x_bound):
+                plan = None
+        if plan is None:
+            acc = exact_product(self.geometry.apply, xq, self.codes, self.codes[0].numel())
+        else:
+            acc = self.chunked(xq, plan)
         if self.bias_codes is not None and int_bias:
             acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
+        return acc
+
+    def chunked(self, xq: torch.Tensor, plan: tuple) -> torch.Tensor:
+        """One float32 conv/matmul per chunk of input channels (``plan_chunks``), summed in float64: exact."""
+        w = self.codes.to(F32)
+        if len(plan) == 1:
+            return self.geometry.apply(xq.to(F32), w).to(F64)
+        dim = -1 if self.op_type == "linear" else 1
+        acc = None
+        for c0, c1 in plan:
+            part = self.geometry.apply(xq.narrow(dim, c0, c1 - c0).to(F32), w.narrow(1, c0, c1 - c0)).to(F64)
+            acc = part if acc is None else acc.add_(part)
         return acc
 
     def run(self, sim, module, forward, args, kwargs):

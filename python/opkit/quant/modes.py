@@ -185,10 +185,23 @@ class QuantLayer(LayerMode):
     def chunk_plan(self) -> tuple | None:
         """The layer's float32 chunk plan (``plan_chunks``), computed once from its codes and activation range and
         kept (recomputed only if the codes, offset or bit width change)."""
-        key = (id(self.codes), self.codes._version, self.offset_d, self.act_bits)
+        return self._planned()[0]
+
+    def _planned(self) -> tuple:
+        """(chunks or None, bias_in_f32, peak): ``bias_in_f32`` when one float32 conv with the int32 bias added in
+        it stays below 2^24 for every output (then its float32 result is exact); ``peak`` the largest |acc| any
+        input can give (the int32 overflow check is skipped when it is <= 2^31 - 1)."""
+        bias = self.bias_codes
+        key = (id(self.codes), self.codes._version, self.offset_d, self.act_bits, id(bias),
+               None if bias is None else bias._version)
         cached = self.__dict__.get("_plan")
         if cached is None or cached[0] != key:
-            cached = (key, plan_chunks(self.codes, self.x_bound, self.geometry.groups))
+            chunks = plan_chunks(self.codes, self.x_bound, self.geometry.groups)
+            rows = self.codes.detach().to(F64).abs().reshape(self.codes.shape[0], -1).sum(1) * self.x_bound
+            b = bias.detach().to(F64).abs().reshape(-1) if bias is not None else torch.zeros(1, dtype=F64)
+            total = float((rows + b).max()) if rows.numel() else 0.0
+            bias_f32 = chunks is not None and len(chunks) == 1 and total < F32_LIMIT
+            cached = (key, (chunks, bias_f32, total))
             self.__dict__["_plan"] = cached
         return cached[1]
 
@@ -198,7 +211,7 @@ class QuantLayer(LayerMode):
         return d
 
     def __post_init__(self):
-        self.chunk_plan()                # chosen when the variant is built, not per call
+        self._planned()               # chosen when the variant is built, not per call
 
     @property
     def deq_scale(self) -> torch.Tensor:
@@ -214,9 +227,14 @@ class QuantLayer(LayerMode):
         return amct_fake_quant(x, self.scale_d, self.offset_d, self.act_bits)
 
     def accumulate(self, q: torch.Tensor, int_bias: bool = True) -> torch.Tensor:
-        """Exact integer accumulation (the cube's int32), see ``exact_product``. The activation offset is taken
-        off the codes first, so zero padding stands for a real zero (Conv2D's offset_x). Returns float64."""
-        plan = self.chunk_plan() if self.planned and exact32_allowed() else None
+        """Exact integer accumulation (the cube's int32), see ``exact_product`` and ``plan_chunks``. The activation
+        offset is taken off the codes first, so zero padding stands for a real zero (Conv2D's offset_x). Returns
+        float64."""
+        return self._accumulate(q, int_bias)[0].to(F64)
+
+    def _accumulate(self, q: torch.Tensor, int_bias: bool = True) -> tuple[torch.Tensor, bool]:
+        """(the exact integer sums as float32 or float64, whether the int32 overflow check can be skipped)."""
+        plan, bias_f32, peak = self._planned() if self.planned and exact32_allowed() else (None, False, 0.0)
         xq = q - self.offset_d
         if plan is not None and xq.numel():
             lo, hi = torch.aminmax(xq)                # the plan's premise, checked (one pass; callers clamp)
@@ -224,11 +242,15 @@ class QuantLayer(LayerMode):
                 plan = None
         if plan is None:
             acc = exact_product(self.geometry.apply, xq, self.codes, self.codes[0].numel())
+        elif bias_f32:
+            # one float32 conv, the int32 bias inside it: every partial sum below 2^24, the float32 result exact
+            b = self.bias_codes.to(F32).reshape(-1) if self.bias_codes is not None and int_bias else None
+            return self.geometry.apply(xq.to(F32), self.codes.to(F32), b), True
         else:
             acc = self.chunked(xq, plan)
         if self.bias_codes is not None and int_bias:
             acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
-        return acc
+        return acc, plan is not None and peak <= INT32_MAX
 
     def chunked(self, xq: torch.Tensor, plan: tuple) -> torch.Tensor:
         """One float32 conv/matmul per chunk of input channels (``plan_chunks``), summed in float64: exact."""
@@ -254,8 +276,11 @@ class QuantLayer(LayerMode):
         # the bias at the Add's second input, finds the MatMul there, and leaves the bias in float -- it is added
         # after the dequant (hicann/amct utils/quant_node.py:425-450, optimizer/insert_bias_quant_pass.py:88-90)
         float_bias = self.op_type == "linear" and x.dim() != 2 and self.bias is not None
-        acc = self.accumulate(self.integer_input(x, device), int_bias=not float_bias)
-        peak = float(acc.abs().max()) if acc.numel() else 0.0
+        acc, bounded = self._accumulate(self.integer_input(x, device), int_bias=not float_bias)
+        peak = 0.0
+        if not bounded and acc.numel():
+            lo, hi = torch.aminmax(acc)
+            peak = max(-float(lo), float(hi))
         if peak > INT32_MAX:
             msg = f"{self.name}: int32 accumulator overflow (|acc| up to {peak:.3g} > 2^31-1)"
             sim.notes.append(msg)

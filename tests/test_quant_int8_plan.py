@@ -68,11 +68,13 @@ def test_planned_accumulation_equals_the_per_call_path_bit_for_bit(net, policy, 
     orig = QuantLayer._accumulate
     seen = []
 
-    def both(self, q, int_bias=True):
+    def both(self, q, int_bias=True, own=False):
         monkeypatch.setattr(QuantLayer, "planned", False)
-        ref, _ = orig(self, q, int_bias)
+        ref, _ = orig(self, q.clone(), int_bias)
+        x_codes = q - self.offset_d
+        assert float(x_codes.abs().max()) <= self.x_bound       # the plan's premise, on every call
         monkeypatch.setattr(QuantLayer, "planned", True)
-        acc, bounded = orig(self, q, int_bias)
+        acc, bounded = orig(self, q, int_bias, own)
         assert torch.equal(acc.to(F64), ref.to(F64)), f"{name}: {self.name}"
         if bounded:
             assert float(ref.abs().max()) <= INT32_MAX

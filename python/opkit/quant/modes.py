@@ -131,9 +131,9 @@ def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> t
     lo, hi = int_range(bits)
     h = x.to(F16)
     t = h * torch.tensor(1.0 / scale_d, dtype=F32).to(F16)
-    t = t + torch.tensor(float(offset_d), dtype=F16)
-    q = torch.round(t.to(F32)).clamp(lo, hi)
-    return torch.nan_to_num(q, nan=0.0)
+    t.add_(torch.tensor(float(offset_d), dtype=F16))       # in place on fresh tensors: the same ops, fewer passes
+    q = t.to(F32).round_().clamp_(lo, hi)
+    return q.nan_to_num_(nan=0.0)
 
 
 def reciprocal_scale(scale_d: float) -> torch.Tensor:
@@ -147,8 +147,8 @@ def amct_fake_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -
     reciprocal scale, Round (half to even), Add offset, Clip -- the offset comes after the rounding, and the scale
     multiplies rather than divides (x / scale rounds differently near .5). NaN becomes 0."""
     lo, hi = int_range(bits)
-    q = torch.clamp(torch.round(x.to(F32) * reciprocal_scale(scale_d)) + offset_d, lo, hi)
-    return torch.nan_to_num(q, nan=0.0)
+    q = (x.to(F32) * reciprocal_scale(scale_d)).round_().add_(offset_d).clamp_(lo, hi)
+    return q.nan_to_num_(nan=0.0)
 
 
 @dataclass
@@ -223,7 +223,10 @@ class QuantLayer(LayerMode):
         if self.from_requant:
             # after AscendRequant the input is (q - offset) * scale held in fp16 (11 bits for at most 2^8 steps):
             # dividing back recovers q exactly
-            return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
+            # (quantize(), in place on the fresh quotient)
+            lo, hi = int_range(self.act_bits)
+            q = (x.to(F32) / self.scale_d).add_(self.offset_d).round_().clamp_(lo, hi)
+            return q.nan_to_num_(nan=0.0)
         return amct_fake_quant(x, self.scale_d, self.offset_d, self.act_bits)
 
     def accumulate(self, q: torch.Tensor, int_bias: bool = True) -> torch.Tensor:
@@ -232,11 +235,12 @@ class QuantLayer(LayerMode):
         float64."""
         return self._accumulate(q, int_bias)[0].to(F64)
 
-    def _accumulate(self, q: torch.Tensor, int_bias: bool = True) -> tuple[torch.Tensor, bool]:
-        """(the exact integer sums as float32 or float64, whether the int32 overflow check can be skipped)."""
+    def _accumulate(self, q: torch.Tensor, int_bias: bool = True, own: bool = False) -> tuple[torch.Tensor, bool]:
+        """(the exact integer sums as float32 or float64, whether the int32 overflow check can be skipped).
+        ``own``: q is integer_input's fresh, clamped codes (offset taken off in place, range not re-checked)."""
         plan, bias_f32, peak = self._planned() if self.planned and exact32_allowed() else (None, False, 0.0)
-        xq = q - self.offset_d
-        if plan is not None and xq.numel():
+        xq = q.sub_(self.offset_d) if own and q.dtype == F32 else q - self.offset_d
+        if plan is not None and xq.numel() and not own:
             lo, hi = torch.aminmax(xq)                # the plan's premise, checked (one pass; callers clamp)
             if not (float(lo) >= -self.x_bound and float(hi) <= self.x_bound):
                 plan = None
@@ -249,7 +253,8 @@ class QuantLayer(LayerMode):
         else:
             acc = self.chunked(xq, plan)
         if self.bias_codes is not None and int_bias:
-            acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
+            bias = self.geometry.channel_view(self.bias_codes.to(F64), acc)
+            acc = acc.add_(bias) if plan is not None else acc + bias
         return acc, plan is not None and peak <= INT32_MAX
 
     def chunked(self, xq: torch.Tensor, plan: tuple) -> torch.Tensor:
@@ -260,8 +265,8 @@ class QuantLayer(LayerMode):
         dim = -1 if self.op_type == "linear" else 1
         acc = None
         for c0, c1 in plan:
-            part = self.geometry.apply(xq.narrow(dim, c0, c1 - c0).to(F32), w.narrow(1, c0, c1 - c0)).to(F64)
-            acc = part if acc is None else acc.add_(part)
+            part = self.geometry.apply(xq.narrow(dim, c0, c1 - c0).to(F32), w.narrow(1, c0, c1 - c0))
+            acc = part.to(F64) if acc is None else acc.add_(part)      # float32 -> float64 exactly, in place
         return acc
 
     def run(self, sim, module, forward, args, kwargs):
@@ -276,7 +281,7 @@ class QuantLayer(LayerMode):
         # the bias at the Add's second input, finds the MatMul there, and leaves the bias in float -- it is added
         # after the dequant (hicann/amct utils/quant_node.py:425-450, optimizer/insert_bias_quant_pass.py:88-90)
         float_bias = self.op_type == "linear" and x.dim() != 2 and self.bias is not None
-        acc, bounded = self._accumulate(self.integer_input(x, device), int_bias=not float_bias)
+        acc, bounded = self._accumulate(self.integer_input(x, device), int_bias=not float_bias, own=True)
         peak = 0.0
         if not bounded and acc.numel():
             lo, hi = torch.aminmax(acc)
@@ -292,7 +297,7 @@ class QuantLayer(LayerMode):
             y = self.requantize(acc)
             kernel = f"AscendQuant fp16 + {bits} cube + AscendRequant{what_if}"
         else:
-            y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
+            y = acc.to(F32).mul_(self.geometry.channel_view(self.deq_scale, acc))   # acc is ours: in place
             kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
                       else f"AMCT fake-quant {bits}{what_if}")
         if float_bias:
@@ -307,10 +312,10 @@ class QuantLayer(LayerMode):
         s_next, o_next, bits, relu = self.requant_to
         lo, hi = int_range(bits)
         req = self.geometry.channel_view(self.deq_scale / s_next, acc)
-        q = torch.clamp(torch.round(acc.to(F32) * req + o_next), lo, hi)
+        q = acc.to(F32).mul_(req).add_(o_next).round_().clamp_(lo, hi)    # acc is ours: in place
         if relu:
-            q = torch.clamp(q, min=o_next)
-        return (q - o_next) * s_next
+            q.clamp_(min=o_next)
+        return q.sub_(o_next).mul_(s_next)
 
 
 @dataclass

@@ -72,7 +72,8 @@ def test_planned_accumulation_equals_the_per_call_path_bit_for_bit(net, policy, 
         monkeypatch.setattr(QuantLayer, "planned", False)
         ref, _ = orig(self, q.clone(), int_bias)
         x_codes = q - self.offset_d
-        assert float(x_codes.abs().max()) <= self.x_bound       # the plan's premise, on every call
+        x_lo, x_hi = self.x_range
+        assert x_lo <= float(x_codes.min()) and float(x_codes.max()) <= x_hi      # the plan premise, every call
         monkeypatch.setattr(QuantLayer, "planned", True)
         acc, bounded = orig(self, q, int_bias, own)
         assert torch.equal(acc.to(F64), ref.to(F64)), f"{name}: {self.name}"
@@ -100,6 +101,13 @@ def test_plan_bound_by_hand():
     plan = plan_chunks(codes, 255)
     assert len(plan) == 9 and all(c1 - c0 == 57 for c0, c1 in plan[:8]) and plan[-1] == (456, 512)
     assert plan_chunks(torch.full((4, 512, 3, 3), 1, dtype=torch.int8), 255) == ((0, 512),)
+    # after a ReLU (x in [0, 255]) a partial sum is at most the positive or the negative weights times 255:
+    # channels of alternating sign fill each bound half as fast -- 114 channels per chunk, 5 chunks, not 9
+    alt = codes.clone()
+    alt[:, 1::2] = -127
+    relu = plan_chunks(alt, 255, x_lo=0)
+    assert len(relu) == 5 and relu[0] == (0, 114) and relu[-1] == (456, 512)
+    assert len(plan_chunks(alt, 255)) == 9
     # a grouped conv: its whole fan-in or nothing; a single channel past 2^24: no plan (the per-call path)
     assert plan_chunks(torch.full((8, 1, 3, 3), 127, dtype=torch.int8), 255, groups=8) == ((0, 1),)
     assert plan_chunks(torch.full((2, 1, 1000, 1), 127, dtype=torch.int16), 255) is None

@@ -93,35 +93,48 @@ F32_LIMIT = 2 ** 24
 MAX_CHUNKS = 16
 
 
-def plan_chunks(codes: torch.Tensor, x_bound: int, groups: int = 1) -> tuple | None:
+def _channel_bounds(codes: torch.Tensor, x_hi: int, x_lo: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per output channel o and input channel c: the largest and the smallest (<= 0) sum over the kernel window of
+    max(0, x*w) and min(0, x*w) for x in [x_lo, x_hi] -- the extremes any subset of those products can sum to."""
+    w = codes.detach().to(F64)
+    w = w.reshape(w.shape[0], w.shape[1], -1)
+    ends = torch.stack([w * x_hi, w * x_lo])
+    up = ends.amax(0).clamp(min=0).sum(-1)
+    dn = ends.amin(0).clamp(max=0).sum(-1)
+    return up, dn
+
+
+def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | None = None) -> tuple | None:
     """Input-channel chunks ((c0, c1), ...) of a conv/linear on integer codes over which ONE float32 conv/matmul
-    per chunk is exact, decided from the weight codes and the bound of the input codes alone (not per call).
+    per chunk is exact, decided from the weight codes and the range [x_lo, x_hi] of the input codes alone (not
+    per call; x_lo defaults to -x_hi).
 
     Output channel o of a chunk S sums the products x_j * w_oj, j in S; every partial sum, in any order and any
-    blocking, is a sum of a subset of those products, so its magnitude is at most ``x_bound * sum_S |w_oj|``.
-    While that is below 2^24 for every o, each partial sum is an integer a float32 holds exactly, so every
-    addition (or fused multiply-add) is exact. The chunks' sums are then added in float64 (below 2^53): exact.
-    Channels are taken greedily in order. None when no such plan exists (one channel alone past the limit, or a
-    grouped conv whose whole fan-in is past it, or more than MAX_CHUNKS chunks): the caller keeps the per-call
-    path (``exact_product``)."""
-    w = codes.detach().to(F64).abs()
-    cout = w.shape[0]
-    cols = w.reshape(cout, w.shape[1], -1).sum(-1) * x_bound          # [C_out, C_in/groups] bound per channel
+    blocking (fused multiply-adds too), is the sum of a subset of those products, so it lies between
+    sum_S min(0, x_lo w_oj, x_hi w_oj) and sum_S max(0, x_lo w_oj, x_hi w_oj) (after a ReLU, x_lo = 0: the
+    positive or the negative weights times x_hi). While both stay below 2^24 in magnitude for every o, each
+    partial sum is an integer a float32 holds exactly, so every addition is exact. The chunks' sums are then
+    added in float64 (below 2^53): exact. Channels are taken greedily in order. None when no such plan exists
+    (one channel alone past the limit, a grouped conv whose whole fan-in is past it, or more than MAX_CHUNKS
+    chunks): the caller keeps the per-call path (``exact_product``)."""
+    up, dn = _channel_bounds(codes, x_hi, -x_hi if x_lo is None else x_lo)
+
+    def fits(u, d):
+        return max(float(u.max()), -float(d.min())) < F32_LIMIT
     if groups != 1:
-        return ((0, w.shape[1]),) if float(cols.sum(1).max()) < F32_LIMIT else None
-    chunks, start, run = [], 0, torch.zeros(cout, dtype=F64)
-    for c in range(cols.shape[1]):
-        nxt = run + cols[:, c]
-        if float(nxt.max()) < F32_LIMIT:
-            run = nxt
+        return ((0, up.shape[1]),) if fits(up.sum(1), dn.sum(1)) else None
+    chunks, start = [], 0
+    run_up, run_dn = torch.zeros(up.shape[0], dtype=F64), torch.zeros(up.shape[0], dtype=F64)
+    for c in range(up.shape[1]):
+        nu, nd = run_up + up[:, c], run_dn + dn[:, c]
+        if fits(nu, nd):
+            run_up, run_dn = nu, nd
             continue
-        if c == start:
+        if c == start or not fits(up[:, c], dn[:, c]):
             return None
         chunks.append((start, c))
-        start, run = c, cols[:, c].clone()
-        if float(run.max()) >= F32_LIMIT:
-            return None
-    chunks.append((start, cols.shape[1]))
+        start, run_up, run_dn = c, up[:, c].clone(), dn[:, c].clone()
+    chunks.append((start, up.shape[1]))
     return tuple(chunks) if len(chunks) <= MAX_CHUNKS else None
 
 
@@ -177,10 +190,15 @@ class QuantLayer(LayerMode):
         return self.geometry.op_type
 
     @property
-    def x_bound(self) -> int:
-        """max |q - offset_d| over every code the input quantizer can give (clamped to the activation range)."""
+    def x_range(self) -> tuple[int, int]:
+        """[min, max] of q - offset_d over every code the input quantizer can give (clamped to its range)."""
         lo, hi = int_range(self.act_bits)
-        return int(max(hi - self.offset_d, self.offset_d - lo, 0))
+        return int(lo - self.offset_d), int(hi - self.offset_d)
+
+    @property
+    def x_bound(self) -> int:
+        """max |q - offset_d| over every code the input quantizer can give."""
+        return int(max(abs(v) for v in self.x_range))
 
     def chunk_plan(self) -> tuple | None:
         """The layer's float32 chunk plan (``plan_chunks``), computed once from its codes and activation range and
@@ -196,8 +214,10 @@ class QuantLayer(LayerMode):
                None if bias is None else bias._version)
         cached = self.__dict__.get("_plan")
         if cached is None or cached[0] != key:
-            chunks = plan_chunks(self.codes, self.x_bound, self.geometry.groups)
-            rows = self.codes.detach().to(F64).abs().reshape(self.codes.shape[0], -1).sum(1) * self.x_bound
+            x_lo, x_hi = self.x_range
+            chunks = plan_chunks(self.codes, x_hi, self.geometry.groups, x_lo)
+            up, dn = _channel_bounds(self.codes, x_hi, x_lo)
+            rows = torch.maximum(up.sum(1), -dn.sum(1))           # the largest |partial sum| of output o
             b = bias.detach().to(F64).abs().reshape(-1) if bias is not None else torch.zeros(1, dtype=F64)
             total = float((rows + b).max()) if rows.numel() else 0.0
             bias_f32 = chunks is not None and len(chunks) == 1 and total < F32_LIMIT
@@ -242,7 +262,8 @@ class QuantLayer(LayerMode):
         xq = q.sub_(self.offset_d) if own and q.dtype == F32 else q - self.offset_d
         if plan is not None and xq.numel() and not own:
             lo, hi = torch.aminmax(xq)                # the plan's premise, checked (one pass; callers clamp)
-            if not (float(lo) >= -self.x_bound and float(hi) <= self.x_bound):
+            x_lo, x_hi = self.x_range
+            if not (float(lo) >= x_lo and float(hi) <= x_hi):
                 plan = None
         if plan is None:
             acc = exact_product(self.geometry.apply, xq, self.codes, self.codes[0].numel())

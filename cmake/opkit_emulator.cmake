@@ -16,6 +16,9 @@ else()
 endif()
 find_package(Threads REQUIRED)
 option(OPKIT_EMULATOR_PCH "precompile the emulator headers once for all kernel modules" ON)
+# `opkit build --no-auto-sync` (OFF) or an op.yaml's `auto_sync: false` (OPKIT_OP_AUTO_SYNC): the kernel modules
+# are built as CANN's `--cce-auto-sync=off` would build the kernel -- OPKIT_EMU_NO_AUTO_SYNC (opkit_emu/hazard.h)
+option(OPKIT_EMU_AUTO_SYNC "kernels built with CANN's default --cce-auto-sync=on" ON)
 
 # The emulator's headers precompiled once per flavour (opkit / naive: their flags differ) and reused by every
 # kernel module: ~25% of a module's compile time (g++ 12, -O2). GCC checks the PCH against each compile
@@ -72,7 +75,12 @@ function(opkit_emulator_op dir)
       target_include_directories(${tgt} BEFORE PRIVATE "${dir}" "${OPKIT_EMULATOR_INCLUDE}" "${OPKIT_HOST_INCLUDE}")
       target_compile_definitions(${tgt} PRIVATE ${OPKIT_OP_DEFINES_${tag}}
                                  OPKIT_KERNEL_ENTRY=${op} OPKIT_KERNEL_GM_ARGS=${OPKIT_OP_GM_ARGS})
-      if(OPKIT_EMULATOR_PCH)
+      set(auto_sync ON)
+      if(NOT OPKIT_EMU_AUTO_SYNC OR (DEFINED OPKIT_OP_AUTO_SYNC AND NOT OPKIT_OP_AUTO_SYNC))
+        set(auto_sync OFF)
+        target_compile_definitions(${tgt} PRIVATE OPKIT_EMU_NO_AUTO_SYNC)   # the headers' flavour differs: no PCH
+      endif()
+      if(OPKIT_EMULATOR_PCH AND auto_sync)
         _opkit_emulator_pch(opkit_emulator_pch${naive} "${naive}")
         target_precompile_headers(${tgt} REUSE_FROM opkit_emulator_pch${naive})
       endif()

@@ -16,12 +16,15 @@ TARGETS = ("cpu",)
 
 
 def build(target, specs, build_dir: Path, *, jobs=None, log, keep_going: bool = False, dtype=None,
-          **options) -> None:
+          no_auto_sync: bool = False, **options) -> None:
     if target.NAME != "cpu":
         raise BuildError(f"CANN project ops ({', '.join(s.snake for s in specs)}) build for target(s) "
                          f"{', '.join(TARGETS)}, not {target.NAME} (docs/cann.md)")
     if options:
         raise BuildError(f"target cpu takes no options ({', '.join(sorted(options))})")
+    if no_auto_sync:  # the kernels are compiled per case at run time (op.py), from the op.yaml alone
+        raise BuildError(f"--no-auto-sync: CANN project ops ({', '.join(s.snake for s in specs)}) compile their "
+                         "kernels when they run; set `auto_sync: false` in their op.yaml instead (docs/cann.md)")
     from .build import build as build_cpu
     build_cpu(specs, Path(build_dir), log=log, target=target.NAME)
 

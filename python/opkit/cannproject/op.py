@@ -12,7 +12,7 @@ import torch
 
 from ..emulator.abi import KernelModule
 from ..errors import OpkitError
-from . import dtypes, host, kernel, layout
+from . import dtypes, host, kernel, layout, tiling_view
 
 TPL_BOOL = 3
 POISON = 0xFF      # bytes of an output the OpDef does not clear (NaN for floats): unwritten elements show
@@ -28,8 +28,10 @@ def device_extent(nbytes: int) -> int:
 
 
 class CannOp:
-    def __init__(self, project: layout.Project, op_type: str, build_dir: Path, profile: str = "ascend910b"):
+    def __init__(self, project: layout.Project, op_type: str, build_dir: Path, profile: str = "ascend910b",
+                 auto_sync: bool = True):
         self.project, self.op_type, self.profile = project, op_type, profile
+        self.auto_sync = auto_sync  # op.yaml auto_sync: false -> built as --cce-auto-sync=off (docs/emulator.md)
         self.build_dir = Path(build_dir)
         self.runner = host.HostRunner(host.build_runner(project, self.build_dir), project)
         desc = self.runner.describe()
@@ -49,6 +51,18 @@ class CannOp:
                              "ASCENDC_TPL_ARGS_DECL (op_kernel/<op>_tiling_key.h included from the tiling source)")
         self.tiling_header = project.tiling_header(op_type)
         self._modules: dict[tuple, KernelModule] = {}
+
+    def kernel_tiling_header(self) -> Path | None:
+        """The kernel's view of the op_host tiling header (tiling_view.py): only the registered tiling-data structs,
+        as CANN's build generates them -- never the header's host-side includes and classes."""
+        if self.tiling_header is None:
+            return None
+        view = self.build_dir / "kernels" / f"{layout.cann_snake(self.op_type)}_kernel_tiling.h"
+        text = tiling_view.kernel_view(self.op_type, [self.tiling_header], [self.project.root])
+        view.parent.mkdir(parents=True, exist_ok=True)
+        if not view.is_file() or view.read_text() != text:
+            view.write_text(text)
+        return view
 
     # -- what the OpDef says ------------------------------------------------------------------------
     @property
@@ -116,11 +130,13 @@ class CannOp:
                 defines[f"DTYPE_{name.upper()}"] = dtypes.cxx(ge)
                 defines[f"ORIG_DTYPE_{name.upper()}"] = dtypes.cxx(ge)
             defines["OPKIT_CANN_OP_TYPE"] = self.op_type
+            if not self.auto_sync:
+                defines["OPKIT_EMU_NO_AUTO_SYNC"] = "1"
             tag = "_".join(dtypes.name(col[n]) for n in self.input_names if n in col) + \
                   ("_" + "_".join(map(str, args)) if args else "")
             path = kernel.compile_module(
                 self.kernel, self._entry_expr(args), len(self.input_names) + len(self.output_names) + 2,
-                self.build_dir / "kernels", defines=defines, tiling_header=self.tiling_header,
+                self.build_dir / "kernels", defines=defines, tiling_header=self.kernel_tiling_header(),
                 include_dirs=[self.project.op_kernel, self.project.root], profile=self.profile, tag=tag)
             self._modules[key] = KernelModule(path)
         return self._modules[key]

@@ -35,7 +35,8 @@ def op_type(spec: OpSpec) -> str:
 def get(spec: OpSpec, build_dir: Path) -> CannOp:
     key = str(spec.dir)
     if key not in _ops:
-        _ops[key] = CannOp(project_of(spec), op_type(spec), Path(build_dir) / spec.snake, PROFILE)
+        _ops[key] = CannOp(project_of(spec), op_type(spec), Path(build_dir) / spec.snake, PROFILE,
+                           auto_sync=spec.auto_sync)
     return _ops[key]
 
 

@@ -22,7 +22,7 @@ FAMILIES = ("norm", "softmax", "elementwise", "reduce", "fused", "custom")
 VALUES = ("data", "weight", "bias", "grad")
 ROLES = {"dim": "int", "keepdim": "bool"}
 TOP_KEYS = ("op", "family", "summary", "inputs", "outputs", "attrs", "compute_dtype", "backward", "tests",
-            "accuracy", "lang", "tbe", "cann")
+            "accuracy", "lang", "tbe", "cann", "auto_sync")
 LANGS = ("ascendc", "tbe", "cann")
 TBE_KEYS = ("function", "soc")
 CANN_KEYS = ("op_type", "kernel")       # lang cann: the OpType in op_host/, the kernel file (docs/cann.md)
@@ -91,6 +91,13 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
         tbe_map = c.mapping(top["tbe"], TBE_KEYS) or {}
         tbe = {k: c.string(v, "a function name" if k == "function" else "a SoC version such as Ascend910B")
                for k, v in tbe_map.items()}
+    auto_sync = True      # false: build the kernel as `--cce-auto-sync=off` would (docs/emulator.md "Pipe hazards")
+    if "auto_sync" in top:
+        if isinstance(top["auto_sync"].value, bool):
+            auto_sync = top["auto_sync"].value
+        else:
+            c.error(top["auto_sync"], "expected true (CANN's default, --cce-auto-sync=on) or false (the kernel "
+                                      "syncs the scalar unit itself, --cce-auto-sync=off)")
     cann = {}
     if "cann" in top:
         cann = {k: c.string(v, "an OpType" if k == "op_type" else "a path such as op_kernel/add_custom.cpp")
@@ -128,7 +135,7 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
     return OpSpec(name=name, snake=snake, family=family, summary=summary, inputs=tuple(inputs),
                   outputs=tuple(outputs), attrs=tuple(attrs), compute_dtype=compute, backward=backward,
                   tests=tests, accuracy=accuracy, dir=path.parent.resolve(), bundled=bundled,
-                  lang=lang, tbe=tbe, cann=cann)
+                  lang=lang, tbe=tbe, cann=cann, auto_sync=auto_sync)
 
 
 def _raw_names(node: _Node | None) -> list[str]:

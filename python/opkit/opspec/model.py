@@ -108,6 +108,7 @@ class OpSpec:
     lang: str = "ascendc"               # ascendc (kernel.cpp) | tbe (kernel.py, docs/tbe.md) | cann (docs/cann.md)
     tbe: dict = field(default_factory=dict)   # lang tbe: {function: op function, soc: SoC the DSL checks}
     cann: dict = field(default_factory=dict)  # lang cann: {op_type: OpType, kernel: op_kernel/<op>.cpp} (docs/cann.md)
+    auto_sync: bool = True              # false: the kernel is built as `--cce-auto-sync=off` (docs/emulator.md)
 
     @property
     def lead(self) -> InputSpec:

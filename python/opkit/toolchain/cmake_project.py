@@ -14,12 +14,13 @@ from .tools import Log, cmake_exe, default_jobs, ninja_exe, run_tool
 
 
 def configure(tree: Path, out_dir: Path, op_dirs: list[str], *, keep_going: bool = False, verbose: bool = False,
-              log: Log = lambda s: None, torch_library: bool = False) -> None:
+              log: Log = lambda s: None, torch_library: bool = False, auto_sync: bool = True) -> None:
     """Configure cmake/workspace into ``tree`` (Ninja) for these op folders, outputs to ``out_dir``; again only
     when the folders or options change (an op.yaml edit re-runs the configure from Ninja by itself)."""
     args = [f"-DPython3_EXECUTABLE={sys.executable}", f"-DOPKIT_OUTPUT_DIR={out_dir}",
             f"-DOPKIT_OP_DIRS={';'.join(op_dirs)}", f"-DOPKIT_KEEP_GOING={'ON' if keep_going else 'OFF'}",
-            f"-DOPKIT_TORCH_LIBRARY={'ON' if torch_library else 'OFF'}", "-DCMAKE_BUILD_TYPE=Release"]
+            f"-DOPKIT_TORCH_LIBRARY={'ON' if torch_library else 'OFF'}", "-DCMAKE_BUILD_TYPE=Release",
+            f"-DOPKIT_EMU_AUTO_SYNC={'ON' if auto_sync else 'OFF'}"]
     source = cmake_dir() / "workspace"
     stamp = [*args, f"source={source}"]     # another opkit checkout or install may share this cache folder
     key = tree / "opkit-configure.json"

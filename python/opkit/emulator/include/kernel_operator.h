@@ -10,6 +10,7 @@
 #include "kernel_type.h"               // DT_* / FORMAT_* ids, as CANN's kernel_operator.h includes it
 #include "opkit_emu/runtime.h"         // per-block state, rule violations
 #include "opkit_emu/utils.h"           // DivCeil / AlignUp, likely, float16_t
+#include "opkit_emu/std_utils.h"       // AscendC::Std (type traits, tuple, min / max)
 #include "opkit_emu/device_builtins.h" // min / max at global scope, as the device compiler declares them
 #include "opkit_emu/core_info.h"       // GetBlockIdx, block_idx, g_coreType, KernelMode
 #include "opkit_emu/debug.h"           // ASSERT, ascendc_assert, printf
@@ -36,12 +37,15 @@
 #include "opkit_emu/ascendc_utils.h"     // AscendCUtils
 #include "opkit_emu/system.h"          // system registers, caches, task hooks (GetCtrlSpr, Trap, ...)
 #include "opkit_emu/gm_init.h"         // InitOutput
+#include "opkit_emu/list_tensor.h"     // ListTensorDesc, TensorDesc
+#include "opkit_emu/dump_tensor.h"     // DumpTensor, DumpAccChkPoint
 #include "opkit_emu/transpose.h"       // TransDataTo5HD, Transpose
 #include "opkit_emu/sort.h"            // Sort32, MrgSort, Sort, Concat, Extract
 #include "opkit_emu/unsupported.h"     // cube-side and non-A2 names: a clear compile error
 #include "opkit_emu/constants.h"       // ONE_BLK_SIZE, ...
 #include "opkit_emu/tiling_macros.h"   // GET_TILING_DATA, TILING_KEY_IS
 #include "opkit_emu/adv_softmax.h"     // SoftMax (advanced API), SoftMaxTiling and the other tiling structs
+#include "adv_api/kernel_api.h"        // the advanced API's math library (lib/math/*.h), as CANN's kernel_operator.h
 #include "opkit_emu/launch.h"          // module ABI, ICPU_RUN_KF
 
 // Samples written for the first CANN releases (2023) use namespace tik2 for what is now AscendC.

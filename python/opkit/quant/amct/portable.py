@@ -25,6 +25,9 @@ EXACT = {aten._to_copy.default, aten.copy_.default, aten.clone.default, aten.det
          aten.ones_like.default, aten.full_like.default, aten.fill_.Scalar, aten.zero_.default}
 
 
+STORAGE = {"set_", "resize_", "resize_as_", "as_strided_", "detach_", "requires_grad_"}   # re-point, not compute
+
+
 def _is_float(t) -> bool:
     return isinstance(t, torch.Tensor) and t.dtype in FLOATS
 
@@ -65,7 +68,9 @@ class Float64Arithmetic(TorchDispatchMode):
         schema = func._schema
         views = any(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
         seeded = torch.Tag.nondeterministic_seeded in func.tags     # random draws: as the native run draws them
-        if func.namespace != "aten" or func in EXACT or views or seeded or not any(_is_float(t) for t in tensors):
+        moves = torch.Tag.inplace_view in func.tags or func.__name__.split(".")[0] in STORAGE   # no arithmetic
+        if func.namespace != "aten" or func in EXACT or views or seeded or moves or \
+                not any(_is_float(t) for t in tensors):
             return func(*args, **kwargs)
         wide_args, wide_kwargs = tree_map(_widen, args), tree_map(_widen, kwargs)
         mutated = [i for i, a in enumerate(schema.arguments) if a.alias_info is not None and a.alias_info.is_write]

@@ -58,11 +58,14 @@ def emulator_cflags() -> list[str]:
 # -- build ---------------------------------------------------------------------------------------
 
 def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log: Log = lambda s: None,
-          verbose: bool = False, keep_going: bool = False, dtype=None, **options) -> None:
+          verbose: bool = False, keep_going: bool = False, dtype=None, no_auto_sync: bool = False,
+          **options) -> None:
     """Build the AscendC ops ``specs`` into ``build_dir`` (opkit/build.py routes other languages). keep_going: build every op even if one fails; the BuildError
     then carries ``failed_ops`` (snake -> message) and the ops that built are stamped as built.
     dtype: only these lead dtypes' kernel modules (the edit loop, `opkit build --dtype`); the op's other
-    modules that this build made out of date are deleted, so a stale module is never loaded."""
+    modules that this build made out of date are deleted, so a stale module is never loaded.
+    no_auto_sync: every kernel built as CANN's `--cce-auto-sync=off` would (`opkit build --no-auto-sync`; one op:
+    `auto_sync: false` in its op.yaml), so a kernel that relies on the compiler's scalar syncs fails pipe-race."""
     if options:
         raise BuildError(f"target cpu takes no options ({', '.join(sorted(options))})")
     dtypes = _dtypes(specs, dtype)
@@ -73,7 +76,8 @@ def build(specs: list[OpSpec], build_dir: Path, *, jobs: int | None = None, log:
     build_dir.mkdir(parents=True, exist_ok=True)
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)     # one build per folder at a time (CLI, opkit.load, tests)
-        _build_locked(specs, build_dir, jobs=jobs, log=log, verbose=verbose, keep_going=keep_going, dtypes=dtypes)
+        _build_locked(specs, build_dir, jobs=jobs, log=log, verbose=verbose, keep_going=keep_going, dtypes=dtypes,
+                      auto_sync=not no_auto_sync)
 
 
 def _dtypes(specs: list[OpSpec], dtype) -> list[str] | None:
@@ -117,10 +121,12 @@ def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str], log: 
             log(f"removed the out-of-date {path.name} (a full `opkit build` makes it again)")
 
 
-def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going, dtypes=None) -> None:
+def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, keep_going, dtypes=None,
+                  auto_sync: bool = True) -> None:
     cmk = build_dir / "_cmake"
     all_specs = _with_registry(build_dir, specs)
-    configure(cmk, build_dir, [str(s.dir) for s in all_specs], keep_going=keep_going, verbose=verbose, log=log)
+    configure(cmk, build_dir, [str(s.dir) for s in all_specs], keep_going=keep_going, verbose=verbose, log=log,
+              auto_sync=auto_sync)
 
     jobs = jobs or default_jobs()
     targets = _ninja_targets(specs, dtypes)

@@ -314,6 +314,23 @@ void SetAtomicAdd() {
   opkit_emu::ctx().atomic_dtype = opkit_emu::atomic_code<T>();
 }
 inline void SetAtomicNone() { opkit_emu::ctx().atomic_dtype = -1; }
+// SetAtomicMax / SetAtomicMin (原子操作/SetAtomicMax(ISASI).md, SetAtomicMin(ISASI).md; A2: int8_t, int16_t, half,
+// bfloat16_t, int32_t, float): copies to GM then keep the larger / smaller of the copied and the present value,
+// applied after all blocks like the atomic add (max and min do not depend on the order). Which NaN wins is not
+// documented: a NaN operand is kept (what a compare-and-select on the device would do is not known).
+// The code is dtype + 8 x operation (0 add, 1 max, 2 min): opkit_emu::atomic_apply.
+template <class T>
+void SetAtomicMax() {
+  static_assert(opkit_emu::atomic_code<T>() >= 0, "opkit emulator: SetAtomicMax supports float, half, bfloat16_t, int32_t, int16_t, int8_t");
+  opkit_emu::check_copy_dtype<T>();
+  opkit_emu::ctx().atomic_dtype = opkit_emu::atomic_code<T>() + 8;
+}
+template <class T>
+void SetAtomicMin() {
+  static_assert(opkit_emu::atomic_code<T>() >= 0, "opkit emulator: SetAtomicMin supports float, half, bfloat16_t, int32_t, int16_t, int8_t");
+  opkit_emu::check_copy_dtype<T>();
+  opkit_emu::ctx().atomic_dtype = opkit_emu::atomic_code<T>() + 16;
+}
 
 // Data cache maintenance (include/basic_api/kernel_operator_cache_intf.h, enums impl/basic_api/kernel_reg.h):
 // no-ops here, the emulator's GM has no cache between blocks and memory (a write is seen at once).

@@ -29,4 +29,18 @@ void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size, T value = 0, OPK
                       reinterpret_cast<const uint8_t*>(fill.data()), static_cast<size_t>(size) * sizeof(T));
 }
 
+// The advanced API's InitGlobalMemory (and its newer name Fill), asc-devkit include/adv_api/utils/
+// init_global_memory.h + impl/adv_api/detail/utils/init_global_memory/init_global_memory_v220_impl.h:35-70 (82b89a15):
+// the same UB-stack Duplicate + DataCopyPad bursts on MTE3 as InitOutput, with a 64-bit size.
+template <typename T>
+void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value, OPKIT_LOC) {
+  if (size > 0xffffffffull)
+    opkit_emu::fail("gm-bounds", "InitGlobalMemory", loc, "size " + std::to_string(size) + " elements");
+  InitOutput(gmWorkspaceAddr, static_cast<uint32_t>(size), value, loc);
+}
+template <typename T>
+void Fill(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value, OPKIT_LOC) {
+  InitGlobalMemory(gmWorkspaceAddr, size, value, loc);
+}
+
 }  // namespace AscendC

@@ -77,7 +77,7 @@ struct QueueRec {
 
 struct AtomicRecord {  // a UB->GM copy under SetAtomicAdd, applied after all blocks in block order
   uint8_t* dst;
-  int dtype;  // 0 float, 1 half, 2 bf16, 3 int32, 4 int16, 5 int8
+  int dtype;  // 0 float, 1 half, 2 bf16, 3 int32, 4 int16, 5 int8; + 8 for SetAtomicMax, + 16 for SetAtomicMin
   std::vector<uint8_t> data;
 };
 
@@ -153,6 +153,7 @@ inline BlockCtx& ctx() {
   if (!t_ctx) throw std::runtime_error("opkit emulator: AscendC API called outside a kernel launch");
   return *t_ctx;
 }
+inline uint64_t current_tiling_key() { return ctx().tiling_key; }  // TILING_KEY_VAR (opkit_emu/tiling_macros.h)
 
 [[noreturn]] inline void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) {
   throw Violation(rule, call, loc, t_ctx ? static_cast<int>(t_ctx->idx) : -1, std::move(detail));

@@ -92,10 +92,21 @@ constexpr int tiling_reg_kind(const char* op, const char* class_op) {
 #define REGISTER_TILING_FOR_TILINGKEY(expression, Type) static_assert(sizeof(Type) > 0, "")
 #define REGISTER_NONE_TILING
 
+// TILING_KEY_VAR is one identifier, as CANN's CPU-debug build has it (`g_tilingKey`, asc-devkit
+// impl/basic_api/utils/kernel_utils_macros.h:423-433): a run-time value in code, and in `#if TILING_KEY_VAR == K`
+// (the device build compiles once per key with -DTILING_KEY_VAR=key) an unknown identifier, i.e. 0, exactly as in
+// CANN's CPU-debug build.
+namespace opkit_emu {
+inline uint64_t current_tiling_key();  // opkit_emu/runtime.h
+struct TilingKeyVar {
+  operator uint64_t() const { return current_tiling_key(); }
+};
+}  // namespace opkit_emu
+inline constexpr ::opkit_emu::TilingKeyVar opkit_emu_tiling_key_var{};
 #ifndef TILING_KEY_VAR
-#define TILING_KEY_VAR (::opkit_emu::ctx().tiling_key)
+#define TILING_KEY_VAR opkit_emu_tiling_key_var
 #endif
-#define TILING_KEY_IS(k) (TILING_KEY_VAR == static_cast<uint64_t>(k))
+#define TILING_KEY_IS(k) (static_cast<uint64_t>(TILING_KEY_VAR) == static_cast<uint64_t>(k))
 #define OPKIT_TILING_KEY_1(a) TILING_KEY_IS(a)
 #define OPKIT_TILING_KEY_2(a, ...) OPKIT_TILING_KEY_1(a) || OPKIT_TILING_KEY_1(__VA_ARGS__)
 #define OPKIT_TILING_KEY_3(a, ...) OPKIT_TILING_KEY_1(a) || OPKIT_TILING_KEY_2(__VA_ARGS__)

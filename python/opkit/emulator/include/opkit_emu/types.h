@@ -8,16 +8,19 @@
 #include <type_traits>
 
 #define OPKIT_EMU_INLINE __attribute__((always_inline)) inline
+// The conversions are constexpr: kernels write `constexpr half kOne = 1.0;` (bisheng's half is a builtin type).
+// GCC's __builtin_bit_cast (GCC >= 11) is the constexpr form of the memcpy.
+#define OPKIT_EMU_CINLINE __attribute__((always_inline)) constexpr inline
 
 namespace opkit_emu {
 
-OPKIT_EMU_INLINE uint32_t f32_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-OPKIT_EMU_INLINE float bits_f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+OPKIT_EMU_CINLINE uint32_t f32_bits(float f) { return __builtin_bit_cast(uint32_t, f); }
+OPKIT_EMU_CINLINE float bits_f32(uint32_t u) { return __builtin_bit_cast(float, u); }
 
 // binary16 -> float, exact. Normal numbers are a re-bias of the exponent; subnormals are
 // renormalised by one float subtraction; inf/NaN keep sign and payload. Written with selects
 // instead of branches so the conversion loops vectorise.
-OPKIT_EMU_INLINE float half_bits_to_float(uint16_t h) {
+OPKIT_EMU_CINLINE float half_bits_to_float(uint16_t h) {
   const uint32_t mag = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent+mantissa in float position
   const uint32_t exp = mag & 0x0f800000u;
   const uint32_t normal = mag + 0x38000000u;                       // re-bias 15 -> 127
@@ -28,7 +31,7 @@ OPKIT_EMU_INLINE float half_bits_to_float(uint16_t h) {
 }
 
 // float -> binary16, round to nearest even, overflow to inf, NaN stays NaN (payload top bits kept).
-OPKIT_EMU_INLINE uint16_t float_to_half_bits(float x) {
+OPKIT_EMU_CINLINE uint16_t float_to_half_bits(float x) {
   const uint32_t f = f32_bits(x);
   const uint32_t sign = (f >> 16) & 0x8000u;
   const uint32_t a = f & 0x7fffffffu;
@@ -45,10 +48,10 @@ OPKIT_EMU_INLINE uint16_t float_to_half_bits(float x) {
   return static_cast<uint16_t>(sign | r);
 }
 
-OPKIT_EMU_INLINE float bf16_bits_to_float(uint16_t b) { return bits_f32(static_cast<uint32_t>(b) << 16); }
+OPKIT_EMU_CINLINE float bf16_bits_to_float(uint16_t b) { return bits_f32(static_cast<uint32_t>(b) << 16); }
 
 // float -> bfloat16, round to nearest even; NaN stays a (quiet) NaN.
-OPKIT_EMU_INLINE uint16_t float_to_bf16_bits(float x) {
+OPKIT_EMU_CINLINE uint16_t float_to_bf16_bits(float x) {
   const uint32_t f = f32_bits(x);
   const uint32_t rounded = (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;
   return static_cast<uint16_t>((f & 0x7fffffffu) > 0x7f800000u ? ((f >> 16) | 0x0040u) : rounded);
@@ -64,8 +67,8 @@ struct half {
   half() = default;
   constexpr half(uint16_t b, opkit_emu::RawBits) : bits_(b) {}
   template <class A, class = std::enable_if_t<std::is_arithmetic<A>::value>>
-  OPKIT_EMU_INLINE half(A v) : bits_(opkit_emu::float_to_half_bits(static_cast<float>(v))) {}
-  OPKIT_EMU_INLINE operator float() const { return opkit_emu::half_bits_to_float(bits_); }
+  OPKIT_EMU_CINLINE half(A v) : bits_(opkit_emu::float_to_half_bits(static_cast<float>(v))) {}
+  OPKIT_EMU_CINLINE operator float() const { return opkit_emu::half_bits_to_float(bits_); }
   OPKIT_EMU_INLINE float ToFloat() const { return static_cast<float>(*this); }
   static half FromBits(uint16_t b) { return half(b, opkit_emu::RawBits{}); }
   template <class A> half& operator+=(A v) { return *this = half(float(*this) + float(v)); }
@@ -80,8 +83,8 @@ struct bfloat16_t {
   bfloat16_t() = default;
   constexpr bfloat16_t(uint16_t b, opkit_emu::RawBits) : bits_(b) {}
   template <class A, class = std::enable_if_t<std::is_arithmetic<A>::value>>
-  OPKIT_EMU_INLINE bfloat16_t(A v) : bits_(opkit_emu::float_to_bf16_bits(static_cast<float>(v))) {}
-  OPKIT_EMU_INLINE operator float() const { return opkit_emu::bf16_bits_to_float(bits_); }
+  OPKIT_EMU_CINLINE bfloat16_t(A v) : bits_(opkit_emu::float_to_bf16_bits(static_cast<float>(v))) {}
+  OPKIT_EMU_CINLINE operator float() const { return opkit_emu::bf16_bits_to_float(bits_); }
   OPKIT_EMU_INLINE float ToFloat() const { return static_cast<float>(*this); }
   static bfloat16_t FromBits(uint16_t b) { return bfloat16_t(b, opkit_emu::RawBits{}); }
   template <class A> bfloat16_t& operator+=(A v) { return *this = bfloat16_t(float(*this) + float(v)); }
@@ -142,3 +145,10 @@ template <class T> constexpr const char* type_name() {
   else return "?";
 }
 }  // namespace opkit_emu
+
+// bisheng's name of the bfloat16 type, which kernels also spell `__bf16` (`std::is_same_v<T, __bf16>`); g++ 12 has
+// no such type on x86 (GCC 13 adds one, distinct from ours), so the name is this one.
+#ifndef OPKIT_EMU_NO_BF16_ALIAS
+#define __bf16 bfloat16_t
+#endif
+

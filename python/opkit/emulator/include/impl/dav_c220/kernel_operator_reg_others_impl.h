@@ -1,0 +1,4 @@
+// CANN kernel header path (asc-devkit 82b89a15 impl/dav_c220/kernel_operator_reg_others_impl.h): on the emulator the whole kernel API is kernel_operator.h,
+// as CANN's own kernel_operator.h includes the basic and advanced API (include/basic_api/kernel_operator_intf.h:64).
+#pragma once
+#include "kernel_operator.h"

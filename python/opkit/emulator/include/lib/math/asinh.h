@@ -1,0 +1,8 @@
+// CANN's lib/math/asinh.h (asc-devkit 82b89a15 include/adv_api/math/asinh.h; page
+// docs/zh/api/SIMD-API/高阶API/数学计算/Asinh接口/Asinh.md): Asinh, half and float on A2. Minimum sharedTmpBuffer
+// (GetXxxMaxMinTmpSize): impl/adv_api/tiling/math/asinh_tiling.cpp:23-35. The engine and what "precision" means here: opkit_emu/adv_math.h.
+#pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_math.h"
+
+OPKIT_EMU_ADV_UNARY(Asinh, "GetAsinhMaxMinTmpSize", (::opkit_emu::AdvTmp{768, 768, 768}), std::asinh(x))

@@ -1,0 +1,8 @@
+// CANN's lib/math/cos.h (asc-devkit 82b89a15 include/adv_api/math/cos.h; page
+// docs/zh/api/SIMD-API/高阶API/数学计算/Cos接口/Cos.md): Cos, half and float on A2. Minimum sharedTmpBuffer
+// (GetXxxMaxMinTmpSize): impl/adv_api/tiling/math/cos_tiling_impl.cpp:24-27,44-54. The engine and what "precision" means here: opkit_emu/adv_math.h.
+#pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_math.h"
+
+OPKIT_EMU_ADV_UNARY(Cos, "GetCosMaxMinTmpSize", (::opkit_emu::AdvTmp{768, 512, 2048}), std::cos(x))

@@ -1,0 +1,8 @@
+// CANN's lib/math/trunc.h (asc-devkit 82b89a15 include/adv_api/math/trunc.h; page
+// docs/zh/api/SIMD-API/高阶API/数学计算/Trunc接口/Trunc.md): Trunc, half and float on A2. Minimum sharedTmpBuffer
+// (GetXxxMaxMinTmpSize): impl/adv_api/tiling/math/trunc_tiling_impl.cpp:23-35. The engine and what "precision" means here: opkit_emu/adv_math.h.
+#pragma once
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_math.h"
+
+OPKIT_EMU_ADV_UNARY(Trunc, "GetTruncMaxMinTmpSize", (::opkit_emu::AdvTmp{256, 256, 512}), std::trunc(x))

@@ -1,0 +1,343 @@
+"""cann_inplace_survey.py REPO [REPO ...] --opbase OPBASE [--json OUT] [--jobs N] [--list] -- how many of CANN's
+own A2 vector kernels compile unchanged on the emulator, compiled in place the way CANN's kernel build sees them.
+
+Opt-in (not CI). REPO is a checkout of hicann/ops-math or hicann/ops-nn (any repository laid out as
+<category>/<op>/{op_host,op_kernel}), OPBASE a checkout of hicann/opbase; none is vendored here.
+
+Which files (the A2 vector-side kernel entries):
+  every op_kernel/ source that defines a `__global__ __aicore__` function, directly in op_kernel/ or in
+  op_kernel/arch22/; skipped and counted apart: other archNN/ folders, the Ascend 950 `*_apt.cpp` entries,
+  ops whose op_host `*_def.cpp` never names ascend910b, cube kernels (KERNEL_TYPE_AIC_ONLY / KERNEL_TYPE_MIX_*).
+How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
+  - the op's tiling struct first, as CANN's build gives it to the kernel: the header it generates from the op_host
+    registrations (BEGIN_TILING_DATA_DEF / REGISTER_TILING_DATA_CLASS), written by opkit.cannproject.tiling_view
+    from the op's own `op_host/*tiling*.h` (op_host/arch22/ too) and every registration of the op type in the
+    repository; with --raw-tiling-headers those op_host headers are included as they are instead (the method of
+    issue 39's first measurement: their host-side includes then have to resolve);
+  - the include folders CANN's kernel build gives the kernel: the op's op_kernel/ and op_host/, and
+    `ascendc/common` as the ops repositories' cmake stages it (cmake/gen_ops_info.cmake: opbase's
+    pkg_inc/op_common/atvoss and include/op_common/op_kernel copied into `<impl>/ascendc/common`); the kernel is
+    compiled from a staging folder where each op's op_kernel/ sits under the op's name beside its siblings, as
+    the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves;
+  - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
+  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT);
+  - the entry renamed as `opkit import-cann` renames it (python/opkit/cannproject/kernel.py), and a templated
+    entry instantiated (`&entry<args>`) with the first arguments its `ASCENDC_TPL_SEL` selects
+    (ASCENDC_TPL_DATATYPE_* parameters as their C++ type), since -fsyntax-only never instantiates an
+    uninstantiated template: a templated entry that cannot be instantiated does not compile.
+A file that does not compile stays in the denominator. The summary groups failures by cause (the first
+error, normalised: a missing header, an undeclared name, a name the emulator rejects, ...). The work folder
+is a temporary directory, deleted at the end. Exit 0 always: the figures are the output.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+
+from opkit import emulator  # noqa: E402
+from opkit.cannproject import tiling_view  # noqa: E402
+
+ENTRY_RE = re.compile(r"__global__\s+__aicore__\s+void\s+(\w+)\s*\(")
+TPL_ENTRY_RE = re.compile(r"template\s*<([^;{]*?)>\s*(?:extern\s+\"C\"\s*)?__global__\s+__aicore__\s+void\s+(\w+)\s*\(")
+CUBE_RE = re.compile(r"KERNEL_TYPE_AIC_ONLY|KERNEL_TYPE_MIX_AI[CV]")
+ARCH_DIR = re.compile(r"^arch(\d\d)$")
+C_DT = {"C_DT_FLOAT": "float", "C_DT_FLOAT16": "half", "C_DT_BF16": "bfloat16_t", "C_DT_INT8": "int8_t",
+        "C_DT_UINT8": "uint8_t", "C_DT_INT16": "int16_t", "C_DT_UINT16": "uint16_t", "C_DT_INT32": "int32_t",
+        "C_DT_UINT32": "uint32_t", "C_DT_INT64": "int64_t", "C_DT_UINT64": "uint64_t", "C_DT_BOOL": "bool",
+        "C_DT_DOUBLE": "double"}
+
+
+def _calls(text: str, name: str) -> list[str]:
+    """Argument strings of every `name(...)` in text (balanced parentheses)."""
+    out, i = [], 0
+    while True:
+        i = text.find(name + "(", i)
+        if i < 0:
+            return out
+        j, depth = i + len(name), 0
+        for k in range(j, len(text)):
+            if text[k] == "(":
+                depth += 1
+            elif text[k] == ")":
+                depth -= 1
+                if depth == 0:
+                    out.append(text[j + 1:k])
+                    break
+        i = j
+
+
+def _split(args: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in args:
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def _strip_comments(text: str) -> str:
+    return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+
+
+def _first_value(kind: str, vals: list[str]) -> str | None:
+    if kind == "UINT":                     # (name, bits, UI_LIST|UI_RANGE|UI_MIX, ...)
+        rest = vals[2:]
+        if rest and rest[0].endswith("UI_LIST") and len(rest) > 1:
+            return rest[1]
+        if rest and rest[0].endswith(("UI_RANGE", "UI_MIX")) and len(rest) > 2:
+            return rest[2]
+        return None
+    if kind == "DATATYPE":
+        v = next((x for x in vals[1:] if x.startswith("C_DT_")), None)
+        return C_DT.get(v, v)
+    if kind == "BOOL":
+        return "true" if vals[1:] and vals[1] in ("1", "true") else ("false" if vals[1:] else None)
+    v = vals[1] if len(vals) > 1 else None        # DTYPE / FORMAT / KERNEL_TYPE: integer ids
+    return v
+
+
+def tpl_args(op_kernel: Path) -> list[str] | None:
+    """The first template arguments ASCENDC_TPL_SEL selects, in declaration order; None without a declaration."""
+    text = ""
+    for h in sorted(op_kernel.rglob("*.h")):
+        if "arch35" in h.parts:
+            continue
+        t = _strip_comments(h.read_text(errors="replace"))
+        if "ASCENDC_TPL_ARGS_DECL" in t:
+            text = t
+            break
+    if not text:
+        return None
+    decl = _calls(text, "ASCENDC_TPL_ARGS_DECL")
+    if not decl:
+        return None
+    params = []
+    for p in _split(decl[0])[1:]:
+        m = re.match(r"ASCENDC_TPL_(\w+?)_DECL\((.*)\)$", p, re.S)
+        if m:
+            params.append((m.group(1), _split(m.group(2))))
+    chosen = {}
+    sels = _calls(text, "ASCENDC_TPL_ARGS_SEL")
+    if sels:
+        for p in _split(sels[0]):
+            m = re.match(r"ASCENDC_TPL_(\w+?)_SEL\((.*)\)$", p, re.S)
+            if m and m.group(1) != "KERNEL_TYPE":
+                chosen[_split(m.group(2))[0]] = (m.group(1), _split(m.group(2)))
+    out = []
+    for kind, vals in params:
+        k2, v2 = chosen.get(vals[0], (kind, vals))
+        if k2 == "UINT" and v2 is not vals:      # a SEL list has no bit width: (name, UI_LIST, v...)
+            v2 = [v2[0], "", *v2[1:]]
+        out.append(_first_value(k2, v2) or "0")
+    return out
+
+
+def ops_of(repo: Path):
+    for op_kernel in sorted(repo.rglob("op_kernel")):
+        if op_kernel.is_dir() and (op_kernel.parent / "op_host").is_dir() and "tests" not in op_kernel.parts:
+            yield op_kernel.parent
+
+
+def entries(op: Path) -> tuple[list[Path], Counter]:
+    """(A2 vector entry files of the op, skipped files by reason)."""
+    skipped, files = Counter(), []
+    k = op / "op_kernel"
+    cands = [p for p in k.rglob("*.cpp")]
+    defs = " ".join(p.read_text(errors="replace") for p in (op / "op_host").rglob("*_def.cpp"))
+    for p in sorted(cands):
+        rel = p.relative_to(k).parts
+        text = p.read_text(errors="replace")
+        if not ENTRY_RE.search(text):
+            continue
+        arch = [a for a in rel[:-1] if ARCH_DIR.match(a)]
+        if arch and arch != ["arch22"] or len(rel) > 2 or (len(rel) == 2 and rel[0] != "arch22"):
+            skipped["other arch / subfolder"] += 1
+        elif p.name.endswith("_apt.cpp"):
+            skipped["Ascend 950 *_apt.cpp"] += 1
+        elif "ascend910b" not in defs:
+            skipped["*_def.cpp does not name ascend910b"] += 1
+        elif CUBE_RE.search(text):
+            skipped["cube / MIX kernel"] += 1
+        else:
+            files.append(p)
+    return files, skipped
+
+
+def stage_common(opbase: Path, work: Path) -> Path:
+    """<work>/ascendc/common as the ops repositories' kernel build stages it (cmake/gen_ops_info.cmake)."""
+    common = work / "ascendc" / "common"
+    common.mkdir(parents=True)
+    (common / "atvoss").symlink_to(opbase / "pkg_inc" / "op_common" / "atvoss")
+    (common / "op_kernel").symlink_to(opbase / "include" / "op_common" / "op_kernel")
+    return common
+
+
+def op_type_of(op: Path, kernel: Path) -> str | None:
+    """The OpType the op's *_def.cpp adds (OP_ADD), the one named like the kernel file if several."""
+    types = []
+    for d in sorted((op / "op_host").rglob("*_def.cpp")):
+        types += re.findall(r"\bOP_ADD\s*\(\s*(\w+)", d.read_text(errors="replace"))
+    stem = kernel.stem.replace("_", "").lower()
+    return next((t for t in types if t.lower() == stem), types[0] if types else None)
+
+
+def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool, work: Path,
+                     idx: int) -> tuple[str, list[str]]:
+    text = _strip_comments(kernel.read_text(errors="replace"))
+    host = op / "op_host"
+    tiling = sorted(h for d in (host, host / "arch22") if d.is_dir() for h in d.glob("*tiling*.h"))
+    op_type = op_type_of(op, kernel)
+    m = TPL_ENTRY_RE.search(text)
+    name = m.group(2) if m else ENTRY_RE.search(text).group(1)
+    src = '#include "kernel_operator.h"\n' + "".join(f"#include <{h}>\n" for h in ("cmath", "cstdlib", "cstring"))
+    if raw:
+        src += "".join(f'#include "{h}"\n' for h in tiling)
+    else:
+        view = work / f"tiling{idx}.h"
+        view.write_text(tiling_view.kernel_view(op_type, tiling, [repo]))
+        src += f'#include "{view}"\n'
+    src += f'#define {name} opkit_cann_entry_{name}\n#include "{staged}"\n#undef {name}\n'
+    if m:
+        args = tpl_args(op / "op_kernel")
+        nparams = len(_split(m.group(1)))
+        if args is None or len(args) != nparams:
+            args = (args or []) + ["0"] * max(0, nparams - len(args or []))
+            args = args[:nparams]
+        src += f"namespace {{ auto* const opkit_inst = &opkit_cann_entry_{name}<{', '.join(args)}>; }}\n"
+    # every DTYPE_<X> of the kernel and its own headers, as float
+    names = set()  # CANN's build defines DTYPE_<X> / ORIG_DTYPE_<X> for every input and output of the OpDef
+    for d in (op / "op_host").rglob("*_def.cpp"):
+        for io in re.findall(r"\.(?:Input|Output)\s*\(\s*\"(\w+)\"", d.read_text(errors="replace")):
+            names |= {f"DTYPE_{io.upper()}", f"ORIG_DTYPE_{io.upper()}"}
+    for f in [kernel, *(op / "op_kernel").rglob("*.h")]:
+        names |= set(re.findall(r"\b(?:ORIG_)?DTYPE_[A-Z0-9_]+\b", f.read_text(errors="replace")))
+    defs = [f"-D{n}={'DT_FLOAT' if n.startswith('ORIG_') else 'float'}" for n in sorted(names)]
+    if op_type:
+        defs.append(f"-DOPKIT_CANN_OP_TYPE={op_type}")
+    return src, defs
+
+
+CAUSES = [
+    (re.compile(r"fatal error: ([^:]+): No such file"), "missing header {0}"),
+    (re.compile(r"not supported on the emulator: ([\w:<>/.]+)"), "rejected by the emulator: {0}"),
+    (re.compile(r"error: '([\w:]+)' (?:was not declared|has not been declared|is not a member of)"), "undeclared {0}"),
+    (re.compile(r"error: '([\w:]+)' is not a member of '([\w:]+)'"), "{1}::{0} not declared"),
+    (re.compile(r"error: ‘([\w:]+)’ is not a member of ‘([\w:]+)’"), "{1}::{0} not declared"),
+    (re.compile(r"error: ‘([\w:]+)’ (?:was not declared|has not been declared|does not name a type)"), "undeclared {0}"),
+    (re.compile(r"error: '([\w:]+)' does not name a type"), "undeclared {0}"),
+    (re.compile(r"error: no matching function for call to ‘([\w:]+)"), "no overload {0}"),
+    (re.compile(r"error: #error (.*)"), "#error {0}"),
+]
+
+
+def cause(stderr: str) -> str:
+    first = next((ln for ln in stderr.splitlines() if "error" in ln), stderr.strip()[:200])
+    for pat, fmt in CAUSES:
+        m = pat.search(first)
+        if m:
+            return fmt.format(*m.groups())
+    return re.sub(r"^.*?error: ", "", re.sub(r"\d+", "N", first))[:120]
+
+
+def stage(op: Path, kernel: Path, work: Path, staged_roots: dict) -> Path:
+    """The kernel's path in a folder where every sibling op's op_kernel/ sits under the op's name."""
+    root = staged_roots.get(op.parent)
+    if root is None:
+        root = work / f"impl{len(staged_roots)}"
+        root.mkdir()
+        for sib in op.parent.iterdir():
+            if (sib / "op_kernel").is_dir():  # real folders, linked files: `..` must stay in the staging folder
+                for f in (sib / "op_kernel").rglob("*"):
+                    if f.is_file():
+                        dst = root / sib.name / f.relative_to(sib / "op_kernel")
+                        dst.parent.mkdir(parents=True, exist_ok=True)
+                        dst.symlink_to(f)
+        staged_roots[op.parent] = root
+    return root / op.name / kernel.relative_to(op / "op_kernel")
+
+
+def compile_one(kernel: Path, op: Path, common: Path, work: Path, idx: int, staged: Path, repo: Path,
+                raw: bool) -> tuple[bool, str]:
+    src, defs = translation_unit(kernel, op, staged, repo, raw, work, idx)
+    tu = work / f"tu{idx}.cpp"
+    tu.write_text(src)
+    cmd = ["g++", "-fsyntax-only", "-w", *emulator.cflags(), f"-I{op / 'op_kernel'}", f"-I{op / 'op_host'}",
+           f"-I{common}", *defs, str(tu)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.returncode == 0, "" if r.returncode == 0 else cause(r.stderr)
+
+
+def survey(repo: Path, opbase: Path, jobs: int, listing: bool, raw: bool) -> dict:
+    with tempfile.TemporaryDirectory(prefix="opkit-inplace-") as tmp:
+        work = Path(tmp)
+        common = stage_common(opbase.resolve(), work)
+        todo, skipped, roots = [], Counter(), {}
+        for op in ops_of(repo):
+            files, sk = entries(op)
+            skipped.update(sk)
+            todo += [(f, op, stage(op, f, work, roots)) for f in files]
+        if not raw:
+            tiling_view.kernel_view(None, [], [repo])  # index the repository's registrations once
+        with ThreadPoolExecutor(jobs) as ex:
+            res = list(ex.map(lambda a: compile_one(a[1][0], a[1][1], common, work, a[0], a[1][2], repo, raw),
+                              enumerate(todo)))
+    ok = sum(r[0] for r in res)
+    causes = Counter(r[1] for r in res if not r[0])
+    if listing:
+        for (f, _, _), (good, why) in zip(todo, res):
+            print(f"{'ok  ' if good else 'FAIL'} {f.relative_to(repo)}{'' if good else '  -- ' + why}")
+    return {"repo": str(repo), "files": len(todo), "compile": ok, "skipped": dict(skipped),
+            "causes": causes.most_common(), "failed": [str(f.relative_to(repo)) for (f, _, _), r in zip(todo, res) if not r[0]]}
+
+
+def _commit(repo: Path) -> str:
+    r = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return r.stdout.strip() or "(not a git checkout)"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("repos", nargs="+", type=Path)
+    ap.add_argument("--opbase", type=Path, required=True)
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
+    ap.add_argument("--list", action="store_true", help="one line per file")
+    ap.add_argument("--top", type=int, default=15, help="causes shown per repository")
+    ap.add_argument("--raw-tiling-headers", action="store_true",
+                    help="include the op_host tiling headers as they are instead of the kernel's view of them")
+    a = ap.parse_args()
+    out = []
+    for repo in a.repos:
+        repo = repo.resolve()
+        s = survey(repo, a.opbase, a.jobs, a.list, a.raw_tiling_headers)
+        s["commit"] = _commit(repo)
+        out.append(s)
+        pct = 100 * s["compile"] / s["files"] if s["files"] else 0
+        print(f"{repo.name} {s['commit']}: {s['compile']} / {s['files']} A2 vector entries compile ({pct:.0f} %); "
+              f"skipped {sum(s['skipped'].values())}: " + ", ".join(f"{k} {v}" for k, v in s["skipped"].items()))
+        for c, n in s["causes"][:a.top]:
+            print(f"  {n:4d}  {c}")
+    if a.json:
+        a.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""CANN's build semantics on the kernel side (issue 39): what CANN's kernel build gives a kernel and `opkit cflags`
+must give it too -- the header paths CANN ships (kernel_operator_intf.h, basic_api/, impl/dav_c220/, lib/...,
+adv_api/...), a cube header included but unused, constexpr half, `__bf16`, TILING_KEY_VAR in `#if`, InitGlobalMemory."""
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/kernel_basic_intf.h",
+           "impl/dav_c220/kernel_operator_reg_others_impl.h", "adv_api/kernel_api.h", "lib/math/sin.h",
+           "adv_api/math/power.h", "adv_api/utils/init_global_memory.h", "lib/utils/init_global_memory.h",
+           "lib/matmul_intf.h", "adv_api/matmul/matmul_intf.h"]
+
+
+def compile_src(gxx, tmp_path, text, name="k.cpp"):
+    src = tmp_path / name
+    src.write_text(text)
+    return gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+
+
+@pytest.mark.parametrize("header", HEADERS)
+def test_cann_kernel_header_paths_resolve(gxx, tmp_path, header):
+    r = compile_src(gxx, tmp_path, f'#include "{header}"\nusing namespace AscendC;\n'
+                                   "void f(LocalTensor<float> d, LocalTensor<float> s) { Sin(d, s, 8u); }\n")
+    assert r.returncode == 0, r.stderr
+
+
+def test_including_matmul_intf_without_using_it_compiles(gxx, tmp_path):
+    r = compile_src(gxx, tmp_path, '#include "lib/matmul_intf.h"\nusing namespace AscendC;\n'
+                                   "extern \"C\" __global__ __aicore__ void k(GM_ADDR x) { (void)x; }\n")
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("use,name", [
+    ("using A = MatmulType<TPosition::GM, CubeFormat::ND, half>; struct K { Matmul<A, A, A> mm; }; K k;", "Matmul"),
+    ("struct K { MatmulType<TPosition::GM, CubeFormat::ND, half> t; }; K k;", "MatmulType"),
+    ("void f() { REGIST_MATMUL_OBJ(nullptr, nullptr, 0); }", "REGIST_MATMUL_OBJ"),
+    ("constexpr MatmulConfig c = GetNormalConfig();", "GetNormalConfig"),
+])
+def test_using_a_matmul_name_fails_naming_it(gxx, tmp_path, use, name):
+    r = compile_src(gxx, tmp_path, f'#include "lib/matmul_intf.h"\nusing namespace AscendC;\n{use}\n')
+    assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr, r.stderr[-2000:]
+
+
+def test_half_and_bfloat16_construct_in_constant_expressions(gxx, tmp_path):
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n'
+                    "constexpr half kOne = 1.0;\nconstexpr half kTenth = half(0.1f);\nconstexpr bfloat16_t kB = 0.5f;\n"
+                    "static_assert(float(kOne) == 1.0f && float(kB) == 0.5f, \"\");\n"
+                    "static_assert(kTenth.bits_ == 0x2e66, \"round to nearest even\");\n"
+                    "static_assert(half(65520.0f).bits_ == 0x7c00, \"overflow to inf\");\n"
+                    "static_assert(std::is_same_v<__bf16, bfloat16_t>, \"bisheng's bf16 name\");\n")
+    assert r.returncode == 0, r.stderr
+
+
+PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+#if TILING_KEY_VAR == 0
+constexpr int kPreprocessorKey = 0;   // CANN's CPU-debug build: TILING_KEY_VAR is an identifier, 0 in #if
+#else
+constexpr int kPreprocessorKey = 1;
+#endif
+extern "C" __global__ __aicore__ void fill(GM_ADDR y) {
+  TPipe pipe;
+  GlobalTensor<float> gy;
+  gy.SetGlobalBuffer((__gm__ float*)y, 100);
+  InitGlobalMemory(gy, 100, 2.5f);
+  if (TILING_KEY_VAR == 7 && TILING_KEY_IS(7)) gy.SetValue(0, 7.0f);
+  GlobalTensor<half> gh;
+  gh.SetGlobalBuffer((__gm__ half*)(y + 400), 16);
+  Fill(gh, 16, static_cast<half>(1.5f));
+}
+int main() {
+  auto* y = (uint8_t*)GmAlloc(400 + 32);
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_SET_TILING_KEY(7);
+  ICPU_RUN_KF(fill, 1, y);
+  const float* f = (const float*)y;
+  const half* h = (const half*)(y + 400);
+  std::printf("%d %g %g %g %g\n", kPreprocessorKey, f[0], f[1], f[99], float(h[15]));
+  GmFree(y);
+  return 0;
+}
+'''
+
+
+def test_tiling_key_var_and_init_global_memory(gxx, tmp_path):
+    src = tmp_path / "prog.cpp"
+    src.write_text(PROGRAM)
+    r = gxx(src, tmp_path / "prog")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "7", "2.5", "2.5", "1.5"]
+
+
+def test_ascendc_std_utilities(gxx, tmp_path):
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                    "static_assert(AscendC::Std::is_same_v<int, int> && Std::is_base_of_v<int, int> == false);\n"
+                    "static_assert(Std::min(3, 2u) == 2u && AscendC::Std::max(1.5f, 2) == 2.0f);\n"
+                    "template <class T> constexpr bool f() { return !Std::always_false_v<T>; }\n"
+                    "static_assert(f<int>());\n"
+                    "constexpr AscendC::Std::tuple<int, float> t{1, 2.f};\n"
+                    "static_assert(Std::get<0>(t) == 1 && Std::is_same_v<Std::remove_cvref_t<const int&>, int>);\n"
+                    "static_assert(Std::is_one_of_v<float, half, float> && Std::is_tuple_v<decltype(t)>);\n")
+    assert r.returncode == 0, r.stderr
+
+
+LIST_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void sum_list(GM_ADDR list, GM_ADDR out, GM_ADDR mode) {
+  ListTensorDesc l(reinterpret_cast<__gm__ void*>(list));
+  GlobalTensor<float> go;
+  go.SetGlobalBuffer((__gm__ float*)out, 8);
+  uint64_t shape[2];
+  float total = 0;
+  for (uint32_t i = 0; i < l.GetSize(); ++i) {
+    TensorDesc<float> d;
+    d.SetShapeAddr(shape);
+    l.GetDesc(d, i);
+    GlobalTensor<float> g = d.GetDataObj();
+    for (uint64_t k = 0; k < d.GetShape(0) * d.GetShape(1); ++k) total += g.GetValue(k);
+    go.SetValue(1 + i, static_cast<float>(d.GetShape(0) * 10 + d.GetShape(1)));
+  }
+  go.SetValue(0, total);
+  go.SetValue(3, static_cast<float>(l.GetSize()));
+  if (*(__gm__ int32_t*)mode == 1) l.GetDataPtr<float>(2);  // LIST:past
+}
+int main(int argc, char**) {
+  auto* a = (float*)GmAlloc(6 * 4);
+  auto* b = (float*)GmAlloc(4 * 4);
+  for (int i = 0; i < 6; ++i) a[i] = i;           // 15
+  for (int i = 0; i < 4; ++i) b[i] = 100;         // 400
+  // [ptr offset][dim 2 | index 0 << 32][2][3][dim 2 | index 1 << 32][4][1][ptr a][ptr b]
+  auto* list = (uint64_t*)GmAlloc(9 * 8);
+  uint64_t words[9] = {7 * 8, 2, 2, 3, (1ull << 32) | 2, 4, 1, (uint64_t)a, (uint64_t)b};
+  memcpy(list, words, sizeof(words));
+  auto* out = (float*)GmAlloc(8 * 4);
+  auto* mode = (int32_t*)GmAlloc(32);
+  *mode = argc > 1 ? 1 : 0;
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(sum_list, 1, (uint8_t*)list, (uint8_t*)out, (uint8_t*)mode);
+  std::printf("%g %g %g %g\n", out[0], out[1], out[2], out[3]);
+  return 0;
+}
+'''
+
+
+def test_list_tensor_desc_decodes_a_dynamic_list(gxx, tmp_path):
+    src = tmp_path / "list.cpp"
+    src.write_text(LIST_PROGRAM)
+    r = gxx(src, tmp_path / "list")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "list")], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split() == ["415", "23", "41", "2"], out.stdout + out.stderr
+    past = subprocess.run([str(tmp_path / "list"), "past"], capture_output=True, text=True)
+    line = next(i for i, t in enumerate(LIST_PROGRAM.splitlines(), 1) if "LIST:past" in t)
+    assert past.returncode == 1 and "[kernel-assert] ListTensorDesc" in past.stderr and f"list.cpp:{line}" in past.stderr
+
+
+ATOMIC_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void atomic_mm(GM_ADDR mx, GM_ADDR mn, GM_ADDR imx) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b, bi;
+  pipe.InitBuffer(b, 32);
+  pipe.InitBuffer(bi, 32);
+  LocalTensor<float> t = b.Get<float>();
+  LocalTensor<int32_t> ti = bi.Get<int32_t>();
+  const float v = (GetBlockIdx() % 2 ? 1.0f : -1.0f) * (GetBlockIdx() + 1);   // -1, 2, -3, 4
+  Duplicate(t, v, 8);
+  Duplicate(ti, static_cast<int32_t>(v * 10), 8);
+  PipeBarrier<PIPE_ALL>();
+  GlobalTensor<float> gmx, gmn;
+  GlobalTensor<int32_t> gimx;
+  gmx.SetGlobalBuffer((__gm__ float*)mx, 8);
+  gmn.SetGlobalBuffer((__gm__ float*)mn, 8);
+  gimx.SetGlobalBuffer((__gm__ int32_t*)imx, 8);
+  SetAtomicMax<float>();
+  DataCopy(gmx, t, 8);
+  SetAtomicMin<float>();
+  DataCopy(gmn, t, 8);
+  SetAtomicMax<int32_t>();
+  DataCopy(gimx, ti, 8);
+  SetAtomicNone();
+}
+int main() {
+  auto* mx = (float*)GmAlloc(32);
+  auto* mn = (float*)GmAlloc(32);
+  auto* imx = (int32_t*)GmAlloc(32);
+  for (int i = 0; i < 8; ++i) { mx[i] = 0; mn[i] = 0; imx[i] = 0; }
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(atomic_mm, 4, (uint8_t*)mx, (uint8_t*)mn, (uint8_t*)imx);
+  std::printf("%g %g %d\n", mx[7], mn[7], imx[7]);
+  return 0;
+}
+'''
+
+
+def test_set_atomic_max_and_min(gxx, tmp_path):
+    src = tmp_path / "atomic.cpp"
+    src.write_text(ATOMIC_PROGRAM)
+    r = gxx(src, tmp_path / "atomic")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "atomic")], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.split() == ["4", "-3", "40"], out.stdout + out.stderr
+
+
+DUMP_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void dump(GM_ADDR x) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 32);
+  LocalTensor<float> t = b.Get<float>();
+  Duplicate(t, 1.5f, 8);
+  PipeBarrier<PIPE_ALL>();
+  DumpTensor(t, 7, 3);
+  GlobalTensor<int32_t> g;
+  g.SetGlobalBuffer((__gm__ int32_t*)x, 4);
+  DumpTensor(g, 8, 4);
+  DumpAccChkPoint(t, 9, 6, 100);
+}
+int main() {
+  auto* x = (int32_t*)GmAlloc(16);
+  for (int i = 0; i < 4; ++i) x[i] = i * 10;
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(dump, 1, (uint8_t*)x);
+  return 0;
+}
+'''
+
+
+def test_dump_tensor_prints_the_values(gxx, tmp_path):
+    src = tmp_path / "dump.cpp"
+    src.write_text(DUMP_PROGRAM)
+    r = gxx(src, tmp_path / "dump")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "dump")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["DumpTensor: desc=7, offset=0, count=3", "[1.5, 1.5, 1.5]",
+                                       "DumpTensor: desc=8, offset=0, count=4", "[0, 10, 20, 30]",
+                                       "DumpAccChkPoint: desc=9, offset=6, count=2", "[1.5, 1.5]"]

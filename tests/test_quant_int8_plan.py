@@ -2,6 +2,7 @@
 float32 conv per chunk of input channels whose bound |x_code| * sum|w_code| stays below 2^24, summed in float64)
 instead of measuring max|x| per call. Proof of equality with the per-call path (``exact_product``), bit for bit,
 layer call by layer call, on the zoo and held-out-style nets, under the device policy and AMCT's fake-quant."""
+import pickle
 import sys
 from pathlib import Path
 
@@ -127,3 +128,6 @@ def test_bias_inside_the_float32_conv_and_the_overflow_check_kept_when_it_can_ha
     layer = QuantLayer("c", ConvGeometry.of(conv), codes, torch.tensor([1.0]), 1.0, -128,
                        bias_codes=torch.tensor([2 ** 31, 0, 0, 0]))
     assert not layer._accumulate(q)[1]           # |acc| can pass 2^31 - 1: run() measures it
+    back = pickle.loads(pickle.dumps(layer))     # Ray workers: the plan is not shipped, it is rebuilt
+    assert "_plan" not in back.__dict__ or back.__dict__["_plan"] is not None
+    assert back.chunk_plan() == layer.chunk_plan() and torch.equal(back.accumulate(q), layer.accumulate(q))

@@ -121,20 +121,19 @@ def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | Non
 
     def fits(u, d):
         return max(float(u.max()), -float(d.min())) < F32_LIMIT
+    if up.numel() == 0:
+        return None
     if groups != 1:
         return ((0, up.shape[1]),) if fits(up.sum(1), dn.sum(1)) else None
-    chunks, start = [], 0
-    run_up, run_dn = torch.zeros(up.shape[0], dtype=F64), torch.zeros(up.shape[0], dtype=F64)
-    for c in range(up.shape[1]):
-        nu, nd = run_up + up[:, c], run_dn + dn[:, c]
-        if fits(nu, nd):
-            run_up, run_dn = nu, nd
-            continue
-        if c == start or not fits(up[:, c], dn[:, c]):
+    chunks, start, n = [], 0, up.shape[1]
+    while start < n:
+        # the running bounds only grow (up >= 0, dn <= 0): the channels that fit are a prefix of what is left
+        grow = torch.maximum(up[:, start:].cumsum(1).amax(0), (-dn[:, start:]).cumsum(1).amax(0))
+        take = int((grow < F32_LIMIT).sum())
+        if take == 0 or len(chunks) == MAX_CHUNKS:
             return None
-        chunks.append((start, c))
-        start, run_up, run_dn = c, up[:, c].clone(), dn[:, c].clone()
-    chunks.append((start, up.shape[1]))
+        chunks.append((start, start + take))
+        start += take
     return tuple(chunks) if len(chunks) <= MAX_CHUNKS else None
 
 

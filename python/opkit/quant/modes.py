@@ -67,7 +67,7 @@ def exact_product(apply, x: torch.Tensor, w: torch.Tensor, k: int) -> torch.Tens
     else float64 (2^53)."""
     ax = float(x.abs().max()) if x.numel() else 0.0
     aw = float(w.abs().max()) if w.numel() else 0.0
-    exact32 = torch.get_float32_matmul_precision() == "highest"
+    exact32 = exact32_allowed()
     if exact32 and k * ax * aw < 2 ** 24:
         return apply(x.to(F32), w.to(F32)).to(F64)
     if exact32 and aw <= 128 and k * ax * 16 < 2 ** 24:

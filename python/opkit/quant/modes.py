@@ -16,6 +16,7 @@ All hold tensors and numbers only, so a variant pickles (Ray workers, issue 22).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -66,7 +67,7 @@ def exact_product(apply, x: torch.Tensor, w: torch.Tensor, k: int) -> torch.Tens
     else float64 (2^53)."""
     ax = float(x.abs().max()) if x.numel() else 0.0
     aw = float(w.abs().max()) if w.numel() else 0.0
-    exact32 = torch.get_float32_matmul_precision() == "highest"
+    exact32 = exact32_allowed()
     if exact32 and k * ax * aw < 2 ** 24:
         return apply(x.to(F32), w.to(F32)).to(F64)
     if exact32 and aw <= 128 and k * ax * 16 < 2 ** 24:
@@ -77,15 +78,74 @@ def exact_product(apply, x: torch.Tensor, w: torch.Tensor, k: int) -> torch.Tens
     return apply(x.to(F64), w.to(F64))
 
 
+def exact32_allowed() -> bool:
+    """Float32 convs and matmuls run in full float32 (no TF32/bf16 shortcut): the condition for exactness."""
+    if torch.get_float32_matmul_precision() != "highest":
+        return False
+    for knob in ("matmul", "conv"):              # oneDNN's own precision knobs (newer torch), when present
+        prec = getattr(getattr(getattr(torch.backends, "mkldnn", None), knob, None), "fp32_precision", None)
+        if prec not in (None, "none", "ieee"):
+            return False
+    return True
+
+
+F32_LIMIT = 2 ** 24
+MAX_CHUNKS = 16
+
+
+def _channel_bounds(codes: torch.Tensor, x_hi: int, x_lo: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per output channel o and input channel c: the largest and the smallest (<= 0) sum over the kernel window of
+    max(0, x*w) and min(0, x*w) for x in [x_lo, x_hi] -- the extremes any subset of those products can sum to."""
+    w = codes.detach().to(F64)
+    w = w.reshape(w.shape[0], w.shape[1], -1)
+    ends = torch.stack([w * x_hi, w * x_lo])
+    up = ends.amax(0).clamp(min=0).sum(-1)
+    dn = ends.amin(0).clamp(max=0).sum(-1)
+    return up, dn
+
+
+def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | None = None) -> tuple | None:
+    """Input-channel chunks ((c0, c1), ...) of a conv/linear on integer codes over which ONE float32 conv/matmul
+    per chunk is exact, decided from the weight codes and the range [x_lo, x_hi] of the input codes alone (not
+    per call; x_lo defaults to -x_hi).
+
+    Output channel o of a chunk S sums the products x_j * w_oj, j in S; every partial sum, in any order and any
+    blocking (fused multiply-adds too), is the sum of a subset of those products, so it lies between
+    sum_S min(0, x_lo w_oj, x_hi w_oj) and sum_S max(0, x_lo w_oj, x_hi w_oj) (after a ReLU, x_lo = 0: the
+    positive or the negative weights times x_hi). While both stay below 2^24 in magnitude for every o, each
+    partial sum is an integer a float32 holds exactly, so every addition is exact. The chunks' sums are then
+    added in float64 (below 2^53): exact. Channels are taken greedily in order. None when no such plan exists
+    (one channel alone past the limit, a grouped conv whose whole fan-in is past it, or more than MAX_CHUNKS
+    chunks): the caller keeps the per-call path (``exact_product``)."""
+    up, dn = _channel_bounds(codes, x_hi, -x_hi if x_lo is None else x_lo)
+
+    def fits(u, d):
+        return max(float(u.max()), -float(d.min())) < F32_LIMIT
+    if up.numel() == 0:
+        return None
+    if groups != 1:
+        return ((0, up.shape[1]),) if fits(up.sum(1), dn.sum(1)) else None
+    chunks, start, n = [], 0, up.shape[1]
+    while start < n:
+        # the running bounds only grow (up >= 0, dn <= 0): the channels that fit are a prefix of what is left
+        grow = torch.maximum(up[:, start:].cumsum(1).amax(0), (-dn[:, start:]).cumsum(1).amax(0))
+        take = int((grow < F32_LIMIT).sum())
+        if take == 0 or len(chunks) == MAX_CHUNKS:
+            return None
+        chunks.append((start, start + take))
+        start += take
+    return tuple(chunks) if len(chunks) <= MAX_CHUNKS else None
+
+
 def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> torch.Tensor:
     """AscendQuant as the TBE kernel computes it: fp32 input cast to fp16, x * fp16(1/scale_d) and + offset in fp16,
     rounded (half to even here; the cast's tie rule is not documented) and saturated. NaN becomes 0."""
     lo, hi = int_range(bits)
     h = x.to(F16)
     t = h * torch.tensor(1.0 / scale_d, dtype=F32).to(F16)
-    t = t + torch.tensor(float(offset_d), dtype=F16)
-    q = torch.round(t.to(F32)).clamp(lo, hi)
-    return torch.nan_to_num(q, nan=0.0)
+    t.add_(torch.tensor(float(offset_d), dtype=F16))       # in place on fresh tensors: the same ops, fewer passes
+    q = t.to(F32).round_().clamp_(lo, hi)
+    return q.nan_to_num_(nan=0.0)
 
 
 def reciprocal_scale(scale_d: float) -> torch.Tensor:
@@ -99,8 +159,8 @@ def amct_fake_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -
     reciprocal scale, Round (half to even), Add offset, Clip -- the offset comes after the rounding, and the scale
     multiplies rather than divides (x / scale rounds differently near .5). NaN becomes 0."""
     lo, hi = int_range(bits)
-    q = torch.clamp(torch.round(x.to(F32) * reciprocal_scale(scale_d)) + offset_d, lo, hi)
-    return torch.nan_to_num(q, nan=0.0)
+    q = (x.to(F32) * reciprocal_scale(scale_d)).round_().add_(offset_d).clamp_(lo, hi)
+    return q.nan_to_num_(nan=0.0)
 
 
 @dataclass
@@ -122,10 +182,55 @@ class QuantLayer(LayerMode):
     from_requant: bool = False           # the input is the previous layer's requantized codes
     bias: torch.Tensor | None = None     # the float32 bias, for a Linear AMCT sees as MatMul + Add (see run)
     in_scale: torch.Tensor | None = None  # DMQ's 1 / f: AMCT's Mul before the layer, in the input's dtype
+    planned: ClassVar[bool] = True       # False: the per-call exact_product path only (tests, benchmarks)
 
     @property
     def op_type(self) -> str:
         return self.geometry.op_type
+
+    @property
+    def x_range(self) -> tuple[int, int]:
+        """[min, max] of q - offset_d over every code the input quantizer can give (clamped to its range)."""
+        lo, hi = int_range(self.act_bits)
+        return int(lo - self.offset_d), int(hi - self.offset_d)
+
+    @property
+    def x_bound(self) -> int:
+        """max |q - offset_d| over every code the input quantizer can give."""
+        return int(max(abs(v) for v in self.x_range))
+
+    def chunk_plan(self) -> tuple | None:
+        """The layer's float32 chunk plan (``plan_chunks``), computed once from its codes and activation range and
+        kept (recomputed only if the codes, offset or bit width change)."""
+        return self._planned()[0]
+
+    def _planned(self) -> tuple:
+        """(chunks or None, bias_in_f32, peak): ``bias_in_f32`` when one float32 conv with the int32 bias added in
+        it stays below 2^24 for every output (then its float32 result is exact); ``peak`` the largest |acc| any
+        input can give (the int32 overflow check is skipped when it is <= 2^31 - 1)."""
+        bias = self.bias_codes
+        key = (id(self.codes), self.codes._version, self.offset_d, self.act_bits, id(bias),
+               None if bias is None else bias._version)
+        cached = self.__dict__.get("_plan")
+        if cached is None or cached[0] != key:
+            x_lo, x_hi = self.x_range
+            chunks = plan_chunks(self.codes, x_hi, self.geometry.groups, x_lo)
+            up, dn = _channel_bounds(self.codes, x_hi, x_lo)
+            rows = torch.maximum(up.sum(1), -dn.sum(1))           # the largest |partial sum| of output o
+            b = bias.detach().to(F64).abs().reshape(-1) if bias is not None else torch.zeros(1, dtype=F64)
+            total = float((rows + b).max()) if rows.numel() else 0.0
+            bias_f32 = chunks is not None and len(chunks) == 1 and total < F32_LIMIT
+            cached = (key, (chunks, bias_f32, total))
+            self.__dict__["_plan"] = cached
+        return cached[1]
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d.pop("_plan", None)
+        return d
+
+    def __post_init__(self):
+        self._planned()               # chosen when the variant is built, not per call
 
     @property
     def deq_scale(self) -> torch.Tensor:
@@ -137,15 +242,51 @@ class QuantLayer(LayerMode):
         if self.from_requant:
             # after AscendRequant the input is (q - offset) * scale held in fp16 (11 bits for at most 2^8 steps):
             # dividing back recovers q exactly
-            return torch.nan_to_num(quantize(x.to(F32), self.scale_d, self.offset_d, self.act_bits), nan=0.0)
+            # (quantize(), in place on the fresh quotient)
+            lo, hi = int_range(self.act_bits)
+            q = (x.to(F32) / self.scale_d).add_(self.offset_d).round_().clamp_(lo, hi)
+            return q.nan_to_num_(nan=0.0)
         return amct_fake_quant(x, self.scale_d, self.offset_d, self.act_bits)
 
     def accumulate(self, q: torch.Tensor, int_bias: bool = True) -> torch.Tensor:
-        """Exact integer accumulation (the cube's int32), see ``exact_product``. The activation offset is taken
-        off the codes first, so zero padding stands for a real zero (Conv2D's offset_x). Returns float64."""
-        acc = exact_product(self.geometry.apply, q - self.offset_d, self.codes, self.codes[0].numel())
+        """Exact integer accumulation (the cube's int32), see ``exact_product`` and ``plan_chunks``. The activation
+        offset is taken off the codes first, so zero padding stands for a real zero (Conv2D's offset_x). Returns
+        float64."""
+        return self._accumulate(q, int_bias)[0].to(F64)
+
+    def _accumulate(self, q: torch.Tensor, int_bias: bool = True, own: bool = False) -> tuple[torch.Tensor, bool]:
+        """(the exact integer sums as float32 or float64, whether the int32 overflow check can be skipped).
+        ``own``: q is integer_input's fresh, clamped codes (offset taken off in place, range not re-checked)."""
+        plan, bias_f32, peak = self._planned() if self.planned and exact32_allowed() else (None, False, 0.0)
+        xq = q.sub_(self.offset_d) if own and q.dtype == F32 else q - self.offset_d
+        if plan is not None and xq.numel() and not own:
+            lo, hi = torch.aminmax(xq)                # the plan's premise, checked (one pass; callers clamp)
+            x_lo, x_hi = self.x_range
+            if not (float(lo) >= x_lo and float(hi) <= x_hi):
+                plan = None
+        if plan is None:
+            acc = exact_product(self.geometry.apply, xq, self.codes, self.codes[0].numel())
+        elif bias_f32:
+            # one float32 conv, the int32 bias inside it: every partial sum below 2^24, the float32 result exact
+            b = self.bias_codes.to(F32).reshape(-1) if self.bias_codes is not None and int_bias else None
+            return self.geometry.apply(xq.to(F32), self.codes.to(F32), b), True
+        else:
+            acc = self.chunked(xq, plan)
         if self.bias_codes is not None and int_bias:
-            acc = acc + self.geometry.channel_view(self.bias_codes.to(F64), acc)
+            bias = self.geometry.channel_view(self.bias_codes.to(F64), acc)
+            acc = acc.add_(bias) if plan is not None else acc + bias
+        return acc, plan is not None and peak <= INT32_MAX
+
+    def chunked(self, xq: torch.Tensor, plan: tuple) -> torch.Tensor:
+        """One float32 conv/matmul per chunk of input channels (``plan_chunks``), summed in float64: exact."""
+        w = self.codes.to(F32)
+        if len(plan) == 1:
+            return self.geometry.apply(xq.to(F32), w).to(F64)
+        dim = -1 if self.op_type == "linear" else 1
+        acc = None
+        for c0, c1 in plan:
+            part = self.geometry.apply(xq.narrow(dim, c0, c1 - c0).to(F32), w.narrow(1, c0, c1 - c0))
+            acc = part.to(F64) if acc is None else acc.add_(part)      # float32 -> float64 exactly, in place
         return acc
 
     def run(self, sim, module, forward, args, kwargs):
@@ -160,8 +301,11 @@ class QuantLayer(LayerMode):
         # the bias at the Add's second input, finds the MatMul there, and leaves the bias in float -- it is added
         # after the dequant (hicann/amct utils/quant_node.py:425-450, optimizer/insert_bias_quant_pass.py:88-90)
         float_bias = self.op_type == "linear" and x.dim() != 2 and self.bias is not None
-        acc = self.accumulate(self.integer_input(x, device), int_bias=not float_bias)
-        peak = float(acc.abs().max()) if acc.numel() else 0.0
+        acc, bounded = self._accumulate(self.integer_input(x, device), int_bias=not float_bias, own=True)
+        peak = 0.0
+        if not bounded and acc.numel():
+            lo, hi = torch.aminmax(acc)
+            peak = max(-float(lo), float(hi))
         if peak > INT32_MAX:
             msg = f"{self.name}: int32 accumulator overflow (|acc| up to {peak:.3g} > 2^31-1)"
             sim.notes.append(msg)
@@ -173,7 +317,7 @@ class QuantLayer(LayerMode):
             y = self.requantize(acc)
             kernel = f"AscendQuant fp16 + {bits} cube + AscendRequant{what_if}"
         else:
-            y = acc.to(F32) * self.geometry.channel_view(self.deq_scale, acc)
+            y = acc.to(F32).mul_(self.geometry.channel_view(self.deq_scale, acc))   # acc is ours: in place
             kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device
                       else f"AMCT fake-quant {bits}{what_if}")
         if float_bias:
@@ -188,10 +332,10 @@ class QuantLayer(LayerMode):
         s_next, o_next, bits, relu = self.requant_to
         lo, hi = int_range(bits)
         req = self.geometry.channel_view(self.deq_scale / s_next, acc)
-        q = torch.clamp(torch.round(acc.to(F32) * req + o_next), lo, hi)
+        q = acc.to(F32).mul_(req).add_(o_next).round_().clamp_(lo, hi)    # acc is ours: in place
         if relu:
-            q = torch.clamp(q, min=o_next)
-        return (q - o_next) * s_next
+            q.clamp_(min=o_next)
+        return q.sub_(o_next).mul_(s_next)
 
 
 @dataclass

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 
-import numpy as np
 import pytest
 
 HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/kernel_basic_intf.h",
@@ -18,6 +17,15 @@ def compile_src(gxx, tmp_path, text, name="k.cpp"):
     src = tmp_path / name
     src.write_text(text)
     return gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+
+
+def _built_and_run(gxx, tmp_path, program: str, name: str = "prog") -> subprocess.CompletedProcess:
+    """Compile a CPU-debug program ``<name>.cpp`` with the emulator flags (the build must succeed) and run it."""
+    src = tmp_path / f"{name}.cpp"
+    src.write_text(program)
+    r = gxx(src, tmp_path / name)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return subprocess.run([str(tmp_path / name)], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("header", HEADERS)
@@ -89,11 +97,7 @@ int main() {
 
 
 def test_tiling_key_var_and_init_global_memory(gxx, tmp_path):
-    src = tmp_path / "prog.cpp"
-    src.write_text(PROGRAM)
-    r = gxx(src, tmp_path / "prog")
-    assert r.returncode == 0, r.stderr[-3000:]
-    out = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True)
+    out = _built_and_run(gxx, tmp_path, PROGRAM)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "7", "2.5", "2.5", "1.5"]
 
@@ -154,11 +158,7 @@ int main(int argc, char**) {
 
 
 def test_list_tensor_desc_decodes_a_dynamic_list(gxx, tmp_path):
-    src = tmp_path / "list.cpp"
-    src.write_text(LIST_PROGRAM)
-    r = gxx(src, tmp_path / "list")
-    assert r.returncode == 0, r.stderr[-3000:]
-    out = subprocess.run([str(tmp_path / "list")], capture_output=True, text=True)
+    out = _built_and_run(gxx, tmp_path, LIST_PROGRAM, "list")
     assert out.returncode == 0 and out.stdout.split() == ["415", "23", "41", "2"], out.stdout + out.stderr
     past = subprocess.run([str(tmp_path / "list"), "past"], capture_output=True, text=True)
     line = next(i for i, t in enumerate(LIST_PROGRAM.splitlines(), 1) if "LIST:past" in t)
@@ -208,11 +208,7 @@ int main() {
 
 
 def test_set_atomic_max_and_min(gxx, tmp_path):
-    src = tmp_path / "atomic.cpp"
-    src.write_text(ATOMIC_PROGRAM)
-    r = gxx(src, tmp_path / "atomic")
-    assert r.returncode == 0, r.stderr[-3000:]
-    out = subprocess.run([str(tmp_path / "atomic")], capture_output=True, text=True)
+    out = _built_and_run(gxx, tmp_path, ATOMIC_PROGRAM)
     assert out.returncode == 0 and out.stdout.split() == ["4", "-3", "40"], out.stdout + out.stderr
 
 
@@ -244,11 +240,7 @@ int main() {
 
 
 def test_dump_tensor_prints_the_values(gxx, tmp_path):
-    src = tmp_path / "dump.cpp"
-    src.write_text(DUMP_PROGRAM)
-    r = gxx(src, tmp_path / "dump")
-    assert r.returncode == 0, r.stderr[-3000:]
-    out = subprocess.run([str(tmp_path / "dump")], capture_output=True, text=True)
+    out = _built_and_run(gxx, tmp_path, DUMP_PROGRAM)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["DumpTensor: desc=7, offset=0, count=3", "[1.5, 1.5, 1.5]",
                                        "DumpTensor: desc=8, offset=0, count=4", "[0, 10, 20, 30]",

@@ -144,4 +144,11 @@ def convnext_b():
     return _seeded(lambda: ConvNeXt([3, 3, 27, 3], [128, 256, 512, 1024]))
 
 
+def images(batches: int, batch_size: int, size: int, seed: int = 1):
+    """``batches`` input batches and one calibration batch of random images (the same for every benchmark)."""
+    g = torch.Generator().manual_seed(seed)
+    xs = [torch.randn(batch_size, 3, size, size, generator=g) for _ in range(batches)]
+    return xs, torch.randn(batch_size, 3, size, size, generator=g)
+
+
 MODELS = {"resnet18": resnet18, "resnet50": resnet50, "convnext_t": convnext_t, "convnext_b": convnext_b}

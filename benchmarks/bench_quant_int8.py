@@ -60,9 +60,7 @@ def main() -> None:
     rows = []
     for name in a.models.split(","):
         model = _models.MODELS[name]()
-        g = torch.Generator().manual_seed(1)
-        xs = [torch.randn(a.batch_size, 3, a.size, a.size, generator=g) for _ in range(a.batches)]
-        calib = torch.randn(a.batch_size, 3, a.size, a.size, generator=g)
+        xs, calib = _models.images(a.batches, a.batch_size, a.size)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cfg = default_config(model)

@@ -10,12 +10,9 @@ from __future__ import annotations
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from opkit.quant.amct.portable import Float64Arithmetic, cpu_description  # noqa: F401 - the tests' one import
+from opkit.quant.amct.portable import MATMULS, Float64Arithmetic, cpu_description  # noqa: F401 - the tests' one import
 
-aten = torch.ops.aten
 LOW = (torch.float16, torch.bfloat16)
-MATMULS = {aten.mm.default, aten.addmm.default, aten.bmm.default, aten.baddbmm.default, aten.convolution.default,
-           aten.addmv.default, aten.mv.default, aten._convolution.default}
 _BITS = {torch.float16: torch.int16, torch.bfloat16: torch.int16, torch.float32: torch.int32}
 
 

@@ -157,8 +157,8 @@ def _onnx_layer_outputs(path: Path, layers: list[str], x: torch.Tensor) -> dict[
 
 
 def _arithmetic(portable: bool):
-    # the model's forward ops whose bits depend on the CPU (portable.FORWARD) only: AMCT computes its searches and folds outside PyTorch, as it does
-    # on every CPU, and opkit's torch code equals it there bit for bit
+    # only the model's forward ops whose bits depend on the CPU (portable.FORWARD): AMCT computes its searches and
+    # folds partly outside PyTorch, the same on every CPU, and opkit's torch code equals them there bit for bit
     return Float64Arithmetic(only=FORWARD) if portable else contextlib.nullcontext()
 
 
@@ -169,10 +169,9 @@ def opkit_variant(model: nn.Module, calib: torch.Tensor, config: QuantConfig, re
     if records is None:
         with _arithmetic(portable):
             records = calibrate(model, calib, config, graph)
-    recs = records
-    v = build_variant(model, config, recs, graph, atc_conv_bn=False, requant=False, name=POLICY)
+    v = build_variant(model, config, records, graph, atc_conv_bn=False, requant=False, name=POLICY)
     v.policy = POLICY
-    return v, recs
+    return v, records
 
 
 def _logits(v, model: nn.Module, x: torch.Tensor, chunk: int = 250) -> torch.Tensor:

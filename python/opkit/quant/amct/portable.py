@@ -23,8 +23,6 @@ aten = torch.ops.aten
 EXACT = {aten._to_copy.default, aten.copy_.default, aten.clone.default, aten.detach.default, aten.lift_fresh.default,
          aten._local_scalar_dense.default, aten.item.default, aten.empty_like.default, aten.zeros_like.default,
          aten.ones_like.default, aten.full_like.default, aten.fill_.Scalar, aten.zero_.default}
-
-
 STORAGE = {"set_", "resize_", "resize_as_", "as_strided_", "detach_", "requires_grad_"}   # re-point, not compute
 
 
@@ -97,7 +95,6 @@ class Float64Arithmetic(TorchDispatchMode):
         if isinstance(got, torch.Tensor):
             return back(want, got)
         return type(got)(back(w, g) for w, g in zip(want, got))
-
 
 
 def cpu_description() -> str:

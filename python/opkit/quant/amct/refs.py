@@ -35,9 +35,9 @@ class ModelRef:
     calib: dict                      # {"n": .., "seed": ..}
     test: dict
     scenarios: dict[str, ScenarioRef]
-    # "float64": both calibrations with the model's convs/matmuls under portable.Float64Arithmetic (compared bit
-    # for bit on any CPU); "native":
-    # the recording CPU's own kernels (older files: equal only on a CPU whose kernels round the same)
+    # "float64": both calibrations with the model's CPU-dependent forward ops (portable.FORWARD) in float64,
+    # compared bit for bit on any CPU; "native": the recording CPU's own kernels (older files: equal only on a
+    # CPU whose kernels round the same)
     arithmetic: str = "native"
     cpu: str = ""                    # what it was recorded on (portable.cpu_description)
 

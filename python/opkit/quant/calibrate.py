@@ -15,7 +15,7 @@ from .algorithms import Histogram, arq, hfmg, ifmr
 from .config import IFMR_DEFAULTS, QuantConfig
 from .layer_algorithms import calib_divisor, calibrate_all, prepare, weight_scale
 from .graph import ModelGraph
-from .modes import CalibMatmul
+from .modes import CalibMatmul, ConvGeometry
 from .capture import capture_modes
 from .variant import LayerRecord
 
@@ -44,6 +44,13 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
 
     def fake_quant_weight(name: str, w: torch.Tensor) -> torch.Tensor:      # ARQ on the (BN-folded) weights
         lc = config.layers[name]
+        geo = ConvGeometry.of(mods[name])
+        if geo.op_type == "conv_transpose2d":
+            # ARQ per output channel on the weight as [C_out, C_in, k...] (AMCT adjust_deconv_weight_shape); the
+            # calibration graph keeps the FLOAT weights: AMCT rebuilds them from the unquantized tensor
+            # (weight_calibration.py:419-424), so the layers after it calibrate on a float ConvTranspose2d
+            weights[name] = arq(w.transpose(0, 1), lc.wts["num_bits"], lc.channel_wise)
+            return w
         if name in pre:
             w, in_scales[name] = prepare(mods[name], w, pre[name])
             fixed = weight_scale(pre[name])
@@ -54,6 +61,10 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
         return wq.codes * (wq.scale.reshape([-1] + [1] * (w.dim() - 1)) if wq.scale.numel() > 1
                            else wq.scale.reshape([]))
     modes = capture_modes(model, graph, config, config.quant_layers, fake_quant_weight)
+    for name in config.quant_layers:
+        if not ConvGeometry.of(mods[name]).weighted:
+            # AvgPool2d: weight scale 1.0, offset 0, no calibration (weight_calibration.py:207-209, 262-275)
+            weights[name] = SimpleNamespace(scale=torch.ones(1, dtype=torch.float32))
     for name, scale in in_scales.items():
         div = calib_divisor(mods[name], pre[name])
         if div is not None:

@@ -18,6 +18,8 @@ def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantC
     do_fusion allows and the fold stays finite (AMCT skips a non-finite fold with a warning)."""
     mods = dict(model.named_modules())
     m = mods[name]
+    if not ConvGeometry.of(m).weighted:
+        return None, None, ""                     # AvgPool2d: nothing to fold or quantize
     w, b = m.weight.detach().to(torch.float32), (m.bias.detach().to(torch.float32) if m.bias is not None else None)
     bn = graph.pairs.get(name)
     if bn and config.do_fusion and name not in config.skip_fusion_layers:
@@ -37,7 +39,8 @@ def capture_modes(model: nn.Module, graph: ModelGraph, config: QuantConfig, name
     modes: dict[str, LayerMode] = {}
     for name in names:
         w, b, bn = layer_weights(model, name, graph, config)
-        modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), weight(name, w) if weight else w, b)
+        modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), weight(name, w) if weight and w is not None else w,
+                                 b)
         if bn:
             modes[bn] = FoldedBatchNorm(into=name)
     for conv in graph.pairs:

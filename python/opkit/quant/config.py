@@ -37,7 +37,8 @@ QUANTIZABLE_TYPES = ("Conv2d", "Conv3d", "Linear", "ConvTranspose2d", "AvgPool2d
                      "GRU", "LSTM")
 CHANNEL_WISE_TYPES = ("Conv2d", "Conv3d", "ConvTranspose2d", "Conv1d", "LSTM", "GRU", "ConvTranspose1d")
 FUSE_TYPES = ("Conv2d", "Conv3d", "Conv1d")
-SIMULATED_TYPES = ("Conv1d", "Conv2d", "Linear")           # what opkit's engine runs in INT8
+# what opkit's engine runs in INT8 (quant/modes.py QuantLayer; LSTM, GRU, ConvTranspose1d: not yet)
+SIMULATED_TYPES = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "AvgPool2d", "Linear")
 IFMR_KEYS = ("num_bits", "max_percentile", "min_percentile", "search_range", "search_step", "act_algo",
              "asymmetric")
 HFMG_KEYS = ("num_bits", "num_of_bins", "act_algo", "asymmetric")
@@ -153,6 +154,19 @@ def quantizable_layers(model: nn.Module) -> dict[str, str]:
     return out
 
 
+def unsimulated(model: nn.Module) -> dict[str, str]:
+    """Layers AMCT's classic flow quantizes that opkit does not simulate in INT8: module path -> why."""
+    mods = dict(model.named_modules())
+    out = {}
+    for n, t in quantizable_layers(model).items():
+        if t not in SIMULATED_TYPES:
+            out[n] = f"AMCT quantizes {t} layers; opkit does not simulate {t} in INT8 yet"
+        elif t == "ConvTranspose2d" and mods[n].groups != 1:
+            out[n] = ("AMCT quantizes grouped ConvTranspose2d layers; opkit simulates ConvTranspose2d with groups 1 "
+                      "only")
+    return out
+
+
 def _default_layer(layer_type: str) -> LayerConfig:
     wts = {"num_bits": 8, "wts_algo": "arq_quantize", "channel_wise": layer_type in CHANNEL_WISE_TYPES}
     return LayerConfig(layer_type, True, dict(IFMR_DEFAULTS), wts)
@@ -165,7 +179,8 @@ def default_config(model: nn.Module, skip_layers=(), batch_num: int = 1, activat
     unknown = [s for s in skip_layers if s not in dict(model.named_modules())]
     if unknown:
         raise OpkitError(f"skip_layers: {_unknown_msg(unknown, list(types))}")
-    layers = {n: _default_layer(t) for n, t in types.items() if t in SIMULATED_TYPES}
+    skip = unsimulated(model)
+    layers = {n: _default_layer(t) for n, t in types.items() if n not in skip}
     for s in skip_layers:
         if s in layers:
             layers[s].quant_enable = False
@@ -345,7 +360,8 @@ def parse_config(data: dict, model: nn.Module, src: str = "config") -> QuantConf
     if bad:
         raise _err(src, f"Skip fusion layer \"{bad[0]}\"'s type not in supported list {list(FUSE_TYPES)}")
     offset = root.get("activation_offset", True)
-    layers = {n: _default_layer(t) for n, t in quantizable.items() if t in SIMULATED_TYPES}
+    skip = unsimulated(model)
+    layers = {n: _default_layer(t) for n, t in quantizable.items() if n not in skip}
     for n in layers:
         layers[n].quant_enable = False                  # AMCT: only listed layers with quant_enable are quantized
     for name in data:
@@ -358,9 +374,9 @@ def parse_config(data: dict, model: nn.Module, src: str = "config") -> QuantConf
         if name not in quantizable:
             raise _err(src, f"layer {name} does not support quant. (type {types[name]}; quantizable layers: "
                             f"{', '.join(quantizable) or 'none'})")
-        if quantizable[name] not in SIMULATED_TYPES:
-            raise _err(src, f"layer {name}: type {quantizable[name]} is quantizable by AMCT but not simulated by "
-                            f"opkit ({', '.join(SIMULATED_TYPES)}); set quant_enable false or drop the entry")
+        if name in skip:
+            raise _err(src, f"layer {name}: {skip[name]} ({', '.join(SIMULATED_TYPES)}); set quant_enable false "
+                            "or drop the entry")
         extra = [k for k in node if k not in ("quant_enable", "dmq_balancer_param", "activation_quant_params",
                                               "weight_quant_params")]
         if extra:

@@ -20,7 +20,9 @@ from ..accuracy.simulate import STRUCTURAL, atomic_modules, counted_call, op_nam
 
 CONV_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
 BN_TYPES = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
-QUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Linear)
+QUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose2d, nn.AvgPool2d, nn.Linear)
+# layers ATC's RequantFusionPass joins (Dequant + ReLU + Quant between two of them): convs and matmuls
+REQUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Linear)
 
 
 @dataclass
@@ -134,7 +136,7 @@ def _pairs(g: ModelGraph, mods, out_of, in_of, consumers) -> None:
 
 
 def _chains(g: ModelGraph, mods, out_of, consumers, producer, relu_in) -> None:
-    quant = {n for n, m in mods.items() if isinstance(m, QUANT_TYPES) and g.calls[n] == 1}
+    quant = {n for n, m in mods.items() if isinstance(m, REQUANT_TYPES) and g.calls[n] == 1}
     relu_out = {v: k for k, v in relu_in.items()}
     for a in quant:
         tid = out_of.get(a)

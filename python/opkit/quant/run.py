@@ -23,7 +23,7 @@ from ..errors import OpkitError
 from ..evaluate import FP32
 from ..evaluate.target import EPS_POINTS, Target
 from .builder import Deploy, VariantBuilder
-from .config import SIMULATED_TYPES, QuantConfig, default_config, load_config, parse_config, quantizable_layers
+from .config import QuantConfig, default_config, load_config, parse_config, unsimulated
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
@@ -179,8 +179,7 @@ def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
 def amct_only(model: nn.Module) -> dict[str, str]:
     """Layers AMCT's classic flow quantizes that opkit does not simulate in INT8 (never silently float):
     module -> why. Module types from AMCT's capacity list (config.QUANTIZABLE_TYPES)."""
-    return {n: f"AMCT quantizes {t} layers; opkit does not simulate {t} in INT8 yet"
-            for n, t in quantizable_layers(model).items() if t not in SIMULATED_TYPES}
+    return unsimulated(model)
 
 
 def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], target: Target, search: bool,

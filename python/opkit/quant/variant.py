@@ -141,10 +141,13 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
             raise OpkitError(f"{lname}: wts_algo ada_quantize, but the record has no learned weights -- AMCT keeps "
                              "ADA's weights in the model quantize_model exports, not in the record file: rebuild "
                              "with opkit quant (it recalibrates from the config)")
-        w, in_scale = prepare(mods[lname], w, r)          # DMQ & co (layer_algorithms.py); as calibrated
         scale_w = torch.tensor(r.scale_w, dtype=torch.float32)
-        per = scale_w.reshape([-1] + [1] * (w.dim() - 1)) if scale_w.numel() > 1 else scale_w.reshape([])
-        codes = quantize(w, per, 0, r.wts_bits)
+        if not geo.weighted:       # AvgPool2d: the pool on the activation codes, dequantized by scale_d x 1.0
+            v.layers[lname] = QuantLayer(lname, geo, torch.zeros(0, dtype=torch.int8), scale_w, float(r.scale_d),
+                                         int(r.offset_d), r.act_bits, r.wts_bits, clip=(r.clip_min, r.clip_max))
+            continue
+        w, in_scale = prepare(mods[lname], w, r)          # DMQ & co (layer_algorithms.py); as calibrated
+        codes = quantize(w, geo.weight_view(scale_w, w), 0, r.wts_bits)
         bias_codes = None
         if b is not None:
             deq = torch.tensor(r.scale_d, dtype=torch.float32) * scale_w

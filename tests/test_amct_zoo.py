@@ -114,3 +114,30 @@ def test_configs_amct_rejects_are_rejected_with_amcts_message():
         with pytest.raises(OpkitError) as e:
             parse_config(r["config"], model, f"{name}.json")
         assert amct_message(r["amct_error"]) in str(e.value) and f"{name}.json" in str(e.value), name
+
+
+def test_convtranspose_calibrates_the_layers_after_it_on_its_float_weights():
+    """AMCT rebuilds a ConvTranspose2d's calibration weight from the unquantized tensor (weight_calibration.py:
+    419-424): conv2 after it gets AMCT's recorded factors that way, and other ones through fake-quant weights --
+    the recorded comparison tells the two apart."""
+    import numpy as np
+    from opkit.quant.algorithms import arq
+    from opkit.quant.amct.portable import FORWARD, Float64Arithmetic
+    from opkit.quant.calibrate import calibrate
+    from opkit.quant.config import parse_config
+    from opkit.quant.graph import read_graph
+    sc = read_ref("deconv").scenarios["default"]
+    model = zoo.load("deconv")
+    calib = zoo.calib_set()
+    cfg, graph = parse_config(sc.config, model), read_graph(model, (calib[:2],))
+    amct = (np.float32(sc.records["conv2"].scale_d), sc.records["conv2"].offset_d)
+
+    def conv2():
+        with Float64Arithmetic(only=FORWARD):
+            r = calibrate(model, calib, cfg, graph)["conv2"]
+        return np.float32(r.scale_d), r.offset_d
+    assert conv2() == amct
+    q = arq(model.up.weight.detach().transpose(0, 1), 8, True)
+    with torch.no_grad():
+        model.up.weight.copy_((q.codes * q.scale.reshape(-1, 1, 1, 1)).transpose(0, 1))
+    assert conv2() != amct

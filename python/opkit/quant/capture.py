@@ -10,6 +10,7 @@ import torch.nn as nn
 from ..accuracy.simulate import LayerMode
 from .config import QuantConfig
 from .graph import ModelGraph
+from .rnn import RNN_TYPES, CalibRnn
 from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, fold_bn
 
 
@@ -38,6 +39,10 @@ def capture_modes(model: nn.Module, graph: ModelGraph, config: QuantConfig, name
     mods = dict(model.named_modules())
     modes: dict[str, LayerMode] = {}
     for name in names:
+        kind = type(mods[name]).__name__
+        if kind in RNN_TYPES:
+            modes[name] = CalibRnn(name, kind)
+            continue
         w, b, bn = layer_weights(model, name, graph, config)
         modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), weight(name, w) if weight and w is not None else w,
                                  b)

@@ -37,8 +37,8 @@ QUANTIZABLE_TYPES = ("Conv2d", "Conv3d", "Linear", "ConvTranspose2d", "AvgPool2d
                      "GRU", "LSTM")
 CHANNEL_WISE_TYPES = ("Conv2d", "Conv3d", "ConvTranspose2d", "Conv1d", "LSTM", "GRU", "ConvTranspose1d")
 FUSE_TYPES = ("Conv2d", "Conv3d", "Conv1d")
-# what opkit's engine runs in INT8 (quant/modes.py QuantLayer; LSTM, GRU, ConvTranspose1d: not yet)
-SIMULATED_TYPES = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "AvgPool2d", "Linear")
+# what opkit's engine runs in INT8 (quant/modes.py QuantLayer, quant/rnn.py QuantRnn; ConvTranspose1d: not yet)
+SIMULATED_TYPES = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "AvgPool2d", "Linear", "LSTM", "GRU")
 IFMR_KEYS = ("num_bits", "max_percentile", "min_percentile", "search_range", "search_step", "act_algo",
              "asymmetric")
 HFMG_KEYS = ("num_bits", "num_of_bins", "act_algo", "asymmetric")
@@ -150,6 +150,8 @@ def quantizable_layers(model: nn.Module) -> dict[str, str]:
         if t in QUANTIZABLE_TYPES and name:
             if getattr(m, "padding_mode", "zeros") != "zeros":
                 continue                                  # AMCT check_padding_mode: not quantizable
+            if t in ("LSTM", "GRU") and (m.num_layers != 1 or m.bidirectional or getattr(m, "proj_size", 0)):
+                continue                                  # AMCT check_lstm_limit / check_gru_limit
             out[name] = t
     return out
 
@@ -164,6 +166,14 @@ def unsimulated(model: nn.Module) -> dict[str, str]:
         elif t == "ConvTranspose2d" and mods[n].groups != 1:
             out[n] = ("AMCT quantizes grouped ConvTranspose2d layers; opkit simulates ConvTranspose2d with groups 1 "
                       "only")
+        elif t in ("LSTM", "GRU"):
+            m = mods[n]
+            # AMCT's check_lstm_limit / check_gru_limit (configuration/check.py:859-1009): one layer, forward only
+            if m.num_layers != 1 or m.bidirectional or getattr(m, "proj_size", 0):
+                continue                                   # AMCT does not quantize it either
+            if not m.batch_first:
+                out[n] = (f"AMCT quantizes this {t}; opkit simulates its RNN calibration for batch_first=True only "
+                          "(AMCT reads the hidden inputs batch-first)")
     return out
 
 
@@ -321,6 +331,10 @@ def _parse_wts(src: str, name: str, node, layer_type: str) -> dict:
     if wts["num_bits"] not in WTS_BITS or isinstance(wts["num_bits"], bool):
         raise _err(src, f"{where}.num_bits: weight num_bits is not in {list(WTS_BITS)}")
     _check_bool(src, f"{where}.channel_wise", wts["channel_wise"])
+    if layer_type in ("LSTM", "GRU") and not wts["channel_wise"]:
+        # AMCT splits the weight scales into gate blocks and fails on one (weight_calibration.py:152-163)
+        raise _err(src, f"{where}.channel_wise: Layer's quant factor length 1 is not suitable mutiple of {name} "
+                        f"(AMCT quantizes {layer_type} weights with channel_wise true only)")
     if wts["channel_wise"] and layer_type not in CHANNEL_WISE_TYPES:
         # AMCT ChannelWiseField.check, wrapped by LayerPlhField with " in layer <name>"
         raise _err(src, f"The channel_wise must be False for layer type {layer_type} in layer {name}")

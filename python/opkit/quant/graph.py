@@ -33,6 +33,7 @@ class ModelGraph:
     calls: Counter = field(default_factory=Counter)            # module path -> calls in one forward
     matmuls: list[str] = field(default_factory=list)           # function-level matmul calls: "matmul#<k>"
     order: list[str] = field(default_factory=list)             # atomic module paths in call order
+    rnn_without_state: list[str] = field(default_factory=list)  # LSTM/GRU called without an initial state
 
 
 def read_graph(model: nn.Module, inputs: tuple) -> ModelGraph:
@@ -52,6 +53,8 @@ def read_graph(model: nn.Module, inputs: tuple) -> ModelGraph:
     def pre(mod, args):
         n = names[id(mod)]
         g.calls[n] += 1
+        if isinstance(mod, (nn.LSTM, nn.GRU)) and len(args) < 2 and n not in g.rnn_without_state:
+            g.rnn_without_state.append(n)
         if depth[0] == 0:
             for t in tensors(args):
                 consumers[id(t)].append(n)

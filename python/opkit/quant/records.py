@@ -47,6 +47,10 @@ class LayerRecord:
     # ADA's learned (soft-rounded) weight: not a record field -- AMCT keeps it in the model quantize_model exports
     ada_weight: object = None
     ada_scale: list[float] | None = None     # ADA's KL weight scale (what becomes scale_w)
+    # an LSTM/GRU (quant/rnn.py): the initial hidden state's factors and weight_hh's scales (ONNX gate order)
+    scale_h: float | None = None
+    offset_h: int | None = None
+    scale_r: list[float] | None = None
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in ("ada_weight", "ada_scale")}
@@ -113,6 +117,10 @@ def write_record(records: dict[str, LayerRecord], path: str | Path) -> Path:
         lines += [f"    scale_w: {_f(s)}" for s in r.scale_w]
         lines += [f"    offset_w: {o}" for o in r.offset_w]
         lines += [f"    tensor_balance_factor: {_f(v)}" for v in (r.balance_factor or [])]
+        if r.scale_h is not None:
+            lines += [f"    scale_h: {_f(r.scale_h)}", f"    offset_h: {r.offset_h}"]
+            lines += [f"    scale_r: {_f(s)}" for s in r.scale_r]
+            lines += ["    offset_r: 0" for _ in r.scale_r]
         if r.act_bits != 8:
             lines.append(f'    act_type: "INT{r.act_bits}"')
         if r.wts_bits != 8:
@@ -150,7 +158,10 @@ def read_record(path: str | Path) -> dict[str, LayerRecord]:
                                scale_w=scale_w, offset_w=[int(v) for v in value.get("offset_w", [0] * len(scale_w))],
                                act_bits=bits["act_type"], wts_bits=bits["wts_type"], algo="record",
                                balance_factor=[float(v) for v in value["tensor_balance_factor"]]
-                               if "tensor_balance_factor" in value else None)
+                               if "tensor_balance_factor" in value else None,
+                               scale_h=float(value["scale_h"][0]) if "scale_h" in value else None,
+                               offset_h=int(value["offset_h"][0]) if "offset_h" in value else None,
+                               scale_r=[float(v) for v in value["scale_r"]] if "scale_r" in value else None)
         bf = out[key].balance_factor
         if bf is not None and not all(1.192092896e-7 < v < 1 / 1.192092896e-7 for v in bf):
             # the range AMCT's DMQ requires of every factor (custom_op/utils.py:63-78)

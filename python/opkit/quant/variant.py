@@ -31,6 +31,8 @@ from .graph import ModelGraph
 from .layer_algorithms import prepare
 from .capture import layer_weights
 from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
+from .rnn import RNN_TYPES, QuantRnn
+from .rnn import fake_weights as rnn_fake_weights
 from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
 
 ATC_CONV_BN = "ConvBatchnormFusionPass"
@@ -66,11 +68,12 @@ class QuantVariant:
 
     @property
     def quantized(self) -> list[str]:
-        return [n for n, m in self.layers.items() if isinstance(m, QuantLayer)]
+        return [n for n, m in self.layers.items() if isinstance(m, (QuantLayer, QuantRnn))]
 
     @property
     def float_layers(self) -> list[str]:
-        return [n for n, c in self.config.layers.items() if n not in self.layers or not isinstance(self.layers[n], QuantLayer)]
+        return [n for n, c in self.config.layers.items()
+                if n not in self.layers or not isinstance(self.layers[n], (QuantLayer, QuantRnn))]
 
     @classmethod
     def from_amct(cls, model: nn.Module, config, record, example: torch.Tensor, atc_conv_bn: bool = True,
@@ -127,6 +130,14 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
     v = QuantVariant(config=config, records=records, name=name, atc_conv_bn=atc_conv_bn, requant=requant)
     folded_by_amct: set[str] = set()
     for lname, lc in config.layers.items():
+        if type(mods[lname]).__name__ in RNN_TYPES:
+            if lc.quant_enable and lname in records:
+                r = records[lname]
+                v.layers[lname] = QuantRnn(lname, type(mods[lname]).__name__,
+                                           rnn_fake_weights(mods[lname], r.scale_w, r.scale_r, r.wts_bits),
+                                           float(r.scale_d), int(r.offset_d), float(r.scale_h), int(r.offset_h),
+                                           r.act_bits, r.wts_bits)
+            continue
         w, b, bn = layer_weights(model, lname, graph, config)
         geo = ConvGeometry.of(mods[lname])
         if bn:

@@ -193,7 +193,7 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
 
 def compare_records(amct: dict[str, LayerRecord], ours: dict[str, LayerRecord]) -> dict[str, tuple]:
     """Per layer: (scale_d equal, offset_d equal, scale_w equal, max relative scale_w difference); equality is
-    on the float32 values (AMCT's record fields are float32)."""
+    on the float32 values (AMCT's record fields are float32). An RNN's scale_h/offset_h/scale_r count too."""
     out = {}
     for name, a in amct.items():
         o = ours.get(name)
@@ -203,7 +203,16 @@ def compare_records(amct: dict[str, LayerRecord], ours: dict[str, LayerRecord]) 
         sa, so = np.float32(a.scale_d), np.float32(o.scale_d)
         wa, wo = np.asarray(a.scale_w, np.float32), np.asarray(o.scale_w, np.float32)
         rel = float(np.max(np.abs(wa - wo) / np.maximum(np.abs(wa), 1e-30))) if wa.shape == wo.shape else float("inf")
-        out[name] = (bool(sa == so), a.offset_d == o.offset_d, bool(wa.shape == wo.shape and np.all(wa == wo)), rel)
+        w_eq = bool(wa.shape == wo.shape and np.all(wa == wo))
+        d_eq, off_eq = bool(sa == so), a.offset_d == o.offset_d
+        if a.scale_h is not None or o.scale_h is not None:
+            # an LSTM/GRU: the hidden state's factors count with the input's, weight_hh's scales with weight_ih's
+            d_eq = d_eq and o.scale_h is not None and a.scale_h is not None and \
+                bool(np.float32(a.scale_h) == np.float32(o.scale_h))
+            off_eq = off_eq and a.offset_h == o.offset_h
+            ra, ro = np.asarray(a.scale_r or [], np.float32), np.asarray(o.scale_r or [], np.float32)
+            w_eq = w_eq and ra.shape == ro.shape and bool(np.all(ra == ro))
+        out[name] = (d_eq, off_eq, w_eq, rel)
     return out
 
 
@@ -240,7 +249,9 @@ def run_oracle(checkout: AmctCheckout, name: str, model: nn.Module, calib: torch
         work = Path(work or tmp)
         work.mkdir(parents=True, exist_ok=True)
         layers = list(default_config(model).layers)
-        pairs = read_graph(model, (calib[:2],)).pairs
+        # the Conv+BN pairs, and under "rnn" the LSTM/GRU layers (scenarios.py: what an edit must leave alone)
+        pairs = dict(read_graph(model, (calib[:2],)).pairs) | {
+            "rnn": [n for n, m in model.named_modules() if isinstance(m, (nn.LSTM, nn.GRU))]}
         probe = test_x[:probe_n]
         cfg_json, run, amct_outs = _amct_side(checkout, model, calib, sc.name, layers, pairs, work.resolve(), test_x,
                                               probe, portable)

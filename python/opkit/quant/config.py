@@ -172,8 +172,9 @@ def unsimulated(model: nn.Module) -> dict[str, str]:
             if m.num_layers != 1 or m.bidirectional or getattr(m, "proj_size", 0):
                 continue                                   # AMCT does not quantize it either
             if not m.batch_first:
-                out[n] = (f"AMCT quantizes this {t}; opkit simulates its RNN calibration for batch_first=True only "
-                          "(AMCT reads the hidden inputs batch-first)")
+                out[n] = (f"AMCT's config lists this {t}, but its calibration joins the hidden inputs batch-first "
+                          "(cali_quant.py:113-115), which a sequence-first RNN does not fit; opkit simulates "
+                          "batch_first=True only")
     return out
 
 

@@ -47,7 +47,7 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
     def fake_quant_weight(name: str, w: torch.Tensor) -> torch.Tensor:      # ARQ on the (BN-folded) weights
         lc = config.layers[name]
         geo = ConvGeometry.of(mods[name])
-        if geo.op_type == "conv_transpose2d":
+        if geo.out_axis() == 1:                 # ConvTranspose1d/2d
             # ARQ per output channel on the weight as [C_out, C_in, k...] (AMCT adjust_deconv_weight_shape); the
             # calibration graph keeps the FLOAT weights: AMCT rebuilds them from the unquantized tensor
             # (weight_calibration.py:419-424), so the layers after it calibrate on a float ConvTranspose2d

@@ -37,8 +37,10 @@ QUANTIZABLE_TYPES = ("Conv2d", "Conv3d", "Linear", "ConvTranspose2d", "AvgPool2d
                      "GRU", "LSTM")
 CHANNEL_WISE_TYPES = ("Conv2d", "Conv3d", "ConvTranspose2d", "Conv1d", "LSTM", "GRU", "ConvTranspose1d")
 FUSE_TYPES = ("Conv2d", "Conv3d", "Conv1d")
-# what opkit's engine runs in INT8 (quant/modes.py QuantLayer, quant/rnn.py QuantRnn; ConvTranspose1d: not yet)
-SIMULATED_TYPES = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "AvgPool2d", "Linear", "LSTM", "GRU")
+# what opkit's engine runs in INT8 (quant/modes.py QuantLayer, quant/rnn.py QuantRnn): every type AMCT's PyTorch
+# classic flow lists (capacity_config.csv QUANTIZABLE_TYPES), with the limits unsimulated() names
+SIMULATED_TYPES = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "AvgPool2d", "Linear", "LSTM",
+                   "GRU")
 IFMR_KEYS = ("num_bits", "max_percentile", "min_percentile", "search_range", "search_step", "act_algo",
              "asymmetric")
 HFMG_KEYS = ("num_bits", "num_of_bins", "act_algo", "asymmetric")
@@ -163,9 +165,8 @@ def unsimulated(model: nn.Module) -> dict[str, str]:
     for n, t in quantizable_layers(model).items():
         if t not in SIMULATED_TYPES:
             out[n] = f"AMCT quantizes {t} layers; opkit does not simulate {t} in INT8 yet"
-        elif t == "ConvTranspose2d" and mods[n].groups != 1:
-            out[n] = ("AMCT quantizes grouped ConvTranspose2d layers; opkit simulates ConvTranspose2d with groups 1 "
-                      "only")
+        elif t.startswith("ConvTranspose") and mods[n].groups != 1:
+            out[n] = (f"AMCT quantizes grouped {t} layers; opkit simulates {t} with groups 1 only")
         elif t in ("LSTM", "GRU"):
             m = mods[n]
             # AMCT's check_lstm_limit / check_gru_limit (configuration/check.py:859-1009): one layer, forward only

@@ -20,7 +20,7 @@ from ..accuracy.simulate import STRUCTURAL, atomic_modules, counted_call, op_nam
 
 CONV_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
 BN_TYPES = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
-QUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose2d, nn.AvgPool2d, nn.Linear)
+QUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.AvgPool2d, nn.Linear)
 # layers ATC's RequantFusionPass joins (Dequant + ReLU + Quant between two of them): convs and matmuls
 REQUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Linear)
 

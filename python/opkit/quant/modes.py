@@ -31,18 +31,19 @@ INT32_MAX = 2 ** 31 - 1
 
 
 _CONV = {"conv1d": F.conv1d, "conv2d": F.conv2d, "conv3d": F.conv3d}
+TRANSPOSED = {"conv_transpose1d": F.conv_transpose1d, "conv_transpose2d": F.conv_transpose2d}
 
 
 @dataclass
 class ConvGeometry:
     """What F.conv*d / F.conv_transpose2d / F.avg_pool2d / F.linear need besides the tensors (plain values,
     picklable)."""
-    op_type: str                         # conv1d | conv2d | conv3d | conv_transpose2d | avg_pool2d | linear
+    op_type: str                 # conv1d | conv2d | conv3d | conv_transpose1d | conv_transpose2d | avg_pool2d | linear
     stride: tuple = (1,)
     padding: object = (0,)
     dilation: tuple = (1,)
     groups: int = 1
-    output_padding: tuple = (0,)         # conv_transpose2d
+    output_padding: tuple = (0,)         # conv_transpose1d/2d
     kernel: tuple = ()                   # avg_pool2d: kernel_size
     pool: tuple = ()                     # avg_pool2d: (ceil_mode, count_include_pad, divisor_override)
 
@@ -54,8 +55,9 @@ class ConvGeometry:
             pair = nn.modules.utils._pair
             return cls("avg_pool2d", pair(m.stride if m.stride is not None else m.kernel_size), pair(m.padding),
                        kernel=pair(m.kernel_size), pool=(m.ceil_mode, m.count_include_pad, m.divisor_override))
-        kind = {nn.Conv1d: "conv1d", nn.Conv3d: "conv3d", nn.ConvTranspose2d: "conv_transpose2d"}.get(type(m), "conv2d")
-        out_pad = tuple(m.output_padding) if kind == "conv_transpose2d" else (0,)
+        kind = {nn.Conv1d: "conv1d", nn.Conv3d: "conv3d", nn.ConvTranspose1d: "conv_transpose1d",
+                nn.ConvTranspose2d: "conv_transpose2d"}.get(type(m), "conv2d")
+        out_pad = tuple(m.output_padding) if kind in TRANSPOSED else (0,)
         return cls(kind, tuple(m.stride), m.padding if isinstance(m.padding, str) else tuple(m.padding),
                    tuple(m.dilation), int(m.groups), out_pad)
 
@@ -70,14 +72,14 @@ class ConvGeometry:
         if self.op_type == "avg_pool2d":
             ceil, include_pad, divisor = self.pool
             return F.avg_pool2d(x, self.kernel, self.stride, self.padding, ceil, include_pad, divisor)
-        if self.op_type == "conv_transpose2d":
-            return F.conv_transpose2d(x, w, b, self.stride, self.padding, self.output_padding, self.groups,
-                                      self.dilation)
+        if self.op_type in TRANSPOSED:
+            return TRANSPOSED[self.op_type](x, w, b, self.stride, self.padding, self.output_padding, self.groups,
+                                            self.dilation)
         return _CONV[self.op_type](x, w, b, self.stride, self.padding, self.dilation, self.groups)
 
     def out_axis(self) -> int:
         """The weight's output-channel axis: 1 for a transposed conv ([C_in, C_out / groups, k...]), else 0."""
-        return 1 if self.op_type == "conv_transpose2d" else 0
+        return 1 if self.op_type in TRANSPOSED else 0
 
     def weight_view(self, t: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         """A per-output-channel vector (or a scalar) shaped to broadcast against the weight."""
@@ -89,7 +91,7 @@ class ConvGeometry:
 
     def fan_in(self, codes: torch.Tensor) -> int:
         """Products summed into one output: C_in/groups x kernel (a transposed conv: at most C_in x kernel)."""
-        return codes.shape[0] * codes[0, 0].numel() if self.op_type == "conv_transpose2d" else codes[0].numel()
+        return codes.shape[0] * codes[0, 0].numel() if self.op_type in TRANSPOSED else codes[0].numel()
 
     def channel_view(self, t: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
         """A per-output-channel vector shaped to broadcast against the op's output."""
@@ -251,7 +253,7 @@ class QuantLayer(LayerMode):
         key = (id(self.codes), self.codes._version, self.offset_d, self.act_bits, id(bias),
                None if bias is None else bias._version)
         cached = self.__dict__.get("_plan")
-        if self.op_type in ("conv_transpose2d", "avg_pool2d"):
+        if self.op_type in TRANSPOSED or self.op_type == "avg_pool2d":
             # the chunk plan cuts input channels along the weight's axis 1; these keep the per-call exact path
             return None, False, 0.0
         if cached is None or cached[0] != key:

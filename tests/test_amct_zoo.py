@@ -141,3 +141,26 @@ def test_convtranspose_calibrates_the_layers_after_it_on_its_float_weights():
     with torch.no_grad():
         model.up.weight.copy_((q.codes * q.scale.reshape(-1, 1, 1, 1)).transpose(0, 1))
     assert conv2() != amct
+
+
+def test_records_amct_rejects_are_rejected_with_amcts_message(tmp_path):
+    """AMCT's save_model errors for record files it refuses (recorded), and the good record they were made from:
+    opkit's reader refuses each with AMCT's message (up to the paths it names), naming the file, record and field,
+    and takes the good one."""
+    import json
+
+    from opkit.quant.amct.refs import REJECTED_RECORDS, refuse_record, same_message
+    from opkit.quant.records import check_against, read_record
+    data = json.loads(REJECTED_RECORDS.read_text())
+    model = zoo.load(data["model"])
+    good = tmp_path / "good.txt"
+    good.write_text(data["record"])
+    assert sorted(read_record(good)) == ["fc", "features.0", "features.4"]
+    check_against(model, read_record(good), str(good))
+    assert len(data["records"]) >= 12
+    for name, r in data["records"].items():
+        assert r["amct_error"], f"{name}: AMCT accepted it"
+        same, ours = refuse_record(model, r["text"], r["amct_error"], tmp_path)
+        assert same and "record.txt: record '" in ours, f"{name}: AMCT {r['amct_error']!r}, opkit {ours!r}"
+    assert not same_message("offset_d's value should be in [-128, 127] in layer fc.",
+                            "record 'fc'.offset_d: offset_d's value should be in [-128, 127] in layer conv1.")

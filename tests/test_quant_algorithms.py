@@ -114,7 +114,8 @@ def test_record_with_balance_factor_round_trips_and_bad_factor_refused(tmp_path)
     assert np.array_equal(np.float32(back["conv1"].balance_factor), np.float32(recs["conv1"].balance_factor))
     assert back["dw"].balance_factor is None
     p.write_text(p.read_text().replace("tensor_balance_factor: ", "tensor_balance_factor: -", 1))
-    with pytest.raises(OpkitError, match=r"'conv1': tensor_balance_factor must lie in"):
+    with pytest.raises(OpkitError, match=r"'conv1'.tensor_balance_factor: tensor_balance_factor's value shoule be in "
+                                         r"range\[FLT_EPSILON, 1/FLT_EPSILON\] of float32 in layer conv1"):
         read_record(p)
 
 

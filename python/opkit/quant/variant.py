@@ -89,7 +89,9 @@ class QuantVariant:
             cfg = parse_config(config, model)
         else:
             cfg = load_config(config, model)
+        from .records import check_against
         recs = record if isinstance(record, dict) else read_record(record)
+        check_against(model, recs, str(record) if not isinstance(record, dict) else "record")
         missing = [n for n in cfg.quant_layers if n not in recs]
         if missing:
             raise OpkitError(f"record {record if not isinstance(record, dict) else '(dict)'}: no factors for "

@@ -305,3 +305,37 @@ def amct_rejections(checkout: AmctCheckout, model: nn.Module, calib: torch.Tenso
     finally:
         os.chdir(cwd)
     return out
+
+
+def amct_record_rejections(checkout: AmctCheckout, model: nn.Module, calib: torch.Tensor, work: Path) -> dict:
+    """Each of scenarios.BAD_RECORDS given to AMCT's save_model beside the modified ONNX model of a normal run:
+    {"record": the good record's text, "records": {name: {"text", "amct_error"}}} ("" when AMCT accepted it)."""
+    import logging
+    import os
+    from .scenarios import BAD_RECORDS
+    logging.getLogger().setLevel(logging.ERROR)
+    amct = import_amct(checkout)
+    cwd = os.getcwd()
+    os.chdir(work)
+    out: dict = {}
+    try:
+        cfg = amct_config(amct, model, calib, work / "config.json")
+        record, onnx_mod = work / "record.txt", work / "modified.onnx"
+        with torchscript_export():
+            qm = amct.quantize_model(str(cfg), str(onnx_mod), str(record), copy.deepcopy(model), calib[:1])
+            with torch.no_grad():
+                qm(calib)
+        good = record.read_text()
+        out = {"record": good, "records": {}}
+        for name, edit in BAD_RECORDS.items():
+            bad = work / "bad_record.txt"
+            bad.write_text(edit(good))
+            err = ""
+            try:
+                amct.save_model(str(onnx_mod), str(bad), str(work / name))
+            except Exception as e:  # noqa: BLE001 - AMCT's own message is the point
+                err = str(e)
+            out["records"][name] = {"text": bad.read_text(), "amct_error": err}
+    finally:
+        os.chdir(cwd)
+    return out

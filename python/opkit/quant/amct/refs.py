@@ -76,3 +76,27 @@ def read_ref(model: str) -> ModelRef:
         scen[k] = ScenarioRef(s["config"], recs, [int(c) for c in s["predictions"]], s["amct_top1"])
     return ModelRef(data["model"], data["amct_commit"], data["calib"], data["test"], scen,
                     data.get("arithmetic", "native"), data.get("cpu", ""))
+
+
+REJECTED_RECORDS = HERE / "rejected_records.amct.json"   # record files AMCT refuses, with its messages
+
+
+def same_message(amct: str, ours: str) -> bool:
+    """AMCT's message is in opkit's, up to the file paths AMCT names (opkit names its own file and the model)."""
+    import re
+    parts = [f.strip(" .") for f in re.split(r"\{?/[^\s{}]*\}?", amct.strip())]
+    return bool(amct.strip()) and all(f in ours for f in parts if f)
+
+
+def refuse_record(model, text: str, amct_error: str, work: Path) -> tuple[bool, str]:
+    """opkit's reader on a record text AMCT refused with ``amct_error``: (same message, opkit's message)."""
+    from ...errors import OpkitError
+    from ..records import check_against, read_record
+    p = work / "record.txt"
+    p.write_text(text)
+    try:
+        check_against(model, read_record(p), str(p))
+        ours = "(accepted)"
+    except OpkitError as e:
+        ours = str(e)
+    return same_message(amct_error, ours), ours

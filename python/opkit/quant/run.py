@@ -241,6 +241,7 @@ def _linear(inp, sc: Scorer, dtype, table: list[StrategyRow], target_drop: float
         if got:
             res, plan = got
             out |= plan.as_dict() | {"steps": [st.__dict__ for st in res.steps], "sensitivity": res.sensitivity}
+    out["calibrations"] = lf.calibrations
     return out
 
 

@@ -36,20 +36,23 @@ def dmq_config(m, strengths):
 
 
 def test_config_dmq_records_equal_recorded_amct_and_the_dmq_module():
+    """The config path (dmq_balancer_param) against AMCT's record, made under the portable arithmetic: every
+    factor, scale and offset equal bit for bit."""
+    from opkit.quant.amct.portable import FORWARD, Float64Arithmetic
     m, x = amct_dmq.net(), amct_dmq.calib()
-    recs = calibrate(m, x, dmq_config(m, amct_dmq.STRENGTH), read_graph(m, (x[:2],)))
+    with Float64Arithmetic(only=FORWARD):
+        recs = calibrate(m, x, dmq_config(m, amct_dmq.STRENGTH), read_graph(m, (x[:2],)))
+        fm = amct_dmq.folded(m)
+        factors = balance_factors(fm, x, amct_dmq.STRENGTH)
     ref = dict(np.load(amct_dmq.REFS / "dmq_net.npz"))
-    fm = amct_dmq.folded(m)
-    factors = balance_factors(fm, x, amct_dmq.STRENGTH)
     for n in amct_dmq.LAYERS:
         r = recs[n]
         got = np.array(r.balance_factor, np.float32)
         assert np.array_equal(got, factors[n].numpy()), n           # same arithmetic as opkit.quant.dmq
-        np.testing.assert_allclose(got, ref[f"{n}:factor"], rtol=1e-6, atol=0, err_msg=n)
+        assert np.array_equal(got, ref[f"{n}:factor"]), n
         assert r.offset_d == int(ref[f"{n}:offset_d"][0]), n
-        np.testing.assert_allclose(np.float32(r.scale_d), ref[f"{n}:scale_d"][0], rtol=1e-6, atol=0, err_msg=n)
-        np.testing.assert_allclose(np.array(r.scale_w, np.float32), ref[f"{n}:scale_w"], rtol=1e-6, atol=0,
-                                   err_msg=n)
+        assert np.float32(r.scale_d) == ref[f"{n}:scale_d"][0], n
+        assert np.array_equal(np.array(r.scale_w, np.float32), ref[f"{n}:scale_w"]), n
     # without DMQ the records differ: the test can fail
     plain = calibrate(m, x, default_config(m), read_graph(m, (x[:2],)))
     assert plain["conv1"].balance_factor is None and plain["conv1"].scale_w != recs["conv1"].scale_w
@@ -57,7 +60,7 @@ def test_config_dmq_records_equal_recorded_amct_and_the_dmq_module():
 
 @pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (a prepared AMCT checkout) not set")
 def test_config_dmq_live_amct():
-    """AMCT itself on this machine: the factors bit for bit, the scales to one float32 ulp (test_dmq.py's pw)."""
+    """AMCT itself on this machine, both sides on the CPU's own kernels: every record field bit for bit."""
     why = amct_dmq.classic_missing(os.environ["OPKIT_AMCT"])
     if why:
         pytest.skip(why)
@@ -68,7 +71,7 @@ def test_config_dmq_live_amct():
         assert np.array_equal(np.array(recs[n].balance_factor, np.float32), ref[f"{n}:factor"]), n
         assert np.array_equal(np.array(recs[n].scale_w, np.float32), ref[f"{n}:scale_w"]), n
         assert recs[n].offset_d == int(ref[f"{n}:offset_d"][0]), n
-        np.testing.assert_allclose(np.float32(recs[n].scale_d), ref[f"{n}:scale_d"][0], rtol=1.2e-7, atol=0)
+        assert np.float32(recs[n].scale_d) == ref[f"{n}:scale_d"][0], n
 
 
 def test_config_dmq_equals_balancing_the_model_first():

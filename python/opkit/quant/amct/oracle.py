@@ -134,7 +134,7 @@ def run_amct(amct, model: nn.Module, calib: torch.Tensor, config: Path, work: Pa
 
 def _onnx_layer_outputs(path: Path, layers: list[str], x: torch.Tensor) -> dict[str, np.ndarray]:
     """Each quantized layer's dequantized output in AMCT's fake-quant model (the ``<layer>.fakedequant.mul``
-    node), read by making it a graph output."""
+    node; an LSTM/GRU node's Y), read by making it a graph output."""
     import onnx
     import onnxruntime as ort
     m = onnx.load(str(path))
@@ -147,13 +147,18 @@ def _onnx_layer_outputs(path: Path, layers: list[str], x: torch.Tensor) -> dict[
         for layer, out in list(names.items()):
             if node.op_type == "Add" and out in node.input and f"{layer}.sub_module.bias" in node.input:
                 names[layer] = node.output[0]
+    rnn = set()
+    for node in m.graph.node:          # an LSTM/GRU: its Y output, [T, 1, B, H] (compared batch-first)
+        if node.op_type in ("LSTM", "GRU") and node.name in layers:
+            names[node.name] = node.output[0]
+            rnn.add(node.name)
     have = {o.name for o in m.graph.output}
     for out in names.values():
         if out not in have:
             m.graph.output.append(onnx.helper.make_tensor_value_info(out, onnx.TensorProto.FLOAT, None))
     sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
-    res = sess.run(list(names.values()), {INPUT: x.numpy()})
-    return dict(zip(names, res))
+    res = dict(zip(names, sess.run(list(names.values()), {INPUT: x.numpy()})))
+    return {n: v[:, 0].transpose(1, 0, 2) if n in rnn else v for n, v in res.items()}
 
 
 def _arithmetic(portable: bool):

@@ -24,6 +24,10 @@ def test_each_layer_type_runs_through_opkit_quant_and_its_files_rebuild_it(name,
     new = {"avgpool": ["pool1", "pool2"], "deconv": ["up"], "deconv1d": ["up"], "conv3d": ["conv1", "conv2"], "lstm": ["rnn"],
            "gru": ["rnn"]}[name]
     assert set(new) <= set(base.quantized)
+    # ranked by AMCT's sensitivity (so the searches can keep them in float), reported as INT8 layers
+    assert set(new) <= set(rep.sensitivity)
+    rows = {r["name"]: r for r in rep.layers}
+    assert all(rows[n]["quantized"] and rows[n]["sensitivity_rank"] for n in new)
     assert rep.amct_only == {}
     assert not any("NOT AMCT'S ANSWER" in n for n in rep.notes)
     rep.write_amct_config(tmp_path / "q.json")

@@ -85,6 +85,7 @@ class CalibRnn(LayerMode):
     inputs: list = field(default_factory=list)
     hidden: list = field(default_factory=list)
     calls: int = 0
+    last: tuple = ()                     # the last call's (x, hx) as given (search.sensitivity reruns it)
 
     @property
     def op_type(self) -> str:
@@ -95,6 +96,7 @@ class CalibRnn(LayerMode):
         out = forward(*args, **kwargs)
         h0 = hx if self.kind == "GRU" else hx[0]
         self.calls += 1
+        self.last = (x, hx)
         self.inputs.append(x.detach().to(F32).clone())
         self.hidden.append(torch.cat((h0.permute(1, 0, 2), out[0][:, :-1, :]), dim=1).detach().to(F32).clone())
         return out, F32, "float32", "AMCT calibration (float RNN weights)"

@@ -365,7 +365,7 @@ def _layer_rows(rows, base: "Base", sens: dict, order: list[str]) -> list[dict]:
         d = r.as_dict()
         name = r.name.split("#")[0]
         rec = records.get(name)
-        q = isinstance(v.layers.get(name), QuantLayer)
+        q = name in v.quantized
         d.update({"quantized": q, "sensitivity_rank": order.index(name) + 1 if name in order else None,
                   "similarity": sens.get(name), "signature": sig.get(r.name, ""),
                   "granularity": ("channel" if cfg.layers[name].channel_wise else "layer") if q else "",

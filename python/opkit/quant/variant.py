@@ -114,6 +114,11 @@ class QuantVariant:
             if isinstance(m, QuantLayer):
                 total += (m.codes.numel() * m.wts_bits + 7) // 8 + m.scale_w.numel() * 4
                 total += m.bias_codes.numel() * 4 if m.bias_codes is not None else 0
+            elif isinstance(m, QuantRnn):     # weight_ih / weight_hh as codes + fp32 scales, biases fp16
+                codes = sum(w.numel() for w in m.weights.values())
+                r = self.records[name]
+                total += (codes * m.wts_bits + 7) // 8 + 4 * (len(r.scale_w) + len(r.scale_r or []))
+                total += 2 * sum(p.numel() for k, p in mod.named_parameters(recurse=False) if k not in m.weights)
             elif isinstance(m, FloatConv):
                 total += 2 * (m.weight.numel() + (m.bias.numel() if m.bias is not None else 0))
             elif isinstance(mod, nn.modules.batchnorm._BatchNorm) and m is None:   # BatchNorm takes FP32 only

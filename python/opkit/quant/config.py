@@ -12,8 +12,8 @@ file")::
                        "weight_quant_params": {"num_bits": 8, "wts_algo": "arq_quantize", "channel_wise": true}}}
 
 Reading follows AMCT: a layer is quantized when it is listed with ``quant_enable: true``; listed layers must be
-module paths of quantizable modules (Conv1d/2d/3d, Linear, ConvTranspose1d/2d, AvgPool2d ...; opkit simulates
-Conv1d, Conv2d and Linear); ``channel_wise: true`` on a Linear is AMCT's error "The channel_wise must be False
+module paths of quantizable modules (Conv1d/2d/3d, Linear, ConvTranspose1d/2d, AvgPool2d, LSTM, GRU; opkit
+simulates each, with the limits ``unsimulated`` names); ``channel_wise: true`` on a Linear is AMCT's error "The channel_wise must be False
 for layer type Linear in layer <name>". Writing uses AMCT's key order and ``indent=4, separators=(',', ':')``.
 """
 from __future__ import annotations

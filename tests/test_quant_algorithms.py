@@ -174,8 +174,8 @@ def test_opkit_quant_recommends_dmq_and_rebuilds_it_from_the_written_files(tmp_p
 
 
 def test_layers_amct_quantizes_but_opkit_does_not_are_named():
-    """AvgPool2d and a ConvTranspose2d with groups 1 are INT8 now; a grouped ConvTranspose2d and a sequence-first
-    LSTM (AMCT quantizes both) are named, never silently float."""
+    """AvgPool2d and ConvTranspose2d (plain and grouped) are INT8 now; a sequence-first LSTM (AMCT's config lists
+    it) is named, never silently float."""
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
@@ -194,14 +194,12 @@ def test_layers_amct_quantizes_but_opkit_does_not_are_named():
     with torch.no_grad():
         y = m(x).argmax(-1)
     rep = opkit.quantize(m, x[:16], (x, y), policy="amct-fake-quant", target_drop=100.0, search=False)
-    assert rep.amct_only == {"up2": "AMCT quantizes grouped ConvTranspose2d layers; opkit simulates ConvTranspose2d "
-                                    "with groups 1 only",
-                             "rnn": "AMCT's config lists this LSTM, but its calibration joins the hidden inputs "
+    assert rep.amct_only == {"rnn": "AMCT's config lists this LSTM, but its calibration joins the hidden inputs "
                                     "batch-first (cali_quant.py:113-115), which a sequence-first RNN does not fit; "
                                     "opkit simulates batch_first=True only"}
     assert any(n.startswith("NOT AMCT'S ANSWER at rnn") for n in rep.notes)
     assert rep.to_dict()["amct_only_layers"] == rep.amct_only
-    assert rep.variants[rep.base].quantized == ["conv", "pool", "up", "fc"]
+    assert rep.variants[rep.base].quantized == ["conv", "pool", "up", "up2", "fc"]
 
 
 def test_deploy_dtype_runs_amcts_current_api_linear_flows_as_rows_and_a_verified_plan(tmp_path):

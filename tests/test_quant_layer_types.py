@@ -15,13 +15,13 @@ from opkit.quant.amct import zoo
 from opkit.quant.config import default_config
 
 
-@pytest.mark.parametrize("name", ["avgpool", "deconv", "deconv1d", "conv3d", "lstm", "gru"])
+@pytest.mark.parametrize("name", ["avgpool", "deconv", "deconv1d", "deconv_grouped", "conv3d", "lstm", "gru"])
 def test_each_layer_type_runs_through_opkit_quant_and_its_files_rebuild_it(name, tmp_path):
     model = zoo.load(name)
     calib, (x, y) = zoo.calib_set(32), zoo.test_set(120)
     rep = opkit.quantize(model, calib, (x, y), target_drop=100.0, search=False)
     base = rep.variants[rep.base]
-    new = {"avgpool": ["pool1", "pool2"], "deconv": ["up"], "deconv1d": ["up"], "conv3d": ["conv1", "conv2"], "lstm": ["rnn"],
+    new = {"avgpool": ["pool1", "pool2"], "deconv": ["up"], "deconv1d": ["up"], "deconv_grouped": ["up"], "conv3d": ["conv1", "conv2"], "lstm": ["rnn"],
            "gru": ["rnn"]}[name]
     assert set(new) <= set(base.quantized)
     # ranked by AMCT's sensitivity (so the searches can keep them in float), reported as INT8 layers

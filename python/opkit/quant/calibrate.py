@@ -51,7 +51,7 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
             # ARQ per output channel on the weight as [C_out, C_in, k...] (AMCT adjust_deconv_weight_shape); the
             # calibration graph keeps the FLOAT weights: AMCT rebuilds them from the unquantized tensor
             # (weight_calibration.py:419-424), so the layers after it calibrate on a float ConvTranspose2d
-            weights[name] = arq(w.transpose(0, 1), lc.wts["num_bits"], lc.channel_wise)
+            weights[name] = arq(geo.out_in(w), lc.wts["num_bits"], lc.channel_wise)
             return w
         if name in pre:
             w, in_scales[name] = prepare(mods[name], w, pre[name])

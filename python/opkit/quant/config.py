@@ -165,8 +165,6 @@ def unsimulated(model: nn.Module) -> dict[str, str]:
     for n, t in quantizable_layers(model).items():
         if t not in SIMULATED_TYPES:
             out[n] = f"AMCT quantizes {t} layers; opkit does not simulate {t} in INT8 yet"
-        elif t.startswith("ConvTranspose") and mods[n].groups != 1:
-            out[n] = (f"AMCT quantizes grouped {t} layers; opkit simulates {t} with groups 1 only")
         elif t in ("LSTM", "GRU"):
             m = mods[n]
             # AMCT's check_lstm_limit / check_gru_limit (configuration/check.py:859-1009): one layer, forward only

@@ -82,12 +82,26 @@ class ConvGeometry:
         return 1 if self.op_type in TRANSPOSED else 0
 
     def weight_view(self, t: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-        """A per-output-channel vector (or a scalar) shaped to broadcast against the weight."""
+        """A per-output-channel vector (or a scalar) shaped to broadcast against the weight (a grouped transposed
+        conv: expanded to the weight's shape, output channel o = group * C_out/groups + j at [group's rows, j])."""
         if t.numel() == 1:
             return t.reshape([])
+        if self.out_axis() == 1 and self.groups > 1:
+            g, k = self.groups, [1] * (w.dim() - 2)
+            full = t.reshape(g, 1, -1, *k).expand(g, w.shape[0] // g, w.shape[1], *w.shape[2:])
+            return full.reshape(w.shape)
         shape = [1] * w.dim()
         shape[self.out_axis()] = -1
         return t.reshape(shape)
+
+    def out_in(self, w: torch.Tensor) -> torch.Tensor:
+        """A transposed conv's weight as [C_out, C_in/groups, k...], the layout AMCT's ARQ reads
+        (utils/weight_quant_api.py:34-59 adjust_deconv_weight_shape)."""
+        g = self.groups
+        if g == 1:
+            return w.transpose(0, 1)
+        x = w.reshape(g, w.shape[0] // g, *w.shape[1:]).transpose(1, 2)
+        return x.reshape(-1, w.shape[0] // g, *w.shape[2:])
 
     def fan_in(self, codes: torch.Tensor) -> int:
         """Products summed into one output: C_in/groups x kernel (a transposed conv: at most C_in x kernel)."""

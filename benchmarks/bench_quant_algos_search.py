@@ -45,18 +45,27 @@ def main() -> None:
     t = time.process_time()
     evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
     plain = time.process_time() - t
-    t = time.process_time()
-    rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1,
-                         deploy_dtype=None if a.no_linear else "float16")
-    total = time.process_time() - t
-    budget = (rep.evals + 2) * plain
-    print(f"   plain pass (opkit.evaluate, FP32): {plain:.2f} s CPU; plain PyTorch forward: {torch_pass:.3f} s")
-    print(f"   opkit quant: {total:.1f} s CPU, {rep.evals} labelled evaluations ({rep.eval_seconds:.1f} s wall in them)")
-    print(f"   budget (evaluations + 2) x plain pass: {budget:.1f} s -> {'within' if total <= budget else 'OVER'} "
-          f"({total / budget:.2f} of it)")
-    print(f"   recommend (classic): {rep.recommend.describe()} -> {rep.recommend.top1:.2f}%")
-    if rep.linear.get("describe"):
-        print(f"   recommend (current API, float16): {rep.linear['describe']} -> {rep.linear['verified_top1']:.2f}%")
+    from opkit.quant import linear_flow
+    for reuse in ((False, True) if not a.no_linear else (True,)):
+        # before: every current-API search step recalibrates its plan; after: each (layer, candidate) once
+        linear_flow.REUSE_CALIBRATIONS = reuse
+        t = time.process_time()
+        w = time.monotonic()
+        rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1,
+                             deploy_dtype=None if a.no_linear else "float16")
+        total, wall = time.process_time() - t, time.monotonic() - w
+        budget = (rep.evals + 2) * plain
+        side = "" if a.no_linear else ("after (calibrations reused): " if reuse else "before (recalibrated per step): ")
+        print(f"   {side}")
+        print(f"   plain pass (opkit.evaluate, FP32): {plain:.3f} s CPU; plain PyTorch forward: {torch_pass:.3f} s")
+        print(f"   opkit quant: {total:.1f} s CPU ({wall:.1f} s wall), {rep.evals} labelled evaluations "
+              f"({rep.eval_seconds:.1f} s wall in them); current-API calibrations: {rep.linear.get('calibrations')}")
+        print(f"   budget (evaluations + 2) x plain pass: {budget:.1f} s -> {'within' if total <= budget else 'OVER'} "
+              f"({total / budget:.2f} of it)")
+        print(f"   recommend (classic): {rep.recommend.describe()} -> {rep.recommend.top1:.2f}%")
+        if rep.linear.get("describe"):
+            print(f"   recommend (current API, float16): {rep.linear['describe']} -> "
+                  f"{rep.linear['verified_top1']:.2f}% (search {rep.linear['top1']:.2f}%)")
     print(f"   after: {load()}")
 
 

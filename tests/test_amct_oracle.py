@@ -55,3 +55,14 @@ def test_configs_amct_rejects_opkit_rejects_with_the_same_message(checkout, tmp_
         with pytest.raises(OpkitError) as e:
             parse_config(r["config"], model, f"{name}.json")
         assert amct_message(r["amct_error"]) in str(e.value), name
+
+
+def test_records_amct_rejects_opkit_rejects_with_the_same_message(checkout, tmp_path):
+    from opkit.quant.amct.oracle import amct_record_rejections
+    from opkit.quant.amct.refs import refuse_record
+    model = zoo.load("bn_cnn")
+    res = amct_record_rejections(checkout, model, zoo.calib_set(), tmp_path)
+    for name, r in res["records"].items():
+        assert r["amct_error"], f"{name}: AMCT accepted it"
+        same, ours = refuse_record(model, r["text"], r["amct_error"], tmp_path)
+        assert same, f"{name}: AMCT {r['amct_error']!r}, opkit {ours!r}"

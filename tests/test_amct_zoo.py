@@ -114,3 +114,53 @@ def test_configs_amct_rejects_are_rejected_with_amcts_message():
         with pytest.raises(OpkitError) as e:
             parse_config(r["config"], model, f"{name}.json")
         assert amct_message(r["amct_error"]) in str(e.value) and f"{name}.json" in str(e.value), name
+
+
+def test_convtranspose_calibrates_the_layers_after_it_on_its_float_weights():
+    """AMCT rebuilds a ConvTranspose2d's calibration weight from the unquantized tensor (weight_calibration.py:
+    419-424): conv2 after it gets AMCT's recorded factors that way, and other ones through fake-quant weights --
+    the recorded comparison tells the two apart."""
+    import numpy as np
+    from opkit.quant.algorithms import arq
+    from opkit.quant.amct.portable import FORWARD, Float64Arithmetic
+    from opkit.quant.calibrate import calibrate
+    from opkit.quant.config import parse_config
+    from opkit.quant.graph import read_graph
+    sc = read_ref("deconv").scenarios["default"]
+    model = zoo.load("deconv")
+    calib = zoo.calib_set()
+    cfg, graph = parse_config(sc.config, model), read_graph(model, (calib[:2],))
+    amct = (np.float32(sc.records["conv2"].scale_d), sc.records["conv2"].offset_d)
+
+    def conv2():
+        with Float64Arithmetic(only=FORWARD):
+            r = calibrate(model, calib, cfg, graph)["conv2"]
+        return np.float32(r.scale_d), r.offset_d
+    assert conv2() == amct
+    q = arq(model.up.weight.detach().transpose(0, 1), 8, True)
+    with torch.no_grad():
+        model.up.weight.copy_((q.codes * q.scale.reshape(-1, 1, 1, 1)).transpose(0, 1))
+    assert conv2() != amct
+
+
+def test_records_amct_rejects_are_rejected_with_amcts_message(tmp_path):
+    """AMCT's save_model errors for record files it refuses (recorded), and the good record they were made from:
+    opkit's reader refuses each with AMCT's message (up to the paths it names), naming the file, record and field,
+    and takes the good one."""
+    import json
+
+    from opkit.quant.amct.refs import REJECTED_RECORDS, refuse_record, same_message
+    from opkit.quant.records import check_against, read_record
+    data = json.loads(REJECTED_RECORDS.read_text())
+    model = zoo.load(data["model"])
+    good = tmp_path / "good.txt"
+    good.write_text(data["record"])
+    assert sorted(read_record(good)) == ["fc", "features.0", "features.4"]
+    check_against(model, read_record(good), str(good))
+    assert len(data["records"]) >= 12
+    for name, r in data["records"].items():
+        assert r["amct_error"], f"{name}: AMCT accepted it"
+        same, ours = refuse_record(model, r["text"], r["amct_error"], tmp_path)
+        assert same and "record.txt: record '" in ours, f"{name}: AMCT {r['amct_error']!r}, opkit {ours!r}"
+    assert not same_message("offset_d's value should be in [-128, 127] in layer fc.",
+                            "record 'fc'.offset_d: offset_d's value should be in [-128, 127] in layer conv1.")

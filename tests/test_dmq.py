@@ -1,11 +1,12 @@
 """opkit's DMQ balancer against AMCT's classic flow (quantize_preprocess -> quantize_model with
 dmq_balancer_param) on a small CNN with an outlier input channel, conv+BN, a depthwise conv and a Linear.
 
-CI: against AMCT's record kept in tests/quantdata/amct_dmq/ (commit in meta.json). On the recording machine
-the balance factors are equal bit for bit and the weight scales too; one activation scale (pw) differs by one
-float32 ulp (the FP32 calibration forward rounds once differently: opkit's calibration engine, not DMQ);
-CI allows 1e-6 relative. Live: OPKIT_AMCT=<checkout with the classic *_pb2.py generated> pytest tests/test_dmq.py
+CI: against AMCT's record kept in tests/quantdata/amct_dmq/ (commit in meta.json), made with the calibration
+forwards under the portable arithmetic (opkit.quant.amct.portable: the same bits on every CPU); opkit's side runs
+under it too, and every factor, scale and offset is equal bit for bit. Live (the CPU's own kernels on both
+sides, bit for bit as well): OPKIT_AMCT=<checkout> pytest tests/test_dmq.py
 """
+import json
 import os
 import sys
 from pathlib import Path
@@ -18,39 +19,46 @@ sys.path.insert(0, str(Path(__file__).parent))
 from quantdata import amct_dmq  # noqa: E402
 
 from opkit.errors import OpkitError  # noqa: E402
+from opkit.quant.amct.portable import FORWARD, Float64Arithmetic  # noqa: E402
 from opkit.quant.calibrate import calibrate  # noqa: E402
-from opkit.quant.config import default_config  # noqa: E402
+from opkit.quant.config import default_config, parse_config  # noqa: E402
 from opkit.quant.dmq import apply_balance, balance_factors  # noqa: E402
 from opkit.quant.graph import read_graph  # noqa: E402
 
 
 def opkit_dmq() -> dict[str, np.ndarray]:
-    m, x = amct_dmq.folded(amct_dmq.net()), amct_dmq.calib()
-    factors = balance_factors(m, x, amct_dmq.STRENGTH)
-    bal = apply_balance(m, factors)
-    recs = calibrate(bal, x, default_config(bal), read_graph(bal, (x[:2],)))
+    """opkit's config path (dmq_balancer_param in AMCT's config; opkit folds the BatchNorms, records the factors,
+    calibrates with the input divided by them as AMCT's CaliQuant does)."""
+    m, x = amct_dmq.net(), amct_dmq.calib()
+    cfg = default_config(m).to_json()
+    for n, a in amct_dmq.STRENGTH.items():
+        cfg[n]["dmq_balancer_param"] = a
+    recs = calibrate(m, x, parse_config(cfg, m), read_graph(m, (x[:2],)))
     out = {}
     for n in amct_dmq.LAYERS:
         r = recs[n]
-        out.update({f"{n}:factor": factors[n].numpy(), f"{n}:scale_d": np.array([r.scale_d], np.float32),
+        out.update({f"{n}:factor": np.array(r.balance_factor, np.float32),
+                    f"{n}:scale_d": np.array([r.scale_d], np.float32),
                     f"{n}:offset_d": np.array([r.offset_d], np.int32),
                     f"{n}:scale_w": np.array(r.scale_w, np.float32)})
     return out
 
 
-def _compare(ref, got, exact_factors=False):
+def _compare(ref, got):
     assert sorted(ref) == sorted(got)
-    for k in ref:
-        if exact_factors and k.endswith(":factor"):
-            assert np.array_equal(ref[k], got[k]), k
-        elif k.endswith(":offset_d"):
-            assert np.array_equal(ref[k], got[k]), k
-        else:
-            np.testing.assert_allclose(got[k], ref[k], rtol=1e-6, atol=0, err_msg=k)
+    assert [k for k in ref if not np.array_equal(ref[k], got[k])] == []
+
+
+def _portable():
+    meta = json.loads((amct_dmq.REFS / "meta.json").read_text())
+    assert meta.get("arithmetic") == "float64", "recorded with one CPU's own kernels: record it again"
+    return Float64Arithmetic(only=FORWARD)
 
 
 def test_equal_to_recorded_amct():
-    _compare(dict(np.load(amct_dmq.REFS / "dmq_net.npz")), opkit_dmq())
+    with _portable():
+        got = opkit_dmq()
+    _compare(dict(np.load(amct_dmq.REFS / "dmq_net.npz")), got)
 
 
 def opkit_factors2() -> dict[str, np.ndarray]:
@@ -59,7 +67,9 @@ def opkit_factors2() -> dict[str, np.ndarray]:
 
 
 def test_convtranspose_grouped_conv1d_factors_equal_recorded_amct():
-    _compare(dict(np.load(amct_dmq.REFS / "dmq_net2.npz")), opkit_factors2())
+    with _portable():
+        got = opkit_factors2()
+    _compare(dict(np.load(amct_dmq.REFS / "dmq_net2.npz")), got)
 
 
 @pytest.mark.skipif(not os.environ.get("OPKIT_AMCT"), reason="OPKIT_AMCT (an AMCT checkout) not set")
@@ -67,8 +77,8 @@ def test_live_amct():
     why = amct_dmq.classic_missing(os.environ["OPKIT_AMCT"])
     if why:
         pytest.skip(why)
-    _compare(amct_dmq.run_amct(os.environ["OPKIT_AMCT"]), opkit_dmq(), exact_factors=True)
-    _compare(amct_dmq.run_amct_factors(os.environ["OPKIT_AMCT"]), opkit_factors2(), exact_factors=True)
+    _compare(amct_dmq.run_amct(os.environ["OPKIT_AMCT"]), opkit_dmq())
+    _compare(amct_dmq.run_amct_factors(os.environ["OPKIT_AMCT"]), opkit_factors2())
 
 
 def test_balanced_model_computes_the_same_and_moves_the_outlier():

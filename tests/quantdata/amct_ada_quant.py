@@ -35,14 +35,24 @@ def config(default: dict, dmq: bool) -> dict:
     return cfg
 
 
-def run_amct(root: str, dmq: bool = False) -> dict[str, np.ndarray]:
+def run_amct(root: str, dmq: bool = False, portable: bool = False) -> dict[str, np.ndarray]:
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
-        return _run(root, Path(tmp), dmq)
+        return _run(root, Path(tmp), dmq, portable)
 
 
-def _run(root: str, tmp: Path, dmq: bool) -> dict[str, np.ndarray]:
+def _run(root: str, tmp: Path, dmq: bool, portable: bool = False) -> dict[str, np.ndarray]:
+    """``portable``: the DMQ forward, AdaRound's training and the calibration forward under the portable
+    arithmetic (amct_ada.arithmetic), as recorded."""
     sys.path.insert(0, str(root))
     import amct_pytorch.classic.graph_based.amct_pytorch as amct
+    from amct_pytorch.classic.graph_based.amct_pytorch import quantize_tool
+
+    from quantdata.amct_ada import arithmetic
+    optimize_alpha = quantize_tool.optimize_alpha
+
+    def portable_optimize(*a, **k):
+        with arithmetic(portable):
+            return optimize_alpha(*a, **k)
     import onnx
     from onnx import numpy_helper
 
@@ -50,21 +60,23 @@ def _run(root: str, tmp: Path, dmq: bool) -> dict[str, np.ndarray]:
     export = torch.onnx.export
     m, x = net(), calib(SAMPLES)
     torch.onnx.export = lambda *a, **k: export(*a, **{"dynamo": False, **k})
+    quantize_tool.optimize_alpha = portable_optimize
     try:
         amct.create_quant_config(str(tmp / "cfg.json"), m, x)
         cfg = config(json.loads((tmp / "cfg.json").read_text()), dmq)
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         if dmq:
             pre = amct.quantize_preprocess(str(tmp / "cfg.json"), str(tmp / "rec.txt"), m, x)
-            with torch.no_grad():
+            with torch.no_grad(), arithmetic(portable):
                 pre(x)
         torch.manual_seed(SEED)
         qm = amct.quantize_model(str(tmp / "cfg.json"), str(tmp / "m.onnx"), str(tmp / "rec.txt"), m, x)
-        with torch.no_grad():
+        with torch.no_grad(), arithmetic(portable):
             qm(x)
         amct.save_model(str(tmp / "m.onnx"), str(tmp / "rec.txt"), str(tmp / "out"))
     finally:
         torch.onnx.export = export
+        quantize_tool.optimize_alpha = optimize_alpha
     rec = read_record(tmp / "rec.txt")
     inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(tmp / "out_fake_quant_model.onnx")).graph.initializer}
     out = {}
@@ -77,9 +89,11 @@ def _run(root: str, tmp: Path, dmq: bool) -> dict[str, np.ndarray]:
     return out
 
 
-def record(root: str) -> None:
-    np.savez_compressed(REFS / "ada_quant.npz", **run_amct(root))
-    np.savez_compressed(REFS / "ada_dmq_quant.npz", **run_amct(root, dmq=True))
+def record(source: str) -> None:
+    from opkit.quant.amct.setup import prepare
+    root = str(prepare(source).prepared)       # a copy with the *_pb2.py generated (opkit.quant.amct.setup)
+    np.savez_compressed(REFS / "ada_quant.npz", **run_amct(root, portable=True))
+    np.savez_compressed(REFS / "ada_dmq_quant.npz", **run_amct(root, dmq=True, portable=True))
 
 
 if __name__ == "__main__":

@@ -76,13 +76,21 @@ def calib2() -> torch.Tensor:
     return x
 
 
-def run_amct_factors(root: str) -> dict[str, np.ndarray]:
+def arithmetic(portable: bool):
+    """The calibration forwards' arithmetic: portable (opkit.quant.amct.portable, the same bits on every CPU) for
+    what is recorded, the CPU's own kernels otherwise. Only the forwards: AMCT's ONNX export does not run under
+    a dispatch mode."""
+    from opkit.quant.amct.portable import FORWARD, Float64Arithmetic
+    return Float64Arithmetic(only=FORWARD) if portable else contextlib.nullcontext()
+
+
+def run_amct_factors(root: str, portable: bool = False) -> dict[str, np.ndarray]:
     """Net2's balance factors (strength 0.5) from AMCT's quantize_preprocess and one forward."""
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
-        return _run_amct_factors(root, Path(tmp))
+        return _run_amct_factors(root, Path(tmp), portable)
 
 
-def _run_amct_factors(root: str, tmp: Path) -> dict[str, np.ndarray]:
+def _run_amct_factors(root: str, tmp: Path, portable: bool = False) -> dict[str, np.ndarray]:
     sys.path.insert(0, str(root))
     import amct_pytorch.classic.graph_based.amct_pytorch as amct
     from amct_pytorch.classic.graph_based.amct_pytorch.proto import scale_offset_record_pytorch_pb2 as pb
@@ -97,7 +105,7 @@ def _run_amct_factors(root: str, tmp: Path) -> dict[str, np.ndarray]:
             cfg[name]["dmq_balancer_param"] = 0.5
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         pre = amct.quantize_preprocess(str(tmp / "cfg.json"), str(tmp / "rec.txt"), m, x)
-        with torch.no_grad():
+        with torch.no_grad(), arithmetic(portable):
             pre(x)
     finally:
         torch.onnx.export = export
@@ -134,12 +142,12 @@ def folded(m: nn.Module) -> nn.Module:
     return torch.ao.quantization.fuse_modules(copy.deepcopy(m), [["conv1", "bn1"], ["dw", "bn2"]])
 
 
-def run_amct(root: str) -> dict[str, np.ndarray]:
+def run_amct(root: str, portable: bool = False) -> dict[str, np.ndarray]:
     with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
-        return _run_amct(root, Path(tmp))
+        return _run_amct(root, Path(tmp), portable)
 
 
-def _run_amct(root: str, tmp: Path) -> dict[str, np.ndarray]:
+def _run_amct(root: str, tmp: Path, portable: bool = False) -> dict[str, np.ndarray]:
     sys.path.insert(0, str(root))
     import amct_pytorch.classic.graph_based.amct_pytorch as amct
     from amct_pytorch.classic.graph_based.amct_pytorch.proto import scale_offset_record_pytorch_pb2 as pb
@@ -158,10 +166,10 @@ def _run_amct(root: str, tmp: Path) -> dict[str, np.ndarray]:
             cfg[name]["dmq_balancer_param"] = STRENGTH[name]
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         pre = amct.quantize_preprocess(str(tmp / "cfg.json"), str(tmp / "rec.txt"), m, x)
-        with torch.no_grad():
+        with torch.no_grad(), arithmetic(portable):
             pre(x)
         qm = amct.quantize_model(str(tmp / "cfg.json"), str(tmp / "m.onnx"), str(tmp / "rec.txt"), m, x)
-        with torch.no_grad():
+        with torch.no_grad(), arithmetic(portable):
             qm(x)
     finally:
         torch.onnx.export = export
@@ -177,12 +185,17 @@ def _run_amct(root: str, tmp: Path) -> dict[str, np.ndarray]:
     return out
 
 
-def record(root: str) -> None:
+def record(source: str) -> None:
+    from opkit.quant.amct.setup import prepare
+    checkout = prepare(source)               # a copy with the *_pb2.py generated (opkit.quant.amct.setup)
+    root = str(checkout.prepared)
     REFS.mkdir(exist_ok=True)
-    np.savez_compressed(REFS / "dmq_net.npz", **run_amct(root))
-    np.savez_compressed(REFS / "dmq_net2.npz", **run_amct_factors(root))
-    commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    meta = {"amct_commit": commit, "torch": torch.__version__, "strengths": STRENGTH,
+    np.savez_compressed(REFS / "dmq_net.npz", **run_amct(root, portable=True))
+    np.savez_compressed(REFS / "dmq_net2.npz", **run_amct_factors(root, portable=True))
+    commit = checkout.commit
+    from opkit.quant.amct.portable import cpu_description
+    meta = {"amct_commit": commit, "torch": torch.__version__, "strengths": STRENGTH, "arithmetic": "float64",
+            "cpu": cpu_description(),
             "how": "OPKIT_AMCT=<checkout> python tests/quantdata/amct_dmq.py"}
     (REFS / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
 

@@ -53,7 +53,7 @@ MODULE_OPS: dict[type, str] = {
     nn.Sigmoid: "sigmoid", nn.Hardswish: "hardswish", nn.Mish: "mish", nn.PReLU: "prelu",
     nn.MaxPool1d: "max_pool1d", nn.MaxPool2d: "max_pool2d", nn.AvgPool2d: "avg_pool2d",
     nn.AdaptiveAvgPool1d: "adaptive_avg_pool1d", nn.AdaptiveAvgPool2d: "adaptive_avg_pool2d",
-    nn.Embedding: "embedding",
+    nn.Embedding: "embedding", nn.LSTM: "lstm", nn.GRU: "gru",
 }
 
 # Op types whose device kernel takes its parameters in FP32 whatever the I/O dtype, so they are not rounded

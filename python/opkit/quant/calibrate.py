@@ -15,7 +15,9 @@ from .algorithms import Histogram, arq, hfmg, ifmr
 from .config import IFMR_DEFAULTS, QuantConfig
 from .layer_algorithms import calib_divisor, calibrate_all, prepare, weight_scale
 from .graph import ModelGraph
-from .modes import CalibMatmul
+from .modes import CalibMatmul, ConvGeometry
+from .rnn import CalibRnn
+from .rnn import weight_scales as rnn_weight_scales
 from .capture import capture_modes
 from .variant import LayerRecord
 
@@ -44,6 +46,13 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
 
     def fake_quant_weight(name: str, w: torch.Tensor) -> torch.Tensor:      # ARQ on the (BN-folded) weights
         lc = config.layers[name]
+        geo = ConvGeometry.of(mods[name])
+        if geo.out_axis() == 1:                 # ConvTranspose1d/2d
+            # ARQ per output channel on the weight as [C_out, C_in, k...] (AMCT adjust_deconv_weight_shape); the
+            # calibration graph keeps the FLOAT weights: AMCT rebuilds them from the unquantized tensor
+            # (weight_calibration.py:419-424), so the layers after it calibrate on a float ConvTranspose2d
+            weights[name] = arq(geo.out_in(w), lc.wts["num_bits"], lc.channel_wise)
+            return w
         if name in pre:
             w, in_scales[name] = prepare(mods[name], w, pre[name])
             fixed = weight_scale(pre[name])
@@ -54,6 +63,10 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
         return wq.codes * (wq.scale.reshape([-1] + [1] * (w.dim() - 1)) if wq.scale.numel() > 1
                            else wq.scale.reshape([]))
     modes = capture_modes(model, graph, config, config.quant_layers, fake_quant_weight)
+    for name in config.quant_layers:
+        if not isinstance(modes[name], CalibRnn) and not ConvGeometry.of(mods[name]).weighted:
+            # AvgPool2d: weight scale 1.0, offset 0, no calibration (weight_calibration.py:207-209, 262-275)
+            weights[name] = SimpleNamespace(scale=torch.ones(1, dtype=torch.float32))
     for name, scale in in_scales.items():
         div = calib_divisor(mods[name], pre[name])
         if div is not None:
@@ -62,6 +75,7 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
             modes[name].in_scale = scale
     hists = {n: Histogram(config.layers[n].act["num_of_bins"]) for n in config.quant_layers
              if config.layers[n].act["act_algo"] == "hfmg"}
+    hists_h = {n: Histogram(h.nbins) for n, h in hists.items() if isinstance(modes[n], CalibRnn)}
     fmodes = {k: CalibMatmul(k) for k in matmuls}
     sim = Simulator(None, layers=modes, functions=fmodes)
     for i, batch in enumerate(batches):
@@ -71,6 +85,9 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
         for name, h in hists.items():          # HFMG merges one histogram per batch
             h.add(torch.cat([t.reshape(-1) for t in modes[name].inputs]))
             modes[name].inputs.clear()
+        for name, h in hists_h.items():        # an RNN's hidden inputs: their own histogram (cali_quant.py:288)
+            h.add(torch.cat([t.reshape(-1) for t in modes[name].hidden]))
+            modes[name].hidden.clear()
     records = {}
     for name in config.quant_layers:
         lc = config.layers[name]
@@ -91,6 +108,10 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
                       a["search_step"])
             data_min, data_max = float(data.min()), float(data.max())
             clipped = float(((data < aq.clip_min) | (data > aq.clip_max)).float().mean())
+        if isinstance(mode, CalibRnn):
+            records[name] = _rnn_record(mods[name], mode, lc, asym, hists_h.get(name), aq, data_min, data_max,
+                                        clipped)
+            continue
         wq = weights[name]
         records[name] = LayerRecord(aq.scale, aq.offset, [float(s) for s in wq.scale], [0] * wq.scale.numel(),
                                     bits, lc.wts["num_bits"], aq.algo, aq.clip_min, aq.clip_max, aq.init_min,
@@ -108,6 +129,22 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
                                    float(((a < qa.clip_min) | (a > qa.clip_max)).float().mean()))
         mode.inputs.clear()
     return records
+
+
+def _rnn_record(module, mode: CalibRnn, lc, asym: bool, hist, aq, data_min, data_max, clipped) -> LayerRecord:
+    """An LSTM/GRU's record (quant/rnn.py): x's factors as any layer's, the hidden inputs' by the same algorithm
+    and parameters, ARQ scales of both weights in ONNX's gate order."""
+    bits, a = lc.act["num_bits"], lc.act
+    if hist is not None:
+        hq = hfmg(hist, bits, asym)
+    else:
+        h = torch.cat([t.reshape(-1) for t in mode.hidden])
+        mode.hidden.clear()
+        hq = ifmr(h, bits, asym, a["max_percentile"], a["min_percentile"], tuple(a["search_range"]), a["search_step"])
+    scale_w, scale_r = rnn_weight_scales(module, lc.wts["num_bits"], lc.channel_wise)
+    return LayerRecord(aq.scale, aq.offset, scale_w, [0] * len(scale_w), bits, lc.wts["num_bits"], aq.algo,
+                       aq.clip_min, aq.clip_max, aq.init_min, aq.init_max, data_min, data_max, clipped,
+                       scale_h=hq.scale, offset_h=hq.offset, scale_r=scale_r)
 
 
 def _hist_clipped(h: Histogram, lo: float, hi: float) -> float:

@@ -10,6 +10,7 @@ import torch.nn as nn
 from ..accuracy.simulate import LayerMode
 from .config import QuantConfig
 from .graph import ModelGraph
+from .rnn import RNN_TYPES, CalibRnn
 from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, fold_bn
 
 
@@ -18,6 +19,8 @@ def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantC
     do_fusion allows and the fold stays finite (AMCT skips a non-finite fold with a warning)."""
     mods = dict(model.named_modules())
     m = mods[name]
+    if not ConvGeometry.of(m).weighted:
+        return None, None, ""                     # AvgPool2d: nothing to fold or quantize
     w, b = m.weight.detach().to(torch.float32), (m.bias.detach().to(torch.float32) if m.bias is not None else None)
     bn = graph.pairs.get(name)
     if bn and config.do_fusion and name not in config.skip_fusion_layers:
@@ -36,8 +39,13 @@ def capture_modes(model: nn.Module, graph: ModelGraph, config: QuantConfig, name
     mods = dict(model.named_modules())
     modes: dict[str, LayerMode] = {}
     for name in names:
+        kind = type(mods[name]).__name__
+        if kind in RNN_TYPES:
+            modes[name] = CalibRnn(name, kind)
+            continue
         w, b, bn = layer_weights(model, name, graph, config)
-        modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), weight(name, w) if weight else w, b)
+        modes[name] = CalibLayer(name, ConvGeometry.of(mods[name]), weight(name, w) if weight and w is not None else w,
+                                 b)
         if bn:
             modes[bn] = FoldedBatchNorm(into=name)
     for conv in graph.pairs:

@@ -12,8 +12,8 @@ file")::
                        "weight_quant_params": {"num_bits": 8, "wts_algo": "arq_quantize", "channel_wise": true}}}
 
 Reading follows AMCT: a layer is quantized when it is listed with ``quant_enable: true``; listed layers must be
-module paths of quantizable modules (Conv1d/2d/3d, Linear, ConvTranspose1d/2d, AvgPool2d ...; opkit simulates
-Conv1d, Conv2d and Linear); ``channel_wise: true`` on a Linear is AMCT's error "The channel_wise must be False
+module paths of quantizable modules (Conv1d/2d/3d, Linear, ConvTranspose1d/2d, AvgPool2d, LSTM, GRU; opkit
+simulates each, with the limits ``unsimulated`` names); ``channel_wise: true`` on a Linear is AMCT's error "The channel_wise must be False
 for layer type Linear in layer <name>". Writing uses AMCT's key order and ``indent=4, separators=(',', ':')``.
 """
 from __future__ import annotations
@@ -37,7 +37,10 @@ QUANTIZABLE_TYPES = ("Conv2d", "Conv3d", "Linear", "ConvTranspose2d", "AvgPool2d
                      "GRU", "LSTM")
 CHANNEL_WISE_TYPES = ("Conv2d", "Conv3d", "ConvTranspose2d", "Conv1d", "LSTM", "GRU", "ConvTranspose1d")
 FUSE_TYPES = ("Conv2d", "Conv3d", "Conv1d")
-SIMULATED_TYPES = ("Conv1d", "Conv2d", "Linear")           # what opkit's engine runs in INT8
+# what opkit's engine runs in INT8 (quant/modes.py QuantLayer, quant/rnn.py QuantRnn): every type AMCT's PyTorch
+# classic flow lists (capacity_config.csv QUANTIZABLE_TYPES), with the limits unsimulated() names
+SIMULATED_TYPES = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "AvgPool2d", "Linear", "LSTM",
+                   "GRU")
 IFMR_KEYS = ("num_bits", "max_percentile", "min_percentile", "search_range", "search_step", "act_algo",
              "asymmetric")
 HFMG_KEYS = ("num_bits", "num_of_bins", "act_algo", "asymmetric")
@@ -149,7 +152,28 @@ def quantizable_layers(model: nn.Module) -> dict[str, str]:
         if t in QUANTIZABLE_TYPES and name:
             if getattr(m, "padding_mode", "zeros") != "zeros":
                 continue                                  # AMCT check_padding_mode: not quantizable
+            if t in ("LSTM", "GRU") and (m.num_layers != 1 or m.bidirectional or getattr(m, "proj_size", 0)):
+                continue                                  # AMCT check_lstm_limit / check_gru_limit
             out[name] = t
+    return out
+
+
+def unsimulated(model: nn.Module) -> dict[str, str]:
+    """Layers AMCT's classic flow quantizes that opkit does not simulate in INT8: module path -> why."""
+    mods = dict(model.named_modules())
+    out = {}
+    for n, t in quantizable_layers(model).items():
+        if t not in SIMULATED_TYPES:
+            out[n] = f"AMCT quantizes {t} layers; opkit does not simulate {t} in INT8 yet"
+        elif t in ("LSTM", "GRU"):
+            m = mods[n]
+            # AMCT's check_lstm_limit / check_gru_limit (configuration/check.py:859-1009): one layer, forward only
+            if m.num_layers != 1 or m.bidirectional or getattr(m, "proj_size", 0):
+                continue                                   # AMCT does not quantize it either
+            if not m.batch_first:
+                out[n] = (f"AMCT's config lists this {t}, but its calibration joins the hidden inputs batch-first "
+                          "(cali_quant.py:113-115), which a sequence-first RNN does not fit; opkit simulates "
+                          "batch_first=True only")
     return out
 
 
@@ -165,7 +189,8 @@ def default_config(model: nn.Module, skip_layers=(), batch_num: int = 1, activat
     unknown = [s for s in skip_layers if s not in dict(model.named_modules())]
     if unknown:
         raise OpkitError(f"skip_layers: {_unknown_msg(unknown, list(types))}")
-    layers = {n: _default_layer(t) for n, t in types.items() if t in SIMULATED_TYPES}
+    skip = unsimulated(model)
+    layers = {n: _default_layer(t) for n, t in types.items() if n not in skip}
     for s in skip_layers:
         if s in layers:
             layers[s].quant_enable = False
@@ -306,6 +331,10 @@ def _parse_wts(src: str, name: str, node, layer_type: str) -> dict:
     if wts["num_bits"] not in WTS_BITS or isinstance(wts["num_bits"], bool):
         raise _err(src, f"{where}.num_bits: weight num_bits is not in {list(WTS_BITS)}")
     _check_bool(src, f"{where}.channel_wise", wts["channel_wise"])
+    if layer_type in ("LSTM", "GRU") and not wts["channel_wise"]:
+        # AMCT splits the weight scales into gate blocks and fails on one (weight_calibration.py:152-163)
+        raise _err(src, f"{where}.channel_wise: Layer's quant factor length 1 is not suitable mutiple of {name} "
+                        f"(AMCT quantizes {layer_type} weights with channel_wise true only)")
     if wts["channel_wise"] and layer_type not in CHANNEL_WISE_TYPES:
         # AMCT ChannelWiseField.check, wrapped by LayerPlhField with " in layer <name>"
         raise _err(src, f"The channel_wise must be False for layer type {layer_type} in layer {name}")
@@ -345,7 +374,8 @@ def parse_config(data: dict, model: nn.Module, src: str = "config") -> QuantConf
     if bad:
         raise _err(src, f"Skip fusion layer \"{bad[0]}\"'s type not in supported list {list(FUSE_TYPES)}")
     offset = root.get("activation_offset", True)
-    layers = {n: _default_layer(t) for n, t in quantizable.items() if t in SIMULATED_TYPES}
+    skip = unsimulated(model)
+    layers = {n: _default_layer(t) for n, t in quantizable.items() if n not in skip}
     for n in layers:
         layers[n].quant_enable = False                  # AMCT: only listed layers with quant_enable are quantized
     for name in data:
@@ -358,9 +388,9 @@ def parse_config(data: dict, model: nn.Module, src: str = "config") -> QuantConf
         if name not in quantizable:
             raise _err(src, f"layer {name} does not support quant. (type {types[name]}; quantizable layers: "
                             f"{', '.join(quantizable) or 'none'})")
-        if quantizable[name] not in SIMULATED_TYPES:
-            raise _err(src, f"layer {name}: type {quantizable[name]} is quantizable by AMCT but not simulated by "
-                            f"opkit ({', '.join(SIMULATED_TYPES)}); set quant_enable false or drop the entry")
+        if name in skip:
+            raise _err(src, f"layer {name}: {skip[name]} ({', '.join(SIMULATED_TYPES)}); set quant_enable false "
+                            "or drop the entry")
         extra = [k for k in node if k not in ("quant_enable", "dmq_balancer_param", "activation_quant_params",
                                               "weight_quant_params")]
         if extra:

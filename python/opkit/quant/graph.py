@@ -20,7 +20,9 @@ from ..accuracy.simulate import STRUCTURAL, atomic_modules, counted_call, op_nam
 
 CONV_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
 BN_TYPES = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
-QUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Linear)
+QUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.AvgPool2d, nn.Linear)
+# layers ATC's RequantFusionPass joins (Dequant + ReLU + Quant between two of them): convs and matmuls
+REQUANT_TYPES = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Linear)
 
 
 @dataclass
@@ -31,6 +33,7 @@ class ModelGraph:
     calls: Counter = field(default_factory=Counter)            # module path -> calls in one forward
     matmuls: list[str] = field(default_factory=list)           # function-level matmul calls: "matmul#<k>"
     order: list[str] = field(default_factory=list)             # atomic module paths in call order
+    rnn_without_state: list[str] = field(default_factory=list)  # LSTM/GRU called without an initial state
 
 
 def read_graph(model: nn.Module, inputs: tuple) -> ModelGraph:
@@ -50,6 +53,8 @@ def read_graph(model: nn.Module, inputs: tuple) -> ModelGraph:
     def pre(mod, args):
         n = names[id(mod)]
         g.calls[n] += 1
+        if isinstance(mod, (nn.LSTM, nn.GRU)) and len(args) < 2 and n not in g.rnn_without_state:
+            g.rnn_without_state.append(n)
         if depth[0] == 0:
             for t in tensors(args):
                 consumers[id(t)].append(n)
@@ -134,7 +139,7 @@ def _pairs(g: ModelGraph, mods, out_of, in_of, consumers) -> None:
 
 
 def _chains(g: ModelGraph, mods, out_of, consumers, producer, relu_in) -> None:
-    quant = {n for n, m in mods.items() if isinstance(m, QUANT_TYPES) and g.calls[n] == 1}
+    quant = {n for n, m in mods.items() if isinstance(m, REQUANT_TYPES) and g.calls[n] == 1}
     relu_out = {v: k for k, v in relu_in.items()}
     for a in quant:
         tid = out_of.get(a)

@@ -111,6 +111,16 @@ class DMQ(LayerAlgorithm):
         from .dmq import inverse_factor
         return inverse_factor(module, self._factor(record)) if self.active(record) else None
 
+    def calib_divisor(self, module, record):
+        """AMCT's calibration divides the input by the factor (CaliQuant, cali_quant.py:101-107); the deployed and
+        fake-quant models multiply by 1 / f (the Mul node). Checked under the portable arithmetic: with the Mul in
+        calibration, pw's scale_d of the DMQ test net moves by one float32 ulp."""
+        if not self.active(record):
+            return None
+        from .dmq import inverse_factor
+        shape = inverse_factor(module, self._factor(record)).shape
+        return self._factor(record).reshape(shape)
+
     def active(self, record):
         return record.balance_factor is not None
 

@@ -21,10 +21,11 @@ import torch.nn as nn
 from ..errors import OpkitError
 from ..evaluate import SimVariant
 from . import linear_search as LS
-from .linear_ptq import LinearPTQConfig, LinearPTQError, linear_layers, quantize_linears
+from .linear_ptq import LinearPTQConfig, LinearPTQError, _set, linear_layers, quantize_linears
 
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
 BASE = "minmax-w8a8"
+REUSE_CALIBRATIONS = True          # LinearFlow.reuse's default (benchmarks/bench_quant_algos_search.py sets both)
 
 
 def deploy_dtype(name: str | None) -> torch.dtype | None:
@@ -99,12 +100,34 @@ class LinearFlow:
     log: object = None
     rows: dict[str, str] = field(default_factory=dict)
     evals: int = 0
+    # search steps reuse calibrations, as the classic flow's do: each (layer, candidate) is quantized once, in
+    # the calibration of that candidate's row (every Linear with it); the winning plan is rebuilt from its AMCT
+    # configs from scratch (verified_top1). False: every step recalibrates its whole plan (the old way).
+    reuse: bool = field(default_factory=lambda: REUSE_CALIBRATIONS)
+    calibrations: int = 0                     # calibration runs the rows and the search made
 
     def __post_init__(self):
         self.m = copy.deepcopy(self.model).to(self.dtype).eval()
         self.batches = [self.calib.to(self.dtype) if self.calib.is_floating_point() else self.calib]
         self.layers = linear_layers(self.m, LS.CANDIDATES[BASE])
         self.candidates = LS.CANDIDATES
+        self._quantized: dict[tuple[str, str], nn.Module] = {}     # (layer, candidate) -> its fake-quant module
+
+    def build(self, plan: dict[str, str]) -> nn.Module:
+        """The model of ``plan``: each layer's module from its candidate's calibration (one per candidate)."""
+        if not self.reuse:
+            self.calibrations += 1
+            return LS.apply_plan(self.m, plan, self.batches, self.candidates)
+        for cand in {a for a in plan.values() if a != LS.FLOAT}:
+            if (next(iter(self.layers)), cand) not in self._quantized:
+                self.calibrations += 1
+                q = LS.apply_plan(self.m, {n: cand for n in self.layers}, self.batches, self.candidates)
+                self._quantized.update({(n, cand): q.get_submodule(n) for n in self.layers})
+        m = copy.deepcopy(self.m)
+        for n, a in plan.items():
+            if a != LS.FLOAT:
+                _set(m, n, copy.deepcopy(self._quantized[(n, a)]))
+        return m
 
     @property
     def tag(self) -> str:
@@ -113,7 +136,7 @@ class LinearFlow:
     def score(self, plan: dict[str, str], name: str | None = None, model: nn.Module | None = None) -> float:
         self.evals += 1
         name = name or f"linear-search-{self.evals}"
-        m = model if model is not None else LS.apply_plan(self.m, plan, self.batches, self.candidates)
+        m = model if model is not None else self.build(plan)
         return self.scorer.top1(SimVariant(name), model=Deployed(m, self.dtype))
 
     def strategy_rows(self) -> dict[str, str]:
@@ -150,7 +173,7 @@ class LinearFlow:
         try:
             res = LS.search(self.m, self.batches, None, None, target_drop, base=BASE, width=width,
                             log=self.log, score=lambda plan: self.score(plan), reference_top1=fp,
-                            cheapest_first=True)
+                            cheapest_first=True, build=self.build)
         except LinearPTQError as e:
             raise OpkitError(f"--deploy-dtype {self.tag}: {e}") from None
         best = res.best

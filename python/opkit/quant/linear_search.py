@@ -83,12 +83,13 @@ def top1(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batch: int = 256) -
     return 100.0 * hits / len(x)
 
 
-def sensitivity(model, layers, base: str, batches, candidates) -> dict[str, float]:
+def sensitivity(model, layers, base: str, batches, candidates, build=None) -> dict[str, float]:
+    build = build or (lambda plan: apply_plan(model, plan, batches, candidates))
     with torch.no_grad():
         ref = [model(b).float() for b in batches]
         out = {}
         for n in layers:
-            q = apply_plan(model, {n: base}, batches, candidates)
+            q = build({n: base})
             out[n] = sum(float(((q(b).float() - r) ** 2).mean()) for b, r in zip(batches, ref)) / len(batches)
     return out
 
@@ -96,12 +97,14 @@ def sensitivity(model, layers, base: str, batches, candidates) -> dict[str, floa
 def search(model: nn.Module, batches, x: torch.Tensor, y: torch.Tensor, target_drop: float = 0.5, *,
            base: str = "minmax-w8a8", candidates: dict[str, LinearPTQConfig] | None = None, width: int = 4,
            log: Callable[[str], None] | None = None, score: Callable[[dict], float] | None = None,
-           reference_top1: float | None = None, cheapest_first: bool = False) -> LinearSearchResult:
+           reference_top1: float | None = None, cheapest_first: bool = False,
+           build: Callable[[dict], nn.Module] | None = None) -> LinearSearchResult:
     """Greedy over Linear PTQ candidates per layer until FP top-1 minus the plan's top-1 <= ``target_drop``.
     ``score(plan) -> top1`` and ``reference_top1`` (default: plain PyTorch top-1 on ``x, y`` of the plan's model
     and of ``model``): opkit quant scores through its Scorer against the FP32 model (quant/linear_flow.py).
     ``cheapest_first``: each step keeps the cheapest action that meets the target (then the best top-1), as
-    opkit quant's greedy does; default: the best top-1 (ties: the cheaper)."""
+    opkit quant's greedy does; default: the best top-1 (ties: the cheaper). ``build(plan) -> model``: how a
+    plan's model is made for the sensitivity (default ``apply_plan``, one calibration per plan)."""
     log = log or (lambda s: None)
     candidates = candidates or (W4_CANDIDATES if base in W4_CANDIDATES else CANDIDATES)
     if base not in candidates:
@@ -114,7 +117,7 @@ def search(model: nn.Module, batches, x: torch.Tensor, y: torch.Tensor, target_d
     fp = reference_top1 if reference_top1 is not None else top1(model, x, y)
     ok = Target.drop(fp, target_drop).met
     score = score or (lambda plan: top1(apply_plan(model, plan, batches, candidates), x, y))
-    res = LinearSearchResult(sensitivity=sensitivity(model, layers, base, batches, candidates))
+    res = LinearSearchResult(sensitivity=sensitivity(model, layers, base, batches, candidates, build))
     order = sorted(layers, key=lambda n: -res.sensitivity[n])        # most sensitive first
     plan = {n: base for n in layers}
     current = LinearStep(dict(plan), score(plan), False, f"{base} on every Linear")

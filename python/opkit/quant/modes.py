@@ -1,6 +1,6 @@
 """Per-layer modes of the simulation engine (opkit/accuracy/simulate.py ``LayerMode``) for quantized models.
 
-- ``QuantLayer``: a Conv1d/Conv2d (grouped, depthwise) or Linear in INT8 as the device runs AMCT's deploy model:
+- ``QuantLayer``: a Conv1d/Conv2d (grouped, depthwise)/Conv3d, ConvTranspose2d, AvgPool2d or Linear in INT8 as the device runs AMCT's deploy model:
   AscendQuant (activation -> int codes), the cube on integer codes with exact integer accumulation plus the int32
   bias, AscendDequant (int32 * deq_scale -> the policy's I/O dtype). Under a policy the quant step is the TBE
   kernel's fp16 arithmetic (input cast to fp16, times fp16(1/scale_d), plus offset, rounded, saturated); without a
@@ -30,28 +30,82 @@ F16, F32, F64 = torch.float16, torch.float32, torch.float64
 INT32_MAX = 2 ** 31 - 1
 
 
+_CONV = {"conv1d": F.conv1d, "conv2d": F.conv2d, "conv3d": F.conv3d}
+TRANSPOSED = {"conv_transpose1d": F.conv_transpose1d, "conv_transpose2d": F.conv_transpose2d}
+
+
 @dataclass
 class ConvGeometry:
-    """What F.conv*d / F.linear need besides the tensors (plain values, picklable)."""
-    op_type: str                         # conv1d | conv2d | linear
+    """What F.conv*d / F.conv_transpose2d / F.avg_pool2d / F.linear need besides the tensors (plain values,
+    picklable)."""
+    op_type: str                 # conv1d | conv2d | conv3d | conv_transpose1d | conv_transpose2d | avg_pool2d | linear
     stride: tuple = (1,)
     padding: object = (0,)
     dilation: tuple = (1,)
     groups: int = 1
+    output_padding: tuple = (0,)         # conv_transpose1d/2d
+    kernel: tuple = ()                   # avg_pool2d: kernel_size
+    pool: tuple = ()                     # avg_pool2d: (ceil_mode, count_include_pad, divisor_override)
 
     @classmethod
     def of(cls, m: nn.Module) -> "ConvGeometry":
         if isinstance(m, nn.Linear):
             return cls("linear")
-        kind = "conv1d" if isinstance(m, nn.Conv1d) else "conv2d"
+        if isinstance(m, nn.AvgPool2d):
+            pair = nn.modules.utils._pair
+            return cls("avg_pool2d", pair(m.stride if m.stride is not None else m.kernel_size), pair(m.padding),
+                       kernel=pair(m.kernel_size), pool=(m.ceil_mode, m.count_include_pad, m.divisor_override))
+        kind = {nn.Conv1d: "conv1d", nn.Conv3d: "conv3d", nn.ConvTranspose1d: "conv_transpose1d",
+                nn.ConvTranspose2d: "conv_transpose2d"}.get(type(m), "conv2d")
+        out_pad = tuple(m.output_padding) if kind in TRANSPOSED else (0,)
         return cls(kind, tuple(m.stride), m.padding if isinstance(m.padding, str) else tuple(m.padding),
-                   tuple(m.dilation), int(m.groups))
+                   tuple(m.dilation), int(m.groups), out_pad)
 
-    def apply(self, x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+    @property
+    def weighted(self) -> bool:
+        """False for an AvgPool2d: AMCT records scale_w 1.0 for it and quantizes no weight."""
+        return self.op_type != "avg_pool2d"
+
+    def apply(self, x: torch.Tensor, w: torch.Tensor | None, b: torch.Tensor | None = None) -> torch.Tensor:
         if self.op_type == "linear":
             return F.linear(x, w, b)
-        fn = F.conv1d if self.op_type == "conv1d" else F.conv2d
-        return fn(x, w, b, self.stride, self.padding, self.dilation, self.groups)
+        if self.op_type == "avg_pool2d":
+            ceil, include_pad, divisor = self.pool
+            return F.avg_pool2d(x, self.kernel, self.stride, self.padding, ceil, include_pad, divisor)
+        if self.op_type in TRANSPOSED:
+            return TRANSPOSED[self.op_type](x, w, b, self.stride, self.padding, self.output_padding, self.groups,
+                                            self.dilation)
+        return _CONV[self.op_type](x, w, b, self.stride, self.padding, self.dilation, self.groups)
+
+    def out_axis(self) -> int:
+        """The weight's output-channel axis: 1 for a transposed conv ([C_in, C_out / groups, k...]), else 0."""
+        return 1 if self.op_type in TRANSPOSED else 0
+
+    def weight_view(self, t: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        """A per-output-channel vector (or a scalar) shaped to broadcast against the weight (a grouped transposed
+        conv: expanded to the weight's shape, output channel o = group * C_out/groups + j at [group's rows, j])."""
+        if t.numel() == 1:
+            return t.reshape([])
+        if self.out_axis() == 1 and self.groups > 1:
+            g, k = self.groups, [1] * (w.dim() - 2)
+            full = t.reshape(g, 1, -1, *k).expand(g, w.shape[0] // g, w.shape[1], *w.shape[2:])
+            return full.reshape(w.shape)
+        shape = [1] * w.dim()
+        shape[self.out_axis()] = -1
+        return t.reshape(shape)
+
+    def out_in(self, w: torch.Tensor) -> torch.Tensor:
+        """A transposed conv's weight as [C_out, C_in/groups, k...], the layout AMCT's ARQ reads
+        (utils/weight_quant_api.py:34-59 adjust_deconv_weight_shape)."""
+        g = self.groups
+        if g == 1:
+            return w.transpose(0, 1)
+        x = w.reshape(g, w.shape[0] // g, *w.shape[1:]).transpose(1, 2)
+        return x.reshape(-1, w.shape[0] // g, *w.shape[2:])
+
+    def fan_in(self, codes: torch.Tensor) -> int:
+        """Products summed into one output: C_in/groups x kernel (a transposed conv: at most C_in x kernel)."""
+        return codes.shape[0] * codes[0, 0].numel() if self.op_type in TRANSPOSED else codes[0].numel()
 
     def channel_view(self, t: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
         """A per-output-channel vector shaped to broadcast against the op's output."""
@@ -165,7 +219,8 @@ def amct_fake_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -
 
 @dataclass
 class QuantLayer(LayerMode):
-    """One INT8 (or what-if 4/16-bit) Conv1d/Conv2d/Linear; see the module docstring."""
+    """One INT8 (or what-if 4/16-bit) Conv1d/2d/3d, ConvTranspose2d, AvgPool2d (no weight: ``codes`` empty,
+    ``scale_w`` [1.0]) or Linear; see the module docstring."""
     name: str
     geometry: ConvGeometry
     codes: torch.Tensor                  # int8 weight codes (int8, or int16 for a wider what-if)
@@ -212,6 +267,9 @@ class QuantLayer(LayerMode):
         key = (id(self.codes), self.codes._version, self.offset_d, self.act_bits, id(bias),
                None if bias is None else bias._version)
         cached = self.__dict__.get("_plan")
+        if self.op_type in TRANSPOSED or self.op_type == "avg_pool2d":
+            # the chunk plan cuts input channels along the weight's axis 1; these keep the per-call exact path
+            return None, False, 0.0
         if cached is None or cached[0] != key:
             x_lo, x_hi = self.x_range
             chunks = plan_chunks(self.codes, x_hi, self.geometry.groups, x_lo)
@@ -264,8 +322,12 @@ class QuantLayer(LayerMode):
             x_lo, x_hi = self.x_range
             if not (float(lo) >= x_lo and float(hi) <= x_hi):
                 plan = None
+        if not self.geometry.weighted:
+            # AMCT's fake-quant AvgPool2d: the pool on the integer codes (offset off) in FP32, no weight, no
+            # bias; the mean of integers is rounded once (insert_fakequant_avgpool2d / AveragePool on the codes)
+            return self.geometry.apply(xq.to(F32), None), True
         if plan is None:
-            acc = exact_product(self.geometry.apply, xq, self.codes, self.codes[0].numel())
+            acc = exact_product(self.geometry.apply, xq, self.codes, self.geometry.fan_in(self.codes))
         elif bias_f32:
             # one float32 conv, the int32 bias inside it: every partial sum below 2^24, the float32 result exact
             b = self.bias_codes.to(F32).reshape(-1) if self.bias_codes is not None and int_bias else None

@@ -23,7 +23,7 @@ from ..errors import OpkitError
 from ..evaluate import FP32
 from ..evaluate.target import EPS_POINTS, Target
 from .builder import Deploy, VariantBuilder
-from .config import SIMULATED_TYPES, QuantConfig, default_config, load_config, parse_config, quantizable_layers
+from .config import QuantConfig, default_config, load_config, parse_config, unsimulated
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
@@ -157,6 +157,13 @@ def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
                      f"({', '.join(b.matmuls)}); AMCT's PyTorch flow quantizes modules, not these")
     for n, why in amct_only(model).items():
         notes.append(f"NOT AMCT'S ANSWER at {n}: {why}; it stays float in every row here")
+    stateless = [n for n in b.graph.rnn_without_state if n in cfg.quant_layers]
+    for n in stateless:
+        # AMCT's create_quant_config leaves such an RNN out (configuration/check.py:872-916: the initial state
+        # must come from the graph input), and its calibration refuses it (cali_quant.py:90-93)
+        notes.append(f"{n}: an RNN called without its initial state (hx); AMCT quantizes an LSTM/GRU only when "
+                     "hx is passed in from the input: kept in float")
+    cfg = cfg.with_float(stateless)
     shared = [n for n in cfg.layers if b.graph.calls.get(n, 0) != 1]
     for n in shared:
         if cfg.layers[n].quant_enable:
@@ -172,15 +179,14 @@ def _base(b: VariantBuilder, config, notes: list[str]) -> Base:
     v = b.variant(cfg, name, records)
     notes.extend(v.notes)
     # layers AMCT cannot quantize (int32 bias overflow) are float in every variant built from this config
-    cfg = cfg.with_float([n for n in cfg.quant_layers if not isinstance(v.layers.get(n), QuantLayer)])
+    cfg = cfg.with_float([n for n in cfg.quant_layers if n not in v.quantized])
     return Base(name, cfg, records, v, shared)
 
 
 def amct_only(model: nn.Module) -> dict[str, str]:
     """Layers AMCT's classic flow quantizes that opkit does not simulate in INT8 (never silently float):
     module -> why. Module types from AMCT's capacity list (config.QUANTIZABLE_TYPES)."""
-    return {n: f"AMCT quantizes {t} layers; opkit does not simulate {t} in INT8 yet"
-            for n, t in quantizable_layers(model).items() if t not in SIMULATED_TYPES}
+    return unsimulated(model)
 
 
 def _recommend(b: VariantBuilder, sc: Scorer, base: Base, order: list[str], target: Target, search: bool,
@@ -235,6 +241,7 @@ def _linear(inp, sc: Scorer, dtype, table: list[StrategyRow], target_drop: float
         if got:
             res, plan = got
             out |= plan.as_dict() | {"steps": [st.__dict__ for st in res.steps], "sensitivity": res.sensitivity}
+    out["calibrations"] = lf.calibrations
     return out
 
 
@@ -358,7 +365,7 @@ def _layer_rows(rows, base: "Base", sens: dict, order: list[str]) -> list[dict]:
         d = r.as_dict()
         name = r.name.split("#")[0]
         rec = records.get(name)
-        q = isinstance(v.layers.get(name), QuantLayer)
+        q = name in v.quantized
         d.update({"quantized": q, "sensitivity_rank": order.index(name) + 1 if name in order else None,
                   "similarity": sens.get(name), "signature": sig.get(r.name, ""),
                   "granularity": ("channel" if cfg.layers[name].channel_wise else "layer") if q else "",

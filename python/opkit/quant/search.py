@@ -28,7 +28,8 @@ from ..evaluate.target import EPS_POINTS, Target
 from ..evaluate.variants import SimVariant
 from .config import CHANNEL_WISE_TYPES, QuantConfig
 from .graph import ModelGraph
-from .modes import CalibLayer, QuantLayer
+from .modes import CalibLayer
+from .rnn import CalibRnn
 from .capture import capture_modes
 from .variant import LayerRecord, build_variant
 
@@ -38,16 +39,24 @@ def sensitivity(model: nn.Module, batches: list[torch.Tensor], config: QuantConf
     """Layer -> AMCT similarity (0.5 + 0.5 cos) of its fake-quant output vs float output on its own FP32 input."""
     variant = build_variant(model, config, records, graph, atc_conv_bn=False)
     capture = capture_modes(model, graph, config,           # float weights: records each layer's FP32 input
-                            [n for n in config.quant_layers if isinstance(variant.layers.get(n), QuantLayer)])
+                            [n for n in config.quant_layers if n in variant.quantized])
     sim = SimVariant("capture", layers=capture).simulator()      # an engine query: the FP32 capture graph
-    sims: dict[str, list[float]] = {n: [] for n, m in capture.items() if isinstance(m, CalibLayer)}
+    sims: dict[str, list[float]] = {n: [] for n, m in capture.items() if isinstance(m, (CalibLayer, CalibRnn))}
+    mods = dict(model.named_modules())
     for x in batches:
         sim.run(model, (x,), record=False)
         for name in sims:
             mode = capture[name]
-            inp = mode.inputs.pop()
-            ref = mode.geometry.apply(inp, mode.weight, mode.bias)
-            q, _, _, _ = variant.layers[name].run(sim, None, None, (inp,), {})
+            if isinstance(mode, CalibRnn):     # the float RNN vs AMCT's fake-quant one on the same (x, hx)
+                m = mods[name]
+                ref = type(m).forward(m, *mode.last)[0]
+                q = variant.layers[name].run(sim, m, lambda *a, m=m: type(m).forward(m, *a), mode.last, {})[0][0]
+                mode.inputs.clear()
+                mode.hidden.clear()
+            else:
+                inp = mode.inputs.pop()
+                ref = mode.geometry.apply(inp, mode.weight, mode.bias)
+                q, _, _, _ = variant.layers[name].run(sim, None, None, (inp,), {})
             cos = metrics(q.float(), ref.float())["cosine"]
             sims[name].append(0.5 + 0.5 * (cos if cos is not None else -1.0))
             mode.inputs.clear()

@@ -31,6 +31,8 @@ from .graph import ModelGraph
 from .layer_algorithms import prepare
 from .capture import layer_weights
 from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
+from .rnn import RNN_TYPES, QuantRnn
+from .rnn import fake_weights as rnn_fake_weights
 from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
 
 ATC_CONV_BN = "ConvBatchnormFusionPass"
@@ -66,11 +68,12 @@ class QuantVariant:
 
     @property
     def quantized(self) -> list[str]:
-        return [n for n, m in self.layers.items() if isinstance(m, QuantLayer)]
+        return [n for n, m in self.layers.items() if isinstance(m, (QuantLayer, QuantRnn))]
 
     @property
     def float_layers(self) -> list[str]:
-        return [n for n, c in self.config.layers.items() if n not in self.layers or not isinstance(self.layers[n], QuantLayer)]
+        return [n for n, c in self.config.layers.items()
+                if n not in self.layers or not isinstance(self.layers[n], (QuantLayer, QuantRnn))]
 
     @classmethod
     def from_amct(cls, model: nn.Module, config, record, example: torch.Tensor, atc_conv_bn: bool = True,
@@ -86,7 +89,9 @@ class QuantVariant:
             cfg = parse_config(config, model)
         else:
             cfg = load_config(config, model)
+        from .records import check_against
         recs = record if isinstance(record, dict) else read_record(record)
+        check_against(model, recs, str(record) if not isinstance(record, dict) else "record")
         missing = [n for n in cfg.quant_layers if n not in recs]
         if missing:
             raise OpkitError(f"record {record if not isinstance(record, dict) else '(dict)'}: no factors for "
@@ -109,6 +114,11 @@ class QuantVariant:
             if isinstance(m, QuantLayer):
                 total += (m.codes.numel() * m.wts_bits + 7) // 8 + m.scale_w.numel() * 4
                 total += m.bias_codes.numel() * 4 if m.bias_codes is not None else 0
+            elif isinstance(m, QuantRnn):     # weight_ih / weight_hh as codes + fp32 scales, biases fp16
+                codes = sum(w.numel() for w in m.weights.values())
+                r = self.records[name]
+                total += (codes * m.wts_bits + 7) // 8 + 4 * (len(r.scale_w) + len(r.scale_r or []))
+                total += 2 * sum(p.numel() for k, p in mod.named_parameters(recurse=False) if k not in m.weights)
             elif isinstance(m, FloatConv):
                 total += 2 * (m.weight.numel() + (m.bias.numel() if m.bias is not None else 0))
             elif isinstance(mod, nn.modules.batchnorm._BatchNorm) and m is None:   # BatchNorm takes FP32 only
@@ -127,6 +137,14 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
     v = QuantVariant(config=config, records=records, name=name, atc_conv_bn=atc_conv_bn, requant=requant)
     folded_by_amct: set[str] = set()
     for lname, lc in config.layers.items():
+        if type(mods[lname]).__name__ in RNN_TYPES:
+            if lc.quant_enable and lname in records:
+                r = records[lname]
+                v.layers[lname] = QuantRnn(lname, type(mods[lname]).__name__,
+                                           rnn_fake_weights(mods[lname], r.scale_w, r.scale_r, r.wts_bits),
+                                           float(r.scale_d), int(r.offset_d), float(r.scale_h), int(r.offset_h),
+                                           r.act_bits, r.wts_bits)
+            continue
         w, b, bn = layer_weights(model, lname, graph, config)
         geo = ConvGeometry.of(mods[lname])
         if bn:
@@ -141,10 +159,13 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
             raise OpkitError(f"{lname}: wts_algo ada_quantize, but the record has no learned weights -- AMCT keeps "
                              "ADA's weights in the model quantize_model exports, not in the record file: rebuild "
                              "with opkit quant (it recalibrates from the config)")
-        w, in_scale = prepare(mods[lname], w, r)          # DMQ & co (layer_algorithms.py); as calibrated
         scale_w = torch.tensor(r.scale_w, dtype=torch.float32)
-        per = scale_w.reshape([-1] + [1] * (w.dim() - 1)) if scale_w.numel() > 1 else scale_w.reshape([])
-        codes = quantize(w, per, 0, r.wts_bits)
+        if not geo.weighted:       # AvgPool2d: the pool on the activation codes, dequantized by scale_d x 1.0
+            v.layers[lname] = QuantLayer(lname, geo, torch.zeros(0, dtype=torch.int8), scale_w, float(r.scale_d),
+                                         int(r.offset_d), r.act_bits, r.wts_bits, clip=(r.clip_min, r.clip_max))
+            continue
+        w, in_scale = prepare(mods[lname], w, r)          # DMQ & co (layer_algorithms.py); as calibrated
+        codes = quantize(w, geo.weight_view(scale_w, w), 0, r.wts_bits)
         bias_codes = None
         if b is not None:
             deq = torch.tensor(r.scale_d, dtype=torch.float32) * scale_w

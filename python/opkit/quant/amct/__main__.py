@@ -99,6 +99,30 @@ def _rejections(checkout, record: bool) -> int:
         REJECTIONS.write_text(json.dumps({"amct_commit": checkout.commit, "model": "bn_cnn", "configs": res},
                                          indent=1) + "\n")
         print(f"recorded: {REJECTIONS}")
+    return bad + _record_rejections(checkout, record)
+
+
+def _record_rejections(checkout, record: bool) -> int:
+    """AMCT's errors for the record files it rejects (save_model's reader), next to opkit's; ``record`` stores
+    them for CI."""
+    import json
+    import tempfile
+    from pathlib import Path
+    from .oracle import amct_record_rejections
+    from .refs import REJECTED_RECORDS, refuse_record
+    model = zoo.load("bn_cnn")
+    with tempfile.TemporaryDirectory(prefix="opkit-amct-badrec-") as tmp:
+        res = amct_record_rejections(checkout, model, zoo.calib_set(), Path(tmp))
+        bad = 0
+        for name, r in res["records"].items():
+            same, ours = refuse_record(model, r["text"], r["amct_error"], Path(tmp))
+            bad += not same
+            print(f"rejected record {name}: {'same message' if same else 'DIFFERS'}\n  AMCT:  {r['amct_error']}\n"
+                  f"  opkit: {ours}")
+    if record:
+        REJECTED_RECORDS.write_text(json.dumps({"amct_commit": checkout.commit, "model": "bn_cnn"} | res,
+                                               indent=1) + "\n")
+        print(f"recorded: {REJECTED_RECORDS}")
     return bad
 
 

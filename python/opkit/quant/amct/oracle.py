@@ -134,7 +134,7 @@ def run_amct(amct, model: nn.Module, calib: torch.Tensor, config: Path, work: Pa
 
 def _onnx_layer_outputs(path: Path, layers: list[str], x: torch.Tensor) -> dict[str, np.ndarray]:
     """Each quantized layer's dequantized output in AMCT's fake-quant model (the ``<layer>.fakedequant.mul``
-    node), read by making it a graph output."""
+    node; an LSTM/GRU node's Y), read by making it a graph output."""
     import onnx
     import onnxruntime as ort
     m = onnx.load(str(path))
@@ -147,13 +147,18 @@ def _onnx_layer_outputs(path: Path, layers: list[str], x: torch.Tensor) -> dict[
         for layer, out in list(names.items()):
             if node.op_type == "Add" and out in node.input and f"{layer}.sub_module.bias" in node.input:
                 names[layer] = node.output[0]
+    rnn = set()
+    for node in m.graph.node:          # an LSTM/GRU: its Y output, [T, 1, B, H] (compared batch-first)
+        if node.op_type in ("LSTM", "GRU") and node.name in layers:
+            names[node.name] = node.output[0]
+            rnn.add(node.name)
     have = {o.name for o in m.graph.output}
     for out in names.values():
         if out not in have:
             m.graph.output.append(onnx.helper.make_tensor_value_info(out, onnx.TensorProto.FLOAT, None))
     sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
-    res = sess.run(list(names.values()), {INPUT: x.numpy()})
-    return dict(zip(names, res))
+    res = dict(zip(names, sess.run(list(names.values()), {INPUT: x.numpy()})))
+    return {n: v[:, 0].transpose(1, 0, 2) if n in rnn else v for n, v in res.items()}
 
 
 def _arithmetic(portable: bool):
@@ -193,7 +198,7 @@ def _cos(a: np.ndarray, b: np.ndarray) -> float:
 
 def compare_records(amct: dict[str, LayerRecord], ours: dict[str, LayerRecord]) -> dict[str, tuple]:
     """Per layer: (scale_d equal, offset_d equal, scale_w equal, max relative scale_w difference); equality is
-    on the float32 values (AMCT's record fields are float32)."""
+    on the float32 values (AMCT's record fields are float32). An RNN's scale_h/offset_h/scale_r count too."""
     out = {}
     for name, a in amct.items():
         o = ours.get(name)
@@ -203,7 +208,16 @@ def compare_records(amct: dict[str, LayerRecord], ours: dict[str, LayerRecord]) 
         sa, so = np.float32(a.scale_d), np.float32(o.scale_d)
         wa, wo = np.asarray(a.scale_w, np.float32), np.asarray(o.scale_w, np.float32)
         rel = float(np.max(np.abs(wa - wo) / np.maximum(np.abs(wa), 1e-30))) if wa.shape == wo.shape else float("inf")
-        out[name] = (bool(sa == so), a.offset_d == o.offset_d, bool(wa.shape == wo.shape and np.all(wa == wo)), rel)
+        w_eq = bool(wa.shape == wo.shape and np.all(wa == wo))
+        d_eq, off_eq = bool(sa == so), a.offset_d == o.offset_d
+        if a.scale_h is not None or o.scale_h is not None:
+            # an LSTM/GRU: the hidden state's factors count with the input's, weight_hh's scales with weight_ih's
+            d_eq = d_eq and o.scale_h is not None and a.scale_h is not None and \
+                bool(np.float32(a.scale_h) == np.float32(o.scale_h))
+            off_eq = off_eq and a.offset_h == o.offset_h
+            ra, ro = np.asarray(a.scale_r or [], np.float32), np.asarray(o.scale_r or [], np.float32)
+            w_eq = w_eq and ra.shape == ro.shape and bool(np.all(ra == ro))
+        out[name] = (d_eq, off_eq, w_eq, rel)
     return out
 
 
@@ -240,7 +254,9 @@ def run_oracle(checkout: AmctCheckout, name: str, model: nn.Module, calib: torch
         work = Path(work or tmp)
         work.mkdir(parents=True, exist_ok=True)
         layers = list(default_config(model).layers)
-        pairs = read_graph(model, (calib[:2],)).pairs
+        # the Conv+BN pairs, and under "rnn" the LSTM/GRU layers (scenarios.py: what an edit must leave alone)
+        pairs = dict(read_graph(model, (calib[:2],)).pairs) | {
+            "rnn": [n for n, m in model.named_modules() if isinstance(m, (nn.LSTM, nn.GRU))]}
         probe = test_x[:probe_n]
         cfg_json, run, amct_outs = _amct_side(checkout, model, calib, sc.name, layers, pairs, work.resolve(), test_x,
                                               probe, portable)
@@ -291,6 +307,40 @@ def amct_rejections(checkout: AmctCheckout, model: nn.Module, calib: torch.Tenso
             except Exception as e:  # noqa: BLE001 - AMCT's own message is the point
                 err = str(e)
             out[name] = {"config": cfg, "amct_error": err}
+    finally:
+        os.chdir(cwd)
+    return out
+
+
+def amct_record_rejections(checkout: AmctCheckout, model: nn.Module, calib: torch.Tensor, work: Path) -> dict:
+    """Each of scenarios.BAD_RECORDS given to AMCT's save_model beside the modified ONNX model of a normal run:
+    {"record": the good record's text, "records": {name: {"text", "amct_error"}}} ("" when AMCT accepted it)."""
+    import logging
+    import os
+    from .scenarios import BAD_RECORDS
+    logging.getLogger().setLevel(logging.ERROR)
+    amct = import_amct(checkout)
+    cwd = os.getcwd()
+    os.chdir(work)
+    out: dict = {}
+    try:
+        cfg = amct_config(amct, model, calib, work / "config.json")
+        record, onnx_mod = work / "record.txt", work / "modified.onnx"
+        with torchscript_export():
+            qm = amct.quantize_model(str(cfg), str(onnx_mod), str(record), copy.deepcopy(model), calib[:1])
+            with torch.no_grad():
+                qm(calib)
+        good = record.read_text()
+        out = {"record": good, "records": {}}
+        for name, edit in BAD_RECORDS.items():
+            bad = work / "bad_record.txt"
+            bad.write_text(edit(good))
+            err = ""
+            try:
+                amct.save_model(str(onnx_mod), str(bad), str(work / name))
+            except Exception as e:  # noqa: BLE001 - AMCT's own message is the point
+                err = str(e)
+            out["records"][name] = {"text": bad.read_text(), "amct_error": err}
     finally:
         os.chdir(cwd)
     return out

@@ -42,10 +42,16 @@ class ModelRef:
     cpu: str = ""                    # what it was recorded on (portable.cpu_description)
 
 
-def _record_json(r: LayerRecord) -> dict:
+def _f32(v: float) -> float:
     # float32 values written as the shortest decimal that reads back to the same float32
-    return {"scale_d": float(np.format_float_positional(np.float32(r.scale_d), unique=True)), "offset_d": r.offset_d,
-            "scale_w": [float(np.format_float_positional(np.float32(s), unique=True)) for s in r.scale_w]}
+    return float(np.format_float_positional(np.float32(v), unique=True))
+
+
+def _record_json(r: LayerRecord) -> dict:
+    out = {"scale_d": _f32(r.scale_d), "offset_d": r.offset_d, "scale_w": [_f32(s) for s in r.scale_w]}
+    if r.scale_h is not None:            # an LSTM/GRU (quant/rnn.py)
+        out |= {"scale_h": _f32(r.scale_h), "offset_h": r.offset_h, "scale_r": [_f32(s) for s in r.scale_r]}
+    return out
 
 
 def write_ref(ref: ModelRef) -> Path:
@@ -65,7 +71,32 @@ def read_ref(model: str) -> ModelRef:
     scen = {}
     for k, s in data["scenarios"].items():
         recs = {n: LayerRecord(r["scale_d"], r["offset_d"], list(r["scale_w"]), [0] * len(r["scale_w"]),
-                               algo="record") for n, r in s["records"].items()}
+                               algo="record", scale_h=r.get("scale_h"), offset_h=r.get("offset_h"),
+                               scale_r=r.get("scale_r")) for n, r in s["records"].items()}
         scen[k] = ScenarioRef(s["config"], recs, [int(c) for c in s["predictions"]], s["amct_top1"])
     return ModelRef(data["model"], data["amct_commit"], data["calib"], data["test"], scen,
                     data.get("arithmetic", "native"), data.get("cpu", ""))
+
+
+REJECTED_RECORDS = HERE / "rejected_records.amct.json"   # record files AMCT refuses, with its messages
+
+
+def same_message(amct: str, ours: str) -> bool:
+    """AMCT's message is in opkit's, up to the file paths AMCT names (opkit names its own file and the model)."""
+    import re
+    parts = [f.strip(" .") for f in re.split(r"\{?/[^\s{}]*\}?", amct.strip())]
+    return bool(amct.strip()) and all(f in ours for f in parts if f)
+
+
+def refuse_record(model, text: str, amct_error: str, work: Path) -> tuple[bool, str]:
+    """opkit's reader on a record text AMCT refused with ``amct_error``: (same message, opkit's message)."""
+    from ...errors import OpkitError
+    from ..records import check_against, read_record
+    p = work / "record.txt"
+    p.write_text(text)
+    try:
+        check_against(model, read_record(p), str(p))
+        ours = "(accepted)"
+    except OpkitError as e:
+        ours = str(e)
+    return same_message(amct_error, ours), ours

@@ -3,7 +3,9 @@
 evaluations + 2) plain passes of the labelled set".
 
 A plain pass: one opkit.evaluate run of the FP32 model over the labelled set (what every labelled evaluation of
-the search is, minus the quantized modes); also plain PyTorch's forward over it. The run: the 10-Linear ViT-style
+the search is, minus the quantized modes); also plain PyTorch's forward over it. With --deploy-dtype the model as
+deployed (float16) has a plain pass of its own -- on a CPU a float16 matmul costs several float32 ones -- so the
+budget is printed against both. The run: the 10-Linear ViT-style
 encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16 calibration samples, target drop 3
 points. CPU seconds of this process (one torch thread; the machine is shared), one run.
 
@@ -12,6 +14,7 @@ points. CPU seconds of this process (one torch thread; the machine is shared), o
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 import time
 
@@ -37,7 +40,6 @@ def main() -> None:
     with torch.no_grad():
         y = m(x).argmax(-1)
     banner(f"opkit quant with AMCT's algorithms: ViT-style encoder (10 Linear), {a.n} labelled, 16 calibration")
-    print(f"   before: {load()}")
     t = time.process_time()
     with torch.no_grad():
         m(x)
@@ -46,6 +48,10 @@ def main() -> None:
     evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
     plain = time.process_time() - t
     from opkit.quant import linear_flow
+    t = time.process_time()
+    evaluate(linear_flow.Deployed(copy.deepcopy(m).half(), torch.float16), labelled((x, y)), [FP32], batch_size=64,
+             workers=1)
+    plain16 = time.process_time() - t
     for reuse in ((False, True) if not a.no_linear else (True,)):
         # before: every current-API search step recalibrates its plan; after: each (layer, candidate) once
         linear_flow.REUSE_CALIBRATIONS = reuse
@@ -62,6 +68,10 @@ def main() -> None:
               f"({rep.eval_seconds:.1f} s wall in them); current-API calibrations: {rep.linear.get('calibrations')}")
         print(f"   budget (evaluations + 2) x plain pass: {budget:.1f} s -> {'within' if total <= budget else 'OVER'} "
               f"({total / budget:.2f} of it)")
+        if not a.no_linear:
+            budget16 = (rep.evals + 2) * plain16
+            print(f"   plain pass of the float16 model as deployed: {plain16:.3f} s CPU; budget against it: "
+                  f"{budget16:.1f} s -> {'within' if total <= budget16 else 'OVER'} ({total / budget16:.2f} of it)")
         print(f"   recommend (classic): {rep.recommend.describe()} -> {rep.recommend.top1:.2f}%")
         if rep.linear.get("describe"):
             print(f"   recommend (current API, float16): {rep.linear['describe']} -> "

@@ -65,6 +65,7 @@ struct BufRec {
   int pipe = 0;
   SrcLoc alloc_loc{nullptr, 0};
   Clock enque_snap, free_snap;  // hazard clocks handed over by EnQue (to DeQue) and FreeTensor (to AllocTensor)
+  int user_evt = -1;  // EnQue<srcUserPos, dstUserPos>: the pair (src * 256 + dst), checked by the DeQue naming one
 };
 
 struct QueueRec {

@@ -30,3 +30,4 @@
 #include "lib/index/arithprogression.h"
 #include "lib/activation/sigmoid.h"
 #include "lib/pad/broadcast.h"
+#include "lib/reduce/sum.h"

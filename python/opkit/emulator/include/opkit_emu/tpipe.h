@@ -464,4 +464,25 @@ class TPipe : public opkit_emu::TPipeBase {
 
 inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(opkit_emu::ctx().pipe); }
 
+// PopStackBuffer<T, pos>(LocalTensor<T>&) (asc-devkit 82b89a15 impl/basic_api/kernel_pop_stack_buffer.h:27-70): the
+// UB the TPipe has not handed out -- from the end of its buffers to the end of UB less the 64 bytes A2 keeps for
+// KFC messages -- as a tensor. A temporary: a later InitBuffer of the same pipe takes the same bytes, as on the NPU.
+// Fresh, so its contents are poison until written; no TPipe or no UB left is queue-protocol / ub-capacity.
+template <class T, TPosition pos>
+bool PopStackBuffer(LocalTensor<T>& pop, OPKIT_LOC) {
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::VECCALC,
+                "opkit emulator: PopStackBuffer pops Unified Buffer only (hardType should be UB)");
+  opkit_emu::BlockCtx& c = opkit_emu::ctx();
+  if (!c.pipe || c.live_pipe != c.pipe->id_)
+    c.fail("queue-protocol", "PopStackBuffer", loc, "no live TPipe (CANN asserts GetTPipePtr() != nullptr)");
+  const uint32_t start = c.pipe->used_, end = opkit::kPlatform.ub_total_bytes - 64;
+  if (end <= start)
+    c.fail("ub-capacity", "PopStackBuffer", loc,
+           opkit_emu::strf("the TPipe already uses %u bytes of UB: nothing left to pop below %u", start, end));
+  const uint32_t id = opkit_emu::new_buf(start, end - start, opkit_emu::BufKind::TBuf, -1, c.pipe->id_);
+  pop = opkit_emu::make_tensor<T>(id, 0, end - start);
+  pop.m_.pos = pos;
+  return true;
+}
+
 }  // namespace AscendC

@@ -21,7 +21,8 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
     compiled from a staging folder where each op's op_kernel/ sits under the op's name beside its siblings, as
     the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves;
   - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
-  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT);
+  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), FORMAT_<X> of each input and output
+    as FORMAT_ND;
   - the entry renamed as `opkit import-cann` renames it (python/opkit/cannproject/kernel.py), and a templated
     entry instantiated (`&entry<args>`) with the first arguments its `ASCENDC_TPL_SEL` selects
     (ASCENDC_TPL_DATATYPE_* parameters as their C++ type), since -fsyntax-only never instantiates an
@@ -227,12 +228,15 @@ def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool
         src += f"namespace {{ auto* const opkit_inst = &opkit_cann_entry_{name}<{', '.join(args)}>; }}\n"
     # every DTYPE_<X> of the kernel and its own headers, as float
     names = set()  # CANN's build defines DTYPE_<X> / ORIG_DTYPE_<X> for every input and output of the OpDef
+    formats = set()  # and FORMAT_<X> (ops-nn e5c3fa93 scripts/util/ascendc_impl_build.py:89-91), here ND
     for d in (op / "op_host").rglob("*_def.cpp"):
-        for io in re.findall(r"\.(?:Input|Output)\s*\(\s*\"(\w+)\"", d.read_text(errors="replace")):
+        for io in re.findall(r"(?:\.|->)(?:Input|Output)\s*\(\s*\"(\w+)\"", d.read_text(errors="replace")):
             names |= {f"DTYPE_{io.upper()}", f"ORIG_DTYPE_{io.upper()}"}
+            formats.add(f"FORMAT_{io.upper()}")
     for f in [kernel, *(op / "op_kernel").rglob("*.h")]:
         names |= set(re.findall(r"\b(?:ORIG_)?DTYPE_[A-Z0-9_]+\b", f.read_text(errors="replace")))
     defs = [f"-D{n}={'DT_FLOAT' if n.startswith('ORIG_') else 'float'}" for n in sorted(names)]
+    defs += [f"-D{n}=FORMAT_ND" for n in sorted(formats)]
     if op_type:
         defs.append(f"-DOPKIT_CANN_OP_TYPE={op_type}")
     return src, defs

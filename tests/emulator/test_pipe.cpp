@@ -148,6 +148,7 @@ extern "C" __global__ __aicore__ void user_pos_queue(GM_ADDR x, GM_ADDR y, GM_AD
   LocalTensor<float> v = q.DeQue<TPosition::VECOUT, TPosition::GM, float>();
   DataCopy(yg, v, 32);
   q.FreeTensor(v);
+  q.FreeAllEvent();  // kernel_tpipe.h:86: legal at the end of a queue's life
 }
 
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {

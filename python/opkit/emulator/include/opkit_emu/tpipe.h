@@ -264,6 +264,9 @@ class TQueImpl {
     const opkit_emu::BlockCtx& c = opkit_emu::ctx();
     return qid_ >= 0 && (depth <= 0 || c.queues[qid_].fifo.size() < static_cast<size_t>(depth));
   }
+  // Releases the queue's hardware events (kernel_tpipe.h:86): the emulator's queue events are not allocated
+  // from a pool, so there is nothing to release; the call stays legal anywhere, as on the NPU.
+  void FreeAllEvent() {}
   bool HasTensorInQue() const { return qid_ >= 0 && !opkit_emu::ctx().queues[qid_].fifo.empty(); }
   int32_t GetTensorCountInQue() const { return qid_ >= 0 ? static_cast<int32_t>(opkit_emu::ctx().queues[qid_].fifo.size()) : 0; }
 
@@ -462,7 +465,12 @@ class TPipe : public opkit_emu::TPipeBase {
   }
 };
 
-inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(opkit_emu::ctx().pipe); }
+}  // namespace AscendC
+// At global scope, as CANN declares it (asc-devkit 82b89a15 include/basic_api/kernel_common.h:99-111), and in
+// AscendC too (kernels written here call AscendC::GetTPipePtr): one function, so neither spelling is ambiguous.
+inline AscendC::TPipe* GetTPipePtr() { return static_cast<AscendC::TPipe*>(opkit_emu::ctx().pipe); }
+namespace AscendC {
+using ::GetTPipePtr;
 
 // PopStackBuffer<T, pos>(LocalTensor<T>&) (asc-devkit 82b89a15 impl/basic_api/kernel_pop_stack_buffer.h:27-70): the
 // UB the TPipe has not handed out -- from the end of its buffers to the end of UB less the 64 bytes A2 keeps for

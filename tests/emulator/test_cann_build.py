@@ -75,6 +75,19 @@ def test_tiling_structs_a_vector_kernel_only_declares_compile(gxx, tmp_path):
     assert r.returncode != 0 and "not supported on the emulator: TConv3DApiTiling" in r.stderr
 
 
+def test_cann_named_constants_and_global_get_tpipe_ptr(gxx, tmp_path):
+    """CANN's geometry constants (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_constants.h:225-318) with
+    CANN's values, and GetTPipePtr callable unqualified without `using namespace AscendC` (kernel_common.h:102)."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n'
+                                   "static_assert(AscendC::ONE_BLK_FLOAT_NUM == 8 && AscendC::ONE_BLK_HALF_NUM == 16);\n"
+                                   "static_assert(AscendC::BRCB_BROADCAST_NUMBER == 8 && AscendC::B32_BYTE_SIZE == 4);\n"
+                                   "static_assert(AscendC::DEFAULT_DATA_COPY_STRIDE == 0 && AscendC::FULL_MASK_LEN == 128);\n"
+                                   "static_assert(AscendC::MAX_REPEAT_FLOAT_SIZE == 64 * 255);\n"
+                                   "template <class T> int f() { return GetTPipePtr() != nullptr; }\n"
+                                   "int g() { using namespace AscendC; return f<int>() + (GetTPipePtr() == nullptr); }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
 def test_half_and_bfloat16_construct_in_constant_expressions(gxx, tmp_path):
     r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n'
                     "constexpr half kOne = 1.0;\nconstexpr half kTenth = half(0.1f);\nconstexpr bfloat16_t kB = 0.5f;\n"

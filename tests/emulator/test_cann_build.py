@@ -12,7 +12,7 @@ HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/k
            "adv_api/math/power.h", "adv_api/utils/init_global_memory.h", "lib/utils/init_global_memory.h",
            "lib/matmul_intf.h", "adv_api/matmul/matmul_intf.h", "lib/math/kernel_operator_cos_intf.h",
            "adv_api/math/kernel_operator_erf_intf.h", "lib/sigmoid/kernel_operator_sigmoid_intf.h",
-           "lib/activation/sigmoid.h", "adv_api/activation/sigmoid.h", "lib/pad/broadcast.h", "adv_api/pad/broadcast.h"]
+           "lib/activation/sigmoid.h", "adv_api/reduce/sum.h", "lib/reduce/sum.h", "adv_api/activation/sigmoid.h", "lib/pad/broadcast.h", "adv_api/pad/broadcast.h"]
 
 
 def compile_src(gxx, tmp_path, text, name="k.cpp"):
@@ -86,6 +86,16 @@ def test_cann_named_constants_and_global_get_tpipe_ptr(gxx, tmp_path):
                                    "template <class T> int f() { return GetTPipePtr() != nullptr; }\n"
                                    "int g() { using namespace AscendC; return f<int>() + (GetTPipePtr() == nullptr); }\n")
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_securec_for_cpu_debug_kernels(gxx, tmp_path):
+    """ops-nn kernels include securec.h under ASCENDC_CPU_DEBUG (experimental/loss/nll_loss): memcpy_s copies, and
+    refuses a destination too small (an error code, nothing copied)."""
+    r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include "securec.h"\n#include <cstdio>\n'
+                       "int main() { int a[2] = {1, 2}, b[2] = {0, 0}, c[1] = {7};\n"
+                       "  int ok = memcpy_s(b, sizeof b, a, sizeof a), bad = memcpy_s(c, sizeof c, a, sizeof a);\n"
+                       '  std::printf("%d %d %d %d %d", ok, b[0], b[1], bad != EOK, c[0]); }\n')
+    assert r.stdout == "0 1 2 1 7", r.stdout + r.stderr
 
 
 def test_half_and_bfloat16_construct_in_constant_expressions(gxx, tmp_path):

@@ -151,8 +151,29 @@ extern "C" __global__ __aicore__ void user_pos_queue(GM_ADDR x, GM_ADDR y, GM_AD
   q.FreeAllEvent();  // kernel_tpipe.h:86: legal at the end of a queue's life
 }
 
+// TPipe::Init (CANN's ResetPool): the buffers planned after it start at UB offset 0 again. out: [0] 1 when b sits
+// where a sat, [1] b's data survives the re-plan (x copied through it).
+extern "C" __global__ __aicore__ void pipe_init(GM_ADDR x, GM_ADDR out) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b;
+  pipe.InitBuffer(a, 1024);
+  const float* aAddr = a.Get<float>().GetPhyAddr();
+  pipe.Init();
+  pipe.InitBuffer(b, 256);
+  LocalTensor<float> t = b.Get<float>();
+  GlobalTensor<float> xg, og;
+  xg.SetGlobalBuffer((__gm__ float*)x, 64);
+  og.SetGlobalBuffer((__gm__ float*)out, 64);
+  DataCopy(t, xg, 64);
+  PipeBarrier<PIPE_ALL>();
+  t.SetValue(0, t.GetPhyAddr() == aAddr ? 1.0f : 0.0f);
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(og, t, 64);
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   OPKIT_EMU_PY_KERNEL(m, user_pos_queue, 3);
+  OPKIT_EMU_PY_KERNEL(m, pipe_init, 2);
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, tbuf_queue_form, 3);
   OPKIT_EMU_PY_KERNEL(m, scaler, 5);

@@ -63,3 +63,13 @@ def test_user_position_enque_deque(emu):
     with pytest.raises(EmulatorError) as e:
         emu("pipe").user_pos_queue([x, y, np.array([1], np.uint32)])
     assert e.value.rule == "queue-protocol" and "another position pair" in e.value.detail
+
+
+def test_pipe_init_replans_from_offset_zero(emu):
+    """TPipe::Init (asc-devkit 82b89a15 impl/basic_api/kernel_tpipe_impl.h:88-97: ResetPool): after it the next
+    buffer starts where the first one did."""
+    x = RNG.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    emu("pipe").pipe_init([x, out])
+    assert out[0] == 1
+    np.testing.assert_array_equal(out[1:], x[1:])

@@ -398,6 +398,10 @@ class TPipe : public opkit_emu::TPipeBase {
   }
   void Destroy() { Release(); }
   void Reset() { Release(); opkit_emu::ctx().live_pipe = id_; opkit_emu::ctx().pipe = this; }
+  // CANN's TPipe::Init (asc-devkit 82b89a15 impl/basic_api/kernel_tpipe_impl.h:88-97) is ResetPool: the pipe's
+  // buffers are dropped and InitBuffer starts again at UB offset 0 (ops-math pad_v3_grad_replication re-plans its
+  // UB this way between phases). Here as Reset: a tensor still allocated is reported as a leak, as on Reset.
+  void Init() { Reset(); }
 
   template <HardEvent evt> TEventID AllocEventID() { return next_event_[static_cast<int>(evt)]++ % 8; }
   template <HardEvent evt> void ReleaseEventID(TEventID) {}

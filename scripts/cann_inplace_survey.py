@@ -1,4 +1,5 @@
-"""cann_inplace_survey.py REPO [REPO ...] --opbase OPBASE [--json OUT] [--jobs N] [--list] -- how many of CANN's
+"""cann_inplace_survey.py REPO [REPO ...] --opbase OPBASE [--json OUT] [--jobs N] [--list] [--only REGEX]
+[--failed-from JSON] -- how many of CANN's
 own A2 vector kernels compile unchanged on the emulator, compiled in place the way CANN's kernel build sees them.
 
 Opt-in (not CI). REPO is a checkout of hicann/ops-math or hicann/ops-nn (any repository laid out as
@@ -20,7 +21,8 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
     compiled from a staging folder where each op's op_kernel/ sits under the op's name beside its siblings, as
     the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves;
   - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
-  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT);
+  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), FORMAT_<X> of each input and output
+    as FORMAT_ND;
   - the entry renamed as `opkit import-cann` renames it (python/opkit/cannproject/kernel.py), and a templated
     entry instantiated (`&entry<args>`) with the first arguments its `ASCENDC_TPL_SEL` selects
     (ASCENDC_TPL_DATATYPE_* parameters as their C++ type), since -fsyntax-only never instantiates an
@@ -28,6 +30,9 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
 A file that does not compile stays in the denominator. The summary groups failures by cause (the first
 error, normalised: a missing header, an undeclared name, a name the emulator rejects, ...). The work folder
 is a temporary directory, deleted at the end. Exit 0 always: the figures are the output.
+To iterate on a fix without the whole (slow) run: --only REGEX keeps the entries whose path relative to the
+repository matches; --failed-from JSON keeps those an earlier run's --json listed as failing. The figures are
+then of that subset only, and say so.
 """
 from __future__ import annotations
 
@@ -223,12 +228,15 @@ def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool
         src += f"namespace {{ auto* const opkit_inst = &opkit_cann_entry_{name}<{', '.join(args)}>; }}\n"
     # every DTYPE_<X> of the kernel and its own headers, as float
     names = set()  # CANN's build defines DTYPE_<X> / ORIG_DTYPE_<X> for every input and output of the OpDef
+    formats = set()  # and FORMAT_<X> (ops-nn e5c3fa93 scripts/util/ascendc_impl_build.py:89-91), here ND
     for d in (op / "op_host").rglob("*_def.cpp"):
-        for io in re.findall(r"\.(?:Input|Output)\s*\(\s*\"(\w+)\"", d.read_text(errors="replace")):
+        for io in re.findall(r"(?:\.|->)(?:Input|Output)\s*\(\s*\"(\w+)\"", d.read_text(errors="replace")):
             names |= {f"DTYPE_{io.upper()}", f"ORIG_DTYPE_{io.upper()}"}
+            formats.add(f"FORMAT_{io.upper()}")
     for f in [kernel, *(op / "op_kernel").rglob("*.h")]:
         names |= set(re.findall(r"\b(?:ORIG_)?DTYPE_[A-Z0-9_]+\b", f.read_text(errors="replace")))
     defs = [f"-D{n}={'DT_FLOAT' if n.startswith('ORIG_') else 'float'}" for n in sorted(names)]
+    defs += [f"-D{n}=FORMAT_ND" for n in sorted(formats)]
     if op_type:
         defs.append(f"-DOPKIT_CANN_OP_TYPE={op_type}")
     return src, defs
@@ -284,7 +292,7 @@ def compile_one(kernel: Path, op: Path, common: Path, work: Path, idx: int, stag
     return r.returncode == 0, "" if r.returncode == 0 else cause(r.stderr)
 
 
-def survey(repo: Path, opbase: Path, jobs: int, listing: bool, raw: bool) -> dict:
+def survey(repo: Path, opbase: Path, jobs: int, listing: bool, raw: bool, keep=None) -> dict:
     with tempfile.TemporaryDirectory(prefix="opkit-inplace-") as tmp:
         work = Path(tmp)
         common = stage_common(opbase.resolve(), work)
@@ -292,6 +300,8 @@ def survey(repo: Path, opbase: Path, jobs: int, listing: bool, raw: bool) -> dic
         for op in ops_of(repo):
             files, sk = entries(op)
             skipped.update(sk)
+            if keep is not None:
+                files = [f for f in files if keep(str(f.relative_to(repo)))]
             todo += [(f, op, stage(op, f, work, roots)) for f in files]
         if not raw:
             tiling_view.kernel_view(None, [], [repo])  # index the repository's registrations once
@@ -320,17 +330,29 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
     ap.add_argument("--list", action="store_true", help="one line per file")
     ap.add_argument("--top", type=int, default=15, help="causes shown per repository")
+    ap.add_argument("--only", type=re.compile, metavar="REGEX",
+                    help="only the entries whose path relative to the repository matches (re.search)")
+    ap.add_argument("--failed-from", type=Path, metavar="JSON",
+                    help="only the entries an earlier run's --json lists as failing")
     ap.add_argument("--raw-tiling-headers", action="store_true",
                     help="include the op_host tiling headers as they are instead of the kernel's view of them")
     a = ap.parse_args()
+    failed = None
+    if a.failed_from:
+        failed = {Path(r["repo"]).name: set(r["failed"]) for r in json.loads(a.failed_from.read_text())}
     out = []
     for repo in a.repos:
         repo = repo.resolve()
-        s = survey(repo, a.opbase, a.jobs, a.list, a.raw_tiling_headers)
+        keep = None
+        if a.only or failed is not None:
+            prev = None if failed is None else failed.get(repo.name, set())
+            keep = lambda rel, prev=prev: (a.only is None or a.only.search(rel)) and (prev is None or rel in prev)
+        s = survey(repo, a.opbase, a.jobs, a.list, a.raw_tiling_headers, keep)
         s["commit"] = _commit(repo)
         out.append(s)
         pct = 100 * s["compile"] / s["files"] if s["files"] else 0
-        print(f"{repo.name} {s['commit']}: {s['compile']} / {s['files']} A2 vector entries compile ({pct:.0f} %); "
+        subset = " (subset: --only / --failed-from)" if keep else ""
+        print(f"{repo.name} {s['commit']}{subset}: {s['compile']} / {s['files']} A2 vector entries compile ({pct:.0f} %); "
               f"skipped {sum(s['skipped'].values())}: " + ", ".join(f"{k} {v}" for k, v in s["skipped"].items()))
         for c, n in s["causes"][:a.top]:
             print(f"  {n:4d}  {c}")

@@ -206,7 +206,9 @@ def test_advanced_api_tiling_softmax(tmp_path):
 
 
 def test_cube_tiling_is_rejected_by_name(tmp_path):
-    """A tiling header nesting TCubeTiling (Matmul) stops the kernel build and the host build with the name."""
+    """A tiling header nesting TCubeTiling (Matmul) stops the host build with the name. (The kernel side declares
+    TCubeTiling since issue 39 round 4: a vector kernel's tiling struct may hold one it never reads; using Matmul
+    stays rejected -- tests/emulator/test_cann_build.py.)"""
     root = tmp_path / "proj"
     shutil.copytree(ROOT / "tests" / "cann_projects" / "row_softmax", root)
     hdr = root / "op_host" / "row_softmax_tiling.h"
@@ -215,8 +217,3 @@ def test_cube_tiling_is_rejected_by_name(tmp_path):
                                            "TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cube);"))
     with pytest.raises(OpkitError, match=r"not supported on the emulator: TCubeTiling \(tiling of the cube unit"):
         CannOp(layout.find(root), "RowSoftmax", tmp_path / "b")
-    from opkit.cannproject.kernel import compile_module
-    with pytest.raises(OpkitError, match=r"not supported on the emulator: TCubeTiling"):
-        compile_module(root / "op_kernel" / "row_softmax.cpp", "row_softmax", 4, tmp_path / "k",
-                       defines={"DTYPE_X": "float", "DTYPE_Y": "float", "OPKIT_CANN_OP_TYPE": "RowSoftmax"},
-                       tiling_header=hdr, include_dirs=[root / "op_kernel"])

@@ -28,7 +28,7 @@ CACHE = Path(os.environ.get("OPKIT_TEST_BUILD_DIR", ROOT / "build" / "test-cache
 PYBIND_MODULES = ("types", "vector", "datacopy", "rules", "pipe", "hazards", "poison", "level0", "compat", "logic",
                   "cann_api", "adv_softmax", "reduce_repeats", "vec_index", "vec_copy",
                   "auto_sync", "system", "gm_init", "shape_info", "transpose", "sort", "level0_mixed",
-                  "fast_loops", "adv_math")
+                  "fast_loops", "adv_math", "broadcast", "reduce_spr", "datacopy_raw", "sum")
 # Read once, here: sysconfig's lazy initialisation is not thread-safe (builds run in threads).
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 PY_INCLUDE = sysconfig.get_paths()["include"]

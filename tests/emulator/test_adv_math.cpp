@@ -21,7 +21,7 @@ struct MathTiling {
 
 // OPS: 0 Sin 1 Cos 2 Tan 3 Asin 4 Acos 5 Atan 6 Sinh 7 Cosh 8 Tanh 9 Asinh 10 Acosh 11 Atanh 12 Erf 13 Erfc
 // 14 Trunc 15 Frac 16 Sign 17 Log2 18 Floor 19 Ceil 20 Round 21 Log 22 Log10 23 Exp 24 Power(t, t) 25 Power(t, s)
-// 26 Power(s, t) 27 Axpy (with sharedTmpBuffer)
+// 26 Power(s, t) 27 Axpy (with sharedTmpBuffer) 28 Sigmoid 29 Sin and 30 Sub through CANN's function-pointer types
 #define MATH_FOUR(ID, NAME)                                  \
   case ID:                                                   \
     if (form == 0) NAME<T>(d, s, tmp, cal);                  \
@@ -46,7 +46,7 @@ void run_op(const MathTiling& t, const LocalTensor<T>& d, const LocalTensor<T>& 
     MATH_FOUR(2, Tan) MATH_FOUR(3, Asin) MATH_FOUR(4, Acos)
     MATH_FOUR(5, Atan) MATH_FOUR(6, Sinh) MATH_FOUR(7, Cosh) MATH_FOUR(8, Tanh) MATH_FOUR(9, Asinh)
     MATH_FOUR(10, Acosh) MATH_FOUR(11, Atanh) MATH_FOUR(12, Erf) MATH_FOUR(13, Erfc) MATH_FOUR(14, Trunc)
-    MATH_FOUR(15, Frac) MATH_FOUR(16, Sign) MATH_FOUR(17, Log2)
+    MATH_FOUR(15, Frac) MATH_FOUR(16, Sign) MATH_FOUR(17, Log2) MATH_FOUR(28, Sigmoid)
     MATH_TWO(18, Floor) MATH_TWO(19, Ceil) MATH_TWO(20, Round)  // MATH:two
     case 21: if (form == 1) Log<T>(d, s, cal); else Log<T>(d, s); break;
     case 22: if (form == 1) Log10<T>(d, s, cal); else Log10<T>(d, s); break;
@@ -60,6 +60,16 @@ void run_op(const MathTiling& t, const LocalTensor<T>& d, const LocalTensor<T>& 
     case 25: if (form == 0) Power<T>(d, s, sc, tmp, cal); else Power<T>(d, s, sc, cal); break;
     case 26: if (form == 0) Power<T>(d, sc, s, tmp, cal); else Power<T>(d, sc, s, cal); break;
     case 27: Duplicate(d, static_cast<T>(1), static_cast<int32_t>(t.n)); Axpy<T, T>(d, s, sc, tmp, cal); break;
+    case 29: {  // through a pointer of CANN's exact type, as ops-nn's foreach_triangle.h holds its op
+      void (*f)(const LocalTensor<T>&, const LocalTensor<T>&, const uint32_t) = Sin<T, false>;
+      f(d, s, cal);
+      break;
+    }
+    case 30: {  // foreach_no_scalar_binary.h's NoScalarBinaryOp<T>* = Sub (the basic API's count form)
+      void (*f)(const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const int32_t&) = Sub;
+      f(d, s, s1, static_cast<int32_t>(cal));
+      break;
+    }
     default: break;
   }
 }

@@ -33,13 +33,14 @@ OPS = {
     "Floor": (18, torch.floor, (-9, 9), TWO), "Ceil": (19, torch.ceil, (-9, 9), TWO),
     "Round": (20, torch.round, (-9, 9), TWO), "Log": (21, torch.log, (0.01, 50), NOTMP),
     "Log10": (22, torch.log10, (0.01, 50), NOTMP), "Exp": (23, torch.exp, (-10, 10), TWO),
+    "Sigmoid": (28, torch.sigmoid, (-8, 8), FOUR),  # lib/activation/sigmoid.h
 }
 # CANN's minimum sharedTmpBuffer (bytes) for float / half (GetXxxMaxMinTmpSize, isReuseSource false)
 MIN_TMP = {"Sin": (768, 2048), "Cos": (768, 2048), "Tan": (1024, 2560), "Asin": (512, 1536), "Acos": (512, 1536),
            "Atan": (1280, 3072), "Sinh": (256, 1024), "Cosh": (512, 1536), "Tanh": (256, 1024), "Asinh": (768, 768),
            "Acosh": (256, 512), "Atanh": (256, 1024), "Erf": (768, 2048), "Erfc": (1792, 4096), "Trunc": (256, 512),
            "Frac": (0, 1024), "Sign": (768, 768), "Log2": (0, 256), "Floor": (0, 512), "Ceil": (256, 512),
-           "Round": (0, 256), "Exp": (768, 1024)}
+           "Round": (0, 256), "Exp": (768, 1024), "Sigmoid": (256, 256)}
 N = 256
 
 
@@ -144,7 +145,8 @@ def test_axpy_with_shared_buffer(mod):
     np.testing.assert_allclose(got[:N - 3], 1 + 0.5 * x[:N - 3], rtol=1e-6)
 
 
-@pytest.mark.parametrize("name,half", [("Sin", 0), ("Sin", 1), ("Erfc", 0), ("Atan", 1), ("Exp", 1), ("Floor", 1)])
+@pytest.mark.parametrize("name,half", [("Sin", 0), ("Sin", 1), ("Erfc", 0), ("Atan", 1), ("Exp", 1), ("Floor", 1),
+                                       ("Sigmoid", 0), ("Sigmoid", 1)])
 def test_tmp_buffer_below_cann_minimum_is_a_rule_violation(mod, name, half):
     op, _, (lo, hi), _ = OPS[name]
     need = MIN_TMP[name][half]
@@ -156,6 +158,21 @@ def test_tmp_buffer_below_cann_minimum_is_a_rule_violation(mod, name, half):
     assert err.file.endswith("test_adv_math.cpp") and marker("four") <= err.line <= marker("exp")
     assert f"Get{name}MaxMinTmpSize" in err.detail and str(need) in err.detail
     call(mod, op, 0, half, N, need, inputs(lo, hi))  # exactly the minimum is enough
+
+
+@pytest.mark.parametrize("half", [0, 1], ids=["float", "half"])
+def test_api_through_cann_function_pointer_type(mod, half):
+    """ops-nn's foreach kernels hold an API as a template argument of CANN's exact function type (no `loc`
+    parameter): the pointer resolves to the same computation (diag.h OPKIT_NOLOC)."""
+    x, y = inputs(-3, 3), inputs(-2, 2, seed=5)
+    dt = torch.float16 if half else torch.float32
+    xt, yt = torch.from_numpy(x).to(dt), torch.from_numpy(y).to(dt)
+    cal = N - 7
+    got = call(mod, 29, 1, half, cal, 32, x)
+    np.testing.assert_allclose(got[:cal], torch.sin(xt.float()).to(dt).float().numpy()[:cal], **tol("Sin", half))
+    assert not got[cal:].any()
+    got = call(mod, 30, 1, half, cal, 32, x, y)
+    np.testing.assert_array_equal(got[:cal], (xt - yt).float().numpy()[:cal])
 
 
 def test_power_tmp_minimum(mod):

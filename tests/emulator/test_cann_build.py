@@ -10,7 +10,9 @@ import pytest
 HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/kernel_basic_intf.h",
            "impl/dav_c220/kernel_operator_reg_others_impl.h", "adv_api/kernel_api.h", "lib/math/sin.h",
            "adv_api/math/power.h", "adv_api/utils/init_global_memory.h", "lib/utils/init_global_memory.h",
-           "lib/matmul_intf.h", "adv_api/matmul/matmul_intf.h"]
+           "lib/matmul_intf.h", "adv_api/matmul/matmul_intf.h", "lib/math/kernel_operator_cos_intf.h",
+           "adv_api/math/kernel_operator_erf_intf.h", "lib/sigmoid/kernel_operator_sigmoid_intf.h",
+           "lib/activation/sigmoid.h", "adv_api/reduce/sum.h", "lib/reduce/sum.h", "adv_api/activation/sigmoid.h", "lib/pad/broadcast.h", "adv_api/pad/broadcast.h"]
 
 
 def compile_src(gxx, tmp_path, text, name="k.cpp"):
@@ -46,10 +48,54 @@ def test_including_matmul_intf_without_using_it_compiles(gxx, tmp_path):
     ("struct K { MatmulType<TPosition::GM, CubeFormat::ND, half> t; }; K k;", "MatmulType"),
     ("void f() { REGIST_MATMUL_OBJ(nullptr, nullptr, 0); }", "REGIST_MATMUL_OBJ"),
     ("constexpr MatmulConfig c = GetNormalConfig();", "GetNormalConfig"),
+    ("using A = MatmulType<TPosition::GM, CubeFormat::ND, float>; struct K { matmul::Matmul<A, A, A> mm; }; K k;",
+     "Matmul"),
 ])
 def test_using_a_matmul_name_fails_naming_it(gxx, tmp_path, use, name):
     r = compile_src(gxx, tmp_path, f'#include "lib/matmul_intf.h"\nusing namespace AscendC;\n{use}\n')
     assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr, r.stderr[-2000:]
+
+
+STRUCTS = ["TCubeTiling", "LayerNormSeparateTiling", "LayerNormTiling", "RmsNormTiling", "PadTiling", "TopkTiling",
+           "GroupNormTiling", "ConfusionTransposeTiling"]
+
+
+def test_tiling_structs_a_vector_kernel_only_declares_compile(gxx, tmp_path):
+    """ops-nn's A2 vector kernels declare TCubeTiling / LayerNormSeparateTiling fields in their tiling struct
+    (read only by other kernels of the op): declaring one is no use of the cube or of the API, so it compiles,
+    with CANN's fields (asc-devkit 82b89a15 include/adv_api/matmul/matmul_tilingdata.h:21-72, ...). The cube's
+    Conv3D / Mc2 structs stay rejected by name."""
+    fields = "".join(f"  {n} f{i};\n" for i, n in enumerate(STRUCTS))
+    r = compile_src(gxx, tmp_path, '#include "kernel_tiling/kernel_tiling.h"\n'
+                                   f"struct OpTiling {{\n  uint32_t n;\n{fields}}};\n"
+                                   "static_assert(sizeof(TCubeTiling) == 50 * 4, \"CANN's 50 int32_t\");\n"
+                                   "int f(const OpTiling& t) { return t.f0.baseM + int(t.f1.aLength) + int(t.n); }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "kernel_tiling/kernel_tiling.h"\nstruct T { TConv3DApiTiling c; };\nT t;\n')
+    assert r.returncode != 0 and "not supported on the emulator: TConv3DApiTiling" in r.stderr
+
+
+def test_cann_named_constants_and_global_get_tpipe_ptr(gxx, tmp_path):
+    """CANN's geometry constants (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_constants.h:225-318) with
+    CANN's values, and GetTPipePtr callable unqualified without `using namespace AscendC` (kernel_common.h:102)."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n'
+                                   "static_assert(AscendC::ONE_BLK_FLOAT_NUM == 8 && AscendC::ONE_BLK_HALF_NUM == 16);\n"
+                                   "static_assert(AscendC::BRCB_BROADCAST_NUMBER == 8 && AscendC::B32_BYTE_SIZE == 4);\n"
+                                   "static_assert(AscendC::DEFAULT_DATA_COPY_STRIDE == 0 && AscendC::FULL_MASK_LEN == 128);\n"
+                                   "static_assert(AscendC::MAX_REPEAT_FLOAT_SIZE == 64 * 255);\n"
+                                   "template <class T> int f() { return GetTPipePtr() != nullptr; }\n"
+                                   "int g() { using namespace AscendC; return f<int>() + (GetTPipePtr() == nullptr); }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_securec_for_cpu_debug_kernels(gxx, tmp_path):
+    """ops-nn kernels include securec.h under ASCENDC_CPU_DEBUG (experimental/loss/nll_loss): memcpy_s copies, and
+    refuses a destination too small (an error code, nothing copied)."""
+    r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include "securec.h"\n#include <cstdio>\n'
+                       "int main() { int a[2] = {1, 2}, b[2] = {0, 0}, c[1] = {7};\n"
+                       "  int ok = memcpy_s(b, sizeof b, a, sizeof a), bad = memcpy_s(c, sizeof c, a, sizeof a);\n"
+                       '  std::printf("%d %d %d %d %d", ok, b[0], b[1], bad != EOK, c[0]); }\n')
+    assert r.stdout == "0 1 2 1 7", r.stdout + r.stderr
 
 
 def test_half_and_bfloat16_construct_in_constant_expressions(gxx, tmp_path):

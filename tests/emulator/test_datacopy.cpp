@@ -81,6 +81,23 @@ extern "C" __global__ __aicore__ void atomic_rows(GM_ADDR src, GM_ADDR acc, GM_A
   SetAtomicNone();
 }
 
+// DisableDmaAtomic (CANN's current name of SetAtomicNone) turns the atomic add off again: acc is overwritten.
+extern "C" __global__ __aicore__ void atomic_disabled(GM_ADDR src, GM_ADDR acc) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 256);
+  LocalTensor<float> u = b.Get<float>();
+  GlobalTensor<float> gs, ga;
+  gs.SetGlobalBuffer((__gm__ float*)src, 64);
+  ga.SetGlobalBuffer((__gm__ float*)acc, 64);
+  DataCopy(u, gs, 64);
+  SetFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::MTE2_MTE3>(EVENT_ID0);
+  SetAtomicAdd<float>();
+  DisableDmaAtomic();
+  DataCopy(ga, u, 64);
+}
+
 // Scalar access and views: y[i] = x[n-1-i] through GlobalTensor/LocalTensor Get/SetValue,
 // operator[] views and ReinterpretCast (float bits copied as int32).
 extern "C" __global__ __aicore__ void scalar_views(GM_ADDR x, GM_ADDR y, GM_ADDR bits, GM_ADDR tiling) {
@@ -105,6 +122,7 @@ extern "C" __global__ __aicore__ void scalar_views(GM_ADDR x, GM_ADDR y, GM_ADDR
 }
 
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  OPKIT_EMU_PY_KERNEL(m, atomic_disabled, 2);
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, pad_roundtrip, 4);
   OPKIT_EMU_PY_KERNEL(m, strided, 3);

@@ -107,3 +107,12 @@ def test_scalar_access_views_reinterpret(emu):
     emu("datacopy").scalar_views([x, y, bits, None])
     np.testing.assert_array_equal(y, x[::-1])
     np.testing.assert_array_equal(bits, x[::-1][16:24].view(np.int32))
+
+
+def test_disable_dma_atomic_turns_the_add_off(emu):
+    """DisableDmaAtomic (asc-devkit 82b89a15 impl/basic_api/kernel_operator_set_atomic_intf_impl.h:59): after it,
+    a copy to GM overwrites again."""
+    x = np.arange(64, dtype=np.float32)
+    acc = np.full(64, 5.0, np.float32)
+    emu("datacopy").atomic_disabled([x, acc])
+    np.testing.assert_array_equal(acc, x)

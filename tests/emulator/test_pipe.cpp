@@ -127,7 +127,53 @@ extern "C" __global__ __aicore__ void tbuf_queue_form(GM_ADDR x, GM_ADDR y, GM_A
   yg.SetValue(32, static_cast<float>(t.GetSize()));
 }
 
+// TQueBind's user-position EnQue / DeQue (ops-nn experimental/activation/relu): one VECIN->VECOUT buffer that data
+// enters from GM, is computed in place, and leaves to GM; y = x + 1. mode 1: DeQue names another pair than EnQue.
+extern "C" __global__ __aicore__ void user_pos_queue(GM_ADDR x, GM_ADDR y, GM_ADDR mode) {
+  TPipe pipe;
+  TQueBind<TPosition::VECIN, TPosition::VECOUT, 1> q;
+  pipe.InitBuffer(q, 1, 32 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  GlobalTensor<uint32_t> m;
+  xg.SetGlobalBuffer((__gm__ float*)x, 32);
+  yg.SetGlobalBuffer((__gm__ float*)y, 32);
+  m.SetGlobalBuffer((__gm__ uint32_t*)mode, 1);
+  LocalTensor<float> t = q.AllocTensor<float>();
+  DataCopy(t, xg, 32);
+  q.EnQue<TPosition::GM, TPosition::VECIN, float>(t);
+  LocalTensor<float> u = m.GetValue(0) == 1 ? q.DeQue<TPosition::VECOUT, TPosition::GM, float>()
+                                            : q.DeQue<TPosition::GM, TPosition::VECIN, float>();  // PIPE:userdeque
+  Adds(u, u, 1.0f, 32);
+  q.EnQue<TPosition::VECOUT, TPosition::GM, float>(u);
+  LocalTensor<float> v = q.DeQue<TPosition::VECOUT, TPosition::GM, float>();
+  DataCopy(yg, v, 32);
+  q.FreeTensor(v);
+  q.FreeAllEvent();  // kernel_tpipe.h:86: legal at the end of a queue's life
+}
+
+// TPipe::Init (CANN's ResetPool): the buffers planned after it start at UB offset 0 again. out: [0] 1 when b sits
+// where a sat, [1] b's data survives the re-plan (x copied through it).
+extern "C" __global__ __aicore__ void pipe_init(GM_ADDR x, GM_ADDR out) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> a, b;
+  pipe.InitBuffer(a, 1024);
+  const float* aAddr = a.Get<float>().GetPhyAddr();
+  pipe.Init();
+  pipe.InitBuffer(b, 256);
+  LocalTensor<float> t = b.Get<float>();
+  GlobalTensor<float> xg, og;
+  xg.SetGlobalBuffer((__gm__ float*)x, 64);
+  og.SetGlobalBuffer((__gm__ float*)out, 64);
+  DataCopy(t, xg, 64);
+  PipeBarrier<PIPE_ALL>();
+  t.SetValue(0, t.GetPhyAddr() == aAddr ? 1.0f : 0.0f);
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(og, t, 64);
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  OPKIT_EMU_PY_KERNEL(m, user_pos_queue, 3);
+  OPKIT_EMU_PY_KERNEL(m, pipe_init, 2);
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, tbuf_queue_form, 3);
   OPKIT_EMU_PY_KERNEL(m, scaler, 5);

@@ -49,3 +49,27 @@ def test_tbuf_queue_form(emu):
     with pytest.raises(EmulatorError) as e:
         emu("pipe").tbuf_queue_form([x, y, np.array([2], np.uint32)])
     assert "api-argument" in str(e.value) and "num 2" in str(e.value)
+
+
+def test_user_position_enque_deque(emu):
+    """TQueBind::EnQue / DeQue<srcUserPos, dstUserPos, T> (asc-devkit 82b89a15 include/basic_api/kernel_tpipe.h:74-82):
+    the data path works through one bound buffer; a DeQue naming another pair than its EnQue is queue-protocol,
+    as CANN's CPU debug build asserts (impl/basic_api/kernel_tquebind_impl.h:466-469)."""
+    from opkit.errors import EmulatorError
+    x = RNG.standard_normal(32).astype(np.float32)
+    y = np.zeros(32, np.float32)
+    emu("pipe").user_pos_queue([x, y, np.array([0], np.uint32)])
+    np.testing.assert_array_equal(y, x + np.float32(1))
+    with pytest.raises(EmulatorError) as e:
+        emu("pipe").user_pos_queue([x, y, np.array([1], np.uint32)])
+    assert e.value.rule == "queue-protocol" and "another position pair" in e.value.detail
+
+
+def test_pipe_init_replans_from_offset_zero(emu):
+    """TPipe::Init (asc-devkit 82b89a15 impl/basic_api/kernel_tpipe_impl.h:88-97: ResetPool): after it the next
+    buffer starts where the first one did."""
+    x = RNG.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    emu("pipe").pipe_init([x, out])
+    assert out[0] == 1
+    np.testing.assert_array_equal(out[1:], x[1:])

@@ -45,6 +45,9 @@ ARCH_DEFINES = ("-D__NPU_ARCH__=2201", "-DASCENDC_CPU_DEBUG=1", "-D__CCE_AICORE_
 
 # Names that are implemented but behave differently from CANN, with the section of docs/emulator.md saying how.
 DIFFERENCES = {
+    "GetReduceMaxMinCount": "the value-only form is a compile error (CANN: not supported on A2)",
+    "GetReduceRepeatMaxMinSpr": "the value-only form is a compile error (CANN: not supported on A2)",
+    "FreeAllEvent": "no-op: the emulator's queue events come from no pool",
     "SetAtomicAdd": "atomic adds applied after all blocks, in block order (Numerics)",
     "DataCacheCleanAndInvalid": "no-op: the emulator has no data cache",
     "SetL2CacheHint": "no-op",

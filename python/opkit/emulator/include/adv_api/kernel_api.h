@@ -28,3 +28,6 @@
 #include "lib/math/power.h"
 #include "lib/math/axpy.h"
 #include "lib/index/arithprogression.h"
+#include "lib/activation/sigmoid.h"
+#include "lib/pad/broadcast.h"
+#include "lib/reduce/sum.h"

@@ -46,6 +46,8 @@ struct MatmulImpl {
 }  // namespace AscendC
 namespace matmul {
 using AscendC::MatmulImpl;
+using AscendC::Matmul;  // kernels write matmul::Matmul<...> (ops-nn rnn/gru)
+using AscendC::MatmulType;
 }  // namespace matmul
 // a macro in CANN; here the call of the rejected function of the same name
 #define REGIST_MATMUL_OBJ(...) ::AscendC::REGIST_MATMUL_OBJ(__VA_ARGS__)

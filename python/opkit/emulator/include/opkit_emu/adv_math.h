@@ -110,6 +110,16 @@ void adv_unary(const char* api, const char* sizer, const AscendC::LocalTensor<T>
     ::opkit_emu::adv_unary<T>(#NAME, SIZER, dstTensor, srcTensor, nullptr, calCount, 0, [](float x) { return FN; },  \
                               loc);                                                                                  \
   }                                                                                                                  \
+  template <typename T, bool isReuseSource = false, OPKIT_NOLOC>                                                     \
+  void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                                        \
+            const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount, OPKIT_NOLOC_PARAM) {               \
+    NAME<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, calCount, OPKIT_PTR_LOC);                          \
+  }                                                                                                                  \
+  template <typename T, bool isReuseSource = false, OPKIT_NOLOC>                                                     \
+  void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const uint32_t calCount,               \
+            OPKIT_NOLOC_PARAM) {                                                                                     \
+    NAME<T, isReuseSource>(dstTensor, srcTensor, calCount, OPKIT_PTR_LOC);                                           \
+  }                                                                                                                  \
   }
 #define OPKIT_EMU_ADV_UNARY_WHOLE_FORMS(NAME)                                                                        \
   namespace AscendC {                                                                                                \

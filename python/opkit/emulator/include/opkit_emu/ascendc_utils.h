@@ -13,6 +13,9 @@ class AscendCUtils {
  public:
   static int32_t GetBitSize(int32_t byteSize) { return byteSize * 8; }
   static int32_t GetC0Size() { return ONE_BLK_SIZE; }  // bytes of one C0 block (a DataBlock)
+  // the count the last GatherMask kept (asc-devkit 82b89a15 impl/basic_api/kernel_utils_base.h:112; the register
+  // dav_c220's GatherMask reads its rsvdCnt from, kernel_operator_vec_gather_mask_impl.h:54)
+  static int64_t GetRsvdCnt() { return static_cast<int64_t>(opkit_emu::ctx().rsvd_cnt); }
   static int32_t GetC0Count(const int32_t dtypeSize, OPKIT_LOC) {
     if (dtypeSize == 0) opkit_emu::fail("api-argument", "AscendCUtils::GetC0Count", loc, "dtypeSize can not be 0");
     return GetC0Size() / dtypeSize;
@@ -45,4 +48,6 @@ class AscendCUtils {
     if constexpr (isSetMask) SetVectorMask<uint16_t>(~0ull, ~0ull);
   }
 };
+// the same register through dav_c220's free function (impl/basic_api/dav_c220/kernel_operator_reg_others_impl.h:50)
+inline int64_t GetRsvdCnt() { return AscendCUtils::GetRsvdCnt(); }
 }  // namespace AscendC

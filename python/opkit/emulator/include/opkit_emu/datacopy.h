@@ -314,6 +314,8 @@ void SetAtomicAdd() {
   opkit_emu::ctx().atomic_dtype = opkit_emu::atomic_code<T>();
 }
 inline void SetAtomicNone() { opkit_emu::ctx().atomic_dtype = -1; }
+// CANN's current name of SetAtomicNone (asc-devkit 82b89a15 impl/basic_api/kernel_operator_set_atomic_intf_impl.h:59-62)
+inline void DisableDmaAtomic() { SetAtomicNone(); }
 // SetAtomicMax / SetAtomicMin (原子操作/SetAtomicMax(ISASI).md, SetAtomicMin(ISASI).md; A2: int8_t, int16_t, half,
 // bfloat16_t, int32_t, float): copies to GM then keep the larger / smaller of the copied and the present value,
 // applied after all blocks like the atomic add (max and min do not depend on the order). Which NaN wins is not

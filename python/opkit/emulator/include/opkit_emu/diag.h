@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <type_traits>
 
 namespace opkit_emu {
 
@@ -14,6 +15,14 @@ struct SrcLoc {
   static constexpr SrcLoc current(const char* f = __builtin_FILE(), int l = __builtin_LINE()) { return {f, l}; }
 };
 #define OPKIT_LOC ::opkit_emu::SrcLoc loc = ::opkit_emu::SrcLoc::current()
+// CANN's kernels take an API's address with CANN's exact signature (ops-nn foreach_utils: `NoScalarBinaryOp<T>*
+// op = Div`), which the trailing `loc` parameter would not match. Each such API also has a twin with a trailing
+// empty pack instead of `loc`: a call prefers the `loc` form (a template without a trailing pack is more
+// specialized, [temp.deduct.partial]/11), a conversion to CANN's function-pointer type finds only the twin, and
+// the enable_if keeps the twin out of calls with more arguments. A violation seen through a pointer names no line.
+#define OPKIT_NOLOC class... OpkitNoLoc, ::std::enable_if_t<sizeof...(OpkitNoLoc) == 0, int> = 0
+#define OPKIT_NOLOC_PARAM OpkitNoLoc...
+#define OPKIT_PTR_LOC ::opkit_emu::SrcLoc{"(an API called through a function pointer)", 0}
 
 inline std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 inline std::string strf(const char* fmt, ...) {

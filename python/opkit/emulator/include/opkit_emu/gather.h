@@ -81,6 +81,7 @@ void gather_mask(const char* call, const AscendC::LocalTensor<T>& dst, const Asc
     }
   dst.m_.mark_written(0, n * sizeof(T));
   rsvdCnt = n;
+  ctx().rsvd_cnt = n;  // the RSVD_CNT register CANN's GatherMask reads its count from
 }
 
 }  // namespace opkit_emu

@@ -292,6 +292,11 @@ namespace AscendC {
     OPKIT_EMU_CHECK_T(PRED, #NAME, T);                                                                       \
     l0_binary<OP, T>(VecOp::NAME, #NAME, isSetMask, dst, src0, src1, MaskArg(mask), repeatTime, repeatParams, loc); \
   }                                                                                                          \
+  template <class T, bool isSetMask = true, OPKIT_NOLOC>                                                     \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask, \
+            const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, OPKIT_NOLOC_PARAM) {           \
+    NAME<T, isSetMask>(dst, src0, src1, mask, repeatTime, repeatParams, OPKIT_PTR_LOC);                      \
+  }                                                                                                          \
   template <class T, bool isSetMask = true>                                                                  \
   void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
             const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, OPKIT_LOC) { \

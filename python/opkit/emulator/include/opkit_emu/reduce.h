@@ -7,6 +7,8 @@
 
 namespace opkit_emu {
 
+template <class> inline constexpr bool reduce_spr_false = false;
+
 template <class T> inline constexpr bool is_reduce_t =
     std::is_same<T, half>::value || std::is_same<T, float>::value || (is_bf16_v<T> && kAllowBf16Math && !kIs310P);
 
@@ -147,6 +149,9 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
   if (!vec_prologue<T>(VecOp::ReduceSum, "ReduceSum", count, loc)) return;
   reduce_common(VecOp::ReduceSum, "ReduceSum", dst, src, sharedTmpBuffer, count, 1, loc);
   dst.data()[0] = from_f<T>(reduce_sum_loop<T>(src.data(), static_cast<uint32_t>(count)));
+  uint64_t bits = 0;
+  std::memcpy(&bits, &dst.data()[0], sizeof(T));
+  ctx().acc_val = bits;
 }
 
 namespace detail {
@@ -160,6 +165,9 @@ void reduce_arg(opkit_emu::VecOp op, const char* call, const LocalTensor<T>& dst
     fail("tensor-bounds", call, loc, strf("count %d: a half index cannot exceed 65535", count));
   uint32_t i = reduce_arg_loop<T, IsMax>(src.data(), static_cast<uint32_t>(count));
   dst.data()[0] = src.data()[i];
+  uint32_t vbits = 0;
+  std::memcpy(&vbits, &src.data()[i], sizeof(T));
+  ctx().max_min_cnt = uint64_t(i) << 32 | vbits;
   if (calIndex) {
     if constexpr (sizeof(T) == 4) { uint32_t b = i; std::memcpy(&dst.data()[1], &b, 4); }
     else { uint16_t b = static_cast<uint16_t>(i); std::memcpy(&dst.data()[1], &b, 2); }
@@ -180,6 +188,52 @@ void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
   using namespace opkit_emu;
   OPKIT_EMU_CHECK_T(is_reduce_t, "ReduceMin", T);
   detail::reduce_arg<T, false>(VecOp::ReduceMin, "ReduceMin", dst, src, sharedTmpBuffer, count, calIndex, loc);
+}
+
+// The result registers of the count-form reductions (asc-devkit 82b89a15
+// include/basic_api/kernel_operator_vec_reduce_intf.h:186-205; impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h
+// :963-995; pages 归约计算辅助配置接口/GetReduceRepeatSumSpr(ISASI).md, GetReduceRepeatMaxMinSpr(ISASI).md): the sum
+// of the last ReduceSum; the value and index of the last ReduceMax / ReduceMin (the index in T's bit pattern, as
+// CANN reinterprets it). Per block, as the register is per core. GetAccVal / GetReduceMaxMinCount are CANN's
+// deprecated names; the value-only GetReduceMaxMinCount is "not supported" on A2 (dav_c220 impl:957-961, 984-987).
+template <class T>
+T GetReduceRepeatSumSpr() {
+  static_assert(opkit_emu::is_reduce_t<T>, "opkit emulator: GetReduceRepeatSumSpr supports half and float");
+  T v;
+  uint64_t bits = opkit_emu::ctx().acc_val;
+  std::memcpy(&v, &bits, sizeof(T));
+  return v;
+}
+template <class T>
+T GetAccVal() {
+  return GetReduceRepeatSumSpr<T>();
+}
+// the untyped form: the register's 64 bits (kernel_operator_vec_reduce_intf_impl.h:1551-1566)
+inline int64_t GetReduceRepeatSumSpr() { return static_cast<int64_t>(opkit_emu::ctx().acc_val); }
+inline int64_t GetAccVal() { return GetReduceRepeatSumSpr(); }
+template <class T>
+void GetReduceRepeatMaxMinSpr(T& maxMinValue, T& maxMinIndex) {
+  static_assert(opkit_emu::is_reduce_t<T>, "opkit emulator: GetReduceRepeatMaxMinSpr supports half and float");
+  const uint64_t r = opkit_emu::ctx().max_min_cnt;
+  const uint32_t v = static_cast<uint32_t>(r), i = static_cast<uint32_t>(r >> 32);
+  std::memcpy(&maxMinValue, &v, sizeof(T));
+  std::memcpy(&maxMinIndex, &i, sizeof(T));
+}
+template <class T>
+void GetReduceMaxMinCount(T& maxMinValue, T& maxMinIndex) {
+  GetReduceRepeatMaxMinSpr<T>(maxMinValue, maxMinIndex);
+}
+template <class T>
+void GetReduceRepeatMaxMinSpr(T&) {
+  static_assert(opkit_emu::reduce_spr_false<T>,
+                "not supported on the emulator: GetReduceRepeatMaxMinSpr(value) without the index (CANN: not "
+                "supported on this chip)");
+}
+template <class T>
+void GetReduceMaxMinCount(T&) {
+  static_assert(opkit_emu::reduce_spr_false<T>,
+                "not supported on the emulator: GetReduceMaxMinCount(value) without the index (CANN: not supported on "
+                "this chip)");
 }
 
 }  // namespace AscendC

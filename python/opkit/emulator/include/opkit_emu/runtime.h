@@ -65,6 +65,7 @@ struct BufRec {
   int pipe = 0;
   SrcLoc alloc_loc{nullptr, 0};
   Clock enque_snap, free_snap;  // hazard clocks handed over by EnQue (to DeQue) and FreeTensor (to AllocTensor)
+  int user_evt = -1;  // EnQue<srcUserPos, dstUserPos>: the pair (src * 256 + dst), checked by the DeQue naming one
 };
 
 struct QueueRec {
@@ -134,7 +135,11 @@ struct BlockCtx {
   bool mask_counter = false;
   float deq_scale = 1.0f;  // SetDeqScale(half): scale of the int32_t -> half Cast (cast.h)
   std::vector<AscendC::ShapeInfo> shapes;  // SetShapeInfo: tensors hold an index (1-based) into this table
-  uint16_t mrg_sort_used[4] = {0, 0, 0, 0};  // GetMrgSortResult: elements of each queue the last MrgSort took
+  uint16_t mrg_sort_used[4] = {0, 0, 0, 0};
+  // The special registers the count-form reductions leave their result in (reduce.h: GetReduceRepeatSumSpr,
+  // GetReduceRepeatMaxMinSpr): the sum's bits; the max/min value's bits (low 32) and its index (high 32).
+  uint64_t acc_val = 0, max_min_cnt = 0;
+  uint64_t rsvd_cnt = 0;  // elements the last GatherMask kept (AscendCUtils::GetRsvdCnt)  // GetMrgSortResult: elements of each queue the last MrgSort took
   // false: a launch whose (module, tiling, GM sizes) already passed every rule (docs/emulator.md "Checked once,
   // then fast"): the per-call bookkeeping (operand checks, pipe hazards, poison shadow) is skipped; the data
   // path, GM bounds and the queue state are the same, so outputs are bitwise those of the checked launch.

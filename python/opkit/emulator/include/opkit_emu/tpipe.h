@@ -102,6 +102,26 @@ AscendC::LocalTensor<T> make_tensor(uint32_t buf, uint32_t rel_off, uint32_t byt
 
 }  // namespace opkit_emu
 
+namespace opkit_emu {
+// The pipes a queue's event orders (CANN GetQueEvt, asc-devkit 82b89a15 impl/basic_api/kernel_event.h:540-584):
+// GM->UB MTE2_V, UB->GM V_MTE3, UB->UB MTE2_MTE3; -1: no event.
+inline void queue_event_pipes(AscendC::TPosition s, AscendC::TPosition d, int8_t& producer, int8_t& consumer) {
+  using AscendC::TPosition;
+  auto ub = [](TPosition p) { return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC; };
+  using P = Pipe;
+  producer = consumer = -1;
+  if (s == TPosition::GM && ub(d)) { producer = int8_t(P::MTE2); consumer = int8_t(P::V); }
+  else if (ub(s) && d == TPosition::GM) { producer = int8_t(P::V); consumer = int8_t(P::MTE3); }
+  else if (ub(s) && ub(d) && !(s == TPosition::VECCALC && d == TPosition::VECCALC)) {
+    producer = int8_t(P::MTE2);
+    consumer = int8_t(P::MTE3);
+  }
+}
+template <AscendC::TPosition p>
+inline constexpr bool user_que_pos = p == AscendC::TPosition::GM || p == AscendC::TPosition::VECIN ||
+                                     p == AscendC::TPosition::VECOUT || p == AscendC::TPosition::VECCALC;
+}  // namespace opkit_emu
+
 namespace AscendC {
 
 template <TPosition pos, int32_t depth, auto mask = 0>
@@ -142,6 +162,37 @@ class TQueImpl {
   }
   template <class T>
   bool EnQue(const LocalTensor<T>& t, OPKIT_LOC) {
+    return enque(t, queue("TQue::EnQue", loc).producer, -1, loc);
+  }
+  // The user-position forms (kernel_tpipe.h:74-82; impl/basic_api/kernel_tquebind_impl.h:162-215,355-470): the
+  // event is the one between srcUserPos and dstUserPos instead of the queue's own, and CANN's CPU debug build
+  // asserts that DeQue names the same pair as EnQue (queue-protocol here).
+  template <TPosition srcUserPos, TPosition dstUserPos, class T>
+  bool EnQue(const LocalTensor<T>& t, OPKIT_LOC) {
+    static_assert(depth != 0, "can not enque tbuf with user pos while tque's depth is zero");
+    static_assert(opkit_emu::user_que_pos<srcUserPos> && opkit_emu::user_que_pos<dstUserPos>,
+                  "EnQue only supports the positions GM / VECIN / VECOUT / VECCALC");
+    static_assert(!(srcUserPos == TPosition::GM && dstUserPos == TPosition::GM),
+                  "EnQue src and dst position cannot be GM at the same time");
+    int8_t prod, cons;
+    opkit_emu::queue_event_pipes(srcUserPos, dstUserPos, prod, cons);
+    return enque(t, prod, static_cast<int>(srcUserPos) * 256 + static_cast<int>(dstUserPos), loc);
+  }
+  template <TPosition srcUserPos, TPosition dstUserPos, class T>
+  LocalTensor<T> DeQue(OPKIT_LOC) {
+    static_assert(depth != 0, "must use DeQue<LocalTensor&> api while tque's depth is zero");
+    static_assert(opkit_emu::user_que_pos<srcUserPos> && opkit_emu::user_que_pos<dstUserPos>,
+                  "DeQue only supports the positions GM / VECIN / VECOUT / VECCALC");
+    static_assert(!(srcUserPos == TPosition::GM && dstUserPos == TPosition::GM),
+                  "DeQue src and dst position cannot be GM at the same time");
+    int8_t prod, cons;
+    opkit_emu::queue_event_pipes(srcUserPos, dstUserPos, prod, cons);
+    return deque<T>(cons, static_cast<int>(srcUserPos) * 256 + static_cast<int>(dstUserPos), loc);
+  }
+
+ private:
+  template <class T>
+  bool enque(const LocalTensor<T>& t, int8_t producer, int user_evt, opkit_emu::SrcLoc loc) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     opkit_emu::QueueRec& q = queue("TQue::EnQue", loc);
     t.m_.check_live("TQue::EnQue", loc, "tensor");
@@ -155,12 +206,13 @@ class TQueImpl {
              opkit_emu::strf("queue depth is %d and %zu tensors are already queued; DeQue first", depth,
                              q.fifo.size()));
     b.state = opkit_emu::BufState::Queued;
-    if (q.producer >= 0) c.hz.snapshot_into(q.producer, b.enque_snap);  // SetFlag of the queue's event
+    b.user_evt = user_evt;
+    if (producer >= 0) c.hz.snapshot_into(producer, b.enque_snap);  // SetFlag of the queue's event
     q.fifo.push_back(static_cast<uint32_t>(t.m_.buf));
     return true;
   }
   template <class T>
-  LocalTensor<T> DeQue(OPKIT_LOC) {
+  LocalTensor<T> deque(int8_t consumer, int user_evt, opkit_emu::SrcLoc loc) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     opkit_emu::QueueRec& q = queue("TQue::DeQue", loc);
     if (q.fifo.empty())
@@ -169,10 +221,20 @@ class TQueImpl {
     q.fifo.erase(q.fifo.begin());
     opkit_emu::BufRec& b = c.bufs[id];
     b.state = opkit_emu::BufState::Dequeued;
-    if (q.consumer >= 0) c.hz.wait(q.consumer, b.enque_snap);  // WaitFlag of the queue's event
+    if (user_evt >= 0 && b.user_evt >= 0 && user_evt != b.user_evt)
+      c.fail("queue-protocol", "TQue::DeQue", loc,
+             "DeQue<srcUserPos, dstUserPos> names another position pair than the EnQue of this tensor (CANN's "
+             "CPU debug build asserts \"EnQue and DeQue Event should be same\")");
+    if (consumer >= 0) c.hz.wait(consumer, b.enque_snap);  // WaitFlag of the queue's event
     auto t = opkit_emu::make_tensor<T>(id, 0, b.len);
     t.m_.pos = pos;
     return t;
+  }
+
+ public:
+  template <class T>
+  LocalTensor<T> DeQue(OPKIT_LOC) {
+    return deque<T>(queue("TQue::DeQue", loc).consumer, -1, loc);
   }
   template <class T>
   void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {
@@ -202,6 +264,9 @@ class TQueImpl {
     const opkit_emu::BlockCtx& c = opkit_emu::ctx();
     return qid_ >= 0 && (depth <= 0 || c.queues[qid_].fifo.size() < static_cast<size_t>(depth));
   }
+  // Releases the queue's hardware events (kernel_tpipe.h:86): the emulator's queue events are not allocated
+  // from a pool, so there is nothing to release; the call stays legal anywhere, as on the NPU.
+  void FreeAllEvent() {}
   bool HasTensorInQue() const { return qid_ >= 0 && !opkit_emu::ctx().queues[qid_].fifo.empty(); }
   int32_t GetTensorCountInQue() const { return qid_ >= 0 ? static_cast<int32_t>(opkit_emu::ctx().queues[qid_].fifo.size()) : 0; }
 
@@ -333,6 +398,10 @@ class TPipe : public opkit_emu::TPipeBase {
   }
   void Destroy() { Release(); }
   void Reset() { Release(); opkit_emu::ctx().live_pipe = id_; opkit_emu::ctx().pipe = this; }
+  // CANN's TPipe::Init (asc-devkit 82b89a15 impl/basic_api/kernel_tpipe_impl.h:88-97) is ResetPool: the pipe's
+  // buffers are dropped and InitBuffer starts again at UB offset 0 (ops-math pad_v3_grad_replication re-plans its
+  // UB this way between phases). Here as Reset: a tensor still allocated is reported as a leak, as on Reset.
+  void Init() { Reset(); }
 
   template <HardEvent evt> TEventID AllocEventID() { return next_event_[static_cast<int>(evt)]++ % 8; }
   template <HardEvent evt> void ReleaseEventID(TEventID) {}
@@ -344,17 +413,8 @@ class TPipe : public opkit_emu::TPipeBase {
     if (opkit_emu::ctx().live_pipe != id_)
       opkit_emu::fail("queue-protocol", call, loc, "TPipe used after Destroy or after another TPipe was created");
   }
-  // The pipes a queue's events order (CANN GetQueEvt): GM->UB MTE2_V, UB->GM V_MTE3, UB->UB MTE2_MTE3.
   static void queue_pipes(TPosition s, TPosition d, int8_t& producer, int8_t& consumer) {
-    auto ub = [](TPosition p) { return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC; };
-    using P = opkit_emu::Pipe;
-    producer = consumer = -1;
-    if (s == TPosition::GM && ub(d)) { producer = int8_t(P::MTE2); consumer = int8_t(P::V); }
-    else if (ub(s) && d == TPosition::GM) { producer = int8_t(P::V); consumer = int8_t(P::MTE3); }
-    else if (ub(s) && ub(d) && !(s == TPosition::VECCALC && d == TPosition::VECCALC)) {
-      producer = int8_t(P::MTE2);
-      consumer = int8_t(P::MTE3);
-    }
+    opkit_emu::queue_event_pipes(s, d, producer, consumer);
   }
   template <class Q>
   bool init_queue(Q& que, TPosition pos, int32_t depth, uint8_t num, uint32_t len, opkit_emu::SrcLoc loc,
@@ -409,6 +469,32 @@ class TPipe : public opkit_emu::TPipeBase {
   }
 };
 
-inline TPipe* GetTPipePtr() { return static_cast<TPipe*>(opkit_emu::ctx().pipe); }
+}  // namespace AscendC
+// At global scope, as CANN declares it (asc-devkit 82b89a15 include/basic_api/kernel_common.h:99-111), and in
+// AscendC too (kernels written here call AscendC::GetTPipePtr): one function, so neither spelling is ambiguous.
+inline AscendC::TPipe* GetTPipePtr() { return static_cast<AscendC::TPipe*>(opkit_emu::ctx().pipe); }
+namespace AscendC {
+using ::GetTPipePtr;
+
+// PopStackBuffer<T, pos>(LocalTensor<T>&) (asc-devkit 82b89a15 impl/basic_api/kernel_pop_stack_buffer.h:27-70): the
+// UB the TPipe has not handed out -- from the end of its buffers to the end of UB less the 64 bytes A2 keeps for
+// KFC messages -- as a tensor. A temporary: a later InitBuffer of the same pipe takes the same bytes, as on the NPU.
+// Fresh, so its contents are poison until written; no TPipe or no UB left is queue-protocol / ub-capacity.
+template <class T, TPosition pos>
+bool PopStackBuffer(LocalTensor<T>& pop, OPKIT_LOC) {
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::VECCALC,
+                "opkit emulator: PopStackBuffer pops Unified Buffer only (hardType should be UB)");
+  opkit_emu::BlockCtx& c = opkit_emu::ctx();
+  if (!c.pipe || c.live_pipe != c.pipe->id_)
+    c.fail("queue-protocol", "PopStackBuffer", loc, "no live TPipe (CANN asserts GetTPipePtr() != nullptr)");
+  const uint32_t start = c.pipe->used_, end = opkit::kPlatform.ub_total_bytes - 64;
+  if (end <= start)
+    c.fail("ub-capacity", "PopStackBuffer", loc,
+           opkit_emu::strf("the TPipe already uses %u bytes of UB: nothing left to pop below %u", start, end));
+  const uint32_t id = opkit_emu::new_buf(start, end - start, opkit_emu::BufKind::TBuf, -1, c.pipe->id_);
+  pop = opkit_emu::make_tensor<T>(id, 0, end - start);
+  pop.m_.pos = pos;
+  return true;
+}
 
 }  // namespace AscendC

@@ -247,6 +247,11 @@ namespace AscendC {
     using namespace opkit_emu;                                                                               \
     OPKIT_EMU_CHECK_T(PRED, #NAME, T);                                                                       \
     binary<OP, T>(VecOp::NAME, #NAME, dst, src0, src1, count, loc);                                          \
+  }                                                                                                          \
+  template <class T, bool isSetMask = true, OPKIT_NOLOC>                                                     \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+            const int32_t& count, OPKIT_NOLOC_PARAM) {                                                       \
+    NAME<T, isSetMask>(dst, src0, src1, count, OPKIT_PTR_LOC);                                               \
   }
 OPKIT_EMU_BINARY(Add, OpAdd, is_arith_t)
 OPKIT_EMU_BINARY(Sub, OpSub, is_arith_t)
@@ -263,6 +268,11 @@ OPKIT_EMU_BINARY(Div, OpDiv, is_fmath_t)
     using namespace opkit_emu;                                                                               \
     OPKIT_EMU_CHECK_T(PRED, #NAME, T);                                                                       \
     with_scalar<OP, T>(VecOp::NAME, #NAME, dst, src, scalarValue, count, loc);                               \
+  }                                                                                                          \
+  template <class T, bool isSetMask = true, OPKIT_NOLOC>                                                     \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count, \
+            OPKIT_NOLOC_PARAM) {                                                                             \
+    NAME<T, isSetMask>(dst, src, scalarValue, count, OPKIT_PTR_LOC);                                         \
   }
 OPKIT_EMU_SCALAR(Adds, OpAdd, is_arith_t)
 OPKIT_EMU_SCALAR(Muls, OpMul, is_arith_t)
@@ -276,6 +286,10 @@ OPKIT_EMU_SCALAR(Mins, OpMin, is_arith_t)
     using namespace opkit_emu;                                                                               \
     OPKIT_EMU_CHECK_T(PRED, #NAME, T);                                                                       \
     unary<OP, T>(VecOp::NAME, #NAME, dst, src, count, loc);                                                  \
+  }                                                                                                          \
+  template <class T, bool isSetMask = true, OPKIT_NOLOC>                                                     \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, OPKIT_NOLOC_PARAM) { \
+    NAME<T, isSetMask>(dst, src, count, OPKIT_PTR_LOC);                                                      \
   }
 OPKIT_EMU_UNARY(Exp, OpExp, is_fmath_t)
 OPKIT_EMU_UNARY(Ln, OpLn, is_fmath_t)

@@ -2,10 +2,16 @@
 in-process run, sample for sample, with a killed Ray worker's shard rerun."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import secrets
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -179,3 +185,98 @@ def test_eval_quant_config_and_record(tmp_path, capsys):
     code, _, err = run(["eval", "evaldata.models:overflow_net", "--data", str(tmp_path / "val.pt"), "--quant",
                         str(tmp_path / "quant.json"), "--workers", "1"], capsys)
     assert code == 1 and "give the AMCT record file" in err
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def ray_cluster(nodes: int = 2):
+    """A Ray cluster of `nodes` one-CPU nodes on this machine, started as docs/eval.md's recipe starts one on many
+    (`ray start --head`, then `ray start --address` per node, each with its own temp dir), with token
+    authentication on; yields (address, env for a driver, temp root). Every node is stopped at the end."""
+    ray_bin = str(Path(sys.executable).parent / "ray")
+    root = Path(tempfile.mkdtemp(prefix="opkray", dir="/tmp"))     # short: Ray's socket paths must fit 107 bytes
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    common = ["--block", "--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats"]
+    procs = []
+
+    def start(*args, name):
+        log = open(root / f"{name}.log", "w")
+        procs.append(subprocess.Popen([ray_bin, "start", *args, "--temp-dir", str(root / name), *common], env=env,
+                                      stdout=log, stderr=subprocess.STDOUT))
+
+    def active_nodes() -> int:
+        r = subprocess.run([ray_bin, "status", "--address", address], env=env, capture_output=True, text=True)
+        return sum(line.strip().startswith("1 node_") for line in r.stdout.split("Pending:")[0].splitlines())
+
+    try:
+        start("--head", "--port", str(port), "--ray-client-server-port", str(_free_port()),
+              "--include-dashboard", "false", "--system-config", json.dumps({"worker_niceness": 0}), name="head")
+        for i in range(1, nodes):
+            time.sleep(3 if i == 1 else 0)
+            start("--address", address, name=f"node{i}")
+        deadline = time.monotonic() + 120
+        while active_nodes() < nodes:
+            assert time.monotonic() < deadline, "the Ray cluster did not come up:\n" + "\n".join(
+                (root / f).read_text()[-2000:] for f in os.listdir(root) if f.endswith(".log"))
+            time.sleep(2)
+        yield address, env, root
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _same_report(a: dict, b: dict, timing=("seconds", "eval_seconds", "eval_backends", "run")) -> None:
+    strip = lambda d: {k: v for k, v in d.items() if k not in timing}  # noqa: E731
+    assert strip(a) == strip(b)
+
+
+def test_ray_two_node_cluster_equals_local(known_pt, tmp_path):
+    """Issue 38: `opkit eval --ray ADDRESS` and `opkit quant --ray ADDRESS` on a two-node cluster (both nodes on
+    this machine, separate temp dirs, token authentication as `ray start --head` sets it up) give the local
+    run's report, sample for sample; both nodes ran workers."""
+    pytest.importorskip("ray", reason="the Ray path needs ray (installed by the test extra)")
+    sys.path.insert(0, str(HERE))
+    from quantdata.models import inputs, labelled, mixed_scale
+    m = mixed_scale()
+    x, y = labelled(m, 64, seed=1)
+    torch.save({"x": inputs(32, seed=2)}, tmp_path / "calib.pt")
+    torch.save({"x": x, "y": y}, tmp_path / "val.pt")
+    ev = ["eval", "evaldata.models:scaled", "--data", str(known_pt), "--policy", POLICY, "--batch-size", "8",
+          "--json", "-"]
+    qu = ["quant", f"{HERE / 'quantdata' / 'models.py'}:mixed_scale", "--calib", str(tmp_path / "calib.pt"),
+          "--data", str(tmp_path / "val.pt"), "--batch-size", "16", "--json", "-"]
+
+    def opkit_json(args, env):
+        r = subprocess.run([sys.executable, "-m", "opkit", *args], env={**env, "PYTHONPATH": str(HERE)},
+                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr[-3000:]
+        return json.loads(r.stdout)
+
+    local_eval, local_quant = opkit_json(ev + ["--workers", "1"], os.environ), opkit_json(qu + ["--workers", "1"],
+                                                                                         os.environ)
+    with ray_cluster(2) as (address, env, root):
+        bare = {k: v for k, v in env.items() if k not in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
+        r = subprocess.run([sys.executable, "-m", "opkit", *ev, "--ray", address], env={**bare, "PYTHONPATH": str(HERE)},
+                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
+        assert r.returncode != 0 and "set RAY_AUTH_MODE=token" in r.stderr     # no token: refused, and why
+        ray_eval, ray_quant = opkit_json(ev + ["--ray", address], env), opkit_json(qu + ["--ray", address], env)
+        workers = {n: len(list((root / n).glob("session_*/logs/python-core-worker-*.log"))) for n in ("head", "node1")}
+    assert ray_eval["run"]["backend"] == f"ray ({address}), 2 CPUs" and local_eval["run"]["backend"] == "in-process"
+    assert ray_eval["predictions"] == local_eval["predictions"] and ray_eval["n"] == 120
+    _same_report(ray_eval, local_eval)
+    assert ray_quant["eval_backends"][0] == f"ray ({address}), 2 CPUs"
+    _same_report(ray_quant, local_quant)
+    assert all(workers.values()), f"a node ran no worker: {workers}"

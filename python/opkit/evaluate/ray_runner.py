@@ -65,8 +65,20 @@ def connect(address: str):
     try:
         ray.init(address=address, **kw)
     except Exception as e:  # noqa: BLE001 - any connection failure: name the address
-        raise OpkitError(f"--ray {address}: cannot connect to the Ray cluster: {type(e).__name__}: {e}") from None
+        raise OpkitError(f"--ray {address}: cannot connect to the Ray cluster: {type(e).__name__}: {e}"
+                         f"{_auth_hint()}") from None
     return ray, f"ray ({address})", False
+
+
+def _auth_hint() -> str:
+    """`ray start --head` turns token authentication on by default (Ray >= 2.5x), but a driver given an explicit
+    address only sends the token when RAY_AUTH_MODE=token (ray/_private/worker.py: "an explicit address ... never
+    auto-enables auth"): the usual reason a reachable cluster refuses the connection."""
+    if os.environ.get("RAY_AUTH_MODE"):
+        return ""
+    return ("\n  if the cluster uses token authentication (the default of `ray start --head`), set RAY_AUTH_MODE=token "
+            "here, with the cluster's token in ~/.ray/auth_token or RAY_AUTH_TOKEN (see docs/eval.md, "
+            "'A Ray cluster')")
 
 
 def _loopback_only(ray) -> None:

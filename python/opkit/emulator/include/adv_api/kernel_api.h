@@ -31,3 +31,4 @@
 #include "lib/activation/sigmoid.h"
 #include "lib/pad/broadcast.h"
 #include "lib/reduce/sum.h"
+#include "lib/math/cumsum.h"

@@ -32,3 +32,4 @@
 #include "lib/pad/broadcast.h"
 #include "lib/reduce/sum.h"
 #include "lib/math/cumsum.h"
+#include "lib/quantization/ascend_quant.h"

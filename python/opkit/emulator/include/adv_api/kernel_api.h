@@ -33,3 +33,4 @@
 #include "lib/reduce/sum.h"
 #include "lib/math/cumsum.h"
 #include "lib/quantization/ascend_quant.h"
+#include "lib/quantization/ascend_dequant.h"

@@ -34,3 +34,4 @@
 #include "lib/math/cumsum.h"
 #include "lib/quantization/ascend_quant.h"
 #include "lib/quantization/ascend_dequant.h"
+#include "lib/normalization/rmsnorm.h"

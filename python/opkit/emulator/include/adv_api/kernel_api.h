@@ -31,3 +31,7 @@
 #include "lib/activation/sigmoid.h"
 #include "lib/pad/broadcast.h"
 #include "lib/reduce/sum.h"
+#include "lib/math/cumsum.h"
+#include "lib/quantization/ascend_quant.h"
+#include "lib/quantization/ascend_dequant.h"
+#include "lib/normalization/rmsnorm.h"

@@ -9,12 +9,14 @@ opFile default: the OpType in snake case) unless the OpDef names another with Ex
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import OpkitError
+from .libs import Libraries, libraries
 
 SOURCE_EXT = (".cpp", ".cc", ".cxx")
+_ARCH = re.compile(r"arch\d+")
 
 
 def cann_snake(op_type: str) -> str:
@@ -29,11 +31,39 @@ class Project:
     root: Path                  # the folder holding op_host/ and op_kernel/
     op_host: Path
     op_kernel: Path
+    libs: Libraries = field(default_factory=Libraries)   # CANN's shared libraries on the op's paths (libs.py)
 
     @property
     def host_sources(self) -> list[Path]:
+        """op_host sources CANN builds for the A2 (ascend910b): all but tests, and of the per-chip folders
+        (op_host/archNN/) only the one the op's CMakeLists maps ascend910b to (ops-math@c419332
+        cmake/func.cmake:539-552, add_tiling_sources: op_host/*_tiling*.cpp plus op_host/<TILING_DIR>/...)."""
+        keep = self.a2_tiling_dir()
         return sorted(p for p in self.op_host.rglob("*") if p.suffix in SOURCE_EXT and p.is_file()
-                      and "test" not in p.relative_to(self.op_host).parts)
+                      and "test" not in (parts := p.relative_to(self.op_host).parts)
+                      and not any(_ARCH.fullmatch(d) and d != keep for d in parts[:-1]))
+
+    def a2_tiling_dir(self) -> str | None:
+        """The op_host/archNN folder CANN's build takes for ascend910b: SUPPORT_COMPUTE_UNIT / SUPPORT_TILING_DIR
+        of the op's CMakeLists.txt (paired in order), else none."""
+        cm = self.root / "CMakeLists.txt"
+        if not cm.is_file():
+            return None
+        text = cm.read_text(errors="replace")
+        units = re.search(r"set\s*\(\s*SUPPORT_COMPUTE_UNIT\s+([^)]*)\)", text)
+        dirs = re.search(r"set\s*\(\s*SUPPORT_TILING_DIR\s+([^)]*)\)", text)
+        if not (units and dirs):
+            return None
+        pairs = dict(zip(re.findall(r'"?([\w]+)"?', units.group(1)), re.findall(r'"?([\w]+)"?', dirs.group(1))))
+        return pairs.get("ascend910b")
+
+    def a2_supported(self, op_type: str) -> bool | None:
+        """Whether the OpDef names ascend910b (AddConfig("ascend910b")); None when it names no chip at all
+        (msOpGen projects often leave it to the build's --soc)."""
+        chips = set()
+        for p in self.host_sources:
+            chips |= set(re.findall(r'AddConfig\s*\(\s*"(\w+)"', p.read_text(errors="replace")))
+        return ("ascend910b" in chips) if chips else None
 
     def op_types(self) -> list[str]:
         """OpTypes the op_host sources register (OP_ADD / IMPL_OP_OPTILING), read from the text."""
@@ -67,13 +97,15 @@ class Project:
         return None
 
 
-def find(path: str | Path) -> Project:
+def find(path: str | Path, opbase: str | Path | None = None) -> Project:
+    """The project at `path` (or its one subfolder holding op_host/ and op_kernel/), with the CANN libraries its
+    repository's build gives it (libs.py; opbase from `opbase`, OPKIT_CANN_OPBASE or a sibling checkout)."""
     root = Path(path).resolve()
     if not root.is_dir():
         raise OpkitError(f"{root}: no such project folder")
     for base in (root, *sorted(p for p in root.iterdir() if p.is_dir())):
         if (base / "op_host").is_dir() and (base / "op_kernel").is_dir():
-            return Project(base, base / "op_host", base / "op_kernel")
+            return Project(base, base / "op_host", base / "op_kernel", libraries(base, opbase))
     raise OpkitError(f"{root}: not a CANN custom-op project (expected op_host/ and op_kernel/ folders, as msOpGen "
                      "and the ops-math/ops-nn repositories lay them out)")
 

@@ -137,7 +137,7 @@ class CannOp:
             path = kernel.compile_module(
                 self.kernel, self._entry_expr(args), len(self.input_names) + len(self.output_names) + 2,
                 self.build_dir / "kernels", defines=defines, tiling_header=self.kernel_tiling_header(),
-                include_dirs=[self.project.op_kernel, self.project.root], profile=self.profile, tag=tag)
+                include_dirs=[self.project.op_kernel, self.project.root, *self.project.libs.kernel_include], profile=self.profile, tag=tag)
             self._modules[key] = KernelModule(path)
         return self._modules[key]
 
@@ -161,8 +161,10 @@ class CannOp:
                                  [0 if t is None else 1 for t in inputs])
         r = self.runner.request(line)
         if r.get("status") != 0:
+            log = [ln for ln in self.runner.take_log() if ln.startswith("[ERROR]")][-3:]
             raise OpkitError(f"op {self.op_type}: {r.get('stage')} failed: {r.get('message')} "
-                             f"(inputs {[tuple(t.shape) if t is not None else None for t in inputs]}, attrs {attrs})")
+                             f"(inputs {[tuple(t.shape) if t is not None else None for t in inputs]}, attrs {attrs})"
+                             + "".join(f"\n  its log: {ln}" for ln in log))
         r["column"] = col
         return r
 

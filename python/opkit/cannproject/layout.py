@@ -76,11 +76,23 @@ class Project:
         return found
 
     def kernel_file(self, op_type: str) -> Path:
+        """The A2's kernel file: the opFile.value of the config the OpDef adds for ascend910b, else the snake name.
+        ops-math / ops-nn name a per-chip kernel on one OpAICoreConfig (is_finite_def.cpp: `config910d
+        ...ExtendCfgInfo("opFile.value", "is_finite_apt")` added for ascend950, plain AddConfig("ascend910b"))."""
         name = cann_snake(op_type)
         for p in self.host_sources:
-            m = re.search(r'"opFile\.value"\s*,\s*"([^"]+)"', p.read_text(errors="replace"))
-            if m:
-                name = m.group(1)
+            text = p.read_text(errors="replace")
+            files = list(re.finditer(r'"opFile\.value"\s*,\s*"([^"]+)"', text))
+            if not files:
+                continue
+            a2 = re.search(r'AddConfig\s*\(\s*"ascend910b"\s*(?:,\s*(\w+))?\s*\)', text)
+            if a2 is None:       # no chip named (msOpGen): the project's one opFile
+                name = files[-1].group(1)
+                continue
+            for m in files:      # the config variable declared last before the opFile line carries it
+                decl = re.findall(r"OpAICoreConfig\s+(\w+)\s*;", text[:m.start()])
+                if a2.group(1) and decl and decl[-1] == a2.group(1):
+                    name = m.group(1)
         for cand in (self.op_kernel / f"{name}.cpp", self.op_kernel / f"{cann_snake(op_type)}.cpp"):
             if cand.is_file():
                 return cand

@@ -4,7 +4,6 @@ key (a templated entry: the key decoded into its template arguments), GM buffers
 (inputs, outputs, workspace, tiling)."""
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +11,8 @@ import torch
 
 from ..emulator.abi import KernelModule
 from ..errors import OpkitError
-from . import dtypes, host, kernel, layout, tiling_view
+from . import dtypes, host, instances, kernel, layout, tiling_view
 
-TPL_BOOL = 3
 POISON = 0xFF      # bytes of an output the OpDef does not clear (NaN for floats): unwritten elements show
 
 
@@ -105,22 +103,12 @@ class CannOp:
 
     def instances(self) -> list[tuple[int, ...]]:
         """Every template-argument combination ASCENDC_TPL_SEL selects (declaration order)."""
-        names = [p["name"] for p in self.tpl["decl"]]
-        out = []
-        for sel in self.tpl["sel"] or []:
-            by = {p["name"]: p["vals"] for p in sel}
-            lists = [by.get(n, d["vals"]) for n, d in zip(names, self.tpl["decl"])]
-            for combo in itertools.product(*lists):
-                if combo not in out:
-                    out.append(combo)
-        return out
+        return instances.selected(self.tpl)
 
     def _entry_expr(self, args: tuple[int, ...]) -> str:
         if not self.templated:
             return self.entry
-        lits = [("true" if a else "false") if p["type"] == TPL_BOOL else f"{a}"
-                for a, p in zip(args, self.tpl["decl"])]
-        return f"{self.entry}<{', '.join(lits)}>"
+        return instances.entry_expr(self.entry, self.tpl, instances.param_kinds(self.kernel, self.entry), args)
 
     def module(self, col: dict[str, int], args: tuple[int, ...] = ()) -> KernelModule:
         key = (tuple(sorted(col.items())), args)

@@ -35,12 +35,13 @@ class Project:
 
     @property
     def host_sources(self) -> list[Path]:
-        """op_host sources CANN builds for the A2 (ascend910b): all but tests, and of the per-chip folders
+        """op_host sources CANN builds for the A2 (ascend910b): all but tests and op_api/, and of the per-chip folders
         (op_host/archNN/) only the one the op's CMakeLists maps ascend910b to (ops-math@c419332
         cmake/func.cmake:539-552, add_tiling_sources: op_host/*_tiling*.cpp plus op_host/<TILING_DIR>/...)."""
         keep = self.a2_tiling_dir()
         return sorted(p for p in self.op_host.rglob("*") if p.suffix in SOURCE_EXT and p.is_file()
                       and "test" not in (parts := p.relative_to(self.op_host).parts)
+                      and "op_api" not in parts     # aclnn API sources (ops-nn experimental/): not host tiling
                       and not any(_ARCH.fullmatch(d) and d != keep for d in parts[:-1]))
 
     def a2_tiling_dir(self) -> str | None:

@@ -34,14 +34,7 @@
 
 #include "securec.h"
 
-// C enums of graph/c_types.h (used by ASCENDC_TPL_DATATYPE_DECL), same numbers as ge::DataType.
-enum C_DataType {
-  C_DT_FLOAT = 0, C_DT_FLOAT16 = 1, C_DT_INT8 = 2, C_DT_INT32 = 3, C_DT_UINT8 = 4, C_DT_INT16 = 6, C_DT_UINT16 = 7,
-  C_DT_UINT32 = 8, C_DT_INT64 = 9, C_DT_UINT64 = 10, C_DT_DOUBLE = 11, C_DT_BOOL = 12, C_DT_STRING = 13,
-  C_DT_COMPLEX64 = 16, C_DT_COMPLEX128 = 17, C_DT_BF16 = 27, C_DT_UNDEFINED = 28, C_DT_INT4 = 29
-};
-enum C_Format { C_FORMAT_NCHW = 0, C_FORMAT_NHWC = 1, C_FORMAT_ND = 2, C_FORMAT_NC1HWC0 = 3, C_FORMAT_FRACTAL_Z = 4,
-                C_FORMAT_NDHWC = 27, C_FORMAT_FRACTAL_NZ = 29, C_FORMAT_NCDHW = 30 };
+#include "graph/c_types.h"  // C_DT_* / C_FORMAT_* (python/opkit/include: the kernel side needs them too)
 
 namespace ge {
 using char_t = char;
@@ -432,7 +425,10 @@ class TilingParseContext : public ExtendedKernelContext {
  public:
   using ExtendedKernelContext::ExtendedKernelContext;
   fe::PlatFormInfos* GetPlatformInfo() const { return &call_->platform; }
-  template <class T> T* GetCompiledInfo() { static T t{}; return &t; }
+  // the op's CompileInfo struct (IMPL_OP_OPTILING(op).TilingParse<CompileInfo>(f)): f fills it, the TilingFunc
+  // reads it through TilingContext::GetCompileInfo
+  template <class T> T* GetCompiledInfo() { return static_cast<T*>(compiled); }
+  void* compiled = nullptr;
 };
 }  // namespace gert
 
@@ -527,6 +523,11 @@ struct OpInfo {
 inline std::map<std::string, OpInfo>& registry() {
   static std::map<std::string, OpInfo> r;
   return r;
+}
+using TilingParseFn = std::function<ge::graphStatus(gert::TilingParseContext*, std::shared_ptr<void>&)>;
+inline std::map<std::string, TilingParseFn>& impl_tiling_parse() {  // IMPL_OP_OPTILING(op).TilingParse<CI>(f)
+  static std::map<std::string, TilingParseFn> m;
+  return m;
 }
 inline std::map<std::string, TilingFn>& impl_tiling() {  // IMPL_OP_OPTILING(op).Tiling(f)
   static std::map<std::string, TilingFn> r;
@@ -656,7 +657,17 @@ struct OpAdder {
 struct TilingRegistrar {
   explicit TilingRegistrar(const char* type) : type_(type) {}
   TilingRegistrar& Tiling(ge::graphStatus (*f)(gert::TilingContext*)) { impl_tiling()[type_] = f; return *this; }
-  template <class CompileInfo, class F> TilingRegistrar& TilingParse(F) { return *this; }
+  // CANN runs the parse function when the op is loaded, on a fresh CompileInfo; the runner runs it before each
+  // TilingFunc (impl_tiling_parse) so that GetCompileInfo() points at a filled struct.
+  template <class CompileInfo, class F> TilingRegistrar& TilingParse(F f) {
+    impl_tiling_parse()[type_] = [f](gert::TilingParseContext* ctx, std::shared_ptr<void>& keep) {
+      auto info = std::make_shared<CompileInfo>();
+      keep = info;
+      ctx->compiled = info.get();
+      return static_cast<ge::graphStatus>(f(ctx));
+    };
+    return *this;
+  }
   template <class F> TilingRegistrar& TilingInputsDataDependency(F) { return *this; }
   TilingRegistrar& TilingInputsDataDependency(std::initializer_list<int>) { return *this; }
   std::string type_;

@@ -54,7 +54,8 @@ inline std::string GetOpInfo(T context) {
     return s + ":" + (context->GetNodeName() != nullptr ? context->GetNodeName() : "nil");
 }
 
-inline void OpkitLog(int level, const std::string& who, const char* fmt, ...) {
+// fmt may be absent: ops-math writes OP_LOGI("message") with the message as the op name
+inline void OpkitLog(int level, const std::string& who, const char* fmt = "", ...) {
     if (level < DLOG_WARN) return;   // debug / info: CANN's default log level drops them too
     std::fprintf(stderr, "[%s] %s: ", level == DLOG_ERROR ? "ERROR" : "WARNING", who.c_str());
     va_list ap;
@@ -94,17 +95,18 @@ inline std::string ToString(const std::vector<const gert::Shape*>& v) {
 #define likely(x) __builtin_expect((x), 1)
 #endif
 
-#define OPKIT_OP_LOG(level, opName, ...) ::Ops::Base::OpkitLog(level, std::string(::Ops::Base::GetOpInfo(opName)), __VA_ARGS__)
-#define OP_LOGD(opName, ...) OPKIT_OP_LOG(DLOG_DEBUG, opName, __VA_ARGS__)
-#define OP_LOGI(opName, ...) OPKIT_OP_LOG(DLOG_INFO, opName, __VA_ARGS__)
-#define OP_LOGW(opName, ...) OPKIT_OP_LOG(DLOG_WARN, opName, __VA_ARGS__)
-#define OP_LOGE(opName, ...) OPKIT_OP_LOG(DLOG_ERROR, opName, __VA_ARGS__)
-#define OP_LOGE_WITHOUT_REPORT(opName, ...) OP_LOGE(opName, __VA_ARGS__)
-#define OP_LOGE_LIBOPAPI_REPORT(opName, ...) OP_LOGE(opName, __VA_ARGS__)
-#define D_OP_LOGD(opName, ...) OP_LOGD(opName, __VA_ARGS__)
-#define D_OP_LOGI(opName, ...) OP_LOGI(opName, __VA_ARGS__)
-#define D_OP_LOGW(opName, ...) OP_LOGW(opName, __VA_ARGS__)
-#define D_OP_LOGE(opName, ...) OP_LOGE(opName, __VA_ARGS__)
+#define OPKIT_OP_LOG(level, opName, ...) \
+    ::Ops::Base::OpkitLog(level, std::string(::Ops::Base::GetOpInfo(opName)), ##__VA_ARGS__)
+#define OP_LOGD(opName, ...) OPKIT_OP_LOG(DLOG_DEBUG, opName, ##__VA_ARGS__)
+#define OP_LOGI(opName, ...) OPKIT_OP_LOG(DLOG_INFO, opName, ##__VA_ARGS__)
+#define OP_LOGW(opName, ...) OPKIT_OP_LOG(DLOG_WARN, opName, ##__VA_ARGS__)
+#define OP_LOGE(opName, ...) OPKIT_OP_LOG(DLOG_ERROR, opName, ##__VA_ARGS__)
+#define OP_LOGE_WITHOUT_REPORT(opName, ...) OP_LOGE(opName, ##__VA_ARGS__)
+#define OP_LOGE_LIBOPAPI_REPORT(opName, ...) OP_LOGE(opName, ##__VA_ARGS__)
+#define D_OP_LOGD(opName, ...) OP_LOGD(opName, ##__VA_ARGS__)
+#define D_OP_LOGI(opName, ...) OP_LOGI(opName, ##__VA_ARGS__)
+#define D_OP_LOGW(opName, ...) OP_LOGW(opName, ##__VA_ARGS__)
+#define D_OP_LOGE(opName, ...) OP_LOGE(opName, ##__VA_ARGS__)
 
 #define OP_CHECK_IF(condition, log, return_expr) \
     do {                                         \

@@ -83,3 +83,20 @@ def libraries(op_root: Path, opbase: str | Path | None = None, repo: str | Path 
     if repo_p is not None:
         libs.host_include += [repo_p, repo_p / "common" / "inc"]
     return libs
+
+
+KERNEL_VIEW = Path(__file__).resolve().parent / "kernel_include"
+
+
+def kernel_flags(opbase: str | Path | None = None) -> list[str]:
+    """`opkit cflags --cann`: the kernel view of the host headers an op_host tiling header includes
+    (kernel_include/opkit_cann_kernel_view.h; after the emulator's own folders, which keep their headers), and
+    opbase's kernel library as CANN's kernel build places it (gen_ops_info.cmake:47-49)."""
+    flags = [f"-I{KERNEL_VIEW}"]
+    ob = find_opbase(None, opbase)
+    if ob is not None:
+        # kernel library (atvoss/, op_kernel/), then opbase's host util folder: util/math_util.h is plain C++ that
+        # tiling headers include (a header reaching its gert-based siblings fails naming the incomplete type)
+        flags += [f"-I{ob / 'pkg_inc' / 'op_common'}", f"-I{ob / 'include' / 'op_common'}",
+                  f"-I{ob / 'include' / 'op_common' / 'op_host'}"]
+    return flags

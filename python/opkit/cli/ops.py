@@ -253,9 +253,19 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 
 @cli.command()
 @click.option("--libs", is_flag=True, help="print the link flags instead")
-def cflags(libs: bool) -> None:
+@click.option("--cann", "cann", is_flag=True, help="also what CANN's build gives an ops-math / ops-nn kernel compiled in "
+              "place: the kernel view of the host headers its op_host tiling header includes (log/log.h, "
+              "register/op_impl_registry.h, ...) and, with --opbase, opbase's kernel library (atvoss/, op_kernel/)")
+@click.option("--opbase", type=click.Path(exists=True, file_okay=False), default=None,
+              help="with --cann: the hicann/opbase checkout (else OPKIT_CANN_OPBASE)")
+def cflags(libs: bool, cann: bool, opbase: str | None) -> None:
     """Compiler flags for building a standalone program against opkit's AscendC CPU emulator."""
     from .. import emulator
     flags = emulator.cflags(libs=libs)
+    if cann and not libs:
+        from ..cannproject.libs import kernel_flags
+        flags = [*flags, *kernel_flags(opbase)]
+    elif opbase:
+        raise click.BadParameter("--opbase goes with --cann", param_hint="'--opbase'")
     # Plain echo, not rich: the line is meant for $(opkit cflags) and must never wrap at the terminal width.
     click.echo(flags if isinstance(flags, str) else " ".join(flags))

@@ -12,8 +12,7 @@ from .app import cli, out
 @O.op_type
 @O.reference
 @O.no_check
-@click.option("--opbase", type=click.Path(exists=True, file_okay=False), default=None,
-              help="hicann/opbase checkout for an ops-math / ops-nn op (else OPKIT_CANN_OPBASE or a sibling folder)")
+@O.opbase
 def import_cann(project, op_type, reference, no_check, opbase) -> None:
     """Take the CANN custom-op project PROJECT (op_host/ + op_kernel/) into an op folder of this workspace."""
     from ..errors import OpkitError

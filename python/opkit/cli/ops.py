@@ -256,8 +256,7 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 @click.option("--cann", "cann", is_flag=True, help="also what CANN's build gives an ops-math / ops-nn kernel compiled in "
               "place: the kernel view of the host headers its op_host tiling header includes (log/log.h, "
               "register/op_impl_registry.h, ...) and, with --opbase, opbase's kernel library (atvoss/, op_kernel/)")
-@click.option("--opbase", type=click.Path(exists=True, file_okay=False), default=None,
-              help="with --cann: the hicann/opbase checkout (else OPKIT_CANN_OPBASE)")
+@O.opbase
 def cflags(libs: bool, cann: bool, opbase: str | None) -> None:
     """Compiler flags for building a standalone program against opkit's AscendC CPU emulator."""
     from .. import emulator

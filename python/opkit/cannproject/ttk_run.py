@@ -36,6 +36,9 @@ def run(csv_path: str | Path, ops: list[str] | None, method: str | None, seed: i
     cases = ttk.read_csv(csv_path)
     ws = require_workspace()
     spec = pick_spec(workspace_specs(ws, ops or ()), cases, csv_path)
+    if register.project_of(spec).a2_supported(register.op_type(spec)) is False:
+        raise OpkitError(f"{csv_path}: op {register.op_type(spec)}'s OpDef adds no ascend910b config (an Ascend 950 "
+                         "op): its TTK cases are for a kernel the emulator does not run (A2 is arch22)")
     op = register.get(spec, build_dir(ws, "cpu"))
     reference = load_reference(spec.dir / "reference.py").reference
     passed = failed = skipped = 0

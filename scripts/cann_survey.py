@@ -109,12 +109,16 @@ CASE = ttk.Case(name="survey", op_name="", input_shapes=(), input_dtypes=(), out
 
 
 def dtype_defines(project: layout.Project) -> dict[str, str]:
-    """DTYPE_<NAME> from the first DataType entry of each Input/Output in the op_host text."""
+    """DTYPE_<NAME> from the first DataType entry of each Input/Output in the op_host text: a list written in
+    place (`DataType({ge::DT_FLOAT, ...})`) or named (`DataType(xDtype)` with `xDtype = {ge::DT_INT32, ...}`)."""
     out = {}
     for p in project.host_sources:
         text = p.read_text(errors="replace")
         for m in re.finditer(r'(?:Input|Output)\s*\(\s*"(\w+)"\s*\)(.*?)(?=(?:Input|Output|Attr)\s*\(|$)', text, re.S):
-            dt = re.search(r"DataType\s*\(\s*\{\s*(?:ge::)?(DT_\w+)", m.group(2))
+            dt = re.search(r"DataType(?:List)?\s*\(\s*\{\s*(?:ge::)?(DT_\w+)", m.group(2))
+            named = re.search(r"DataType(?:List)?\s*\(\s*(\w+)\s*\)", m.group(2))
+            if dt is None and named:   # a named list: a variable or a #define
+                dt = re.search(re.escape(named.group(1)) + r"\s*(?:=\s*)?\\?\s*\{\s*(?:ge::)?(DT_\w+)", text)
             if dt and dt.group(1) in GE_CXX:
                 out[m.group(1)] = GE_CXX[dt.group(1)]
     return out

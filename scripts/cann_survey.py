@@ -97,6 +97,13 @@ REFERENCES = {
     "addcdiv": lambda x, t1, t2, value=1.0, **a: x + value * t1 / t2,
     "leaky_relu": lambda x, negative_slope=0.01, **a: F.leaky_relu(x, negative_slope),
     "softmax": lambda x, **a: torch.softmax(x, -1),
+    # ops-nn activations (attrs as their OpDefs declare them)
+    "hard_sigmoid_v2": _one(F.hardsigmoid), "hard_swish_v2": _one(F.hardswish),
+    "celu_v3": lambda x, alpha=1.0, **a: F.celu(x, alpha), "softshrink": lambda x, lambd=0.5, **a: F.softshrink(x, lambd),
+    "swish": lambda x, scale=1.0, **a: x * torch.sigmoid(scale * x),
+    "swish_v2": lambda x, scale=1.0, **a: x * torch.sigmoid(scale * x),
+    "glu": lambda x, dim=-1, **a: F.glu(x, dim),
+    "swi_glu": lambda x, dim=-1, **a: F.silu(x.chunk(2, dim)[0]) * x.chunk(2, dim)[1],
 }
 POSITIVE = {"log", "sqrt", "rsqrt", "acosh", "xlogy", "reciprocal", "addcdiv", "div", "real_div", "pows", "pow",
             "log1p", "log1p_v2"}

@@ -129,3 +129,20 @@ def test_cann_libs_a2_sources_and_kernel_file(tmp_path):
     (op_dir / "op_kernel" / "scale_shift_apt.cpp").write_text("// the Ascend 950 entry\n")
     assert project.kernel_file("ScaleShift").name == "scale_shift.cpp"
     assert project.a2_supported("ScaleShift") is True
+
+
+def test_cann_libs_tiling_registration_in_op_kernel(tmp_path):
+    """A registration kept in op_kernel/<op>_tiling_data.h that only the host code includes (ops-math
+    experimental/math/is_neg_inf) is the op's tiling header; one the kernel includes itself is not (its struct is
+    already in the kernel's translation unit)."""
+    root = tmp_path / "p"
+    (root / "op_host").mkdir(parents=True)
+    (root / "op_kernel").mkdir()
+    reg = "BEGIN_TILING_DATA_DEF(DemoTilingData)\nTILING_DATA_FIELD_DEF(int64_t, n);\nEND_TILING_DATA_DEF;\n"
+    (root / "op_kernel" / "demo_tiling_data.h").write_text(reg)
+    (root / "op_host" / "demo_tiling.cpp").write_text('#include "../op_kernel/demo_tiling_data.h"\n')
+    (root / "op_kernel" / "demo.cpp").write_text('#include "kernel_operator.h"\n')
+    project = layout.find(root)
+    assert project.tiling_header("Demo") == root / "op_kernel" / "demo_tiling_data.h"
+    (root / "op_kernel" / "demo.cpp").write_text('#include "demo_tiling_data.h"\n')
+    assert project.tiling_header("Demo") is None

@@ -101,11 +101,19 @@ class Project:
                          f"the OpType in snake case)")
 
     def tiling_header(self, op_type: str) -> Path | None:
-        """op_host/<op>_tiling.h with BEGIN_TILING_DATA_DEF (msOpGen layout), else None."""
+        """The header holding the op's BEGIN_TILING_DATA_DEF registration: op_host/<op>_tiling.h (msOpGen layout),
+        another op_host/*tiling*.h, else an op_kernel/*tiling*.h that the op's host code includes but no kernel
+        source does (ops-math experimental/math/is_neg_inf: op_kernel/is_neg_inf_tiling_data.h holds the
+        registration; CANN generates the kernel's struct from it, the kernel never includes it)."""
         snake = cann_snake(op_type)
         cands = [self.op_host / f"{snake}_tiling.h"] + sorted(self.op_host.glob("*tiling*.h"))
         for c in cands:
             if c.is_file() and "BEGIN_TILING_DATA_DEF" in c.read_text(errors="replace"):
+                return c
+        kernel_text = "".join(p.read_text(errors="replace") for p in sorted(self.op_kernel.rglob("*"))
+                              if p.suffix in (".cpp", ".h") and p.is_file())
+        for c in sorted(self.op_kernel.glob("*tiling*.h")):
+            if "BEGIN_TILING_DATA_DEF" in c.read_text(errors="replace") and f'{c.name}"' not in kernel_text:
                 return c
         return None
 

@@ -49,7 +49,7 @@ from opkit import emulator  # noqa: E402
 from opkit.cannproject import instances, layout, ttk  # noqa: E402
 from opkit.cannproject.kernel import ENTRY_PREFIX, kernel_source  # noqa: E402
 from opkit.cannproject.op import CannOp  # noqa: E402
-from opkit.cannproject.tiling_view import kernel_view  # noqa: E402
+from opkit.cannproject.tiling_view import view_for  # noqa: E402
 from opkit.errors import OpkitError  # noqa: E402
 
 GE_CXX = {"DT_FLOAT": "float", "DT_FLOAT16": "half", "DT_BF16": "bfloat16_t", "DT_INT32": "int32_t",
@@ -182,12 +182,12 @@ def compiles(project: layout.Project, op_type: str, work: Path) -> tuple[bool, s
         name, templated = layout.entry(kernel, op_type)
     except OpkitError as e:
         return False, cause(str(e).split(": ", 1)[-1]), 0
-    header = project.tiling_header(op_type)
+    text = view_for(op_type, project.tiling_header(op_type), project.libs.repo or project.root)
     view = None
-    if header is not None:
+    if text is not None:
         view = work / "kernel_tiling.h"
         work.mkdir(parents=True, exist_ok=True)
-        view.write_text(kernel_view(op_type, [header], [project.root]))
+        view.write_text(text)
     exprs = [name]
     if templated:
         try:

@@ -51,12 +51,13 @@ class CannOp:
         self._modules: dict[tuple, KernelModule] = {}
 
     def kernel_tiling_header(self) -> Path | None:
-        """The kernel's view of the op_host tiling header (tiling_view.py): only the registered tiling-data structs,
-        as CANN's build generates them -- never the header's host-side includes and classes."""
-        if self.tiling_header is None:
+        """The kernel's view of the op's tiling registrations (tiling_view.py): only the registered tiling-data structs,
+        as CANN's build generates them -- never the header's host-side includes and classes. The registration is
+        looked up in the op's own tiling header, else anywhere in its repository (libs.py), else in the project."""
+        text = tiling_view.view_for(self.op_type, self.tiling_header, self.project.libs.repo or self.project.root)
+        if text is None:
             return None
         view = self.build_dir / "kernels" / f"{layout.cann_snake(self.op_type)}_kernel_tiling.h"
-        text = tiling_view.kernel_view(self.op_type, [self.tiling_header], [self.project.root])
         view.parent.mkdir(parents=True, exist_ok=True)
         if not view.is_file() or view.read_text() != text:
             view.write_text(text)

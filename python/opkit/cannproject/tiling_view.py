@@ -160,6 +160,16 @@ def kernel_view(op_type: str | None, own_headers: list[Path], index_roots: list[
     return "\n".join(lines) + "\n"
 
 
+def view_for(op_type: str, own_header: Path | None, index_root: Path) -> str | None:
+    """The kernel view of an op: from its own tiling header, else from a registration of the op type elsewhere in
+    its repository (ops-math CircularPadGrad is registered in conversion/circular_pad/op_host/
+    circular_pad_common_tiling.h); None when neither exists (the kernel holds its own struct)."""
+    text = kernel_view(op_type, [own_header] if own_header else [], [index_root])
+    if own_header is not None or re.search(r"REGISTER_TILING_DATA_CLASS\s*\(\s*" + re.escape(op_type) + r"\s*,", text):
+        return text
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("op_type")

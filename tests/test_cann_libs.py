@@ -146,3 +146,31 @@ def test_cann_libs_tiling_registration_in_op_kernel(tmp_path):
     assert project.tiling_header("Demo") == root / "op_kernel" / "demo_tiling_data.h"
     (root / "op_kernel" / "demo.cpp").write_text('#include "demo_tiling_data.h"\n')
     assert project.tiling_header("Demo") is None
+
+
+def test_cann_libs_kernel_view_from_the_repository(tmp_path):
+    """tiling_view.view_for: an op registered in another op's header of the repository gets that struct (ops-math
+    CircularPadGrad); an array size named by a constant is written as its number, so a kernel declaring the same
+    constant compiles (ops-math StridedSliceAssignV2: MAX_DIM_NUM in both)."""
+    import subprocess
+
+    from opkit import emulator
+    from opkit.cannproject import tiling_view
+    repo = tmp_path / "repo"
+    (repo / "pad" / "op_host").mkdir(parents=True)
+    (repo / "pad" / "op_host" / "pad_common_tiling.h").write_text(
+        "namespace optiling {\nconstexpr size_t MAX_DIM_NUM = 8;\nBEGIN_TILING_DATA_DEF(PadCommonTilingData)\n"
+        "TILING_DATA_FIELD_DEF_ARR(int64_t, MAX_DIM_NUM, dims);\nEND_TILING_DATA_DEF;\n"
+        "REGISTER_TILING_DATA_CLASS(Pad, PadCommonTilingData)\nREGISTER_TILING_DATA_CLASS(PadGrad, PadCommonTilingData)\n}\n")
+    view = tiling_view.view_for("PadGrad", None, repo)
+    assert view is not None and "TILING_DATA_FIELD_DEF_ARR(int64_t, 8, dims)" in view
+    assert tiling_view.view_for("Unregistered", None, repo) is None
+    (tmp_path / "view.h").write_text(view)
+    kernel = tmp_path / "k.cpp"
+    kernel.write_text('#include "kernel_operator.h"\n#include "view.h"\nconstexpr uint32_t MAX_DIM_NUM = 8;\n'
+                      "extern \"C\" __global__ __aicore__ void pad_grad(GM_ADDR t) {\n"
+                      "    GET_TILING_DATA(d, t);\n    int64_t idx[MAX_DIM_NUM];\n"
+                      "    static_assert(sizeof(d.dims) == 8 * sizeof(int64_t));\n    (void)idx;\n}\n")
+    r = subprocess.run(["g++", "-fsyntax-only", "-w", *emulator.cflags(), "-DOPKIT_CANN_OP_TYPE=PadGrad",
+                        f"-I{tmp_path}", str(kernel)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -25,6 +25,9 @@ from pathlib import Path
 from ..errors import OpkitError
 
 ENV = "OPKIT_CANN_OPBASE"
+# the kernel view of CANN's host headers (kernel_include/opkit_cann_kernel_view.h): an op_kernel/<op>_tiling.h may
+# include register/op_impl_registry.h itself (ops-math experimental/math/real), which CANN's kernel build resolves
+KERNEL_VIEW = Path(__file__).resolve().parent / "kernel_include"
 # opbase's host library sources CANN links into an op's tiling library (func.cmake:34-48); the atvoss tiling
 # sources are the Ascend 950 (RegBase) auto-schedulers and need CANN's view-stride API, which the stand-in lacks.
 _OPBASE_HOST_SOURCES = ("src/op_common/op_host/*.cpp", "src/op_common/op_host/util/*.cpp")
@@ -36,7 +39,7 @@ class Libraries:
     opbase: Path | None = None
     host_include: list[Path] = field(default_factory=list)
     host_sources: list[Path] = field(default_factory=list)
-    kernel_include: list[Path] = field(default_factory=list)
+    kernel_include: list[Path] = field(default_factory=lambda: [KERNEL_VIEW])
 
     def as_yaml(self) -> dict:
         return {k: str(v) for k, v in (("repo", self.repo), ("opbase", self.opbase)) if v is not None}
@@ -79,13 +82,11 @@ def libraries(op_root: Path, opbase: str | Path | None = None, repo: str | Path 
         for base in (ob / "include", ob / "pkg_inc"):
             libs.host_include += [base, base / "op_common", base / "op_common" / "op_host"]
         libs.host_sources = sorted(s for pat in _OPBASE_HOST_SOURCES for s in ob.glob(pat))
-        libs.kernel_include += [ob / "pkg_inc" / "op_common", ob / "include" / "op_common"]
+        libs.kernel_include = [ob / "pkg_inc" / "op_common", ob / "include" / "op_common", KERNEL_VIEW]
     if repo_p is not None:
         libs.host_include += [repo_p, repo_p / "common" / "inc"]
     return libs
 
-
-KERNEL_VIEW = Path(__file__).resolve().parent / "kernel_include"
 
 
 def kernel_flags(opbase: str | Path | None = None) -> list[str]:

@@ -1,28 +1,37 @@
-"""cann_survey.py DIR [--json OUT] [--jobs N] -- public CANN custom-op projects, unchanged, on opkit.
+"""cann_survey.py DIR [DIR...] [--opbase DIR] [--json OUT] [--table OUT.md] [--jobs N] [--only REGEX] [--no-run]
+-- CANN operator folders, unchanged, through `opkit import-cann`'s machinery (docs/cann.md "CANN's repositories").
 
-Opt-in (not CI): DIR holds checkouts fetched locally (never vendored). Every folder with op_host/ and
-op_kernel/ is a project; every OpType its op_host sources register (OP_ADD / IMPL_OP_OPTILING) is tried:
+Opt-in (not CI): each DIR is a checkout fetched locally (never vendored): hicann/ops-math, hicann/ops-nn, or a
+folder of public custom-op projects. Every folder with op_host/ and op_kernel/ is a project; every OpType its
+op_host sources register (OP_ADD / IMPL_OP_OPTILING) is an op. Counted apart, never as failures (the A2 survey
+is of A2 vector kernels): an OpDef that names chips but not ascend910b, a kernel file that is an Ascend 950 entry
+(`*_apt.cpp`, `op_kernel/archNN/` other than arch22), no kernel file for the op, a cube/mix kernel
+(KERNEL_TYPE_AIC_ONLY / KERNEL_TYPE_MIX_*).
 
-  compiles   the kernel file with $(opkit cflags) in the translation unit `opkit import-cann` builds
-             (python/opkit/cannproject/kernel.py: its own op_host tiling header included first, as CANN's
-             generated header would be; the entry renamed), DTYPE_<NAME> from the OpDef's first DataType
-             column -- unchanged
-  right      for ops with an obvious PyTorch equivalent (REFERENCES below): the project's own host code
-             (InferShape + TilingFunc) on opkit's CPU context, the kernel on the emulator, per floating dtype
-             column on an aligned shape (8, 2048) and a ragged one (3, 77), against the reference
-             (fp32: rtol 1e-4 / atol 1e-5, fp16/bf16: rtol/atol 1e-2)
+  compiles   the kernel in the translation unit import-cann builds (python/opkit/cannproject/kernel.py: the
+             kernel's view of the op's tiling registrations first, the entry renamed), $(opkit cflags), CANN's
+             kernel libraries (opbase atvoss/, op_kernel/) on the path as CANN's build has them
+             (cannproject/libs.py), DTYPE_<NAME> from the OpDef's first DataType column; a templated entry is
+             instantiated with EVERY template-argument combination its ASCENDC_TPL_SEL selects
+             (cannproject/instances.py: a DATATYPE parameter as its C++ type where the entry takes a typename)
+  right      for ops with an obvious PyTorch equivalent (REFERENCES): the op's own host code (InferShape +
+             TilingFunc, opbase's host library linked in) on opkit's CPU context, the kernel on the emulator,
+             per floating dtype column on an aligned shape and a ragged one, against the reference (fp32
+             golden from fp64 inputs), judged by CANN's own criterion: TTK's stat_rel_err (MERE < T, MARE < 10 T,
+             T = 2^-13 fp32, 2^-10 fp16, 2^-7 bf16; python/opkit/cannproject/ttk.py).
+             An op with a reference that does not compile counts as not right: the denominator is every op
+             with a reference.
 
-A kernel that compiles only when ASSERT(x) expands to nothing (device builds) is counted apart: CANN's own
-CPU-debug headers make ASSERT(x) assert(x), as the emulator does, so it fails there the same way.
-
-Prints one line per op and a summary with failure kinds and counts (scripts/check_corpus.sh --projects DIR
-runs this). Exit 0 always: the figures are the output.
+Prints one line per op, then per DIR the rates and the failures grouped by cause. --table writes the per-
+repository table docs/cann.md shows (with each DIR's git commit). The work folder is deleted at the end.
+Exit 0 always: the figures are the output.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,63 +43,102 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
 import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 from opkit import emulator  # noqa: E402
-from opkit.cannproject import layout  # noqa: E402
-from opkit.cannproject.kernel import kernel_source  # noqa: E402
+from opkit.cannproject import instances, layout, ttk  # noqa: E402
+from opkit.cannproject.kernel import ENTRY_PREFIX, kernel_source  # noqa: E402
 from opkit.cannproject.op import CannOp  # noqa: E402
+from opkit.cannproject.tiling_view import view_for  # noqa: E402
 from opkit.errors import OpkitError  # noqa: E402
 
 GE_CXX = {"DT_FLOAT": "float", "DT_FLOAT16": "half", "DT_BF16": "bfloat16_t", "DT_INT32": "int32_t",
           "DT_INT8": "int8_t", "DT_UINT8": "uint8_t", "DT_INT16": "int16_t", "DT_INT64": "int64_t",
           "DT_BOOL": "bool", "DT_UINT32": "uint32_t", "DT_DOUBLE": "double"}
-F = "torch.nn.functional"
-# snake op name -> (reference over the inputs in OpDef order, attrs by name)
+
+
+def _one(f):
+    return lambda x, **a: f(x)
+
+
+def _two(f):
+    return lambda x, y, **a: f(x, y)
+
+
+# snake op name -> reference over the inputs in OpDef order (attrs by name). Only ops whose meaning is plain from
+# the name; "*_v2" ops of ops-math are the same math as the torch function of the stem.
 REFERENCES = {
-    "add": lambda x, y, **a: x + y, "add_custom": lambda x, y, **a: x + y, "sub": lambda x, y, **a: x - y,
-    "mul": lambda x, y, **a: x * y, "div": lambda x, y, **a: x / y, "abs": lambda x, **a: x.abs(),
-    "exp": lambda x, **a: x.exp(), "log": lambda x, **a: x.log(), "sqrt": lambda x, **a: x.sqrt(),
-    "rsqrt": lambda x, **a: x.rsqrt(), "sigmoid": lambda x, **a: x.sigmoid(), "tanh": lambda x, **a: x.tanh(),
-    "relu": lambda x, **a: x.relu(), "gelu": lambda x, **a: torch.nn.functional.gelu(x),
-    "silu": lambda x, **a: torch.nn.functional.silu(x), "asinh": lambda x, **a: torch.asinh(x),
-    "acosh": lambda x, **a: torch.acosh(x), "atanh": lambda x, **a: torch.atanh(x),
-    "sinh": lambda x, **a: torch.sinh(x), "cosh": lambda x, **a: torch.cosh(x), "sin": lambda x, **a: x.sin(),
-    "cos": lambda x, **a: x.cos(), "tan": lambda x, **a: x.tan(), "atan": lambda x, **a: x.atan(),
-    "asin": lambda x, **a: x.asin(), "acos": lambda x, **a: x.acos(), "erf": lambda x, **a: torch.erf(x),
-    "erfc": lambda x, **a: torch.erfc(x), "floor": lambda x, **a: x.floor(), "ceil": lambda x, **a: x.ceil(),
-    "neg": lambda x, **a: -x, "reciprocal": lambda x, **a: 1 / x, "square": lambda x, **a: x * x,
-    "softplus": lambda x, **a: torch.nn.functional.softplus(x), "mish": lambda x, **a: torch.nn.functional.mish(x),
-    "hardsigmoid": lambda x, **a: torch.nn.functional.hardsigmoid(x),
-    "hardswish": lambda x, **a: torch.nn.functional.hardswish(x),
-    "squared_difference": lambda x, y, **a: (x - y) ** 2, "xlogy": lambda x, y, **a: torch.xlogy(x, y),
-    "lerp": lambda x, y, w, **a: torch.lerp(x, y, w), "addcmul": lambda x, t1, t2, value=1.0, **a: x + value * t1 * t2,
+    "add": _two(torch.add), "add_v2": _two(torch.add), "add_custom": _two(torch.add), "add_example": _two(torch.add),
+    "sub": _two(torch.sub), "sub_v2": _two(torch.sub), "mul": _two(torch.mul), "mul_v2": _two(torch.mul),
+    "div": _two(torch.div), "real_div": _two(torch.div), "maximum": _two(torch.maximum),
+    "maximum_v2": _two(torch.maximum), "minimum": _two(torch.minimum), "atan2": _two(torch.atan2),
+    "pows": _two(torch.pow), "pow": _two(torch.pow), "squared_difference": _two(lambda x, y: (x - y) ** 2),
+    "log_add_exp": _two(torch.logaddexp), "heaviside": _two(torch.heaviside), "fmax": _two(torch.fmax),
+    "fmin": _two(torch.fmin), "xlogy": _two(torch.xlogy),
+    "abs": _one(torch.abs), "exp": lambda x, base=-1.0, scale=1.0, shift=0.0, **a: (
+        torch.exp(x * scale + shift) if base in (-1, -1.0) else torch.pow(base, x * scale + shift)),
+    "log": lambda x, base=-1.0, scale=1.0, shift=0.0, **a: (
+        torch.log(x * scale + shift) / (1.0 if base in (-1, -1.0) else torch.log(torch.tensor(base)))),
+    "sqrt": _one(torch.sqrt), "rsqrt": _one(torch.rsqrt), "sigmoid": _one(torch.sigmoid), "tanh": _one(torch.tanh),
+    "relu": _one(torch.relu), "gelu": _one(lambda x: F.gelu(x, approximate="tanh")),
+    "silu": _one(F.silu), "asinh": _one(torch.asinh), "acosh": _one(torch.acosh), "atanh": _one(torch.atanh),
+    "sinh": _one(torch.sinh), "sinh_v2": _one(torch.sinh), "cosh": _one(torch.cosh), "cosh_v2": _one(torch.cosh),
+    "sin": _one(torch.sin), "cos": _one(torch.cos), "tan": _one(torch.tan), "tan_v2": _one(torch.tan),
+    "atan": _one(torch.atan), "asin": _one(torch.asin), "acos": _one(torch.acos), "acos_v2": _one(torch.acos),
+    "erf": _one(torch.erf), "erfc": _one(torch.erfc), "floor": _one(torch.floor), "ceil": _one(torch.ceil),
+    "ceil_v2": _one(torch.ceil), "trunc_v2": _one(torch.trunc), "round": _one(torch.round), "neg": _one(torch.neg),
+    "sign": _one(torch.sign), "reciprocal": _one(torch.reciprocal), "square": _one(torch.square),
+    "square_v2": _one(torch.square), "log1p_v2": _one(torch.log1p), "log1p": _one(torch.log1p),
+    "expm1": _one(torch.expm1), "softplus": _one(F.softplus), "mish": _one(F.mish), "softsign": _one(F.softsign),
+    "hardsigmoid": _one(F.hardsigmoid), "hardswish": _one(F.hardswish), "selu": _one(F.selu),
+    "logsigmoid_v2": _one(F.logsigmoid), "squared_relu": _one(lambda x: torch.relu(x) ** 2),
+    "lerp": lambda x, y, w, **a: torch.lerp(x, y, w),
+    "addcmul": lambda x, t1, t2, value=1.0, **a: x + value * t1 * t2,
     "addcdiv": lambda x, t1, t2, value=1.0, **a: x + value * t1 / t2,
-    "leaky_relu": lambda x, negative_slope=0.01, alpha=None, **a: torch.nn.functional.leaky_relu(
-        x, alpha if alpha is not None else negative_slope),
-    "fmax": lambda x, y, **a: torch.fmax(x, y), "fmin": lambda x, y, **a: torch.fmin(x, y),
-    "heaviside": lambda x, y, **a: torch.heaviside(x, y), "maximum": lambda x, y, **a: torch.maximum(x, y),
-    "minimum": lambda x, y, **a: torch.minimum(x, y), "log1p": lambda x, **a: torch.log1p(x),
-    "expm1": lambda x, **a: torch.expm1(x), "softsign": lambda x, **a: torch.nn.functional.softsign(x),
+    "leaky_relu": lambda x, negative_slope=0.01, **a: F.leaky_relu(x, negative_slope),
     "softmax": lambda x, **a: torch.softmax(x, -1),
+    # ops-nn activations (attrs as their OpDefs declare them)
+    "hard_sigmoid_v2": _one(F.hardsigmoid), "hard_swish_v2": _one(F.hardswish),
+    "celu_v3": lambda x, alpha=1.0, **a: F.celu(x, alpha), "softshrink": lambda x, lambd=0.5, **a: F.softshrink(x, lambd),
+    "swish": lambda x, scale=1.0, **a: x * torch.sigmoid(scale * x),
+    "swish_v2": lambda x, scale=1.0, **a: x * torch.sigmoid(scale * x),
+    "glu": lambda x, dim=-1, **a: F.glu(x, dim),
+    "swi_glu": lambda x, dim=-1, **a: F.silu(x.chunk(2, dim)[0]) * x.chunk(2, dim)[1],
 }
-POSITIVE = {"log", "sqrt", "rsqrt", "acosh", "xlogy", "reciprocal", "addcdiv", "div"}
-UNIT = {"asin", "acos", "atanh"}
+POSITIVE = {"log", "sqrt", "rsqrt", "acosh", "xlogy", "reciprocal", "addcdiv", "div", "real_div", "pows", "pow",
+            "log1p", "log1p_v2"}
+UNIT = {"asin", "acos", "acos_v2", "atanh"}
+SHAPES = ((8, 2048), (3, 77))
+# ops whose tiling takes only some ranks (ops-math add_example_tiling.cpp: "shape dim ... should be equal 4")
+SHAPES_FOR = {"add_example": ((2, 4, 16, 64), (3, 5, 7, 11))}
+FLOATS = {0: "float32", 1: "float16", 27: "bfloat16"}
+CASE = ttk.Case(name="survey", op_name="", input_shapes=(), input_dtypes=(), output_shapes=None, output_dtypes=())
 
 
 def dtype_defines(project: layout.Project) -> dict[str, str]:
-    """DTYPE_<NAME> from the first DataType entry of each Input/Output in the op_host text."""
+    """DTYPE_<NAME> from the first DataType entry of each Input/Output in the op_host text: a list written in
+    place (`DataType({ge::DT_FLOAT, ...})`) or named (`DataType(xDtype)` with `xDtype = {ge::DT_INT32, ...}`)."""
     out = {}
     for p in project.host_sources:
         text = p.read_text(errors="replace")
         for m in re.finditer(r'(?:Input|Output)\s*\(\s*"(\w+)"\s*\)(.*?)(?=(?:Input|Output|Attr)\s*\(|$)', text, re.S):
-            dt = re.search(r"DataType\s*\(\s*\{\s*(?:ge::)?(DT_\w+)", m.group(2))
+            dt = re.search(r"DataType(?:List)?\s*\(\s*\{\s*(?:ge::)?(DT_\w+)", m.group(2))
+            named = re.search(r"DataType(?:List)?\s*\(\s*(\w+)\s*\)", m.group(2))
+            if dt is None and named:   # a named list: a variable or a #define
+                dt = re.search(re.escape(named.group(1)) + r"\s*(?:=\s*)?\\?\s*\{\s*(?:ge::)?(DT_\w+)", text)
             if dt and dt.group(1) in GE_CXX:
                 out[m.group(1)] = GE_CXX[dt.group(1)]
     return out
 
 
-def kind_of(stderr: str) -> str:
-    first = next((ln for ln in stderr.splitlines() if "error:" in ln or "fatal error" in ln), stderr[-200:])
+_PATHS = re.compile(r"(?:/[\w.+-]+)+/?|\b\d+\b")
+
+
+def cause(text: str) -> str:
+    """A failure message as a cause that groups: g++'s first error reduced to its kind and the name at fault,
+    without paths, line numbers or shapes."""
+    first = next((ln for ln in text.splitlines() if "error:" in ln or "fatal error" in ln), text.splitlines()[0]
+                 if text else "")
     msg = first.split("error:", 1)[-1].strip()
     for pat, fmt in ((r"([\w./]+): No such file or directory", "missing header {0}"),
                      (r"‘([\w:]+)’ was not declared in this scope", "undeclared name {0}"),
@@ -99,43 +147,80 @@ def kind_of(stderr: str) -> str:
                      (r"no matching function for call to ‘([\w:]+)", "no matching overload of {0}"),
                      (r"has no member named ‘(\w+)’", "no member {0}"),
                      (r"‘([\w:]+)’ does not name a type", "unknown type {0}"),
+                     (r"not supported on the emulator: ([\w:]+)", "not supported on the emulator: {0}"),
+                     (r"#error (.*)", "#error {0}"),
                      (r"no match for ‘operator", "operator not defined"),
                      (r"invalid conversion", "invalid conversion"),
                      (r"expected", "syntax after macro expansion")):
         m = re.search(pat, msg)
         if m:
             return fmt.format(*m.groups())
-    return msg[:80]
+    return _PATHS.sub("…", msg)[:100]
 
 
-def compiles(project: layout.Project, op_type: str, work: Path) -> tuple[bool, str]:
+def excluded(project: layout.Project, op_type: str) -> str:
+    """Why the op is not an A2 vector kernel (counted apart), or ''."""
+    if project.a2_supported(op_type) is False:
+        return "OpDef does not name ascend910b"
     try:
         kernel = project.kernel_file(op_type)
     except OpkitError:
-        return False, "no kernel file for the op"
-    header = project.tiling_header(op_type)
+        arch = [p for p in project.op_kernel.glob("arch*/*.cpp")]
+        return "kernel only under op_kernel/archNN/" if arch else "no kernel file"
+    if kernel.stem.endswith("_apt"):
+        return "Ascend 950 entry (*_apt.cpp)"
+    text = kernel.read_text(errors="replace")
+    if re.search(r"KERNEL_TYPE_(AIC_ONLY|MIX_AIC\w*|MIX_AIV\w*)", text):
+        return "cube / mix kernel"
+    return ""
+
+
+def compiles(project: layout.Project, op_type: str, work: Path) -> tuple[bool, str, int]:
+    """(compiles, cause, instances tried)."""
+    kernel = project.kernel_file(op_type)
+    try:
+        name, templated = layout.entry(kernel, op_type)
+    except OpkitError as e:
+        return False, cause(str(e).split(": ", 1)[-1]), 0
+    text = view_for(op_type, project.tiling_header(op_type), project.libs.repo or project.root)
+    view = None
+    if text is not None:
+        view = work / "kernel_tiling.h"
+        work.mkdir(parents=True, exist_ok=True)
+        view.write_text(text)
+    exprs = [name]
+    if templated:
+        try:
+            tpl = instances.tables(project, work)
+        except OpkitError as e:
+            return False, "template-argument tables: " + cause(str(e).split("\n", 1)[-1]), 0
+        if not tpl:
+            return False, "templated entry without ASCENDC_TPL_ARGS_DECL", 0
+        combos = instances.selected(tpl)
+        if not combos:
+            return False, "ASCENDC_TPL_SEL selects no instance", 0
+        kinds = instances.param_kinds(kernel, name)
+        try:
+            exprs = [instances.entry_expr(name, tpl, kinds, c) for c in combos]
+        except (OpkitError, KeyError) as e:
+            return False, f"template argument: {cause(str(e))}", 0
+    src = kernel_source(kernel.resolve(), name, view)
+    src += "namespace {\n" + "".join(f"auto* const opkit_inst_{i} = &{ENTRY_PREFIX}{e};\n"
+                                     for i, e in enumerate(exprs)) + "}\n"
     defs = dtype_defines(project)
     flags = [f"-D{k}={v}" for n, v in defs.items() for k in (f"DTYPE_{n.upper()}", f"ORIG_DTYPE_{n.upper()}")]
-    try:
-        name, _ = layout.entry(kernel, op_type)
-    except OpkitError as e:
-        return False, str(e).split(": ", 1)[-1][:80]
-    # the translation unit opkit import builds (kernel_operator.h, the op_host tiling header, the kernel file)
-    src = kernel_source(kernel.resolve(), name, header.resolve() if header else None)
     cmd = ["g++", "-fsyntax-only", "-w", *emulator.cflags(), f"-DOPKIT_CANN_OP_TYPE={op_type}", *flags,
-           f"-I{project.op_kernel}", f"-I{project.root}", "-x", "c++", "-"]
-    r = subprocess.run(cmd, input=src, capture_output=True, text=True, timeout=300)
+           f"-I{project.op_kernel}", f"-I{project.root}", *(f"-I{d}" for d in project.libs.kernel_include),
+           "-x", "c++", "-"]
+    r = subprocess.run(cmd, input=src, capture_output=True, text=True, timeout=600)
     if r.returncode == 0:
-        return True, ""
-    # Device builds define ASSERT(x) as nothing; CANN's CPU-debug headers as assert(x), an expression (asc-devkit
-    # impl/basic_api/kernel_macros.h), which the emulator matches. A kernel that compiles only with the device
-    # meaning (`this->n = n ASSERT(...)`) fails CANN's own CPU-debug build the same way: measured, not guessed.
+        return True, "", len(exprs)
     if "ASSERT" in kernel.read_text(errors="replace"):
         again = subprocess.run([*cmd[:-3], "-DASSERT(x)=", *cmd[-3:]], input=src, capture_output=True, text=True,
-                               timeout=300)
+                               timeout=600)
         if again.returncode == 0:
-            return False, CPU_DEBUG_ASSERT
-    return False, kind_of(r.stderr)
+            return False, CPU_DEBUG_ASSERT, len(exprs)
+    return False, cause(r.stderr), len(exprs)
 
 
 CPU_DEBUG_ASSERT = "ASSERT written for device builds (fails CANN's CPU-debug build too)"
@@ -156,87 +241,165 @@ def inputs_for(name: str, n: int, shape, dtype) -> list[torch.Tensor]:
     return xs
 
 
-def computes_right(project: layout.Project, op_type: str, work: Path) -> tuple[str, str]:
+def reference_of(op_type: str):
     name = layout.cann_snake(op_type).removesuffix("_custom")
-    ref = REFERENCES.get(name)
-    if ref is None:
-        return "no reference", ""
+    return name, REFERENCES.get(name)
+
+
+def computes_right(project: layout.Project, op_type: str, work: Path) -> tuple[str, str]:
+    name, ref = reference_of(op_type)
     op = None
     try:
         op = CannOp(project, op_type, work)
         attrs = {a["name"]: a["default"] for a in op.info["attrs"]}
         done = []
         for col in op.columns():
-            dname = {0: "float32", 1: "float16", 27: "bfloat16"}.get(col.get(op.input_names[0]))
-            if dname is None or dname in done:
+            dname = FLOATS.get(col.get(op.input_names[0]))
+            if dname is None or dname in done or any(col.get(n) != col.get(op.input_names[0])
+                                                     for n in op.input_names):
                 continue
             done.append(dname)
             dtype = getattr(torch, dname)
-            for shape in ((8, 2048), (3, 77)):
+            for shape in SHAPES_FOR.get(name, SHAPES):
                 xs = inputs_for(name, len(op.input_names), shape, dtype)
                 got = op(xs, attrs)[0]
-                want = ref(*[x.float() for x in xs], **attrs)
-                tol = 1e-4 if dname == "float32" else 1e-2
-                if not torch.allclose(got.float(), want.float(), rtol=tol, atol=tol * 0.1 if tol < 1e-3 else tol,
-                                      equal_nan=True):
-                    bad = (got.float() - want.float()).abs().nan_to_num(1e30).argmax().item()
-                    return "wrong", (f"{dname} {shape}: element {bad} is {got.reshape(-1)[bad].item():.6g}, "
+                want = ref(*[x.double() if x.dtype == torch.float32 else x.float() for x in xs], **attrs)
+                ok, m = ttk.compare(got, want, CASE, 0, "stat_rel_err")   # CANN's own criterion (ttk.py)
+                if not ok:
+                    bad = (got.double() - want.to(got.dtype).double()).abs().nan_to_num(1e30).argmax().item()
+                    return "wrong", (f"{dname} {shape}: {m.get('reason') or 'MERE %.3g MARE %.3g (T %.3g)' % (m['mere'], m['mare'], m['threshold'])}; "
+                                     f"worst element {bad} is {got.reshape(-1)[bad].item():.6g}, "
                                      f"reference {want.reshape(-1)[bad].item():.6g}")
-        return ("right", "") if done else ("no reference", "no floating dtype column")
+        return ("right", "") if done else ("run failed", "no floating dtype column shared by all inputs")
     except OpkitError as e:
-        s = str(e)
-        return "run failed", s.splitlines()[0][:160] + (" " + s.splitlines()[1].strip()[:200] if "\n" in s else "")
+        return "run failed", str(e)
     except Exception as e:  # noqa: BLE001 - an emulator rule or a crash: the survey records it
-        return "run failed", f"{type(e).__name__}: {str(e)[:200]}"
+        return "run failed", f"{type(e).__name__}: {e}"
     finally:
         if op is not None:
             op.close()
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--json", default=None)
-    ap.add_argument("--jobs", type=int, default=2)
-    args = ap.parse_args()
-    root = Path(args.dir).resolve()
-    projects = sorted({p.parent for p in root.rglob("op_host") if p.is_dir() and (p.parent / "op_kernel").is_dir()})
-    items = [(layout.Project(p, p / "op_host", p / "op_kernel"), t) for p in projects
-             for t in layout.Project(p, p / "op_host", p / "op_kernel").op_types()]
-    work = Path(tempfile.mkdtemp(prefix="opkit-cann-survey-"))
-    print(f"cann_survey: {len(projects)} projects, {len(items)} ops under {root}", flush=True)
+def run_cause(detail: str) -> str:
+    s = re.sub(r"^op \w+: ", "", detail.splitlines()[0]) if detail else ""
+    if "do not compile against" in detail:
+        return "op_host does not compile: " + cause("\n".join(detail.splitlines()[1:]))
+    if "does not compile on the emulator" in detail:
+        return "kernel module does not compile: " + cause("\n".join(detail.splitlines()[1:]))
+    if "crashed" in s:
+        return "host code crashed"
+    s = re.sub(r"\(inputs .*", "", s)
+    return _PATHS.sub("…", s)[:100]
+
+
+def git_commit(d: Path) -> str:
+    r = subprocess.run(["git", "-C", str(d), "rev-parse", "--short=8", "HEAD"], capture_output=True, text=True)
+    if r.returncode == 0:
+        return r.stdout.strip()
+    marker = d / ".commit"   # a `git archive` export: the commit written beside it
+    return marker.read_text().strip()[:8] if marker.is_file() else "?"
+
+
+def survey(root: Path, opbase: str | None, jobs: int, only: str | None, run: bool, work: Path) -> list[dict]:
+    projects = sorted({p.parent for p in root.rglob("op_host") if p.is_dir() and (p.parent / "op_kernel").is_dir()
+                       and not {"tests", "scripts"} & set(p.relative_to(root).parts)})   # scripts/: op templates
+    items = []
+    for p in projects:
+        proj = layout.find(p, opbase=opbase)
+        items += [(proj, t) for t in proj.op_types() if not only or re.search(only, t)]
+    print(f"cann_survey: {root} ({git_commit(root)}): {len(projects)} op folders, {len(items)} ops", flush=True)
 
     def one(i_item):
         i, (project, op_type) = i_item
-        w = work / str(i)
-        ok, why = compiles(project, op_type, w)
-        right, detail = computes_right(project, op_type, w) if ok else ("", "")
-        rec = {"project": str(project.root.relative_to(root)), "op": op_type, "compiles": ok, "compile_error": why,
-               "result": right, "detail": detail}
-        print(f"[{i + 1}/{len(items)}] {rec['project']} {op_type}: "
-              f"{'compiles' if ok else 'COMPILE: ' + why}{'; ' + right if right else ''}"
-              f"{' (' + detail + ')' if detail else ''}", flush=True)
+        w = work / f"{root.name}_{i}"
+        rec = {"repo": root.name, "project": str(project.root.relative_to(root)), "op": op_type}
+        rec["excluded"] = excluded(project, op_type)
+        name, ref = reference_of(op_type)
+        rec["reference"] = ref is not None
+        if rec["excluded"]:
+            line = f"apart: {rec['excluded']}"
+        else:
+            try:
+                ok, why, n = compiles(project, op_type, w)
+            except Exception as e:  # noqa: BLE001
+                ok, why, n = False, f"{type(e).__name__}: {cause(str(e))}", 0
+            rec.update(compiles=ok, compile_error=why, instances=n)
+            line = f"compiles ({n} instance{'s' * (n != 1)})" if ok else f"COMPILE: {why}"
+            if ref is not None and run:
+                if ok:
+                    res, detail = computes_right(project, op_type, w)
+                else:
+                    res, detail = "not compiled", why
+                rec.update(result=res, detail=detail)
+                line += f"; {res}" + (f" ({run_cause(detail) if res == 'run failed' else detail})"
+                                      if detail and res != "not compiled" else "")
+        shutil.rmtree(w, ignore_errors=True)
+        print(f"[{i + 1}/{len(items)}] {rec['project']} {op_type}: {line}", flush=True)
         return rec
 
-    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        recs = list(ex.map(one, enumerate(items)))
-    n = len(recs)
-    comp = sum(r["compiles"] for r in recs)
-    tried = [r for r in recs if r["result"] in ("right", "wrong", "run failed")]
-    right = sum(r["result"] == "right" for r in tried)
-    cpu_debug = sum(r["compile_error"] == CPU_DEBUG_ASSERT for r in recs)
-    print(f"cann_survey: {n} ops; compile unchanged {comp} ({100 * comp / max(n, 1):.0f}%), {cpu_debug} more fail "
-          f"CANN's own CPU-debug build the same way ({100 * comp / max(n - cpu_debug, 1):.0f}% of the "
-          f"{n - cpu_debug} that build there); with a reference {len(tried)}, computed right {right}, "
-          f"wrong {sum(r['result'] == 'wrong' for r in tried)}, "
-          f"run failed {sum(r['result'] == 'run failed' for r in tried)}")
-    for k, c in Counter(r["compile_error"] for r in recs if not r["compiles"]).most_common():
-        print(f"  compile failure x{c}: {k}")
-    for k, c in Counter(r["detail"].split(":")[0] if r["result"] == "run failed" else "wrong result"
-                        for r in tried if r["result"] != "right").most_common():
-        print(f"  run x{c}: {k}")
+    with ThreadPoolExecutor(max_workers=jobs) as ex:
+        return list(ex.map(one, enumerate(items)))
+
+
+def summary(root: Path, recs: list[dict]) -> dict:
+    a2 = [r for r in recs if not r["excluded"]]
+    comp = [r for r in a2 if r.get("compiles")]
+    with_ref = [r for r in a2 if r["reference"] and "result" in r]
+    right = [r for r in with_ref if r["result"] == "right"]
+    s = {"repo": root.name, "commit": git_commit(root), "ops": len(recs), "a2": len(a2), "compiles": len(comp),
+         "with_reference": len(with_ref), "right": len(right),
+         "apart": Counter(r["excluded"] for r in recs if r["excluded"]),
+         "compile_causes": Counter(r["compile_error"] for r in a2 if not r.get("compiles")),
+         "run_causes": Counter(("not compiled" if r["result"] == "not compiled" else
+                                "wrong result" if r["result"] == "wrong" else run_cause(r["detail"]))
+                               for r in with_ref if r["result"] != "right")}
+    pct = lambda a, b: f"{100 * a / b:.0f}%" if b else "-"  # noqa: E731
+    print(f"\n{root.name} @ {s['commit']}: {len(recs)} ops; {len(a2)} A2 vector kernels, compile {len(comp)} "
+          f"({pct(len(comp), len(a2))}); with a reference {len(with_ref)}, right {len(right)} "
+          f"({pct(len(right), len(with_ref))})")
+    for title, key in (("counted apart", "apart"), ("compile failures", "compile_causes"),
+                       ("not right", "run_causes")):
+        for k, c in s[key].most_common():
+            print(f"  {title} x{c}: {k}")
+    return s
+
+
+def table(sums: list[dict]) -> str:
+    pct = lambda a, b: f"{100 * a / b:.0f} %" if b else "-"  # noqa: E731
+    lines = ["| repository @ commit | ops | A2 vector kernels | compile (every selected instance) | "
+             "with a PyTorch reference | right (of those with a reference) |", "|---|---|---|---|---|---|"]
+    for s in sums:
+        lines.append(f"| {s['repo']} @ {s['commit']} | {s['ops']} | {s['a2']} | {s['compiles']} "
+                     f"({pct(s['compiles'], s['a2'])}) | {s['with_reference']} | {s['right']} "
+                     f"({pct(s['right'], s['with_reference'])}) |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="+", type=Path)
+    ap.add_argument("--opbase", default=None, help="hicann/opbase checkout (else OPKIT_CANN_OPBASE or a sibling)")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--table", default=None, help="write the per-repository markdown table here")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", default=None, help="only op types matching this regex")
+    ap.add_argument("--no-run", action="store_true", help="compile only; no reference runs")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="opkit-cann-survey-"))
+    try:
+        recs, sums = [], []
+        for d in args.dirs:
+            root = d.resolve()
+            r = survey(root, args.opbase, args.jobs, args.only, not args.no_run, work)
+            recs += r
+            sums.append(summary(root, r))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     if args.json:
         Path(args.json).write_text(json.dumps(recs, indent=1, ensure_ascii=False))
+    if args.table:
+        Path(args.table).write_text(table(sums))
+    print("\n" + table(sums))
     return 0
 
 

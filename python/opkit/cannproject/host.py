@@ -8,6 +8,7 @@ import hashlib
 import json
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 from ..emulator import host_include_dir
@@ -33,8 +34,11 @@ def build_runner(project: Project, out_dir: Path) -> Path:
     if not sources:
         raise OpkitError(f"{project.op_host}: no op_host sources (.cpp)")
     headers = sorted(INCLUDE.rglob("*.h")) + sorted(project.op_host.rglob("*.h")) + sorted(project.op_kernel.rglob("*.h"))
+    # opkit's stand-ins of the toolkit's headers first (they serve log/log.h too), then CANN's libraries (libs.py)
     cmd_flags = ["-std=c++17", "-O1", "-g0", "-w", f"-I{INCLUDE}", f"-I{host_include_dir()}",
+                 *(f"-I{d}" for d in project.libs.host_include),
                  f"-I{project.op_host}", f"-I{project.op_kernel}", f"-I{project.root}"]
+    sources = sources + project.libs.host_sources
     out_dir.mkdir(parents=True, exist_ok=True)
     exe = out_dir / f"host_runner_{_digest([RUNNER, *sources, *headers], ' '.join(cmd_flags))}"
     if exe.exists():
@@ -84,6 +88,12 @@ class HostRunner:
                 raise OpkitError(f"{self.project.op_host}: the op's host code crashed ({what}) on request "
                                  f"`{line[:160]}`" + (f"; its last output:\n    {tail}" if tail else ""))
             return json.loads(out)
+
+    def take_log(self) -> list[str]:
+        """The host code's log lines since the last call (OP_LOGE / OP_LOGW of opkit_cann/log.h go to stderr)."""
+        time.sleep(0.05)   # the drain thread reads stderr, which may trail the stdout response
+        out, self._err[:] = list(self._err), []
+        return out
 
     def describe(self) -> dict:
         return self.request("describe")

@@ -97,8 +97,8 @@ def op_yaml(info: dict, snake_kernel: str) -> dict:
 
 
 def import_cann(path: str | Path, *, op_type: str | None = None, reference: str | None = None,
-                cwd: str | Path | None = None) -> Imported:
-    project = layout.find(path)
+                cwd: str | Path | None = None, opbase: str | Path | None = None) -> Imported:
+    project = layout.find(path, opbase=opbase)
     here = Path(cwd or Path.cwd()).resolve()
     ws = find_workspace(here) or here
     desc = describe(project, ws / "build" / "opkit" / "cpu" / "_cann_import")
@@ -107,6 +107,7 @@ def import_cann(path: str | Path, *, op_type: str | None = None, reference: str 
     layout.entry(kernel, info["type"])                     # the entry must be there
     snake = check_op_name(info["type"])
     data = op_yaml(info, kernel.relative_to(project.op_kernel).as_posix())
+    data["cann"].update(project.libs.as_yaml())   # an ops-math / ops-nn op keeps its libraries (libs.py)
     dest = ws / "ops" / snake
     if dest.exists():
         raise OpkitError(f"{dest} already exists; nothing changed (remove it or import under another --op name)")

@@ -9,12 +9,14 @@ opFile default: the OpType in snake case) unless the OpDef names another with Ex
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import OpkitError
+from .libs import Libraries, libraries
 
 SOURCE_EXT = (".cpp", ".cc", ".cxx")
+_ARCH = re.compile(r"arch\d+")
 
 
 def cann_snake(op_type: str) -> str:
@@ -29,11 +31,40 @@ class Project:
     root: Path                  # the folder holding op_host/ and op_kernel/
     op_host: Path
     op_kernel: Path
+    libs: Libraries = field(default_factory=Libraries)   # CANN's shared libraries on the op's paths (libs.py)
 
     @property
     def host_sources(self) -> list[Path]:
+        """op_host sources CANN builds for the A2 (ascend910b): all but tests and op_api/, and of the per-chip folders
+        (op_host/archNN/) only the one the op's CMakeLists maps ascend910b to (ops-math@c419332
+        cmake/func.cmake:539-552, add_tiling_sources: op_host/*_tiling*.cpp plus op_host/<TILING_DIR>/...)."""
+        keep = self.a2_tiling_dir()
         return sorted(p for p in self.op_host.rglob("*") if p.suffix in SOURCE_EXT and p.is_file()
-                      and "test" not in p.relative_to(self.op_host).parts)
+                      and "test" not in (parts := p.relative_to(self.op_host).parts)
+                      and "op_api" not in parts     # aclnn API sources (ops-nn experimental/): not host tiling
+                      and not any(_ARCH.fullmatch(d) and d != keep for d in parts[:-1]))
+
+    def a2_tiling_dir(self) -> str | None:
+        """The op_host/archNN folder CANN's build takes for ascend910b: SUPPORT_COMPUTE_UNIT / SUPPORT_TILING_DIR
+        of the op's CMakeLists.txt (paired in order), else none."""
+        cm = self.root / "CMakeLists.txt"
+        if not cm.is_file():
+            return None
+        text = cm.read_text(errors="replace")
+        units = re.search(r"set\s*\(\s*SUPPORT_COMPUTE_UNIT\s+([^)]*)\)", text)
+        dirs = re.search(r"set\s*\(\s*SUPPORT_TILING_DIR\s+([^)]*)\)", text)
+        if not (units and dirs):
+            return None
+        pairs = dict(zip(re.findall(r'"?([\w]+)"?', units.group(1)), re.findall(r'"?([\w]+)"?', dirs.group(1))))
+        return pairs.get("ascend910b")
+
+    def a2_supported(self, op_type: str) -> bool | None:
+        """Whether the OpDef names ascend910b (AddConfig("ascend910b")); None when it names no chip at all
+        (msOpGen projects often leave it to the build's --soc)."""
+        chips = set()
+        for p in self.host_sources:
+            chips |= set(re.findall(r'AddConfig\s*\(\s*"(\w+)"', p.read_text(errors="replace")))
+        return ("ascend910b" in chips) if chips else None
 
     def op_types(self) -> list[str]:
         """OpTypes the op_host sources register (OP_ADD / IMPL_OP_OPTILING), read from the text."""
@@ -46,11 +77,23 @@ class Project:
         return found
 
     def kernel_file(self, op_type: str) -> Path:
+        """The A2's kernel file: the opFile.value of the config the OpDef adds for ascend910b, else the snake name.
+        ops-math / ops-nn name a per-chip kernel on one OpAICoreConfig (is_finite_def.cpp: `config910d
+        ...ExtendCfgInfo("opFile.value", "is_finite_apt")` added for ascend950, plain AddConfig("ascend910b"))."""
         name = cann_snake(op_type)
         for p in self.host_sources:
-            m = re.search(r'"opFile\.value"\s*,\s*"([^"]+)"', p.read_text(errors="replace"))
-            if m:
-                name = m.group(1)
+            text = p.read_text(errors="replace")
+            files = list(re.finditer(r'"opFile\.value"\s*,\s*"([^"]+)"', text))
+            if not files:
+                continue
+            a2 = re.search(r'AddConfig\s*\(\s*"ascend910b"\s*(?:,\s*(\w+))?\s*\)', text)
+            if a2 is None:       # no chip named (msOpGen): the project's one opFile
+                name = files[-1].group(1)
+                continue
+            for m in files:      # the config variable declared last before the opFile line carries it
+                decl = re.findall(r"OpAICoreConfig\s+(\w+)\s*;", text[:m.start()])
+                if a2.group(1) and decl and decl[-1] == a2.group(1):
+                    name = m.group(1)
         for cand in (self.op_kernel / f"{name}.cpp", self.op_kernel / f"{cann_snake(op_type)}.cpp"):
             if cand.is_file():
                 return cand
@@ -58,22 +101,32 @@ class Project:
                          f"the OpType in snake case)")
 
     def tiling_header(self, op_type: str) -> Path | None:
-        """op_host/<op>_tiling.h with BEGIN_TILING_DATA_DEF (msOpGen layout), else None."""
+        """The header holding the op's BEGIN_TILING_DATA_DEF registration: op_host/<op>_tiling.h (msOpGen layout),
+        another op_host/*tiling*.h, else an op_kernel/*tiling*.h that the op's host code includes but no kernel
+        source does (ops-math experimental/math/is_neg_inf: op_kernel/is_neg_inf_tiling_data.h holds the
+        registration; CANN generates the kernel's struct from it, the kernel never includes it)."""
         snake = cann_snake(op_type)
         cands = [self.op_host / f"{snake}_tiling.h"] + sorted(self.op_host.glob("*tiling*.h"))
         for c in cands:
             if c.is_file() and "BEGIN_TILING_DATA_DEF" in c.read_text(errors="replace"):
                 return c
+        kernel_text = "".join(p.read_text(errors="replace") for p in sorted(self.op_kernel.rglob("*"))
+                              if p.suffix in (".cpp", ".h") and p.is_file())
+        for c in sorted(self.op_kernel.glob("*tiling*.h")):
+            if "BEGIN_TILING_DATA_DEF" in c.read_text(errors="replace") and f'{c.name}"' not in kernel_text:
+                return c
         return None
 
 
-def find(path: str | Path) -> Project:
+def find(path: str | Path, opbase: str | Path | None = None) -> Project:
+    """The project at `path` (or its one subfolder holding op_host/ and op_kernel/), with the CANN libraries its
+    repository's build gives it (libs.py; opbase from `opbase`, OPKIT_CANN_OPBASE or a sibling checkout)."""
     root = Path(path).resolve()
     if not root.is_dir():
         raise OpkitError(f"{root}: no such project folder")
     for base in (root, *sorted(p for p in root.iterdir() if p.is_dir())):
         if (base / "op_host").is_dir() and (base / "op_kernel").is_dir():
-            return Project(base, base / "op_host", base / "op_kernel")
+            return Project(base, base / "op_host", base / "op_kernel", libraries(base, opbase))
     raise OpkitError(f"{root}: not a CANN custom-op project (expected op_host/ and op_kernel/ folders, as msOpGen "
                      "and the ops-math/ops-nn repositories lay them out)")
 

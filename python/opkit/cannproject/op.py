@@ -4,7 +4,6 @@ key (a templated entry: the key decoded into its template arguments), GM buffers
 (inputs, outputs, workspace, tiling)."""
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +11,8 @@ import torch
 
 from ..emulator.abi import KernelModule
 from ..errors import OpkitError
-from . import dtypes, host, kernel, layout, tiling_view
+from . import dtypes, host, instances, kernel, layout, tiling_view
 
-TPL_BOOL = 3
 POISON = 0xFF      # bytes of an output the OpDef does not clear (NaN for floats): unwritten elements show
 
 
@@ -53,12 +51,13 @@ class CannOp:
         self._modules: dict[tuple, KernelModule] = {}
 
     def kernel_tiling_header(self) -> Path | None:
-        """The kernel's view of the op_host tiling header (tiling_view.py): only the registered tiling-data structs,
-        as CANN's build generates them -- never the header's host-side includes and classes."""
-        if self.tiling_header is None:
+        """The kernel's view of the op's tiling registrations (tiling_view.py): only the registered tiling-data structs,
+        as CANN's build generates them -- never the header's host-side includes and classes. The registration is
+        looked up in the op's own tiling header, else anywhere in its repository (libs.py), else in the project."""
+        text = tiling_view.view_for(self.op_type, self.tiling_header, self.project.libs.repo or self.project.root)
+        if text is None:
             return None
         view = self.build_dir / "kernels" / f"{layout.cann_snake(self.op_type)}_kernel_tiling.h"
-        text = tiling_view.kernel_view(self.op_type, [self.tiling_header], [self.project.root])
         view.parent.mkdir(parents=True, exist_ok=True)
         if not view.is_file() or view.read_text() != text:
             view.write_text(text)
@@ -105,22 +104,12 @@ class CannOp:
 
     def instances(self) -> list[tuple[int, ...]]:
         """Every template-argument combination ASCENDC_TPL_SEL selects (declaration order)."""
-        names = [p["name"] for p in self.tpl["decl"]]
-        out = []
-        for sel in self.tpl["sel"] or []:
-            by = {p["name"]: p["vals"] for p in sel}
-            lists = [by.get(n, d["vals"]) for n, d in zip(names, self.tpl["decl"])]
-            for combo in itertools.product(*lists):
-                if combo not in out:
-                    out.append(combo)
-        return out
+        return instances.selected(self.tpl)
 
     def _entry_expr(self, args: tuple[int, ...]) -> str:
         if not self.templated:
             return self.entry
-        lits = [("true" if a else "false") if p["type"] == TPL_BOOL else f"{a}"
-                for a, p in zip(args, self.tpl["decl"])]
-        return f"{self.entry}<{', '.join(lits)}>"
+        return instances.entry_expr(self.entry, self.tpl, instances.param_kinds(self.kernel, self.entry), args)
 
     def module(self, col: dict[str, int], args: tuple[int, ...] = ()) -> KernelModule:
         key = (tuple(sorted(col.items())), args)
@@ -137,7 +126,7 @@ class CannOp:
             path = kernel.compile_module(
                 self.kernel, self._entry_expr(args), len(self.input_names) + len(self.output_names) + 2,
                 self.build_dir / "kernels", defines=defines, tiling_header=self.kernel_tiling_header(),
-                include_dirs=[self.project.op_kernel, self.project.root], profile=self.profile, tag=tag)
+                include_dirs=[self.project.op_kernel, self.project.root, *self.project.libs.kernel_include], profile=self.profile, tag=tag)
             self._modules[key] = KernelModule(path)
         return self._modules[key]
 
@@ -161,8 +150,10 @@ class CannOp:
                                  [0 if t is None else 1 for t in inputs])
         r = self.runner.request(line)
         if r.get("status") != 0:
+            log = [ln for ln in self.runner.take_log() if ln.startswith("[ERROR]")][-3:]
             raise OpkitError(f"op {self.op_type}: {r.get('stage')} failed: {r.get('message')} "
-                             f"(inputs {[tuple(t.shape) if t is not None else None for t in inputs]}, attrs {attrs})")
+                             f"(inputs {[tuple(t.shape) if t is not None else None for t in inputs]}, attrs {attrs})"
+                             + "".join(f"\n  its log: {ln}" for ln in log))
         r["column"] = col
         return r
 

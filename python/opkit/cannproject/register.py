@@ -12,6 +12,7 @@ import torch
 from ..errors import OpkitError
 from ..opspec import OpSpec
 from . import dtypes, layout
+from .libs import Libraries, libraries
 from .op import CannOp
 
 MANIFEST = "cann_op.json"
@@ -25,7 +26,10 @@ def manifest(build_dir: Path, spec: OpSpec) -> Path:
 
 
 def project_of(spec: OpSpec) -> layout.Project:
-    return layout.Project(spec.dir, spec.dir / "op_host", spec.dir / "op_kernel")
+    """The op folder as a project, with the CANN libraries op.yaml's cann.repo / cann.opbase name (libs.py)."""
+    libs = libraries(spec.dir, spec.cann.get("opbase"), spec.cann.get("repo")) if (
+        spec.cann.get("opbase") or spec.cann.get("repo")) else Libraries()
+    return layout.Project(spec.dir, spec.dir / "op_host", spec.dir / "op_kernel", libs)
 
 
 def op_type(spec: OpSpec) -> str:

@@ -12,7 +12,8 @@ from .app import cli, out
 @O.op_type
 @O.reference
 @O.no_check
-def import_cann(project, op_type, reference, no_check) -> None:
+@O.opbase
+def import_cann(project, op_type, reference, no_check, opbase) -> None:
     """Take the CANN custom-op project PROJECT (op_host/ + op_kernel/) into an op folder of this workspace."""
     from ..errors import OpkitError
     from ..opspec import load_spec
@@ -20,7 +21,7 @@ def import_cann(project, op_type, reference, no_check) -> None:
     from ..cannproject import build, importer
     from pathlib import Path
 
-    got = importer.import_cann(project, op_type=op_type, reference=reference)
+    got = importer.import_cann(project, op_type=op_type, reference=reference, opbase=opbase)
     out.print(f"imported {got.op_type} ({got.layout} layout) into {got.op_dir}", markup=False)
     out.print("  copied op_host/ and op_kernel/ unchanged; wrote op.yaml, reference.py", markup=False)
     for n in got.notes:

@@ -153,10 +153,22 @@ def _built(specs, named: tuple[str, ...]) -> str:
 @O.update_baseline
 @click.option("--bundled", is_flag=True, help="test opkit's bundled ops as opkit.load() builds them (the per-user "
               "cache, built first if needed), from any folder")
+@click.option("--ttk", "ttk_csv", type=click.Path(exists=True, dir_okay=False), default=None, metavar="FILE.csv",
+              help="run a CANN TTK kernel-mode CSV (ops-math / ops-nn tests/st/**/ttk_kernel_*.csv, or your own) "
+              "against the imported CANN op it names, judged by TTK's comparison (docs/cann.md)")
+@click.option("--ttk-compare", "ttk_compare", type=click.Choice(["stat_rel_err", "isclose", "binary_equal"]),
+              default=None, help="with --ttk: TTK's comparison for float outputs (default: TTK's, stat_rel_err)")
 def test(ops: tuple[str, ...], depth: str | None, k: str | None, seed: int, json_out: str | None,
          dtype: tuple[str, ...], target: str | None, jobs: int | None, compare_langs: bool,
-         baseline: Path | None, update_baseline: Path | None, bundled: bool) -> None:
+         baseline: Path | None, update_baseline: Path | None, bundled: bool, ttk_csv: str | None,
+         ttk_compare: str | None) -> None:
     """Test the workspace's ops against their reference.py; exit code = verdict."""
+    if ttk_csv:
+        from ..cannproject import ttk_run
+        sys.exit(ttk_run.run(ttk_csv, list(ops) or None, ttk_compare, seed,
+                             log=lambda m: out.print(m, markup=False, soft_wrap=True)))
+    if ttk_compare:
+        raise click.BadParameter("--ttk-compare goes with --ttk FILE.csv", param_hint="'--ttk-compare'")
     if json_out == "-":
         raise click.BadParameter("opkit test prints its progress on stdout: give a file, e.g. --json report.json",
                                  param_hint="'--json'")
@@ -241,9 +253,18 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 
 @cli.command()
 @click.option("--libs", is_flag=True, help="print the link flags instead")
-def cflags(libs: bool) -> None:
+@click.option("--cann", "cann", is_flag=True, help="also what CANN's build gives an ops-math / ops-nn kernel compiled in "
+              "place: the kernel view of the host headers its op_host tiling header includes (log/log.h, "
+              "register/op_impl_registry.h, ...) and, with --opbase, opbase's kernel library (atvoss/, op_kernel/)")
+@O.opbase
+def cflags(libs: bool, cann: bool, opbase: str | None) -> None:
     """Compiler flags for building a standalone program against opkit's AscendC CPU emulator."""
     from .. import emulator
     flags = emulator.cflags(libs=libs)
+    if cann and not libs:
+        from ..cannproject.libs import kernel_flags
+        flags = [*flags, *kernel_flags(opbase)]
+    elif opbase:
+        raise click.BadParameter("--opbase goes with --cann", param_hint="'--opbase'")
     # Plain echo, not rich: the line is meant for $(opkit cflags) and must never wrap at the terminal width.
     click.echo(flags if isinstance(flags, str) else " ".join(flags))

@@ -226,6 +226,12 @@ def no_check(f):
     return click.option("--no-check", is_flag=True, help="only write the op folder; skip running the op once")(f)
 
 
+def opbase(f):
+    return click.option("--opbase", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
+                        help="the hicann/opbase checkout whose libraries an ops-math / ops-nn op uses (else "
+                        "OPKIT_CANN_OPBASE, or a sibling folder of the op's repository)")(f)
+
+
 # Options a target adds to `opkit build` (targets/<name>: cli_options()) that are shared options: the target says
 # which name it wants, the command line form is the one above.
 FOR_TARGETS = {"--dtype": dtype, "--soc": soc}
@@ -322,7 +328,7 @@ SHARED = {"--data": data, "--transform": transform, "--input": inputs, "--policy
           "--target-drop": target_drop, "--seed": seed, "--threshold": threshold,
           "--fail-on-divergence": fail_on_divergence, "--scan": scan_report, "--baseline": baseline,
           "--update-baseline": update_baseline, "--target": target, "--jobs": jobs, "--dtype": dtype, "--soc": soc,
-          "--op": op_type, "--reference": reference, "--no-check": no_check}
+          "--op": op_type, "--reference": reference, "--no-check": no_check, "--opbase": opbase}
 
 
 def declared(name: str) -> click.Option:

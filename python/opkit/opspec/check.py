@@ -25,7 +25,7 @@ TOP_KEYS = ("op", "family", "summary", "inputs", "outputs", "attrs", "compute_dt
             "accuracy", "lang", "tbe", "cann", "auto_sync")
 LANGS = ("ascendc", "tbe", "cann")
 TBE_KEYS = ("function", "soc")
-CANN_KEYS = ("op_type", "kernel")       # lang cann: the OpType in op_host/, the kernel file (docs/cann.md)
+CANN_KEYS = ("op_type", "kernel", "repo", "opbase")  # lang cann: the OpType, the kernel file, CANN's libraries (docs/cann.md)
 _DIM_NAME = _re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
@@ -100,7 +100,8 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
                                       "syncs the scalar unit itself, --cce-auto-sync=off)")
     cann = {}
     if "cann" in top:
-        cann = {k: c.string(v, "an OpType" if k == "op_type" else "a path such as op_kernel/add_custom.cpp")
+        cann = {k: c.string(v, "an OpType" if k == "op_type" else "a folder (the op's ops-math / ops-nn checkout, "
+                            "hicann/opbase)" if k in ("repo", "opbase") else "a path such as op_kernel/add_custom.cpp")
                 for k, v in (c.mapping(top["cann"], CANN_KEYS) or {}).items()}
 
     inputs = _inputs(c, top.get("inputs"))

@@ -240,6 +240,14 @@ void run(std::istream& in) {
     if (infer_dtype(&ctx) != ge::GRAPH_SUCCESS) return fail("infer_dtype", "InferDataType returned GRAPH_FAILED");
   }
   gert::TilingContext ctx(&call);
+  std::shared_ptr<void> compile_info;
+  auto parse = opkit_cann::impl_tiling_parse().find(call.op_type);
+  if (parse != opkit_cann::impl_tiling_parse().end()) {
+    gert::TilingParseContext pctx(&call);
+    if (parse->second(&pctx, compile_info) != ge::GRAPH_SUCCESS)
+      return fail("tiling parse", "TilingParse returned GRAPH_FAILED");
+    ctx.compile_info = compile_info.get();
+  }
   if (tiling(&ctx) != ge::GRAPH_SUCCESS) return fail("tiling", "TilingFunc returned GRAPH_FAILED");
   std::vector<size_t> ws(ctx.workspace.begin(), ctx.workspace.begin() + ctx.workspace_num);
   std::ostringstream s;

@@ -18,20 +18,23 @@
 #include <iostream>  // CANN's host headers bring it in: op_host code uses std::cout unincluded
 #include <initializer_list>
 #include <map>
+#include <array>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "securec.h"
 
-// C enums of graph/c_types.h (used by ASCENDC_TPL_DATATYPE_DECL), same numbers as ge::DataType.
-enum C_DataType {
-  C_DT_FLOAT = 0, C_DT_FLOAT16 = 1, C_DT_INT8 = 2, C_DT_INT32 = 3, C_DT_UINT8 = 4, C_DT_INT16 = 6, C_DT_UINT16 = 7,
-  C_DT_UINT32 = 8, C_DT_INT64 = 9, C_DT_UINT64 = 10, C_DT_DOUBLE = 11, C_DT_BOOL = 12, C_DT_STRING = 13,
-  C_DT_COMPLEX64 = 16, C_DT_COMPLEX128 = 17, C_DT_BF16 = 27, C_DT_UNDEFINED = 28, C_DT_INT4 = 29
-};
-enum C_Format { C_FORMAT_NCHW = 0, C_FORMAT_NHWC = 1, C_FORMAT_ND = 2, C_FORMAT_NC1HWC0 = 3, C_FORMAT_FRACTAL_Z = 4,
-                C_FORMAT_NDHWC = 27, C_FORMAT_FRACTAL_NZ = 29, C_FORMAT_NCDHW = 30 };
+#include "graph/c_types.h"  // C_DT_* / C_FORMAT_* (python/opkit/include: the kernel side needs them too)
 
 namespace ge {
 using char_t = char;
@@ -92,8 +95,26 @@ class Shape {
  private:
   std::vector<int64_t> dims_;
 };
+// the primary format of a storage format (graph/types.h: the low byte; the rest carries sub-format / C0)
+inline int32_t GetPrimaryFormat(int32_t format) { return format & 0xff; }
 class TypeUtils {
  public:
+  static std::string DataTypeToSerialString(DataType t) {
+    static const std::map<int, const char*> names = {{DT_FLOAT, "DT_FLOAT"}, {DT_FLOAT16, "DT_FLOAT16"},
+        {DT_BF16, "DT_BF16"}, {DT_INT8, "DT_INT8"}, {DT_UINT8, "DT_UINT8"}, {DT_INT16, "DT_INT16"},
+        {DT_INT32, "DT_INT32"}, {DT_INT64, "DT_INT64"}, {DT_UINT32, "DT_UINT32"}, {DT_UINT64, "DT_UINT64"},
+        {DT_BOOL, "DT_BOOL"}, {DT_DOUBLE, "DT_DOUBLE"}, {DT_COMPLEX64, "DT_COMPLEX64"}};
+    auto it = names.find(t);
+    return it == names.end() ? "DT_" + std::to_string(static_cast<int>(t)) : it->second;
+  }
+  static std::string FormatToSerialString(Format f) {
+    switch (f) {
+      case FORMAT_ND: return "ND";
+      case FORMAT_NCHW: return "NCHW";
+      case FORMAT_NHWC: return "NHWC";
+      default: return "FORMAT_" + std::to_string(static_cast<int>(f));
+    }
+  }
   static bool GetDataTypeLength(DataType t, uint32_t& len) {
     int n = GetSizeByDataType(t);
     if (n < 0) return false;
@@ -287,8 +308,22 @@ struct OpCall {
   }
 };
 
+// the node a context belongs to (exe_graph/runtime/compute_node_info.h): its IR input and output counts
+class ComputeNodeInfo {
+ public:
+  explicit ComputeNodeInfo(const OpCall* c) : call_(c) {}
+  size_t GetInputsNum() const { return call_->inputs.size(); }
+  size_t GetOutputsNum() const { return call_->outputs.size(); }
+  size_t GetIrInputsNum() const { return call_->input_instance.size(); }
+  const char* GetNodeType() const { return call_->op_type.c_str(); }
+  const char* GetNodeName() const { return call_->op_type.c_str(); }
+ private:
+  const OpCall* call_;
+};
+
 class ExtendedKernelContext {
  public:
+  const ComputeNodeInfo* GetComputeNodeInfo() const { node_ = ComputeNodeInfo(call_); return &node_; }
   explicit ExtendedKernelContext(OpCall* c) : call_(c) {}
   const CompileTimeTensorDesc* GetInputDesc(size_t i) const { return i < call_->input_desc.size() ? &call_->input_desc[i] : nullptr; }
   const CompileTimeTensorDesc* GetOutputDesc(size_t i) const { return i < call_->output_desc.size() ? &call_->output_desc[i] : nullptr; }
@@ -302,6 +337,7 @@ class ExtendedKernelContext {
   const char* GetNodeName() const { return call_->op_type.c_str(); }
   const char* GetKernelName() const { return call_->op_type.c_str(); }
  protected:
+  mutable ComputeNodeInfo node_{nullptr};
   bool present(size_t ir) const { return ir < call_->input_instance.size() && call_->input_instance[ir] > 0; }
   OpCall* call_;
 };
@@ -389,14 +425,24 @@ class TilingParseContext : public ExtendedKernelContext {
  public:
   using ExtendedKernelContext::ExtendedKernelContext;
   fe::PlatFormInfos* GetPlatformInfo() const { return &call_->platform; }
-  template <class T> T* GetCompiledInfo() { static T t{}; return &t; }
+  // the op's CompileInfo struct (IMPL_OP_OPTILING(op).TilingParse<CompileInfo>(f)): f fills it, the TilingFunc
+  // reads it through TilingContext::GetCompileInfo
+  template <class T> T* GetCompiledInfo() { return static_cast<T*>(compiled); }
+  void* compiled = nullptr;
 };
 }  // namespace gert
 
+// CANN declares NpuArch in platform_ascendc.h (asc-devkit include/utils/tiling/platform/platform_ascendc.h:44) and
+// defines it in platform/soc_spec.h (not public); the names are those ops-math / ops-nn compare against.
+enum class NpuArch : uint32_t { DAV_1001 = 1001, DAV_2002 = 2002, DAV_2201 = 2201, DAV_3002 = 3002, DAV_3003 = 3003,
+                                DAV_3102 = 3102, DAV_3113 = 3113, DAV_3510 = 3510, DAV_5102 = 5102, DAV_RESV = 0xFFFFFFFF };
 namespace platform_ascendc {
 enum class CoreMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6, FB = 7, BT = 8, RESERVED };
+// CANN's enumerators in its order (mirror-cann/asc-devkit@82b89a1 include/utils/tiling/platform/platform_ascendc.h:60-86)
 enum class SocVersion { ASCEND910 = 0, ASCEND910B, ASCEND310P, ASCEND310B, ASCEND950, ASCEND910_55,
-                        ASCEND910_93 = 13, RESERVED_VERSION = 99999 };
+                        ASCEND910_95 = ASCEND950, AS31XM1, ASCEND031, ASCEND035, ASCEND310, ASCEND610, ASCEND610Lite,
+                        ASCEND910_93, BS9SX1A, BS9SX2A, HI3796CV300CS, HI3796CV300ES, MC61AM21A, MC62, SD3403,
+                        KIRINX90, KIRIN9030, MC32DM11A, ASCEND350, RESERVED_VERSION = 99999 };
 enum class ReservedSize { RESERVED_SIZE_8K, RESERVED_SIZE_16K, RESERVED_SIZE_32K };
 class PlatformAscendC {
  public:
@@ -431,6 +477,17 @@ class PlatformAscendC {
     reserved_ = s == ReservedSize::RESERVED_SIZE_8K ? 8192 : s == ReservedSize::RESERVED_SIZE_16K ? 16384 : 32768;
   }
   SocVersion GetSocVersion() const { return static_cast<SocVersion>(p_->soc_kind); }
+  // the chip's architecture (A2 = DAV_2201): ops-math / ops-nn tiling branches on it
+  NpuArch GetCurNpuArch() const {
+    switch (GetSocVersion()) {
+      case SocVersion::ASCEND910: return NpuArch::DAV_1001;
+      case SocVersion::ASCEND910B: case SocVersion::ASCEND910_93: return NpuArch::DAV_2201;
+      case SocVersion::ASCEND310P: return NpuArch::DAV_2002;
+      case SocVersion::ASCEND950: return NpuArch::DAV_3510;
+      default: return NpuArch::DAV_RESV;
+    }
+  }
+  uint32_t GetVecRegLen() const { return 256; }   // bytes of a vector register on DAV_2201 (RegBase chips differ)
  private:
   fe::PlatFormInfos* p_;
   uint32_t reserved_ = 0;
@@ -466,6 +523,11 @@ struct OpInfo {
 inline std::map<std::string, OpInfo>& registry() {
   static std::map<std::string, OpInfo> r;
   return r;
+}
+using TilingParseFn = std::function<ge::graphStatus(gert::TilingParseContext*, std::shared_ptr<void>&)>;
+inline std::map<std::string, TilingParseFn>& impl_tiling_parse() {  // IMPL_OP_OPTILING(op).TilingParse<CI>(f)
+  static std::map<std::string, TilingParseFn> m;
+  return m;
 }
 inline std::map<std::string, TilingFn>& impl_tiling() {  // IMPL_OP_OPTILING(op).Tiling(f)
   static std::map<std::string, TilingFn> r;
@@ -595,7 +657,17 @@ struct OpAdder {
 struct TilingRegistrar {
   explicit TilingRegistrar(const char* type) : type_(type) {}
   TilingRegistrar& Tiling(ge::graphStatus (*f)(gert::TilingContext*)) { impl_tiling()[type_] = f; return *this; }
-  template <class CompileInfo, class F> TilingRegistrar& TilingParse(F) { return *this; }
+  // CANN runs the parse function when the op is loaded, on a fresh CompileInfo; the runner runs it before each
+  // TilingFunc (impl_tiling_parse) so that GetCompileInfo() points at a filled struct.
+  template <class CompileInfo, class F> TilingRegistrar& TilingParse(F f) {
+    impl_tiling_parse()[type_] = [f](gert::TilingParseContext* ctx, std::shared_ptr<void>& keep) {
+      auto info = std::make_shared<CompileInfo>();
+      keep = info;
+      ctx->compiled = info.get();
+      return static_cast<ge::graphStatus>(f(ctx));
+    };
+    return *this;
+  }
   template <class F> TilingRegistrar& TilingInputsDataDependency(F) { return *this; }
   TilingRegistrar& TilingInputsDataDependency(std::initializer_list<int>) { return *this; }
   std::string type_;

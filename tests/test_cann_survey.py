@@ -1,0 +1,67 @@
+"""scripts/cann_survey.py on a generated repository (no mirror): an Ascend 950-only op is counted apart, an op whose
+kernel does not compile stays in the "right" denominator as not right, causes group without paths, every selected
+template instance is compiled, the table names the repository's commit, and the work folder is deleted."""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "cann" / "opsmath"
+
+
+def _survey_module():
+    spec = importlib.util.spec_from_file_location("cann_survey_under_test", ROOT / "scripts" / "cann_survey.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "ops-fake"
+    (repo / "cmake").mkdir(parents=True)
+    (repo / "common" / "inc").mkdir(parents=True)
+    (repo / ".commit").write_text("0123456789abcdef\n")
+    shutil.copytree(EXAMPLE, repo / "math" / "good")
+    shutil.copytree(EXAMPLE, repo / "math" / "broken")
+    k = repo / "math" / "broken" / "op_kernel" / "scale_shift.h"
+    k.write_text(k.read_text().replace("Adds(", "AddsNoSuchApi(", 1))
+    shutil.copytree(EXAMPLE, repo / "math" / "only950")
+    d = repo / "math" / "only950" / "op_host" / "scale_shift_def.cpp"
+    d.write_text(d.read_text().replace('AddConfig("ascend910b"', 'AddConfig("ascend950"'))
+    return repo
+
+
+def test_cann_survey_counts_and_groups(tmp_path, monkeypatch):
+    mod = _survey_module()
+    monkeypatch.setitem(mod.REFERENCES, "scale_shift", lambda x, scale=1.0, shift=0.0, **a: x * scale + shift)
+    repo = _repo(tmp_path)
+    work = Path(tempfile.mkdtemp(prefix="opkit-cann-survey-test-"))
+    recs = mod.survey(repo, None, 1, None, True, work)
+    by = {r["project"]: r for r in recs}
+    assert by["math/only950"]["excluded"] == "OpDef does not name ascend910b"
+    assert by["math/good"]["compiles"] and by["math/good"]["instances"] == 4   # {float, float16} x ALIGNED {0, 1}
+    assert by["math/good"]["result"] == "right", by["math/good"]
+    assert not by["math/broken"]["compiles"] and by["math/broken"]["result"] == "not compiled"
+    assert by["math/broken"]["compile_error"] == "undeclared name AddsNoSuchApi"
+    s = mod.summary(repo, recs)
+    assert (s["a2"], s["compiles"], s["with_reference"], s["right"]) == (2, 1, 2, 1)
+    assert s["commit"] == "01234567"
+    table = mod.table([s])
+    assert "| ops-fake @ 01234567 | 3 | 2 | 1 (50 %) | 2 | 1 (50 %) |" in table
+    assert not any(work.iterdir())          # each op's folder is removed after it
+
+
+def test_cann_survey_cause_has_no_paths():
+    mod = _survey_module()
+    a = mod.cause("/a/b/x.h:3:4: error: ‘Foo’ was not declared in this scope")
+    b = mod.cause("/c/d/y.h:9:1: error: ‘Foo’ was not declared in this scope")
+    assert a == b == "undeclared name Foo"
+    assert mod.cause("/p/q.h:1:2: fatal error: atvoss/util/dag.h: No such file or directory") == \
+        "missing header atvoss/util/dag.h"
+    odd = mod.cause("/p/q.h:12:5: error: something odd at /x/y/z.cpp line 40")
+    assert "/x/y" not in odd and "40" not in odd

@@ -87,34 +87,37 @@ struct TopkTiling {
   uint16_t vreducehalfValMask6 = 0;
   uint16_t vreducehalfValMask7 = 0;
 };
+// LayerNormTiling and DeepNormTiling are the same fields in CANN (two structs, one layout)
+#define OPKIT_LAYERNORM_TILING_FIELDS \
+  uint32_t bLength = 0; \
+  uint32_t sLength = 0; \
+  uint32_t hLength = 0; \
+  uint32_t originalHLength = 0; \
+  uint32_t inputXSize = 0; \
+  uint32_t meanVarSize = 0; \
+  uint32_t numberOfTmpBuf = 0; \
+  uint32_t meanTmpTensorPos = 0; \
+  uint32_t meanTmpTensorSize = 0; \
+  uint32_t varianceTmpTensorPos = 0; \
+  uint32_t varianceTmpTensorSize = 0; \
+  uint32_t tmpBufSize = 0; \
+  uint32_t oneTmpSize = 0; \
+  uint32_t firstTmpStartPos = 0; \
+  uint32_t secondTmpStartPos = 0; \
+  uint32_t thirdTmpStartPos = 0; \
+  uint32_t loopRound = 0; \
+  uint32_t inputRoundSize = 0; \
+  uint32_t inputTailSize = 0; \
+  uint32_t inputTailPos = 0; \
+  uint32_t meanVarRoundSize = 0; \
+  uint32_t meanVarTailSize = 0; \
+  uint32_t meanVarTailPos = 0; \
+  uint32_t bshCurLength = 0; \
+  uint32_t bsCurLength = 0; \
+  float lastDimValueBack = 0;
 // asc-devkit 82b89a15 include/adv_api/normalization/layernorm_tilingdata.h:21-48
 struct LayerNormTiling {
-  uint32_t bLength = 0;
-  uint32_t sLength = 0;
-  uint32_t hLength = 0;
-  uint32_t originalHLength = 0;
-  uint32_t inputXSize = 0;
-  uint32_t meanVarSize = 0;
-  uint32_t numberOfTmpBuf = 0;
-  uint32_t meanTmpTensorPos = 0;
-  uint32_t meanTmpTensorSize = 0;
-  uint32_t varianceTmpTensorPos = 0;
-  uint32_t varianceTmpTensorSize = 0;
-  uint32_t tmpBufSize = 0;
-  uint32_t oneTmpSize = 0;
-  uint32_t firstTmpStartPos = 0;
-  uint32_t secondTmpStartPos = 0;
-  uint32_t thirdTmpStartPos = 0;
-  uint32_t loopRound = 0;
-  uint32_t inputRoundSize = 0;
-  uint32_t inputTailSize = 0;
-  uint32_t inputTailPos = 0;
-  uint32_t meanVarRoundSize = 0;
-  uint32_t meanVarTailSize = 0;
-  uint32_t meanVarTailPos = 0;
-  uint32_t bshCurLength = 0;
-  uint32_t bsCurLength = 0;
-  float lastDimValueBack = 0;
+  OPKIT_LAYERNORM_TILING_FIELDS
 };
 // asc-devkit 82b89a15 include/adv_api/normalization/layernorm_tilingdata.h:50-77
 struct LayerNormSeparateTiling {
@@ -241,32 +244,7 @@ struct GroupNormTiling {
 };
 // asc-devkit 82b89a15 include/adv_api/normalization/deepnorm_tilingdata.h:17-46
 struct DeepNormTiling {
-  uint32_t bLength = 0;
-  uint32_t sLength = 0;
-  uint32_t hLength = 0;
-  uint32_t originalHLength = 0;
-  uint32_t inputXSize = 0;
-  uint32_t meanVarSize = 0;
-  uint32_t numberOfTmpBuf = 0;
-  uint32_t meanTmpTensorPos = 0;
-  uint32_t meanTmpTensorSize = 0;
-  uint32_t varianceTmpTensorPos = 0;
-  uint32_t varianceTmpTensorSize = 0;
-  uint32_t tmpBufSize = 0;
-  uint32_t oneTmpSize = 0;
-  uint32_t firstTmpStartPos = 0;
-  uint32_t secondTmpStartPos = 0;
-  uint32_t thirdTmpStartPos = 0;
-  uint32_t loopRound = 0;
-  uint32_t inputRoundSize = 0;
-  uint32_t inputTailSize = 0;
-  uint32_t inputTailPos = 0;
-  uint32_t meanVarRoundSize = 0;
-  uint32_t meanVarTailSize = 0;
-  uint32_t meanVarTailPos = 0;
-  uint32_t bshCurLength = 0;
-  uint32_t bsCurLength = 0;
-  float lastDimValueBack = 0;
+  OPKIT_LAYERNORM_TILING_FIELDS
 };
 // asc-devkit 82b89a15 include/adv_api/normalization/layernorm_grad_tilingdata.h:21-52
 struct LayerNormGradTiling {

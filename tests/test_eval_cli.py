@@ -144,9 +144,13 @@ def test_ray_workers_keep_the_drivers_priority():
     niceness."""
     pytest.importorskip("ray", reason="the Ray path needs ray (installed by the test extra)")
     from opkit.evaluate import ray_runner
+    had = os.environ.get("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")
     ray, backend, started = ray_runner.connect("auto")
     try:
         assert started, f"a Ray cluster was already running here ({backend}): this test needs a local instance"
+        # the loopback-only switch is put back: left set, a later `ray start` of a real cluster refused to run
+        assert os.environ.get("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER") == had
+        assert [n["NodeManagerAddress"] for n in ray.nodes()] == ["127.0.0.1"]      # still loopback only
         assert ray.get(ray.remote(num_cpus=1)(lambda: os.nice(0)).remote()) == os.nice(0)
     finally:
         ray.shutdown()

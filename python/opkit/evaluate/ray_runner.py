@@ -14,6 +14,7 @@ node (a shared filesystem, or the same checkout); the driver's working directory
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import uuid
@@ -56,11 +57,11 @@ def connect(address: str):
             ray.init(address="auto", **kw)
             return ray, "ray (running cluster)", False
         except ConnectionError:
-            _loopback_only(ray)
-            # Ray renices its workers by +15 (RayConfig worker_niceness): beside any other busy process on the
-            # machine they then get a few percent of a core and a 13 s run takes minutes. The evaluation is the
-            # job the user asked for: its workers keep the driver's priority.
-            ray.init(num_cpus=os.cpu_count() or 1, _system_config={"worker_niceness": 0}, **kw)
+            with _loopback_only(ray):
+                # Ray renices its workers by +15 (RayConfig worker_niceness): beside any other busy process on the
+                # machine they then get a few percent of a core and a 13 s run takes minutes. The evaluation is the
+                # job the user asked for: its workers keep the driver's priority.
+                ray.init(num_cpus=os.cpu_count() or 1, _system_config={"worker_niceness": 0}, **kw)
             return ray, "ray (local instance)", True
     try:
         ray.init(address=address, **kw)
@@ -81,13 +82,25 @@ def _auth_hint() -> str:
             "'A Ray cluster')")
 
 
-def _loopback_only(ray) -> None:
+@contextlib.contextmanager
+def _loopback_only(ray):
     """A local instance listens on the loopback address only, not on the machine's network interface.
     Ray resolves its node address to the loopback one when clusters are disabled (ray_constants
-    ENABLE_RAY_CLUSTER, env RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER, read at import: set for the workers this
-    instance starts, and on the already imported constant for this driver)."""
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-    ray._private.ray_constants.ENABLE_RAY_CLUSTER = False
+    ENABLE_RAY_CLUSTER, env RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER, read at import: set for the processes this
+    instance starts, and on the already imported constant for this driver). Both are put back once the instance
+    is up: left set, the variable reached every process started later from this one, and a `ray start` of a
+    real cluster from there refused to run ("Multi-node Ray clusters are not supported")."""
+    name, consts = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", ray._private.ray_constants
+    before_env, before_const = os.environ.get(name), consts.ENABLE_RAY_CLUSTER
+    os.environ[name], consts.ENABLE_RAY_CLUSTER = "0", False
+    try:
+        yield
+    finally:
+        consts.ENABLE_RAY_CLUSTER = before_const
+        if before_env is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before_env
 
 
 def run_on_ray(address, ref, ds, variants, shards, k, batch_size, merger, bar, retries):

@@ -88,42 +88,51 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
         for name, h in hists_h.items():        # an RNN's hidden inputs: their own histogram (cali_quant.py:288)
             h.add(torch.cat([t.reshape(-1) for t in modes[name].hidden]))
             modes[name].hidden.clear()
-    records = {}
-    for name in config.quant_layers:
-        lc = config.layers[name]
-        mode = modes[name]
-        if mode.calls == 0:
-            raise OpkitError(f"layer {name} never ran on the calibration data: it cannot be calibrated")
-        bits = lc.act["num_bits"]
-        asym = lc.asymmetric(config.activation_offset)
-        if name in hists:
-            h = hists[name]
-            aq = hfmg(h, bits, asym)
-            data_min, data_max, clipped = h.lo, h.hi, _hist_clipped(h, aq.clip_min, aq.clip_max)
-        else:
-            data = torch.cat([t.reshape(-1) for t in mode.inputs])
-            mode.inputs.clear()
-            a = lc.act
-            aq = ifmr(data, bits, asym, a["max_percentile"], a["min_percentile"], tuple(a["search_range"]),
-                      a["search_step"])
-            data_min, data_max = float(data.min()), float(data.max())
-            clipped = float(((data < aq.clip_min) | (data > aq.clip_max)).float().mean())
-        if isinstance(mode, CalibRnn):
-            records[name] = _rnn_record(mods[name], mode, lc, asym, hists_h.get(name), aq, data_min, data_max,
-                                        clipped)
-            continue
-        wq = weights[name]
-        records[name] = LayerRecord(aq.scale, aq.offset, [float(s) for s in wq.scale], [0] * wq.scale.numel(),
-                                    bits, lc.wts["num_bits"], aq.algo, aq.clip_min, aq.clip_max, aq.init_min,
-                                    aq.init_max, data_min, data_max, clipped, **extra.get(name, {}))
+    records = {name: _layer_record(name, config, modes[name], mods[name], hists.get(name), hists_h.get(name),
+                                   weights.get(name), extra.get(name, {}))
+               for name in config.quant_layers}
+    records.update(_matmul_records(fmodes, config.activation_offset))
+    return records
+
+
+def _layer_record(name: str, config: QuantConfig, mode, module, hist, hist_h, wq, extra: dict) -> LayerRecord:
+    """One layer's record from its calibration inputs: HFMG on the merged histogram or IFMR on the inputs, the
+    ARQ weight scales (an RNN: _rnn_record)."""
+    lc = config.layers[name]
+    if mode.calls == 0:
+        raise OpkitError(f"layer {name} never ran on the calibration data: it cannot be calibrated")
+    bits = lc.act["num_bits"]
+    asym = lc.asymmetric(config.activation_offset)
+    if hist is not None:
+        aq = hfmg(hist, bits, asym)
+        data_min, data_max, clipped = hist.lo, hist.hi, _hist_clipped(hist, aq.clip_min, aq.clip_max)
+    else:
+        data = torch.cat([t.reshape(-1) for t in mode.inputs])
+        mode.inputs.clear()
+        a = lc.act
+        aq = ifmr(data, bits, asym, a["max_percentile"], a["min_percentile"], tuple(a["search_range"]),
+                  a["search_step"])
+        data_min, data_max = float(data.min()), float(data.max())
+        clipped = float(((data < aq.clip_min) | (data > aq.clip_max)).float().mean())
+    if isinstance(mode, CalibRnn):
+        return _rnn_record(module, mode, lc, asym, hist_h, aq, data_min, data_max, clipped)
+    return LayerRecord(aq.scale, aq.offset, [float(s) for s in wq.scale], [0] * wq.scale.numel(),
+                       bits, lc.wts["num_bits"], aq.algo, aq.clip_min, aq.clip_max, aq.init_min,
+                       aq.init_max, data_min, data_max, clipped, **extra)
+
+
+def _matmul_records(fmodes: dict, activation_offset: bool) -> dict[str, LayerRecord]:
+    """The what-if records of function-level matmuls: IFMR on both operands, left as AMCT's activations, right
+    symmetric."""
     d = IFMR_DEFAULTS
     args = (d["max_percentile"], d["min_percentile"], tuple(d["search_range"]), d["search_step"])
+    records = {}
     for key, mode in fmodes.items():
         if not mode.inputs:
             raise OpkitError(f"{key} never ran on the calibration data: it cannot be calibrated")
         a = torch.cat([t[0].reshape(-1) for t in mode.inputs])
         b = torch.cat([t[1].reshape(-1) for t in mode.inputs])
-        qa, qb = ifmr(a, 8, config.activation_offset, *args), ifmr(b, 8, False, *args)
+        qa, qb = ifmr(a, 8, activation_offset, *args), ifmr(b, 8, False, *args)
         records[key] = LayerRecord(qa.scale, qa.offset, [qb.scale], [0], 8, 8, "ifmr", qa.clip_min, qa.clip_max,
                                    qa.init_min, qa.init_max, float(a.min()), float(a.max()),
                                    float(((a < qa.clip_min) | (a > qa.clip_max)).float().mean()))

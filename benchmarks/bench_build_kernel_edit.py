@@ -18,6 +18,10 @@ import _bench
 def measure(ws: Path, op: str, file: str, repeat: int) -> list[tuple[str, float, float]]:
     _bench.run(_bench.opkit_cmd("build", op), cwd=ws)          # start from a full, up-to-date build
     rows = []
+    noop = [_bench.run(_bench.opkit_cmd("build", op, "--dtype", "float32"), cwd=ws)[:2] for _ in range(repeat)]
+    wall, cpu = statistics.median(r[0] for r in noop), statistics.median(r[1] for r in noop)
+    rows.append(("nothing changed (the fixed cost)", wall, cpu))
+    print(f"   no edit, --dtype float32: wall {wall:6.1f} s, CPU {cpu:6.1f} s (median of {repeat})", flush=True)
     for label, extra in (("full build (3 dtypes x 2 variants)", ()), ("--dtype float32 (edit loop)", ("--dtype", "float32"))):
         runs = [_bench.edit_build(ws, op, file, extra) for _ in range(repeat)]
         wall, cpu = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)

@@ -86,3 +86,28 @@ def test_dtype_build_rejects_unknown_dtypes(built_ws):
         build(["scale_mul"], workspace=built_ws, dtype=["int8"])
     with pytest.raises(OpkitError, match=r"op row_sum has no such dtype .*inputs\[0\]\.dtypes is float32"):
         build(["row_sum"], workspace=built_ws, dtype=["fp16"])
+
+
+def test_build_of_a_workspace_op_never_imports_torch(built_ws):
+    """An `opkit build` with nothing to rebuild is the fixed cost of every edit loop: it must not import torch
+    (~3 s), not even to find the bundled ops a workspace op `needs` (LayerNormFP32 needs its bundled backward:
+    the bundled-op cache folder is found without torch)."""
+    code = ("import sys; from opkit.cli.app import main\n"
+            "from opkit.loader import ensure_bundled_built\n"
+            "from opkit.workspace import bundled_entries\n"
+            "try: main(['build', 'scale_mul'])\n"
+            "except SystemExit as e: assert not e.code, e.code\n"
+            "need = [e.spec for e in bundled_entries() if e.spec and e.spec.snake == 'layer_norm_fp32_backward']\n"
+            "assert [s.snake for s, _ in ensure_bundled_built(need, quiet=True)] == ['layer_norm_fp32_backward']\n"
+            "assert 'torch' not in sys.modules, 'opkit build imported torch'\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=built_ws, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+def test_bundled_cache_folder_is_the_same_with_and_without_torch_imported():
+    """The folder is keyed by torch's installed version, read the same way before and after `import torch`,
+    so the CLI (no torch) and a Python session (torch imported) share one cache."""
+    code = ("import sys; from opkit.toolchain.cache import bundled_cache_dir\n"
+            "before = bundled_cache_dir(); assert 'torch' not in sys.modules\n"
+            "import torch; assert bundled_cache_dir() == before; print(before)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -139,3 +139,24 @@ def test_kernel_abi_names_are_reserved():
     text = GOOD.replace("  - name: bias\n", "  - name: workspace\n").replace("bias: dbias", "workspace: dbias")
     with pytest.raises(SpecError, match=r"op.yaml:11: inputs\[2\].name: input name 'workspace' is reserved"):
         parse(text)
+
+
+def test_yaml_nodes_resolve_values_as_safe_load_does():
+    """op.yaml's line-keeping reader gives every value exactly what yaml.safe_load gives (it reuses safe_load's
+    constructor per node instead of re-parsing each scalar)."""
+    import yaml
+
+    from opkit.opspec.yaml_nodes import wrap
+    text = ("a: 1e-5\nb: 1.0e-5\nc: true\nd: off\ne: ~\nf: 0x1f\ng: 010\nh: '3'\ni: [1, 2.5, x, null]\n"
+            "j: {k: .inf, l: .nan, m: 2026-12-06}\nn: 1_000\n")
+
+    def plain(node):
+        v = node.value
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        return [plain(x) for x in v] if isinstance(v, list) else v
+
+    got, want = plain(wrap(yaml.compose(text, Loader=yaml.SafeLoader), "")), yaml.safe_load(text)
+    want = {str(k): v for k, v in want.items()}          # the reader names fields by their text
+    nan = got["j"].pop("l"), want["j"].pop("l")
+    assert all(x != x for x in nan) and got == want

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..workspace import share_dir
+from .stamps import torch_version
 from .version import __version__
 
 
@@ -23,7 +24,7 @@ def bundled_cache_dir() -> Path:
     """``<cache root>/<version>-<key>``, key = hash of the torch version, the Python version and where
     this opkit's files live. Source edits do not change the folder: Ninja rebuilds just what changed,
     and the loader's ``sources_digest()`` decides cheaply whether Ninja needs to run at all."""
-    import torch
-
-    key = f"opkit {__version__} torch {torch.__version__} py {sys.version_info[:2]} share {share_dir()}"
+    # the installed version, not `import torch` (~3 s that every `opkit build` needing a bundled op paid);
+    # read the same way whether or not torch is imported, so the CLI and a session find one folder
+    key = f"opkit {__version__} torch {torch_version()} py {sys.version_info[:2]} share {share_dir()}"
     return cache_root() / f"{__version__}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"

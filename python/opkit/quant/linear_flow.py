@@ -11,6 +11,7 @@ rebuilding the model from exactly those configs (each a JSON round trip) and sco
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ import torch.nn as nn
 
 from ..errors import OpkitError
 from ..evaluate import SimVariant
+from . import fp16_linear
 from . import linear_search as LS
 from .linear_ptq import LinearPTQConfig, LinearPTQError, _set, linear_layers, quantize_linears
 
@@ -46,7 +48,8 @@ class Deployed(nn.Module):
 
     def forward(self, *args):
         args = [a.to(self.dtype) if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
-        out = self.model(*args)
+        with fp16_linear.Float16Linear() if self.dtype == torch.float16 else contextlib.nullcontext():
+            out = self.model(*args)             # float16 F.linear: ATen's bits, faster (quant/fp16_linear.py)
         return out.float() if isinstance(out, torch.Tensor) else out
 
 

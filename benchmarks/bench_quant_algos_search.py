@@ -4,9 +4,9 @@ evaluations + 2) plain passes of the labelled set".
 
 A plain pass: the model as the user deploys it, in plain PyTorch, over the labelled set -- with --deploy-dtype
 float16 the float16 model (docs/quant.md "Benchmark" says why); the FP32 pass (one opkit.evaluate run of the
-float32 model) is printed beside it. Before / after in one run: float16 F.linear on ATen's kernel, then on
-opkit's (quant/fp16_linear.py, the same bits); the two reports must be equal field for field and every row's
-class per sample equal. The run: the 10-Linear ViT-style
+float32 model) is printed beside it. Before / after in one run: float16 F.linear on ATen's kernel and every search
+model deep-copied, then F.linear on opkit's kernel (quant/fp16_linear.py, the same bits) and the search's models
+sharing their tensors; the two reports must be equal field for field and every row's class per sample equal. The run: the 10-Linear ViT-style
 encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16 calibration samples, target drop 3
 points. CPU seconds of this process (one torch thread; the machine is shared), one run.
 
@@ -58,8 +58,9 @@ def main() -> None:
     plain16 = time.process_time() - t
     runs = {}
     for fast in ((False, True) if not a.no_linear else (True,)):
-        # before: float16 F.linear on ATen's kernel; after: the same bits on opkit's (quant/fp16_linear.py)
-        fp16_linear.ENABLED = fast
+        # before: float16 F.linear on ATen's kernel, search models deep-copied; after: the same bits on opkit's
+        # kernel (quant/fp16_linear.py), tensors shared between the search's models
+        fp16_linear.ENABLED = linear_flow.SHARE_TENSORS = fast
         linear_flow.REUSE_CALIBRATIONS = True
         t = time.process_time()
         w = time.monotonic()
@@ -68,8 +69,8 @@ def main() -> None:
         total, wall = time.process_time() - t, time.monotonic() - w
         runs[fast] = rep
         budget = (rep.evals + 2) * plain
-        side = "" if a.no_linear else ("after (opkit's float16 Linear, ATen's bits): " if fast
-                                       else "before (ATen's float16 Linear): ")
+        side = "" if a.no_linear else ("after (opkit's float16 Linear, ATen's bits; tensors shared): " if fast
+                                       else "before (ATen's float16 Linear; deep copies): ")
         print(f"   {side}")
         print(f"   plain pass (opkit.evaluate, FP32): {plain:.3f} s CPU; plain PyTorch forward: {torch_pass:.3f} s")
         print(f"   opkit quant: {total:.1f} s CPU ({wall:.1f} s wall), {rep.evals} labelled evaluations "

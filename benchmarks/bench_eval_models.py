@@ -1,8 +1,10 @@
 """Issue 31: each simulated variant's forward against a plain PyTorch FP32 forward of the same model, side by side
 in one run: ResNet-18/50- and ConvNeXt-T/B-style classifiers (benchmarks/_models.py, random init, 1000 classes),
-224x224 inputs, batch 16.
+224x224 inputs, batch 16; ``hf_convnext_t`` / ``hf_resnet18``: the issue's held-out transformers models (random
+init, seeded; needs transformers).
 
-    python benchmarks/bench_eval_models.py [--models resnet18,resnet50,convnext_t,convnext_b] [--batches 1]
+    python benchmarks/bench_eval_models.py [--models resnet18,resnet50,convnext_t,convnext_b,hf_convnext_t,hf_resnet18]
+        [--batches 1]
         [--variants cann-force-fp16,cann-allow-mix-precision,torch-npu-autocast,int8,patch]
         [--save preds.json] [--compare preds.json]
 
@@ -34,6 +36,28 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import _models  # noqa: E402
 
 GOAL = 1.5
+
+
+class HFLogits(torch.nn.Module):
+    """A transformers image classifier as opkit eval scores it: pixel_values in, logits out."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(pixel_values=x).logits
+
+
+def hf_model(name: str) -> torch.nn.Module:
+    """The issue's held-out models: transformers ConvNeXt-T / ResNet-18 (their default configs, random init, seeded,
+    1000 classes); needs `pip install transformers`."""
+    import transformers as T
+    torch.manual_seed(0)
+    cfg = {"hf_convnext_t": lambda: T.ConvNextForImageClassification(T.ConvNextConfig(num_labels=1000)),
+           "hf_resnet18": lambda: T.ResNetForImageClassification(T.ResNetConfig(
+               layer_type="basic", depths=[2, 2, 2, 2], hidden_sizes=[64, 128, 256, 512], num_labels=1000))}[name]
+    return HFLogits(cfg()).eval()
 
 
 def variant_fn(kind: str, model, calib: torch.Tensor):
@@ -72,7 +96,7 @@ def main() -> None:
     saved: dict = {}
     rows = []
     for name in a.models.split(","):
-        model = _models.MODELS[name]()
+        model = hf_model(name) if name.startswith("hf_") else _models.MODELS[name]()
         xs, calib = _models.images(a.batches, a.batch_size, a.size)
         with torch.no_grad():
             ref = [model(x).argmax(1) for x in xs]

@@ -6,9 +6,9 @@ A plain pass: the model as the user deploys it, in plain PyTorch, over the label
 float16 the float16 model (docs/quant.md "Benchmark" says why); the FP32 pass (one opkit.evaluate run of the
 float32 model) is printed beside it. Before / after in one run: float16 F.linear on ATen's kernel and every search
 model deep-copied, then F.linear on opkit's kernel (quant/fp16_linear.py, the same bits) and the search's models
-sharing their tensors; the two reports must be equal field for field and every row's class per sample equal. The run: the 10-Linear ViT-style
-encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16 calibration samples, target drop 3
-points. CPU seconds of this process (one torch thread; the machine is shared), one run.
+sharing their tensors; the two reports must be equal field for field and every row's class per sample equal.
+The run: the 10-Linear ViT-style encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16
+calibration samples, target drop 3 points. CPU seconds of this process (one torch thread; the machine is shared), one run.
 
     .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear]
 """
@@ -91,7 +91,8 @@ def main() -> None:
         js = lambda v: json.dumps(v, sort_keys=True, default=str)      # noqa: E731 - NaN equal to NaN
         same = {k: js(b[k]) == js(f[k]) for k in b if k not in drop}
         preds = all(runs[False].predictions[k] == runs[True].predictions[k] for k in runs[False].predictions)
-        print(f"   before == after: report fields {'all equal' if all(same.values()) else 'DIFFER: ' + str([k for k, v in same.items() if not v])}; "
+        fields = "all equal" if all(same.values()) else f"DIFFER: {[k for k, v in same.items() if not v]}"
+        print(f"   before == after: report fields {fields}; "
               f"every row's class per sample {'equal' if preds else 'DIFFERS'} ({len(runs[True].predictions)} rows)")
     print(f"   after: {load()}")
 

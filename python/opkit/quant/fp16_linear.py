@@ -122,6 +122,16 @@ def _compiler() -> str | None:
     return next((c for c in (os.environ.get("CC"), "cc", "gcc", "clang") if c and shutil.which(c)), None)
 
 
+def _cpu_id() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            lines = [ln for ln in f if ln.startswith(("model name", "flags", "Features", "CPU part"))]
+        return "".join(sorted(set(lines)))
+    except OSError:
+        import platform
+        return platform.processor()
+
+
 def _load(lanes: int = LANES, regs: int = REGISTERS):
     """The compiled kernel (built once into the cache), or None with _state['why'] saying why not."""
     src = _SOURCE % {"lanes": lanes, "regs": regs}
@@ -129,7 +139,8 @@ def _load(lanes: int = LANES, regs: int = REGISTERS):
     if cc is None:
         _state["why"] = "no C compiler (cc, gcc, clang) on PATH"
         return None
-    key = hashlib.sha256(f"{src} {_FLAGS} {cc} {os.uname().machine}".encode()).hexdigest()[:16]
+    # -march=native: the binary is this CPU's; a cache shared between hosts keeps one per CPU model and flags
+    key = hashlib.sha256(f"{src} {_FLAGS} {cc} {os.uname().machine} {_cpu_id()}".encode()).hexdigest()[:16]
     d = cache_root() / "fp16_linear"
     so = d / f"fp16_dot-{key}.so"
     if not so.exists():

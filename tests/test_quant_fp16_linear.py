@@ -84,7 +84,11 @@ def test_mode_routes_nn_linear_and_keeps_every_output():
         ref = m(x)
         with FL.Float16Linear():
             got = m(x)
+            by_kw = F.linear(input=x, weight=m[0].weight, bias=m[0].bias)
+            f32 = F.linear(x.float(), m[0].weight.float())              # not float16: untouched
     assert same_bits(got, ref)
+    assert same_bits(by_kw, F.linear(x, m[0].weight, m[0].bias))
+    assert torch.equal(f32, F.linear(x.float(), m[0].weight.float()))
 
 
 def test_opkit_quant_deploy_dtype_report_identical_with_and_without_the_kernel(monkeypatch):

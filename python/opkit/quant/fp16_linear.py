@@ -247,8 +247,10 @@ class Float16Linear(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if func is F.linear or func is torch._C._nn.linear:
-            x, w = args[0], args[1] if len(args) > 1 else kwargs["weight"]
+            x = args[0] if args else kwargs.get("input")
+            w = args[1] if len(args) > 1 else kwargs.get("weight")
             b = args[2] if len(args) > 2 else kwargs.get("bias")
-            if isinstance(x, torch.Tensor) and x.dtype == torch.float16 and type(x) is torch.Tensor:
+            if all(type(t) is torch.Tensor for t in (x, w)) and (b is None or type(b) is torch.Tensor) \
+                    and x.dtype == torch.float16:
                 return linear(x, w, b)
         return func(*args, **kwargs)

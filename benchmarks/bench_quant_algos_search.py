@@ -2,12 +2,13 @@
 --deploy-dtype float16 the current API's Linear rows and per-layer search) against the budget "(labelled
 evaluations + 2) plain passes of the labelled set".
 
-A plain pass: one opkit.evaluate run of the FP32 model over the labelled set (what every labelled evaluation of
-the search is, minus the quantized modes); also plain PyTorch's forward over it. With --deploy-dtype the model as
-deployed (float16) has a plain pass of its own -- on a CPU a float16 matmul costs several float32 ones -- so the
-budget is printed against both. The run: the 10-Linear ViT-style
-encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16 calibration samples, target drop 3
-points. CPU seconds of this process (one torch thread; the machine is shared), one run.
+A plain pass: the model as the user deploys it, in plain PyTorch, over the labelled set -- with --deploy-dtype
+float16 the float16 model (docs/quant.md "Benchmark" says why); the FP32 pass (one opkit.evaluate run of the
+float32 model) is printed beside it. Before / after in one run: float16 F.linear on ATen's kernel and every search
+model deep-copied, then F.linear on opkit's kernel (quant/fp16_linear.py, the same bits) and the search's models
+sharing their tensors; the two reports must be equal field for field and every row's class per sample equal.
+The run: the 10-Linear ViT-style encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16
+calibration samples, target drop 3 points. CPU seconds of this process (one torch thread; the machine is shared), one run.
 
     .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear]
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import sys
 import time
 
@@ -47,35 +49,51 @@ def main() -> None:
     t = time.process_time()
     evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
     plain = time.process_time() - t
-    from opkit.quant import linear_flow
+    from opkit.quant import fp16_linear, linear_flow
     t = time.process_time()
-    evaluate(linear_flow.Deployed(copy.deepcopy(m).half(), torch.float16), labelled((x, y)), [FP32], batch_size=64,
-             workers=1)
+    m16, x16 = copy.deepcopy(m).half(), x.half()
+    with torch.no_grad():                   # the model as the user deploys it: plain PyTorch in float16
+        for i in range(0, len(x16), 64):
+            m16(x16[i:i + 64])
     plain16 = time.process_time() - t
-    for reuse in ((False, True) if not a.no_linear else (True,)):
-        # before: every current-API search step recalibrates its plan; after: each (layer, candidate) once
-        linear_flow.REUSE_CALIBRATIONS = reuse
+    runs = {}
+    for fast in ((False, True) if not a.no_linear else (True,)):
+        # before: float16 F.linear on ATen's kernel, search models deep-copied; after: the same bits on opkit's
+        # kernel (quant/fp16_linear.py), tensors shared between the search's models
+        fp16_linear.ENABLED = linear_flow.SHARE_TENSORS = fast
+        linear_flow.REUSE_CALIBRATIONS = True
         t = time.process_time()
         w = time.monotonic()
         rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1,
                              deploy_dtype=None if a.no_linear else "float16")
         total, wall = time.process_time() - t, time.monotonic() - w
+        runs[fast] = rep
         budget = (rep.evals + 2) * plain
-        side = "" if a.no_linear else ("after (calibrations reused): " if reuse else "before (recalibrated per step): ")
+        side = "" if a.no_linear else ("after (opkit's float16 Linear, ATen's bits; tensors shared): " if fast
+                                       else "before (ATen's float16 Linear; deep copies): ")
         print(f"   {side}")
         print(f"   plain pass (opkit.evaluate, FP32): {plain:.3f} s CPU; plain PyTorch forward: {torch_pass:.3f} s")
         print(f"   opkit quant: {total:.1f} s CPU ({wall:.1f} s wall), {rep.evals} labelled evaluations "
               f"({rep.eval_seconds:.1f} s wall in them); current-API calibrations: {rep.linear.get('calibrations')}")
-        print(f"   budget (evaluations + 2) x plain pass: {budget:.1f} s -> {'within' if total <= budget else 'OVER'} "
-              f"({total / budget:.2f} of it)")
+        print(f"   budget (evaluations + 2) x FP32 plain pass: {budget:.1f} s -> "
+              f"{'within' if total <= budget else 'OVER'} ({total / budget:.2f} of it)")
         if not a.no_linear:
             budget16 = (rep.evals + 2) * plain16
-            print(f"   plain pass of the float16 model as deployed: {plain16:.3f} s CPU; budget against it: "
-                  f"{budget16:.1f} s -> {'within' if total <= budget16 else 'OVER'} ({total / budget16:.2f} of it)")
+            print(f"   plain pass of the model as deployed (PyTorch, float16): {plain16:.3f} s CPU; budget against "
+                  f"it: {budget16:.1f} s -> {'within' if total <= budget16 else 'OVER'} ({total / budget16:.2f} of it)")
         print(f"   recommend (classic): {rep.recommend.describe()} -> {rep.recommend.top1:.2f}%")
         if rep.linear.get("describe"):
             print(f"   recommend (current API, float16): {rep.linear['describe']} -> "
                   f"{rep.linear['verified_top1']:.2f}% (search {rep.linear['top1']:.2f}%)")
+    if len(runs) == 2:
+        b, f = runs[False].to_dict(), runs[True].to_dict()
+        drop = ("eval_seconds", "seconds", "eval_backends")
+        js = lambda v: json.dumps(v, sort_keys=True, default=str)      # noqa: E731 - NaN equal to NaN
+        same = {k: js(b[k]) == js(f[k]) for k in b if k not in drop}
+        preds = all(runs[False].predictions[k] == runs[True].predictions[k] for k in runs[False].predictions)
+        fields = "all equal" if all(same.values()) else f"DIFFER: {[k for k, v in same.items() if not v]}"
+        print(f"   before == after: report fields {fields}; "
+              f"every row's class per sample {'equal' if preds else 'DIFFERS'} ({len(runs[True].predictions)} rows)")
     print(f"   after: {load()}")
 
 

@@ -11,6 +11,7 @@ rebuilding the model from exactly those configs (each a JSON round trip) and sco
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from dataclasses import dataclass, field
@@ -20,12 +21,14 @@ import torch.nn as nn
 
 from ..errors import OpkitError
 from ..evaluate import SimVariant
+from . import fp16_linear
 from . import linear_search as LS
 from .linear_ptq import LinearPTQConfig, LinearPTQError, _set, linear_layers, quantize_linears
 
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
 BASE = "minmax-w8a8"
 REUSE_CALIBRATIONS = True          # LinearFlow.reuse's default (benchmarks/bench_quant_algos_search.py sets both)
+SHARE_TENSORS = True               # build(): share tensors and calibrated layers (False: deep copies, the old way)
 
 
 def deploy_dtype(name: str | None) -> torch.dtype | None:
@@ -46,7 +49,8 @@ class Deployed(nn.Module):
 
     def forward(self, *args):
         args = [a.to(self.dtype) if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
-        out = self.model(*args)
+        with fp16_linear.Float16Linear() if self.dtype == torch.float16 else contextlib.nullcontext():
+            out = self.model(*args)             # float16 F.linear: ATen's bits, faster (quant/fp16_linear.py)
         return out.float() if isinstance(out, torch.Tensor) else out
 
 
@@ -123,10 +127,14 @@ class LinearFlow:
                 self.calibrations += 1
                 q = LS.apply_plan(self.m, {n: cand for n in self.layers}, self.batches, self.candidates)
                 self._quantized.update({(n, cand): q.get_submodule(n) for n in self.layers})
-        m = copy.deepcopy(self.m)
+        # the module tree copied, its tensors and the calibrated layers shared: a scored model is only run
+        # (no_grad), never changed, so the copies would be equal to the bit and cost a copy per search step
+        shared = {id(t): t for t in (*self.m.parameters(), *self.m.buffers())} if SHARE_TENSORS else {}
+        m = copy.deepcopy(self.m, memo=shared)
         for n, a in plan.items():
             if a != LS.FLOAT:
-                _set(m, n, copy.deepcopy(self._quantized[(n, a)]))
+                q = self._quantized[(n, a)]
+                _set(m, n, q if SHARE_TENSORS else copy.deepcopy(q))
         return m
 
     @property

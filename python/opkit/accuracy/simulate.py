@@ -403,8 +403,9 @@ class Simulator:
         (``copy_`` is what ``.to`` runs), so the same values; only for ops that return a new tensor and a
         contiguous input (a buffer has no other layout), and never while an output shares it."""
         x = args[0] if args else None
-        if (not REUSE_CAST_BUFFERS or op_type not in FRESH_OUTPUT or not isinstance(x, torch.Tensor)
-                or x.dtype not in _LOW or rnd or not x.is_contiguous() or x.numel() < 1 << 16 or (x.dtype == io == cdt)):
+        # never under autograd: a kept buffer saved for backward would be overwritten by the next call
+        if (not REUSE_CAST_BUFFERS or torch.is_grad_enabled() or op_type not in FRESH_OUTPUT
+                or not isinstance(x, torch.Tensor) or x.dtype not in _LOW or rnd or not x.is_contiguous() or x.numel() < 1 << 16 or (x.dtype == io == cdt)):
             return _cast(args, io, cdt, rnd)
         src = x
         if x.dtype != io:

@@ -21,11 +21,12 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
     compiled from a staging folder where each op's op_kernel/ sits under the op's name beside its siblings, as
     the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves;
   - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
-  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), FORMAT_<X> of each input and output
-    as FORMAT_ND;
+  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), except one the kernel declares itself
+    (`constexpr uint32_t DTYPE_MODE = ...`), FORMAT_<X> of each input and output as FORMAT_ND;
   - the entry renamed as `opkit import-cann` renames it (python/opkit/cannproject/kernel.py), and a templated
     entry instantiated (`&entry<args>`) with the first arguments its `ASCENDC_TPL_SEL` selects
-    (ASCENDC_TPL_DATATYPE_* parameters as their C++ type), since -fsyntax-only never instantiates an
+    (ASCENDC_TPL_DATATYPE_* parameters as their C++ type; a tiling-key macro as its #define value; a SEL inside a
+    macro body ignored; the `#ifdef __CCE_KT_TEST__` branch the emulator's flags take), since -fsyntax-only never instantiates an
     uninstantiated template: a templated entry that cannot be instantiated does not compile.
 A file that does not compile stays in the denominator. The summary groups failures by cause (the first
 error, normalised: a missing header, an undeclared name, a name the emulator rejects, ...). The work folder
@@ -101,6 +102,35 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
 
 
+def _kt_branch(text: str) -> str:
+    """text with the branches of `#ifdef __CCE_KT_TEST__` (and #ifndef / #if defined) that the emulator's
+    -D__CCE_KT_TEST__=1 does not take removed, so the entry found is the one the compiler sees."""
+    out, stack = [], []  # stack: None for an unrelated #if, else whether the current branch is kept
+    for ln in text.splitlines():
+        d = re.match(r"\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)", ln)
+        if d:
+            kw, rest = d.group(1), d.group(2)
+            if kw in ("ifdef", "ifndef", "if"):
+                kt = "__CCE_KT_TEST__" in rest and not re.search(r"&&|\|\|", rest)
+                stack.append(None if not kt else (kw == "ifdef" or (kw == "if" and "!" not in rest)))
+                if kt:
+                    continue
+            elif kw == "else" and stack and stack[-1] is not None:
+                stack[-1] = not stack[-1]
+                continue
+            elif kw == "endif" and stack:
+                if stack.pop() is not None:
+                    continue
+        if all(k is not False for k in stack):
+            out.append(ln)
+    return "\n".join(out)
+
+
+def _macros(text: str) -> dict[str, str]:
+    """Object-like `#define NAME value` of a header (the tiling-key names a template argument may be)."""
+    return dict(re.findall(r"^\s*#\s*define\s+(\w+)[ \t]+([^\n\\]+?)\s*$", text, re.M))
+
+
 def _first_value(kind: str, vals: list[str]) -> str | None:
     if kind == "UINT":                     # (name, bits, UI_LIST|UI_RANGE|UI_MIX, ...)
         rest = vals[2:]
@@ -130,6 +160,8 @@ def tpl_args(op_kernel: Path) -> list[str] | None:
             break
     if not text:
         return None
+    macros = _macros(text)
+    text = re.sub(r"^\s*#\s*define\b(?:[^\n]*\\\n)*[^\n]*", "", text, flags=re.M)  # a SEL inside a macro body is a pattern
     decl = _calls(text, "ASCENDC_TPL_ARGS_DECL")
     if not decl:
         return None
@@ -150,7 +182,10 @@ def tpl_args(op_kernel: Path) -> list[str] | None:
         k2, v2 = chosen.get(vals[0], (kind, vals))
         if k2 == "UINT" and v2 is not vals:      # a SEL list has no bit width: (name, UI_LIST, v...)
             v2 = [v2[0], "", *v2[1:]]
-        out.append(_first_value(k2, v2) or "0")
+        v = _first_value(k2, v2) or "0"
+        for _ in range(4):  # the build instantiates with the values: a tiling-key macro the entry never includes
+            v = macros.get(v, v)
+        out.append(v)
     return out
 
 
@@ -205,7 +240,7 @@ def op_type_of(op: Path, kernel: Path) -> str | None:
 
 def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool, work: Path,
                      idx: int) -> tuple[str, list[str]]:
-    text = _strip_comments(kernel.read_text(errors="replace"))
+    text = _kt_branch(_strip_comments(kernel.read_text(errors="replace")))
     host = op / "op_host"
     tiling = sorted(h for d in (host, host / "arch22") if d.is_dir() for h in d.glob("*tiling*.h"))
     op_type = op_type_of(op, kernel)
@@ -233,8 +268,13 @@ def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool
         for io in re.findall(r"(?:\.|->)(?:Input|Output)\s*\(\s*\"(\w+)\"", d.read_text(errors="replace")):
             names |= {f"DTYPE_{io.upper()}", f"ORIG_DTYPE_{io.upper()}"}
             formats.add(f"FORMAT_{io.upper()}")
+    own = set()  # a DTYPE_<X> the kernel declares itself (`constexpr int DTYPE_MODE = ...`) is not the build's
     for f in [kernel, *(op / "op_kernel").rglob("*.h")]:
-        names |= set(re.findall(r"\b(?:ORIG_)?DTYPE_[A-Z0-9_]+\b", f.read_text(errors="replace")))
+        t = f.read_text(errors="replace")
+        names |= set(re.findall(r"\b(?:ORIG_)?DTYPE_[A-Z0-9_]+\b", t))
+        own |= set(re.findall(r"\b((?:ORIG_)?DTYPE_[A-Z0-9_]+)\s*=(?!=)", t))
+        own |= set(re.findall(r"#\s*define\s+((?:ORIG_)?DTYPE_[A-Z0-9_]+)", t))
+    names -= own
     defs = [f"-D{n}={'DT_FLOAT' if n.startswith('ORIG_') else 'float'}" for n in sorted(names)]
     defs += [f"-D{n}=FORMAT_ND" for n in sorted(formats)]
     if op_type:

@@ -19,7 +19,8 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
     `ascendc/common` as the ops repositories' cmake stages it (cmake/gen_ops_info.cmake: opbase's
     pkg_inc/op_common/atvoss and include/op_common/op_kernel copied into `<impl>/ascendc/common`); the kernel is
     compiled from a staging folder where each op's op_kernel/ sits under the op's name beside its siblings, as
-    the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves;
+    the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves, and the category's
+    `<op>/op_kernel/` folders one level up, as in the source tree the CPU-debug (`__CCE_KT_TEST__`) includes name;
   - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
   - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), except one the kernel declares itself
     (`constexpr uint32_t DTYPE_MODE = ...`), FORMAT_<X> of each input and output as FORMAT_ND;
@@ -308,9 +309,15 @@ def stage(op: Path, kernel: Path, work: Path, staged_roots: dict) -> Path:
     """The kernel's path in a folder where every sibling op's op_kernel/ sits under the op's name."""
     root = staged_roots.get(op.parent)
     if root is None:
-        root = work / f"impl{len(staged_roots)}"
-        root.mkdir()
+        cat = work / f"impl{len(staged_roots)}"
+        root = cat / "impl"
+        root.mkdir(parents=True)
         for sib in op.parent.iterdir():
+            if (sib / "op_kernel").is_dir():
+                # the category folder as the source tree has it, one level up: an `#ifdef __CCE_KT_TEST__` include
+                # (CPU-debug builds compile in the source tree) reaches `../../../<sibling>/op_kernel/x.h`
+                (cat / sib.name).mkdir()
+                (cat / sib.name / "op_kernel").symlink_to(sib / "op_kernel")
             if (sib / "op_kernel").is_dir():  # real folders, linked files: `..` must stay in the staging folder
                 for f in (sib / "op_kernel").rglob("*"):
                     if f.is_file():

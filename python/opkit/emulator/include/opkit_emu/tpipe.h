@@ -6,6 +6,7 @@
 namespace AscendC {
 
 using TEventID = int8_t;
+using TBufHandle = uint8_t*;  // asc-devkit impl/basic_api/kernel_tensor_base.h:29
 enum class HardEvent : uint8_t {
   MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
   MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
@@ -235,6 +236,11 @@ class TQueImpl {
   template <class T>
   LocalTensor<T> DeQue(OPKIT_LOC) {
     return deque<T>(queue("TQue::DeQue", loc).consumer, -1, loc);
+  }
+  // The untyped form (asc-devkit include/basic_api/kernel_tpipe.h:80): the same dequeue and wait, the buffer's
+  // address as TBufHandle (impl/basic_api/kernel_tensor_base.h:29, uint8_t*); kernels call it for the wait alone.
+  TBufHandle DeQue(OPKIT_LOC) {
+    return deque<uint8_t>(queue("TQue::DeQue", loc).consumer, -1, loc).data();
   }
   template <class T>
   void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {

@@ -291,3 +291,12 @@ def test_dump_tensor_prints_the_values(gxx, tmp_path):
     assert out.stdout.splitlines() == ["DumpTensor: desc=7, offset=0, count=3", "[1.5, 1.5, 1.5]",
                                        "DumpTensor: desc=8, offset=0, count=4", "[0, 10, 20, 30]",
                                        "DumpAccChkPoint: desc=9, offset=6, count=2", "[1.5, 1.5]"]
+
+
+def test_kernel_operator_leaves_limits_macros_undefined(gxx, tmp_path):
+    """kernel_operator.h does not bring in <climits>: ops-nn e5c3fa93 index/gather_elements_v2/op_kernel/
+    gather_elements_v2_last_dim.h:29 declares its own `constexpr int64_t INT_MAX`, and norm/deep_norm_grad includes
+    <climits> itself (deep_norm_grad_common.h:17) -- both build on CANN."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nconstexpr int64_t INT_MAX = 2147483647;\n'
+                                   "static_assert(INT_MAX == 2147483647);\n")
+    assert r.returncode == 0, r.stderr[-2000:]

@@ -27,7 +27,8 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
   - the entry renamed as `opkit import-cann` renames it (python/opkit/cannproject/kernel.py), and a templated
     entry instantiated (`&entry<args>`) with the first arguments its `ASCENDC_TPL_SEL` selects
     (ASCENDC_TPL_DATATYPE_* parameters as their C++ type; a tiling-key macro as its #define value; a SEL inside a
-    macro body ignored; the `#ifdef __CCE_KT_TEST__` branch the emulator's flags take), since -fsyntax-only never instantiates an
+    macro body ignored; the `#if` branches the emulator's flags take -- __CCE_KT_TEST__, __CCE_AICORE__ 220,
+    __NPU_ARCH__ 2201 --, so an A2 `extern "C"` entry beside an Ascend 950 template is not instantiated), since -fsyntax-only never instantiates an
     uninstantiated template: a templated entry that cannot be instantiated does not compile.
 A file that does not compile stays in the denominator. The summary groups failures by cause (the first
 error, normalised: a missing header, an undeclared name, a name the emulator rejects, ...). The work folder
@@ -103,33 +104,56 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
 
 
+# What the emulator's flags define (opkit.emulator.cflags(), opkit_emu/config.h): the `#if` on these is decided.
+KNOWN_MACROS = {"__CCE_KT_TEST__": 1, "ASCENDC_CPU_DEBUG": 1, "__CCE_AICORE__": 220, "__NPU_ARCH__": 2201}
+
+
+def _pp_value(cond: str) -> bool | None:
+    """The value of an `#if` condition over KNOWN_MACROS only; None when it names anything else."""
+    e = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
+               lambda m: "1" if (m.group(1) or m.group(2)) in KNOWN_MACROS else f"__undef_{m.group(1) or m.group(2)}", cond)
+    e = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(KNOWN_MACROS.get(m.group(0), m.group(0))), e)
+    if re.search(r"[A-Za-z_]", e.replace("&&", "").replace("||", "")):
+        return None
+    try:
+        return bool(eval(e.replace("&&", " and ").replace("||", " or ").replace("!", " not ").replace(" not =", "!=")))
+    except Exception:  # noqa: BLE001 -- an expression Python cannot read stays undecided
+        return None
+
+
 def _kt_branch(text: str) -> str:
-    """text with the branches of `#ifdef __CCE_KT_TEST__` (and #ifndef / #if defined) that the emulator's
-    -D__CCE_KT_TEST__=1 does not take removed, so the entry found is the one the compiler sees."""
-    out, stack = [], []  # stack: None for an unrelated #if, else whether the current branch is kept
+    """text with the `#if` branches the emulator's flags (KNOWN_MACROS: -D__CCE_KT_TEST__=1, __CCE_AICORE__ 220,
+    ...) do not take removed, so the entry found is the one the compiler sees; other conditions keep every branch."""
+    out, stack = [], []  # per open #if: None when undecided, else [taking this branch, some branch taken]
     for ln in text.splitlines():
         d = re.match(r"\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)", ln)
         if d:
-            kw, rest = d.group(1), d.group(2)
+            kw, rest = d.group(1), d.group(2).strip()
             if kw in ("ifdef", "ifndef", "if"):
-                kt = "__CCE_KT_TEST__" in rest and not re.search(r"&&|\|\|", rest)
-                stack.append(None if not kt else (kw == "ifdef" or (kw == "if" and "!" not in rest)))
-                if kt:
+                v = (_pp_value(f"defined({rest})") if kw == "ifdef" else
+                     (None if _pp_value(f"defined({rest})") is None else not _pp_value(f"defined({rest})"))
+                     if kw == "ifndef" else _pp_value(rest))
+                stack.append(None if v is None else [v, v])
+                if v is not None:
                     continue
-            elif kw == "else" and stack and stack[-1] is not None:
-                stack[-1] = not stack[-1]
+            elif kw in ("elif", "else") and stack and stack[-1] is not None:
+                v = True if kw == "else" else _pp_value(rest)
+                if v is None:  # an undecided #elif after decided branches: keep the rest as it is
+                    v = not stack[-1][1]
+                stack[-1] = [v and not stack[-1][1], stack[-1][1] or v]
                 continue
             elif kw == "endif" and stack:
                 if stack.pop() is not None:
                     continue
-        if all(k is not False for k in stack):
+        if all(k is None or k[0] for k in stack):
             out.append(ln)
     return "\n".join(out)
 
 
 def _macros(text: str) -> dict[str, str]:
     """Object-like `#define NAME value` of a header (the tiling-key names a template argument may be)."""
-    return dict(re.findall(r"^\s*#\s*define\s+(\w+)[ \t]+([^\n\\]+?)\s*$", text, re.M))
+    text = re.sub(r"\\\n", " ", text)  # continuation lines
+    return {k: re.sub(r"\s+", " ", v) for k, v in re.findall(r"^\s*#\s*define\s+(\w+)[ \t]+([^\n]+?)\s*$", text, re.M)}
 
 
 def _first_value(kind: str, vals: list[str]) -> str | None:
@@ -185,7 +209,7 @@ def tpl_args(op_kernel: Path) -> list[str] | None:
             v2 = [v2[0], "", *v2[1:]]
         v = _first_value(k2, v2) or "0"
         for _ in range(4):  # the build instantiates with the values: a tiling-key macro the entry never includes
-            v = macros.get(v, v)
+            v = macros.get(v, v).split(",")[0].strip()  # a macro naming a whole UI_LIST: its first value
         out.append(v)
     return out
 

@@ -263,6 +263,28 @@ def op_type_of(op: Path, kernel: Path) -> str | None:
     return next((t for t in types if t.lower() == stem), types[0] if types else None)
 
 
+GE_DT = {"FLOAT": "float", "FLOAT16": "half", "BF16": "bfloat16_t", "INT8": "int8_t", "UINT8": "uint8_t",
+         "INT16": "int16_t", "UINT16": "uint16_t", "INT32": "int32_t", "UINT32": "uint32_t", "INT64": "int64_t",
+         "UINT64": "uint64_t", "BOOL": "bool", "DOUBLE": "double"}
+FIRST_DTYPE = True  # --all-float: every DTYPE_<X> float (the method of rounds 1-4)
+
+
+def first_dtypes(op: Path) -> dict[str, str]:
+    """{INPUT/OUTPUT NAME: ge dtype} of the first column of the OpDef's DataType lists: one combination the
+    build compiles the kernel for (the columns of `.DataType({...})` are the registered combinations). Names
+    whose list is not a literal, or whose first type has no C type here, are left out (float)."""
+    out: dict[str, str] = {}
+    for d in sorted((op / "op_host").rglob("*_def.cpp")):
+        if any(ARCH_DIR.match(x) and x != "arch22" for x in d.relative_to(op).parts):
+            continue
+        text = _strip_comments(d.read_text(errors="replace"))
+        for m in re.finditer(r"(?:Input|Output)\s*\(\s*\"(\w+)\"\s*\)(.*?)(?=\b(?:Input|Output)\s*\(|$)", text, re.S):
+            dt = re.search(r"\.DataType(?:List)?\s*\(\s*\{\s*ge::DT_(\w+)", m.group(2))
+            if dt and dt.group(1) in GE_DT:
+                out.setdefault(m.group(1).upper(), dt.group(1))
+    return out
+
+
 def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool, work: Path,
                      idx: int) -> tuple[str, list[str]]:
     text = _kt_branch(_strip_comments(kernel.read_text(errors="replace")))
@@ -300,7 +322,13 @@ def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool
         own |= set(re.findall(r"\b((?:ORIG_)?DTYPE_[A-Z0-9_]+)\s*=(?!=)", t))
         own |= set(re.findall(r"#\s*define\s+((?:ORIG_)?DTYPE_[A-Z0-9_]+)", t))
     names -= own
-    defs = [f"-D{n}={'DT_FLOAT' if n.startswith('ORIG_') else 'float'}" for n in sorted(names)]
+    first = first_dtypes(op) if FIRST_DTYPE else {}
+
+    def value(n: str) -> str:
+        io = n.removeprefix("ORIG_").removeprefix("DTYPE_")
+        dt = first.get(io, "FLOAT")
+        return f"DT_{dt}" if n.startswith("ORIG_") else GE_DT[dt]
+    defs = [f"-D{n}={value(n)}" for n in sorted(names)]
     defs += [f"-D{n}=FORMAT_ND" for n in sorted(formats)]
     if op_type:
         defs.append(f"-DOPKIT_CANN_OP_TYPE={op_type}")

@@ -300,3 +300,25 @@ def test_kernel_operator_leaves_limits_macros_undefined(gxx, tmp_path):
     r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nconstexpr int64_t INT_MAX = 2147483647;\n'
                                    "static_assert(INT_MAX == 2147483647);\n")
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+TQUE_CONFIG_KERNEL = '''#include "kernel_operator.h"
+using namespace AscendC;
+constexpr TPosition tp[8] = {TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX,
+                             TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX};
+constexpr TQueConfig conf = GetTQueConfig(NDNZ, false, false, 0, 1, 0, tp, false, false);
+static_assert(conf.bufferNumber == 1 && conf.consumer[7] == TPosition::MAX && !conf.enableLoopQueue);
+void f() { TPipe pipe; TQue<TPosition::VECIN, 1, &conf> q; pipe.InitBuffer(q, 1, 256); }
+'''
+
+
+@pytest.mark.parametrize("nd2nz", [False, True])
+def test_tque_config(gxx, tmp_path, nd2nz):
+    """TQueConfig / GetTQueConfig (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_ceil_oom_que.h:211-239) as
+    TQue's third parameter (ops-nn loss/mse_loss_grad_v2 declares one); nd2nz on a VECIN queue is a compile error
+    (TQue简介.md: A1/B1 only)."""
+    r = compile_src(gxx, tmp_path, TQUE_CONFIG_KERNEL.replace("NDNZ", "true" if nd2nz else "false"))
+    if nd2nz:
+        assert r.returncode != 0 and "nd2nz is for A1/B1 queues" in r.stderr
+    else:
+        assert r.returncode == 0, r.stderr[-2000:]

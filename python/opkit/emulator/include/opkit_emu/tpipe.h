@@ -125,6 +125,31 @@ inline constexpr bool user_que_pos = p == AscendC::TPosition::GM || p == AscendC
 
 namespace AscendC {
 
+// TQue's third parameter may be a `const TQueConfig*` (asc-devkit 82b89a15 impl/basic_api/utils/
+// kernel_utils_ceil_oom_que.h:211-239, docs .../资源管理/TQue/TQue简介.md): ND/NZ conversion (A1/B1/CO2 only, cube
+// positions), bufferLen / bufferNumber as compile-time hints equal to InitBuffer's (0: decided at InitBuffer), the
+// rest reserved. The emulator plans buffers at InitBuffer either way; a vector queue asking for ND/NZ conversion is
+// a compile error.
+struct TQueConfig {
+  bool nd2nz = false;
+  bool nz2nd = false;
+  bool scmBlockGroup = false;
+  uint32_t bufferLen = 0;
+  uint32_t bufferNumber = 0;
+  uint32_t consumerSize = 0;
+  TPosition consumer[8] = {};
+  bool enableStaticEvtId = false;
+  bool enableLoopQueue = false;
+};
+constexpr TQueConfig GetTQueConfig(bool nd2nzIn, bool nz2ndIn, bool scmBlockGroupIn, uint32_t bufferLenIn,
+                                   uint32_t bufferNumberIn, uint32_t consumerSizeIn, const TPosition consumerIn[],
+                                   bool enableStaticEvtIdIn, bool enableLoopQueueIn) {
+  return {nd2nzIn, nz2ndIn, scmBlockGroupIn, bufferLenIn, bufferNumberIn, consumerSizeIn,
+          {consumerIn[0], consumerIn[1], consumerIn[2], consumerIn[3], consumerIn[4], consumerIn[5], consumerIn[6],
+           consumerIn[7]},
+          enableStaticEvtIdIn, enableLoopQueueIn};
+}
+
 template <TPosition pos, int32_t depth, auto mask = 0>
 class TQue;
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
@@ -290,8 +315,19 @@ class TQueImpl {
   }
 };
 
+namespace detail {
+template <TPosition pos, auto mask>
+constexpr bool que_config_ok() {  // ND/NZ conversion: nd2nz on A1/B1, nz2nd on CO2 only (TQue简介.md)
+  if constexpr (std::is_same<decltype(mask), const TQueConfig*>::value)
+    return (!mask->nd2nz || pos == TPosition::A1 || pos == TPosition::B1) && (!mask->nz2nd || pos == TPosition::CO2);
+  return true;
+}
+}  // namespace detail
 template <TPosition pos, int32_t depth, auto mask>
-class TQue : public TQueImpl<pos, depth> {};
+class TQue : public TQueImpl<pos, depth> {
+  static_assert(detail::que_config_ok<pos, mask>(),
+                "opkit emulator: TQueConfig nd2nz is for A1/B1 queues and nz2nd for CO2 queues only");
+};
 template <TPosition src, TPosition dst, int32_t depth, auto mask>
 class TQueBind : public TQueImpl<(src == TPosition::VECCALC || src == TPosition::GM) ? dst : src, depth> {};
 

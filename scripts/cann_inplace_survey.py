@@ -6,7 +6,7 @@ Opt-in (not CI). REPO is a checkout of hicann/ops-math or hicann/ops-nn (any rep
 <category>/<op>/{op_host,op_kernel}), OPBASE a checkout of hicann/opbase; none is vendored here.
 
 Which files (the A2 vector-side kernel entries):
-  every op_kernel/ source that defines a `__global__ __aicore__` function, directly in op_kernel/ or in
+  outside tests/ and scripts/ (the op generator's template skeleton), every op_kernel/ source that defines a `__global__ __aicore__` function, directly in op_kernel/ or in
   op_kernel/arch22/; skipped and counted apart: other archNN/ folders, the Ascend 950 `*_apt.cpp` entries,
   ops whose op_host `*_def.cpp` never names ascend910b, cube kernels (KERNEL_TYPE_AIC_ONLY / KERNEL_TYPE_MIX_*).
 How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
@@ -216,7 +216,9 @@ def tpl_args(op_kernel: Path) -> list[str] | None:
 
 def ops_of(repo: Path):
     for op_kernel in sorted(repo.rglob("op_kernel")):
-        if op_kernel.is_dir() and (op_kernel.parent / "op_host").is_dir() and "tests" not in op_kernel.parts:
+        rel = op_kernel.relative_to(repo).parts
+        # scripts/opgen/template/: the op generator's skeleton (placeholders, `Init()` without arguments), no op
+        if op_kernel.is_dir() and (op_kernel.parent / "op_host").is_dir() and "tests" not in rel and rel[0] != "scripts":
             yield op_kernel.parent
 
 

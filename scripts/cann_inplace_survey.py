@@ -20,7 +20,8 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
     pkg_inc/op_common/atvoss and include/op_common/op_kernel copied into `<impl>/ascendc/common`); the kernel is
     compiled from a staging folder where each op's op_kernel/ sits under the op's name beside its siblings, as
     the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves, and the category's
-    `<op>/op_kernel/` folders one level up, as in the source tree the CPU-debug (`__CCE_KT_TEST__`) includes name;
+    `<op>/op_kernel/` folders one level up, as in the source tree the CPU-debug (`__CCE_KT_TEST__`) includes name,
+    and the repository's common/inc/op_kernel/ as `<impl>/inc/` (ops-nn cmake/gen_ops_info.cmake:546);
   - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
   - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), except one the kernel declares itself
     (`constexpr uint32_t DTYPE_MODE = ...`), FORMAT_<X> of each input and output as FORMAT_ND;
@@ -359,7 +360,7 @@ def cause(stderr: str) -> str:
     return re.sub(r"^.*?error: ", "", re.sub(r"\d+", "N", first))[:120]
 
 
-def stage(op: Path, kernel: Path, work: Path, staged_roots: dict) -> Path:
+def stage(op: Path, kernel: Path, work: Path, staged_roots: dict, repo: Path) -> Path:
     """The kernel's path in a folder where every sibling op's op_kernel/ sits under the op's name."""
     root = staged_roots.get(op.parent)
     if root is None:
@@ -378,6 +379,9 @@ def stage(op: Path, kernel: Path, work: Path, staged_roots: dict) -> Path:
                         dst = root / sib.name / f.relative_to(sib / "op_kernel")
                         dst.parent.mkdir(parents=True, exist_ok=True)
                         dst.symlink_to(f)
+        shared = repo / "common" / "inc" / "op_kernel"
+        if shared.is_dir() and not (root / "inc").exists():  # `<impl>/inc/`, as ops-nn's cmake/gen_ops_info.cmake:546
+            (root / "inc").symlink_to(shared)                 # copies common/inc/op_kernel/* (`../inc/macro.h`)
         staged_roots[op.parent] = root
     return root / op.name / kernel.relative_to(op / "op_kernel")
 
@@ -403,7 +407,7 @@ def survey(repo: Path, opbase: Path, jobs: int, listing: bool, raw: bool, keep=N
             skipped.update(sk)
             if keep is not None:
                 files = [f for f in files if keep(str(f.relative_to(repo)))]
-            todo += [(f, op, stage(op, f, work, roots)) for f in files]
+            todo += [(f, op, stage(op, f, work, roots, repo)) for f in files]
         if not raw:
             tiling_view.kernel_view(None, [], [repo])  # index the repository's registrations once
         with ThreadPoolExecutor(jobs) as ex:

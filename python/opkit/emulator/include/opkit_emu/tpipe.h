@@ -1,6 +1,9 @@
 // TPipe, TQue, TQueBind, TBuf: UB allocation and the queue protocol. Facts sheet §1 "TPipe", "TQue and TBuf".
 #pragma once
 
+#include <algorithm>
+#include <iterator>
+
 #include "opkit_emu/tensor.h"
 
 namespace AscendC {
@@ -402,7 +405,22 @@ class TPipe : public opkit_emu::TPipeBase {
     if (opkit_emu::t_ctx && opkit_emu::t_ctx->pipe == this) Release();
   }
   TPipe(const TPipe&) = delete;
-  TPipe& operator=(const TPipe&) = delete;
+  // Copy-assignment, which CANN's TPipe has implicitly (ops-nn norm/layer_norm_grad_v3, add_layer_norm_grad,
+  // ada_layer_norm_grad: a kernel class's member `TPipe pipe` assigned the entry's pipe, `pipe = pipeIn`): the pool
+  // state (its identity, the allocation cursor, the buffer count) is copied and this object becomes the pipe in use,
+  // the one whose destruction releases the buffers. Both objects then hold their own copy of the cursor, as on the
+  // device: buffers planned through both would overlap.
+  TPipe& operator=(const TPipe& o) {
+    if (this == &o) return *this;
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    id_ = o.id_;
+    used_ = o.used_;
+    nbufs_ = o.nbufs_;
+    std::copy(std::begin(o.next_event_), std::end(o.next_event_), std::begin(next_event_));
+    c.live_pipe = id_;
+    c.pipe = this;
+    return *this;
+  }
 
   template <TPosition pos, int32_t depth, auto mask>
   bool InitBuffer(TQue<pos, depth, mask>& que, uint8_t num, uint32_t len, OPKIT_LOC) {

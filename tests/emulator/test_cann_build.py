@@ -324,3 +324,12 @@ def test_tque_config(gxx, tmp_path, nd2nz):
         assert r.returncode != 0 and "nd2nz is for A1/B1 queues" in r.stderr
     else:
         assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_preload_is_the_cpu_debug_no_op(gxx, tmp_path):
+    """PRELOAD(len) (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_ceil_oom_que.h:25-27: `{}` in CANN's CPU
+    debug build; ops-nn norm/masked_softmax_with_rel_pos_bias calls it under __CCE_AICORE__ == 220): compiles, and
+    the code around it runs."""
+    r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include <cstdio>\n'
+                       'int main() { int k = 1; PRELOAD(2); k += 1; std::printf("%d", k); }\n')
+    assert r.stdout == "2", r.stdout + r.stderr

@@ -19,6 +19,11 @@
 #pragma once
 #include "opkit_emu/runtime.h"
 
+// PRELOAD(len): an instruction-cache preload of the code that follows; CANN's CPU-debug build defines it empty
+// (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_ceil_oom_que.h:25-27), as here (no instruction cache).
+#define PRELOAD(len) \
+  {}
+
 namespace AscendC {
 
 enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };

@@ -333,3 +333,14 @@ def test_preload_is_the_cpu_debug_no_op(gxx, tmp_path):
     r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include <cstdio>\n'
                        'int main() { int k = 1; PRELOAD(2); k += 1; std::printf("%d", k); }\n')
     assert r.stdout == "2", r.stdout + r.stderr
+
+
+def test_topk_constants_visible_as_on_a2(gxx, tmp_path):
+    """The TopK implementation's unnamed-namespace constants reach every A2 kernel through kernel_operator.h
+    (asc-devkit 82b89a15 kernel_api.h:103 -> sort/topk.h:32 -> topk_common_utils.h:27-57; ops-nn
+    index/top_k_top_p_sample uses SIXTEEN / EIGHT undeclared); a kernel's own namespaced TWO still wins inside it."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n'
+                                   "static_assert(SIXTEEN == 16 && EIGHT == 8 && MIN_SORT32_SIZE == 32 && "
+                                   "TOPK_NORMAL_INNER_MAX_LEN == 4096);\n"
+                                   "namespace k { constexpr int TWO = 22; static_assert(TWO == 22); }\n")
+    assert r.returncode == 0, r.stderr[-2000:]

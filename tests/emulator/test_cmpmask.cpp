@@ -44,7 +44,38 @@ extern "C" __global__ __aicore__ void cmpmask(GM_ADDR x0, GM_ADDR x1, GM_ADDR bi
   DataCopy(go, d, 72);
 }
 
+// dst = a OP b (CANN's comparison operators): 64 floats each, op[0] 0..5 = < > <= >= == !=; out: the 8 mask bytes.
+extern "C" __global__ __aicore__ void cmp_operator(GM_ADDR x0, GM_ADDR x1, GM_ADDR out, GM_ADDR op) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> ba, bb, bm;
+  pipe.InitBuffer(ba, 256);
+  pipe.InitBuffer(bb, 256);
+  pipe.InitBuffer(bm, 32);
+  LocalTensor<float> a = ba.Get<float>(), b = bb.Get<float>();
+  LocalTensor<uint8_t> m = bm.Get<uint8_t>();
+  GlobalTensor<float> g0, g1;
+  GlobalTensor<uint8_t> go;
+  g0.SetGlobalBuffer((__gm__ float*)x0, 64);
+  g1.SetGlobalBuffer((__gm__ float*)x1, 64);
+  go.SetGlobalBuffer((__gm__ uint8_t*)out, 32);
+  DataCopy(a, g0, 64);
+  DataCopy(b, g1, 64);
+  Duplicate(m.ReinterpretCast<uint16_t>(), uint16_t(0), 16);
+  PipeBarrier<PIPE_ALL>();
+  switch (((__gm__ uint32_t*)op)[0]) {
+    case 0: m = a < b; break;
+    case 1: m = a > b; break;
+    case 2: m = a <= b; break;
+    case 3: m = a >= b; break;
+    case 4: m = a == b; break;
+    default: m = a != b; break;
+  }
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(go, m, 32);
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  OPKIT_EMU_PY_KERNEL(m, cmp_operator, 4);
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, cmpmask, 5);
 }

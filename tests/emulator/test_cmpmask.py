@@ -50,3 +50,17 @@ def test_set_cmp_mask_feeds_select(mod):
     take0 = torch.from_numpy(np.unpackbits(bits[:8], bitorder="little").astype(bool))
     np.testing.assert_array_equal(sel, torch.where(take0, torch.from_numpy(x0), torch.from_numpy(x1)).numpy())
     np.testing.assert_array_equal(reg, bits[:16])  # GetCmpMask stores what SetCmpMask loaded
+
+
+@pytest.mark.parametrize("op", range(6))
+def test_comparison_operators(mod, op):
+    """dst = a OP b (asc-devkit 82b89a15 impl/basic_api/kernel_tensor_impl.h:1154-1230): the count-form Compare over
+    a.GetSize() elements."""
+    rng = np.random.default_rng(op)
+    x0, x1 = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    x1[::5] = x0[::5]
+    out = np.zeros(32, np.uint8)
+    mod.cmp_operator([x0, x1, out, np.array([op], np.uint32)], block_dim=1)
+    a, b = torch.from_numpy(x0), torch.from_numpy(x1)
+    want = [a < b, a > b, a <= b, a >= b, a == b, a != b][op].numpy()
+    np.testing.assert_array_equal(np.unpackbits(out[:8], bitorder="little").astype(bool), want)

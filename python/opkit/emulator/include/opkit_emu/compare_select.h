@@ -427,6 +427,30 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
   l0_mark(dst, p, gd, &bad);
 }
 
+// dst = src0 OP src1 for < > <= >= == != (asc-devkit 82b89a15 impl/basic_api/kernel_tensor_impl.h:1154-1230,
+// kernel_operator_symbol_override_impl.h:218-243): the count-form Compare over src0.GetSize() elements into dst's
+// bitmask (ops-math math/angle_v2 writes `mask1 = imagLocal >= zeroTensor`).
+template <class T>
+struct CompareExpr {
+  LocalTensor<T> a, b;
+  CMPMODE mode;
+  opkit_emu::SrcLoc loc;
+  template <class U>
+  void opkit_emu_eval(const LocalTensor<U>& dst) const { Compare(dst, a, b, mode, a.GetSize(), loc); }
+};
+#define OPKIT_EMU_CMP_OP(OP, MODE)                                                                    \
+  template <class T>                                                                                  \
+  CompareExpr<T> operator OP(const LocalTensor<T>& a, opkit_emu::nondeduced_t<TensorArg<T>> b) {      \
+    return {a, b.t, CMPMODE::MODE, b.loc};                                                            \
+  }
+OPKIT_EMU_CMP_OP(<, LT)
+OPKIT_EMU_CMP_OP(>, GT)
+OPKIT_EMU_CMP_OP(<=, LE)
+OPKIT_EMU_CMP_OP(>=, GE)
+OPKIT_EMU_CMP_OP(==, EQ)
+OPKIT_EMU_CMP_OP(!=, NE)
+#undef OPKIT_EMU_CMP_OP
+
 // Duplicate(dst, src, count): src[0] copied count times (Duplicate.md).
 template <class T>
 void Duplicate(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, OPKIT_LOC) {

@@ -344,3 +344,11 @@ def test_topk_constants_visible_as_on_a2(gxx, tmp_path):
                                    "TOPK_NORMAL_INNER_MAX_LEN == 4096);\n"
                                    "namespace k { constexpr int TWO = 22; static_assert(TWO == 22); }\n")
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_barrier_is_a_compiler_memory_barrier(gxx, tmp_path):
+    """AscendC::Barrier() (asc-devkit 82b89a15 impl/basic_api/dav_c220/kfc/kfc_comm.h:44-51: an empty asm with a
+    memory clobber in CANN's CPU-debug build; ops-math experimental/math/reduce_prod_v2 calls it unqualified)."""
+    r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include <cstdio>\nusing namespace AscendC;\n'
+                       'int main() { int k = 4; Barrier(); AscendC::Barrier(); std::printf("%d", k + 1); }\n')
+    assert r.stdout == "5", r.stdout + r.stderr

@@ -25,6 +25,10 @@
   {}
 
 namespace AscendC {
+// Barrier(): a compiler memory barrier, as CANN's CPU-debug build defines it (asc-devkit 82b89a15
+// impl/basic_api/dav_c220/kfc/kfc_comm.h:44-51, reached through kernel_operator.h; ops-math
+// experimental/math/reduce_prod_v2 calls it after SyncAll). No instruction: the emulator's blocks see GM in order.
+inline void Barrier() { __asm__ __volatile__("" ::: "memory"); }
 
 enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
 

@@ -6,7 +6,7 @@ Opt-in (not CI). REPO is a checkout of hicann/ops-math or hicann/ops-nn (any rep
 <category>/<op>/{op_host,op_kernel}), OPBASE a checkout of hicann/opbase; none is vendored here.
 
 Which files (the A2 vector-side kernel entries):
-  every op_kernel/ source that defines a `__global__ __aicore__` function, directly in op_kernel/ or in
+  outside tests/ and scripts/ (the op generator's template skeleton), every op_kernel/ source that defines a `__global__ __aicore__` function, directly in op_kernel/ or in
   op_kernel/arch22/; skipped and counted apart: other archNN/ folders, the Ascend 950 `*_apt.cpp` entries,
   ops whose op_host `*_def.cpp` never names ascend910b, cube kernels (KERNEL_TYPE_AIC_ONLY / KERNEL_TYPE_MIX_*).
 How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
@@ -19,13 +19,17 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
     `ascendc/common` as the ops repositories' cmake stages it (cmake/gen_ops_info.cmake: opbase's
     pkg_inc/op_common/atvoss and include/op_common/op_kernel copied into `<impl>/ascendc/common`); the kernel is
     compiled from a staging folder where each op's op_kernel/ sits under the op's name beside its siblings, as
-    the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves;
+    the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves, and the category's
+    `<op>/op_kernel/` folders one level up, as in the source tree the CPU-debug (`__CCE_KT_TEST__`) includes name,
+    and the repository's common/inc/op_kernel/ as `<impl>/inc/` (ops-nn cmake/gen_ops_info.cmake:546);
   - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
-  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), FORMAT_<X> of each input and output
-    as FORMAT_ND;
+  - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), except one the kernel declares itself
+    (`constexpr uint32_t DTYPE_MODE = ...`), FORMAT_<X> of each input and output as FORMAT_ND;
   - the entry renamed as `opkit import-cann` renames it (python/opkit/cannproject/kernel.py), and a templated
     entry instantiated (`&entry<args>`) with the first arguments its `ASCENDC_TPL_SEL` selects
-    (ASCENDC_TPL_DATATYPE_* parameters as their C++ type), since -fsyntax-only never instantiates an
+    (ASCENDC_TPL_DATATYPE_* parameters as their C++ type; a tiling-key macro as its #define value; a SEL inside a
+    macro body ignored; the `#if` branches the emulator's flags take -- __CCE_KT_TEST__, __CCE_AICORE__ 220,
+    __NPU_ARCH__ 2201 --, so an A2 `extern "C"` entry beside an Ascend 950 template is not instantiated), since -fsyntax-only never instantiates an
     uninstantiated template: a templated entry that cannot be instantiated does not compile.
 A file that does not compile stays in the denominator. The summary groups failures by cause (the first
 error, normalised: a missing header, an undeclared name, a name the emulator rejects, ...). The work folder
@@ -101,6 +105,58 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
 
 
+# What the emulator's flags define (opkit.emulator.cflags(), opkit_emu/config.h): the `#if` on these is decided.
+KNOWN_MACROS = {"__CCE_KT_TEST__": 1, "ASCENDC_CPU_DEBUG": 1, "__CCE_AICORE__": 220, "__NPU_ARCH__": 2201}
+
+
+def _pp_value(cond: str) -> bool | None:
+    """The value of an `#if` condition over KNOWN_MACROS only; None when it names anything else."""
+    e = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
+               lambda m: "1" if (m.group(1) or m.group(2)) in KNOWN_MACROS else f"__undef_{m.group(1) or m.group(2)}", cond)
+    e = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(KNOWN_MACROS.get(m.group(0), m.group(0))), e)
+    if re.search(r"[A-Za-z_]", e.replace("&&", "").replace("||", "")):
+        return None
+    try:
+        return bool(eval(e.replace("&&", " and ").replace("||", " or ").replace("!", " not ").replace(" not =", "!=")))
+    except Exception:  # noqa: BLE001 -- an expression Python cannot read stays undecided
+        return None
+
+
+def _kt_branch(text: str) -> str:
+    """text with the `#if` branches the emulator's flags (KNOWN_MACROS: -D__CCE_KT_TEST__=1, __CCE_AICORE__ 220,
+    ...) do not take removed, so the entry found is the one the compiler sees; other conditions keep every branch."""
+    out, stack = [], []  # per open #if: None when undecided, else [taking this branch, some branch taken]
+    for ln in text.splitlines():
+        d = re.match(r"\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)", ln)
+        if d:
+            kw, rest = d.group(1), d.group(2).strip()
+            if kw in ("ifdef", "ifndef", "if"):
+                v = (_pp_value(f"defined({rest})") if kw == "ifdef" else
+                     (None if _pp_value(f"defined({rest})") is None else not _pp_value(f"defined({rest})"))
+                     if kw == "ifndef" else _pp_value(rest))
+                stack.append(None if v is None else [v, v])
+                if v is not None:
+                    continue
+            elif kw in ("elif", "else") and stack and stack[-1] is not None:
+                v = True if kw == "else" else _pp_value(rest)
+                if v is None:  # an undecided #elif after decided branches: keep the rest as it is
+                    v = not stack[-1][1]
+                stack[-1] = [v and not stack[-1][1], stack[-1][1] or v]
+                continue
+            elif kw == "endif" and stack:
+                if stack.pop() is not None:
+                    continue
+        if all(k is None or k[0] for k in stack):
+            out.append(ln)
+    return "\n".join(out)
+
+
+def _macros(text: str) -> dict[str, str]:
+    """Object-like `#define NAME value` of a header (the tiling-key names a template argument may be)."""
+    text = re.sub(r"\\\n", " ", text)  # continuation lines
+    return {k: re.sub(r"\s+", " ", v) for k, v in re.findall(r"^\s*#\s*define\s+(\w+)[ \t]+([^\n]+?)\s*$", text, re.M)}
+
+
 def _first_value(kind: str, vals: list[str]) -> str | None:
     if kind == "UINT":                     # (name, bits, UI_LIST|UI_RANGE|UI_MIX, ...)
         rest = vals[2:]
@@ -130,6 +186,8 @@ def tpl_args(op_kernel: Path) -> list[str] | None:
             break
     if not text:
         return None
+    macros = _macros(text)
+    text = re.sub(r"^\s*#\s*define\b(?:[^\n]*\\\n)*[^\n]*", "", text, flags=re.M)  # a SEL inside a macro body is a pattern
     decl = _calls(text, "ASCENDC_TPL_ARGS_DECL")
     if not decl:
         return None
@@ -150,13 +208,18 @@ def tpl_args(op_kernel: Path) -> list[str] | None:
         k2, v2 = chosen.get(vals[0], (kind, vals))
         if k2 == "UINT" and v2 is not vals:      # a SEL list has no bit width: (name, UI_LIST, v...)
             v2 = [v2[0], "", *v2[1:]]
-        out.append(_first_value(k2, v2) or "0")
+        v = _first_value(k2, v2) or "0"
+        for _ in range(4):  # the build instantiates with the values: a tiling-key macro the entry never includes
+            v = macros.get(v, v).split(",")[0].strip()  # a macro naming a whole UI_LIST: its first value
+        out.append(v)
     return out
 
 
 def ops_of(repo: Path):
     for op_kernel in sorted(repo.rglob("op_kernel")):
-        if op_kernel.is_dir() and (op_kernel.parent / "op_host").is_dir() and "tests" not in op_kernel.parts:
+        rel = op_kernel.relative_to(repo).parts
+        # scripts/opgen/template/: the op generator's skeleton (placeholders, `Init()` without arguments), no op
+        if op_kernel.is_dir() and (op_kernel.parent / "op_host").is_dir() and "tests" not in rel and rel[0] != "scripts":
             yield op_kernel.parent
 
 
@@ -203,9 +266,31 @@ def op_type_of(op: Path, kernel: Path) -> str | None:
     return next((t for t in types if t.lower() == stem), types[0] if types else None)
 
 
+GE_DT = {"FLOAT": "float", "FLOAT16": "half", "BF16": "bfloat16_t", "INT8": "int8_t", "UINT8": "uint8_t",
+         "INT16": "int16_t", "UINT16": "uint16_t", "INT32": "int32_t", "UINT32": "uint32_t", "INT64": "int64_t",
+         "UINT64": "uint64_t", "BOOL": "bool", "DOUBLE": "double"}
+FIRST_DTYPE = True  # --all-float: every DTYPE_<X> float (the method of rounds 1-4)
+
+
+def first_dtypes(op: Path) -> dict[str, str]:
+    """{INPUT/OUTPUT NAME: ge dtype} of the first column of the OpDef's DataType lists: one combination the
+    build compiles the kernel for (the columns of `.DataType({...})` are the registered combinations). Names
+    whose list is not a literal, or whose first type has no C type here, are left out (float)."""
+    out: dict[str, str] = {}
+    for d in sorted((op / "op_host").rglob("*_def.cpp")):
+        if any(ARCH_DIR.match(x) and x != "arch22" for x in d.relative_to(op).parts):
+            continue
+        text = _strip_comments(d.read_text(errors="replace"))
+        for m in re.finditer(r"(?:Input|Output)\s*\(\s*\"(\w+)\"\s*\)(.*?)(?=\b(?:Input|Output)\s*\(|$)", text, re.S):
+            dt = re.search(r"\.DataType(?:List)?\s*\(\s*\{\s*ge::DT_(\w+)", m.group(2))
+            if dt and dt.group(1) in GE_DT:
+                out.setdefault(m.group(1).upper(), dt.group(1))
+    return out
+
+
 def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool, work: Path,
                      idx: int) -> tuple[str, list[str]]:
-    text = _strip_comments(kernel.read_text(errors="replace"))
+    text = _kt_branch(_strip_comments(kernel.read_text(errors="replace")))
     host = op / "op_host"
     tiling = sorted(h for d in (host, host / "arch22") if d.is_dir() for h in d.glob("*tiling*.h"))
     op_type = op_type_of(op, kernel)
@@ -233,9 +318,20 @@ def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool
         for io in re.findall(r"(?:\.|->)(?:Input|Output)\s*\(\s*\"(\w+)\"", d.read_text(errors="replace")):
             names |= {f"DTYPE_{io.upper()}", f"ORIG_DTYPE_{io.upper()}"}
             formats.add(f"FORMAT_{io.upper()}")
+    own = set()  # a DTYPE_<X> the kernel declares itself (`constexpr int DTYPE_MODE = ...`) is not the build's
     for f in [kernel, *(op / "op_kernel").rglob("*.h")]:
-        names |= set(re.findall(r"\b(?:ORIG_)?DTYPE_[A-Z0-9_]+\b", f.read_text(errors="replace")))
-    defs = [f"-D{n}={'DT_FLOAT' if n.startswith('ORIG_') else 'float'}" for n in sorted(names)]
+        t = f.read_text(errors="replace")
+        names |= set(re.findall(r"\b(?:ORIG_)?DTYPE_[A-Z0-9_]+\b", t))
+        own |= set(re.findall(r"\b((?:ORIG_)?DTYPE_[A-Z0-9_]+)\s*=(?!=)", t))
+        own |= set(re.findall(r"#\s*define\s+((?:ORIG_)?DTYPE_[A-Z0-9_]+)", t))
+    names -= own
+    first = first_dtypes(op) if FIRST_DTYPE else {}
+
+    def value(n: str) -> str:
+        io = n.removeprefix("ORIG_").removeprefix("DTYPE_")
+        dt = first.get(io, "FLOAT")
+        return f"DT_{dt}" if n.startswith("ORIG_") else GE_DT[dt]
+    defs = [f"-D{n}={value(n)}" for n in sorted(names)]
     defs += [f"-D{n}=FORMAT_ND" for n in sorted(formats)]
     if op_type:
         defs.append(f"-DOPKIT_CANN_OP_TYPE={op_type}")
@@ -264,19 +360,28 @@ def cause(stderr: str) -> str:
     return re.sub(r"^.*?error: ", "", re.sub(r"\d+", "N", first))[:120]
 
 
-def stage(op: Path, kernel: Path, work: Path, staged_roots: dict) -> Path:
+def stage(op: Path, kernel: Path, work: Path, staged_roots: dict, repo: Path) -> Path:
     """The kernel's path in a folder where every sibling op's op_kernel/ sits under the op's name."""
     root = staged_roots.get(op.parent)
     if root is None:
-        root = work / f"impl{len(staged_roots)}"
-        root.mkdir()
+        cat = work / f"impl{len(staged_roots)}"
+        root = cat / "impl"
+        root.mkdir(parents=True)
         for sib in op.parent.iterdir():
+            if (sib / "op_kernel").is_dir():
+                # the category folder as the source tree has it, one level up: an `#ifdef __CCE_KT_TEST__` include
+                # (CPU-debug builds compile in the source tree) reaches `../../../<sibling>/op_kernel/x.h`
+                (cat / sib.name).mkdir()
+                (cat / sib.name / "op_kernel").symlink_to(sib / "op_kernel")
             if (sib / "op_kernel").is_dir():  # real folders, linked files: `..` must stay in the staging folder
                 for f in (sib / "op_kernel").rglob("*"):
                     if f.is_file():
                         dst = root / sib.name / f.relative_to(sib / "op_kernel")
                         dst.parent.mkdir(parents=True, exist_ok=True)
                         dst.symlink_to(f)
+        shared = repo / "common" / "inc" / "op_kernel"
+        if shared.is_dir() and not (root / "inc").exists():  # `<impl>/inc/`, as ops-nn's cmake/gen_ops_info.cmake:546
+            (root / "inc").symlink_to(shared)                 # copies common/inc/op_kernel/* (`../inc/macro.h`)
         staged_roots[op.parent] = root
     return root / op.name / kernel.relative_to(op / "op_kernel")
 
@@ -302,7 +407,7 @@ def survey(repo: Path, opbase: Path, jobs: int, listing: bool, raw: bool, keep=N
             skipped.update(sk)
             if keep is not None:
                 files = [f for f in files if keep(str(f.relative_to(repo)))]
-            todo += [(f, op, stage(op, f, work, roots)) for f in files]
+            todo += [(f, op, stage(op, f, work, roots, repo)) for f in files]
         if not raw:
             tiling_view.kernel_view(None, [], [repo])  # index the repository's registrations once
         with ThreadPoolExecutor(jobs) as ex:

@@ -12,7 +12,9 @@ HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/k
            "adv_api/math/power.h", "adv_api/utils/init_global_memory.h", "lib/utils/init_global_memory.h",
            "lib/matmul_intf.h", "adv_api/matmul/matmul_intf.h", "lib/math/kernel_operator_cos_intf.h",
            "adv_api/math/kernel_operator_erf_intf.h", "lib/sigmoid/kernel_operator_sigmoid_intf.h",
-           "lib/activation/sigmoid.h", "adv_api/reduce/sum.h", "lib/reduce/sum.h", "adv_api/activation/sigmoid.h", "lib/pad/broadcast.h", "adv_api/pad/broadcast.h"]
+           "lib/activation/sigmoid.h", "adv_api/reduce/sum.h", "lib/reduce/sum.h", "adv_api/activation/sigmoid.h", "lib/pad/broadcast.h", "adv_api/pad/broadcast.h", "kernel_utils.h",
+           "lib/matrix/matmul/matmul.h", "adv_api/matmul/matmul.h", "lib/select/selectwithbytesmask.h",
+           "adv_api/select/selectwithbytesmask.h"]
 
 
 def compile_src(gxx, tmp_path, text, name="k.cpp"):
@@ -291,3 +293,62 @@ def test_dump_tensor_prints_the_values(gxx, tmp_path):
     assert out.stdout.splitlines() == ["DumpTensor: desc=7, offset=0, count=3", "[1.5, 1.5, 1.5]",
                                        "DumpTensor: desc=8, offset=0, count=4", "[0, 10, 20, 30]",
                                        "DumpAccChkPoint: desc=9, offset=6, count=2", "[1.5, 1.5]"]
+
+
+def test_kernel_operator_leaves_limits_macros_undefined(gxx, tmp_path):
+    """kernel_operator.h does not bring in <climits>: ops-nn e5c3fa93 index/gather_elements_v2/op_kernel/
+    gather_elements_v2_last_dim.h:29 declares its own `constexpr int64_t INT_MAX`, and norm/deep_norm_grad includes
+    <climits> itself (deep_norm_grad_common.h:17) -- both build on CANN."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nconstexpr int64_t INT_MAX = 2147483647;\n'
+                                   "static_assert(INT_MAX == 2147483647);\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+TQUE_CONFIG_KERNEL = '''#include "kernel_operator.h"
+using namespace AscendC;
+constexpr TPosition tp[8] = {TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX,
+                             TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX};
+constexpr TQueConfig conf = GetTQueConfig(NDNZ, false, false, 0, 1, 0, tp, false, false);
+static_assert(conf.bufferNumber == 1 && conf.consumer[7] == TPosition::MAX && !conf.enableLoopQueue);
+void f() { TPipe pipe; TQue<TPosition::VECIN, 1, &conf> q; pipe.InitBuffer(q, 1, 256); }
+'''
+
+
+@pytest.mark.parametrize("nd2nz", [False, True])
+def test_tque_config(gxx, tmp_path, nd2nz):
+    """TQueConfig / GetTQueConfig (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_ceil_oom_que.h:211-239) as
+    TQue's third parameter (ops-nn loss/mse_loss_grad_v2 declares one); nd2nz on a VECIN queue is a compile error
+    (TQue简介.md: A1/B1 only)."""
+    r = compile_src(gxx, tmp_path, TQUE_CONFIG_KERNEL.replace("NDNZ", "true" if nd2nz else "false"))
+    if nd2nz:
+        assert r.returncode != 0 and "nd2nz is for A1/B1 queues" in r.stderr
+    else:
+        assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_preload_is_the_cpu_debug_no_op(gxx, tmp_path):
+    """PRELOAD(len) (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_ceil_oom_que.h:25-27: `{}` in CANN's CPU
+    debug build; ops-nn norm/masked_softmax_with_rel_pos_bias calls it under __CCE_AICORE__ == 220): compiles, and
+    the code around it runs."""
+    r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include <cstdio>\n'
+                       'int main() { int k = 1; PRELOAD(2); k += 1; std::printf("%d", k); }\n')
+    assert r.stdout == "2", r.stdout + r.stderr
+
+
+def test_topk_constants_visible_as_on_a2(gxx, tmp_path):
+    """The TopK implementation's unnamed-namespace constants reach every A2 kernel through kernel_operator.h
+    (asc-devkit 82b89a15 kernel_api.h:103 -> sort/topk.h:32 -> topk_common_utils.h:27-57; ops-nn
+    index/top_k_top_p_sample uses SIXTEEN / EIGHT undeclared); a kernel's own namespaced TWO still wins inside it."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n'
+                                   "static_assert(SIXTEEN == 16 && EIGHT == 8 && MIN_SORT32_SIZE == 32 && "
+                                   "TOPK_NORMAL_INNER_MAX_LEN == 4096);\n"
+                                   "namespace k { constexpr int TWO = 22; static_assert(TWO == 22); }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_barrier_is_a_compiler_memory_barrier(gxx, tmp_path):
+    """AscendC::Barrier() (asc-devkit 82b89a15 impl/basic_api/dav_c220/kfc/kfc_comm.h:44-51: an empty asm with a
+    memory clobber in CANN's CPU-debug build; ops-math experimental/math/reduce_prod_v2 calls it unqualified)."""
+    r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include <cstdio>\nusing namespace AscendC;\n'
+                       'int main() { int k = 4; Barrier(); AscendC::Barrier(); std::printf("%d", k + 1); }\n')
+    assert r.stdout == "5", r.stdout + r.stderr

@@ -171,7 +171,31 @@ extern "C" __global__ __aicore__ void pipe_init(GM_ADDR x, GM_ADDR out) {
   DataCopy(og, t, 64);
 }
 
+// The untyped TQue::DeQue() (ops-nn rms_norm calls it for the wait alone): the tensor allocated before stays usable
+// after it, the handle is that tensor's address. mode[0] 1: a second DeQue() of the now empty queue.
+// y: [0, 32) x * 2, [32] 1 when the handle is the tensor's address.
+extern "C" __global__ __aicore__ void untyped_deque(GM_ADDR x, GM_ADDR y, GM_ADDR mode) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> que;
+  pipe.InitBuffer(que, 1, 32 * sizeof(float));
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x, 32);
+  yg.SetGlobalBuffer((__gm__ float*)y, 40);
+  LocalTensor<float> t = que.AllocTensor<float>();
+  DataCopy(t, xg, 32);
+  que.EnQue(t);
+  TBufHandle h = que.DeQue();
+  if (((__gm__ uint32_t*)mode)[0] == 1) que.DeQue();
+  Muls(t, t, 2.0f, 32);
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(yg, t, 32);
+  PipeBarrier<PIPE_ALL>();
+  yg.SetValue(32, reinterpret_cast<uint8_t*>(t.GetPhyAddr()) == h ? 1.0f : 0.0f);
+  que.FreeTensor(t);
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  OPKIT_EMU_PY_KERNEL(m, untyped_deque, 3);
   OPKIT_EMU_PY_KERNEL(m, user_pos_queue, 3);
   OPKIT_EMU_PY_KERNEL(m, pipe_init, 2);
   opkit_emu::pybind::register_translator();

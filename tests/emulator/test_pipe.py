@@ -73,3 +73,18 @@ def test_pipe_init_replans_from_offset_zero(emu):
     emu("pipe").pipe_init([x, out])
     assert out[0] == 1
     np.testing.assert_array_equal(out[1:], x[1:])
+
+
+def test_untyped_deque(emu):
+    """TQue::DeQue() without a type (asc-devkit 82b89a15 include/basic_api/kernel_tpipe.h:80, TBufHandle =
+    uint8_t* per impl/basic_api/kernel_tensor_base.h:29): dequeues and waits like DeQue<T>, returns the buffer's
+    address; a second one on the empty queue is queue-protocol."""
+    from opkit.errors import EmulatorError
+    x = RNG.standard_normal(32).astype(np.float32)
+    y = np.zeros(40, np.float32)
+    emu("pipe").untyped_deque([x, y, np.array([0], np.uint32)])
+    np.testing.assert_array_equal(y[:32], x * np.float32(2))
+    assert y[32] == 1
+    with pytest.raises(EmulatorError) as e:
+        emu("pipe").untyped_deque([x, y, np.array([1], np.uint32)])
+    assert e.value.rule == "queue-protocol" and "empty queue" in e.value.detail

@@ -42,6 +42,7 @@
 #include "opkit_emu/dump_tensor.h"     // DumpTensor, DumpAccChkPoint
 #include "opkit_emu/transpose.h"       // TransDataTo5HD, Transpose
 #include "opkit_emu/sort.h"            // Sort32, MrgSort, Sort, Concat, Extract
+#include "opkit_emu/topk_constants.h"   // the TopK implementation's global constants (SIXTEEN, EIGHT, ...)
 #include "opkit_emu/unsupported.h"     // cube-side and non-A2 names: a clear compile error
 #include "opkit_emu/constants.h"       // ONE_BLK_SIZE, ...
 #include "opkit_emu/tiling_macros.h"   // GET_TILING_DATA, TILING_KEY_IS

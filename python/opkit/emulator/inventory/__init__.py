@@ -57,6 +57,8 @@ DIFFERENCES = {
     "ascendc_assert": "a failed assertion is rule kernel-assert, not an abort",
     "ASCENDC_ASSERT": "a failed assertion is rule kernel-assert, not an abort",
     "SyncAll": "the launch owns the barrier (SyncAll)",
+    "CrossCoreSetFlag": "mode 0 between vector cores only; modes 1 and 2 are a compile error",
+    "CrossCoreWaitFlag": "mode 0 between vector cores only; modes 1 and 2 are a compile error",
     "GetUserWorkspace": "returns the workspace itself (SyncAll)",
     "BinaryRepeatParams": "repeatStrideMode, strideSizeMode accepted and ignored",
     "UnaryRepeatParams": "repeatStrideMode, strideSizeMode, halfBlock accepted and ignored",

@@ -35,3 +35,4 @@
 #include "lib/quantization/ascend_quant.h"
 #include "lib/quantization/ascend_dequant.h"
 #include "lib/normalization/rmsnorm.h"
+#include "lib/select/selectwithbytesmask.h"

@@ -7,7 +7,6 @@
 // literal), otherwise the call reports rule `dtype-unsupported`.
 #pragma once
 #include <cfloat>
-#include <climits>
 #include <limits>
 #include <cmath>
 

@@ -11,6 +11,8 @@
 //    selMask in every repeat, VSEL_TENSOR_SCALAR_MODE / VSEL_TENSOR_TENSOR_MODE consume it continuously;
 //    masked-off dst lanes keep their value.
 #pragma once
+#include <cstring>
+
 #include "opkit_emu/level0.h"
 
 namespace AscendC {
@@ -310,6 +312,144 @@ OPKIT_EMU_CMP_L0(const uint64_t*, mask_bits(mask, kLanes<T>))
 OPKIT_EMU_SEL_L0(uint64_t, MaskArg(mask))
 OPKIT_EMU_SEL_L0(const uint64_t*, mask_bits(mask, kLanes<T>))
 #undef OPKIT_EMU_SEL_L0
+
+}  // namespace AscendC
+
+// The CmpMask register forms (asc-devkit 82b89a15 include/basic_api/kernel_operator_vec_cmpsel_intf.h:66-75,
+// 96-99, 201-206; docs .../比较与选择/Compare（结果存入寄存器）.md, GetCmpMask(ISASI).md, SetCmpMask(ISASI).md):
+//  - Compare(src0, src1, cmpMode, mask, repeatParams): one repeat (256 bytes, no repeatTime), lane l's result
+//    into bit l of the 128-bit register; half and float only; masked-off lanes' bits are left as they were
+//    (as the tensor form leaves dst bits);
+//  - GetCmpMask(dst): the register's 16 bytes into dst (16-byte aligned); SetCmpMask(src): 16 bytes of src into it;
+//  - Select<T, VSEL_CMPMASK_SPR>(dst, src0, src1, repeatTime, repeatParams): mode 0 with the register as selMask,
+//    the first 256/sizeof(T) bits in every repeat, lanes from the vector mask in effect (no mask argument).
+//    The other modes' register forms take a scalar tensor or an address through SetCmpMask: not modelled, a
+//    compile error naming them.
+namespace opkit_emu {
+inline bool cmp_reg_bit(const uint64_t* r, uint32_t l) { return (r[l >> 6] >> (l & 63)) & 1; }
+inline void cmp_reg_set(uint64_t* r, uint32_t l, bool v) {
+  r[l >> 6] = v ? (r[l >> 6] | (1ull << (l & 63))) : (r[l >> 6] & ~(1ull << (l & 63)));
+}
+
+template <class T>
+void cmp_to_register(const AscendC::LocalTensor<T>& a, const AscendC::LocalTensor<T>& b, AscendC::CMPMODE mode,
+                     MaskArg m, bool setMask, const AscendC::BinaryRepeatParams& rp, SrcLoc loc) {
+  static_assert(is_sel_t<T>, "opkit emulator: Compare into the CmpMask register supports half and float");
+  const L0Plan p = l0_plan<T>(setMask, m, 1, "Compare", loc);
+  if (p.repeats == 0) return;
+  const L0Geom ga{rp.src0BlkStride, rp.src0RepStride}, gb{rp.src1BlkStride, rp.src1RepStride};
+  ApiCall c(Pipe::V, "Compare", loc);
+  l0_declare(c, a, p, ga, false, "src0");
+  l0_declare(c, b, p, gb, false, "src1");
+  const bool poisoned = c.commit(Flow::Manual);
+  l0_count<T>(VecOp::Compare, p);
+  BlockCtx& x = ctx();
+  l0_for_lanes<T>(p, [&](uint32_t r, uint32_t l) {
+    cmp_reg_set(x.cmp_mask, l, cmp_elem<T>(a.data()[ga.at<T>(r, l)], b.data()[gb.at<T>(r, l)], mode));
+    cmp_reg_set(x.cmp_def, l, !(poisoned && (l0_poisoned(a, ga, r, l) || l0_poisoned(b, gb, r, l))));
+  });
+}
+}  // namespace opkit_emu
+
+namespace AscendC {
+template <class T, bool isSetMask = true>
+void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask,
+             const BinaryRepeatParams& repeatParams, OPKIT_LOC) {
+  opkit_emu::cmp_to_register<T>(src0, src1, cmpMode, opkit_emu::MaskArg(mask), isSetMask, repeatParams, loc);
+}
+template <class T, bool isSetMask = true>
+void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask[],
+             const BinaryRepeatParams& repeatParams, OPKIT_LOC) {
+  using namespace opkit_emu;
+  cmp_to_register<T>(src0, src1, cmpMode, mask_bits(mask, kLanes<T>), isSetMask, repeatParams, loc);
+}
+
+template <class T>
+void GetCmpMask(const LocalTensor<T>& dst, OPKIT_LOC) {
+  using namespace opkit_emu;
+  if (dst.m_.ub_off() % 16 != 0)
+    fail("api-argument", "GetCmpMask", loc, strf("dst starts at UB byte %u, not 16-byte aligned", dst.m_.ub_off()));
+  BlockCtx& x = ctx();
+  ApiCall c(Pipe::V, "GetCmpMask", loc);
+  c.write(dst.m_, 0, 128, 1, "dst");
+  c.commit(Flow::Manual);
+  std::memcpy(dst.data(), x.cmp_mask, 16);
+  for (uint32_t i = 0; i < 16; ++i)  // a byte's bits defined as the register's are
+    set_defined_bits(dst.m_.ub_off() + i, static_cast<uint8_t>(x.cmp_def[i / 8] >> (8 * (i % 8))));
+}
+template <class T>
+void SetCmpMask(const LocalTensor<T>& src, OPKIT_LOC) {
+  using namespace opkit_emu;
+  if (src.m_.ub_off() % 16 != 0)
+    fail("api-argument", "SetCmpMask", loc, strf("src starts at UB byte %u, not 16-byte aligned", src.m_.ub_off()));
+  BlockCtx& x = ctx();
+  ApiCall c(Pipe::V, "SetCmpMask", loc);
+  c.read(src.m_, 0, 128, 1, "src");
+  const bool poisoned = c.commit(Flow::Manual);
+  std::memcpy(x.cmp_mask, src.data(), 16);
+  for (uint32_t l = 0; l < 128; ++l) cmp_reg_set(x.cmp_def, l, !(poisoned && ApiCall::lane_poisoned(c.operand(0), l)));
+}
+
+template <class T, SELMODE selMode>
+void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint8_t repeatTime,
+            const BinaryRepeatParams& repeatParams, OPKIT_LOC) {
+  using namespace opkit_emu;
+  static_assert(is_sel_t<T>, "opkit emulator: Select supports half and float on this chip");
+  static_assert(selMode == SELMODE::VSEL_CMPMASK_SPR,
+                "opkit emulator: the register form of Select is modelled for VSEL_CMPMASK_SPR only (the other modes "
+                "take a scalar tensor or a selMask address through SetCmpMask)");
+  const L0Plan p = l0_plan<T>(false, MaskArg(uint64_t{0}), repeatTime, "Select", loc);  // the vector mask in effect
+  if (p.repeats == 0) return;
+  const L0Geom gd{repeatParams.dstBlkStride, repeatParams.dstRepStride},
+      ga{repeatParams.src0BlkStride, repeatParams.src0RepStride}, gb{repeatParams.src1BlkStride, repeatParams.src1RepStride};
+  BlockCtx& x = ctx();
+  ApiCall c(Pipe::V, "Select", loc);
+  l0_declare(c, dst, p, gd, true, "dst");
+  l0_declare(c, src0, p, ga, false, "src0");
+  l0_declare(c, src1, p, gb, false, "src1");
+  const bool poisoned = c.commit(Flow::Manual);
+  std::vector<uint8_t> bad;
+  l0_for_lanes<T>(p, [&](uint32_t r, uint32_t l) {
+    bad.push_back(!cmp_reg_bit(x.cmp_def, l) ||
+                  (poisoned && (l0_poisoned(src0, ga, r, l) || l0_poisoned(src1, gb, r, l))));
+  });
+  l0_count<T>(VecOp::Select, p);
+  T out[kLanes<T>];
+  for (uint32_t r = 0; r < p.repeats; ++r) {  // read the whole repeat before writing (in-place safe)
+    const bool last = r + 1 == p.repeats;
+    const uint64_t lo = last ? p.last_lo : p.lo, hi = last ? p.last_hi : p.hi;
+    for (uint32_t l = 0; l < kLanes<T>; ++l)
+      if (lane_on(lo, hi, l))
+        out[l] = cmp_reg_bit(x.cmp_mask, l) ? src0.data()[ga.at<T>(r, l)] : src1.data()[gb.at<T>(r, l)];
+    for (uint32_t l = 0; l < kLanes<T>; ++l)
+      if (lane_on(lo, hi, l)) dst.data()[gd.at<T>(r, l)] = out[l];
+  }
+  l0_mark(dst, p, gd, &bad);
+}
+
+// dst = src0 OP src1 for < > <= >= == != (asc-devkit 82b89a15 impl/basic_api/kernel_tensor_impl.h:1154-1230,
+// kernel_operator_symbol_override_impl.h:218-243): the count-form Compare over src0.GetSize() elements into dst's
+// bitmask (ops-math math/angle_v2 writes `mask1 = imagLocal >= zeroTensor`).
+template <class T>
+struct CompareExpr {
+  LocalTensor<T> a, b;
+  CMPMODE mode;
+  opkit_emu::SrcLoc loc;
+  template <class U>
+  void opkit_emu_eval(const LocalTensor<U>& dst) const { Compare(dst, a, b, mode, a.GetSize(), loc); }
+};
+#define OPKIT_EMU_CMP_OP(OP, MODE)                                                                    \
+  template <class T>                                                                                  \
+  CompareExpr<T> operator OP(const LocalTensor<T>& a, opkit_emu::nondeduced_t<TensorArg<T>> b) {      \
+    return {a, b.t, CMPMODE::MODE, b.loc};                                                            \
+  }
+OPKIT_EMU_CMP_OP(<, LT)
+OPKIT_EMU_CMP_OP(>, GT)
+OPKIT_EMU_CMP_OP(<=, LE)
+OPKIT_EMU_CMP_OP(>=, GE)
+OPKIT_EMU_CMP_OP(==, EQ)
+OPKIT_EMU_CMP_OP(!=, NE)
+#undef OPKIT_EMU_CMP_OP
 
 // Duplicate(dst, src, count): src[0] copied count times (Duplicate.md).
 template <class T>

@@ -63,3 +63,27 @@ class LocalMemAllocator {
   uint32_t head_ = 0;
 };
 }  // namespace AscendC
+
+namespace AscendC {
+// LocalTensor(pos, addr, tileSize): tileSize elements of T at UB byte `addr`, a fixed buffer like LocalMemAllocator's
+// (poisoned until written, no queue protocol, hazards tracked; it may overlap a TPipe's buffers, as on the device).
+// Checked: a VECIN / VECOUT / VECCALC position, addr 32-byte aligned, the tile inside UB.
+template <class T>
+LocalTensor<T>::LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize, opkit_emu::SrcLoc loc) {
+  using namespace opkit_emu;
+  const char* call = "LocalTensor(pos, addr, tileSize)";
+  if (pos != TPosition::VECIN && pos != TPosition::VECOUT && pos != TPosition::VECCALC)
+    fail("api-argument", call, loc, "the emulator holds UB tensors only (VECIN / VECOUT / VECCALC)");
+  const uint64_t bytes = uint64_t(tileSize) * sizeof(T);
+  if (addr % kBlk) fail("ub-alignment", call, loc, strf("UB address %u is not 32-byte aligned", addr));
+  if (bytes == 0 || addr + bytes > kChip.ub_total_bytes)
+    fail("ub-capacity", call, loc,
+         strf("%u elements of %zu bytes at UB address %u end at %llu bytes; %s has %u bytes of UB per core", tileSize,
+              sizeof(T), addr, (unsigned long long)(addr + bytes), kChip.profile, kChip.ub_total_bytes));
+  BlockCtx& c = ctx();
+  const uint32_t id = new_buf(addr, static_cast<uint32_t>(bytes), BufKind::TBuf, -1, 0);
+  if (addr + bytes > c.stats.ub_high_water) c.stats.ub_high_water = addr + bytes;
+  *this = make_tensor<T>(id, 0, static_cast<uint32_t>(bytes));
+  m_.pos = pos;
+}
+}  // namespace AscendC

@@ -133,6 +133,10 @@ struct BlockCtx {
   // Counter mode. Every block starts in Normal mode with all lanes on.
   uint64_t mask_lo = ~0ull, mask_hi = ~0ull;
   bool mask_counter = false;
+  // CmpMask register (compare_select.h): 128 bits the register form of Compare writes and SetCmpMask loads,
+  // GetCmpMask stores and the register form of Select reads; cmp_def: which of its bits are defined.
+  uint64_t cmp_mask[2] = {0, 0}, cmp_def[2] = {0, 0};
+  uint32_t cross_core_waits[16] = {};  // CrossCoreWaitFlag rounds this block has passed, per flagId (sync_all.h)
   float deq_scale = 1.0f;  // SetDeqScale(half): scale of the int32_t -> half Cast (cast.h)
   std::vector<AscendC::ShapeInfo> shapes;  // SetShapeInfo: tensors hold an index (1-based) into this table
   uint16_t mrg_sort_used[4] = {0, 0, 0, 0};

@@ -34,6 +34,8 @@ struct SyncAllBarrier {
   int64_t num = 0, arrived = 0, done = 0, generation = 0;
   bool failed = false;
   int64_t ended_block = -1;  // a block that ended normally while others wait
+  int64_t flag_sets[16] = {};  // CrossCoreSetFlag<0> calls per flagId, all blocks together
+  int64_t flag_waiting = 0;    // blocks inside CrossCoreWaitFlag
 };
 struct SyncAllRegistry {
   std::mutex mu;
@@ -85,6 +87,42 @@ inline void sync_all(SrcLoc loc) {
             (long long)b.ended_block, (long long)b.arrived, (long long)b.num));
 }
 
+// CrossCoreSetFlag / CrossCoreWaitFlag, mode 0 between vector cores (asc-devkit 82b89a15 docs/zh/api/SIMD-API/
+// 基础API/同步控制/核间同步/CrossCoreSetFlag(ISASI).md): each flagId counts the blocks' sets; a block's k-th wait on a
+// flag returns once every block of the launch has set it k times. A wait no set can release any more (the other
+// blocks ended or wait too) is the hang the NPU would show: sync-all.
+inline void cross_core_check(uint16_t flagId, const char* call, SrcLoc loc) {
+  if (flagId > 15) fail("api-argument", call, loc, strf("flagId %u is outside [0, 15] (modes 0-2)", flagId));
+}
+inline void cross_core_set(uint16_t flagId, SrcLoc loc) {
+  cross_core_check(flagId, "CrossCoreSetFlag", loc);
+  BlockCtx& c = ctx();
+  SyncAllBarrier& b = barrier_of(c);
+  std::lock_guard<std::mutex> lk(b.mu);
+  b.flag_sets[flagId]++;
+  b.cv.notify_all();
+}
+inline void cross_core_wait(uint16_t flagId, SrcLoc loc) {
+  cross_core_check(flagId, "CrossCoreWaitFlag", loc);
+  BlockCtx& c = ctx();
+  const int64_t need = c.num * (int64_t(c.cross_core_waits[flagId]) + 1);
+  SyncAllBarrier& b = barrier_of(c);
+  std::unique_lock<std::mutex> lk(b.mu);
+  b.flag_waiting++;
+  b.cv.notify_all();
+  b.cv.wait(lk, [&] { return b.flag_sets[flagId] >= need || b.failed || b.flag_waiting + b.done + b.arrived >= b.num; });
+  b.flag_waiting--;
+  if (b.flag_sets[flagId] >= need) {
+    c.cross_core_waits[flagId]++;
+    return;
+  }
+  if (b.failed) throw SyncAllAborted();
+  fail("sync-all", "CrossCoreWaitFlag", loc,
+       strf("flagId %u was set %lld times; this wait needs %lld (every one of %lld blocks, round %u), and no block "
+            "left can set it (the NPU would hang)",
+            flagId, (long long)b.flag_sets[flagId], (long long)need, (long long)c.num, c.cross_core_waits[flagId] + 1));
+}
+
 inline GM_ADDR& sys_workspace() { static thread_local GM_ADDR w = nullptr; return w; }
 
 }  // namespace opkit_emu
@@ -110,6 +148,29 @@ inline void SyncAll(const G& gmWorkspace, const U& ubWorkspace, const int32_t us
                                     "emulated",
                                     usedCores, (long long)opkit_emu::ctx().num));
   opkit_emu::sync_all(loc);
+}
+
+// The flag ids CANN's own synchronisation uses (asc-devkit 82b89a15 impl/basic_api/dav_c220/kernel_operator_sync_impl.h:117-120)
+constexpr uint16_t SYNC_AIV_FLAG = 12;
+constexpr uint16_t SYNC_AIC_FLAG = 11;
+constexpr uint16_t SYNC_AIC_AIV_FLAG = 13;
+constexpr uint16_t SYNC_AIV_ONLY_ALL = 14;
+// Mode 0 only: modes 1 and 2 pair a vector core with its AI core's other vector core or with the cube core, which
+// the emulator's blocks do not model.
+template <uint8_t modeId, pipe_t pipe>
+inline void CrossCoreSetFlag(uint16_t flagId, OPKIT_LOC) {
+  static_assert(modeId == 0, "not supported on the emulator: CrossCoreSetFlag modes 1 and 2 (the AIV pair of an AI "
+                             "core, the cube core)");
+  static_assert(pipe != PIPE_S && pipe != PIPE_ALL, "CrossCoreSetFlag: PIPE_S and PIPE_ALL are not allowed");
+  (void)opkit_emu::SyncAllUser<std::integral_constant<int, 1000 + modeId>>::registered;
+  opkit_emu::cross_core_set(flagId, loc);
+}
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+inline void CrossCoreWaitFlag(uint16_t flagId, OPKIT_LOC) {
+  static_assert(modeId == 0, "not supported on the emulator: CrossCoreWaitFlag modes 1 and 2 (the AIV pair of an AI "
+                             "core, the cube core)");
+  (void)opkit_emu::SyncAllUser<std::integral_constant<int, 1000 + modeId>>::registered;
+  opkit_emu::cross_core_wait(flagId, loc);
 }
 
 inline void SetSysWorkspace(GM_ADDR workspace) { opkit_emu::sys_workspace() = workspace; }

@@ -19,7 +19,16 @@
 #pragma once
 #include "opkit_emu/runtime.h"
 
+// PRELOAD(len): an instruction-cache preload of the code that follows; CANN's CPU-debug build defines it empty
+// (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_ceil_oom_que.h:25-27), as here (no instruction cache).
+#define PRELOAD(len) \
+  {}
+
 namespace AscendC {
+// Barrier(): a compiler memory barrier, as CANN's CPU-debug build defines it (asc-devkit 82b89a15
+// impl/basic_api/dav_c220/kfc/kfc_comm.h:44-51, reached through kernel_operator.h; ops-math
+// experimental/math/reduce_prod_v2 calls it after SyncAll). No instruction: the emulator's blocks see GM in order.
+inline void Barrier() { __asm__ __volatile__("" ::: "memory"); }
 
 enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
 

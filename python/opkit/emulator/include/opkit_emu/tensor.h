@@ -148,6 +148,9 @@ class LocalTensor {
   OPKIT_EMU_NO_INT4(T);
   using PrimType = T;
   LocalTensor() = default;
+  // A tensor at a fixed UB byte address, outside any TPipe (asc-devkit 82b89a15 include/basic_api/kernel_tensor.h:189,
+  // impl/basic_api/kernel_tensor_impl.h:1088-1093; defined in local_mem_allocator.h).
+  LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize, OPKIT_LOC);
 
   // Element access (scalar unit). Checked: bounds, buffer liveness, initialisation on read.
   T GetValue(uint32_t idx, OPKIT_LOC) const {

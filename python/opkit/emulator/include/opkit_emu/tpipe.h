@@ -1,11 +1,15 @@
 // TPipe, TQue, TQueBind, TBuf: UB allocation and the queue protocol. Facts sheet §1 "TPipe", "TQue and TBuf".
 #pragma once
 
+#include <algorithm>
+#include <iterator>
+
 #include "opkit_emu/tensor.h"
 
 namespace AscendC {
 
 using TEventID = int8_t;
+using TBufHandle = uint8_t*;  // asc-devkit impl/basic_api/kernel_tensor_base.h:29
 enum class HardEvent : uint8_t {
   MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
   MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
@@ -124,6 +128,31 @@ inline constexpr bool user_que_pos = p == AscendC::TPosition::GM || p == AscendC
 
 namespace AscendC {
 
+// TQue's third parameter may be a `const TQueConfig*` (asc-devkit 82b89a15 impl/basic_api/utils/
+// kernel_utils_ceil_oom_que.h:211-239, docs .../资源管理/TQue/TQue简介.md): ND/NZ conversion (A1/B1/CO2 only, cube
+// positions), bufferLen / bufferNumber as compile-time hints equal to InitBuffer's (0: decided at InitBuffer), the
+// rest reserved. The emulator plans buffers at InitBuffer either way; a vector queue asking for ND/NZ conversion is
+// a compile error.
+struct TQueConfig {
+  bool nd2nz = false;
+  bool nz2nd = false;
+  bool scmBlockGroup = false;
+  uint32_t bufferLen = 0;
+  uint32_t bufferNumber = 0;
+  uint32_t consumerSize = 0;
+  TPosition consumer[8] = {};
+  bool enableStaticEvtId = false;
+  bool enableLoopQueue = false;
+};
+constexpr TQueConfig GetTQueConfig(bool nd2nzIn, bool nz2ndIn, bool scmBlockGroupIn, uint32_t bufferLenIn,
+                                   uint32_t bufferNumberIn, uint32_t consumerSizeIn, const TPosition consumerIn[],
+                                   bool enableStaticEvtIdIn, bool enableLoopQueueIn) {
+  return {nd2nzIn, nz2ndIn, scmBlockGroupIn, bufferLenIn, bufferNumberIn, consumerSizeIn,
+          {consumerIn[0], consumerIn[1], consumerIn[2], consumerIn[3], consumerIn[4], consumerIn[5], consumerIn[6],
+           consumerIn[7]},
+          enableStaticEvtIdIn, enableLoopQueueIn};
+}
+
 template <TPosition pos, int32_t depth, auto mask = 0>
 class TQue;
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
@@ -236,6 +265,11 @@ class TQueImpl {
   LocalTensor<T> DeQue(OPKIT_LOC) {
     return deque<T>(queue("TQue::DeQue", loc).consumer, -1, loc);
   }
+  // The untyped form (asc-devkit include/basic_api/kernel_tpipe.h:80): the same dequeue and wait, the buffer's
+  // address as TBufHandle (impl/basic_api/kernel_tensor_base.h:29, uint8_t*); kernels call it for the wait alone.
+  TBufHandle DeQue(OPKIT_LOC) {
+    return deque<uint8_t>(queue("TQue::DeQue", loc).consumer, -1, loc).data();
+  }
   template <class T>
   void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
@@ -284,8 +318,19 @@ class TQueImpl {
   }
 };
 
+namespace detail {
+template <TPosition pos, auto mask>
+constexpr bool que_config_ok() {  // ND/NZ conversion: nd2nz on A1/B1, nz2nd on CO2 only (TQue简介.md)
+  if constexpr (std::is_same<decltype(mask), const TQueConfig*>::value)
+    return (!mask->nd2nz || pos == TPosition::A1 || pos == TPosition::B1) && (!mask->nz2nd || pos == TPosition::CO2);
+  return true;
+}
+}  // namespace detail
 template <TPosition pos, int32_t depth, auto mask>
-class TQue : public TQueImpl<pos, depth> {};
+class TQue : public TQueImpl<pos, depth> {
+  static_assert(detail::que_config_ok<pos, mask>(),
+                "opkit emulator: TQueConfig nd2nz is for A1/B1 queues and nz2nd for CO2 queues only");
+};
 template <TPosition src, TPosition dst, int32_t depth, auto mask>
 class TQueBind : public TQueImpl<(src == TPosition::VECCALC || src == TPosition::GM) ? dst : src, depth> {};
 
@@ -360,7 +405,22 @@ class TPipe : public opkit_emu::TPipeBase {
     if (opkit_emu::t_ctx && opkit_emu::t_ctx->pipe == this) Release();
   }
   TPipe(const TPipe&) = delete;
-  TPipe& operator=(const TPipe&) = delete;
+  // Copy-assignment, which CANN's TPipe has implicitly (ops-nn norm/layer_norm_grad_v3, add_layer_norm_grad,
+  // ada_layer_norm_grad: a kernel class's member `TPipe pipe` assigned the entry's pipe, `pipe = pipeIn`): the pool
+  // state (its identity, the allocation cursor, the buffer count) is copied and this object becomes the pipe in use,
+  // the one whose destruction releases the buffers. Both objects then hold their own copy of the cursor, as on the
+  // device: buffers planned through both would overlap.
+  TPipe& operator=(const TPipe& o) {
+    if (this == &o) return *this;
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    id_ = o.id_;
+    used_ = o.used_;
+    nbufs_ = o.nbufs_;
+    std::copy(std::begin(o.next_event_), std::end(o.next_event_), std::begin(next_event_));
+    c.live_pipe = id_;
+    c.pipe = this;
+    return *this;
+  }
 
   template <TPosition pos, int32_t depth, auto mask>
   bool InitBuffer(TQue<pos, depth, mask>& que, uint8_t num, uint32_t len, OPKIT_LOC) {

@@ -214,6 +214,28 @@ void TransDataTo5HD(uint64_t dstList[NCHW_CONV_ADDR_LIST_SIZE], uint64_t srcList
   opkit_emu::trans_5hd<T>(opkit_emu::metas_of(dstList, call, loc, "dstList"),
                           opkit_emu::metas_of(srcList, call, loc, "srcList"), nchwconvParams, call, loc);
 }
+// CANN's implementation functions, which kernels call directly (ops-nn activation/ge_glu_grad_v2, index/scatter_list):
+// asc-devkit 82b89a15 impl/basic_api/dav_c220/kernel_operator_vec_transpose_impl.h:246-273 -- the same instruction
+// over __ubuf__ pointer lists, or over uint64_t address lists; here as TransDataTo5HD of the same lists.
+template <typename T>
+void TransDataTo5HDImpl(__ubuf__ T* dstList[NCHW_CONV_ADDR_LIST_SIZE], __ubuf__ T* srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                        const TransDataTo5HDParams& transDataTo5HDParams, OPKIT_LOC) {
+  const char* call = "TransDataTo5HDImpl";
+  uint64_t d[16], s[16];
+  for (int i = 0; i < 16; ++i) {
+    d[i] = reinterpret_cast<uint64_t>(dstList[i]);
+    s[i] = reinterpret_cast<uint64_t>(srcList[i]);
+  }
+  opkit_emu::trans_5hd<T>(opkit_emu::metas_of(d, call, loc, "dstList"), opkit_emu::metas_of(s, call, loc, "srcList"),
+                          transDataTo5HDParams, call, loc);
+}
+template <typename T>
+void TransDataTo5HDImpl(uint64_t dstList[NCHW_CONV_ADDR_LIST_SIZE], uint64_t srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                        const TransDataTo5HDParams& transDataTo5HDParams, OPKIT_LOC) {
+  const char* call = "TransDataTo5HDImpl";
+  opkit_emu::trans_5hd<T>(opkit_emu::metas_of(dstList, call, loc, "dstList"),
+                          opkit_emu::metas_of(srcList, call, loc, "srcList"), transDataTo5HDParams, call, loc);
+}
 // The address lists in UB: the scalar unit reads them (CANN: __in_pipe__(S) __out_pipe__(V)).
 template <typename T>
 void TransDataTo5HD(const LocalTensor<uint64_t>& dst, const LocalTensor<uint64_t>& src,

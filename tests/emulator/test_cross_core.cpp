@@ -1,0 +1,57 @@
+// CrossCoreSetFlag / CrossCoreWaitFlag mode 0 (sync_all.h) and TPipe copy-assignment (tpipe.h).
+// test_cross_core.py checks them.
+#include "opkit_emu/pybind.h"
+
+using namespace AscendC;
+
+// out: 16 int32 slots per block (64 bytes). Each block writes idx + 1 into its slot, sets the flag, waits, then
+// writes the sum of every block's slot into its second slot. skip[0] = 1: block 0 never sets the flag.
+extern "C" __global__ __aicore__ void cross_core(GM_ADDR out, GM_ADDR skip) {
+  GlobalTensor<int32_t> g;
+  const int64_t n = GetBlockNum(), i = GetBlockIdx();
+  g.SetGlobalBuffer((__gm__ int32_t*)out, 16 * n);
+  g.SetValue(16 * i, static_cast<int32_t>(i + 1));
+  if (!(((__gm__ uint32_t*)skip)[0] == 1 && i == 0)) CrossCoreSetFlag<0x0, PIPE_MTE3>(SYNC_AIV_ONLY_ALL);
+  CrossCoreWaitFlag(SYNC_AIV_ONLY_ALL);
+  int32_t sum = 0;
+  for (int64_t b = 0; b < n; ++b) sum += g.GetValue(16 * b);
+  g.SetValue(16 * i + 8, sum);
+}
+
+// A kernel class holding its own TPipe, assigned the entry's (as ops-nn norm/layer_norm_grad_v3 does).
+class CopyPipeOp {
+ public:
+  void Init(GM_ADDR x, GM_ADDR y, TPipe& pipeIn) {
+    pipe = pipeIn;
+    pipe.InitBuffer(buf, 256);
+    xg.SetGlobalBuffer((__gm__ float*)x, 64);
+    yg.SetGlobalBuffer((__gm__ float*)y, 72);
+  }
+  void Process() {
+    LocalTensor<float> t = buf.Get<float>();
+    DataCopy(t, xg, 64);
+    PipeBarrier<PIPE_ALL>();
+    Muls(t, t, 3.0f, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 64);
+    PipeBarrier<PIPE_ALL>();
+    yg.SetValue(64, GetTPipePtr() == &pipe ? 1.0f : 0.0f);
+  }
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  GlobalTensor<float> xg, yg;
+};
+
+// y: [0, 64) x * 3 through a buffer the copied pipe planned, [64] 1 when GetTPipePtr is the copy.
+extern "C" __global__ __aicore__ void pipe_copy(GM_ADDR x, GM_ADDR y) {
+  TPipe pipe;
+  CopyPipeOp op;
+  op.Init(x, y, pipe);
+  op.Process();
+}
+
+PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
+  opkit_emu::pybind::register_translator();
+  OPKIT_EMU_PY_KERNEL(m, cross_core, 2);
+  OPKIT_EMU_PY_KERNEL(m, pipe_copy, 2);
+}

@@ -1,0 +1,43 @@
+"""CrossCoreSetFlag / CrossCoreWaitFlag between vector cores (mode 0; opkit_emu/sync_all.h) and TPipe
+copy-assignment (opkit_emu/tpipe.h).
+
+CrossCoreSetFlag(ISASI).md (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/同步控制/核间同步/): mode 0 between AIV
+cores -- a wait returns once every core has set the flag; signatures include/basic_api/kernel_operator_block_sync_intf.h:
+88-93, SYNC_AIV_ONLY_ALL = 14 impl/basic_api/dav_c220/kernel_operator_sync_impl.h:120. ops-nn norm/layer_norm_grad_v3,
+add_layer_norm_grad and ada_layer_norm_grad use both (a kernel class's TPipe assigned the entry's)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from opkit.errors import EmulatorError
+
+
+@pytest.fixture(scope="module")
+def mod():
+    from conftest import compile_pybind, headers_digest, load
+    return load(compile_pybind("cross_core", headers_digest()), "cross_core")
+
+
+@pytest.mark.parametrize("blocks", [1, 4])
+def test_wait_sees_every_blocks_write(mod, blocks):
+    out = np.zeros(16 * blocks, np.int32)
+    mod.cross_core([out, np.array([0], np.uint32)], block_dim=blocks)
+    slots = out.reshape(blocks, 16)
+    np.testing.assert_array_equal(slots[:, 0], np.arange(1, blocks + 1))
+    np.testing.assert_array_equal(slots[:, 8], np.full(blocks, blocks * (blocks + 1) // 2))
+
+
+def test_a_block_that_never_sets_is_the_hang(mod):
+    out = np.zeros(16 * 3, np.int32)
+    with pytest.raises(EmulatorError) as e:
+        mod.cross_core([out, np.array([1], np.uint32)], block_dim=3)
+    assert e.value.rule == "sync-all" and "would hang" in e.value.detail
+
+
+def test_tpipe_copy_assignment(mod):
+    x = np.random.default_rng(3).standard_normal(64).astype(np.float32)
+    y = np.zeros(72, np.float32)
+    mod.pipe_copy([x, y], block_dim=1)
+    np.testing.assert_array_equal(y[:64], x * np.float32(3))
+    assert y[64] == 1

@@ -1,4 +1,4 @@
-"""cann_survey.py DIR [DIR...] [--opbase DIR] [--json OUT] [--table OUT.md] [--jobs N] [--only REGEX] [--no-run]
+"""cann_survey.py DIR [DIR...] [--opbase DIR] [--json OUT] [--table OUT.md] [--jobs N] [--only REGEX] [--with-reference] [--no-run]
 -- CANN operator folders, unchanged, through `opkit import-cann`'s machinery (docs/cann.md "CANN's repositories").
 
 Opt-in (not CI): each DIR is a checkout fetched locally (never vendored): hicann/ops-math, hicann/ops-nn, or a
@@ -103,11 +103,31 @@ REFERENCES = {
     "swish": lambda x, scale=1.0, **a: x * torch.sigmoid(scale * x),
     "swish_v2": lambda x, scale=1.0, **a: x * torch.sigmoid(scale * x),
     "glu": lambda x, dim=-1, **a: F.glu(x, dim),
+    "elu": lambda x, alpha=1.0, scale=1.0, input_scale=1.0, **a: torch.ops.aten.elu(x, alpha, scale, input_scale),
+    "relu6": _one(F.relu6), "relu6_d": _one(F.relu6), "hard_shrink": lambda x, lambd=0.5, **a: F.hardshrink(x, lambd),
+    "hard_sigmoid": lambda x, alpha=1 / 6, beta=0.5, **a: (alpha * x + beta).clamp(0, 1),
+    "hard_swish": _one(F.hardswish), "log_sigmoid": _one(F.logsigmoid), "erfinv": _one(torch.erfinv),
+    "fast_gelu": _one(lambda x: x * torch.sigmoid(1.702 * x)), "fast_gelu_v2": _one(lambda x: x * torch.sigmoid(1.702 * x)),
+    "gelu_v2": lambda x, approximate="none", **a: F.gelu(x, approximate=approximate),
+    "softplus_v2": lambda x, beta=1.0, threshold=20.0, **a: F.softplus(x, beta, threshold), "bnll": _one(F.softplus),
+    "leakyrelu_v2": lambda x, negative_slope=0.01, **a: F.leaky_relu(x, negative_slope),
+    "tanh_grad": lambda y, dy, **a: dy * (1 - y * y), "relu_grad": lambda g, f, **a: g * (f > 0),
+    "silu_grad": lambda dy, x, **a: dy * torch.sigmoid(x) * (1 + x * (1 - torch.sigmoid(x))),
+    "softsign_grad": lambda g, f, **a: g / (1 + f.abs()) ** 2,
+    "silu_mul": lambda x, y, **a: F.silu(x) * y,
+    # norms: gamma over the last axis (PARAMS_LAST below)
+    "rms_norm": lambda x, g, epsilon=1e-6, **a: x * torch.rsqrt((x * x).mean(-1, keepdim=True) + epsilon) * g,
+    "gemma_rms_norm": lambda x, g, epsilon=1e-6, **a: (
+        x * torch.rsqrt((x * x).mean(-1, keepdim=True) + epsilon) * (1 + g)),
+    "add_rms_norm": lambda x1, x2, g, epsilon=1e-6, **a: (
+        (x1 + x2) * torch.rsqrt(((x1 + x2) ** 2).mean(-1, keepdim=True) + epsilon) * g),
     "swi_glu": lambda x, dim=-1, **a: F.silu(x.chunk(2, dim)[0]) * x.chunk(2, dim)[1],
 }
+# inputs shaped like the last axis of the first (a norm's gamma / beta), by position
+PARAMS_LAST = {"rms_norm": {1}, "gemma_rms_norm": {1}, "add_rms_norm": {2}}
 POSITIVE = {"log", "sqrt", "rsqrt", "acosh", "xlogy", "reciprocal", "addcdiv", "div", "real_div", "pows", "pow",
             "log1p", "log1p_v2"}
-UNIT = {"asin", "acos", "acos_v2", "atanh"}
+UNIT = {"asin", "acos", "acos_v2", "atanh", "erfinv"}
 SHAPES = ((8, 2048), (3, 77))
 # ops whose tiling takes only some ranks (ops-math add_example_tiling.cpp: "shape dim ... should be equal 4")
 SHAPES_FOR = {"add_example": ((2, 4, 16, 64), (3, 5, 7, 11))}
@@ -229,8 +249,8 @@ CPU_DEBUG_ASSERT = "ASSERT written for device builds (fails CANN's CPU-debug bui
 def inputs_for(name: str, n: int, shape, dtype) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(0)
     xs = []
-    for _ in range(n):
-        x = torch.randn(shape, generator=g, dtype=torch.float32)
+    for i in range(n):
+        x = torch.randn(shape[-1:] if i in PARAMS_LAST.get(name, ()) else shape, generator=g, dtype=torch.float32)
         if name in POSITIVE:
             x = x.abs() + 0.5
         if name in UNIT:
@@ -300,13 +320,15 @@ def git_commit(d: Path) -> str:
     return marker.read_text().strip()[:8] if marker.is_file() else "?"
 
 
-def survey(root: Path, opbase: str | None, jobs: int, only: str | None, run: bool, work: Path) -> list[dict]:
+def survey(root: Path, opbase: str | None, jobs: int, only: str | None, run: bool, work: Path,
+           with_reference: bool = False) -> list[dict]:
     projects = sorted({p.parent for p in root.rglob("op_host") if p.is_dir() and (p.parent / "op_kernel").is_dir()
                        and not {"tests", "scripts"} & set(p.relative_to(root).parts)})   # scripts/: op templates
     items = []
     for p in projects:
         proj = layout.find(p, opbase=opbase)
-        items += [(proj, t) for t in proj.op_types() if not only or re.search(only, t)]
+        items += [(proj, t) for t in proj.op_types() if (not only or re.search(only, t))
+                  and (not with_reference or reference_of(t)[1] is not None)]
     print(f"cann_survey: {root} ({git_commit(root)}): {len(projects)} op folders, {len(items)} ops", flush=True)
 
     def one(i_item):
@@ -369,7 +391,8 @@ def table(sums: list[dict]) -> str:
     lines = ["| repository @ commit | ops | A2 vector kernels | compile (every selected instance) | "
              "with a PyTorch reference | right (of those with a reference) |", "|---|---|---|---|---|---|"]
     for s in sums:
-        lines.append(f"| {s['repo']} @ {s['commit']} | {s['ops']} | {s['a2']} | {s['compiles']} "
+        label = f"{s['repo']} @ {s['commit']}" + (f" (subset: {s['subset']})" if s.get("subset") else "")
+        lines.append(f"| {label} | {s['ops']} | {s['a2']} | {s['compiles']} "
                      f"({pct(s['compiles'], s['a2'])}) | {s['with_reference']} | {s['right']} "
                      f"({pct(s['right'], s['with_reference'])}) |")
     return "\n".join(lines) + "\n"
@@ -384,15 +407,20 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default=None, help="only op types matching this regex")
     ap.add_argument("--no-run", action="store_true", help="compile only; no reference runs")
+    ap.add_argument("--with-reference", action="store_true",
+                    help="only ops with a PyTorch reference (the table then says it is that subset)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="opkit-cann-survey-"))
     try:
         recs, sums = [], []
         for d in args.dirs:
             root = d.resolve()
-            r = survey(root, args.opbase, args.jobs, args.only, not args.no_run, work)
+            r = survey(root, args.opbase, args.jobs, args.only, not args.no_run, work, args.with_reference)
             recs += r
             sums.append(summary(root, r))
+            if args.only or args.with_reference:   # a subset is never shown as the repository's figure
+                sums[-1]["subset"] = ", ".join(filter(None, [args.with_reference and "ops with a reference",
+                                                             args.only and f"--only {args.only}"]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:

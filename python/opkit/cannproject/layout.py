@@ -35,6 +35,12 @@ class Project:
 
     @property
     def host_sources(self) -> list[Path]:
+        """The op's own host sources (own_host_sources), then those of the folders it depends on (dependencies())."""
+        own = self.own_host_sources
+        return own + [p for d in self.dependencies() for p in d.own_host_sources if p not in own]
+
+    @property
+    def own_host_sources(self) -> list[Path]:
         """op_host sources CANN builds for the A2 (ascend910b): all but tests and op_api/, and of the per-chip folders
         (op_host/archNN/) only the one the op's CMakeLists maps ascend910b to (ops-math@c419332
         cmake/func.cmake:539-552, add_tiling_sources: op_host/*_tiling*.cpp plus op_host/<TILING_DIR>/...)."""
@@ -43,6 +49,24 @@ class Project:
                       and "test" not in (parts := p.relative_to(self.op_host).parts)
                       and "op_api" not in parts     # aclnn API sources (ops-nn experimental/): not host tiling
                       and not any(_ARCH.fullmatch(d) and d != keep for d in parts[:-1]))
+
+    def dependencies(self) -> list["Project"]:
+        """The op folders the op's op_host/CMakeLists.txt names with `add_modules_sources(... DEPENDENCIES x)`:
+        ops-nn builds every op's host code into one tiling library, and an op whose def is all it has (the
+        foreach ops: foreach_add_scalar's TilingFunc is foreach_utils/op_host/foreach_tiling_func.cpp) gets its
+        tiling from the folder it names (ops-nn@e5c3fa93 cmake/func.cmake:482-489; foreach/foreach_add_scalar/
+        op_host/CMakeLists.txt:13). Looked up beside the op, then in its repository."""
+        cm = self.op_host / "CMakeLists.txt"
+        if not cm.is_file():
+            return []
+        out = []
+        for m in re.finditer(r"DEPENDENCIES\s+([\w\s]+?)(?:\)|\b[A-Z_]{4,}\b)", cm.read_text(errors="replace")):
+            for name in m.group(1).split():
+                for cand in (self.root.parent / name, *(sorted(self.libs.repo.glob(f"*/{name}")) if self.libs.repo else [])):
+                    if (cand / "op_host").is_dir() and cand.resolve() != self.root.resolve():
+                        out.append(Project(cand, cand / "op_host", cand / "op_kernel", self.libs))
+                        break
+        return out
 
     def a2_tiling_dir(self) -> str | None:
         """The op_host/archNN folder CANN's build takes for ascend910b: SUPPORT_COMPUTE_UNIT / SUPPORT_TILING_DIR
@@ -62,14 +86,14 @@ class Project:
         """Whether the OpDef names ascend910b (AddConfig("ascend910b")); None when it names no chip at all
         (msOpGen projects often leave it to the build's --soc)."""
         chips = set()
-        for p in self.host_sources:
+        for p in self.own_host_sources:
             chips |= set(re.findall(r'AddConfig\s*\(\s*"(\w+)"', p.read_text(errors="replace")))
         return ("ascend910b" in chips) if chips else None
 
     def op_types(self) -> list[str]:
         """OpTypes the op_host sources register (OP_ADD / IMPL_OP_OPTILING), read from the text."""
         found = []
-        for p in self.host_sources:
+        for p in self.own_host_sources:
             text = p.read_text(errors="replace")
             for m in re.finditer(r"\b(?:OP_ADD|IMPL_OP_OPTILING)\s*\(\s*([A-Za-z_]\w*)", text):
                 if m.group(1) not in found:
@@ -81,7 +105,7 @@ class Project:
         ops-math / ops-nn name a per-chip kernel on one OpAICoreConfig (is_finite_def.cpp: `config910d
         ...ExtendCfgInfo("opFile.value", "is_finite_apt")` added for ascend950, plain AddConfig("ascend910b"))."""
         name = cann_snake(op_type)
-        for p in self.host_sources:
+        for p in self.own_host_sources:
             text = p.read_text(errors="replace")
             files = list(re.finditer(r'"opFile\.value"\s*,\s*"([^"]+)"', text))
             if not files:

@@ -123,6 +123,96 @@ REFERENCES = {
         (x1 + x2) * torch.rsqrt(((x1 + x2) ** 2).mean(-1, keepdim=True) + epsilon) * g),
     "swi_glu": lambda x, dim=-1, **a: F.silu(x.chunk(2, dim)[0]) * x.chunk(2, dim)[1],
 }
+# ops-nn foreach ops (tensor-list inputs, ParamType DYNAMIC): per IR input a list of tensors or, for a REQUIRED
+# "scalar"/"scalars"/"alpha"/"weight" input, one tensor of shape (1,) / (list length,). The reference maps over
+# the lists; s[i] is the scalar for tensor i (a scalar list), s[0] the one scalar otherwise.
+def _each(f):
+    return lambda xs, **a: [f(x) for x in xs]
+
+
+def _with_scalar(f):
+    return lambda xs, s, **a: [f(x, s[i] if s.numel() == len(xs) else s[0]) for i, x in enumerate(xs)]
+
+
+def _lists(f):
+    return lambda *ls, **a: [f(*xs) for xs in zip(*ls)]
+
+
+_UNARY = {"abs": torch.abs, "acos": torch.acos, "asin": torch.asin, "atan": torch.atan, "cos": torch.cos,
+          "cosh": torch.cosh, "erf": torch.erf, "erfc": torch.erfc, "exp": torch.exp, "expm1": torch.expm1,
+          "log": torch.log, "log10": torch.log10, "log1p": torch.log1p, "log2": torch.log2, "neg": torch.neg,
+          "reciprocal": torch.reciprocal, "sigmoid": torch.sigmoid, "sign": torch.sign, "sin": torch.sin,
+          "sinh": torch.sinh, "sqrt": torch.sqrt, "tan": torch.tan, "tanh": torch.tanh, "copy": lambda x: x.clone()}
+_BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "maximum": torch.maximum,
+           "minimum": torch.minimum, "pow": torch.pow}
+FOREACH = {f"foreach_{k}": _each(f) for k, f in _UNARY.items()}
+FOREACH |= {f"foreach_{k}_scalar": _with_scalar(f) for k, f in _BINARY.items()}
+FOREACH |= {f"foreach_{k}_scalar_list": _with_scalar(f) for k, f in _BINARY.items()}
+FOREACH |= {f"foreach_{k}_list": _lists(f) for k, f in _BINARY.items() if k not in ("add", "sub")}
+FOREACH |= {
+    "foreach_add_list": lambda x1, x2, alpha, **a: [p + alpha[0] * q for p, q in zip(x1, x2)],
+    "foreach_sub_list": lambda x1, x2, alpha, **a: [p - alpha[0] * q for p, q in zip(x1, x2)],
+    "foreach_lerp_scalar": lambda x1, x2, w, **a: [torch.lerp(p, q, w[0]) for p, q in zip(x1, x2)],
+    "foreach_lerp_list": _lists(torch.lerp),
+    "foreach_pow_scalar_and_tensor": lambda s, xs, **a: [torch.pow(s[0], x) for x in xs],
+}
+for _k, _op in (("addcmul", torch.mul), ("addcdiv", torch.div)):
+    FOREACH[f"foreach_{_k}_scalar"] = lambda x1, x2, x3, s, _op=_op, **a: [
+        p + s[0] * _op(q, r) for p, q, r in zip(x1, x2, x3)]
+    FOREACH[f"foreach_{_k}_list"] = FOREACH[f"foreach_{_k}_scalar_list"] = lambda x1, x2, x3, s, _op=_op, **a: [
+        p + s[i] * _op(q, r) for i, (p, q, r) in enumerate(zip(x1, x2, x3))]
+REFERENCES |= FOREACH
+# positive inputs (domain), per op: which IR inputs (all when None)
+FOREACH_POSITIVE = {"foreach_log": None, "foreach_log10": None, "foreach_log1p": None, "foreach_log2": None,
+                    "foreach_sqrt": None, "foreach_reciprocal": None, "foreach_div_list": {1},
+                    "foreach_div_scalar": {1}, "foreach_div_scalar_list": {1}, "foreach_addcdiv_scalar": {2},
+                    "foreach_addcdiv_list": {2}, "foreach_addcdiv_scalar_list": {2}, "foreach_pow_list": {0},
+                    "foreach_pow_scalar": {0}, "foreach_pow_scalar_list": {0}, "foreach_pow_scalar_and_tensor": {0}}
+LIST_SHAPES = ((8, 2048), (3, 77), (2, 5))      # one list: an aligned tensor and two ragged ones, one rank
+
+
+def foreach_inputs(op, name: str, col: dict) -> list | None:
+    """Inputs per IR input for a tensor-list op in this dtype column, or None (a non-floating column)."""
+    g = torch.Generator().manual_seed(0)
+    pos = FOREACH_POSITIVE.get(name, set())
+    out = []
+    for i, (p, dyn) in enumerate(zip(op.info["inputs"], op.dynamic())):
+        dname = FLOATS.get(col.get(p["name"]))
+        if dname is None:
+            return None
+        dtype = getattr(torch, dname)
+        shapes = LIST_SHAPES if dyn else ((len(LIST_SHAPES),) if p["name"].endswith("s") else (1,),)
+        ts = []
+        for shape in shapes:
+            x = torch.randn(shape, generator=g)
+            if pos is None or i in pos:
+                x = x.abs() + 0.5
+            if name in ("foreach_acos", "foreach_asin"):
+                x = x.clamp(-0.9, 0.9)
+            ts.append(x.to(dtype))
+        out.append(ts if dyn else ts[0])
+    return out
+
+
+def foreach_right(op, name: str, ref, attrs: dict) -> tuple[str, str]:
+    done = []
+    for col in op.columns():
+        xs = foreach_inputs(op, name, col)
+        lead = FLOATS.get(col.get(op.input_names[0]))
+        if xs is None or lead in done:
+            continue
+        done.append(lead)
+        got = op(xs, attrs)[0]
+        up = [[t.double() if t.dtype == torch.float32 else t.float() for t in x] if isinstance(x, list)
+              else x.double() if x.dtype == torch.float32 else x.float() for x in xs]
+        want = ref(*up, **attrs)
+        for k, (gt, wt) in enumerate(zip(got, want)):
+            ok, m = ttk.compare(gt, wt, CASE, 0, "stat_rel_err")
+            if not ok:
+                return "wrong", (f"{lead} tensor {k} {tuple(gt.shape)}: {m.get('reason') or 'MERE %.3g MARE %.3g (T %.3g)' % (m['mere'], m['mare'], m['threshold'])}")
+    return ("right", "") if done else ("run failed", "no floating dtype column")
+
+
 # Not right because of a documented bug in CANN's op (docs/cann.md "What the ops-math run found"), keyed by
 # (repository folder name, op folder): (what the run must show, the finding with file:line at ops-math@c4193324).
 # Such an op stays "not right" in the rate; the table shows these beside it, and only when the run failed the way the
@@ -162,6 +252,18 @@ CANN_BUGS = {
                                              "112-118): cancellation near 0 (MARE ~1.8, TTK bound 10 x 2^-10)"),
     ("ops-math", "experimental/math/atanh"): (r"^wrong", "float16 computed in half as 0.5 ln((1+x)/(1-x)) "
                                               "(op_kernel/atanh.h:147-152): ln near 1 loses the small x (MARE ~0.8)"),
+    # ops-nn@e5c3fa93
+    ("ops-nn", "examples/add_example"): (r"\[gm-bounds\]", "the block's remaining length is taken from "
+                                         "blockFactor * (GetBlockIdx() - 1), one block too early "
+                                         "(op_kernel/add_example.h:59): the last block copies a whole blockFactor "
+                                         "past the tensor"),
+    ("ops-nn", "experimental/activation/relu_grad"): (r"\[gm-bounds\]", _GM_TAIL.format(
+        256, "op_host/relu_grad_tiling.cpp:29,103; op_kernel/relu_grad.h:117")),
+    ("ops-nn", "experimental/activation/tanh_grad"): (r"cast_mode_not_supported", "float16: Cast half->float with "
+                                                      "CAST_RINT (op_kernel/tanh_grad.h:131-132); on the A2 only "
+                                                      "CAST_NONE issues the conversion, any other mode converts "
+                                                      "nothing (asc-devkit@82b89a15 impl/basic_api/dav_c220/"
+                                                      "kernel_operator_vec_vconv_impl.h:132-150)"),
 }
 
 
@@ -184,7 +286,11 @@ POSITIVE = {"log", "sqrt", "rsqrt", "acosh", "xlogy", "reciprocal", "addcdiv", "
 UNIT = {"asin", "acos", "acos_v2", "atanh", "erfinv"}
 SHAPES = ((8, 2048), (3, 77))
 # ops whose tiling takes only some ranks (ops-math add_example_tiling.cpp: "shape dim ... should be equal 4")
-SHAPES_FOR = {"add_example": ((2, 4, 16, 64), (3, 5, 7, 11))}
+SHAPES_FOR = {"add_example": ((2, 4, 16, 64), (3, 5, 7, 11)),
+              # the split axis must be even (GLU: "can not be split with factor: 2")
+              "glu": ((8, 2048), (3, 78)), "swi_glu": ((8, 2048), (3, 78)),
+              # "Last dim size should be no more than 1024" (ops-nn experimental/activation/silu_mul tiling)
+              "silu_mul": ((8, 1024), (3, 77))}
 FLOATS = {0: "float32", 1: "float16", 27: "bfloat16"}
 CASE = ttk.Case(name="survey", op_name="", input_shapes=(), input_dtypes=(), output_shapes=None, output_dtypes=())
 
@@ -327,6 +433,8 @@ def computes_right(project: layout.Project, op_type: str, work: Path) -> tuple[s
     try:
         op = CannOp(project, op_type, work)
         attrs = {a["name"]: a["default"] for a in op.info["attrs"]} | ATTRS.get(name, {})
+        if any(op.dynamic()):
+            return foreach_right(op, name, ref, attrs)
         done = []
         for col in op.columns():
             dname = FLOATS.get(col.get(op.input_names[0]))

@@ -84,8 +84,9 @@ def libraries(op_root: Path, opbase: str | Path | None = None, repo: str | Path 
             libs.host_include += [base, base / "op_common", base / "op_common" / "op_host"]
         libs.host_sources = sorted(s for pat in _OPBASE_HOST_SOURCES for s in ob.glob(pat))
         libs.kernel_include = [ob / "pkg_inc" / "op_common", ob / "include" / "op_common", KERNEL_VIEW]
-    if repo_p is not None:
-        libs.host_include += [repo_p, repo_p / "common" / "inc"]
+    if repo_p is not None:   # ops-nn also has common/inc/op_host (ops-nn@e5c3fa93 cmake/variables.cmake:181-193)
+        libs.host_include += [p for p in (repo_p, repo_p / "common" / "inc", repo_p / "common" / "inc" / "op_host")
+                              if p.is_dir()]
     return libs
 
 

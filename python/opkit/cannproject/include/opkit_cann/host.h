@@ -348,6 +348,8 @@ class ComputeNodeInfo {
 class ExtendedKernelContext {
  public:
   const ComputeNodeInfo* GetComputeNodeInfo() const { node_ = ComputeNodeInfo(call_); return &node_; }
+  // metadef extended_kernel_context.h: the IR input's tensors (a DYNAMIC input: its count)
+  const AnchorInstanceInfo* GetIrInputInstanceInfo(size_t ir) const { return GetComputeNodeInfo()->GetInputInstanceInfo(ir); }
   explicit ExtendedKernelContext(OpCall* c) : call_(c) {}
   const CompileTimeTensorDesc* GetInputDesc(size_t i) const { return i < call_->input_desc.size() ? &call_->input_desc[i] : nullptr; }
   const CompileTimeTensorDesc* GetOutputDesc(size_t i) const { return i < call_->output_desc.size() ? &call_->output_desc[i] : nullptr; }
@@ -433,6 +435,7 @@ class InferDataTypeContext : public ExtendedKernelContext {
   ge::DataType GetInputDataType(size_t i) const { return i < call_->inputs.size() ? call_->inputs[i].dtype : ge::DT_UNDEFINED; }
   ge::DataType GetOptionalInputDataType(size_t ir) const { return present(ir) ? GetInputDataType(call_->ir_index(ir)) : ge::DT_UNDEFINED; }
   ge::DataType GetRequiredInputDataType(size_t ir) const { return GetInputDataType(call_->ir_index(ir)); }
+  ge::DataType GetDynamicInputDataType(size_t ir, size_t rel) const { return GetInputDataType(call_->dyn_index(ir, rel)); }
   ge::DataType GetOutputDataType(size_t i) const { return i < call_->outputs.size() ? call_->outputs[i].dtype : ge::DT_UNDEFINED; }
   ge::graphStatus SetOutputDataType(size_t i, ge::DataType t) {
     if (i >= call_->outputs.size()) return ge::GRAPH_FAILED;

@@ -431,7 +431,7 @@ def computes_right(project: layout.Project, op_type: str, work: Path) -> tuple[s
     name, ref = reference_of(op_type)
     op = None
     try:
-        op = CannOp(project, op_type, work)
+        op = CannOp(project, op_type, work, auto_sync=project.a2_auto_sync())   # AUTO_SYNC false: as CANN builds it
         attrs = {a["name"]: a["default"] for a in op.info["attrs"]} | ATTRS.get(name, {})
         if any(op.dynamic()):
             return foreach_right(op, name, ref, attrs)

@@ -119,6 +119,8 @@ def import_cann(path: str | Path, *, op_type: str | None = None, reference: str 
     snake = check_op_name(info["type"])
     data = op_yaml(info, kernel.relative_to(project.op_kernel).as_posix())
     data["cann"].update(project.libs.as_yaml())   # an ops-math / ops-nn op keeps its libraries (libs.py)
+    if not project.a2_auto_sync():    # its CMakeLists builds the A2 kernel with AUTO_SYNC false
+        data["auto_sync"] = False
     dest = ws / "ops" / snake
     if dest.exists():
         raise OpkitError(f"{dest} already exists; nothing changed (remove it or import under another --op name)")

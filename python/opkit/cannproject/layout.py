@@ -82,6 +82,41 @@ class Project:
         pairs = dict(zip(re.findall(r'"?([\w]+)"?', units.group(1)), re.findall(r'"?([\w]+)"?', dirs.group(1))))
         return pairs.get("ascend910b")
 
+    def _a2_kernel_sources_args(self) -> list[list[str]]:
+        """The argument lists of the op CMakeLists' add_kernel_sources(...) calls that apply to ascend910b."""
+        cm = self.root / "CMakeLists.txt"
+        if not cm.is_file():
+            return []
+        out = []
+        for m in re.finditer(r"add_kernel_sources\s*\(([^)]*)\)", cm.read_text(errors="replace")):
+            args = [a.strip('"') for a in m.group(1).split()]
+            units = args[args.index("COMPUTE_UNITS") + 1:] if "COMPUTE_UNITS" in args else None
+            if units is not None:
+                units = units[:next((i for i, u in enumerate(units) if u.isupper()), len(units))]
+            if units is None or "ascend910b" in units:
+                out.append(args)
+        return out
+
+    def a2_auto_sync(self) -> bool:
+        """False when the op's CMakeLists builds its A2 kernel with `add_kernel_sources(... AUTO_SYNC false)`
+        (ops-math@c4193324 cmake/func.cmake:792,830-856: the kernel is compiled with --cce-auto-sync=off)."""
+        for args in self._a2_kernel_sources_args():
+            if "AUTO_SYNC" in args and args.index("AUTO_SYNC") + 1 < len(args) and \
+                    args[args.index("AUTO_SYNC") + 1].lower() == "false":
+                return False
+        return True
+
+    def a2_kernel_src(self) -> str | None:
+        """The kernel file the op's CMakeLists names for ascend910b: `add_kernel_sources(KERNEL_SRC f.cpp
+        [COMPUTE_UNITS ...])` (no COMPUTE_UNITS: every chip), ops-math@c4193324 cmake/func.cmake:782-850
+        (experimental/math/add_mat_mat_elements_plus: add_mat_mat_elements_plus_arch22.cpp for ascend910b, the
+        opFile default is its Ascend 950 entry)."""
+        for args in self._a2_kernel_sources_args():
+            if "KERNEL_SRC" in args and args.index("KERNEL_SRC") + 1 < len(args):
+                src = args[args.index("KERNEL_SRC") + 1]
+                return src if src.endswith(".cpp") else src + ".cpp"
+        return None
+
     def a2_supported(self, op_type: str) -> bool | None:
         """Whether the OpDef names ascend910b (AddConfig("ascend910b")); None when it names no chip at all
         (msOpGen projects often leave it to the build's --soc)."""
@@ -118,6 +153,9 @@ class Project:
                 decl = re.findall(r"OpAICoreConfig\s+(\w+)\s*;", text[:m.start()])
                 if a2.group(1) and decl and decl[-1] == a2.group(1):
                     name = m.group(1)
+        src = self.a2_kernel_src()
+        if src is not None and (self.op_kernel / src).is_file():
+            return self.op_kernel / src
         for cand in (self.op_kernel / f"{name}.cpp", self.op_kernel / f"{cann_snake(op_type)}.cpp"):
             if cand.is_file():
                 return cand
@@ -159,6 +197,11 @@ def entry(kernel: Path, op_type: str) -> tuple[str, bool]:
     """(kernel entry name, templated?) -- the __global__ function named like the op in snake case."""
     text = kernel.read_text(errors="replace")
     snake = cann_snake(op_type)
+    plain = re.search(r"(?<!>)\s(?:extern\s+\"C\"\s+)?__global__\s+__aicore__\s+void\s+" + snake + r"\s*\(", text)
+    if plain and _under_cpu_debug(text, plain.start()):
+        # the entry's CPU-debug form (`#ifdef __CCE_KT_TEST__`, ops-math asin_grad.cpp:27): the emulator defines
+        # __CCE_KT_TEST__ as CANN's CPU tests do, so that plain function is the entry, not the template after #else
+        return snake, False
     tpl = re.search(r"template\s*<[^;{]*?>\s*(?:extern\s+\"C\"\s*)?__global__\s+__aicore__\s+void\s+" + snake + r"\s*\(",
                     text)
     if tpl:
@@ -171,3 +214,17 @@ def entry(kernel: Path, op_type: str) -> tuple[str, bool]:
                                    + names[0] + r"\s*\(", text))
         return names[0], templated
     raise OpkitError(f"{kernel}: no kernel entry `__global__ __aicore__ void {snake}(...)`")
+
+
+def _under_cpu_debug(text: str, pos: int) -> bool:
+    """Whether `pos` sits in the first branch of an `#ifdef __CCE_KT_TEST__` (or `#if defined(__CCE_KT_TEST__)`)."""
+    depth, opened = 0, []
+    for m in re.finditer(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", text[:pos], re.M):
+        kind, rest = m.group(1), m.group(2)
+        if kind in ("if", "ifdef", "ifndef"):
+            opened.append(kind in ("ifdef", "if") and "__CCE_KT_TEST__" in rest and "!" not in rest)
+        elif kind in ("elif", "else") and opened:
+            opened[-1] = False
+        elif kind == "endif" and opened:
+            opened.pop()
+    return any(opened)

@@ -71,10 +71,11 @@ class Project:
     def a2_tiling_dir(self) -> str | None:
         """The op_host/archNN folder CANN's build takes for ascend910b: SUPPORT_COMPUTE_UNIT / SUPPORT_TILING_DIR
         of the op's CMakeLists.txt (paired in order), else none."""
-        cm = self.root / "CMakeLists.txt"
-        if not cm.is_file():
-            return None
-        text = cm.read_text(errors="replace")
+        # ops-math sets them in the op folder's CMakeLists, ops-nn in op_host/CMakeLists.txt (foreach_abs: its
+        # tiling is op_host/arch22/foreach_abs_tiling_arch22.cpp)
+        text = "".join(cm.read_text(errors="replace") for cm in (self.root / "CMakeLists.txt",
+                                                                  self.root / "op_host" / "CMakeLists.txt")
+                       if cm.is_file())
         units = re.search(r"set\s*\(\s*SUPPORT_COMPUTE_UNIT\s+([^)]*)\)", text)
         dirs = re.search(r"set\s*\(\s*SUPPORT_TILING_DIR\s+([^)]*)\)", text)
         if not (units and dirs):

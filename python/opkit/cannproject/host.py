@@ -64,16 +64,21 @@ def build_runner(project: Project, out_dir: Path) -> Path:
     common = ["-std=c++17", "-O1", "-g0", "-w", f"-I{INCLUDE}", f"-I{host_include_dir()}",
               *(f"-I{d}" for d in project.libs.host_include)]
     stand_in = _digest(sorted(INCLUDE.rglob("*.h")), "")
-    groups = [(None, [RUNNER, *project.libs.host_sources])]
-    for p in (project, *project.dependencies()):
-        groups.append((p, p.own_host_sources))
+    deps = project.dependencies()
+    groups = [(None, [RUNNER, *project.libs.host_sources], [])]
+    # the op's own sources also see its dependencies' op_host folders: ops-nn's one tiling library has every
+    # module's ${source_dir} on its path (func.cmake:478; foreach_add_list_tiling_arch22.cpp includes
+    # "foreach_tiling_class.h" from foreach_utils/op_host)
+    groups.append((project, project.own_host_sources, [f"-I{d.op_host}" for d in deps]))
+    groups += [(d, d.own_host_sources, []) for d in deps]
     cache = cache_root() / "cann_host_objects"
     objects = []
     try:
-        for p, sources in groups:
+        for p, sources, more in groups:
             headers = stand_in + ("" if p is None else _digest(
-                [h for d in (p.op_host, p.op_kernel) for h in sorted(d.rglob("*.h"))], ""))
-            objects += [_object(src, common + _dirs(p), headers, cache) for src in sources]
+                [h for q in [p, *(deps if p is project else [])] for d in (q.op_host, q.op_kernel)
+                 for h in sorted(d.rglob("*.h"))], ""))
+            objects += [_object(src, common + _dirs(p) + more, headers, cache) for src in sources]
     except OpkitError as e:
         raise OpkitError(f"{project.op_host}: {e}") from None
     out_dir.mkdir(parents=True, exist_ok=True)

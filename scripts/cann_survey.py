@@ -259,6 +259,14 @@ CANN_BUGS = {
                                          "past the tensor"),
     ("ops-nn", "experimental/activation/relu_grad"): (r"\[gm-bounds\]", _GM_TAIL.format(
         256, "op_host/relu_grad_tiling.cpp:29,103; op_kernel/relu_grad.h:117")),
+    ("ops-nn", "foreach/foreach_add_scalar_list"): (r"^wrong: float16", "float16: the float scalar is converted to half "
+                                                    "before the add (foreach_utils/op_kernel/foreach_one_scalar_list_"
+                                                    "binary.h:44-46,76-78, T(...) for half; bf16 keeps float): the "
+                                                    "result is plain half arithmetic, 0 where x is within half's "
+                                                    "rounding of -s (MARE ~1; torch computes in float)"),
+    ("ops-nn", "foreach/foreach_sub_scalar_list"): (r"^wrong: float16", "as ForeachAddScalarList "
+                                                    "(foreach_one_scalar_list_binary_level_zero_api.h): the kernel's "
+                                                    "output equals x - half(s) in half arithmetic everywhere"),
     ("ops-nn", "experimental/activation/tanh_grad"): (r"cast_mode_not_supported", "float16: Cast half->float with "
                                                       "CAST_RINT (op_kernel/tanh_grad.h:131-132); on the A2 only "
                                                       "CAST_NONE issues the conversion, any other mode converts "

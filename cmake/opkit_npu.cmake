@@ -14,6 +14,15 @@
 #   OPKIT_HOST_INCLUDE        python/opkit/include (opkit/tiling.h, opkit/platform.h; set by opkit.cmake)
 #   OPKIT_TORCH_VERSION_MACRO op-plugin's CURRENT_VERSION, e.g. V2R13
 #   OPKIT_CXX11_ABI           0/1, as torch was built (torch 2.13: 1)
+#   OPKIT_NPU_AUTO_SYNC       ON (default) | OFF: `opkit build --target npu --no-auto-sync`, every kernel as below
+#
+# Auto-sync: CANN's A2 vector kernels are compiled with `--cce-auto-sync` (asc-devkit@82b89a15
+# cmake/asc/legacy_modules/bisheng_intf.cmake:110-115, c220_aiv_intf_pub); an op built without it gets
+# `--cce-auto-sync=off` (the op compiler drops `--cce-auto-sync` for an op whose json says auto_sync false,
+# tools/build/asc_op_compile_base/adapter/compile_op.py:1130-1139; ops-math@c4193324 cmake/func.cmake:792,830-856
+# `add_kernel_sources(... AUTO_SYNC false)`). opkit passes it for an op whose op.yaml says `auto_sync: false`
+# (OPKIT_OP_AUTO_SYNC OFF) or for all with OPKIT_NPU_AUTO_SYNC OFF, through ascendc_compile_options, whose options
+# come after the interface's (device_project/CMakeLists.txt:55-59 "custom options should be at the end").
 #
 # CANN's AscendC CMake (ascendc_library, ascendc_compile_definitions, ascendc_include_directories) lives in
 # ${ASCEND_CANN_PACKAGE_PATH}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake (also <arch>-linux/tikcpp/...,
@@ -104,6 +113,8 @@ endfunction()
 
 # opkit_npu_op(<op folder>), after opinfo's OPKIT_OP_* variables are set (opkit_add_op): one CANN kernel
 # library per lead dtype, opkit_kernel_<op>_<tag>, the entry renamed <op>_<tag>.
+option(OPKIT_NPU_AUTO_SYNC "kernels built with CANN's default --cce-auto-sync" ON)
+
 function(opkit_npu_op dir)
   set(op ${OPKIT_OP_SNAKE})
   set(chip "")
@@ -114,6 +125,9 @@ function(opkit_npu_op dir)
     opkit_npu_kernel(opkit_kernel_${op}_${tag} SOURCE "${dir}/kernel.cpp"
                      PRELUDE "${OPKIT_NPU_SRC}/opkit_npu_kernel_prelude.h"
                      DEFINITIONS ${op}=${op}_${tag} ${OPKIT_OP_DEFINES_${tag}} ${chip})
+    if(NOT OPKIT_NPU_AUTO_SYNC OR (DEFINED OPKIT_OP_AUTO_SYNC AND NOT OPKIT_OP_AUTO_SYNC))
+      ascendc_compile_options(opkit_kernel_${op}_${tag} PRIVATE --cce-auto-sync=off)   # see the header
+    endif()
     set_property(GLOBAL APPEND PROPERTY OPKIT_NPU_KERNELS opkit_kernel_${op}_${tag})
   endforeach()
   set_property(GLOBAL APPEND PROPERTY OPKIT_NPU_OP_DIRS "${dir}")

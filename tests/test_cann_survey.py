@@ -30,6 +30,13 @@ def _repo(tmp_path: Path) -> Path:
     shutil.copytree(EXAMPLE, repo / "math" / "broken")
     k = repo / "math" / "broken" / "op_kernel" / "scale_shift.h"
     k.write_text(k.read_text().replace("Adds(", "AddsNoSuchApi(", 1))
+    # a kernel that includes a sibling op's kernel header by CANN's staged layout (../<op folder>/...)
+    shutil.copytree(EXAMPLE, repo / "math" / "sibling")
+    k = repo / "math" / "sibling" / "op_kernel" / "scale_shift.h"
+    k.write_text('#include "../helperop/helper_const.h"\n' + k.read_text())
+    (repo / "math" / "helperop" / "op_kernel").mkdir(parents=True)
+    (repo / "math" / "helperop" / "op_kernel" / "helper_const.h").write_text(
+        "#pragma once\nconstexpr int OPKIT_SURVEY_SIBLING = 1;\n")
     shutil.copytree(EXAMPLE, repo / "math" / "only950")
     d = repo / "math" / "only950" / "op_host" / "scale_shift_def.cpp"
     d.write_text(d.read_text().replace('AddConfig("ascend910b"', 'AddConfig("ascend950"'))
@@ -48,11 +55,18 @@ def test_cann_survey_counts_and_groups(tmp_path, monkeypatch):
     assert by["math/good"]["result"] == "right", by["math/good"]
     assert not by["math/broken"]["compiles"] and by["math/broken"]["result"] == "not compiled"
     assert by["math/broken"]["compile_error"] == "undeclared name AddsNoSuchApi"
+    assert by["math/sibling"]["compiles"], by["math/sibling"]     # ../helperop/ resolved as CANN stages it
+    # a failure documented as CANN's own bug stays not right and is counted beside the rate, only when the run
+    # failed the way the finding says
+    monkeypatch.setitem(mod.CANN_BUGS, ("ops-fake", "math/broken"), (r"AddsNoSuchApi", "a planted finding"))
+    monkeypatch.setitem(mod.CANN_BUGS, ("ops-fake", "math/good"), (r"AddsNoSuchApi", "never matches a right op"))
     s = mod.summary(repo, recs)
-    assert (s["a2"], s["compiles"], s["with_reference"], s["right"]) == (2, 1, 2, 1)
+    assert (s["a2"], s["compiles"], s["with_reference"], s["right"], s["cann_bug"]) == (3, 2, 3, 2, 1)
     assert s["commit"] == "01234567"
     table = mod.table([s])
-    assert "| ops-fake @ 01234567 | 3 | 2 | 1 (50 %) | 2 | 1 (50 %) |" in table
+    assert "| ops-fake @ 01234567 | 4 | 3 | 2 (67 %) | 3 | 2 (67 %) | 1 |" in table
+    monkeypatch.setitem(mod.CANN_BUGS, ("ops-fake", "math/broken"), (r"something else", "another failure"))
+    assert mod.summary(repo, recs)["cann_bug"] == 0
     assert not any(work.iterdir())          # each op's folder is removed after it
 
 

@@ -157,12 +157,25 @@ def register_emulator(spec: OpSpec, module_dir: Path) -> None:
     _descs[spec.snake] = desc
 
 
+_py_libs: dict = {}   # torch.library.Library per namespace for Python kernels of ops with list attrs (kept alive)
+
+
 def register_python(spec: OpSpec, kernel: Callable, naive_kernel: Callable, fake: Callable) -> None:
     """An op whose kernel runs in Python (TBE ops, docs/tbe.md): ``kernel(*inputs, *attrs)`` on the CPU
     (``naive_kernel`` in opkit_naive), ``fake`` on meta tensors."""
     if not define(spec):
         return
     rt = runtime()
+    from .opspec.model import LIST_ATTR_TYPES
+    if any(a.type in LIST_ATTR_TYPES for a in spec.attrs):
+        # list attrs (CANN ops, docs/cann.md): the C++ boxed kernel passes scalars only, and the C++ op description
+        # has no list type: torch.library's Python kernels instead, no autocast kernel (autocast falls through)
+        import torch
+        for ns, fn in (("opkit", kernel), ("opkit_naive", naive_kernel)):
+            lib = _py_libs.setdefault(ns, torch.library.Library(ns, "IMPL"))
+            lib.impl(spec.snake, fn, "CPU")
+            lib.impl(spec.snake, fake, "Meta")
+        return
     n_args, n_out = len(spec.inputs) + len(spec.attrs), len(spec.outputs)
     for ns, fn in (("opkit", kernel), ("opkit_naive", naive_kernel)):
         rt.impl_python(ns, "CPU", spec.snake, fn, n_args, n_out)
@@ -191,6 +204,14 @@ def register_autograd(spec: OpSpec, formulas: tuple[str, Callable, Callable], na
         if qualname in _autograd:
             return _autograd[qualname]
         import torch
+        from .opspec.model import LIST_ATTR_TYPES
+        if spec.snake not in _descs and any(a.type in LIST_ATTR_TYPES for a in spec.attrs) and \
+                hasattr(getattr(torch.ops, namespace), spec.snake):
+            # an op with list attrs has no C++ description (register_python): torch.library's autograd instead
+            kind, setup, backward = formulas
+            torch.library.register_autograd(qualname, backward, setup_context=setup)
+            _autograd[qualname] = kind
+            return kind
         if spec.snake not in _descs:
             raise OpkitError(f"opkit.registration.register_autograd: {qualname} is not registered; load the op "
                              "first (opkit.load())")

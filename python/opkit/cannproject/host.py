@@ -28,29 +28,69 @@ def _digest(paths: list[Path], extra: str) -> str:
     return h.hexdigest()[:16]
 
 
+def _dirs(p: Project | None) -> list[str]:
+    """The include folders a project's own host sources get after the common ones: its op_host, op_kernel and
+    root, and its category folder -- ops-nn compiles tiling sources with ${op_host}/../../ on the path (ops-nn@
+    e5c3fa93 cmake/func.cmake:478; experimental/activation/swish includes "swish/op_kernel/swish_tiling_data.h")."""
+    return [] if p is None else [f"-I{d}" for d in (p.op_host, p.op_kernel, p.root, p.root.parent)]
+
+
+def _object(src: Path, flags: list[str], headers: str, where: Path) -> Path:
+    """`src` compiled to an object, cached by its text, flags and headers: opbase's host library and a shared
+    dependency (ops-nn foreach_utils) are compiled once for every op that links them, not once per op."""
+    obj = where / f"{src.stem}_{_digest([src], ' '.join(flags) + headers)}.o"
+    if obj.exists():
+        return obj
+    where.mkdir(parents=True, exist_ok=True)
+    tmp = obj.with_name(obj.name + f".{threading.get_ident()}.tmp")
+    r = subprocess.run(["g++", *flags, "-c", str(src), "-o", str(tmp)], capture_output=True, text=True)
+    if r.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        errors = [ln for ln in r.stderr.splitlines() if "error" in ln][:8]
+        raise OpkitError("the op_host sources do not compile against opkit's CPU stand-in of CANN's host API "
+                         "(docs/cann.md lists what it has):\n  " + "\n  ".join(errors or r.stderr.splitlines()[-8:]))
+    tmp.replace(obj)
+    return obj
+
+
 def build_runner(project: Project, out_dir: Path) -> Path:
-    """Compile (or reuse) the runner for this project; raises OpkitError with g++'s first errors."""
-    sources = project.host_sources
-    if not sources:
+    """Compile (or reuse) the runner for this project; raises OpkitError with g++'s first errors. Each source is
+    compiled with opkit's stand-ins of the toolkit's headers first (they serve log/log.h too), then CANN's
+    libraries (libs.py), then the folders of the project it belongs to (the op, a folder it depends on, none for
+    opbase's library); objects are cached (_object)."""
+    if not project.host_sources:
         raise OpkitError(f"{project.op_host}: no op_host sources (.cpp)")
-    headers = sorted(INCLUDE.rglob("*.h")) + sorted(project.op_host.rglob("*.h")) + sorted(project.op_kernel.rglob("*.h"))
-    # opkit's stand-ins of the toolkit's headers first (they serve log/log.h too), then CANN's libraries (libs.py)
-    cmd_flags = ["-std=c++17", "-O1", "-g0", "-w", f"-I{INCLUDE}", f"-I{host_include_dir()}",
-                 *(f"-I{d}" for d in project.libs.host_include),
-                 f"-I{project.op_host}", f"-I{project.op_kernel}", f"-I{project.root}"]
-    sources = sources + project.libs.host_sources
+    from ..toolchain.cache import cache_root
+    common = ["-std=c++17", "-O1", "-g0", "-w", f"-I{INCLUDE}", f"-I{host_include_dir()}",
+              *(f"-I{d}" for d in project.libs.host_include)]
+    stand_in = _digest(sorted(INCLUDE.rglob("*.h")), "")
+    deps = project.dependencies()
+    groups = [(None, [RUNNER, *project.libs.host_sources], [])]
+    # the op's own sources also see its dependencies' op_host folders: ops-nn's one tiling library has every
+    # module's ${source_dir} on its path (func.cmake:478; foreach_add_list_tiling_arch22.cpp includes
+    # "foreach_tiling_class.h" from foreach_utils/op_host)
+    groups.append((project, project.own_host_sources, [f"-I{d.op_host}" for d in deps]))
+    groups += [(d, d.own_host_sources, []) for d in deps]
+    cache = cache_root() / "cann_host_objects"
+    objects = []
+    try:
+        for p, sources, more in groups:
+            headers = stand_in + ("" if p is None else _digest(
+                [h for q in [p, *(deps if p is project else [])] for d in (q.op_host, q.op_kernel)
+                 for h in sorted(d.rglob("*.h"))], ""))
+            objects += [_object(src, common + _dirs(p) + more, headers, cache) for src in sources]
+    except OpkitError as e:
+        raise OpkitError(f"{project.op_host}: {e}") from None
     out_dir.mkdir(parents=True, exist_ok=True)
-    exe = out_dir / f"host_runner_{_digest([RUNNER, *sources, *headers], ' '.join(cmd_flags))}"
+    exe = out_dir / f"host_runner_{_digest([], ' '.join(map(str, objects)))}"
     if exe.exists():
         return exe
-    cmd = ["g++", *cmd_flags, str(RUNNER), *map(str, sources), "-o", str(exe) + ".tmp"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    tmp = Path(str(exe) + ".tmp")
+    r = subprocess.run(["g++", *map(str, objects), "-o", str(tmp)], capture_output=True, text=True)
     if r.returncode != 0:
-        errors = [ln for ln in r.stderr.splitlines() if "error" in ln][:8]
-        raise OpkitError(f"{project.op_host}: the op_host sources do not compile against opkit's CPU stand-in of "
-                         f"CANN's host API (docs/cann.md lists what it has):\n  " + "\n  ".join(errors or
-                         r.stderr.splitlines()[-8:]))
-    Path(str(exe) + ".tmp").rename(exe)
+        errors = [ln for ln in r.stderr.splitlines() if "error" in ln or "undefined" in ln][:8]
+        raise OpkitError(f"{project.op_host}: the op_host objects do not link:\n  " + "\n  ".join(errors))
+    tmp.rename(exe)
     return exe
 
 

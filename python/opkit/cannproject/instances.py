@@ -43,11 +43,32 @@ def tpl_headers(project: Project) -> list[Path]:
     return out
 
 
-def tables(project: Project, work: Path) -> dict | None:
-    """{"decl": [...], "sel": [[...], ...]} as the host runner reports them, or None (no ASCENDC_TPL_ARGS_DECL)."""
+def _included(kernel: Path, root: Path) -> list[Path]:
+    """The files under `root` the kernel file includes, transitively, in include order (quoted includes resolved
+    beside the including file, then from `root`)."""
+    out, todo = [], [kernel]
+    while todo:
+        f = todo.pop(0)
+        for name in re.findall(r'#\s*include\s*"([^"]+)"', f.read_text(errors="replace")):
+            for cand in (f.parent / name, root / name):
+                c = cand.resolve()
+                if c.is_file() and c not in out and root.resolve() in c.parents:
+                    out.append(c)
+                    todo.append(c)
+                    break
+    return out
+
+
+def tables(project: Project, work: Path, kernel: Path | None = None) -> dict | None:
+    """{"decl": [...], "sel": [[...], ...]} as the host runner reports them, or None (no ASCENDC_TPL_ARGS_DECL).
+    The table is the one the kernel file reaches by its includes (an op_kernel may hold other ops' or other
+    chips' tables), else the first header declaring one."""
     headers = tpl_headers(project)
     if not headers:
         return None
+    if kernel is not None:
+        reached = _included(kernel, project.op_kernel)
+        headers.sort(key=lambda h: reached.index(h.resolve()) if h.resolve() in reached else len(reached))
     src = '#include "ascendc/host_api/tiling/template_argument.h"\n' + "".join(
         f'#include "{h}"\n' for h in headers[:1])   # one op, one declaration table (the runner keeps one)
     flags = ["-std=c++17", "-O0", "-g0", "-w", f"-I{HERE / 'include'}", f"-I{host_include_dir()}",

@@ -35,6 +35,12 @@ class Project:
 
     @property
     def host_sources(self) -> list[Path]:
+        """The op's own host sources (own_host_sources), then those of the folders it depends on (dependencies())."""
+        own = self.own_host_sources
+        return own + [p for d in self.dependencies() for p in d.own_host_sources if p not in own]
+
+    @property
+    def own_host_sources(self) -> list[Path]:
         """op_host sources CANN builds for the A2 (ascend910b): all but tests and op_api/, and of the per-chip folders
         (op_host/archNN/) only the one the op's CMakeLists maps ascend910b to (ops-math@c419332
         cmake/func.cmake:539-552, add_tiling_sources: op_host/*_tiling*.cpp plus op_host/<TILING_DIR>/...)."""
@@ -44,13 +50,32 @@ class Project:
                       and "op_api" not in parts     # aclnn API sources (ops-nn experimental/): not host tiling
                       and not any(_ARCH.fullmatch(d) and d != keep for d in parts[:-1]))
 
+    def dependencies(self) -> list["Project"]:
+        """The op folders the op's op_host/CMakeLists.txt names with `add_modules_sources(... DEPENDENCIES x)`:
+        ops-nn builds every op's host code into one tiling library, and an op whose def is all it has (the
+        foreach ops: foreach_add_scalar's TilingFunc is foreach_utils/op_host/foreach_tiling_func.cpp) gets its
+        tiling from the folder it names (ops-nn@e5c3fa93 cmake/func.cmake:482-489; foreach/foreach_add_scalar/
+        op_host/CMakeLists.txt:13). Looked up beside the op, then in its repository."""
+        cm = self.op_host / "CMakeLists.txt"
+        if not cm.is_file():
+            return []
+        out = []
+        for m in re.finditer(r"DEPENDENCIES\s+([\w\s]+?)(?:\)|\b[A-Z_]{4,}\b)", cm.read_text(errors="replace")):
+            for name in m.group(1).split():
+                for cand in (self.root.parent / name, *(sorted(self.libs.repo.glob(f"*/{name}")) if self.libs.repo else [])):
+                    if (cand / "op_host").is_dir() and cand.resolve() != self.root.resolve():
+                        out.append(Project(cand, cand / "op_host", cand / "op_kernel", self.libs))
+                        break
+        return out
+
     def a2_tiling_dir(self) -> str | None:
         """The op_host/archNN folder CANN's build takes for ascend910b: SUPPORT_COMPUTE_UNIT / SUPPORT_TILING_DIR
         of the op's CMakeLists.txt (paired in order), else none."""
-        cm = self.root / "CMakeLists.txt"
-        if not cm.is_file():
-            return None
-        text = cm.read_text(errors="replace")
+        # ops-math sets them in the op folder's CMakeLists, ops-nn in op_host/CMakeLists.txt (foreach_abs: its
+        # tiling is op_host/arch22/foreach_abs_tiling_arch22.cpp)
+        text = "".join(cm.read_text(errors="replace") for cm in (self.root / "CMakeLists.txt",
+                                                                  self.root / "op_host" / "CMakeLists.txt")
+                       if cm.is_file())
         units = re.search(r"set\s*\(\s*SUPPORT_COMPUTE_UNIT\s+([^)]*)\)", text)
         dirs = re.search(r"set\s*\(\s*SUPPORT_TILING_DIR\s+([^)]*)\)", text)
         if not (units and dirs):
@@ -58,18 +83,53 @@ class Project:
         pairs = dict(zip(re.findall(r'"?([\w]+)"?', units.group(1)), re.findall(r'"?([\w]+)"?', dirs.group(1))))
         return pairs.get("ascend910b")
 
+    def _a2_kernel_sources_args(self) -> list[list[str]]:
+        """The argument lists of the op CMakeLists' add_kernel_sources(...) calls that apply to ascend910b."""
+        cm = self.root / "CMakeLists.txt"
+        if not cm.is_file():
+            return []
+        out = []
+        for m in re.finditer(r"add_kernel_sources\s*\(([^)]*)\)", cm.read_text(errors="replace")):
+            args = [a.strip('"') for a in m.group(1).split()]
+            units = args[args.index("COMPUTE_UNITS") + 1:] if "COMPUTE_UNITS" in args else None
+            if units is not None:
+                units = units[:next((i for i, u in enumerate(units) if u.isupper()), len(units))]
+            if units is None or "ascend910b" in units:
+                out.append(args)
+        return out
+
+    def a2_auto_sync(self) -> bool:
+        """False when the op's CMakeLists builds its A2 kernel with `add_kernel_sources(... AUTO_SYNC false)`
+        (ops-math@c4193324 cmake/func.cmake:792,830-856: the kernel is compiled with --cce-auto-sync=off)."""
+        for args in self._a2_kernel_sources_args():
+            if "AUTO_SYNC" in args and args.index("AUTO_SYNC") + 1 < len(args) and \
+                    args[args.index("AUTO_SYNC") + 1].lower() == "false":
+                return False
+        return True
+
+    def a2_kernel_src(self) -> str | None:
+        """The kernel file the op's CMakeLists names for ascend910b: `add_kernel_sources(KERNEL_SRC f.cpp
+        [COMPUTE_UNITS ...])` (no COMPUTE_UNITS: every chip), ops-math@c4193324 cmake/func.cmake:782-850
+        (experimental/math/add_mat_mat_elements_plus: add_mat_mat_elements_plus_arch22.cpp for ascend910b, the
+        opFile default is its Ascend 950 entry)."""
+        for args in self._a2_kernel_sources_args():
+            if "KERNEL_SRC" in args and args.index("KERNEL_SRC") + 1 < len(args):
+                src = args[args.index("KERNEL_SRC") + 1]
+                return src if src.endswith(".cpp") else src + ".cpp"
+        return None
+
     def a2_supported(self, op_type: str) -> bool | None:
         """Whether the OpDef names ascend910b (AddConfig("ascend910b")); None when it names no chip at all
         (msOpGen projects often leave it to the build's --soc)."""
         chips = set()
-        for p in self.host_sources:
+        for p in self.own_host_sources:
             chips |= set(re.findall(r'AddConfig\s*\(\s*"(\w+)"', p.read_text(errors="replace")))
         return ("ascend910b" in chips) if chips else None
 
     def op_types(self) -> list[str]:
         """OpTypes the op_host sources register (OP_ADD / IMPL_OP_OPTILING), read from the text."""
         found = []
-        for p in self.host_sources:
+        for p in self.own_host_sources:
             text = p.read_text(errors="replace")
             for m in re.finditer(r"\b(?:OP_ADD|IMPL_OP_OPTILING)\s*\(\s*([A-Za-z_]\w*)", text):
                 if m.group(1) not in found:
@@ -81,7 +141,7 @@ class Project:
         ops-math / ops-nn name a per-chip kernel on one OpAICoreConfig (is_finite_def.cpp: `config910d
         ...ExtendCfgInfo("opFile.value", "is_finite_apt")` added for ascend950, plain AddConfig("ascend910b"))."""
         name = cann_snake(op_type)
-        for p in self.host_sources:
+        for p in self.own_host_sources:
             text = p.read_text(errors="replace")
             files = list(re.finditer(r'"opFile\.value"\s*,\s*"([^"]+)"', text))
             if not files:
@@ -94,6 +154,9 @@ class Project:
                 decl = re.findall(r"OpAICoreConfig\s+(\w+)\s*;", text[:m.start()])
                 if a2.group(1) and decl and decl[-1] == a2.group(1):
                     name = m.group(1)
+        src = self.a2_kernel_src()
+        if src is not None and (self.op_kernel / src).is_file():
+            return self.op_kernel / src
         for cand in (self.op_kernel / f"{name}.cpp", self.op_kernel / f"{cann_snake(op_type)}.cpp"):
             if cand.is_file():
                 return cand
@@ -135,6 +198,11 @@ def entry(kernel: Path, op_type: str) -> tuple[str, bool]:
     """(kernel entry name, templated?) -- the __global__ function named like the op in snake case."""
     text = kernel.read_text(errors="replace")
     snake = cann_snake(op_type)
+    plain = re.search(r"(?<!>)\s(?:extern\s+\"C\"\s+)?__global__\s+__aicore__\s+void\s+" + snake + r"\s*\(", text)
+    if plain and _under_cpu_debug(text, plain.start()):
+        # the entry's CPU-debug form (`#ifdef __CCE_KT_TEST__`, ops-math asin_grad.cpp:27): the emulator defines
+        # __CCE_KT_TEST__ as CANN's CPU tests do, so that plain function is the entry, not the template after #else
+        return snake, False
     tpl = re.search(r"template\s*<[^;{]*?>\s*(?:extern\s+\"C\"\s*)?__global__\s+__aicore__\s+void\s+" + snake + r"\s*\(",
                     text)
     if tpl:
@@ -147,3 +215,17 @@ def entry(kernel: Path, op_type: str) -> tuple[str, bool]:
                                    + names[0] + r"\s*\(", text))
         return names[0], templated
     raise OpkitError(f"{kernel}: no kernel entry `__global__ __aicore__ void {snake}(...)`")
+
+
+def _under_cpu_debug(text: str, pos: int) -> bool:
+    """Whether `pos` sits in the first branch of an `#ifdef __CCE_KT_TEST__` (or `#if defined(__CCE_KT_TEST__)`)."""
+    depth, opened = 0, []
+    for m in re.finditer(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", text[:pos], re.M):
+        kind, rest = m.group(1), m.group(2)
+        if kind in ("if", "ifdef", "ifndef"):
+            opened.append(kind in ("ifdef", "if") and "__CCE_KT_TEST__" in rest and "!" not in rest)
+        elif kind in ("elif", "else") and opened:
+            opened[-1] = False
+        elif kind == "endif" and opened:
+            opened.pop()
+    return any(opened)

@@ -19,6 +19,7 @@ Where opbase is: `--opbase DIR` / OPKIT_CANN_OPBASE, else a sibling checkout of 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,10 +84,59 @@ def libraries(op_root: Path, opbase: str | Path | None = None, repo: str | Path 
             libs.host_include += [base, base / "op_common", base / "op_common" / "op_host"]
         libs.host_sources = sorted(s for pat in _OPBASE_HOST_SOURCES for s in ob.glob(pat))
         libs.kernel_include = [ob / "pkg_inc" / "op_common", ob / "include" / "op_common", KERNEL_VIEW]
-    if repo_p is not None:
-        libs.host_include += [repo_p, repo_p / "common" / "inc"]
+    if repo_p is not None:   # ops-nn also has common/inc/op_host (ops-nn@e5c3fa93 cmake/variables.cmake:181-193)
+        libs.host_include += [p for p in (repo_p, repo_p / "common" / "inc", repo_p / "common" / "inc" / "op_host")
+                              if p.is_dir()]
     return libs
 
+
+_SIBLING = re.compile(r'#\s*include\s*"\.\./([\w.-]+)/')
+
+
+def _sibling_kernel(name: str, op_root: Path, repo: Path | None) -> Path | None:
+    """The op_kernel folder of the op folder `name`: beside the op first, else anywhere in its repository (op
+    folders sit at <repo>/<category>/<op> or <repo>/experimental/<category>/<op>)."""
+    near = op_root.parent / name / "op_kernel"
+    if near.is_dir():
+        return near
+    if repo is not None:
+        for pat in (f"*/{name}/op_kernel", f"*/*/{name}/op_kernel"):
+            hit = sorted(p for p in repo.glob(pat) if p.is_dir())
+            if hit:
+                return hit[0]
+    return None
+
+
+def staged_siblings(op_root: Path, op_kernel: Path, repo: Path | None, work: Path) -> list[Path]:
+    """Include folders that resolve a kernel's `#include "../<other_op>/x.h"` as CANN's build does: it copies every
+    op's op_kernel/ into one folder, each under its op folder's name (ops-math@c4193324 cmake/gen_ops_info.cmake:
+    14-33, kernel_src_copy), so `../diag_flat/x.h` from diag_v2's kernel is diag_flat's op_kernel/x.h. Here:
+    `work/ascendc/<other_op>` links to that op's op_kernel/ (found transitively), and `work/ascendc/.self`, a
+    real folder, goes on the include path, where g++ tries `.self/../diag_flat/x.h`. [] when nothing reaches out."""
+    stage = work / "ascendc"
+    todo, seen, linked = [op_kernel], set(), False
+    while todo:
+        d = todo.pop()
+        if d in seen:
+            continue
+        seen.add(d)
+        for f in d.rglob("*"):
+            if f.suffix not in (".h", ".hpp", ".cpp", ".inl") or not f.is_file():
+                continue
+            for name in set(_SIBLING.findall(f.read_text(errors="replace"))):
+                target = _sibling_kernel(name, op_root, repo)
+                if target is None:
+                    continue           # g++ names the missing header
+                link = stage / name
+                stage.mkdir(parents=True, exist_ok=True)
+                if not link.is_symlink():
+                    link.symlink_to(target.resolve(), target_is_directory=True)
+                linked = True
+                todo.append(target)
+    if not linked:
+        return []
+    (stage / ".self").mkdir(parents=True, exist_ok=True)
+    return [stage / ".self"]
 
 
 def kernel_flags(opbase: str | Path | None = None) -> list[str]:

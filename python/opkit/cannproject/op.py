@@ -11,9 +11,10 @@ import torch
 
 from ..emulator.abi import KernelModule
 from ..errors import OpkitError
-from . import dtypes, host, instances, kernel, layout, tiling_view
+from . import dtypes, host, instances, kernel, layout, libs, tiling_view
 
 POISON = 0xFF      # bytes of an output the OpDef does not clear (NaN for floats): unwritten elements show
+DYNAMIC = 3        # ParamType(DYNAMIC): a tensor list (the host runner's describe)
 
 
 def device_extent(nbytes: int) -> int:
@@ -49,6 +50,7 @@ class CannOp:
                              "ASCENDC_TPL_ARGS_DECL (op_kernel/<op>_tiling_key.h included from the tiling source)")
         self.tiling_header = project.tiling_header(op_type)
         self._modules: dict[tuple, KernelModule] = {}
+        self.list_sizes: dict[str, int] = {}   # op.yaml cann.lists: tensors per DYNAMIC param (register.py)
 
     def kernel_tiling_header(self) -> Path | None:
         """The kernel's view of the op's tiling registrations (tiling_view.py): only the registered tiling-data structs,
@@ -126,38 +128,73 @@ class CannOp:
             path = kernel.compile_module(
                 self.kernel, self._entry_expr(args), len(self.input_names) + len(self.output_names) + 2,
                 self.build_dir / "kernels", defines=defines, tiling_header=self.kernel_tiling_header(),
-                include_dirs=[self.project.op_kernel, self.project.root, *self.project.libs.kernel_include], profile=self.profile, tag=tag)
+                include_dirs=[self.project.op_kernel, self.project.root, *self.project.libs.kernel_include,
+                              *libs.staged_siblings(self.project.root, self.project.op_kernel, self.project.libs.repo,
+                                                    self.build_dir / "kernels")],
+                profile=self.profile, tag=tag)
             self._modules[key] = KernelModule(path)
         return self._modules[key]
 
     # -- one call ---------------------------------------------------------------------------------
-    def tiling(self, inputs: list[torch.Tensor | None], attrs: dict) -> dict:
-        in_ge = [None if t is None else dtypes.ge_id(str(t.dtype).removeprefix("torch.")) for t in inputs]
+    def dynamic(self, params: str = "inputs") -> list[bool]:
+        """Per IR input (or output): a DYNAMIC parameter (a tensor list; ParamType(DYNAMIC) is 3)?"""
+        return [p["param_type"] == DYNAMIC for p in self.info[params]]
+
+    def _per_ir(self, inputs: list) -> list[list[torch.Tensor]]:
+        """The call's inputs as tensors per IR input: a DYNAMIC input takes a list (or tuple) of tensors, the
+        others one tensor or None (an absent optional input)."""
+        if len(inputs) != len(self.info["inputs"]):
+            raise OpkitError(f"op {self.op_type}: {len(inputs)} inputs given, its OpDef declares "
+                             f"{len(self.info['inputs'])} ({', '.join(self.input_names)})")
+        out = []
+        for x, p, dyn in zip(inputs, self.info["inputs"], self.dynamic()):
+            if dyn:
+                if not isinstance(x, (list, tuple)) or not x:
+                    raise OpkitError(f"op {self.op_type}: input {p['name']} is DYNAMIC (a tensor list): give a "
+                                     f"non-empty list of tensors, not {type(x).__name__}")
+                out.append(list(x))
+            elif isinstance(x, (list, tuple)):
+                raise OpkitError(f"op {self.op_type}: input {p['name']} is one tensor (ParamType "
+                                 f"{p['param_type']}), given a list")
+            else:
+                out.append([] if x is None else [x])
+        return out
+
+    def tiling(self, inputs: list, attrs: dict) -> dict:
+        per_ir = self._per_ir(inputs)
+        firsts = [ts[0] if ts else None for ts in per_ir]
+        in_ge = [None if t is None else dtypes.ge_id(str(t.dtype).removeprefix("torch.")) for t in firsts]
         col = self.column_for(in_ge)
         req_in = []
-        for t, p, ge in zip(inputs, self.info["inputs"], in_ge):
-            if t is None:
-                continue
-            data = t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if p["value_depend"] else None
-            req_in.append((ge, tuple(t.shape), data))
-        lead = next((tuple(t.shape) for t in inputs if t is not None), ())
-        req_out = [(col[n], lead) for n in self.output_names]
+        for ts, p in zip(per_ir, self.info["inputs"]):
+            for t in ts:
+                data = t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if p["value_depend"] \
+                    else None
+                req_in.append((dtypes.ge_id(str(t.dtype).removeprefix("torch.")), tuple(t.shape), data))
+        lead = next((tuple(t.shape) for t in firsts if t is not None), ())
+        # a DYNAMIC output holds as many tensors as the first DYNAMIC input (the foreach ops: y[i] from x[i])
+        n_list = next((len(ts) for ts, d in zip(per_ir, self.dynamic()) if d), 1)
+        req_out = [(col[n], lead) for n, d in zip(self.output_names, self.dynamic("outputs"))
+                   for _ in range(n_list if d else 1)]
         req_attrs = []
         for a in self.info["attrs"]:
             v = attrs.get(a["name"], a["default"])
             req_attrs.append((a["kind"], v))
-        line = host.request_line(self.op_type, self.profile, req_in, req_out, req_attrs,
-                                 [0 if t is None else 1 for t in inputs])
+        line = host.request_line(self.op_type, self.profile, req_in, req_out, req_attrs, [len(ts) for ts in per_ir])
         r = self.runner.request(line)
         if r.get("status") != 0:
             log = [ln for ln in self.runner.take_log() if ln.startswith("[ERROR]")][-3:]
             raise OpkitError(f"op {self.op_type}: {r.get('stage')} failed: {r.get('message')} "
-                             f"(inputs {[tuple(t.shape) if t is not None else None for t in inputs]}, attrs {attrs})"
+                             f"(inputs {[_shapes(t) for t in inputs]}, attrs {attrs})"
                              + "".join(f"\n  its log: {ln}" for ln in log))
         r["column"] = col
+        r["list_sizes"] = [n_list if d else 1 for d in self.dynamic("outputs")]
         return r
 
-    def __call__(self, inputs: list[torch.Tensor | None], attrs: dict) -> list[torch.Tensor]:
+    def __call__(self, inputs: list, attrs: dict) -> list:
+        """The op on `inputs` (one per IR input; a list of tensors for a DYNAMIC one): its outputs, a list of
+        tensors for a DYNAMIC output. A tensor list reaches the kernel as CANN's runtime passes it, one GM address
+        holding a ListTensorDesc (list_buffer)."""
         r = self.tiling(inputs, attrs)
         if r["block_dim"] == 0:
             raise OpkitError(f"op {self.op_type}: the TilingFunc set no block dim (context->SetBlockDim)")
@@ -166,25 +203,83 @@ class CannOp:
             raise OpkitError(f"op {self.op_type}: tiling key {r['tiling_key']} means template arguments {args}, "
                              "which ASCENDC_TPL_SEL does not select (CANN builds no such kernel)")
         mod = self.module(r["column"], args)
-        outs = []
-        for o, p in zip(r["outputs"], self.info["outputs"]):
-            t = torch.empty(o["shape"], dtype=getattr(torch, dtypes.name(o["dtype"])))
-            t.reshape(-1).view(torch.uint8).fill_(0 if p["init_value"] else POISON)
-            outs.append(t)
+        flat = iter(r["outputs"])
+        outs = []      # per IR output: its tensors
+        for p, n in zip(self.info["outputs"], r["list_sizes"]):
+            ts = []
+            for _ in range(n):
+                o = next(flat)
+                t = torch.empty(o["shape"], dtype=getattr(torch, dtypes.name(o["dtype"])))
+                t.reshape(-1).view(torch.uint8).fill_(0 if p["init_value"] else POISON)
+                ts.append(t)
+            outs.append(ts)
         ws = int(sum(r["workspace"]))
-        bufs = [None if t is None else _device(_bytes(t.detach().contiguous())) for t in inputs]
-        out_bufs = [_device(_bytes(t)) for t in outs]
-        bufs += out_bufs
+        bufs, spans = [], []
+        for ts, dyn in zip(self._per_ir(inputs), self.dynamic()):
+            if dyn:
+                buf, _ = list_buffer([t.detach().contiguous() for t in ts])
+                bufs.append(buf)
+            else:
+                bufs.append(_device(_bytes(ts[0].detach().contiguous())) if ts else None)
+        for ts, dyn in zip(outs, self.dynamic("outputs")):
+            if dyn:
+                buf, offs = list_buffer(ts)
+            else:
+                buf, offs = _device(_bytes(ts[0])), [0]
+            bufs.append(buf)
+            spans.append((buf, offs))
         bufs.append(_device(np.zeros(ws, np.uint8)) if ws else None)
         # the tiling buffer stays exact: reading past SetDataSize is the kernel's bug (gm-bounds GET_TILING_DATA)
         bufs.append(np.frombuffer(bytes.fromhex(r["tiling"]), np.uint8).copy() if r["data_size"] else None)
         mod.launch(bufs, r["block_dim"], tiling_key=r["tiling_key"])
-        for t, b in zip(outs, out_bufs):
-            _bytes(t)[:] = b[:t.numel() * t.element_size()]
-        return outs
+        for ts, (buf, offs) in zip(outs, spans):
+            for t, off in zip(ts, offs):
+                _bytes(t)[:] = buf[off:off + t.numel() * t.element_size()]
+        return [ts if dyn else ts[0] for ts, dyn in zip(outs, self.dynamic("outputs"))]
 
     def close(self):
         self.runner.close()
+
+
+def list_buffer(tensors: list[torch.Tensor]) -> tuple[np.ndarray, list[int]]:
+    """A tensor list as one GM buffer in the layout CANN's runtime passes a DYNAMIC parameter in and the kernel's
+    ListTensorDesc reads (asc-devkit@82b89a15 impl/basic_api/dav_c220/kernel_operator_list_tensor_impl.h, as
+    the emulator decodes it, opkit_emu/list_tensor.h; ops-nn foreach_utils/op_kernel/kernel_foreach_base.h:
+    101-107 reads the pointers the same way): 64-bit words -- [0] the byte offset of the pointer array;
+    per tensor (index << 32 | dim) then its dim sizes; the pointer array; then, in the same buffer, each tensor's
+    data with its device extent (device_extent, the gaps POISON). Returns the buffer and each tensor's data
+    offset. The emulator knows the list as one GM buffer: a kernel running past one tensor into the next
+    stays inside it (only the list's end is gm-bounds)."""
+    if not tensors:
+        raise OpkitError("a tensor list needs at least one tensor")
+    ts = [t.reshape(1) if t.dim() == 0 else t for t in tensors]   # a 0-d tensor is described as shape (1,)
+    dim = ts[0].dim()
+    if any(t.dim() != dim for t in ts):
+        raise OpkitError(f"a tensor list's tensors must have one rank (ListTensorDesc describes them with one "
+                         f"stride): got ranks {[t.dim() for t in ts]}")
+    head = 1 + len(ts) * (1 + dim)
+    ptr_off = head * 8
+    offs, pos = [], ptr_off + len(ts) * 8
+    for t in ts:
+        pos = (pos + 31) // 32 * 32              # each tensor 32-byte aligned, as the device allocates it
+        offs.append(pos)
+        pos += device_extent(t.numel() * t.element_size())
+    buf = np.full(pos, POISON, np.uint8)
+    words = buf[:ptr_off + len(ts) * 8].view(np.uint64)
+    words[0] = ptr_off
+    for i, t in enumerate(ts):
+        base = 1 + i * (1 + dim)
+        words[base] = (i << 32) | dim
+        words[base + 1:base + 1 + dim] = list(t.shape)
+        words[head + i] = buf.ctypes.data + offs[i]
+        data = _bytes(t.detach().contiguous())
+        buf[offs[i]:offs[i] + data.nbytes] = data
+    return buf, offs
+
+
+def _shapes(x):
+    """An input's shape for a message: a tuple, a list of them for a tensor list, None when absent."""
+    return None if x is None else [tuple(t.shape) for t in x] if isinstance(x, (list, tuple)) else tuple(x.shape)
 
 
 def _device(data: np.ndarray) -> np.ndarray:

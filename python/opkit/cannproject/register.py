@@ -41,7 +41,25 @@ def get(spec: OpSpec, build_dir: Path) -> CannOp:
     if key not in _ops:
         _ops[key] = CannOp(project_of(spec), op_type(spec), Path(build_dir) / spec.snake, PROFILE,
                            auto_sync=spec.auto_sync)
+        _ops[key].list_sizes = dict(spec.cann.get("lists") or {})   # DYNAMIC params: tensors each (importer.py)
     return _ops[key]
+
+
+def group_inputs(op: CannOp, flat: list) -> list:
+    """op.yaml's inputs (a DYNAMIC input imported as <name>_0 ... <name>_<n-1>, importer.py) as the op takes
+    them: one entry per IR input, a list of tensors for a DYNAMIC one."""
+    want = sum(op.list_sizes.get(p["name"], 0) if dyn else 1 for p, dyn in zip(op.info["inputs"], op.dynamic()))
+    if len(flat) != want:
+        raise OpkitError(f"op {op.op_type}: {len(flat)} inputs, but its OpDef with op.yaml's cann.lists "
+                         f"{op.list_sizes} takes {want} (a DYNAMIC input is <name>_0 ... <name>_<n-1>)")
+    it, out = iter(flat), []
+    for p, dyn in zip(op.info["inputs"], op.dynamic()):
+        out.append([next(it) for _ in range(op.list_sizes.get(p["name"], 0))] if dyn else next(it))
+    return out
+
+
+def flatten_outputs(outs: list) -> list:
+    return [t for o in outs for t in (o if isinstance(o, list) else [o])]
 
 
 def write_manifest(build_dir: Path, spec: OpSpec, checked: dict) -> Path:
@@ -63,15 +81,16 @@ def register(spec: OpSpec, where: Path) -> None:
 
     def kernel(*args):
         op = get(spec, build_dir)
-        outs = op(list(args[:n_in]), dict(zip(attr_names, args[n_in:])))
+        outs = flatten_outputs(op(group_inputs(op, list(args[:n_in])), dict(zip(attr_names, args[n_in:]))))
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def fake(*args):
         ins = args[:n_in]
         if all(isinstance(d, int) for t in ins if t is not None for d in t.shape):
             # concrete shapes: the op's own InferShape / InferDataType (run in the host runner)
-            r = get(spec, build_dir).tiling([None if t is None else torch.empty(t.shape, dtype=t.dtype) for t in ins],
-                                            dict(zip(attr_names, args[n_in:])))
+            op = get(spec, build_dir)
+            r = op.tiling(group_inputs(op, [None if t is None else torch.empty(t.shape, dtype=t.dtype) for t in ins]),
+                          dict(zip(attr_names, args[n_in:])))
             metas = [(o["shape"], getattr(torch, dtypes.name(o["dtype"]))) for o in r["outputs"]]
         else:   # symbolic shapes cannot reach the runner: op.yaml's rule (an output shaped like an input)
             by = {i.name: t for i, t in zip(spec.inputs, ins)}

@@ -12,29 +12,33 @@ from . import options as O
 from .app import cli, err, out
 
 
-_OPTION_TARGET: dict[str, str] = {}     # `opkit build` option name -> the target that declared it
+_OPTION_TARGET: dict[str, set[str]] = {}     # `opkit build` option name -> the targets that declare it
 
 
 def _target_build_options(f):
-    """Each target's own `opkit build` options (targets/<name>: cli_options())."""
+    """Each target's own `opkit build` options (targets/<name>: cli_options()); an option two targets declare
+    (--no-auto-sync: cpu and npu) is one option of both."""
     from .. import targets
     params = f.__dict__.setdefault("__click_params__", [])
     for name in reversed(targets.names()):
         for opt in reversed(targets.get(name).cli_options()):
-            opt = O.shared_for_target(opt)      # --dtype, --soc: the shared form (options.py)
-            _OPTION_TARGET[opt.name] = name
-            params.append(opt)
+            opt = O.shared_for_target(opt)      # --dtype, --soc, --no-auto-sync: the shared form (options.py)
+            if opt.name not in _OPTION_TARGET:
+                params.append(opt)
+            _OPTION_TARGET.setdefault(opt.name, set()).add(name)
     return f
 
 
 def _split_options(target: str, options: dict) -> dict:
     """The chosen target's options; an option of another target that was set is an error."""
-    foreign = {k: _OPTION_TARGET[k] for k, v in options.items() if v not in (None, False, ()) and _OPTION_TARGET[k] != target}
+    foreign = {k: sorted(_OPTION_TARGET[k]) for k, v in options.items()
+               if v not in (None, False, ()) and target not in _OPTION_TARGET[k]}
     if foreign:
-        said = ", ".join(f"--{k.replace('_', '-')} (--target {t})" for k, t in foreign.items())
-        owners = " / ".join(sorted({f"--target {t}" for t in foreign.values()}))
+        said = ", ".join(f"--{k.replace('_', '-')} ({' / '.join(f'--target {t}' for t in ts)})"
+                         for k, ts in foreign.items())
+        owners = " / ".join(sorted({f"--target {t}" for ts in foreign.values() for t in ts}))
         raise OpkitError(f"{said}: these options apply to {owners} only, not --target {target}")
-    return {k: v for k, v in options.items() if _OPTION_TARGET[k] == target}
+    return {k: v for k, v in options.items() if target in _OPTION_TARGET[k]}
 
 
 @cli.command()

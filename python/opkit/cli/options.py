@@ -211,6 +211,14 @@ def soc(f):
     return click.option("--soc", default=None, metavar="SOC", help=SOC_HELP)(f)
 
 
+def no_auto_sync(f):
+    return click.option("--no-auto-sync", "no_auto_sync", is_flag=True, default=False,
+                        help="build every kernel as CANN's --cce-auto-sync=off would: the kernel must sync the "
+                             "scalar unit itself (on the emulator a missing V->S sync before GetValue is "
+                             "pipe-race; the NPU build passes --cce-auto-sync=off); one op: `auto_sync: false` "
+                             "in its op.yaml")(f)
+
+
 def op_type(f):
     return click.option("--op", "op_type", default=None, metavar="OPTYPE",
                         help="the OpType, when the source holds several")(f)
@@ -234,7 +242,7 @@ def opbase(f):
 
 # Options a target adds to `opkit build` (targets/<name>: cli_options()) that are shared options: the target says
 # which name it wants, the command line form is the one above.
-FOR_TARGETS = {"--dtype": dtype, "--soc": soc}
+FOR_TARGETS = {"--dtype": dtype, "--soc": soc, "--no-auto-sync": no_auto_sync}
 
 
 def shared_for_target(opt: click.Option) -> click.Option:

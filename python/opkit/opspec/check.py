@@ -12,7 +12,8 @@ import yaml as _yaml
 
 from ..errors import OpkitError, SpecError
 from .check_tests import _accuracy, _tests
-from .model import ATTR_TYPES, DTYPES, REDUCE_SHAPE, AttrSpec, BackwardSpec, InputSpec, OpSpec, OutputSpec
+from .model import (ATTR_TYPES, DTYPES, LIST_ATTR_TYPES, REDUCE_SHAPE, AttrSpec, BackwardSpec, InputSpec, OpSpec,
+                    OutputSpec, attr_value_ok)
 from .yaml_nodes import Checker as _Checker
 from .yaml_nodes import Node as _Node
 from .yaml_nodes import kind as _kind
@@ -25,7 +26,7 @@ TOP_KEYS = ("op", "family", "summary", "inputs", "outputs", "attrs", "compute_dt
             "accuracy", "lang", "tbe", "cann", "auto_sync")
 LANGS = ("ascendc", "tbe", "cann")
 TBE_KEYS = ("function", "soc")
-CANN_KEYS = ("op_type", "kernel", "repo", "opbase")  # lang cann: the OpType, the kernel file, CANN's libraries (docs/cann.md)
+CANN_KEYS = ("op_type", "kernel", "repo", "opbase", "lists")  # lang cann: the OpType, the kernel file, CANN's libraries (docs/cann.md)
 _DIM_NAME = _re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
@@ -100,9 +101,18 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
                                       "syncs the scalar unit itself, --cce-auto-sync=off)")
     cann = {}
     if "cann" in top:
-        cann = {k: c.string(v, "an OpType" if k == "op_type" else "a folder (the op's ops-math / ops-nn checkout, "
-                            "hicann/opbase)" if k in ("repo", "opbase") else "a path such as op_kernel/add_custom.cpp")
-                for k, v in (c.mapping(top["cann"], CANN_KEYS) or {}).items()}
+        for k, v in (c.mapping(top["cann"], CANN_KEYS) or {}).items():
+            if k == "lists":   # a DYNAMIC (tensor-list) param: how many tensors, op.yaml's <name>_0 ... (docs/cann.md)
+                sizes = v.value if isinstance(v.value, dict) else None
+                if sizes is None or not all(isinstance(n.value, int) and not isinstance(n.value, bool)
+                                            and n.value > 0 for n in sizes.values()):
+                    c.error(v, "expected a mapping of DYNAMIC parameter names to tensor counts (positive ints), "
+                               "e.g. {x: 2, y: 2}")
+                else:
+                    cann[k] = {name: n.value for name, n in sizes.items()}
+                continue
+            cann[k] = c.string(v, "an OpType" if k == "op_type" else "a folder (the op's ops-math / ops-nn checkout, "
+                               "hicann/opbase)" if k in ("repo", "opbase") else "a path such as op_kernel/add_custom.cpp")
 
     inputs = _inputs(c, top.get("inputs"))
     input_names = [i.name for i in inputs]
@@ -131,6 +141,11 @@ def _build(c: _Checker, top: dict, doc: _Node, path: Path, bundled: bool) -> OpS
                          _raw_names(top.get("attrs")))
     tests = _tests(c, top.get("tests"), inputs, attrs)
     accuracy = _accuracy(c, top.get("accuracy"))
+    if lang != "cann":
+        for a in attrs:
+            if a.type in LIST_ATTR_TYPES:
+                c.error(top["attrs"], f"attr {a.name} is {a.type}: list attrs are taken for `lang: cann` ops only "
+                                      "(an AscendC op's attrs reach its tiling as scalars)")
     if c.errors or name is None or snake is None:
         return None
     return OpSpec(name=name, snake=snake, family=family, summary=summary, inputs=tuple(inputs),
@@ -215,8 +230,8 @@ def _attrs(c: _Checker, node: _Node | None) -> list[AttrSpec]:
         typ = c.string(m["type"], "an attr type", tuple(ATTR_TYPES)) if "type" in m else None
         default = None
         if "default" in m and typ is not None:
-            default = m["default"].value
-            ok = isinstance(default, ATTR_TYPES[typ]) and not (typ in ("int", "float") and isinstance(default, bool))
+            default = _plain(m["default"].value)
+            ok = attr_value_ok(typ, default)
             if not ok:
                 c.error(m["default"], f"default {default!r} is {_kind(default)}; expected a {typ} "
                                       f"(the attr's type)")
@@ -232,10 +247,10 @@ def _attrs(c: _Checker, node: _Node | None) -> list[AttrSpec]:
         choices: tuple = ()
         if "choices" in m:
             lst = c.seq(m["choices"], "allowed values")
-            choices = tuple(x.value for x in lst or [])
+            choices = tuple(_plain(x.value) for x in lst or [])
             if typ:
                 for x in lst or []:
-                    if not isinstance(x.value, ATTR_TYPES[typ]):
+                    if not attr_value_ok(typ, _plain(x.value)):
                         c.error(x, f"choice {x.value!r} is {_kind(x.value)}; expected a {typ}")
             if default is not None and choices and default not in choices:
                 c.error(m["default"], f"default {default!r} is not one of the choices {list(choices)}")
@@ -327,3 +342,8 @@ def _backward(c: _Checker, node: _Node | None, inputs: list[str], outputs: list[
             if s is not None:
                 grads[k] = s
     return BackwardSpec(op=op or "", args=tuple(args), grads=grads)
+
+
+def _plain(v):
+    """A YAML value without its line-tracking wrappers (a list attr's default is a list of nodes)."""
+    return [_plain(x.value if isinstance(x, _Node) else x) for x in v] if isinstance(v, list) else v

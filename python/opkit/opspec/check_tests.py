@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .distributions import DECLARABLE as DISTRIBUTIONS
 from .standard import OVERRIDE_KEYS
-from .model import ATTR_TYPES, DTYPES, AccuracySpec, AttrSpec, InputSpec, TestSpec
+from .model import DTYPES, AccuracySpec, AttrSpec, InputSpec, TestSpec, attr_value_ok
 from .yaml_nodes import Checker as _Checker
 from .yaml_nodes import Node as _Node
 from .yaml_nodes import kind as _kind
@@ -89,13 +89,14 @@ def _attr_values(c: _Checker, node: _Node, attrs: list[AttrSpec]) -> dict[str, t
             continue
         vals = []
         for x in c.seq(v, f"values of {k}") or []:
-            ok = isinstance(x.value, ATTR_TYPES[a.type]) and not (a.type in ("int", "float") and isinstance(x.value, bool))
+            value = [y.value if isinstance(y, _Node) else y for y in x.value] if isinstance(x.value, list) else x.value
+            ok = attr_value_ok(a.type, value)
             if not ok:
                 c.error(x, f"{x.value!r} is {_kind(x.value)}; expected a {a.type} (the attr's type)")
             elif a.choices and x.value not in a.choices:
                 c.error(x, f"{x.value!r} is not one of the attr's choices {list(a.choices)}")
             else:
-                vals.append(float(x.value) if a.type == "float" else x.value)
+                vals.append(float(value) if a.type == "float" else value)
         out[k] = tuple(vals)
     return out
 

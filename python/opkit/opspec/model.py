@@ -18,7 +18,18 @@ from .distributions import DECLARABLE
 REDUCE_SHAPE = re.compile(r"reduce\(\s*(\w+)\s*,\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)\Z")
 
 # attr type name in op.yaml -> the Python types its values may have
-ATTR_TYPES = {"float": (int, float), "int": (int,), "bool": (bool,), "str": (str,)}
+ATTR_TYPES = {"float": (int, float), "int": (int,), "bool": (bool,), "str": (str,),
+              # lists (CANN's ListInt / ListFloat / ListBool attrs; `lang: cann` only, check.py)
+              "int[]": (list,), "float[]": (list,), "bool[]": (list,)}
+LIST_ATTR_TYPES = ("int[]", "float[]", "bool[]")
+
+
+def attr_value_ok(typ: str, v) -> bool:
+    """Whether `v` is a value of the op.yaml attr type `typ` (a bool is not an int or float; a list's elements
+    are of its element type)."""
+    if typ in LIST_ATTR_TYPES:
+        return isinstance(v, list) and all(attr_value_ok(typ[:-2], x) for x in v)
+    return isinstance(v, ATTR_TYPES[typ]) and not (typ in ("int", "float") and isinstance(v, bool))
 
 # dtype names used in op.yaml -> (torch dtype attribute name, C++ kernel type, short tag for ids/files)
 DTYPES: dict[str, tuple[str, str, str]] = {
@@ -154,6 +165,9 @@ class OpSpec:
 
 
 def _schema_default(a: AttrSpec) -> str:
+    if a.type in LIST_ATTR_TYPES:
+        elem = AttrSpec(a.name, a.type[:-2])
+        return "[" + ", ".join(_schema_default(AttrSpec(a.name, elem.type, x)) for x in a.default) + "]"
     if a.type == "bool":
         return "True" if a.default else "False"
     if a.type == "str":

@@ -36,7 +36,4 @@ def cli_options() -> list:
     return [click.Option(["--dtype"], multiple=True, metavar="DTYPE",
                          help="edit loop: build only this lead dtype's kernels (float32/fp32, float16/fp16, "
                               "bfloat16/bf16; repeatable), then `opkit test --dtype` it"),
-            click.Option(["--no-auto-sync", "no_auto_sync"], is_flag=True, default=False,
-                         help="build every kernel as CANN's --cce-auto-sync=off would: the kernel must sync the "
-                              "scalar unit itself (a missing V->S sync before GetValue is pipe-race); one op: "
-                              "`auto_sync: false` in its op.yaml")]
+            click.Option(["--no-auto-sync"], is_flag=True, default=False)]   # the shared form: cli/options.py

@@ -78,4 +78,5 @@ def cli_options() -> list:
     return [click.Option(["--check-only"], is_flag=True,
                          help="npu: render and compile-check without CANN (mirrors CANN's build steps)"),
             click.Option(["--package"], is_flag=True, help="npu: also write and build the graph-mode op package"),
-            click.Option(["--soc"], default=None, help="npu: SoC version, e.g. Ascend910B3")]
+            click.Option(["--soc"], default=None, help="npu: SoC version, e.g. Ascend910B3"),
+            click.Option(["--no-auto-sync"], is_flag=True, default=False)]   # the shared form: cli/options.py

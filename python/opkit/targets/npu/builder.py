@@ -59,13 +59,16 @@ def _say(log, msg: str) -> None:
 
 
 def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_only: bool = False,
-          package: bool = False, soc: str | None = None, compile: bool = True, **options) -> None:
+          package: bool = False, soc: str | None = None, compile: bool = True, no_auto_sync: bool = False,
+          **options) -> None:
     """Render and build the NPU glue for `specs` (AscendC ops; the build router sends TBE ops elsewhere) into
     `build_dir`; raise BuildError on any failure. Everything is rendered first, then written in one pass,
     then compiled.
 
     check_only: no CANN needed; compile the binding against the torch-npu wheel (see npu/check.py).
-    compile=False with check_only: render only (recheck() compiles later)."""
+    compile=False with check_only: render only (recheck() compiles later).
+    no_auto_sync: every kernel compiled with `--cce-auto-sync=off` (one op: `auto_sync: false` in its op.yaml;
+    cmake/opkit_npu.cmake)."""
     from . import cann, glue
     build_dir = Path(build_dir)
     specs = list(specs)
@@ -137,7 +140,8 @@ def build(specs, build_dir: Path, *, jobs: int | None = None, log=None, check_on
     _say(log, f"npu: CANN {search.cann.version} at {search.cann.root} (found by {search.cann.found_by})")
     (build_dir / MANIFEST).unlink(missing_ok=True)
     _cmake_build(cmake_args(specs, settings, cann_root=search.cann.root, torch_dir=_torch_dir(),
-                            torch_npu_dir=torch_npu_dir, src=src, out_dir=build_dir), build_dir / "cmake", jobs, log)
+                            torch_npu_dir=torch_npu_dir, src=src, out_dir=build_dir, auto_sync=not no_auto_sync),
+                 build_dir / "cmake", jobs, log)
     lib = library(build_dir)
     if not lib.is_file():
         raise BuildError(f"opkit build --target npu: the build finished but {lib} is missing; see {build_dir / 'cmake'}")
@@ -192,14 +196,15 @@ def recheck(build_dir: Path, log=None) -> Path:
 # -- real build ------------------------------------------------------------------------------------
 
 def cmake_args(specs, s, *, cann_root: Path | None, torch_dir: Path, torch_npu_dir: Path, src: Path,
-               out_dir: Path) -> list[str]:
+               out_dir: Path, auto_sync: bool = True) -> list[str]:
     """The configure of cmake/workspace for the NPU: the same opkit_add_op() per op folder as the emulator
     build, with OPKIT_TARGET=npu (cmake/opkit_npu.cmake) and the glue rendered into ``src``."""
     args = ["-DOPKIT_TARGET=npu", f"-DOPKIT_OP_DIRS={';'.join(str(x.dir) for x in specs)}",
             f"-DOPKIT_OUTPUT_DIR={out_dir}", f"-DOPKIT_NPU_SRC={src}", f"-DSOC_VERSION={s.soc}",
             f"-DOPKIT_NPU_PROFILE={s.profile}", f"-DOPKIT_TORCH_DIR={torch_dir}", f"-DOPKIT_TORCH_NPU_DIR={torch_npu_dir}",
             f"-DOPKIT_TORCH_VERSION_MACRO={s.torch_version_macro}", f"-DOPKIT_CXX11_ABI={s.cxx11_abi}",
-            f"-DPython3_EXECUTABLE={sys.executable}", "-DCMAKE_BUILD_TYPE=Release"]
+            f"-DPython3_EXECUTABLE={sys.executable}", "-DCMAKE_BUILD_TYPE=Release",
+            f"-DOPKIT_NPU_AUTO_SYNC={'ON' if auto_sync else 'OFF'}"]
     if cann_root is not None:
         args.append(f"-DASCEND_CANN_PACKAGE_PATH={cann_root}")
     return args

@@ -306,6 +306,24 @@ struct OpCall {
     for (size_t j = 0; j < ir && j < input_instance.size(); ++j) k += input_instance[j];
     return k + rel;
   }
+  // tensor `rel` of a DYNAMIC IR input, or past every tensor (so the getters return nullptr) when `rel` is not
+  // below its count, as CANN's context does (metadef extended_kernel_context.h: GetDynamicInputDesc)
+  size_t dyn_index(size_t ir, size_t rel) const {
+    return ir < input_instance.size() && rel < static_cast<size_t>(input_instance[ir]) ? ir_index(ir, rel)
+                                                                                       : static_cast<size_t>(-1);
+  }
+};
+
+// where an IR input's tensors start among the node's inputs, and how many (exe_graph/runtime/
+// compute_node_info.h AnchorInstanceInfo)
+class AnchorInstanceInfo {
+ public:
+  AnchorInstanceInfo() = default;
+  AnchorInstanceInfo(size_t start, size_t num) : start_(start), num_(num) {}
+  size_t GetInstanceStart() const { return start_; }
+  size_t GetInstanceNum() const { return num_; }
+ private:
+  size_t start_ = 0, num_ = 0;
 };
 
 // the node a context belongs to (exe_graph/runtime/compute_node_info.h): its IR input and output counts
@@ -315,21 +333,29 @@ class ComputeNodeInfo {
   size_t GetInputsNum() const { return call_->inputs.size(); }
   size_t GetOutputsNum() const { return call_->outputs.size(); }
   size_t GetIrInputsNum() const { return call_->input_instance.size(); }
+  const AnchorInstanceInfo* GetInputInstanceInfo(size_t ir) const {
+    if (ir >= call_->input_instance.size()) return nullptr;
+    info_ = AnchorInstanceInfo(call_->ir_index(ir), static_cast<size_t>(call_->input_instance[ir]));
+    return &info_;
+  }
   const char* GetNodeType() const { return call_->op_type.c_str(); }
   const char* GetNodeName() const { return call_->op_type.c_str(); }
  private:
   const OpCall* call_;
+  mutable AnchorInstanceInfo info_;
 };
 
 class ExtendedKernelContext {
  public:
   const ComputeNodeInfo* GetComputeNodeInfo() const { node_ = ComputeNodeInfo(call_); return &node_; }
+  // metadef extended_kernel_context.h: the IR input's tensors (a DYNAMIC input: its count)
+  const AnchorInstanceInfo* GetIrInputInstanceInfo(size_t ir) const { return GetComputeNodeInfo()->GetInputInstanceInfo(ir); }
   explicit ExtendedKernelContext(OpCall* c) : call_(c) {}
   const CompileTimeTensorDesc* GetInputDesc(size_t i) const { return i < call_->input_desc.size() ? &call_->input_desc[i] : nullptr; }
   const CompileTimeTensorDesc* GetOutputDesc(size_t i) const { return i < call_->output_desc.size() ? &call_->output_desc[i] : nullptr; }
   const CompileTimeTensorDesc* GetOptionalInputDesc(size_t ir) const { return present(ir) ? GetInputDesc(call_->ir_index(ir)) : nullptr; }
   const CompileTimeTensorDesc* GetRequiredInputDesc(size_t ir) const { return GetInputDesc(call_->ir_index(ir)); }
-  const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir, size_t rel) const { return GetInputDesc(call_->ir_index(ir, rel)); }
+  const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir, size_t rel) const { return GetInputDesc(call_->dyn_index(ir, rel)); }
   size_t GetComputeNodeInputNum() const { return call_->inputs.size(); }
   size_t GetComputeNodeOutputNum() const { return call_->outputs.size(); }
   const RuntimeAttrs* GetAttrs() const { return &call_->attrs; }
@@ -350,10 +376,10 @@ class TilingContext : public ExtendedKernelContext {
   const Tensor* GetInputTensor(size_t i) const { return i < call_->inputs.size() ? &call_->inputs[i] : nullptr; }
   const StorageShape* GetOptionalInputShape(size_t ir) const { return present(ir) ? GetInputShape(call_->ir_index(ir)) : nullptr; }
   const StorageShape* GetRequiredInputShape(size_t ir) const { return GetInputShape(call_->ir_index(ir)); }
-  const StorageShape* GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(call_->ir_index(ir, rel)); }
+  const StorageShape* GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(call_->dyn_index(ir, rel)); }
   const Tensor* GetOptionalInputTensor(size_t ir) const { return present(ir) ? GetInputTensor(call_->ir_index(ir)) : nullptr; }
   const Tensor* GetRequiredInputTensor(size_t ir) const { return GetInputTensor(call_->ir_index(ir)); }
-  const Tensor* GetDynamicInputTensor(size_t ir, size_t rel) const { return GetInputTensor(call_->ir_index(ir, rel)); }
+  const Tensor* GetDynamicInputTensor(size_t ir, size_t rel) const { return GetInputTensor(call_->dyn_index(ir, rel)); }
   ge::graphStatus SetTilingKey(uint64_t k) { tiling_key = k; return ge::GRAPH_SUCCESS; }
   uint64_t GetTilingKey() const { return tiling_key; }
   ge::graphStatus SetBlockDim(uint32_t n) { block_dim = n; return ge::GRAPH_SUCCESS; }
@@ -399,7 +425,7 @@ class InferShapeContext : public ExtendedKernelContext {
   const Shape* GetInputShape(size_t i) const { return i < call_->inputs.size() ? &call_->inputs[i].shape.GetOriginShape() : nullptr; }
   const Shape* GetOptionalInputShape(size_t ir) const { return present(ir) ? GetInputShape(call_->ir_index(ir)) : nullptr; }
   const Shape* GetRequiredInputShape(size_t ir) const { return GetInputShape(call_->ir_index(ir)); }
-  const Shape* GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(call_->ir_index(ir, rel)); }
+  const Shape* GetDynamicInputShape(size_t ir, size_t rel) const { return GetInputShape(call_->dyn_index(ir, rel)); }
   const Tensor* GetInputTensor(size_t i) const { return i < call_->inputs.size() ? &call_->inputs[i] : nullptr; }
   Shape* GetOutputShape(size_t i) { return i < call_->outputs.size() ? &call_->outputs[i].shape.MutableOriginShape() : nullptr; }
 };
@@ -409,6 +435,7 @@ class InferDataTypeContext : public ExtendedKernelContext {
   ge::DataType GetInputDataType(size_t i) const { return i < call_->inputs.size() ? call_->inputs[i].dtype : ge::DT_UNDEFINED; }
   ge::DataType GetOptionalInputDataType(size_t ir) const { return present(ir) ? GetInputDataType(call_->ir_index(ir)) : ge::DT_UNDEFINED; }
   ge::DataType GetRequiredInputDataType(size_t ir) const { return GetInputDataType(call_->ir_index(ir)); }
+  ge::DataType GetDynamicInputDataType(size_t ir, size_t rel) const { return GetInputDataType(call_->dyn_index(ir, rel)); }
   ge::DataType GetOutputDataType(size_t i) const { return i < call_->outputs.size() ? call_->outputs[i].dtype : ge::DT_UNDEFINED; }
   ge::graphStatus SetOutputDataType(size_t i, ge::DataType t) {
     if (i >= call_->outputs.size()) return ge::GRAPH_FAILED;

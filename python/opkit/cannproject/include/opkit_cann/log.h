@@ -66,9 +66,18 @@ inline void OpkitLog(int level, const std::string& who, const char* fmt = "", ..
 }
 
 // the error-code family: one line naming the check and its arguments
-inline void OpkitReport(const char* what, const std::string& who, std::initializer_list<std::string> args) {
+// (opbase's macros take each argument as a string or a number: `static_cast<int64_t>(n)` for a tensor count)
+inline std::string ReportArg(const std::string& s) { return s; }
+inline std::string ReportArg(const char* s) { return s ? s : "nil"; }
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T> || std::is_enum_v<T>>>
+inline std::string ReportArg(T v) {
+    if constexpr (std::is_enum_v<T>) return std::to_string(static_cast<long long>(v));
+    else return std::to_string(v);
+}
+template <class... A>
+inline void OpkitReport(const char* what, const std::string& who, const A&... args) {
     std::string line;
-    for (const auto& a : args) line += (line.empty() ? "" : ", ") + a;
+    ((line += (line.empty() ? "" : ", ") + ReportArg(args)), ...);
     std::fprintf(stderr, "[ERROR] %s: %s(%s)\n", who.c_str(), what, line.c_str());
 }
 
@@ -124,7 +133,7 @@ inline std::string ToString(const std::vector<const gert::Shape*>& v) {
         }                                                                                        \
     } while (0)
 
-#define OPKIT_OP_REPORT(what, entity, ...) ::Ops::Base::OpkitReport(what, std::string(entity), {__VA_ARGS__})
+#define OPKIT_OP_REPORT(what, entity, ...) ::Ops::Base::OpkitReport(what, std::string(entity), __VA_ARGS__)
 #define OP_LOGE_WITH_INVALID_INPUT_SHAPE(e, ...) OPKIT_OP_REPORT("invalid input shape", e, __VA_ARGS__)
 #define OP_LOGE_WITH_INVALID_ATTR(e, ...) OPKIT_OP_REPORT("invalid attr", e, __VA_ARGS__)
 #define OP_LOGE_WITH_INVALID_ATTR_SIZE(e, ...) OPKIT_OP_REPORT("invalid attr size", e, __VA_ARGS__)

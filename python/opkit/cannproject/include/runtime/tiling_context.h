@@ -1,0 +1,4 @@
+// CANN header path (exe_graph/runtime/tiling_context.h, also reached as runtime/tiling_context.h: the toolkit puts include/exe_graph on the
+// path), served by opkit's CPU stand-in of the op_host API (opkit_cann/host.h; docs/cann.md).
+#pragma once
+#include "opkit_cann/host.h"

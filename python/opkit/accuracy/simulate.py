@@ -34,6 +34,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from torch.overrides import TorchFunctionMode
+from torch.utils._pytree import tree_leaves
 
 from .. import patching
 from .policy import Entry, Policy
@@ -195,16 +196,6 @@ def _cast(obj, io: torch.dtype, cdt: torch.dtype, rnd: bool = False):
     if isinstance(obj, dict):
         return {k: _cast(v, io, cdt, rnd) for k, v in obj.items()}
     return obj
-
-
-def _all_tensors(obj) -> list:
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for o in obj for t in _all_tensors(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in _all_tensors(o)]
-    return []
 
 
 def _to(obj, dt: torch.dtype):
@@ -405,7 +396,8 @@ class Simulator:
         x = args[0] if args else None
         # never under autograd: a kept buffer saved for backward would be overwritten by the next call
         if (not REUSE_CAST_BUFFERS or torch.is_grad_enabled() or op_type not in FRESH_OUTPUT
-                or not isinstance(x, torch.Tensor) or x.dtype not in _LOW or rnd or not x.is_contiguous() or x.numel() < 1 << 16 or (x.dtype == io == cdt)):
+                or not isinstance(x, torch.Tensor) or x.dtype not in _LOW or rnd or not x.is_contiguous()
+                or x.numel() < 1 << 16 or x.dtype == io == cdt):
             return _cast(args, io, cdt, rnd)
         src = x
         if x.dtype != io:
@@ -425,13 +417,15 @@ class Simulator:
         return b
 
     def _release_input(self, args, out) -> None:
-        """An output that shares a kept buffer takes it along (the next call gets a new one)."""
-        if not self._bufs or not args or not isinstance(args[0], torch.Tensor):
+        """An output that shares the kept buffer it was computed from takes it along (the next call gets a new
+        one). Only the buffer passed to the op can be shared, so a call without one costs nothing here."""
+        x = args[0] if args else None
+        key = next((k for k, b in self._bufs.items() if b is x), None)
+        if key is None:
             return
-        ptrs = {t.untyped_storage().data_ptr() for t in _all_tensors(out)}
-        for k, b in list(self._bufs.items()):
-            if b.untyped_storage().data_ptr() in ptrs:
-                del self._bufs[k]
+        ptr = x.untyped_storage().data_ptr()
+        if any(isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() == ptr for t in tree_leaves(out)):
+            del self._bufs[key]
 
     def _naive_module(self, m: nn.Module):
         """``execute``'s naive hook for module ``m``: its replacement on opkit's naive kernel, looked up on the

@@ -30,7 +30,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=300, help="labelled samples")
-    ap.add_argument("--no-linear", action="store_true", help="without --deploy-dtype (classic flow + DMQ only)")
+    ap.add_argument("--no-linear", action="store_true", help="without --deploy-dtype (classic flow + DMQ only): "
+                    "the engine before/after its changes, interleaved")
+    ap.add_argument("--repeats", type=int, default=3, help="--no-linear: runs of each side, the fastest counting")
     a = ap.parse_args()
     torch.set_num_threads(1)
     import opkit
@@ -56,8 +58,10 @@ def main() -> None:
         for i in range(0, len(x16), 64):
             m16(x16[i:i + 64])
     plain16 = time.process_time() - t
+    if a.no_linear:
+        return classic(a, m, x, y, c, plain)
     runs = {}
-    for fast in ((False, True) if not a.no_linear else (True,)):
+    for fast in (False, True):
         # before: float16 F.linear on ATen's kernel, search models deep-copied; after: the same bits on opkit's
         # kernel (quant/fp16_linear.py), tensors shared between the search's models
         fp16_linear.ENABLED = linear_flow.SHARE_TENSORS = fast
@@ -95,6 +99,63 @@ def main() -> None:
         print(f"   before == after: report fields {fields}; "
               f"every row's class per sample {'equal' if preds else 'DIFFERS'} ({len(runs[True].predictions)} rows)")
     print(f"   after: {load()}")
+
+
+ENGINE_FLAGS = (("opkit.quant.scoring", "REUSE_FP32"), ("opkit.accuracy.simulate", "MODE_OFF_INSIDE_OPS"),
+                ("opkit.accuracy.simulate", "F32_AS_IS"), ("opkit.quant.modes", "KEEP_CONSTANTS"))
+
+
+def engine(after: bool) -> None:
+    """before: FP32 rerun beside every evaluation, the engine's function mode on inside every op, float32 ops
+    through the casts, a layer's constants made per call; after: none of these (the same arithmetic)."""
+    import importlib
+    for mod, flag in ENGINE_FLAGS:
+        setattr(importlib.import_module(mod), flag, after)
+
+
+def classic(a, m, x, y, c, plain) -> None:
+    """The classic flow (no --deploy-dtype) before and after the engine changes, interleaved ``--repeats`` times,
+    the fastest CPU time of each side counting; reports compared field for field, classes sample for sample."""
+    import opkit
+    from opkit.evaluate import FP32, evaluate
+    from opkit.quant.inputs import labelled
+    runs, best = {}, {}
+    for _ in range(a.repeats):
+        t = time.process_time()
+        evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
+        plain = min(plain, time.process_time() - t)
+        for after in (False, True):
+            engine(after)
+            t = time.process_time()
+            rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1)
+            total = time.process_time() - t
+            best[after] = min(best.get(after, float("inf")), total)
+            runs.setdefault(after, rep)
+            same = _same(runs[after], rep)
+            if same != "equal":
+                raise SystemExit(f"two runs of the same side differ: {same}")
+    engine(True)
+    for after in (False, True):
+        rep, total = runs[after], best[after]
+        budget = (rep.evals + 2) * plain
+        print(f"   {'after ' if after else 'before'}: {total:.2f} s CPU (fastest of {a.repeats}), {rep.evals} "
+              f"labelled evaluations; budget (evaluations + 2) x FP32 plain pass {plain:.4f} s = {budget:.2f} s -> "
+              f"{'within' if total <= budget else 'OVER'} ({total / budget:.2f}x)")
+        print(f"           recommend: {rep.recommend.describe()} -> {rep.recommend.top1:.2f}%")
+    print(f"   before == after: {_same(runs[False], runs[True])} ({len(runs[True].predictions)} rows)")
+    print(f"   after: {load()}")
+
+
+def _same(b, f) -> str:
+    """'equal' when two reports agree in every field (timings aside) and every row's class per sample."""
+    bd, fd = b.to_dict(), f.to_dict()
+    drop = ("eval_seconds", "seconds", "eval_backends")
+    js = lambda v: json.dumps(v, sort_keys=True, default=str)      # noqa: E731 - NaN equal to NaN
+    differ = [k for k in bd if k not in drop and js(bd[k]) != js(fd[k])]
+    preds = [k for k in b.predictions if b.predictions[k] != f.predictions.get(k)]
+    if differ or preds or set(b.predictions) != set(f.predictions):
+        return f"DIFFER: fields {differ}, classes of rows {preds}"
+    return "equal"
 
 
 if __name__ == "__main__":

@@ -33,11 +33,25 @@ def main() -> None:
     ap.add_argument("--no-linear", action="store_true", help="without --deploy-dtype (classic flow + DMQ only): "
                     "the engine before/after its changes, interleaved")
     ap.add_argument("--repeats", type=int, default=3, help="--no-linear: runs of each side, the fastest counting")
+    ap.add_argument("--model", default="encoder", help="--no-linear: encoder (tests/quantdata/encoder.py), "
+                    "zoo:NAME (a trained zoo model, opkit/quant/amct/zoo, on its own labelled test images), or "
+                    "resnet18 (examples/resnet at --size, random init, BatchNorm statistics measured on the "
+                    "calibration images, labels its own top-1)")
+    ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
+    ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
     a = ap.parse_args()
     torch.set_num_threads(1)
     import opkit
     from opkit.evaluate import FP32, evaluate
     from opkit.quant.inputs import labelled
+    if a.model != "encoder":
+        if not a.no_linear:
+            raise SystemExit("--model other than encoder: with --no-linear only")
+        m, x, y, c, what = other_model(a)
+        banner(f"opkit quant, classic flow: {what}, {a.n} labelled, {len(c)} calibration")
+        t = time.process_time()
+        evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
+        return classic(a, m, x, y, c, time.process_time() - t)
     from quantdata import encoder as E
     m = E.encoder().float().eval()
     x, c = E.patches(a.n, 1).float(), E.patches(16, 2).float()
@@ -101,13 +115,43 @@ def main() -> None:
     print(f"   after: {load()}")
 
 
+def other_model(a):
+    """(model, x, y, calibration inputs, description) for --model zoo:NAME | resnet18."""
+    if a.model.startswith("zoo:"):
+        from opkit.quant.amct import zoo
+        name = a.model[4:]
+        x, y = zoo.test_set(a.n)
+        return zoo.load(name), x, y, zoo.calib_set(16), f"zoo {name} ({zoo.ZOO[name].family}), trained"
+    if a.model != "resnet18":
+        raise SystemExit(f"--model {a.model}: encoder, zoo:NAME or resnet18")
+    sys.path.insert(0, str(ROOT / "examples" / "resnet"))
+    from model import ResNet18
+    torch.manual_seed(0)
+    m = ResNet18(num_classes=100).eval()
+    g = torch.Generator().manual_seed(1)
+    c = torch.randn(64, 3, a.size, a.size, generator=g)
+    x = torch.randn(a.n, 3, a.size, a.size, generator=g)
+    with torch.no_grad():                       # BatchNorm statistics measured on the calibration images
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.reset_running_stats()
+                mod.momentum = None
+        m.train()
+        m(c)
+        m.eval()
+        y = torch.cat([m(x[i:i + 64]).argmax(1) for i in range(0, a.n, 64)])
+    return m, x, y, c[:16], f"ResNet-18 (examples/resnet, 100 classes, 21 quantizable layers) at 3x{a.size}x{a.size}"
+
+
 ENGINE_FLAGS = (("opkit.quant.scoring", "REUSE_FP32"), ("opkit.accuracy.simulate", "MODE_OFF_INSIDE_OPS"),
-                ("opkit.accuracy.simulate", "F32_AS_IS"), ("opkit.quant.modes", "KEEP_CONSTANTS"))
+                ("opkit.accuracy.simulate", "F32_AS_IS"), ("opkit.quant.modes", "KEEP_CONSTANTS"),
+                ("opkit.quant.capture", "KEEP_FOLDS"), ("opkit.quant.variant", "KEEP_CODES"))
 
 
 def engine(after: bool) -> None:
     """before: FP32 rerun beside every evaluation, the engine's function mode on inside every op, float32 ops
-    through the casts, a layer's constants made per call; after: none of these (the same arithmetic)."""
+    through the casts, a layer's constants made per call, its Conv+BN fold, codes and plan made per variant;
+    after: none of these (the same arithmetic)."""
     import importlib
     for mod, flag in ENGINE_FLAGS:
         setattr(importlib.import_module(mod), flag, after)
@@ -127,7 +171,8 @@ def classic(a, m, x, y, c, plain) -> None:
         for after in (False, True):
             engine(after)
             t = time.process_time()
-            rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1)
+            rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=a.target, batch_size=64,
+                                 workers=1)
             total = time.process_time() - t
             best[after] = min(best.get(after, float("inf")), total)
             runs.setdefault(after, rep)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import weakref
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -199,15 +200,48 @@ _PLANS: dict = {}           # content of (codes, input range, groups, bias codes
 KEEP_PLANS = 512            # plans kept: a search builds the same layer from the same record once per step
 
 
+class TensorMemo:
+    """tensor -> value while the tensor lives, by identity (a WeakKeyDictionary compares tensor keys with ==,
+    which is elementwise)."""
+
+    def __init__(self):
+        self._d: dict[int, tuple] = {}
+
+    def get(self, t: torch.Tensor, default=None):
+        e = self._d.get(id(t))
+        return e[1] if e is not None and e[0]() is t else default
+
+    def put(self, t: torch.Tensor, value) -> None:
+        k, d = id(t), self._d
+
+        def gone(r, k=k, d=d):
+            if k in d and d[k][0] is r:
+                del d[k]
+        d[k] = (weakref.ref(t, gone), value)
+
+    def clear(self) -> None:
+        self._d.clear()
+
+
+_PLAN_OF_TENSOR = TensorMemo()
+
+
 def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: torch.Tensor | None) -> tuple:
     """QuantLayer._planned's answer, (chunks or None, bias_in_f32, peak), looked up by the content of its
     inputs: every variant of a search rebuilds its layers from the same records, so the same codes."""
     def digest(t):
         return None if t is None else (t.dtype, tuple(t.shape),
                                        hashlib.sha1(t.detach().contiguous().numpy().tobytes()).digest())
+    same = (codes._version, tuple(x_range), groups, bias, None if bias is None else bias._version)
+    if KEEP_CONSTANTS:                # the same codes tensor (variant.weight_codes shares it): no hashing
+        got = _PLAN_OF_TENSOR.get(codes)
+        if got is not None and len(got[0]) == len(same) and all(
+                x is y if isinstance(x, torch.Tensor) else x == y for x, y in zip(got[0], same)):
+            return got[1]
     key = (digest(codes), tuple(x_range), groups, digest(bias)) if KEEP_CONSTANTS else None
     hit = _PLANS.get(key) if key is not None else None
     if hit is not None:
+        _PLAN_OF_TENSOR.put(codes, (same, hit))
         return hit
     x_lo, x_hi = x_range
     up, dn = _channel_bounds(codes, x_hi, x_lo)
@@ -221,6 +255,7 @@ def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: t
         if len(_PLANS) >= KEEP_PLANS:
             _PLANS.pop(next(iter(_PLANS)))
         _PLANS[key] = out
+        _PLAN_OF_TENSOR.put(codes, (same, out))
     return out
 
 

@@ -224,6 +224,20 @@ class TensorMemo:
 
 
 _PLAN_OF_TENSOR = TensorMemo()
+_F32_CODES = TensorMemo()
+
+
+def f32_codes(codes: torch.Tensor) -> torch.Tensor:
+    """The integer codes as float32 for the float32 conv, made once per codes tensor (variants of one search share
+    their codes, variant.weight_codes) while it is unchanged: one float32 copy of the quantized weights, as the
+    model holds its own. Read only."""
+    if not KEEP_CONSTANTS:
+        return codes.to(F32)
+    got = _F32_CODES.get(codes)
+    if got is None or got[0] != codes._version:
+        got = (codes._version, codes.to(F32))
+        _F32_CODES.put(codes, got)
+    return got[1]
 
 
 def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: torch.Tensor | None) -> tuple:
@@ -409,8 +423,8 @@ class QuantLayer(LayerMode):
             acc = exact_product(self.geometry.apply, xq, self.codes, self.geometry.fan_in(self.codes))
         elif bias_f32:
             # one float32 conv, the int32 bias inside it: every partial sum below 2^24, the float32 result exact
-            b = self.bias_codes.to(F32).reshape(-1) if self.bias_codes is not None and int_bias else None
-            return self.geometry.apply(xq.to(F32), self.codes.to(F32), b), True
+            b = f32_codes(self.bias_codes).reshape(-1) if self.bias_codes is not None and int_bias else None
+            return self.geometry.apply(xq.to(F32), f32_codes(self.codes), b), True
         else:
             acc = self.chunked(xq, plan)
         if self.bias_codes is not None and int_bias:
@@ -420,7 +434,7 @@ class QuantLayer(LayerMode):
 
     def chunked(self, xq: torch.Tensor, plan: tuple) -> torch.Tensor:
         """One float32 conv/matmul per chunk of input channels (``plan_chunks``), summed in float64: exact."""
-        w = self.codes.to(F32)
+        w = f32_codes(self.codes)
         if len(plan) == 1:
             return self.geometry.apply(xq.to(F32), w).to(F64)
         dim = -1 if self.op_type == "linear" else 1

@@ -10,7 +10,11 @@ sharing their tensors; the two reports must be equal field for field and every r
 The run: the 10-Linear ViT-style encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16
 calibration samples, target drop 3 points. CPU seconds of this process (one torch thread; the machine is shared), one run.
 
-    .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear]
+With --no-linear: the classic flow (no --deploy-dtype) before and after the engine changes of issue 37's third
+round (ENGINE_FLAGS off, then on), interleaved --repeats times, fastest CPU counting, time in the evaluations and
+outside them split, reports compared; --model zoo:NAME or resnet18 (--size) for a larger model than the encoder.
+
+    .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]]
 """
 from __future__ import annotations
 

@@ -10,7 +10,11 @@ sharing their tensors; the two reports must be equal field for field and every r
 The run: the 10-Linear ViT-style encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16
 calibration samples, target drop 3 points. CPU seconds of this process (one torch thread; the machine is shared), one run.
 
-    .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear]
+With --no-linear: the classic flow (no --deploy-dtype) before and after the engine changes of issue 37's third
+round (ENGINE_FLAGS off, then on), interleaved --repeats times, fastest CPU counting, time in the evaluations and
+outside them split, reports compared; --model zoo:NAME or resnet18 (--size) for a larger model than the encoder.
+
+    .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]]
 """
 from __future__ import annotations
 
@@ -30,12 +34,28 @@ sys.path.insert(0, str(ROOT / "tests"))
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=300, help="labelled samples")
-    ap.add_argument("--no-linear", action="store_true", help="without --deploy-dtype (classic flow + DMQ only)")
+    ap.add_argument("--no-linear", action="store_true", help="without --deploy-dtype (classic flow + DMQ only): "
+                    "the engine before/after its changes, interleaved")
+    ap.add_argument("--repeats", type=int, default=3, help="--no-linear: runs of each side, the fastest counting")
+    ap.add_argument("--model", default="encoder", help="--no-linear: encoder (tests/quantdata/encoder.py), "
+                    "zoo:NAME (a trained zoo model, opkit/quant/amct/zoo, on its own labelled test images), or "
+                    "resnet18 (examples/resnet at --size, random init, BatchNorm statistics measured on the "
+                    "calibration images, labels its own top-1)")
+    ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
+    ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
     a = ap.parse_args()
     torch.set_num_threads(1)
     import opkit
     from opkit.evaluate import FP32, evaluate
     from opkit.quant.inputs import labelled
+    if a.model != "encoder":
+        if not a.no_linear:
+            raise SystemExit("--model other than encoder: with --no-linear only")
+        m, x, y, c, what = other_model(a)
+        banner(f"opkit quant, classic flow: {what}, {a.n} labelled, {len(c)} calibration")
+        t = time.process_time()
+        evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
+        return classic(a, m, x, y, c, time.process_time() - t)
     from quantdata import encoder as E
     m = E.encoder().float().eval()
     x, c = E.patches(a.n, 1).float(), E.patches(16, 2).float()
@@ -56,8 +76,10 @@ def main() -> None:
         for i in range(0, len(x16), 64):
             m16(x16[i:i + 64])
     plain16 = time.process_time() - t
+    if a.no_linear:
+        return classic(a, m, x, y, c, plain)
     runs = {}
-    for fast in ((False, True) if not a.no_linear else (True,)):
+    for fast in (False, True):
         # before: float16 F.linear on ATen's kernel, search models deep-copied; after: the same bits on opkit's
         # kernel (quant/fp16_linear.py), tensors shared between the search's models
         fp16_linear.ENABLED = linear_flow.SHARE_TENSORS = fast
@@ -95,6 +117,110 @@ def main() -> None:
         print(f"   before == after: report fields {fields}; "
               f"every row's class per sample {'equal' if preds else 'DIFFERS'} ({len(runs[True].predictions)} rows)")
     print(f"   after: {load()}")
+
+
+def other_model(a):
+    """(model, x, y, calibration inputs, description) for --model zoo:NAME | resnet18."""
+    if a.model.startswith("zoo:"):
+        from opkit.quant.amct import zoo
+        name = a.model[4:]
+        x, y = zoo.test_set(a.n)
+        return zoo.load(name), x, y, zoo.calib_set(16), f"zoo {name} ({zoo.ZOO[name].family}), trained"
+    if a.model != "resnet18":
+        raise SystemExit(f"--model {a.model}: encoder, zoo:NAME or resnet18")
+    sys.path.insert(0, str(ROOT / "examples" / "resnet"))
+    from model import ResNet18
+    torch.manual_seed(0)
+    m = ResNet18(num_classes=100).eval()
+    g = torch.Generator().manual_seed(1)
+    c = torch.randn(64, 3, a.size, a.size, generator=g)
+    x = torch.randn(a.n, 3, a.size, a.size, generator=g)
+    with torch.no_grad():                       # BatchNorm statistics measured on the calibration images
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.reset_running_stats()
+                mod.momentum = None
+        m.train()
+        m(c)
+        m.eval()
+        y = torch.cat([m(x[i:i + 64]).argmax(1) for i in range(0, a.n, 64)])
+    return m, x, y, c[:16], f"ResNet-18 (examples/resnet, 100 classes, 21 quantizable layers) at 3x{a.size}x{a.size}"
+
+
+ENGINE_FLAGS = (("opkit.quant.scoring", "REUSE_FP32"), ("opkit.accuracy.simulate", "MODE_OFF_INSIDE_OPS"),
+                ("opkit.accuracy.simulate", "F32_AS_IS"), ("opkit.quant.modes", "KEEP_CONSTANTS"),
+                ("opkit.quant.capture", "KEEP_FOLDS"), ("opkit.quant.variant", "KEEP_CODES"))
+
+
+def engine(after: bool) -> None:
+    """before: FP32 rerun beside every evaluation, the engine's function mode on inside every op, float32 ops
+    through the casts, a layer's constants made per call, its Conv+BN fold, codes and plan made per variant;
+    after: none of these (the same arithmetic)."""
+    import importlib
+    for mod, flag in ENGINE_FLAGS:
+        setattr(importlib.import_module(mod), flag, after)
+
+
+def classic(a, m, x, y, c, plain) -> None:
+    """The classic flow (no --deploy-dtype) before and after the engine changes, interleaved ``--repeats`` times,
+    the fastest CPU time of each side counting; reports compared field for field, classes sample for sample."""
+    import opkit
+    from opkit.evaluate import FP32, evaluate
+    from opkit.quant import scoring
+    from opkit.quant.inputs import labelled
+    inside = [0.0]
+    timed = scoring.evaluate
+
+    def counted(*args, **kw):             # CPU seconds spent in the labelled evaluations
+        t0 = time.process_time()
+        try:
+            return timed(*args, **kw)
+        finally:
+            inside[0] += time.process_time() - t0
+    scoring.evaluate = counted
+    runs, best, split = {}, {}, {}
+    for _ in range(a.repeats):
+        t = time.process_time()
+        evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
+        plain = min(plain, time.process_time() - t)
+        for after in (False, True):
+            engine(after)
+            inside[0] = 0.0
+            t = time.process_time()
+            rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=a.target, batch_size=64,
+                                 workers=1)
+            total = time.process_time() - t
+            if total < best.get(after, float("inf")):
+                best[after], split[after] = total, inside[0]
+            runs.setdefault(after, rep)
+            same = _same(runs[after], rep)
+            if same != "equal":
+                raise SystemExit(f"two runs of the same side differ: {same}")
+    engine(True)
+    for after in (False, True):
+        rep, total = runs[after], best[after]
+        budget = (rep.evals + 2) * plain
+        print(f"   {'after ' if after else 'before'}: {total:.2f} s CPU (fastest of {a.repeats}), {rep.evals} "
+              f"labelled evaluations; budget (evaluations + 2) x FP32 plain pass {plain:.4f} s = {budget:.2f} s -> "
+              f"{'within' if total <= budget else 'OVER'} ({total / budget:.2f}x)")
+        ev = split[after]
+        print(f"           in the {rep.evals} evaluations {ev:.2f} s = {ev / rep.evals / plain:.2f} FP32 passes each; "
+              f"outside them {total - ev:.2f} s = {(total - ev) / plain:.1f} FP32 passes (budget: 2)")
+        print(f"           recommend: {rep.recommend.describe()[:150]} -> {rep.recommend.top1:.2f}%")
+    print(f"   before == after: {_same(runs[False], runs[True])} ({len(runs[True].predictions)} rows)")
+    print(f"   after: {load()}")
+
+
+def _same(b, f) -> str:
+    """'equal' when two reports agree in every field (timings aside) and every row's class per sample."""
+    bd, fd = b.to_dict(), f.to_dict()
+    drop = ("eval_seconds", "seconds", "eval_backends")
+    js = lambda v: json.dumps(v, sort_keys=True, default=str)      # noqa: E731 - NaN equal to NaN
+    differ = [k for k in bd if k not in drop and js(bd[k]) != js(fd[k])]
+    preds = [k for k in b.predictions if b.predictions[k] != f.predictions.get(k)]
+    if differ or preds or set(b.predictions) != set(f.predictions):
+        return f"DIFFER: fields {differ}, classes of rows {preds}"
+    return "equal"
 
 
 if __name__ == "__main__":

@@ -75,6 +75,13 @@ FP32_PARAMS = frozenset({"batch_norm"})
 # Ops whose output is a new tensor, never a view of their input: their cast input may live in a reused buffer
 # (REUSE_CAST_BUFFERS False: every cast into new memory, as before; tests compare the two bit for bit).
 REUSE_CAST_BUFFERS = True
+# True: inside a module the engine runs as one op (and its layer mode), the engine's TorchFunctionMode is taken off
+# the stack -- every torch call there passed through it unchanged (depth > 0), each at the cost of a Python
+# dispatch. False: kept on, as before (tests and benchmarks compare the two).
+MODE_OFF_INSIDE_OPS = True
+# True: an op the policy runs in float32 on float32 inputs and parameters is called as it is (the casts and the
+# parameter swap of ``execute`` would each give back the same tensor's values). False: through them, as before.
+F32_AS_IS = True
 FRESH_OUTPUT = frozenset({"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "gelu",
                           "layer_norm", "group_norm", "softmax", "log_softmax", "silu", "batch_norm"})
 
@@ -142,12 +149,26 @@ def atomic_modules(model: nn.Module) -> dict[str, tuple[nn.Module, str]]:
     ``module_op_type`` knows (their children are not seen one by one)."""
     atomic: dict[str, tuple[nn.Module, str]] = {}
     for name, m in model.named_modules():
-        if any(name.startswith(a + ".") for a in atomic) or (name and "" in atomic):
+        if inside(name, atomic):
             continue
         t = module_op_type(m)
         if t is not None:
             atomic[name] = (m, t)
     return atomic
+
+
+def inside(name: str, atomic) -> bool:
+    """Whether module path ``name`` lies inside one of ``atomic``'s paths (a dotted prefix; "" holds all)."""
+    if not name:
+        return False
+    if "" in atomic:
+        return True
+    i = name.find(".")
+    while i != -1:
+        if name[:i] in atomic:
+            return True
+        i = name.find(".", i + 1)
+    return False
 
 
 @dataclass
@@ -319,6 +340,7 @@ class Simulator:
         self._naive_mods: dict[int, nn.Module | None] = {}
         self._pcache: dict = {}               # (tensor id, io, compute, hf32) -> rounded copy (see _params_as)
         self._bufs: dict = {}                 # (shape, dtype, slot) -> a cast buffer reused (see _cast_input)
+        self._mode: "_PolicyMode | None" = None   # the function mode of the run under way, if any
 
     # -- resolution ---------------------------------------------------------------------------------
     def entry(self, op_type: str, layer: str | None = None) -> Entry:
@@ -357,7 +379,14 @@ class Simulator:
                  layer: str | None = None):
         """Run ``fn(*args, **kwargs)`` as the policy says (``layer``: whose layer_overrides apply); returns
         (output, io, compute label, kernel). Layer modes call it for the float parts they run."""
-        io, compute = self._resolve(op_type, _floats((args, kwargs), []), layer)
+        floats = _floats((args, kwargs), [])
+        io, compute = self._resolve(op_type, floats, layer)
+        if F32_AS_IS and io == F32 and compute == "float32" and all(t.dtype == F32 for t in floats) \
+                and _params_in(module, F32):
+            # every cast below would hand back the tensor itself (float32 to float32): the op runs as it is
+            out = fn(*args, **kwargs)
+            self.kernels[f"{op_type}: cpu"] += 1
+            return (out if isinstance(out, torch.Tensor) and out.dtype == F32 else _to(out, io)), io, "float32", "cpu"
         if compute == "io":
             if naive is not None and self.naive and io in (F16, BF16):
                 call = naive(_to(args, io), _to(kwargs, io))
@@ -457,6 +486,10 @@ class Simulator:
         mode = self.layers.get(name)
 
         def fwd(*args, **kwargs):
+            if MODE_OFF_INSIDE_OPS and self._mode is not None and \
+                    torch.overrides._get_current_function_mode() is self._mode:
+                with torch.overrides._pop_mode_temporarily():
+                    return fwd(*args, **kwargs)
             self.depth += 1
             try:
                 if mode is not None:
@@ -493,8 +526,7 @@ class Simulator:
         records: list[LayerOut] = []
         calls: Counter = Counter()
         atomic = atomic_modules(model)
-        hooked = [(name, m) for name, m in model.named_modules()
-                  if not any(name.startswith(a + ".") for a in atomic) and not (name and "" in atomic)]
+        hooked = [(name, m) for name, m in model.named_modules() if not inside(name, atomic)] if record else []
 
         def hook_for(name: str, m: nn.Module):
             t = atomic.get(name, (None, "block"))[1]
@@ -524,14 +556,16 @@ class Simulator:
         self._meta.clear()
         self.fn_calls.clear()
         policy_mode = self.policy is not None or bool(self.functions)
+        self._mode = _PolicyMode(self) if policy_mode else None
         try:
             for name, (m, t) in atomic.items():
                 if policy_mode or name in self.layers:
                     saved.append((m, m.__dict__.get("forward")))
                     m.forward = self._wrap_module(m, t, m.forward, name)
-            with torch.no_grad(), (_PolicyMode(self) if policy_mode else _null()):
+            with torch.no_grad(), (self._mode if policy_mode else _null()):
                 out = model(*inputs)
         finally:
+            self._mode = None
             for h in handles:
                 h.remove()
             for m, fwd in saved:
@@ -590,6 +624,18 @@ def _tensor_operands(args, kwargs) -> bool:
     """Every operand a tensor: PyTorch's 16-bit kernels round a Python float operand to 16 bits first, the FP32
     computation does not (x + 0.1 differs), so calls with a number keep the FP32 path."""
     return not kwargs and all(isinstance(a, torch.Tensor) for a in args)
+
+
+def _params_in(m: nn.Module | None, dt: torch.dtype) -> bool:
+    """Every floating parameter and buffer of ``m`` (and its children) a policy may cast is already ``dt``."""
+    if m is None:
+        return True
+    for sub in m.modules():
+        for d in (sub._parameters, sub._buffers):
+            for v in d.values():
+                if v is not None and v.dtype in _LOW and v.dtype != dt:
+                    return False
+    return True
 
 
 def _no_params(m: nn.Module | None) -> bool:

@@ -43,21 +43,27 @@ def shards_of(n: int, batch_size: int, shard_batches: int) -> list[list[int]]:
 def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transform=None, topk: int = 5,
              batch_size: int = DEFAULT_BATCH, workers: int | None = None, ray: str | None = None,
              shard_batches: int | None = None, retries: int = 2, progress: bool | Callable = False,
-             model_spec: str | None = None) -> EvalResult:
+             model_spec: str | None = None, reference: bool = True, described: dict | None = None) -> EvalResult:
     """Evaluate ``variants`` (default: FP32 only; FP32 is added first when missing) of ``model`` on ``data``.
 
     ``model``: ``pkg.module:factory`` / ``file.py:factory`` spec, or an nn.Module (then in process or Ray).
     ``data``: a LabelledSet or what ``opkit.data.load_dataset`` takes (with ``transform``).
     ``topk``: predictions kept per sample (top-1 and top-5 are read from them).
     ``progress``: True = a rich progress bar on stderr; or a callable(samples_done, n, shards_done, shards).
+    ``reference``: False runs only ``variants`` (a caller that already holds FP32's predictions, such as
+    opkit quant's search, which evaluates one variant at a time and would otherwise pay an FP32 pass each time).
+    ``described``: ``data.describe()`` when the caller already holds it for this set, unchanged (its content hash
+    reads every sample: on a small model a third of an FP32 pass, paid again by every evaluation of a search).
     """
     t0 = time.monotonic()
     ref = model if isinstance(model, ModelRef) else ModelRef(spec=model) if isinstance(model, str) \
         else ModelRef(spec=model_spec, module=model)
     ds = data if isinstance(data, LabelledSet) else load_dataset(data, transform)
     variants = list(variants or [])
-    if not any(v.name == "fp32" for v in variants):
+    if reference and not any(v.name == "fp32" for v in variants):
         variants.insert(0, FP32)
+    if not variants:
+        raise OpkitError("evaluate: no variant to run (reference=False and no variants given)")
     names = [v.name for v in variants]
     if len(set(names)) != len(names):
         raise OpkitError(f"evaluate: variant names must be unique; got {', '.join(names)}")
@@ -101,7 +107,8 @@ def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transfor
         raise OpkitError(f"evaluate: {len(missing)} sample(s) have no prediction (first: {ds.where(int(missing[0]))})")
     res = EvalResult(n=n, k=topk, labels=ds.labels().numpy().astype(np.int64), classes=list(ds.classes),
                      predictions=merger.pred, variants=[v.describe() for v in prepared_variants],
-                     data=ds.describe(), model=ref.describe(), backend=backend, workers=used, shards=len(shards),
+                     data=described if described is not None else ds.describe(), model=ref.describe(),
+                     backend=backend, workers=used, shards=len(shards),
                      reruns=reruns, seconds=time.monotonic() - t0, num_classes=dict(merger.classes), notes=notes)
     _check_classes(res, ds)
     for v in res.variants:

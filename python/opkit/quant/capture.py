@@ -2,6 +2,7 @@
 that capture each layer's input. Below variant.py and layer_algorithms.py, which both build on it."""
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 import torch
@@ -14,20 +15,38 @@ from .rnn import RNN_TYPES, CalibRnn
 from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, fold_bn
 
 
+# True: a Conv+BN fold is kept per conv while neither module's tensors change (same tensors, same version
+# counters, same eps) -- every variant of a search folds the same pairs again. False: folded on every call.
+KEEP_FOLDS = True
+_FOLDS: "weakref.WeakKeyDictionary[nn.Module, tuple]" = weakref.WeakKeyDictionary()
+
+
 def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantConfig):
     """The (weight, bias, folded BatchNorm) AMCT quantizes for ``name``: Conv+BN folded in FP32 when
-    do_fusion allows and the fold stays finite (AMCT skips a non-finite fold with a warning)."""
-    mods = dict(model.named_modules())
-    m = mods[name]
+    do_fusion allows and the fold stays finite (AMCT skips a non-finite fold with a warning). Read only: the
+    tensors may be the module's own or shared with other variants."""
+    m = model.get_submodule(name)
     if not ConvGeometry.of(m).weighted:
         return None, None, ""                     # AvgPool2d: nothing to fold or quantize
-    w, b = m.weight.detach().to(torch.float32), (m.bias.detach().to(torch.float32) if m.bias is not None else None)
     bn = graph.pairs.get(name)
-    if bn and config.do_fusion and name not in config.skip_fusion_layers:
-        fw, fb = fold_bn(w, b, mods[bn])
+    fold = bool(bn and config.do_fusion and name not in config.skip_fusion_layers)
+    bnm = model.get_submodule(bn) if fold else None
+    tensors = (m.weight, m.bias) + ((bnm.weight, bnm.bias, bnm.running_mean, bnm.running_var) if fold else ())
+    stamp = tuple((t, t._version if t is not None else 0) for t in tensors) + \
+        ((bnm.eps, bnm, bn) if fold else (None, None, None))
+    hit = _FOLDS.get(m, {}).get(fold) if KEEP_FOLDS else None
+    if hit is not None and all((x[0] is y[0] and x[1] == y[1]) if isinstance(x, tuple) else x is y or x == y
+                               for x, y in zip(hit[0], stamp)):
+        return hit[1]
+    w, b = m.weight.detach().to(torch.float32), (m.bias.detach().to(torch.float32) if m.bias is not None else None)
+    out = (w, b, "")
+    if fold:
+        fw, fb = fold_bn(w, b, bnm)
         if torch.isfinite(fw).all() and torch.isfinite(fb).all():
-            return fw, fb, bn
-    return w, b, ""
+            out = (fw, fb, bn)
+    if KEEP_FOLDS:
+        _FOLDS.setdefault(m, {})[fold] = (stamp, out)
+    return out
 
 
 def capture_modes(model: nn.Module, graph: ModelGraph, config: QuantConfig, names,

@@ -15,6 +15,9 @@ All hold tensors and numbers only, so a variant pickles (Ray workers, issue 22).
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import weakref
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -158,7 +161,8 @@ def _channel_bounds(codes: torch.Tensor, x_hi: int, x_lo: int) -> tuple[torch.Te
     return up, dn
 
 
-def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | None = None) -> tuple | None:
+def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | None = None,
+                bounds: tuple | None = None) -> tuple | None:
     """Input-channel chunks ((c0, c1), ...) of a conv/linear on integer codes over which ONE float32 conv/matmul
     per chunk is exact, decided from the weight codes and the range [x_lo, x_hi] of the input codes alone (not
     per call; x_lo defaults to -x_hi).
@@ -171,7 +175,8 @@ def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | Non
     added in float64 (below 2^53): exact. Channels are taken greedily in order. None when no such plan exists
     (one channel alone past the limit, a grouped conv whose whole fan-in is past it, or more than MAX_CHUNKS
     chunks): the caller keeps the per-call path (``exact_product``)."""
-    up, dn = _channel_bounds(codes, x_hi, -x_hi if x_lo is None else x_lo)
+    # bounds: _channel_bounds(codes, x_hi, x_lo), when the caller has them already
+    up, dn = bounds if bounds is not None else _channel_bounds(codes, x_hi, -x_hi if x_lo is None else x_lo)
 
     def fits(u, d):
         return max(float(u.max()), -float(d.min())) < F32_LIMIT
@@ -191,6 +196,83 @@ def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | Non
     return tuple(chunks) if len(chunks) <= MAX_CHUNKS else None
 
 
+_PLANS: dict = {}           # content of (codes, input range, groups, bias codes) -> _plan_of's answer
+KEEP_PLANS = 512            # plans kept: a search builds the same layer from the same record once per step
+
+
+class TensorMemo:
+    """tensor -> value while the tensor lives, by identity (a WeakKeyDictionary compares tensor keys with ==,
+    which is elementwise)."""
+
+    def __init__(self):
+        self._d: dict[int, tuple] = {}
+
+    def get(self, t: torch.Tensor, default=None):
+        e = self._d.get(id(t))
+        return e[1] if e is not None and e[0]() is t else default
+
+    def put(self, t: torch.Tensor, value) -> None:
+        k, d = id(t), self._d
+
+        def gone(r, k=k, d=d):
+            if k in d and d[k][0] is r:
+                del d[k]
+        d[k] = (weakref.ref(t, gone), value)
+
+    def clear(self) -> None:
+        self._d.clear()
+
+
+_PLAN_OF_TENSOR = TensorMemo()
+_F32_CODES = TensorMemo()
+
+
+def f32_codes(codes: torch.Tensor) -> torch.Tensor:
+    """The integer codes as float32 for the float32 conv, made once per codes tensor (variants of one search share
+    their codes, variant.weight_codes) while it is unchanged: one float32 copy of the quantized weights, as the
+    model holds its own. Read only."""
+    if not KEEP_CONSTANTS:
+        return codes.to(F32)
+    got = _F32_CODES.get(codes)
+    if got is None or got[0] != codes._version:
+        got = (codes._version, codes.to(F32))
+        _F32_CODES.put(codes, got)
+    return got[1]
+
+
+def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: torch.Tensor | None) -> tuple:
+    """QuantLayer._planned's answer, (chunks or None, bias_in_f32, peak), looked up by the content of its
+    inputs: every variant of a search rebuilds its layers from the same records, so the same codes."""
+    def digest(t):
+        return None if t is None else (t.dtype, tuple(t.shape),
+                                       hashlib.sha1(t.detach().contiguous().numpy().tobytes()).digest())
+    same = (codes._version, tuple(x_range), groups, bias, None if bias is None else bias._version)
+    if KEEP_CONSTANTS:                # the same codes tensor (variant.weight_codes shares it): no hashing
+        got = _PLAN_OF_TENSOR.get(codes)
+        if got is not None and len(got[0]) == len(same) and all(
+                x is y if isinstance(x, torch.Tensor) else x == y for x, y in zip(got[0], same)):
+            return got[1]
+    key = (digest(codes), tuple(x_range), groups, digest(bias)) if KEEP_CONSTANTS else None
+    hit = _PLANS.get(key) if key is not None else None
+    if hit is not None:
+        _PLAN_OF_TENSOR.put(codes, (same, hit))
+        return hit
+    x_lo, x_hi = x_range
+    up, dn = _channel_bounds(codes, x_hi, x_lo)
+    chunks = plan_chunks(codes, x_hi, groups, x_lo, bounds=(up, dn))
+    rows = torch.maximum(up.sum(1), -dn.sum(1))           # the largest |partial sum| of output o
+    b = bias.detach().to(F64).abs().reshape(-1) if bias is not None else torch.zeros(1, dtype=F64)
+    total = float((rows + b).max()) if rows.numel() else 0.0
+    bias_f32 = chunks is not None and len(chunks) == 1 and total < F32_LIMIT
+    out = (chunks, bias_f32, total)
+    if key is not None:
+        if len(_PLANS) >= KEEP_PLANS:
+            _PLANS.pop(next(iter(_PLANS)))
+        _PLANS[key] = out
+        _PLAN_OF_TENSOR.put(codes, (same, out))
+    return out
+
+
 def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> torch.Tensor:
     """AscendQuant as the TBE kernel computes it: fp32 input cast to fp16, x * fp16(1/scale_d) and + offset in fp16,
     rounded (half to even here; the cast's tie rule is not documented) and saturated. NaN becomes 0."""
@@ -202,9 +284,20 @@ def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> t
     return q.nan_to_num_(nan=0.0)
 
 
+# True: a layer's constant tensors (1 / scale_d, deq_scale) are made once and kept (read only); False: made on
+# every call, as before (benchmarks compare the two).
+KEEP_CONSTANTS = True
+
+
 def reciprocal_scale(scale_d: float) -> torch.Tensor:
     """AMCT's AscendQuant ``scale`` attribute, 1.0 / scale_d (insert_quant_pass.py:76) on the record's float32
-    scale_d, stored as a float32 ONNX constant."""
+    scale_d, stored as a float32 ONNX constant. Kept per value (every layer call asks; read only: a new tensor
+    each time cost a quarter of a small layer's quant step)."""
+    return _reciprocal(float(scale_d)) if KEEP_CONSTANTS else _reciprocal.__wrapped__(float(scale_d))
+
+
+@functools.lru_cache(maxsize=4096)
+def _reciprocal(scale_d: float) -> torch.Tensor:
     return torch.tensor(1.0 / float(np.float32(scale_d)), dtype=F64).to(F32)
 
 
@@ -271,20 +364,14 @@ class QuantLayer(LayerMode):
             # the chunk plan cuts input channels along the weight's axis 1; these keep the per-call exact path
             return None, False, 0.0
         if cached is None or cached[0] != key:
-            x_lo, x_hi = self.x_range
-            chunks = plan_chunks(self.codes, x_hi, self.geometry.groups, x_lo)
-            up, dn = _channel_bounds(self.codes, x_hi, x_lo)
-            rows = torch.maximum(up.sum(1), -dn.sum(1))           # the largest |partial sum| of output o
-            b = bias.detach().to(F64).abs().reshape(-1) if bias is not None else torch.zeros(1, dtype=F64)
-            total = float((rows + b).max()) if rows.numel() else 0.0
-            bias_f32 = chunks is not None and len(chunks) == 1 and total < F32_LIMIT
-            cached = (key, (chunks, bias_f32, total))
+            cached = (key, _plan_of(self.codes, self.x_range, self.geometry.groups, bias))
             self.__dict__["_plan"] = cached
         return cached[1]
 
     def __getstate__(self):
         d = dict(self.__dict__)
         d.pop("_plan", None)
+        d.pop("_deq", None)
         return d
 
     def __post_init__(self):
@@ -292,7 +379,13 @@ class QuantLayer(LayerMode):
 
     @property
     def deq_scale(self) -> torch.Tensor:
-        return (torch.tensor(self.scale_d, dtype=F32) * self.scale_w).to(F32)
+        """scale_d * scale_w in float32 (AMCT's deq_scale); kept while scale_d and scale_w are unchanged (read
+        only: callers compute new tensors from it)."""
+        key = (self.scale_d, id(self.scale_w), self.scale_w._version)
+        hit = self.__dict__.get("_deq")
+        if hit is None or hit[0] != key or not KEEP_CONSTANTS:
+            hit = self.__dict__["_deq"] = (key, (torch.tensor(self.scale_d, dtype=F32) * self.scale_w).to(F32))
+        return hit[1]
 
     def integer_input(self, x: torch.Tensor, device: bool) -> torch.Tensor:
         if device and self.act_bits <= 8 and not self.from_requant:
@@ -330,8 +423,8 @@ class QuantLayer(LayerMode):
             acc = exact_product(self.geometry.apply, xq, self.codes, self.geometry.fan_in(self.codes))
         elif bias_f32:
             # one float32 conv, the int32 bias inside it: every partial sum below 2^24, the float32 result exact
-            b = self.bias_codes.to(F32).reshape(-1) if self.bias_codes is not None and int_bias else None
-            return self.geometry.apply(xq.to(F32), self.codes.to(F32), b), True
+            b = f32_codes(self.bias_codes).reshape(-1) if self.bias_codes is not None and int_bias else None
+            return self.geometry.apply(xq.to(F32), f32_codes(self.codes), b), True
         else:
             acc = self.chunked(xq, plan)
         if self.bias_codes is not None and int_bias:
@@ -341,7 +434,7 @@ class QuantLayer(LayerMode):
 
     def chunked(self, xq: torch.Tensor, plan: tuple) -> torch.Tensor:
         """One float32 conv/matmul per chunk of input channels (``plan_chunks``), summed in float64: exact."""
-        w = self.codes.to(F32)
+        w = f32_codes(self.codes)
         if len(plan) == 1:
             return self.geometry.apply(xq.to(F32), w).to(F64)
         dim = -1 if self.op_type == "linear" else 1

@@ -18,6 +18,11 @@ from ..evaluate import FP32, SimVariant, evaluate
 from .modes import FoldedBatchNorm, QuantLayer
 from .variant import QuantVariant
 
+# True: an evaluation after the first runs only its variants -- FP32's predictions on the labelled set are
+# cached from the first and are the same on every run -- and the set's description (its content hash: a read of
+# every sample) is taken once. False: both on every evaluation, as before (tests and benchmarks compare the two).
+REUSE_FP32 = True
+
 
 @dataclass(frozen=True)
 class Score:
@@ -49,6 +54,7 @@ class Scorer:
         self.evals = 0
         self.eval_seconds = 0.0
         self.backends: set[str] = set()      # where the evaluations ran (evaluate's backend: in-process, local ...)
+        self._described: dict | None = None  # data.describe(), once (quant never changes its labelled set)
 
     # -- labelled evaluation ----------------------------------------------------------------------------------
     def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
@@ -59,9 +65,14 @@ class Scorer:
             t0 = time.monotonic()
             self.log(f"evaluating {', '.join(v.name for v in todo)} on {len(self.data)} samples")
             r = self.run
+            # FP32 runs when it is asked for, when it is not cached yet, or beside a changed model (not cached)
+            ref = not REUSE_FP32 or "fp32" not in self._scores or model is not None
             res = evaluate(model if model is not None else self.model, self.data, [_sim_variant(v) for v in todo],
                            topk=5, batch_size=r.batch_size, workers=r.workers if model is None else 1,
-                           ray=r.ray if model is None else None, model_spec=r.model_spec if model is None else None)
+                           ray=r.ray if model is None else None, model_spec=r.model_spec if model is None else None,
+                           reference=ref, described=dict(self._described) if REUSE_FP32 and self._described
+                           else None)
+            self._described = res.data
             self.backends.add(res.backend)
             # the FP32 evaluate() adds is cached too, unless it ran on a changed model (an overflow fix's copy)
             keep = {v.name for v in todo} | ({"fp32"} if model is None else set())

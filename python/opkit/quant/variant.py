@@ -30,7 +30,7 @@ from .config import QuantConfig
 from .graph import ModelGraph
 from .layer_algorithms import prepare
 from .capture import layer_weights
-from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, fold_bn
+from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, TensorMemo, fold_bn
 from .rnn import RNN_TYPES, QuantRnn
 from .rnn import fake_weights as rnn_fake_weights
 from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
@@ -165,21 +165,14 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
                                          int(r.offset_d), r.act_bits, r.wts_bits, clip=(r.clip_min, r.clip_max))
             continue
         w, in_scale = prepare(mods[lname], w, r)          # DMQ & co (layer_algorithms.py); as calibrated
-        codes = quantize(w, geo.weight_view(scale_w, w), 0, r.wts_bits)
-        bias_codes = None
-        if b is not None:
-            deq = torch.tensor(r.scale_d, dtype=torch.float32) * scale_w
-            bc = torch.round(b / deq)
-            lo, hi = int_range(32)
-            if bool(((bc < lo) | (bc > hi)).any()) or not torch.isfinite(bc).all():
-                bad = float(bc[(bc < lo) | (bc > hi) | ~torch.isfinite(bc)][0])
-                v.notes.append(f"{lname}: quantized bias {bad:.4g} leaves int32 (AMCT stops here: \"Quantized bias "
-                               f"... exceed int32 range, please add it to skip layer\"); kept in float")
-                if bn:
-                    v.layers[lname] = FloatConv(lname, geo, w, b, folded_bn=bn, by="AMCT do_fusion")
-                continue
-            bias_codes = bc.to(torch.int64)
-        v.layers[lname] = QuantLayer(lname, geo, codes.to(torch.int8 if r.wts_bits <= 8 else torch.int16),
+        codes, bias_codes, bad = weight_codes(w, b, scale_w, float(r.scale_d), r.wts_bits, geo)
+        if bad is not None:
+            v.notes.append(f"{lname}: quantized bias {bad:.4g} leaves int32 (AMCT stops here: \"Quantized bias "
+                           f"... exceed int32 range, please add it to skip layer\"); kept in float")
+            if bn:
+                v.layers[lname] = FloatConv(lname, geo, w, b, folded_bn=bn, by="AMCT do_fusion")
+            continue
+        v.layers[lname] = QuantLayer(lname, geo, codes,
                                      scale_w, float(r.scale_d), int(r.offset_d), r.act_bits, r.wts_bits,
                                      bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max), bias=b,
                                      in_scale=in_scale)
@@ -191,6 +184,44 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
     if requant:
         add_requant(v, graph)
     return v
+
+
+# True: a layer's weight and bias codes are kept per (folded) weight tensor and factors -- a search rebuilds the
+# same layers from the same records at every step; read only. False: quantized on every build.
+KEEP_CODES = True
+_CODES = TensorMemo()
+
+
+def weight_codes(w: torch.Tensor, b: torch.Tensor | None, scale_w: torch.Tensor, scale_d: float, bits: int,
+                 geo: ConvGeometry) -> tuple[torch.Tensor, torch.Tensor | None, float | None]:
+    """(weight codes as int8/int16, int64 bias codes or None, the first bias code past int32 or None): ARQ's
+    symmetric weight codes, and AMCT's InsertBiasQuantPass bias / (scale_d * scale_w) rounded."""
+    key = (w._version, tuple(scale_w.tolist()), scale_d, bits, b, None if b is None else b._version,
+           geo.op_type, geo.groups, geo.out_axis())
+    memo = _CODES.get(w) if KEEP_CODES else None
+    if memo is None:
+        memo = {}
+        if KEEP_CODES:
+            _CODES.put(w, memo)
+    for k, got in memo.items():
+        if len(k) == len(key) and all(x is y if isinstance(x, torch.Tensor) else x == y for x, y in zip(k, key)):
+            return got
+    codes = quantize(w, geo.weight_view(scale_w, w), 0, bits).to(torch.int8 if bits <= 8 else torch.int16)
+    bias_codes, bad = None, None
+    if b is not None:
+        deq = torch.tensor(scale_d, dtype=torch.float32) * scale_w
+        bc = torch.round(b / deq)
+        lo, hi = int_range(32)
+        if bool(((bc < lo) | (bc > hi)).any()) or not torch.isfinite(bc).all():
+            bad = float(bc[(bc < lo) | (bc > hi) | ~torch.isfinite(bc)][0])
+        else:
+            bias_codes = bc.to(torch.int64)
+    got = (codes, bias_codes, bad)
+    if KEEP_CODES:
+        if len(memo) >= 8:
+            memo.pop(next(iter(memo)))
+        memo[key] = got
+    return got
 
 
 def add_requant(v: QuantVariant, graph: ModelGraph) -> list[str]:

@@ -107,3 +107,27 @@ def test_kept_folds_and_codes_follow_a_changed_model():
     q1, q2, qf = v1.layers[conv], v2.layers[conv], fresh.layers[conv]
     assert torch.equal(q2.codes, qf.codes) and not torch.equal(q1.codes, q2.codes)
     assert q2.chunk_plan() == qf.chunk_plan()
+
+
+@pytest.mark.parametrize("change", ["data", "half"])
+def test_kept_folds_follow_a_parameter_whose_data_was_swapped(change):
+    """``p.data = t`` and ``model.half()`` keep the Parameter object and its version counter; the kept fold must
+    still see the new data (its key holds the storage, dtype and shape, modes.tensor_state)."""
+    from opkit.quant.calibrate import calibrate
+    from opkit.quant.config import default_config
+    from opkit.quant.graph import read_graph
+    m = mixed_scale()
+    x = inputs(16, seed=3)
+    cfg = default_config(m)
+    g = read_graph(m, (x[:2],))
+    calibrate(m, x, cfg, g)
+    conv, _ = next(iter(g.pairs.items()))
+    w1 = capture.layer_weights(m, conv, g, cfg)[0]
+    p = m.get_submodule(conv).weight
+    if change == "data":
+        p.data = p.data * 0.5
+    else:
+        m.half()
+    assert m.get_submodule(conv).weight is p
+    w2 = capture.layer_weights(m, conv, g, cfg)[0]
+    assert w2 is not w1 and not torch.equal(w1, w2)

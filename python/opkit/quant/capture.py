@@ -12,7 +12,7 @@ from ..accuracy.simulate import LayerMode
 from .config import QuantConfig
 from .graph import ModelGraph
 from .rnn import RNN_TYPES, CalibRnn
-from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, fold_bn
+from .modes import CalibLayer, ConvGeometry, FloatConv, FoldedBatchNorm, fold_bn, same_state, tensor_state
 
 
 # True: a Conv+BN fold is kept per conv while neither module's tensors change (same tensors, same version
@@ -32,11 +32,9 @@ def layer_weights(model: nn.Module, name: str, graph: ModelGraph, config: QuantC
     fold = bool(bn and config.do_fusion and name not in config.skip_fusion_layers)
     bnm = model.get_submodule(bn) if fold else None
     tensors = (m.weight, m.bias) + ((bnm.weight, bnm.bias, bnm.running_mean, bnm.running_var) if fold else ())
-    stamp = tuple((t, t._version if t is not None else 0) for t in tensors) + \
-        ((bnm.eps, bnm, bn) if fold else (None, None, None))
+    stamp = tuple(p for t in tensors for p in tensor_state(t)) + ((bnm.eps, bnm, bn) if fold else (None, None, None))
     hit = _FOLDS.get(m, {}).get(fold) if KEEP_FOLDS else None
-    if hit is not None and all((x[0] is y[0] and x[1] == y[1]) if isinstance(x, tuple) else x is y or x == y
-                               for x, y in zip(hit[0], stamp)):
+    if hit is not None and same_state(hit[0], stamp):
         return hit[1]
     w, b = m.weight.detach().to(torch.float32), (m.bias.detach().to(torch.float32) if m.bias is not None else None)
     out = (w, b, "")

@@ -197,7 +197,7 @@ def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | Non
 
 
 _PLANS: dict = {}           # content of (codes, input range, groups, bias codes) -> _plan_of's answer
-KEEP_PLANS = 512            # plans kept: a search builds the same layer from the same record once per step
+MAX_PLANS = 512             # plans kept: a search builds the same layer from the same record once per step
 
 
 class TensorMemo:
@@ -223,6 +223,21 @@ class TensorMemo:
         self._d.clear()
 
 
+def tensor_state(t: torch.Tensor | None) -> tuple:
+    """What a cache keyed on a tensor compares: the tensor itself (by identity, see same_state), its version counter
+    (in-place ops), and its storage, dtype, device and shape (``p.data = t``, ``model.half()`` swap the data of the
+    same Parameter without bumping the version). Writes through ``p.data`` bump nothing and are not seen."""
+    if t is None:
+        return (None,)
+    return (t, t._version, t.data_ptr(), t.dtype, t.device, tuple(t.shape))
+
+
+def same_state(a: tuple, b: tuple) -> bool:
+    """Two keys made of tensor_state parts and plain values are equal: tensors by identity, the rest by ==."""
+    return len(a) == len(b) and all(x is y if isinstance(x, torch.Tensor) or isinstance(y, torch.Tensor) else x == y
+                                    for x, y in zip(a, b))
+
+
 _PLAN_OF_TENSOR = TensorMemo()
 _F32_CODES = TensorMemo()
 
@@ -234,8 +249,8 @@ def f32_codes(codes: torch.Tensor) -> torch.Tensor:
     if not KEEP_CONSTANTS:
         return codes.to(F32)
     got = _F32_CODES.get(codes)
-    if got is None or got[0] != codes._version:
-        got = (codes._version, codes.to(F32))
+    if got is None or not same_state(got[0], tensor_state(codes)):
+        got = (tensor_state(codes), codes.to(F32))
         _F32_CODES.put(codes, got)
     return got[1]
 
@@ -246,11 +261,10 @@ def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: t
     def digest(t):
         return None if t is None else (t.dtype, tuple(t.shape),
                                        hashlib.sha1(t.detach().contiguous().numpy().tobytes()).digest())
-    same = (codes._version, tuple(x_range), groups, bias, None if bias is None else bias._version)
+    same = (*tensor_state(codes), tuple(x_range), groups, *tensor_state(bias))
     if KEEP_CONSTANTS:                # the same codes tensor (variant.weight_codes shares it): no hashing
         got = _PLAN_OF_TENSOR.get(codes)
-        if got is not None and len(got[0]) == len(same) and all(
-                x is y if isinstance(x, torch.Tensor) else x == y for x, y in zip(got[0], same)):
+        if got is not None and same_state(got[0], same):
             return got[1]
     key = (digest(codes), tuple(x_range), groups, digest(bias)) if KEEP_CONSTANTS else None
     hit = _PLANS.get(key) if key is not None else None
@@ -266,7 +280,7 @@ def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: t
     bias_f32 = chunks is not None and len(chunks) == 1 and total < F32_LIMIT
     out = (chunks, bias_f32, total)
     if key is not None:
-        if len(_PLANS) >= KEEP_PLANS:
+        if len(_PLANS) >= MAX_PLANS:
             _PLANS.pop(next(iter(_PLANS)))
         _PLANS[key] = out
         _PLAN_OF_TENSOR.put(codes, (same, out))
@@ -357,13 +371,12 @@ class QuantLayer(LayerMode):
         it stays below 2^24 for every output (then its float32 result is exact); ``peak`` the largest |acc| any
         input can give (the int32 overflow check is skipped when it is <= 2^31 - 1)."""
         bias = self.bias_codes
-        key = (id(self.codes), self.codes._version, self.offset_d, self.act_bits, id(bias),
-               None if bias is None else bias._version)
+        key = (*tensor_state(self.codes), self.offset_d, self.act_bits, *tensor_state(bias))
         cached = self.__dict__.get("_plan")
         if self.op_type in TRANSPOSED or self.op_type == "avg_pool2d":
             # the chunk plan cuts input channels along the weight's axis 1; these keep the per-call exact path
             return None, False, 0.0
-        if cached is None or cached[0] != key:
+        if cached is None or not same_state(cached[0], key):
             cached = (key, _plan_of(self.codes, self.x_range, self.geometry.groups, bias))
             self.__dict__["_plan"] = cached
         return cached[1]
@@ -381,9 +394,9 @@ class QuantLayer(LayerMode):
     def deq_scale(self) -> torch.Tensor:
         """scale_d * scale_w in float32 (AMCT's deq_scale); kept while scale_d and scale_w are unchanged (read
         only: callers compute new tensors from it)."""
-        key = (self.scale_d, id(self.scale_w), self.scale_w._version)
+        key = (self.scale_d, *tensor_state(self.scale_w))
         hit = self.__dict__.get("_deq")
-        if hit is None or hit[0] != key or not KEEP_CONSTANTS:
+        if hit is None or not same_state(hit[0], key) or not KEEP_CONSTANTS:
             hit = self.__dict__["_deq"] = (key, (torch.tensor(self.scale_d, dtype=F32) * self.scale_w).to(F32))
         return hit[1]
 

@@ -30,7 +30,8 @@ from .config import QuantConfig
 from .graph import ModelGraph
 from .layer_algorithms import prepare
 from .capture import layer_weights
-from .modes import ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, TensorMemo, fold_bn
+from .modes import (ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, TensorMemo, fold_bn, same_state,
+                    tensor_state)
 from .rnn import RNN_TYPES, QuantRnn
 from .rnn import fake_weights as rnn_fake_weights
 from .records import LayerRecord  # noqa: F401 - defined with the record file it mirrors
@@ -196,15 +197,15 @@ def weight_codes(w: torch.Tensor, b: torch.Tensor | None, scale_w: torch.Tensor,
                  geo: ConvGeometry) -> tuple[torch.Tensor, torch.Tensor | None, float | None]:
     """(weight codes as int8/int16, int64 bias codes or None, the first bias code past int32 or None): ARQ's
     symmetric weight codes, and AMCT's InsertBiasQuantPass bias / (scale_d * scale_w) rounded."""
-    key = (w._version, tuple(scale_w.tolist()), scale_d, bits, b, None if b is None else b._version,
-           geo.op_type, geo.groups, geo.out_axis())
+    key = (*tensor_state(w), tuple(scale_w.tolist()), scale_d, bits, *tensor_state(b), geo.op_type, geo.groups,
+           geo.out_axis())
     memo = _CODES.get(w) if KEEP_CODES else None
     if memo is None:
         memo = {}
         if KEEP_CODES:
             _CODES.put(w, memo)
     for k, got in memo.items():
-        if len(k) == len(key) and all(x is y if isinstance(x, torch.Tensor) else x == y for x, y in zip(k, key)):
+        if same_state(k, key):
             return got
     codes = quantize(w, geo.weight_view(scale_w, w), 0, bits).to(torch.int8 if bits <= 8 else torch.int16)
     bias_codes, bad = None, None

@@ -352,3 +352,36 @@ def test_barrier_is_a_compiler_memory_barrier(gxx, tmp_path):
     r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include <cstdio>\nusing namespace AscendC;\n'
                        'int main() { int k = 4; Barrier(); AscendC::Barrier(); std::printf("%d", k + 1); }\n')
     assert r.stdout == "5", r.stdout + r.stderr
+
+
+def test_op_impl_registry_resolves_for_a_kernel_side_tiling_header(gxx, tmp_path):
+    """CANN's kernel build has the toolkit's include folder on the path (asc-devkit compile_op.py:1356), so a
+    kernel tiling header may include the host's register/op_impl_registry.h (ops-math experimental/math/real):
+    it resolves; its host names are not there -- one used in a kernel is a compile error naming it."""
+    r = compile_src(gxx, tmp_path, '#include "register/op_impl_registry.h"\n#include "kernel_operator.h"\n'
+                                   "struct RealTilingData { int64_t n = 0; };\n"
+                                   "namespace optiling { BEGIN_TILING_DATA_DEF(T) TILING_DATA_FIELD_DEF(int64_t, n);"
+                                   " END_TILING_DATA_DEF; }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "register/op_impl_registry.h"\nIMPL_OP_OPTILING(Real);\n')
+    assert r.returncode != 0 and "IMPL_OP_OPTILING" in r.stderr
+
+
+@pytest.mark.parametrize("call,ok", [
+    ("ShiftLeft(d, s, int16_t(3), 8)", True),                      # const T& scalar
+    ("ShiftRight<int16_t, int16_t>(d, s, int16_t(3), 8)", True),   # const U& with U == PrimT<T>
+    ("ShiftLeft(d, s, 3, 8)", False),                               # int scalar, int16_t tensor: CANN has no form
+    ("ShiftLeft(d, s, c, 8)", False),                               # a tensor of shift counts: not on A2
+])
+def test_shift_forms_are_cann_s(gxx, tmp_path, call, ok):
+    """ShiftLeft / ShiftRight take CANN's forms only (kernel_operator_vec_binary_scalar_intf.h:396-520); the
+    tensor-count form (kernel_operator_vec_binary_intf.h:450-467) is not on A2 (its page) and is named."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   "void f(LocalTensor<int16_t> d, LocalTensor<int16_t> s, LocalTensor<int16_t> c) "
+                                   f"{{ {call}; }}\n")
+    if ok:
+        assert r.returncode == 0, r.stderr[-2000:]
+    else:
+        assert r.returncode != 0, call
+    if "c, 8" in call:
+        assert "not supported on the emulator: ShiftLeft" in r.stderr, r.stderr[-2000:]

@@ -561,17 +561,27 @@ def rejected_names() -> set[str]:
     return set(re.findall(r"^OPKIT_EMU_REJECT_\w+\(\s*(\w+)", path.read_text(), flags=re.M))
 
 
+def rejected_forms() -> set[tuple[str, str]]:
+    """(CANN header, name) pairs whose declarations in that header the emulator rejects while it implements the
+    name's other forms (the `OPKIT_EMU_REJECT_FORM:` lines of opkit_emu/unsupported.h)."""
+    path = include_dir() / "opkit_emu" / "unsupported.h"
+    if not path.is_file():
+        return set()
+    return set(re.findall(r"^// OPKIT_EMU_REJECT_FORM: (\S+) (\w+)", path.read_text(), flags=re.M))
+
+
 STATUSES = ("implemented", "documented difference", "rejected", "missing")
 
 
 def classify(decls: list[Decl]) -> list[str]:
     failed = probe(decls)
     rejected = rejected_names()
+    forms = rejected_forms()
     out = []
     for i, d in enumerate(decls):
         base = d.base if d.kind in ("member", "value") else d.name
         uses_rejected = any(t in rejected for p in d.params for t in tokens(p))
-        if d.name in rejected or base in rejected or uses_rejected:
+        if d.name in rejected or base in rejected or uses_rejected or (d.header, d.name) in forms:
             out.append("rejected")
         elif i in failed:
             out.append("missing")

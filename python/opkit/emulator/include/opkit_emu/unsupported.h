@@ -229,3 +229,8 @@ OPKIT_EMU_REJECT_FN(GetUintDivMagicAndShift, "CANN implements it for Ascend 950 
 // ---- communication between devices (HCCL, MC2 kernels) ----
 OPKIT_EMU_REJECT_FN_V(GetHcclContext, "HCCL communication between devices is not emulated")
 OPKIT_EMU_REJECT_FN_V(SetHcclContext, "HCCL communication between devices is not emulated")
+
+// ---- one declaration of a name, the other forms implemented: rejected where defined, listed here for the
+// inventory (`OPKIT_EMU_REJECT_FORM: <CANN header> <name>` -- every form that header declares) ----
+// OPKIT_EMU_REJECT_FORM: include/basic_api/kernel_operator_vec_binary_intf.h ShiftLeft   (opkit_emu/bitwise.h)
+// OPKIT_EMU_REJECT_FORM: include/basic_api/kernel_operator_vec_binary_intf.h ShiftRight  (opkit_emu/bitwise.h)

@@ -39,6 +39,7 @@
 #include "opkit_emu/system.h"          // system registers, caches, task hooks (GetCtrlSpr, Trap, ...)
 #include "opkit_emu/gm_init.h"         // InitOutput
 #include "opkit_emu/list_tensor.h"     // ListTensorDesc, TensorDesc
+#include "opkit_emu/ib_sync.h"         // IBSet / IBWait (a GM flag between two blocks)
 #include "opkit_emu/dump_tensor.h"     // DumpTensor, DumpAccChkPoint
 #include "opkit_emu/transpose.h"       // TransDataTo5HD, Transpose
 #include "opkit_emu/sort.h"            // Sort32, MrgSort, Sort, Concat, Extract

@@ -385,3 +385,16 @@ def test_shift_forms_are_cann_s(gxx, tmp_path, call, ok):
         assert r.returncode != 0, call
     if "c, 8" in call:
         assert "not supported on the emulator: ShiftLeft" in r.stderr, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", ["Subs", "Divs", "Ands", "Ors"])
+def test_scalar_forms_a2_lacks_are_named(gxx, tmp_path, name):
+    """Subs / Divs with the scalar anywhere, Ands / Ors: their pages say "Atlas A2 ...: 不支持" (asc-devkit 82b89a15
+    docs/zh/api/SIMD-API/基础API/Memory矢量计算/基础算术/Subs（灵活标量位置）.md, ..., 逻辑计算/Ands.md): a call is a
+    compile error naming the call; a kernel's own function of the name still wins."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   f"void f(LocalTensor<int16_t> d, LocalTensor<int16_t> s) {{ {name}(d, s, int16_t(1), 8); }}\n")
+    assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   f"static int {name}(int a, int b) {{ return a - b; }}\nint g() {{ return {name}(3, 1); }}\n")
+    assert r.returncode == 0, r.stderr[-2000:]

@@ -178,6 +178,12 @@ OPKIT_EMU_REJECT_TEMPLATE_V(GroupBarrier, "GroupBarrier synchronises cube and ve
 
 // ---- vector-side names that Atlas A2 does not have ----
 OPKIT_EMU_REJECT_FN(Neg, OPKIT_EMU_NOT_A2)
+// the scalar-position-flexible / scalar logic forms (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Memory矢量计算/
+// 基础算术/Subs（灵活标量位置）.md, Divs（灵活标量位置）.md, 逻辑计算/Ands.md, Ors.md: "Atlas A2 ...: 不支持")
+OPKIT_EMU_REJECT_FN(Subs, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Divs, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Ands, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Ors, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN(AbsSub, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN(FusedAbsSub, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN(ExpSub, OPKIT_EMU_NOT_A2)

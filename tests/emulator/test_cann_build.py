@@ -398,3 +398,44 @@ def test_scalar_forms_a2_lacks_are_named(gxx, tmp_path, name):
     r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
                                    f"static int {name}(int a, int b) {{ return a - b; }}\nint g() {{ return {name}(3, 1); }}\n")
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+ATOMIC_TYPE_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void atomic_type(GM_ADDR a, GM_ADDR b) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 32);
+  LocalTensor<int32_t> t = buf.Get<int32_t>();
+  Duplicate(t, 3, 8);
+  PipeBarrier<PIPE_ALL>();
+  GlobalTensor<int32_t> ga, gb;
+  ga.SetGlobalBuffer((__gm__ int32_t*)a, 8);
+  gb.SetGlobalBuffer((__gm__ int32_t*)b, 8);
+  SetAtomicMax<float>();
+  SetAtomicType<int32_t>();   // max goes on, as int32_t: max(-5, 3) = 3 (as float, -5's bits are a NaN)
+  DataCopy(ga, t, 8);
+  SetAtomicNone();
+  SetAtomicType<float>();     // no operation on: a plain copy
+  DataCopy(gb, t, 8);
+}
+int main() {
+  auto* a = (int32_t*)GmAlloc(32);
+  auto* b = (int32_t*)GmAlloc(32);
+  for (int i = 0; i < 8; ++i) { a[i] = -5; b[i] = 7; }
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(atomic_type, 1, (uint8_t*)a, (uint8_t*)b);
+  std::printf("%d %d\n", a[7], b[7]);
+  return 0;
+}
+'''
+
+
+def test_set_atomic_type_changes_the_type_of_the_operation_on(gxx, tmp_path):
+    """SetAtomicType<T> (原子操作/SetAtomicType.md): the operation's element type only (asc-devkit 82b89a15
+    impl/basic_api/dav_c220/kernel_operator_set_atomic_impl.h:25-95)."""
+    out = _built_and_run(gxx, tmp_path, ATOMIC_TYPE_PROGRAM)
+    assert out.returncode == 0 and out.stdout.split() == ["3", "3"], out.stdout + out.stderr

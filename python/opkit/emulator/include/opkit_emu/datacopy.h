@@ -314,6 +314,18 @@ void SetAtomicAdd() {
   opkit_emu::ctx().atomic_dtype = opkit_emu::atomic_code<T>();
 }
 inline void SetAtomicNone() { opkit_emu::ctx().atomic_dtype = -1; }
+// SetAtomicType<T> (原子操作/SetAtomicType.md, A2: int8_t, int16_t, half, bfloat16_t, int32_t, float): the element
+// type of the atomic operation only. On the device the operation (add / max / min / none) and the type are two
+// fields (asc-devkit 82b89a15 impl/basic_api/dav_c220/kernel_operator_set_atomic_impl.h:25-95: SetAtomicAdd<T> is
+// set_atomic_add then SetAtomicType<T>): with an operation on, it goes on in the new type; with none, nothing
+// changes that a copy sees (SetAtomicAdd/Max/Min set the type again).
+template <class T>
+void SetAtomicType() {
+  static_assert(opkit_emu::atomic_code<T>() >= 0, "opkit emulator: SetAtomicType supports float, half, bfloat16_t, int32_t, int16_t, int8_t");
+  opkit_emu::check_copy_dtype<T>();
+  int& code = opkit_emu::ctx().atomic_dtype;
+  if (code >= 0) code = code / 8 * 8 + opkit_emu::atomic_code<T>();
+}
 // CANN's current name of SetAtomicNone (asc-devkit 82b89a15 impl/basic_api/kernel_operator_set_atomic_intf_impl.h:59-62)
 inline void DisableDmaAtomic() { SetAtomicNone(); }
 // SetAtomicMax / SetAtomicMin (原子操作/SetAtomicMax(ISASI).md, SetAtomicMin(ISASI).md; A2: int8_t, int16_t, half,

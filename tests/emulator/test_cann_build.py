@@ -439,3 +439,49 @@ def test_set_atomic_type_changes_the_type_of_the_operation_on(gxx, tmp_path):
     impl/basic_api/dav_c220/kernel_operator_set_atomic_impl.h:25-95)."""
     out = _built_and_run(gxx, tmp_path, ATOMIC_TYPE_PROGRAM)
     assert out.returncode == 0 and out.stdout.split() == ["3", "3"], out.stdout + out.stderr
+
+
+PAD_VALUE_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void padv(GM_ADDR x, GM_ADDR y) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 64);
+  LocalTensor<half> t = buf.Get<half>();
+  GlobalTensor<half> gx, gy;
+  gx.SetGlobalBuffer((__gm__ half*)x, 16);
+  gy.SetGlobalBuffer((__gm__ half*)y, 16);
+#if MODE == 1
+  SetPadValue(1.0f);   // a float value for a half copy: the page ties the two types
+#else
+  SetPadValue((half)1);
+#endif
+  DataCopyPad(t, gx, DataCopyExtParams{1, 4 * sizeof(half), 0, 0, 0},
+              DataCopyPadExtParams<half>{false, 0, 12, (half)0});   // the page's scenario 1
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(gy, t, 16);
+}
+int main() {
+  auto* x = (half*)GmAlloc(32);
+  auto* y = (half*)GmAlloc(32);
+  for (int i = 0; i < 16; ++i) { x[i] = half(float(i + 2)); y[i] = half(0.0f); }
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(padv, 1, (uint8_t*)x, (uint8_t*)y);
+  for (int i = 0; i < 16; ++i) std::printf("%g ", float(y[i]));
+  return 0;
+}
+'''
+
+
+def test_set_pad_value_fills_the_padding_isPad_false_asks_for(gxx, tmp_path):
+    """SetPadValue (数据搬运辅助配置接口/SetPadValue(ISASI).md, scenario 1: isPad=false, rightPadding 12): the padding
+    holds the value; without it that padding is undefined (poison: the copy out reads it -> ub-uninitialized)."""
+    out = _built_and_run(gxx, tmp_path, PAD_VALUE_PROGRAM)
+    assert out.returncode == 0 and out.stdout.split() == ["2", "3", "4", "5"] + ["1"] * 12, out.stdout + out.stderr
+    out = _built_and_run(gxx, tmp_path, PAD_VALUE_PROGRAM.replace("#if MODE == 1", "#if 1"), "p1")
+    assert "[api-argument] DataCopyPad" in out.stdout + out.stderr, out.stdout + out.stderr
+    out = _built_and_run(gxx, tmp_path, PAD_VALUE_PROGRAM.replace("SetPadValue((half)1);", ""), "p2")
+    assert "ub-uninitialized" in out.stdout + out.stderr, out.stdout + out.stderr

@@ -246,14 +246,23 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   else opkit_emu::gm_check(src.GetPhyAddr(), gm_span, call, loc, "src (GM)");
   c.commit(opkit_emu::Flow::Manual);
   const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
-  const bool undefined_pad = !pad.isPad && (pad.leftPadding || pad.rightPadding);
+  // isPad=false with padding asked: the value SetPadValue<T> set (SetPadValue(ISASI).md), else undefined
+  const opkit_emu::BlockCtx& bc = opkit_emu::ctx();
+  const bool pad_register = !pad.isPad && (pad.leftPadding || pad.rightPadding) && bc.pad_value_size != 0;
+  if (pad_register && bc.pad_value_size != sizeof(T))
+    opkit_emu::fail("api-argument", call, loc,
+                    opkit_emu::strf("SetPadValue set a %u-byte value; this DataCopyPad moves %s (the page: the "
+                                    "value's type is the copy's)", unsigned(bc.pad_value_size), opkit_emu::type_name<T>()));
+  T reg_fill{};
+  if (pad_register) std::memcpy(&reg_fill, &bc.pad_value, sizeof(T));
+  const bool undefined_pad = !pad.isPad && (pad.leftPadding || pad.rightPadding) && !pad_register;
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint8_t* u = dst.m_.addr + b * ub_pitch;
     const uint32_t rel = static_cast<uint32_t>(b * ub_pitch);
     opkit_emu::gm_load(u + lp, g + b * gm_pitch, p.blockLen);
     // Bytes of the 32-byte row around the data: the padding value, or (isPad=false, no padding asked)
     // the block's first element repeated, as the docs describe the hardware's "dummy" fill.
-    T fill = pad.isPad ? pad.paddingValue : *reinterpret_cast<const T*>(u + lp);
+    T fill = pad.isPad ? pad.paddingValue : pad_register ? reg_fill : *reinterpret_cast<const T*>(u + lp);
     for (uint64_t o = 0; o < lp; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
     for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
     if (undefined_pad) {  // documented as undefined: the padding bytes become poison
@@ -290,6 +299,23 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     opkit_emu::gm_store(g + b * gm_pitch, src.m_.addr + b * ub_pitch, p.blockLen);
   }
+}
+
+// SetPadValue<T, pos> (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运辅助配置接口/
+// SetPadValue(ISASI).md; declared include/basic_api/kernel_operator_data_copy_intf.h): the value a GM->UB
+// DataCopyPad with isPad=false writes into the padding it asks for (otherwise undefined: poison here). Per block,
+// until set again; its type must be the copy's (api-argument). pos: VECIN, VECOUT or MAX (either).
+template <class T, TPosition pos = TPosition::MAX>
+void SetPadValue(T paddingValue) {
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::MAX,
+                "SetPadValue: pos is VECIN, VECOUT or MAX (its page)");
+  static_assert(std::is_arithmetic<T>::value || std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value,
+                "opkit emulator: SetPadValue takes the element types of its page (int8_t ... double)");
+  static_assert(sizeof(T) <= 8, "SetPadValue: at most 8 bytes");
+  opkit_emu::BlockCtx& c = opkit_emu::ctx();
+  c.pad_value = 0;
+  std::memcpy(&c.pad_value, &paddingValue, sizeof(T));
+  c.pad_value_size = sizeof(T);
 }
 
 // Older overloads: DataCopyParams with blockLen in bytes.

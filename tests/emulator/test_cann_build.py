@@ -485,3 +485,50 @@ def test_set_pad_value_fills_the_padding_isPad_false_asks_for(gxx, tmp_path):
     assert "[api-argument] DataCopyPad" in out.stdout + out.stderr, out.stdout + out.stderr
     out = _built_and_run(gxx, tmp_path, PAD_VALUE_PROGRAM.replace("SetPadValue((half)1);", ""), "p2")
     assert "ub-uninitialized" in out.stdout + out.stderr, out.stdout + out.stderr
+
+
+ENHANCED_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void enh(GM_ADDR x, GM_ADDR y) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b0, b1;
+  pipe.InitBuffer(b0, 64);
+  pipe.InitBuffer(b1, 64);
+  LocalTensor<float> t0 = b0.Get<float>(), t1 = b1.Get<float>();
+  GlobalTensor<float> gx, gy;
+  gx.SetGlobalBuffer((__gm__ float*)x, 16);
+  gy.SetGlobalBuffer((__gm__ float*)y, 16);
+  DataCopyEnhancedParams e(BlockMode::BLOCK_MODE_NORMAL, DeqScale::DEQ, 7, 0, true, pad_t::PAD_NONE, 0);
+  DataCopy(t0, gx, DataCopyParams{1, BLOCKS, 0, 0}, e);   // BLOCKS: 2 (64 bytes), or 3 (past t0's 64 bytes)
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(t1, t0, DataCopyParams{1, 2, 0, 0}, DataCopyEnhancedParams{});
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(gy, t1, DataCopyParams{1, 2, 0, 0}, e);
+}
+int main() {
+  auto* x = (float*)GmAlloc(64);
+  auto* y = (float*)GmAlloc(64);
+  for (int i = 0; i < 16; ++i) { x[i] = -1.5f * i; y[i] = 0; }
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(enh, 1, (uint8_t*)x, (uint8_t*)y);
+  std::printf("%g %g\n", y[1], y[15]);
+  return 0;
+}
+'''
+
+
+def test_data_copy_with_enhanced_params_is_the_basic_copy_on_a2(gxx, tmp_path):
+    """DataCopy(..., DataCopyParams, DataCopyEnhancedParams): on A2 "the enhancement has no effect, the same as the
+    basic copy" (矩阵计算的搬出/DataCopy（L0C到UB数据搬运）.md): no relu, no dequantisation, the basic copy's rules;
+    the forms between element types (the cube's L0C path) are named."""
+    out = _built_and_run(gxx, tmp_path, ENHANCED_PROGRAM.replace("BLOCKS", "2"))
+    assert out.returncode == 0 and out.stdout.split() == ["-1.5", "-22.5"], out.stdout + out.stderr
+    out = _built_and_run(gxx, tmp_path, ENHANCED_PROGRAM.replace("BLOCKS", "3"), "over")
+    assert "[tensor-bounds] DataCopy" in out.stdout + out.stderr, out.stdout + out.stderr
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   "void f(LocalTensor<half> d, LocalTensor<float> s) "
+                                   "{ DataCopy(d, s, DataCopyParams{}, DataCopyEnhancedParams{}); }\n")
+    assert r.returncode != 0 and "not supported on the emulator: DataCopy" in r.stderr, r.stderr[-2000:]

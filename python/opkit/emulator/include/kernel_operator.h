@@ -17,6 +17,7 @@
 #include "opkit_emu/tensor.h"          // LocalTensor, GlobalTensor, TPosition
 #include "opkit_emu/tpipe.h"           // TPipe, TQue, TQueBind, TBuf, HardEvent
 #include "opkit_emu/datacopy.h"        // DataCopy, DataCopyPad, SetAtomicAdd
+#include "opkit_emu/datacopy_enhanced.h"  // DataCopy with DataCopyEnhancedParams (the basic copy on A2)
 #include "opkit_emu/datacopy_raw.h"    // DataCopyGM2UBImpl, DataCopyUB2GMImpl, DataCopyPad*Impl (pointer forms)
 #include "opkit_emu/vector.h"          // level-2 (count form) vector instructions
 #include "opkit_emu/cast.h"            // Cast

@@ -240,3 +240,4 @@ OPKIT_EMU_REJECT_FN_V(SetHcclContext, "HCCL communication between devices is not
 // inventory (`OPKIT_EMU_REJECT_FORM: <CANN header> <name>` -- every form that header declares) ----
 // OPKIT_EMU_REJECT_FORM: include/basic_api/kernel_operator_vec_binary_intf.h ShiftLeft   (opkit_emu/bitwise.h)
 // OPKIT_EMU_REJECT_FORM: include/basic_api/kernel_operator_vec_binary_intf.h ShiftRight  (opkit_emu/bitwise.h)
+// OPKIT_EMU_REJECT_FORM: include/basic_api/kernel_operator_data_copy_intf.h DataCopy const_LocalTensor<U>&,_const_DataCopyParams&,_const_DataCopyEnhancedParams&   (opkit_emu/datacopy_enhanced.h)

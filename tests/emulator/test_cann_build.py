@@ -532,3 +532,16 @@ def test_data_copy_with_enhanced_params_is_the_basic_copy_on_a2(gxx, tmp_path):
                                    "void f(LocalTensor<half> d, LocalTensor<float> s) "
                                    "{ DataCopy(d, s, DataCopyParams{}, DataCopyEnhancedParams{}); }\n")
     assert r.returncode != 0 and "not supported on the emulator: DataCopy" in r.stderr, r.stderr[-2000:]
+
+
+def test_declared_only_names_compile(gxx, tmp_path):
+    """BinaryConfig / DEFAULT_BINARY_CONFIG / BinaryDefaultType (kernel_struct_binary.h:37-43) and MutexID
+    (kernel_common.h:143) are declared for every chip; the APIs taking them (Ascend 950's flexible scalar forms,
+    Mutex) are not on A2 and stay named errors."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   "constexpr BinaryConfig c = DEFAULT_BINARY_CONFIG;\n"
+                                   "static_assert(c.scalarTensorIndex == 1, \"CANN's default\");\n"
+                                   "BinaryDefaultType t; MutexID id = 3;\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\nMutex m{};\n')
+    assert r.returncode != 0 and "not supported on the emulator: Mutex" in r.stderr

@@ -56,6 +56,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 from opkit import emulator  # noqa: E402
 from opkit.cannproject import tiling_view  # noqa: E402
+from opkit.emulator import branches  # noqa: E402
 
 ENTRY_RE = re.compile(r"__global__\s+__aicore__\s+void\s+(\w+)\s*\(")
 TPL_ENTRY_RE = re.compile(r"template\s*<([^;{]*?)>\s*(?:extern\s+\"C\"\s*)?__global__\s+__aicore__\s+void\s+(\w+)\s*\(")
@@ -105,50 +106,8 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
 
 
-# What the emulator's flags define (opkit.emulator.cflags(), opkit_emu/config.h): the `#if` on these is decided.
-KNOWN_MACROS = {"__CCE_KT_TEST__": 1, "ASCENDC_CPU_DEBUG": 1, "__CCE_AICORE__": 220, "__NPU_ARCH__": 2201}
-
-
-def _pp_value(cond: str) -> bool | None:
-    """The value of an `#if` condition over KNOWN_MACROS only; None when it names anything else."""
-    e = re.sub(r"defined\s*\(\s*(\w+)\s*\)|defined\s+(\w+)",
-               lambda m: "1" if (m.group(1) or m.group(2)) in KNOWN_MACROS else f"__undef_{m.group(1) or m.group(2)}", cond)
-    e = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(KNOWN_MACROS.get(m.group(0), m.group(0))), e)
-    if re.search(r"[A-Za-z_]", e.replace("&&", "").replace("||", "")):
-        return None
-    try:
-        return bool(eval(e.replace("&&", " and ").replace("||", " or ").replace("!", " not ").replace(" not =", "!=")))
-    except Exception:  # noqa: BLE001 -- an expression Python cannot read stays undecided
-        return None
-
-
-def _kt_branch(text: str) -> str:
-    """text with the `#if` branches the emulator's flags (KNOWN_MACROS: -D__CCE_KT_TEST__=1, __CCE_AICORE__ 220,
-    ...) do not take removed, so the entry found is the one the compiler sees; other conditions keep every branch."""
-    out, stack = [], []  # per open #if: None when undecided, else [taking this branch, some branch taken]
-    for ln in text.splitlines():
-        d = re.match(r"\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)", ln)
-        if d:
-            kw, rest = d.group(1), d.group(2).strip()
-            if kw in ("ifdef", "ifndef", "if"):
-                v = (_pp_value(f"defined({rest})") if kw == "ifdef" else
-                     (None if _pp_value(f"defined({rest})") is None else not _pp_value(f"defined({rest})"))
-                     if kw == "ifndef" else _pp_value(rest))
-                stack.append(None if v is None else [v, v])
-                if v is not None:
-                    continue
-            elif kw in ("elif", "else") and stack and stack[-1] is not None:
-                v = True if kw == "else" else _pp_value(rest)
-                if v is None:  # an undecided #elif after decided branches: keep the rest as it is
-                    v = not stack[-1][1]
-                stack[-1] = [v and not stack[-1][1], stack[-1][1] or v]
-                continue
-            elif kw == "endif" and stack:
-                if stack.pop() is not None:
-                    continue
-        if all(k is None or k[0] for k in stack):
-            out.append(ln)
-    return "\n".join(out)
+# `#if`s on what the emulator's flags define are decided (opkit.emulator.branches)
+_kt_branch = branches.emulator_branch
 
 
 def _macros(text: str) -> dict[str, str]:
@@ -301,7 +260,12 @@ def translation_unit(kernel: Path, op: Path, staged: Path, repo: Path, raw: bool
         src += "".join(f'#include "{h}"\n' for h in tiling)
     else:
         view = work / f"tiling{idx}.h"
-        view.write_text(tiling_view.kernel_view(op_type, tiling, [repo]))
+        seen = tiling_view.kernel_text(kernel)
+        if tiling_view.registers_own_struct(seen):  # no registered class
+            view.write_text(tiling_view.custom_view())
+        else:  # + the op_kernel/ tiling headers op_host includes (ops-math is_neg_inf), less the kernel's own structs
+            view.write_text(tiling_view.kernel_view(op_type, tiling + tiling_view.host_kernel_headers(host), [repo],
+                                                    tiling_view.kernel_structs(seen)))
         src += f'#include "{view}"\n'
     src += f'#define {name} opkit_cann_entry_{name}\n#include "{staged}"\n#undef {name}\n'
     if m:

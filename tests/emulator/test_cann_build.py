@@ -352,3 +352,196 @@ def test_barrier_is_a_compiler_memory_barrier(gxx, tmp_path):
     r = _built_and_run(gxx, tmp_path, '#include "kernel_operator.h"\n#include <cstdio>\nusing namespace AscendC;\n'
                        'int main() { int k = 4; Barrier(); AscendC::Barrier(); std::printf("%d", k + 1); }\n')
     assert r.stdout == "5", r.stdout + r.stderr
+
+
+def test_op_impl_registry_resolves_for_a_kernel_side_tiling_header(gxx, tmp_path):
+    """CANN's kernel build has the toolkit's include folder on the path (asc-devkit compile_op.py:1356), so a
+    kernel tiling header may include the host's register/op_impl_registry.h (ops-math experimental/math/real):
+    it resolves; its host names are not there -- one used in a kernel is a compile error naming it."""
+    r = compile_src(gxx, tmp_path, '#include "register/op_impl_registry.h"\n#include "kernel_operator.h"\n'
+                                   "struct RealTilingData { int64_t n = 0; };\n"
+                                   "namespace optiling { BEGIN_TILING_DATA_DEF(T) TILING_DATA_FIELD_DEF(int64_t, n);"
+                                   " END_TILING_DATA_DEF; }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "register/op_impl_registry.h"\nIMPL_OP_OPTILING(Real);\n')
+    assert r.returncode != 0 and "IMPL_OP_OPTILING" in r.stderr
+
+
+@pytest.mark.parametrize("call,ok", [
+    ("ShiftLeft(d, s, int16_t(3), 8)", True),                      # const T& scalar
+    ("ShiftRight<int16_t, int16_t>(d, s, int16_t(3), 8)", True),   # const U& with U == PrimT<T>
+    ("ShiftLeft(d, s, 3, 8)", False),                               # int scalar, int16_t tensor: CANN has no form
+    ("ShiftLeft(d, s, c, 8)", False),                               # a tensor of shift counts: not on A2
+])
+def test_shift_forms_are_cann_s(gxx, tmp_path, call, ok):
+    """ShiftLeft / ShiftRight take CANN's forms only (kernel_operator_vec_binary_scalar_intf.h:396-520); the
+    tensor-count form (kernel_operator_vec_binary_intf.h:450-467) is not on A2 (its page) and is named."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   "void f(LocalTensor<int16_t> d, LocalTensor<int16_t> s, LocalTensor<int16_t> c) "
+                                   f"{{ {call}; }}\n")
+    if ok:
+        assert r.returncode == 0, r.stderr[-2000:]
+    else:
+        assert r.returncode != 0, call
+    if "c, 8" in call:
+        assert "not supported on the emulator: ShiftLeft" in r.stderr, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", ["Subs", "Divs", "Ands", "Ors"])
+def test_scalar_forms_a2_lacks_are_named(gxx, tmp_path, name):
+    """Subs / Divs with the scalar anywhere, Ands / Ors: their pages say "Atlas A2 ...: 不支持" (asc-devkit 82b89a15
+    docs/zh/api/SIMD-API/基础API/Memory矢量计算/基础算术/Subs（灵活标量位置）.md, ..., 逻辑计算/Ands.md): a call is a
+    compile error naming the call; a kernel's own function of the name still wins."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   f"void f(LocalTensor<int16_t> d, LocalTensor<int16_t> s) {{ {name}(d, s, int16_t(1), 8); }}\n")
+    assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   f"static int {name}(int a, int b) {{ return a - b; }}\nint g() {{ return {name}(3, 1); }}\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+ATOMIC_TYPE_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void atomic_type(GM_ADDR a, GM_ADDR b) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 32);
+  LocalTensor<int32_t> t = buf.Get<int32_t>();
+  Duplicate(t, 3, 8);
+  PipeBarrier<PIPE_ALL>();
+  GlobalTensor<int32_t> ga, gb;
+  ga.SetGlobalBuffer((__gm__ int32_t*)a, 8);
+  gb.SetGlobalBuffer((__gm__ int32_t*)b, 8);
+  SetAtomicMax<float>();
+  SetAtomicType<int32_t>();   // max goes on, as int32_t: max(-5, 3) = 3 (as float, -5's bits are a NaN)
+  DataCopy(ga, t, 8);
+  SetAtomicNone();
+  SetAtomicType<float>();     // no operation on: a plain copy
+  DataCopy(gb, t, 8);
+}
+int main() {
+  auto* a = (int32_t*)GmAlloc(32);
+  auto* b = (int32_t*)GmAlloc(32);
+  for (int i = 0; i < 8; ++i) { a[i] = -5; b[i] = 7; }
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(atomic_type, 1, (uint8_t*)a, (uint8_t*)b);
+  std::printf("%d %d\n", a[7], b[7]);
+  return 0;
+}
+'''
+
+
+def test_set_atomic_type_changes_the_type_of_the_operation_on(gxx, tmp_path):
+    """SetAtomicType<T> (原子操作/SetAtomicType.md): the operation's element type only (asc-devkit 82b89a15
+    impl/basic_api/dav_c220/kernel_operator_set_atomic_impl.h:25-95)."""
+    out = _built_and_run(gxx, tmp_path, ATOMIC_TYPE_PROGRAM)
+    assert out.returncode == 0 and out.stdout.split() == ["3", "3"], out.stdout + out.stderr
+
+
+PAD_VALUE_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void padv(GM_ADDR x, GM_ADDR y) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 64);
+  LocalTensor<half> t = buf.Get<half>();
+  GlobalTensor<half> gx, gy;
+  gx.SetGlobalBuffer((__gm__ half*)x, 16);
+  gy.SetGlobalBuffer((__gm__ half*)y, 16);
+#if MODE == 1
+  SetPadValue(1.0f);   // a float value for a half copy: the page ties the two types
+#else
+  SetPadValue((half)1);
+#endif
+  DataCopyPad(t, gx, DataCopyExtParams{1, 4 * sizeof(half), 0, 0, 0},
+              DataCopyPadExtParams<half>{false, 0, 12, (half)0});   // the page's scenario 1
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(gy, t, 16);
+}
+int main() {
+  auto* x = (half*)GmAlloc(32);
+  auto* y = (half*)GmAlloc(32);
+  for (int i = 0; i < 16; ++i) { x[i] = half(float(i + 2)); y[i] = half(0.0f); }
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(padv, 1, (uint8_t*)x, (uint8_t*)y);
+  for (int i = 0; i < 16; ++i) std::printf("%g ", float(y[i]));
+  return 0;
+}
+'''
+
+
+def test_set_pad_value_fills_the_padding_isPad_false_asks_for(gxx, tmp_path):
+    """SetPadValue (数据搬运辅助配置接口/SetPadValue(ISASI).md, scenario 1: isPad=false, rightPadding 12): the padding
+    holds the value; without it that padding is undefined (poison: the copy out reads it -> ub-uninitialized)."""
+    out = _built_and_run(gxx, tmp_path, PAD_VALUE_PROGRAM)
+    assert out.returncode == 0 and out.stdout.split() == ["2", "3", "4", "5"] + ["1"] * 12, out.stdout + out.stderr
+    out = _built_and_run(gxx, tmp_path, PAD_VALUE_PROGRAM.replace("#if MODE == 1", "#if 1"), "p1")
+    assert "[api-argument] DataCopyPad" in out.stdout + out.stderr, out.stdout + out.stderr
+    out = _built_and_run(gxx, tmp_path, PAD_VALUE_PROGRAM.replace("SetPadValue((half)1);", ""), "p2")
+    assert "ub-uninitialized" in out.stdout + out.stderr, out.stdout + out.stderr
+
+
+ENHANCED_PROGRAM = r'''
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void enh(GM_ADDR x, GM_ADDR y) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b0, b1;
+  pipe.InitBuffer(b0, 64);
+  pipe.InitBuffer(b1, 64);
+  LocalTensor<float> t0 = b0.Get<float>(), t1 = b1.Get<float>();
+  GlobalTensor<float> gx, gy;
+  gx.SetGlobalBuffer((__gm__ float*)x, 16);
+  gy.SetGlobalBuffer((__gm__ float*)y, 16);
+  DataCopyEnhancedParams e(BlockMode::BLOCK_MODE_NORMAL, DeqScale::DEQ, 7, 0, true, pad_t::PAD_NONE, 0);
+  DataCopy(t0, gx, DataCopyParams{1, BLOCKS, 0, 0}, e);   // BLOCKS: 2 (64 bytes), or 3 (past t0's 64 bytes)
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(t1, t0, DataCopyParams{1, 2, 0, 0}, DataCopyEnhancedParams{});
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(gy, t1, DataCopyParams{1, 2, 0, 0}, e);
+}
+int main() {
+  auto* x = (float*)GmAlloc(64);
+  auto* y = (float*)GmAlloc(64);
+  for (int i = 0; i < 16; ++i) { x[i] = -1.5f * i; y[i] = 0; }
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(enh, 1, (uint8_t*)x, (uint8_t*)y);
+  std::printf("%g %g\n", y[1], y[15]);
+  return 0;
+}
+'''
+
+
+def test_data_copy_with_enhanced_params_is_the_basic_copy_on_a2(gxx, tmp_path):
+    """DataCopy(..., DataCopyParams, DataCopyEnhancedParams): on A2 "the enhancement has no effect, the same as the
+    basic copy" (矩阵计算的搬出/DataCopy（L0C到UB数据搬运）.md): no relu, no dequantisation, the basic copy's rules;
+    the forms between element types (the cube's L0C path) are named."""
+    out = _built_and_run(gxx, tmp_path, ENHANCED_PROGRAM.replace("BLOCKS", "2"))
+    assert out.returncode == 0 and out.stdout.split() == ["-1.5", "-22.5"], out.stdout + out.stderr
+    out = _built_and_run(gxx, tmp_path, ENHANCED_PROGRAM.replace("BLOCKS", "3"), "over")
+    assert "[tensor-bounds] DataCopy" in out.stdout + out.stderr, out.stdout + out.stderr
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   "void f(LocalTensor<half> d, LocalTensor<float> s) "
+                                   "{ DataCopy(d, s, DataCopyParams{}, DataCopyEnhancedParams{}); }\n")
+    assert r.returncode != 0 and "not supported on the emulator: DataCopy" in r.stderr, r.stderr[-2000:]
+
+
+def test_declared_only_names_compile(gxx, tmp_path):
+    """BinaryConfig / DEFAULT_BINARY_CONFIG / BinaryDefaultType (kernel_struct_binary.h:37-43) and MutexID
+    (kernel_common.h:143) are declared for every chip; the APIs taking them (Ascend 950's flexible scalar forms,
+    Mutex) are not on A2 and stay named errors."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                                   "constexpr BinaryConfig c = DEFAULT_BINARY_CONFIG;\n"
+                                   "static_assert(c.scalarTensorIndex == 1, \"CANN's default\");\n"
+                                   "BinaryDefaultType t; MutexID id = 3;\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\nusing namespace AscendC;\nMutex m{};\n')
+    assert r.returncode != 0 and "not supported on the emulator: Mutex" in r.stderr

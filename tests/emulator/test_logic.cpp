@@ -70,8 +70,8 @@ __aicore__ void logic_kernel(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR out, GM_AD
     case kShrRound: if constexpr (shift) ShiftRight(z, x, static_cast<T>(t.shift), bits, rep, up, true); break;
     case kAndL0: if constexpr (logic) And(z, x, y, bits, rep, bp); break;
     case kNotL0: if constexpr (logic) Not(z, x, bits, rep, up); break;
-    case kShlL0: if constexpr (shift) ShiftLeft(z, x, t.shift, bits, rep, up); break;
-    case kShrL0: if constexpr (shift) ShiftRight(z, x, t.shift, bits, rep, up); break;
+    case kShlL0: if constexpr (shift) ShiftLeft(z, x, static_cast<T>(t.shift), bits, rep, up); break;
+    case kShrL0: if constexpr (shift) ShiftRight(z, x, static_cast<T>(t.shift), bits, rep, up); break;
     case kCmps: if constexpr (!integer || std::is_same<T, int32_t>::value) Compares(zm, x, s, static_cast<CMPMODE>(t.mode), t.count); break;
     case kCmpScalar: if constexpr (fp) CompareScalar(zm, x, s, static_cast<CMPMODE>(t.mode), t.count); break;
     case kCmpsL0: if constexpr (fp) Compares(zm, x, s, static_cast<CMPMODE>(t.mode), bits, rep, up); break;

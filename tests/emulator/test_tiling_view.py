@@ -92,3 +92,77 @@ def test_kernel_view_compiles_and_reads_the_registered_struct(gxx, tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     out = subprocess.run([str(tmp_path / "k")], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "42", out.stdout + out.stderr
+
+
+# CANN's build rules beyond the op_host headers (tiling_view's docstring, asc-devkit citations there)
+KERNEL_SIDE = """\
+#ifndef NEG_TILING_DATA_H
+#define NEG_TILING_DATA_H
+#include "register/tilingdata_base.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(NegTilingData)
+TILING_DATA_FIELD_DEF(int64_t, total);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(Neg, NegTilingData)
+}
+#endif
+"""
+NEG_KERNEL = """\
+#include "kernel_operator.h"
+#include "VIEW"
+#include "OWN"   // included by the kernel as well: the view's include of it leaves one definition
+extern "C" __global__ __aicore__ void neg(GM_ADDR tiling) {
+  GET_TILING_DATA(t, tiling);
+  AscendC::printf("%d\\n", int(t.total));
+}
+int main() {
+  int64_t host = 42;
+  AscendC::SetKernelMode(KernelMode::AIV_MODE);
+  auto* gm = (uint8_t*)AscendC::GmAlloc(sizeof(host));
+  memcpy(gm, &host, sizeof(host));
+  ICPU_RUN_KF(neg, 1, gm);
+  AscendC::GmFree(gm);
+}
+"""
+
+
+def test_op_kernel_header_included_by_op_host_registers_the_struct(gxx, tmp_path):
+    from opkit.cannproject.tiling_view import host_kernel_headers, view_for
+    op = tmp_path / "repo/math/neg"
+    (op / "op_kernel").mkdir(parents=True)
+    (op / "op_host").mkdir()
+    (op / "op_kernel/neg_tiling_data.h").write_text(KERNEL_SIDE)
+    (op / "op_kernel/plain_struct.h").write_text("struct Plain { int a; };\n")  # no registration: not taken
+    (op / "op_host/neg_tiling.cpp").write_text('#include "log/log.h"\n#include "../op_kernel/neg_tiling_data.h"\n'
+                                               '#include "../op_kernel/plain_struct.h"\n')
+    kernel = op / "op_kernel/neg.cpp"
+    kernel.write_text(NEG_KERNEL.replace("OWN", str(op / "op_kernel/neg_tiling_data.h")))
+    assert host_kernel_headers(op / "op_host") == [(op / "op_kernel/neg_tiling_data.h").resolve()]
+    view = view_for("Neg", None, tmp_path / "repo", kernel=kernel)
+    assert view is not None and "neg_tiling_data.h" in view and "BEGIN_TILING_DATA_DEF" not in view
+    assert view_for("Neg", None, tmp_path / "repo") is None  # without the kernel's path: no op_host to follow
+    (tmp_path / "view.h").write_text(view)
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "tikicpulib.h"\n' + kernel.read_text().replace("VIEW", str(tmp_path / "view.h")))
+    r = gxx(src, tmp_path / "k", ["-DOPKIT_CANN_OP_TYPE=Neg"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = subprocess.run([str(tmp_path / "k")], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "42", out.stdout + out.stderr
+
+
+def test_kernel_with_its_own_struct_gets_no_registered_class(tmp_path):
+    from opkit.cannproject.tiling_view import custom_view, kernel_structs, registers_own_struct, view_for
+    repo = _repo(tmp_path)
+    own = "extern \"C\" __global__ __aicore__ void foo(GM_ADDR t) {\n  REGISTER_TILING_DEFAULT(MyTiling);\n}\n"
+    assert registers_own_struct(own)
+    assert not registers_own_struct("// REGISTER_TILING_DEFAULT(MyTiling) read in a comment only\n")
+    k = repo / "fam/foo/op_kernel/foo.cpp"
+    k.parent.mkdir(parents=True)
+    k.write_text(own)
+    view = view_for("FooOp", repo / "fam/foo/op_host/foo_tiling.h", repo, kernel=k)
+    assert view == custom_view() and "SharedTiling" not in view and "kernel_tiling/kernel_tiling.h" in view
+    # a struct the kernel defines itself (the CPU-debug branch of ops-nn chamfer_distance_grad) is left out
+    assert kernel_structs("struct SharedTiling {\n  uint64_t ubSize;\n};\nstruct B : A { };") == {"SharedTiling", "B"}
+    view = kernel_view("FooOp", [], [repo], kernel_defines={"SharedTiling"})
+    assert "SharedTiling" not in view
+    assert "BEGIN_TILING_DATA_DEF(SharedTiling)" in kernel_view("FooOp", [], [repo])

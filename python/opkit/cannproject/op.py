@@ -56,7 +56,8 @@ class CannOp:
         """The kernel's view of the op's tiling registrations (tiling_view.py): only the registered tiling-data structs,
         as CANN's build generates them -- never the header's host-side includes and classes. The registration is
         looked up in the op's own tiling header, else anywhere in its repository (libs.py), else in the project."""
-        text = tiling_view.view_for(self.op_type, self.tiling_header, self.project.libs.repo or self.project.root)
+        text = tiling_view.view_for(self.op_type, self.tiling_header, self.project.libs.repo or self.project.root,
+                                   kernel=self.kernel)
         if text is None:
             return None
         view = self.build_dir / "kernels" / f"{layout.cann_snake(self.op_type)}_kernel_tiling.h"

@@ -17,6 +17,7 @@
 #include "opkit_emu/tensor.h"          // LocalTensor, GlobalTensor, TPosition
 #include "opkit_emu/tpipe.h"           // TPipe, TQue, TQueBind, TBuf, HardEvent
 #include "opkit_emu/datacopy.h"        // DataCopy, DataCopyPad, SetAtomicAdd
+#include "opkit_emu/datacopy_enhanced.h"  // DataCopy with DataCopyEnhancedParams (the basic copy on A2)
 #include "opkit_emu/datacopy_raw.h"    // DataCopyGM2UBImpl, DataCopyUB2GMImpl, DataCopyPad*Impl (pointer forms)
 #include "opkit_emu/vector.h"          // level-2 (count form) vector instructions
 #include "opkit_emu/cast.h"            // Cast
@@ -39,6 +40,7 @@
 #include "opkit_emu/system.h"          // system registers, caches, task hooks (GetCtrlSpr, Trap, ...)
 #include "opkit_emu/gm_init.h"         // InitOutput
 #include "opkit_emu/list_tensor.h"     // ListTensorDesc, TensorDesc
+#include "opkit_emu/ib_sync.h"         // IBSet / IBWait (a GM flag between two blocks)
 #include "opkit_emu/dump_tensor.h"     // DumpTensor, DumpAccChkPoint
 #include "opkit_emu/transpose.h"       // TransDataTo5HD, Transpose
 #include "opkit_emu/sort.h"            // Sort32, MrgSort, Sort, Concat, Extract

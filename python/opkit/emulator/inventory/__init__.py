@@ -561,17 +561,30 @@ def rejected_names() -> set[str]:
     return set(re.findall(r"^OPKIT_EMU_REJECT_\w+\(\s*(\w+)", path.read_text(), flags=re.M))
 
 
+def rejected_forms() -> set[tuple[str, str, str]]:
+    """(CANN header, name, part of the label or "") of declarations the emulator rejects while it implements the
+    name's other forms (the `OPKIT_EMU_REJECT_FORM: HEADER NAME [LABEL-PART]` lines of opkit_emu/unsupported.h;
+    `_` in LABEL-PART stands for a space)."""
+    path = include_dir() / "opkit_emu" / "unsupported.h"
+    if not path.is_file():
+        return set()
+    return {(h, n, part.replace("_", " ")) for h, n, part in
+            re.findall(r"^// OPKIT_EMU_REJECT_FORM: (\S+) (\w+)(?: (\S+))?", path.read_text(), flags=re.M)}
+
+
 STATUSES = ("implemented", "documented difference", "rejected", "missing")
 
 
 def classify(decls: list[Decl]) -> list[str]:
     failed = probe(decls)
     rejected = rejected_names()
+    forms = rejected_forms()
     out = []
     for i, d in enumerate(decls):
         base = d.base if d.kind in ("member", "value") else d.name
         uses_rejected = any(t in rejected for p in d.params for t in tokens(p))
-        if d.name in rejected or base in rejected or uses_rejected:
+        form_rejected = any(d.header == h and d.name == n and part in label(d) for h, n, part in forms)
+        if d.name in rejected or base in rejected or uses_rejected or form_rejected:
             out.append("rejected")
         elif i in failed:
             out.append("missing")

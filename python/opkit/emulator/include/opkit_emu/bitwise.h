@@ -5,6 +5,7 @@
 // last bit shifted out.
 #pragma once
 #include "opkit_emu/level0.h"
+#include "opkit_emu/unsupported.h"
 
 namespace opkit_emu {
 template <class T> inline constexpr bool is_logic_t = std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value;
@@ -80,31 +81,44 @@ void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t ma
                      loc);
 }
 
-// Shifts: the scalar may be T or another integer type U (the docs' second template form).
-#define OPKIT_EMU_SHIFT(NAME, OP, ROUND_P, ROUND_USE)                                                          \
-  template <class T, class U, bool isSetMask = true, class = std::enable_if_t<std::is_integral<U>::value>>   \
-  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue, const int32_t& count, \
-            OPKIT_LOC) {                                                                                      \
-    using namespace opkit_emu;                                                                                \
-    static_assert(is_shift_t<T>, "opkit emulator: " #NAME " supports int16/uint16/int32/uint32 on this chip");\
-    check_shift<T>(scalarValue, #NAME, loc);                                                                  \
-    with_scalar<OP, T>(VecOp::Other, #NAME, dst, src, static_cast<T>(scalarValue), count, loc);               \
-  }                                                                                                           \
-  template <class T, class U, bool isSetMask = true, class = std::enable_if_t<std::is_integral<U>::value>>   \
-  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue, uint64_t mask,       \
-            const uint8_t repeatTime, const UnaryRepeatParams& repeatParams ROUND_P, OPKIT_LOC) {             \
-    using namespace opkit_emu;                                                                                \
-    static_assert(is_shift_t<T>, "opkit emulator: " #NAME " supports int16/uint16/int32/uint32 on this chip");\
-    check_shift<T>(scalarValue, #NAME, loc);                                                                  \
-    ROUND_USE(l0_scalar, MaskArg(mask));                                                                      \
-  }                                                                                                           \
-  template <class T, class U, bool isSetMask = true, class = std::enable_if_t<std::is_integral<U>::value>>   \
-  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue, const uint64_t mask[], \
-            const uint8_t repeatTime, const UnaryRepeatParams& repeatParams ROUND_P, OPKIT_LOC) {             \
-    using namespace opkit_emu;                                                                                \
-    static_assert(is_shift_t<T>, "opkit emulator: " #NAME " supports int16/uint16/int32/uint32 on this chip");\
-    check_shift<T>(scalarValue, #NAME, loc);                                                                  \
-    ROUND_USE(l0_scalar, mask_bits(mask, kLanes<T>));                                                         \
+// Shifts, CANN's forms (asc-devkit 82b89a15 include/basic_api/kernel_operator_vec_binary_scalar_intf.h:396-520):
+// the scalar is `const T&`, or `const U&` with U the tensor's element type (enable_if is_same<PrimT<T>, U>) --
+// a scalar of another type does not compile there, so not here either.
+#define OPKIT_EMU_SHIFT_FORMS(NAME, OP, TPL, SCALAR, ROUND_P, ROUND_USE)                                         \
+  TPL                                                                                                            \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SCALAR& scalarValue, const int32_t& count, \
+            OPKIT_LOC) {                                                                                         \
+    using namespace opkit_emu;                                                                                   \
+    static_assert(is_shift_t<T>, "opkit emulator: " #NAME " supports int16/uint16/int32/uint32 on this chip");   \
+    check_shift<T>(scalarValue, #NAME, loc);                                                                     \
+    with_scalar<OP, T>(VecOp::Other, #NAME, dst, src, static_cast<T>(scalarValue), count, loc);                  \
+  }                                                                                                              \
+  TPL                                                                                                            \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SCALAR& scalarValue, uint64_t mask,      \
+            const uint8_t repeatTime, const UnaryRepeatParams& repeatParams ROUND_P, OPKIT_LOC) {                \
+    using namespace opkit_emu;                                                                                   \
+    static_assert(is_shift_t<T>, "opkit emulator: " #NAME " supports int16/uint16/int32/uint32 on this chip");   \
+    check_shift<T>(scalarValue, #NAME, loc);                                                                     \
+    ROUND_USE(l0_scalar, MaskArg(mask));                                                                         \
+  }                                                                                                              \
+  TPL                                                                                                            \
+  void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SCALAR& scalarValue, const uint64_t mask[], \
+            const uint8_t repeatTime, const UnaryRepeatParams& repeatParams ROUND_P, OPKIT_LOC) {                \
+    using namespace opkit_emu;                                                                                   \
+    static_assert(is_shift_t<T>, "opkit emulator: " #NAME " supports int16/uint16/int32/uint32 on this chip");   \
+    check_shift<T>(scalarValue, #NAME, loc);                                                                     \
+    ROUND_USE(l0_scalar, mask_bits(mask, kLanes<T>));                                                            \
+  }
+#define OPKIT_EMU_TPL_T template <class T, bool isSetMask = true>
+#define OPKIT_EMU_TPL_TU \
+  template <class T, class U, bool isSetMask = true, std::enable_if_t<std::is_same<T, U>::value, bool> = true>
+// The shift count from a tensor (include/basic_api/kernel_operator_vec_binary_intf.h:450-467): its page,
+// 逻辑计算/ShiftLeft（左移位数为Tensor）.md and ShiftRight（右移位数为Tensor）.md, says "Atlas A2 ...: 不支持".
+#define OPKIT_EMU_SHIFT_TENSOR(NAME)                                                                             \
+  template <class T, class U>                                                                                    \
+  void NAME(const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<U>&, const int32_t&) {               \
+    static_assert(::opkit_emu::always_false<T, U>, OPKIT_EMU_REJECT_MSG(NAME, "a LocalTensor of shift counts: "   \
+                  "not on Atlas A2 (its API page)"));                                                            \
   }
 #define OPKIT_EMU_SHL_USE(F, M) \
   F<OpShl, T>(VecOp::Other, "ShiftLeft", isSetMask, dst, src, static_cast<T>(scalarValue), M, repeatTime, repeatParams, loc)
@@ -116,9 +130,16 @@ void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t ma
     F<OpShr, T>(VecOp::Other, "ShiftRight", isSetMask, dst, src, static_cast<T>(scalarValue), M, repeatTime,     \
                 repeatParams, loc)
 #define OPKIT_EMU_COMMA2 ,
-OPKIT_EMU_SHIFT(ShiftLeft, OpShl, , OPKIT_EMU_SHL_USE)
-OPKIT_EMU_SHIFT(ShiftRight, OpShr, OPKIT_EMU_COMMA2 bool roundEn = false, OPKIT_EMU_SHR_USE)
-#undef OPKIT_EMU_SHIFT
+OPKIT_EMU_SHIFT_FORMS(ShiftLeft, OpShl, OPKIT_EMU_TPL_T, T, , OPKIT_EMU_SHL_USE)
+OPKIT_EMU_SHIFT_FORMS(ShiftLeft, OpShl, OPKIT_EMU_TPL_TU, U, , OPKIT_EMU_SHL_USE)
+OPKIT_EMU_SHIFT_FORMS(ShiftRight, OpShr, OPKIT_EMU_TPL_T, T, OPKIT_EMU_COMMA2 bool roundEn = false, OPKIT_EMU_SHR_USE)
+OPKIT_EMU_SHIFT_FORMS(ShiftRight, OpShr, OPKIT_EMU_TPL_TU, U, OPKIT_EMU_COMMA2 bool roundEn, OPKIT_EMU_SHR_USE)
+OPKIT_EMU_SHIFT_TENSOR(ShiftLeft)
+OPKIT_EMU_SHIFT_TENSOR(ShiftRight)
+#undef OPKIT_EMU_SHIFT_FORMS
+#undef OPKIT_EMU_SHIFT_TENSOR
+#undef OPKIT_EMU_TPL_T
+#undef OPKIT_EMU_TPL_TU
 #undef OPKIT_EMU_SHL_USE
 #undef OPKIT_EMU_SHR_USE
 

@@ -246,14 +246,23 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   else opkit_emu::gm_check(src.GetPhyAddr(), gm_span, call, loc, "src (GM)");
   c.commit(opkit_emu::Flow::Manual);
   const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
-  const bool undefined_pad = !pad.isPad && (pad.leftPadding || pad.rightPadding);
+  // isPad=false with padding asked: the value SetPadValue<T> set (SetPadValue(ISASI).md), else undefined
+  const opkit_emu::BlockCtx& bc = opkit_emu::ctx();
+  const bool pad_register = !pad.isPad && (pad.leftPadding || pad.rightPadding) && bc.pad_value_size != 0;
+  if (pad_register && bc.pad_value_size != sizeof(T))
+    opkit_emu::fail("api-argument", call, loc,
+                    opkit_emu::strf("SetPadValue set a %u-byte value; this DataCopyPad moves %s (the page: the "
+                                    "value's type is the copy's)", unsigned(bc.pad_value_size), opkit_emu::type_name<T>()));
+  T reg_fill{};
+  if (pad_register) std::memcpy(&reg_fill, &bc.pad_value, sizeof(T));
+  const bool undefined_pad = !pad.isPad && (pad.leftPadding || pad.rightPadding) && !pad_register;
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint8_t* u = dst.m_.addr + b * ub_pitch;
     const uint32_t rel = static_cast<uint32_t>(b * ub_pitch);
     opkit_emu::gm_load(u + lp, g + b * gm_pitch, p.blockLen);
     // Bytes of the 32-byte row around the data: the padding value, or (isPad=false, no padding asked)
     // the block's first element repeated, as the docs describe the hardware's "dummy" fill.
-    T fill = pad.isPad ? pad.paddingValue : *reinterpret_cast<const T*>(u + lp);
+    T fill = pad.isPad ? pad.paddingValue : pad_register ? reg_fill : *reinterpret_cast<const T*>(u + lp);
     for (uint64_t o = 0; o < lp; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
     for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
     if (undefined_pad) {  // documented as undefined: the padding bytes become poison
@@ -292,6 +301,23 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
   }
 }
 
+// SetPadValue<T, pos> (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运辅助配置接口/
+// SetPadValue(ISASI).md; declared include/basic_api/kernel_operator_data_copy_intf.h): the value a GM->UB
+// DataCopyPad with isPad=false writes into the padding it asks for (otherwise undefined: poison here). Per block,
+// until set again; its type must be the copy's (api-argument). pos: VECIN, VECOUT or MAX (either).
+template <class T, TPosition pos = TPosition::MAX>
+void SetPadValue(T paddingValue) {
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::MAX,
+                "SetPadValue: pos is VECIN, VECOUT or MAX (its page)");
+  static_assert(std::is_arithmetic<T>::value || std::is_same<T, half>::value || std::is_same<T, bfloat16_t>::value,
+                "opkit emulator: SetPadValue takes the element types of its page (int8_t ... double)");
+  static_assert(sizeof(T) <= 8, "SetPadValue: at most 8 bytes");
+  opkit_emu::BlockCtx& c = opkit_emu::ctx();
+  c.pad_value = 0;
+  std::memcpy(&c.pad_value, &paddingValue, sizeof(T));
+  c.pad_value_size = sizeof(T);
+}
+
 // Older overloads: DataCopyParams with blockLen in bytes.
 template <class T>
 void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
@@ -314,6 +340,18 @@ void SetAtomicAdd() {
   opkit_emu::ctx().atomic_dtype = opkit_emu::atomic_code<T>();
 }
 inline void SetAtomicNone() { opkit_emu::ctx().atomic_dtype = -1; }
+// SetAtomicType<T> (原子操作/SetAtomicType.md, A2: int8_t, int16_t, half, bfloat16_t, int32_t, float): the element
+// type of the atomic operation only. On the device the operation (add / max / min / none) and the type are two
+// fields (asc-devkit 82b89a15 impl/basic_api/dav_c220/kernel_operator_set_atomic_impl.h:25-95: SetAtomicAdd<T> is
+// set_atomic_add then SetAtomicType<T>): with an operation on, it goes on in the new type; with none, nothing
+// changes that a copy sees (SetAtomicAdd/Max/Min set the type again).
+template <class T>
+void SetAtomicType() {
+  static_assert(opkit_emu::atomic_code<T>() >= 0, "opkit emulator: SetAtomicType supports float, half, bfloat16_t, int32_t, int16_t, int8_t");
+  opkit_emu::check_copy_dtype<T>();
+  int& code = opkit_emu::ctx().atomic_dtype;
+  if (code >= 0) code = code / 8 * 8 + opkit_emu::atomic_code<T>();
+}
 // CANN's current name of SetAtomicNone (asc-devkit 82b89a15 impl/basic_api/kernel_operator_set_atomic_intf_impl.h:59-62)
 inline void DisableDmaAtomic() { SetAtomicNone(); }
 // SetAtomicMax / SetAtomicMin (原子操作/SetAtomicMax(ISASI).md, SetAtomicMin(ISASI).md; A2: int8_t, int16_t, half,

@@ -20,6 +20,26 @@ struct GatherMaskParams {
   GatherMaskParams(uint8_t s0b, uint16_t rep, uint16_t s0r, uint8_t s1r)
       : src0BlockStride(s0b), repeatTimes(rep), src0RepeatStride(s0r), src1RepeatStride(s1r) {}
 };
+// Gatherb's parameters and the GatherMask mode names (asc-devkit 82b89a15 include/basic_api/kernel_struct_gather.h:
+// 27-50; the A2 default is VERSION_V2 there). Of GatherRepeatParams Gatherb reads dstBlkStride and dstRepStride;
+// the page calls the rest reserved, "no longer processed".
+struct GatherRepeatParams {
+  GatherRepeatParams() {}
+  GatherRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t dstRepStrideIn)
+      : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
+  uint32_t blockNumber = 8;
+  uint16_t dstRepStride = 8;
+  uint8_t dstBlkStride = 1;
+  uint8_t src0BlkStride = 1;
+  uint8_t src1BlkStride = 1;
+  uint8_t src0RepStride = 8;
+  uint8_t src1RepStride = 8;
+  bool repeatStrideMode = false;
+  bool strideSizeMode = false;
+};
+enum class GatherMaskMode : uint8_t { VERSION_V1 = 0, VERSION_V2 = 1 };
+const GatherMaskMode defaultGahterMaskMode = GatherMaskMode::VERSION_V2;  // sic: CANN's spelling, kept beside
+const GatherMaskMode defaultGatherMaskMode = GatherMaskMode::VERSION_V2;
 }  // namespace AscendC
 
 namespace opkit_emu {
@@ -154,6 +174,42 @@ void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uin
     fail("api-argument", "GatherMask", loc, strf("built-in src1Pattern %u is outside [1, 7]", src1Pattern));
   gather_mask<T>("GatherMask", dst, src0, reduceMode, mask, gatherMaskParams, rsvdCnt,
                  [&](uint32_t, uint32_t l) { return builtin_pattern(src1Pattern, l); }, loc);
+}
+
+// Gatherb (离散与聚合/Gatherb(ISASI).md; A2: uint16_t, uint32_t): repeat i, block j copies the 32 bytes at src +
+// offset[i * 8 + j] (bytes) to dst + (i * dstRepStride + j * dstBlkStride) blocks; dstBlkStride 0 counts as 1.
+// Checked: dst, src, offset 32-byte aligned, an offset a multiple of 32 (the page: the address after the offset
+// is 32-byte aligned) and inside src (tensor-bounds), the offsets and the gathered blocks initialised, dst and
+// src not the same memory (the page: not supported).
+template <class T>
+void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& offset,
+             const uint8_t repeatTime, const GatherRepeatParams& repeatParams, OPKIT_LOC) {
+  using namespace opkit_emu;
+  static_assert(std::is_same<T, uint16_t>::value || std::is_same<T, uint32_t>::value,
+                "opkit emulator: Gatherb supports uint16_t and uint32_t on this chip (its page)");
+  const char* call = "Gatherb";
+  if (repeatTime == 0) return;
+  if (dst.m_.addr == src.m_.addr)
+    fail("api-argument", call, loc, "dst and src are the same memory (the page: not supported)");
+  const uint32_t blk = repeatParams.dstBlkStride == 0 ? 1 : repeatParams.dstBlkStride;
+  const uint32_t rep = repeatParams.dstRepStride;
+  ApiCall c(Pipe::V, call, loc);
+  c.read(offset.m_, 0, uint64_t(repeatTime) * 8, 32, "offset", kSink);
+  c.read(src.m_, 0, src.m_.bytes / sizeof(T), 8 * sizeof(T), "src");
+  c.write_rows(dst.m_, 0, repeatTime, (7 * blk + 1) * kBlk, rep * kBlk, 8 * sizeof(T), "dst");
+  c.commit(Flow::Manual);
+  for (uint32_t i = 0; i < repeatTime; ++i)
+    for (uint32_t j = 0; j < 8; ++j) {
+      const uint32_t off = offset.data()[i * 8 + j];
+      if (off % kBlk)
+        fail("ub-alignment", call, loc, strf("offset[%u] = %u bytes: the block it names is not 32-byte aligned", i * 8 + j, off));
+      if (uint64_t(off) + kBlk > src.m_.bytes)
+        fail("tensor-bounds", call, loc, strf("offset[%u] = %u bytes: the block ends past src (%u bytes)", i * 8 + j, off, src.m_.bytes));
+      src.m_.check_initialized(off, kBlk, sizeof(T), call, loc, "src");
+      const uint32_t d = (i * rep + j * blk) * kBlk;
+      std::memcpy(reinterpret_cast<uint8_t*>(dst.data()) + d, reinterpret_cast<const uint8_t*>(src.data()) + off, kBlk);
+      dst.m_.mark_written(d, kBlk);
+    }
 }
 
 }  // namespace AscendC

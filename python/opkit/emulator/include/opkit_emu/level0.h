@@ -15,6 +15,16 @@
 
 namespace AscendC {
 
+// The template configuration of the scalar-position-flexible binary forms (asc-devkit 82b89a15
+// include/basic_api/kernel_struct_binary.h:37-43). The structs are declared for every chip; the forms that take
+// them are Ascend 950's (kernel_operator_vec_binary_scalar_intf.h:85-102 under __NPU_ARCH__ 3510), so on A2 they
+// are only names a kernel may declare or pass along.
+struct BinaryConfig {
+  int8_t scalarTensorIndex = 1;
+};
+constexpr BinaryConfig DEFAULT_BINARY_CONFIG = {1};
+struct BinaryDefaultType {};
+
 struct BinaryRepeatParams {
   uint8_t dstBlkStride = 1, src0BlkStride = 1, src1BlkStride = 1;
   uint8_t dstRepStride = 8, src0RepStride = 8, src1RepStride = 8;

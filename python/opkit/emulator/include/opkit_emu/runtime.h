@@ -125,6 +125,8 @@ struct BlockCtx {
   uint32_t queue_bufs_per_pos[16] = {};
   FlagTable flags;
   int atomic_dtype = -1;   // SetAtomicAdd<T> in effect: dtype code
+  uint64_t pad_value = 0;   // SetPadValue<T>: the value DataCopyPad fills with when isPad is false (datacopy.h)
+  uint8_t pad_value_size = 0;  // its sizeof(T); 0: never set
   std::vector<AtomicRecord> atomics;
   const std::vector<GmRegion>* gm = nullptr;
   BlockStats stats;

@@ -36,6 +36,9 @@ struct SyncAllBarrier {
   int64_t ended_block = -1;  // a block that ended normally while others wait
   int64_t flag_sets[16] = {};  // CrossCoreSetFlag<0> calls per flagId, all blocks together
   int64_t flag_waiting = 0;    // blocks inside CrossCoreWaitFlag
+  // GM flag waits (ib_sync.h): `epoch` counts the writes that may release a waiter, `checked` the waiters that
+  // have looked at the state since the last one -- when every block waits or ended and all of them have, none can go on
+  int64_t epoch = 0, checked = 0;
 };
 struct SyncAllRegistry {
   std::mutex mu;

@@ -25,6 +25,10 @@
   {}
 
 namespace AscendC {
+
+// The id type of Mutex (asc-devkit 82b89a15 include/basic_api/kernel_common.h:143); Mutex itself is not on A2
+// (unsupported.h): the alias is a name a kernel may declare.
+using MutexID = uint8_t;
 // Barrier(): a compiler memory barrier, as CANN's CPU-debug build defines it (asc-devkit 82b89a15
 // impl/basic_api/dav_c220/kfc/kfc_comm.h:44-51, reached through kernel_operator.h; ops-math
 // experimental/math/reduce_prod_v2 calls it after SyncAll). No instruction: the emulator's blocks see GM in order.

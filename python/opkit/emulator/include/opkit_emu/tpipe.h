@@ -45,6 +45,8 @@ class TPipeBase {
   int id_ = -1;
   uint32_t used_ = 0;  // bump pointer (bytes)
   uint32_t nbufs_ = 0;
+  uint32_t base_ = 0, limit_ = 0;  // a TBufPool: its UB range [base_, limit_); a TPipe: limit_ 0 (the UB)
+  bool is_pool_ = false;
   uint8_t next_event_[64] = {};
 
   // Hands out a 32-byte rounded UB range; enforces the chip's usable UB capacity.
@@ -64,6 +66,10 @@ class TPipeBase {
              strf("InitBuffer of %u x %llu bytes brings UB use to %llu bytes; %s allows %u bytes per core "
                   "(the whole UB, as CANN's TPipe checks)",
                   num, (unsigned long long)rounded, (unsigned long long)end, kChip.profile, kChip.ub_total_bytes));
+    if (limit_ && end > limit_)
+      c.fail("ub-capacity", call, loc,
+             strf("InitBuffer of %u x %llu bytes ends at UB offset %llu, past the TBufPool's %u bytes at %u", num,
+                  (unsigned long long)rounded, (unsigned long long)end, limit_ - base_, base_));
     if (end > kChip.ub_usable_bytes && used_ <= kChip.ub_usable_bytes) warn_reserved(end, call, loc);
     uint32_t off = used_;
     used_ = static_cast<uint32_t>(end);
@@ -393,35 +399,10 @@ class TBuf {
   }
 };
 
-class TPipe : public opkit_emu::TPipeBase {
+// The buffer planning a TPipe and a TBufPool share: InitBuffer of queues and TBufs, carved from the pipe's UB or the
+// pool's range (TPipeBase::carve). A pool's buffers carry its pipe's id, so they live and die with the pipe.
+class TPipeAllocator : public opkit_emu::TPipeBase {
  public:
-  TPipe() {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    id_ = ++c.pipe_serial;
-    c.live_pipe = id_;
-    c.pipe = this;
-  }
-  ~TPipe() {
-    if (opkit_emu::t_ctx && opkit_emu::t_ctx->pipe == this) Release();
-  }
-  TPipe(const TPipe&) = delete;
-  // Copy-assignment, which CANN's TPipe has implicitly (ops-nn norm/layer_norm_grad_v3, add_layer_norm_grad,
-  // ada_layer_norm_grad: a kernel class's member `TPipe pipe` assigned the entry's pipe, `pipe = pipeIn`): the pool
-  // state (its identity, the allocation cursor, the buffer count) is copied and this object becomes the pipe in use,
-  // the one whose destruction releases the buffers. Both objects then hold their own copy of the cursor, as on the
-  // device: buffers planned through both would overlap.
-  TPipe& operator=(const TPipe& o) {
-    if (this == &o) return *this;
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    id_ = o.id_;
-    used_ = o.used_;
-    nbufs_ = o.nbufs_;
-    std::copy(std::begin(o.next_event_), std::end(o.next_event_), std::begin(next_event_));
-    c.live_pipe = id_;
-    c.pipe = this;
-    return *this;
-  }
-
   template <TPosition pos, int32_t depth, auto mask>
   bool InitBuffer(TQue<pos, depth, mask>& que, uint8_t num, uint32_t len, OPKIT_LOC) {
     // CANN: TQue<VECIN> is TQueBind<GM, VECIN>, TQue<VECOUT> is TQueBind<VECOUT, GM>.
@@ -456,20 +437,41 @@ class TPipe : public opkit_emu::TPipeBase {
     buf.buf_ = static_cast<int>(opkit_emu::new_buf(off, rounded, opkit_emu::BufKind::TBuf, -1, id_));
     return true;
   }
-  void Destroy() { Release(); }
-  void Reset() { Release(); opkit_emu::ctx().live_pipe = id_; opkit_emu::ctx().pipe = this; }
-  // CANN's TPipe::Init (asc-devkit 82b89a15 impl/basic_api/kernel_tpipe_impl.h:88-97) is ResetPool: the pipe's
-  // buffers are dropped and InitBuffer starts again at UB offset 0 (ops-math pad_v3_grad_replication re-plans its
-  // UB this way between phases). Here as Reset: a tensor still allocated is reported as a leak, as on Reset.
-  void Init() { Reset(); }
+  // TPipe::InitBufPool / TBufPool::InitBufPool (资源管理/TPipe/InitBufPool.md, TBufPool/InitBufPool-55.md; A2
+  // supported): a sub-pool of len bytes (rounded up to 32) carved from this pipe's or pool's UB, or sharing
+  // shareBuf's start (len at most shareBuf's length, the page). A pool is a range, not a buffer.
+  template <class T>
+  bool InitBufPool(T& bufPool, uint32_t len, OPKIT_LOC) {
+    check_live("InitBufPool", loc);
+    pool_fresh(bufPool, loc);
+    const uint32_t off = carve(len, 1, "InitBufPool", loc);
+    nbufs_ -= 1;
+    bufPool.attach_(id_, off, (len + 31u) / 32u * 32u);
+    return true;
+  }
+  template <class T, class U>
+  bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf, OPKIT_LOC) {
+    check_live("InitBufPool", loc);
+    pool_fresh(bufPool, loc);
+    if (shareBuf.limit_ == 0)
+      opkit_emu::fail("queue-protocol", "InitBufPool", loc, "shareBuf is not initialised (InitBufPool it first)");
+    const uint32_t rounded = (len + 31u) / 32u * 32u;
+    if (rounded > shareBuf.limit_ - shareBuf.base_)
+      opkit_emu::fail("ub-capacity", "InitBufPool", loc,
+                      opkit_emu::strf("len %u bytes is more than shareBuf's %u bytes (the page: at most its length)",
+                                      rounded, shareBuf.limit_ - shareBuf.base_));
+    bufPool.attach_(id_, shareBuf.base_, rounded);
+    return true;
+  }
 
-  template <HardEvent evt> TEventID AllocEventID() { return next_event_[static_cast<int>(evt)]++ % 8; }
-  template <HardEvent evt> void ReleaseEventID(TEventID) {}
-  template <HardEvent evt> TEventID FetchEventID() { return 0; }
-  TEventID FetchEventID(HardEvent) { return 0; }
-
- private:
+ protected:
+  template <class T>
+  static void pool_fresh(const T& bufPool, opkit_emu::SrcLoc loc) {
+    if (bufPool.limit_ != 0)
+      opkit_emu::fail("queue-protocol", "InitBufPool", loc, "this TBufPool was already initialised");
+  }
   void check_live(const char* call, opkit_emu::SrcLoc loc) {
+    if (is_pool_ && limit_ == 0) opkit_emu::fail("queue-protocol", call, loc, "TBufPool used before InitBufPool");
     if (opkit_emu::ctx().live_pipe != id_)
       opkit_emu::fail("queue-protocol", call, loc, "TPipe used after Destroy or after another TPipe was created");
   }
@@ -506,6 +508,50 @@ class TPipe : public opkit_emu::TPipeBase {
     que.qid_ = qid;
     return true;
   }
+};
+
+class TPipe : public TPipeAllocator {
+ public:
+  TPipe() {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    id_ = ++c.pipe_serial;
+    c.live_pipe = id_;
+    c.pipe = this;
+  }
+  ~TPipe() {
+    if (opkit_emu::t_ctx && opkit_emu::t_ctx->pipe == this) Release();
+  }
+  TPipe(const TPipe&) = delete;
+  // Copy-assignment, which CANN's TPipe has implicitly (ops-nn norm/layer_norm_grad_v3, add_layer_norm_grad,
+  // ada_layer_norm_grad: a kernel class's member `TPipe pipe` assigned the entry's pipe, `pipe = pipeIn`): the pool
+  // state (its identity, the allocation cursor, the buffer count) is copied and this object becomes the pipe in use,
+  // the one whose destruction releases the buffers. Both objects then hold their own copy of the cursor, as on the
+  // device: buffers planned through both would overlap.
+  TPipe& operator=(const TPipe& o) {
+    if (this == &o) return *this;
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    id_ = o.id_;
+    used_ = o.used_;
+    nbufs_ = o.nbufs_;
+    std::copy(std::begin(o.next_event_), std::end(o.next_event_), std::begin(next_event_));
+    c.live_pipe = id_;
+    c.pipe = this;
+    return *this;
+  }
+
+  void Destroy() { Release(); }
+  void Reset() { Release(); opkit_emu::ctx().live_pipe = id_; opkit_emu::ctx().pipe = this; }
+  // CANN's TPipe::Init (asc-devkit 82b89a15 impl/basic_api/kernel_tpipe_impl.h:88-97) is ResetPool: the pipe's
+  // buffers are dropped and InitBuffer starts again at UB offset 0 (ops-math pad_v3_grad_replication re-plans its
+  // UB this way between phases). Here as Reset: a tensor still allocated is reported as a leak, as on Reset.
+  void Init() { Reset(); }
+
+  template <HardEvent evt> TEventID AllocEventID() { return next_event_[static_cast<int>(evt)]++ % 8; }
+  template <HardEvent evt> void ReleaseEventID(TEventID) {}
+  template <HardEvent evt> TEventID FetchEventID() { return 0; }
+  TEventID FetchEventID(HardEvent) { return 0; }
+
+ private:
   // Buffers of a released pipe become invalid; what is still allocated is a leak (checked at kernel end).
   void Release() {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
@@ -526,6 +572,39 @@ class TPipe : public opkit_emu::TPipeBase {
     nbufs_ = 0;
     if (c.pipe == this) c.pipe = nullptr;
     if (c.live_pipe == id_) c.live_pipe = -1;
+  }
+};
+
+// TBufPool<pos, bufIDSize> (资源管理/TBufPool/*.md; include/basic_api/kernel_tpipe.h:262-295): a range of the UB
+// taken by TPipe::InitBufPool or TBufPool::InitBufPool, planned with InitBuffer / InitBufPool like a TPipe
+// (overflowing it is ub-capacity). Its buffers belong to the pipe (they end with it). Reset() ends the pool's use:
+// its buffers stay, their contents become undefined (poison here) -- the page: "the Buffer contents may be
+// overwritten" when another pool shares the range; a tensor still allocated from the pool is queue-protocol
+// (the page: AllocTensor/FreeTensor paired when switching pools).
+constexpr uint32_t defaultBufIDSize = 4;  // impl/basic_api/kernel_tpipe_base.h:157
+template <TPosition pos, uint32_t bufIDSize = defaultBufIDSize>
+class TBufPool : public TPipeAllocator {
+ public:
+  static constexpr TPosition poolPos = pos;
+  TBufPool() { is_pool_ = true; }
+  void Reset(OPKIT_LOC) {
+    if (limit_ == 0) opkit_emu::fail("queue-protocol", "TBufPool::Reset", loc, "TBufPool used before InitBufPool");
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    for (const opkit_emu::BufRec& b : c.bufs) {
+      if (b.pipe != id_ || b.off < base_ || b.off >= limit_) continue;
+      if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
+          b.state == opkit_emu::BufState::Dequeued)
+        opkit_emu::fail("queue-protocol", "TBufPool::Reset", loc,
+                        opkit_emu::strf("a tensor of this pool (UB offset %u) is still allocated: free it before "
+                                        "switching pools", b.off));
+    }
+    if (c.checks) opkit_emu::shadow_clear(base_, limit_ - base_);
+  }
+  void attach_(int pipe, uint32_t off, uint32_t len) {
+    id_ = pipe;
+    base_ = used_ = off;
+    limit_ = off + len;
+    nbufs_ = 0;
   }
 };
 

@@ -178,6 +178,12 @@ OPKIT_EMU_REJECT_TEMPLATE_V(GroupBarrier, "GroupBarrier synchronises cube and ve
 
 // ---- vector-side names that Atlas A2 does not have ----
 OPKIT_EMU_REJECT_FN(Neg, OPKIT_EMU_NOT_A2)
+// the scalar-position-flexible / scalar logic forms (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Memory矢量计算/
+// 基础算术/Subs（灵活标量位置）.md, Divs（灵活标量位置）.md, 逻辑计算/Ands.md, Ors.md: "Atlas A2 ...: 不支持")
+OPKIT_EMU_REJECT_FN(Subs, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Divs, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Ands, OPKIT_EMU_NOT_A2)
+OPKIT_EMU_REJECT_FN(Ors, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN(AbsSub, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN(FusedAbsSub, OPKIT_EMU_NOT_A2)
 OPKIT_EMU_REJECT_FN(ExpSub, OPKIT_EMU_NOT_A2)
@@ -229,3 +235,9 @@ OPKIT_EMU_REJECT_FN(GetUintDivMagicAndShift, "CANN implements it for Ascend 950 
 // ---- communication between devices (HCCL, MC2 kernels) ----
 OPKIT_EMU_REJECT_FN_V(GetHcclContext, "HCCL communication between devices is not emulated")
 OPKIT_EMU_REJECT_FN_V(SetHcclContext, "HCCL communication between devices is not emulated")
+
+// ---- one declaration of a name, the other forms implemented: rejected where defined, listed here for the
+// inventory (`OPKIT_EMU_REJECT_FORM: <CANN header> <name>` -- every form that header declares) ----
+// OPKIT_EMU_REJECT_FORM: include/basic_api/kernel_operator_vec_binary_intf.h ShiftLeft   (opkit_emu/bitwise.h)
+// OPKIT_EMU_REJECT_FORM: include/basic_api/kernel_operator_vec_binary_intf.h ShiftRight  (opkit_emu/bitwise.h)
+// OPKIT_EMU_REJECT_FORM: include/basic_api/kernel_operator_data_copy_intf.h DataCopy const_LocalTensor<U>&,_const_DataCopyParams&,_const_DataCopyEnhancedParams&   (opkit_emu/datacopy_enhanced.h)

@@ -1,0 +1,35 @@
+// InitDetermineComputeWorkspace / WaitPreBlock / NotifyNextBlock (test_determine_compute.py): each of 4 blocks
+// appends its blockIdx to a GM log between WaitPreBlock and NotifyNextBlock, two rounds; MODE 1: block 2 skips its
+// NotifyNextBlock in round 0 (the blocks after it wait forever on the NPU).
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+extern "C" __global__ __aicore__ void det(GM_ADDR ws, GM_ADDR log) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 4 * 32 + 32);
+  LocalTensor<int32_t> ub = b.Get<int32_t>();
+  GlobalTensor<int32_t> g, l;
+  g.SetGlobalBuffer((__gm__ int32_t*)ws, 4 * 8);
+  l.SetGlobalBuffer((__gm__ int32_t*)log, 9);
+  InitDetermineComputeWorkspace(g, ub);
+  SyncAll();
+  for (int round = 0; round < 2; ++round) {
+    WaitPreBlock(g, ub);
+    const int32_t n = l.GetValue(8);
+    l.SetValue(n, static_cast<int32_t>(GetBlockIdx()));
+    l.SetValue(8, n + 1);
+    if (!(MODE == 1 && round == 0 && GetBlockIdx() == 2)) NotifyNextBlock(g, ub);
+  }
+}
+int main() {
+  SetKernelMode(KernelMode::AIV_MODE);
+  auto* ws = (int32_t*)GmAlloc(4 * 32);
+  auto* log = (int32_t*)GmAlloc(64);
+  for (int i = 0; i < 32; ++i) ws[i] = 0;
+  for (int i = 0; i < 16; ++i) log[i] = 0;
+  ICPU_RUN_KF(det, 4, (uint8_t*)ws, (uint8_t*)log);
+  for (int i = 0; i < 8; ++i) std::printf("%d ", log[i]);
+  std::printf("\n");
+}

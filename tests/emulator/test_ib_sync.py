@@ -1,0 +1,34 @@
+"""IBSet / IBWait (opkit_emu/ib_sync.h): block 0 writes GM then IBSet; block 1's IBWait returns only after it and
+sees the write. CANN's flag (asc-devkit 82b89a15 impl/basic_api/kernel_operator_block_sync_intf_impl.h:137-215):
+gmWorkspace[blockNum * 8 * eventID + blockIdx * 8], IBSet leaves 1 there and in ubWorkspace[0], IBWait 0 in both.
+A wait nothing can release is the hang the NPU would show (sync-all); a gmWorkspace below the page's minimum size
+is tensor-bounds."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent / "test_ib_sync.cpp"
+
+
+def _run(gxx, tmp_path, mode):
+    r = gxx(SRC, tmp_path / f"ib{mode}", [f"-DMODE={mode}"])
+    assert r.returncode == 0, r.stderr[-3000:]
+    return subprocess.run([str(tmp_path / f"ib{mode}")], capture_output=True, text=True, timeout=60)
+
+
+def test_ib_wait_returns_after_ib_set_and_sees_its_write(gxx, tmp_path):
+    out = _run(gxx, tmp_path, 0)
+    # ub[0] after IBSet, block 1's read of block 0's 41 (+ its ub[0], 0 after IBWait), the flag word reset by IBWait
+    assert out.stdout.split() == ["1", "41", "0"], out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("mode,rule,text", [
+    (1, "[sync-all] IBWait", "no block left can write it"),
+    (2, "[tensor-bounds] IB", "gmWorkspace holds 8 int32_t"),
+])
+def test_ib_misuse_is_reported(gxx, tmp_path, mode, rule, text):
+    out = _run(gxx, tmp_path, mode)
+    assert rule in out.stderr + out.stdout and text in out.stderr + out.stdout, out.stdout + out.stderr

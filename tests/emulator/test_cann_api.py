@@ -159,7 +159,8 @@ def test_assert_compiles_where_cann_device_builds_do(gxx, tmp_path):
     # (l.34), so `n = x ASSERT(c);` builds for the NPU and users' kernels carry it: it compiles here too, and a
     # statement-form ASSERT still does. (test_compat: both forms are checked at run time.)
     for body in ('this->n = x ASSERT(x != 0 && "x");', 'this->n = x; ASSERT(x != 0 && "x");',
-                 'if (x) ASSERT(x > 0); else ASSERT(x == 0);'):
+                 'if (x) ASSERT(x > 0); else ASSERT(x == 0);',
+                 'constexpr int k = 4 ASSERT(4 > 0); static_assert(k == 4); int& r = n ASSERT(k > 0); r = x;'):
         r = _compile(gxx, tmp_path, '#include "kernel_operator.h"\n'
                      f'struct K {{ int n; void Init(int x) {{ {body} }} }};\n')
         assert r.returncode == 0, (body, r.stderr)

@@ -45,6 +45,10 @@ extern "C" __global__ __aicore__ void nearbyint(GM_ADDR x, GM_ADDR y) {
   body(x, y, [](auto t, auto u, auto h) { Cast(h, t, RoundMode::CAST_RINT, 64); PipeBarrier<PIPE_V>();
                                           Cast(u, h, RoundMode::CAST_NONE, 64); });
 }
+extern "C" __global__ __aicore__ void trunc(GM_ADDR x, GM_ADDR y) {
+  body(x, y, [](auto t, auto u, auto h) { Cast(h, t, RoundMode::CAST_ODD, 64); PipeBarrier<PIPE_V>();
+                                          Cast(u, h, RoundMode::CAST_NONE, 64); });
+}
 extern "C" __global__ __aicore__ void erf(GM_ADDR x, GM_ADDR y) {
   body(x, y, [](auto t, auto u, auto) { Erf(u, t, 64u); });
 }
@@ -52,12 +56,17 @@ int main() {
   float* x = (float*)AscendC::GmAlloc(256);
   float* z = (float*)AscendC::GmAlloc(256);
   float* y = (float*)AscendC::GmAlloc(256);
+  float* w = (float*)AscendC::GmAlloc(256);
+  for (int i = 0; i < 64; ++i) w[i] = (i % 2 ? -1.0f : 1.0f) * (1024.0f + i * 0.25f);  // .0 .25 .5 .75, both signs
   for (int i = 0; i < 64; ++i) x[i] = 1024.5f + i;       // half ties: the ulp of half is 1 in [1024, 2048)
   for (int i = 0; i < 64; ++i) z[i] = (i - 32) / 10.0f;
   ICPU_RUN_KF(round, 1, (uint8_t*)x, (uint8_t*)y);
   for (int i = 0; i < 64; ++i) printf("%a ", y[i]);
   printf("\n");
   ICPU_RUN_KF(nearbyint, 1, (uint8_t*)x, (uint8_t*)y);
+  for (int i = 0; i < 64; ++i) printf("%a ", y[i]);
+  printf("\n");
+  ICPU_RUN_KF(trunc, 1, (uint8_t*)w, (uint8_t*)y);
   for (int i = 0; i < 64; ++i) printf("%a ", y[i]);
   printf("\n");
   ICPU_RUN_KF(erf, 1, (uint8_t*)z, (uint8_t*)y);
@@ -78,6 +87,9 @@ def test_kernel_entries_named_like_c_math_functions_compile_and_run(gxx, tmp_pat
     x = 1024.5 + np.arange(64)
     assert np.array_equal(rows[0], x + 0.5)                  # CAST_ROUND: ties away from zero
     assert np.array_equal(rows[1], np.round(x))              # CAST_RINT: ties to even (numpy rounds half to even)
+    w = np.where(np.arange(64) % 2, -1.0, 1.0) * (1024 + np.arange(64) * 0.25)
+    t = np.trunc(w)
+    assert np.array_equal(rows[2], np.where((t != w) & (t % 2 == 0), t + np.sign(w), t))  # CAST_ODD: round to odd
     z = (np.arange(64, dtype=np.float32) - 32) / np.float32(10)
     want = np.array([math.erf(v) for v in z.astype(np.float64)])
-    assert np.abs(rows[2] - want).max() < 1e-6               # erff, float32 against float64
+    assert np.abs(rows[3] - want).max() < 1e-6               # erff, float32 against float64

@@ -86,7 +86,7 @@ inline double round_to_format(double v, int p, int emin, RoundMode m) {
     case RoundMode::CAST_ROUND: r = hm::round(q); break;
     case RoundMode::CAST_ODD: {
       r = hm::trunc(q);
-      if (r != q && hm::trunc(r * 0.5) == r * 0.5)  // r even r += (q > 0 ? 1.0 : -1.0);
+      if (r != q && hm::trunc(r * 0.5) == r * 0.5) r += (q > 0 ? 1.0 : -1.0);  // inexact and even: to odd
       break;
     }
     default: r = hm::nearbyint(q); break;  // RINT / NONE: ties to even

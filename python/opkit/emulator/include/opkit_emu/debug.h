@@ -36,14 +36,16 @@ namespace opkit_emu {
 // ASSERT(c) is `- KernelAssert(c, ...)`: alone, the unary minus (returning void) is the check; right after an
 // expression x, the binary minus checks c and gives x back unchanged (its type and value: x - 0 would turn -0.0
 // into +0.0), which is what the device's empty ASSERT leaves.
+// Limits (a device build compiles these, here they stop): a void expression before it (`f() ASSERT(c)`), and a
+// null-pointer literal (`p = 0 ASSERT(c)`); after `k ? a : b` it checks c only when b is taken.
 struct KernelAssert {
-  KernelAssert(bool ok, const char* expr, const char* file, int line) {
+  constexpr KernelAssert(bool ok, const char* expr, const char* file, int line) {
     if (!ok) kernel_assert_failed(expr, file, line, std::string());
   }
 };
-inline void operator-(const KernelAssert&) {}
+constexpr void operator-(const KernelAssert&) {}
 template <class T>
-inline T operator-(T x, const KernelAssert&) { return x; }
+constexpr T&& operator-(T&& x, const KernelAssert&) { return static_cast<T&&>(x); }
 }  // namespace opkit_emu
 
 #ifndef ASSERT

@@ -36,12 +36,15 @@ extern "C" __global__ __aicore__ void flags(GM_ADDR mode) {
   wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
 }
 
-// ASSERT / ascendc_assert: mode 1 fails ASSERT, 2 fails ascendc_assert with a message.
+// ASSERT / ascendc_assert: mode 1 fails ASSERT, 2 fails ascendc_assert with a message, 3 fails an ASSERT written
+// after an expression with no ';' (device builds' empty ASSERT); -1.5 comes through that expression unchanged.
 extern "C" __global__ __aicore__ void asserts(GM_ADDR mode) {
   GlobalTensor<int32_t> g;
   g.SetGlobalBuffer((__gm__ int32_t*)mode, 1);
   const int32_t m = g.GetValue(0);
   ASSERT(m != 1);
+  const float kept = -1.5f * (m == 0 ? 1.0f : 0.0f) ASSERT(m != 3 && "mode 3");
+  g.SetValue(0, m == 0 ? static_cast<int32_t>(kept * 2.0f) : m);
   ascendc_assert(m != 2, "mode is %d", m);
   ascendc_assert(m >= 0);
 }

@@ -48,9 +48,12 @@ def test_lower_case_flags_pair(emu):
     assert e.value.rule == "sync-pairing" and "MTE2_V" in str(e.value)
 
 
-@pytest.mark.parametrize("mode,text", [(1, "assertion 'm != 1' failed"), (2, "assertion 'm != 2' failed: mode is 2")])
+@pytest.mark.parametrize("mode,text", [(1, "assertion 'm != 1' failed"), (2, "assertion 'm != 2' failed: mode is 2"),
+                                       (3, "assertion 'm != 3 && \"mode 3\"' failed")])
 def test_assertions_stop_the_launch(emu, mode, text):
-    emu("compat").asserts([np.zeros(1, np.int32)])
+    ok = np.zeros(1, np.int32)
+    emu("compat").asserts([ok])
+    assert ok[0] == -3  # the value before a postfix ASSERT comes through it unchanged
     with pytest.raises(EmulatorError) as e:
         emu("compat").asserts([np.array([mode], np.int32)])
     assert e.value.rule == "kernel-assert" and text in str(e.value) and e.value.file.endswith("test_compat.cpp")

@@ -15,7 +15,7 @@
 //    the precision the pages' examples show, never bitwise.
 //  - poison flows lane by lane (lane i of dst from lane i of each source), as for the basic element-wise APIs.
 #pragma once
-#include <cmath>
+#include "opkit_emu/host_math.h"
 #include <cstdint>
 #include <string>
 #include <type_traits>

@@ -9,7 +9,7 @@
 // SoftmaxConfig constant shapes (oriSrcM/oriSrcK in the template argument are ignored), and a call without
 // SoftMaxShapeInfo (CANN then reads the tensor's ShapeInfo, which the emulator does not keep: api-argument).
 #pragma once
-#include <cmath>
+#include "opkit_emu/host_math.h"
 
 #include "opkit_emu/adv_tiling.h"
 #include "opkit_emu/reduce.h"
@@ -69,7 +69,7 @@ void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<
     const T1* x = src.data() + uint64_t(r) * K;
     float mx = to_f(x[0]);
     for (uint32_t k = 1; k < oriK; ++k) mx = std::max(mx, to_f(x[k]));  // NaN in the row: see OpMax in vector.h
-    for (uint32_t k = 0; k < K; ++k) e[k] = std::exp(to_f(x[k]) - mx);
+    for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - mx);
     const float sm = reduce_sum_loop<float>(e.data(), oriK);
     T1* y = dst.data() + uint64_t(r) * K;
     for (uint32_t k = 0; k < K; ++k) y[k] = from_f<T1>(e[k] / sm);

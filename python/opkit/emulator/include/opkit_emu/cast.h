@@ -8,7 +8,7 @@
 #pragma once
 #include <cfloat>
 #include <limits>
-#include <cmath>
+#include "opkit_emu/host_math.h"
 
 #include "opkit_emu/vector.h"
 
@@ -73,23 +73,23 @@ extern void cast_mode_not_supported_on_this_chip()
 // Rounds a finite double to a binary floating format with p significand bits and minimum normal
 // exponent emin (subnormals included), using the given mode. The result is exactly representable.
 inline double round_to_format(double v, int p, int emin, RoundMode m) {
-  if (v == 0.0 || !std::isfinite(v)) return v;
+  if (v == 0.0 || !hm::isfinite(v)) return v;
   int e;
-  std::frexp(v, &e);
+  hm::frexp(v, &e);
   int lead = std::max(e - 1, emin);
-  double ulp = std::ldexp(1.0, lead - (p - 1));
+  double ulp = hm::ldexp(1.0, lead - (p - 1));
   double q = v / ulp, r;
   switch (m) {
-    case RoundMode::CAST_FLOOR: r = std::floor(q); break;
-    case RoundMode::CAST_CEIL: r = std::ceil(q); break;
-    case RoundMode::CAST_TRUNC: r = std::trunc(q); break;
-    case RoundMode::CAST_ROUND: r = std::round(q); break;
+    case RoundMode::CAST_FLOOR: r = hm::floor(q); break;
+    case RoundMode::CAST_CEIL: r = hm::ceil(q); break;
+    case RoundMode::CAST_TRUNC: r = hm::trunc(q); break;
+    case RoundMode::CAST_ROUND: r = hm::round(q); break;
     case RoundMode::CAST_ODD: {
-      r = std::trunc(q);
-      if (r != q && std::fmod(r, 2.0) == 0.0) r += (q > 0 ? 1.0 : -1.0);
+      r = hm::trunc(q);
+      if (r != q && hm::trunc(r * 0.5) == r * 0.5) r += (q > 0 ? 1.0 : -1.0);  // inexact and even: to odd
       break;
     }
-    default: r = std::nearbyint(q); break;  // RINT / NONE: ties to even
+    default: r = hm::nearbyint(q); break;  // RINT / NONE: ties to even
   }
   return r * ulp;
 }
@@ -107,17 +107,17 @@ inline double overflow(double v, double maxv, RoundMode m) {
 
 inline float round_integral(float x, RoundMode m) {
   switch (m) {
-    case RoundMode::CAST_FLOOR: return std::floor(x);
-    case RoundMode::CAST_CEIL: return std::ceil(x);
-    case RoundMode::CAST_TRUNC: return std::trunc(x);
-    case RoundMode::CAST_ROUND: return std::round(x);
-    default: return std::nearbyint(x);
+    case RoundMode::CAST_FLOOR: return hm::floor(x);
+    case RoundMode::CAST_CEIL: return hm::ceil(x);
+    case RoundMode::CAST_TRUNC: return hm::trunc(x);
+    case RoundMode::CAST_ROUND: return hm::round(x);
+    default: return hm::nearbyint(x);
   }
 }
 
 template <class I>
 inline I to_int_sat(float x, RoundMode m) {
-  if (std::isnan(x)) return 0;
+  if (hm::isnan(x)) return 0;
   double r = round_integral(x, m);
   if (r >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
   if (r <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
@@ -218,10 +218,10 @@ OPKIT_EMU_HOT void cast_generic_loop(D* d, const S* s, uint32_t n, RoundMode m) 
       d[i] = from_f<half>(static_cast<float>(overflow(round_to_format(x, 11, -14, m), 65504.0, m)));
     } else if constexpr (is_half_v<D>) {
       float x = to_f(s[i]);
-      d[i] = std::isfinite(x) ? from_f<half>(static_cast<float>(overflow(round_to_format(x, 11, -14, m), 65504.0, m))) : from_f<half>(x);
+      d[i] = hm::isfinite(x) ? from_f<half>(static_cast<float>(overflow(round_to_format(x, 11, -14, m), 65504.0, m))) : from_f<half>(x);
     } else if constexpr (is_bf16_v<D>) {
       float x = to_f(s[i]);
-      d[i] = std::isfinite(x) ? from_f<bfloat16_t>(static_cast<float>(overflow(round_to_format(x, 8, -126, m), 3.3895313892515355e38, m)))
+      d[i] = hm::isfinite(x) ? from_f<bfloat16_t>(static_cast<float>(overflow(round_to_format(x, 8, -126, m), 3.3895313892515355e38, m)))
                               : from_f<bfloat16_t>(x);
     } else if constexpr (std::is_same<D, float>::value && std::is_integral<S>::value) {
       d[i] = static_cast<float>(round_to_format(static_cast<double>(s[i]), 24, -126, m));

@@ -1,6 +1,7 @@
 // The kernel's own checks and prints, expanding as CANN's CPU-debug headers expand them (mirror-cann/asc-devkit
-// 82b89a15): ASSERT(x) is an expression, assert(x) (impl/basic_api/kernel_macros.h), so code that relies on
-// device builds making it vanish (`n = x ASSERT(c);`) fails to compile here exactly as in CANN's CPU mode;
+// 82b89a15): ASSERT(x) checks x as CANN's CPU mode does (assert(x), impl/basic_api/kernel_macros.h:28), and
+// also compiles where only a device build does: there ASSERT is empty (kernel_macros.h:34), so `n = x ASSERT(c);`
+// -- no ';' before it, common in CANN samples' descendants -- is `n = x;` on the NPU (it stops CANN's CPU build);
 // ascendc_assert(expr[, fmt, ...]) (include/utils/debug/asc_assert.h); ASCENDC_ASSERT(cond, behavior) runs
 // `behavior` and stops when cond is false, KERNEL_LOG(level, fmt, ...) prints one tagged line
 // (impl/basic_api/kernel_log.h); printf / PRINTF are visible at global scope and in AscendC, print on the
@@ -31,9 +32,24 @@ inline std::string assert_msg(const char* fmt, A... a) {
 }
 }  // namespace opkit_emu
 
+namespace opkit_emu {
+// ASSERT(c) is `- KernelAssert(c, ...)`: alone, the unary minus (returning void) is the check; right after an
+// expression x, the binary minus checks c and gives x back unchanged (its type and value: x - 0 would turn -0.0
+// into +0.0), which is what the device's empty ASSERT leaves.
+// Limits (a device build compiles these, here they stop): a void expression before it (`f() ASSERT(c)`), and a
+// null-pointer literal (`p = 0 ASSERT(c)`); after `k ? a : b` it checks c only when b is taken.
+struct KernelAssert {
+  constexpr KernelAssert(bool ok, const char* expr, const char* file, int line) {
+    if (!ok) kernel_assert_failed(expr, file, line, std::string());
+  }
+};
+constexpr void operator-(const KernelAssert&) {}
+template <class T>
+constexpr T&& operator-(T&& x, const KernelAssert&) { return static_cast<T&&>(x); }
+}  // namespace opkit_emu
+
 #ifndef ASSERT
-#define ASSERT(x) \
-  ((x) ? (void)0 : ::opkit_emu::kernel_assert_failed(#x, __builtin_FILE(), __builtin_LINE(), std::string()))
+#define ASSERT(x) -::opkit_emu::KernelAssert(static_cast<bool>(x), #x, __builtin_FILE(), __builtin_LINE())
 #endif
 // CANN redefines assert and ascendc_assert to take (expr) or (expr, fmt, ...); both vanish under NDEBUG or
 // ASCENDC_DUMP=0 (include/utils/debug/asc_assert.h).

@@ -15,7 +15,7 @@
 // main path). A libm that differs in one bit (musl, an older glibc, a CPU without AVX2/FMA) keeps
 // calling std::exp per element.
 #pragma once
-#include <cmath>
+#include "opkit_emu/host_math.h"
 #include <cstdint>
 #include <cstring>
 
@@ -28,7 +28,7 @@ namespace opkit_emu {
 namespace host_expf {
 
 // The scalar reference: the host's expf.
-inline float scalar(float x) { return std::exp(x); }
+inline float scalar(float x) { return hm::exp(x); }
 
 #ifdef OPKIT_EMU_HOST_EXPF_VECTOR
 inline constexpr uint64_t kTable[32] = {
@@ -96,7 +96,7 @@ inline bool loop_matches_libm() {
     std::memcpy(&in[k++], &bits, 4);
   }
   const float edges[16] = {88.0f, -88.0f, 0x1.62e42ep6f, -0x1.9fe368p6f, -0x1.9d1d9ep6f, 87.99999f, -87.99999f,
-                           0.0f, -0.0f, 1e-45f, -1e-45f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f};
+                           0.0f, -0.0f, 1e-45f, -1e-45f, __builtin_inff(), -__builtin_inff(), __builtin_nanf(""), 1.0f, -1.0f};
   for (float e : edges) in[k++] = e;
   loop_fma(out, in, kN);
   for (uint32_t i = 0; i < kN; ++i) {
@@ -117,7 +117,7 @@ inline bool vector_active() {
 #endif
 }
 
-// d[i] = std::exp(a[i]), bitwise; d == a allowed.
+// d[i] = expf(a[i]), bitwise; d == a allowed.
 inline void loop(float* d, const float* a, uint32_t n) {
 #ifdef OPKIT_EMU_HOST_EXPF_VECTOR
   if (vector_active()) return loop_fma(d, a, n);

@@ -3,13 +3,15 @@
 // is_same(_v), enable_if_t, conditional_t, remove_cvref_t, integral_constant, bool_constant, tuple, get, ...).
 // On the host they are the standard library's own, so the namespace nominates std; declared here are the names
 // CANN's differ in: min / max of two types (impl/utils/std/algorithm/min.h: `(a < b) ? a : b`, the common
-// type of the operands) and always_false_v.
+// type of the operands), always_false_v, and the cmath names (below).
 #pragma once
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+
+#include "opkit_emu/host_math.h"
 
 namespace AscendC {
 namespace Std {
@@ -24,6 +26,34 @@ constexpr auto max(const T& src0, const U& src1) {
 }
 template <typename... T>
 inline constexpr bool always_false_v = false;
+// include/utils/std/cmath.h: sqrt (float, int64_t) and abs (int8..int64, float) -- CANN's types only -- and the
+// integer helpers (impl/utils/std/cmath/{sqrt,abs,ceil_division,ceil_align,divide}.h). Declared here, not taken
+// from <cmath>, which would put the C library's names at global scope (opkit_emu/host_math.h says why).
+template <typename T>
+inline T sqrt(const T src) {
+  static_assert(is_same_v<T, float> || is_same_v<T, int64_t>, "Std::sqrt: float or int64_t (CANN's cmath/sqrt.h)");
+  return static_cast<T>(::opkit_emu::hm::sqrt(static_cast<std::conditional_t<is_same_v<T, float>, float, double>>(src)));
+}
+template <typename T>
+inline T abs(const T src) {
+  static_assert(is_same_v<T, int8_t> || is_same_v<T, int16_t> || is_same_v<T, int32_t> || is_same_v<T, float> ||
+                    is_same_v<T, int64_t>,
+                "Std::abs: int8_t, int16_t, int32_t, float or int64_t (CANN's cmath/abs.h)");
+  if constexpr (is_same_v<T, float>) return ::opkit_emu::hm::fabs(src);
+  else return static_cast<T>(src < 0 ? -src : src);
+}
+template <typename T, typename U>
+inline constexpr auto ceil_division(const T& num1, const U& num2) {
+  return (num1 + num2 - 1) / num2;
+}
+template <typename T, typename U>
+inline constexpr auto ceil_align(const T& num1, const U& num2) {
+  return ceil_division(num1, num2) * num2;
+}
+template <typename T, typename U>
+inline constexpr auto divide(const T& num1, const U& num2) {
+  return num1 / num2;
+}
 // C++20's remove_cvref in a C++17 build (impl/utils/std/type_traits/remove_cvref.h)
 template <typename T>
 struct remove_cvref {

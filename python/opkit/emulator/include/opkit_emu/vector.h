@@ -1,7 +1,7 @@
 // Level-2 (count form) vector instructions: exactly `count` elements, operand starts 32-byte aligned,
 // count 0 is a no-op (facts sheet §3). Each op computes in float and rounds to the operand type.
 #pragma once
-#include <cmath>
+#include "opkit_emu/host_math.h"
 
 #include "opkit_emu/api_call.h"
 #include "opkit_emu/host_expf.h"
@@ -72,11 +72,11 @@ struct OpDiv { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { retur
 // the conservative choice (NaN in the data reaches the output). `a != a` is false for integers.
 struct OpMax { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return (a > b || a != a) ? a : b; } };
 struct OpMin { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return (a < b || a != a) ? a : b; } };
-struct OpExp { static OPKIT_EMU_INLINE float ap(float a) { return std::exp(a); } };
-struct OpLn { static OPKIT_EMU_INLINE float ap(float a) { return std::log(a); } };
+struct OpExp { static OPKIT_EMU_INLINE float ap(float a) { return hm::exp(a); } };
+struct OpLn { static OPKIT_EMU_INLINE float ap(float a) { return hm::log(a); } };
 struct OpAbs { template <class F> static OPKIT_EMU_INLINE F ap(F a) { return a < F(0) ? -a : a; } };
-struct OpSqrt { static OPKIT_EMU_INLINE float ap(float a) { return std::sqrt(a); } };
-struct OpRsqrt { static OPKIT_EMU_INLINE float ap(float a) { return 1.0f / std::sqrt(a); } };
+struct OpSqrt { static OPKIT_EMU_INLINE float ap(float a) { return hm::sqrt(a); } };
+struct OpRsqrt { static OPKIT_EMU_INLINE float ap(float a) { return 1.0f / hm::sqrt(a); } };
 struct OpRecip { static OPKIT_EMU_INLINE float ap(float a) { return 1.0f / a; } };
 struct OpRelu { template <class F> static OPKIT_EMU_INLINE F ap(F a) { return (a > F(0) || a != a) ? a : F(0); } };
 

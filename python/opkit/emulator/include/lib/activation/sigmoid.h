@@ -8,4 +8,4 @@
 #include "opkit_emu/adv_math.h"
 
 OPKIT_EMU_ADV_UNARY(Sigmoid, "GetSigmoidMaxMinTmpSize", (::opkit_emu::AdvTmp{256, 256, 256}),
-                    1.0f / (1.0f + std::exp(-x)))
+                    1.0f / (1.0f + ::opkit_emu::hm::exp(-x)))

@@ -5,4 +5,4 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
-OPKIT_EMU_ADV_UNARY(Acos, "GetAcosMaxMinTmpSize", (::opkit_emu::AdvTmp{512, 512, 1536}), std::acos(x))
+OPKIT_EMU_ADV_UNARY(Acos, "GetAcosMaxMinTmpSize", (::opkit_emu::AdvTmp{512, 512, 1536}), ::opkit_emu::hm::acos(x))

@@ -5,4 +5,4 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
-OPKIT_EMU_ADV_UNARY(Atan, "GetAtanMaxMinTmpSize", (::opkit_emu::AdvTmp{1280, 1280, 3072}), std::atan(x))
+OPKIT_EMU_ADV_UNARY(Atan, "GetAtanMaxMinTmpSize", (::opkit_emu::AdvTmp{1280, 1280, 3072}), ::opkit_emu::hm::atan(x))

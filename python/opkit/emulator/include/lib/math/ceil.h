@@ -6,4 +6,4 @@
 #include "opkit_emu/adv_math.h"
 
 // CANN declares only the two forms with calCount for this family.
-OPKIT_EMU_ADV_UNARY_TMP_FORMS(Ceil, "GetCeilMaxMinTmpSize", (::opkit_emu::AdvTmp{256, 256, 512}), std::ceil(x))
+OPKIT_EMU_ADV_UNARY_TMP_FORMS(Ceil, "GetCeilMaxMinTmpSize", (::opkit_emu::AdvTmp{256, 256, 512}), ::opkit_emu::hm::ceil(x))

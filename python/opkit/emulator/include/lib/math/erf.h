@@ -5,4 +5,4 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
-OPKIT_EMU_ADV_UNARY(Erf, "GetErfMaxMinTmpSize", (::opkit_emu::AdvTmp{768, 768, 2048}), std::erf(x))
+OPKIT_EMU_ADV_UNARY(Erf, "GetErfMaxMinTmpSize", (::opkit_emu::AdvTmp{768, 768, 2048}), ::opkit_emu::hm::erf(x))

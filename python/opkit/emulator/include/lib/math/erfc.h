@@ -5,4 +5,4 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
-OPKIT_EMU_ADV_UNARY(Erfc, "GetErfcMaxMinTmpSize", (::opkit_emu::AdvTmp{1792, 1792, 4096}), std::erfc(x))
+OPKIT_EMU_ADV_UNARY(Erfc, "GetErfcMaxMinTmpSize", (::opkit_emu::AdvTmp{1792, 1792, 4096}), ::opkit_emu::hm::erfc(x))

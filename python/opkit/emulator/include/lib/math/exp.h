@@ -15,12 +15,12 @@ void Exp(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const L
   static_assert(::opkit_emu::is_adv_float_t<T>, "opkit emulator: Exp supports half and float on this chip");
   ::opkit_emu::adv_unary<T>("Exp", "GetExpMaxMinTmpSize", dstLocal, srcLocal, &sharedTmpBuffer, calCount,
                             ::opkit_emu::adv_min_tmp<T>({768, 512, 1024}, isReuseSource),
-                            [](float x) { return std::exp(x); }, loc);
+                            [](float x) { return ::opkit_emu::hm::exp(x); }, loc);
 }
 template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
 void Exp(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const uint32_t calCount, OPKIT_LOC) {
   static_assert(::opkit_emu::is_adv_float_t<T>, "opkit emulator: Exp supports half and float on this chip");
   ::opkit_emu::adv_unary<T>("Exp", "GetExpMaxMinTmpSize", dstLocal, srcLocal, nullptr, calCount, 0,
-                            [](float x) { return std::exp(x); }, loc);
+                            [](float x) { return ::opkit_emu::hm::exp(x); }, loc);
 }
 }  // namespace AscendC

@@ -6,4 +6,4 @@
 #include "opkit_emu/adv_math.h"
 
 // CANN declares only the two forms with calCount for this family.
-OPKIT_EMU_ADV_UNARY_TMP_FORMS(Floor, "GetFloorMaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 512}), std::floor(x))
+OPKIT_EMU_ADV_UNARY_TMP_FORMS(Floor, "GetFloorMaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 512}), ::opkit_emu::hm::floor(x))

@@ -6,4 +6,4 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
-OPKIT_EMU_ADV_UNARY(Frac, "GetFracMaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 1024}), x - std::trunc(x))
+OPKIT_EMU_ADV_UNARY(Frac, "GetFracMaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 1024}), x - ::opkit_emu::hm::trunc(x))

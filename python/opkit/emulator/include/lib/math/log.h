@@ -18,9 +18,9 @@ namespace AscendC {
   void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, OPKIT_LOC) {                           \
     NAME<T, isReuseSource>(dstTensor, srcTensor, srcTensor.GetSize(), loc);                                          \
   }
-OPKIT_EMU_ADV_LOG_NOTMP(Log, std::log(x))
-OPKIT_EMU_ADV_LOG_NOTMP(Log10, std::log10(x))
+OPKIT_EMU_ADV_LOG_NOTMP(Log, ::opkit_emu::hm::log(x))
+OPKIT_EMU_ADV_LOG_NOTMP(Log10, ::opkit_emu::hm::log10(x))
 #undef OPKIT_EMU_ADV_LOG_NOTMP
 }  // namespace AscendC
 
-OPKIT_EMU_ADV_UNARY(Log2, "GetLog2MaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 256}), std::log2(x))
+OPKIT_EMU_ADV_UNARY(Log2, "GetLog2MaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 256}), ::opkit_emu::hm::log2(x))

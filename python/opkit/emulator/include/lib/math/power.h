@@ -25,7 +25,7 @@ T power_elem(T x, T y) {
     }
     return static_cast<int32_t>(r);
   } else {
-    return from_f<T>(std::pow(to_f(x), to_f(y)));
+    return from_f<T>(::opkit_emu::hm::pow(to_f(x), to_f(y)));
   }
 }
 template <class T>

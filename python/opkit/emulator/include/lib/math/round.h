@@ -8,4 +8,4 @@
 #include "opkit_emu/adv_math.h"
 
 // CANN declares only the two forms with calCount for this family.
-OPKIT_EMU_ADV_UNARY_TMP_FORMS(Round, "GetRoundMaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 256}), std::nearbyint(x))
+OPKIT_EMU_ADV_UNARY_TMP_FORMS(Round, "GetRoundMaxMinTmpSize", (::opkit_emu::AdvTmp{0, 0, 256}), ::opkit_emu::hm::nearbyint(x))

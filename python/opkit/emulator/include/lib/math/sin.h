@@ -5,4 +5,4 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
-OPKIT_EMU_ADV_UNARY(Sin, "GetSinMaxMinTmpSize", (::opkit_emu::AdvTmp{768, 512, 2048}), std::sin(x))
+OPKIT_EMU_ADV_UNARY(Sin, "GetSinMaxMinTmpSize", (::opkit_emu::AdvTmp{768, 512, 2048}), ::opkit_emu::hm::sin(x))

@@ -5,4 +5,4 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
-OPKIT_EMU_ADV_UNARY(Sinh, "GetSinhMaxMinTmpSize", (::opkit_emu::AdvTmp{256, 256, 1024}), std::sinh(x))
+OPKIT_EMU_ADV_UNARY(Sinh, "GetSinhMaxMinTmpSize", (::opkit_emu::AdvTmp{256, 256, 1024}), ::opkit_emu::hm::sinh(x))

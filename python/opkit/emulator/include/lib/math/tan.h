@@ -5,4 +5,4 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
-OPKIT_EMU_ADV_UNARY(Tan, "GetTanMaxMinTmpSize", (::opkit_emu::AdvTmp{1024, 1024, 2560}), std::tan(x))
+OPKIT_EMU_ADV_UNARY(Tan, "GetTanMaxMinTmpSize", (::opkit_emu::AdvTmp{1024, 1024, 2560}), ::opkit_emu::hm::tan(x))

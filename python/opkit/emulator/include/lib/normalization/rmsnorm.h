@@ -17,7 +17,7 @@
 // mainBshLength x (half ? 2 : 1) floats, GetRmsNormInfo :44-53), is tensor-bounds. Poison: a row is poison in dst
 // when one of its reduced lanes is.
 #pragma once
-#include <cmath>
+#include "opkit_emu/host_math.h"
 #include <vector>
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
@@ -71,7 +71,7 @@ void adv_rmsnorm(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<
     const T* x = src.data() + r * H;
     for (uint32_t h = 0; h < H; ++h) sq[h] = to_f(x[h]) * to_f(x[h]);
     const float mean = reduce_sum_loop<float>(sq.data(), oriH) * t.reciprocalOfHLength;
-    const float rstd = std::pow(mean + e, -0.5f);
+    const float rstd = ::opkit_emu::hm::pow(mean + e, -0.5f);
     for (uint32_t h = 0; h < H; ++h) res[r * H + h] = from_f<T>(to_f(x[h]) * rstd * g[h]);
   }
   T* d = dst.data();

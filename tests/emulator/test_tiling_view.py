@@ -166,3 +166,20 @@ def test_kernel_with_its_own_struct_gets_no_registered_class(tmp_path):
     view = kernel_view("FooOp", [], [repo], kernel_defines={"SharedTiling"})
     assert "SharedTiling" not in view
     assert "BEGIN_TILING_DATA_DEF(SharedTiling)" in kernel_view("FooOp", [], [repo])
+
+
+def test_if_0_block_in_a_tiling_header_is_not_the_registration(tmp_path):
+    # a contest entry (hansheng1001/AscendCContest FastGelu) keeps an old BEGIN_TILING_DATA_DEF under `#if 0` above
+    # the real one: the host compiler never sees it, so the kernel's struct is the second, with its fields
+    text = ("#pragma once\n#include \"register/tilingdata_base.h\"\n#if 0\nnamespace optiling {\n"
+            "BEGIN_TILING_DATA_DEF(GeluTiling)\nTILING_DATA_FIELD_DEF(uint32_t, size);\nEND_TILING_DATA_DEF;\n"
+            "REGISTER_TILING_DATA_CLASS(Gelu, GeluTiling)\n}\n#endif\nnamespace optiling {\n"
+            "BEGIN_TILING_DATA_DEF(GeluTiling)\nTILING_DATA_FIELD_DEF(uint32_t, blockLength);\n"
+            "TILING_DATA_FIELD_DEF(uint32_t, tileNum);\nEND_TILING_DATA_DEF;\n"
+            "REGISTER_TILING_DATA_CLASS(Gelu, GeluTiling)\n}\n")
+    h = tmp_path / "repo/gelu/op_host/gelu_tiling.h"
+    h.parent.mkdir(parents=True)
+    h.write_text(text)
+    view = kernel_view("Gelu", [h], [tmp_path / "repo"])
+    assert "blockLength" in view and "tileNum" in view and "size" not in view
+    assert view.count("BEGIN_TILING_DATA_DEF(GeluTiling)") == 1

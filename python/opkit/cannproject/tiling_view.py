@@ -71,8 +71,9 @@ def _strip(text: str) -> str:
 
 @lru_cache(maxsize=None)
 def scan(path: Path) -> tuple[Item, ...]:
-    """The namespace-scope tiling items of one header, in order."""
-    text = _strip(path.read_text(errors="replace"))
+    """The namespace-scope tiling items of one header, in order. `#if 0` blocks are left out (the host compiler CANN's
+    build reads the registration with never sees them); a condition on any macro keeps every branch."""
+    text = emulator_branch(_strip(path.read_text(errors="replace")), macros={})
     stack: list[str | None] = []
     out = []
     for m in _TOKEN.finditer(text):

@@ -488,9 +488,13 @@ class PlatformAscendC {
   uint32_t CalcTschNumBlocks(uint32_t slice, uint32_t aic, uint32_t aiv) const { return CalcTschBlockDim(slice, aic, aiv); }
   uint32_t GetLibApiWorkSpaceSize() const { return p_->lib_api_workspace; }
   void GetCoreMemSize(const CoreMemType& t, uint64_t& size) const {
+    // On the 910B CANN keeps 256 bytes of UB and L1 back for the KFC server (asc-devkit@82b89a15
+    // impl/utils/tiling/platform/platform_ascendc.cpp:27 LOCAL_RESERV_SIZE, :149-159), so a tiling budgets
+    // ub_size - 256, not the ini's whole 196608.
+    const uint64_t kfc = GetSocVersion() == SocVersion::ASCEND910B ? 256 : 0;
     switch (t) {
-      case CoreMemType::UB: size = p_->ub_bytes - reserved_; break;
-      case CoreMemType::L1: size = p_->l1_bytes; break;
+      case CoreMemType::UB: size = p_->ub_bytes - kfc - reserved_; break;
+      case CoreMemType::L1: size = p_->l1_bytes - kfc; break;
       case CoreMemType::L0_A: size = p_->l0a_bytes; break;
       case CoreMemType::L0_B: size = p_->l0b_bytes; break;
       case CoreMemType::L0_C: size = p_->l0c_bytes; break;

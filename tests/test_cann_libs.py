@@ -198,3 +198,21 @@ def test_cann_platform_ub_size_as_cann_reports_it(tmp_path):
                    check=True, capture_output=True)
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
     assert [int(v) for v in out] == [196608 - 256, 524288 - 256, 196608 - 256 - 8192, 196608 - 8192]
+
+
+def test_cann_tiling_registrar_with_max_tiling_data_size(tmp_path):
+    """IMPL_OP_OPTILING(op).Tiling(f, size): CANN's overload naming the tiling buffer's capacity (ops-nn@e5c3fa93
+    experimental/foreach/foreach_div_scalar/op_host/foreach_div_scalar_tiling.cpp:166-168 registers this way)."""
+    import subprocess
+    from opkit.cannproject.host import INCLUDE
+    from opkit.emulator import host_include_dir
+    src = tmp_path / "reg.cpp"
+    src.write_text('#include "register/op_impl_registry.h"\n#include <cstdio>\nnamespace optiling {\n'
+                   "static ge::graphStatus F(gert::TilingContext*) { return ge::GRAPH_SUCCESS; }\n"
+                   "IMPL_OP_OPTILING(Probe).Tiling(F, 4096);\n}\n"
+                   'int main() { std::printf("%d", (int)opkit_cann::impl_tiling().count("Probe")); }\n')
+    exe = tmp_path / "reg"
+    r = subprocess.run(["g++", "-std=c++17", f"-I{INCLUDE}", f"-I{host_include_dir()}", str(src), "-o", str(exe)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1"

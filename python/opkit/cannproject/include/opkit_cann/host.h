@@ -688,6 +688,10 @@ struct OpAdder {
 struct TilingRegistrar {
   explicit TilingRegistrar(const char* type) : type_(type) {}
   TilingRegistrar& Tiling(ge::graphStatus (*f)(gert::TilingContext*)) { impl_tiling()[type_] = f; return *this; }
+  // CANN's second argument is the raw tiling buffer's capacity, 2048 bytes by default (metadef
+  // OpImplRegisterV2::Tiling(TilingKernelFunc, size_t max_tiling_data_size = 2048)); the runner's buffer holds
+  // 64 KiB whatever is asked, and the launch passes GetDataSize() bytes, so the value changes nothing here.
+  TilingRegistrar& Tiling(ge::graphStatus (*f)(gert::TilingContext*), size_t) { return Tiling(f); }
   // CANN runs the parse function when the op is loaded, on a fresh CompileInfo; the runner runs it before each
   // TilingFunc (impl_tiling_parse) so that GetCompileInfo() points at a filled struct.
   template <class CompileInfo, class F> TilingRegistrar& TilingParse(F f) {

@@ -80,7 +80,11 @@ REFERENCES = {
     "log": lambda x, base=-1.0, scale=1.0, shift=0.0, **a: (
         torch.log(x * scale + shift) / (1.0 if base in (-1, -1.0) else torch.log(torch.tensor(base)))),
     "sqrt": _one(torch.sqrt), "rsqrt": _one(torch.rsqrt), "sigmoid": _one(torch.sigmoid), "tanh": _one(torch.tanh),
-    "relu": _one(torch.relu), "gelu": _one(lambda x: F.gelu(x, approximate="tanh")),
+    "relu": _one(torch.relu),
+    # ops-nn's A2 Gelu documents its own tanh approximation, with 0.0455399241 for tanh-GELU's 0.044715
+    # (ops-nn@e5c3fa93 experimental/activation/gelu/README.md:21, op_kernel/gelu.h:29-32); F.gelu(approximate="tanh")
+    # differs by ~8 % at x = -4
+    "gelu": _one(lambda x: x / (1 + torch.exp(-1.595769122 * (x + 0.0455399241 * x ** 3)))),
     "silu": _one(F.silu), "asinh": _one(torch.asinh), "acosh": _one(torch.acosh), "atanh": _one(torch.atanh),
     "sinh": _one(torch.sinh), "sinh_v2": _one(torch.sinh), "cosh": _one(torch.cosh), "cosh_v2": _one(torch.cosh),
     "sin": _one(torch.sin), "cos": _one(torch.cos), "tan": _one(torch.tan), "tan_v2": _one(torch.tan),

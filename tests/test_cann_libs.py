@@ -201,18 +201,20 @@ def test_cann_platform_ub_size_as_cann_reports_it(tmp_path):
 
 
 def test_cann_tiling_registrar_with_max_tiling_data_size(tmp_path):
-    """IMPL_OP_OPTILING(op).Tiling(f, size): CANN's overload naming the tiling buffer's capacity (ops-nn@e5c3fa93
-    experimental/foreach/foreach_div_scalar/op_host/foreach_div_scalar_tiling.cpp:166-168 registers this way)."""
+    """IMPL_OP_OPTILING(op).Tiling(f, size).InputsDataDependency({...}): CANN's overload naming the tiling buffer's
+    capacity, and the inputs whose data the host code reads, recorded for the runner to report as value_depend
+    (ops-nn@e5c3fa93 experimental/foreach/foreach_div_scalar/op_host/foreach_div_scalar_tiling.cpp:166-169)."""
     import subprocess
     from opkit.cannproject.host import INCLUDE
     from opkit.emulator import host_include_dir
     src = tmp_path / "reg.cpp"
     src.write_text('#include "register/op_impl_registry.h"\n#include <cstdio>\nnamespace optiling {\n'
                    "static ge::graphStatus F(gert::TilingContext*) { return ge::GRAPH_SUCCESS; }\n"
-                   "IMPL_OP_OPTILING(Probe).Tiling(F, 4096);\n}\n"
-                   'int main() { std::printf("%d", (int)opkit_cann::impl_tiling().count("Probe")); }\n')
+                   "IMPL_OP_OPTILING(Probe).Tiling(F, 4096).InputsDataDependency({1, 2});\n}\n"
+                   'int main() { auto& d = opkit_cann::impl_data_deps()["Probe"];\n'
+                   '  std::printf("%d %d %d %d", (int)opkit_cann::impl_tiling().count("Probe"), (int)d.size(), d[0], d[1]); }\n')
     exe = tmp_path / "reg"
     r = subprocess.run(["g++", "-std=c++17", f"-I{INCLUDE}", f"-I{host_include_dir()}", str(src), "-o", str(exe)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1"
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1 2 1 2"

@@ -564,6 +564,12 @@ inline std::map<std::string, TilingFn>& impl_tiling() {  // IMPL_OP_OPTILING(op)
   static std::map<std::string, TilingFn> r;
   return r;
 }
+// IMPL_OP_OPTILING(op).InputsDataDependency({i, ...}): the inputs whose data the op's host code reads, as an OpDef's
+// ValueDepend marks them (metadef OpImplRegisterV2::InputsDataDependency); the runner reports them as value_depend.
+inline std::map<std::string, std::vector<int>>& impl_data_deps() {
+  static std::map<std::string, std::vector<int>> r;
+  return r;
+}
 inline std::map<std::string, std::pair<InferShapeFn, InferDtypeFn>>& impl_infer() {  // IMPL_OP_INFERSHAPE
   static std::map<std::string, std::pair<InferShapeFn, InferDtypeFn>> r;
   return r;
@@ -705,6 +711,10 @@ struct TilingRegistrar {
   }
   template <class F> TilingRegistrar& TilingInputsDataDependency(F) { return *this; }
   TilingRegistrar& TilingInputsDataDependency(std::initializer_list<int>) { return *this; }
+  TilingRegistrar& InputsDataDependency(std::initializer_list<int> ids) {
+    impl_data_deps()[type_].assign(ids.begin(), ids.end());
+    return *this;
+  }
   std::string type_;
 };
 struct InferRegistrar {
@@ -712,7 +722,10 @@ struct InferRegistrar {
   InferRegistrar& InferShape(ge::graphStatus (*f)(gert::InferShapeContext*)) { impl_infer()[type_].first = f; return *this; }
   InferRegistrar& InferDataType(ge::graphStatus (*f)(gert::InferDataTypeContext*)) { impl_infer()[type_].second = f; return *this; }
   template <class F> InferRegistrar& InferShapeRange(F) { return *this; }
-  InferRegistrar& InputsDataDependency(std::initializer_list<int>) { return *this; }
+  InferRegistrar& InputsDataDependency(std::initializer_list<int> ids) {
+    impl_data_deps()[type_].assign(ids.begin(), ids.end());
+    return *this;
+  }
   std::string type_;
 };
 }  // namespace opkit_cann

@@ -119,6 +119,16 @@ REFERENCES = {
     "silu_grad": lambda dy, x, **a: dy * torch.sigmoid(x) * (1 + x * (1 - torch.sigmoid(x))),
     "softsign_grad": lambda g, f, **a: g / (1 + f.abs()) ** 2,
     "silu_mul": lambda x, y, **a: F.silu(x) * y,
+    # ops-nn experimental activations and their grads, inputs in OpDef order as each README states the formula
+    "relu_v2": _one(torch.relu), "relu_v3": _one(torch.relu), "soft_plus_v2": _one(F.softplus),
+    "celu_v2": lambda x, alpha=1.0, **a: F.celu(x, alpha),
+    "elu_v2": lambda x, alpha=1.0, scale=1.0, inputScale=1.0, **a: torch.ops.aten.elu(x, alpha, scale, inputScale),
+    "log_softmax_v2": lambda x, axes=(-1,), **a: torch.log_softmax(x, axes[0]),
+    "sigmoid_grad": lambda s, dy, **a: dy * s * (1 - s),          # x = sigmoid(input), y = grad_output
+    "selu_grad": lambda g, o, **a: torch.where(o >= 0, g * 1.0507009873554805,
+                                               g * (o + 1.0507009873554805 * 1.6732632423543772)),
+    "softshrink_grad": lambda g, x, lambd=0.5, **a: g * (x.abs() > lambd),
+    "hard_shrink_grad": lambda g, x, lambd=0.5, **a: g * (x.abs() > lambd),
     # norms: gamma over the last axis (PARAMS_LAST below)
     "rms_norm": lambda x, g, epsilon=1e-6, **a: x * torch.rsqrt((x * x).mean(-1, keepdim=True) + epsilon) * g,
     "gemma_rms_norm": lambda x, g, epsilon=1e-6, **a: (
@@ -326,7 +336,7 @@ def cann_bug(repo: str, project: str, result: str, detail: str) -> str:
 
 
 # attrs the survey sets (an OpDef default that tests nothing: LeakyreluV2's negativeSlope has none, `.Float()`)
-ATTRS = {"leakyrelu_v2": {"negativeSlope": 0.01}}
+ATTRS = {"leakyrelu_v2": {"negativeSlope": 0.01}, "celu_v2": {"alpha": 1.0}}   # celu_v2: `.Float()`, no default
 # inputs that are not data: Pows' x2 is the exponent, read as a scalar from x2[0], and its kernel computes only
 # the exponents -2, -1, -0.5, 0.5, 2, 3 (ops-math math/pows/op_kernel/pows_base.h:31-42, :126-168; other exponents
 # are the aclnn layer's, which calls another op)

@@ -357,7 +357,9 @@ SHAPES_FOR = {"add_example": ((2, 4, 16, 64), (3, 5, 7, 11)),
               # the split axis must be even (GLU: "can not be split with factor: 2")
               "glu": ((8, 2048), (3, 78)), "swi_glu": ((8, 2048), (3, 78)),
               # "Last dim size should be no more than 1024" and even (ops-nn experimental/activation/silu_mul tiling:98-103)
-              "silu_mul": ((8, 1024), (3, 78))}
+              "silu_mul": ((8, 1024), (3, 78)),
+              # "the last dim of `x` must be multiple of 8" (ops-nn experimental/activation/relu_v3/op_host/relu_v3_tiling.cpp:23)
+              "relu_v3": ((8, 2048), (3, 72))}
 FLOATS = {0: "float32", 1: "float16", 27: "bfloat16"}
 CASE = ttk.Case(name="survey", op_name="", input_shapes=(), input_dtypes=(), output_shapes=None, output_dtypes=())
 

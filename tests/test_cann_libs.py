@@ -187,6 +187,8 @@ def test_cann_platform_ub_size_as_cann_reports_it(tmp_path):
                    "  p.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1);\n"
                    "  p.ReserveLocalMemory(platform_ascendc::ReservedSize::RESERVED_SIZE_8K);\n"
                    "  p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub8);\n"
+                   "  static_assert(ge::FORMAT_C1HWNCoC0 == 25 && ge::FORMAT_HWCN == 16, \"CANN's ge::Format values\");\n"
+                   "  if (ge::GetSizeInBytes(5, ge::DT_FLOAT16) != 10 || ge::GetSizeInBytes(5, ge::DT_INT4) != 3) return 1;\n"
                    "  info.soc_kind = 0;  // ASCEND910: no KFC reservation\n  uint64_t ub910 = 0;\n"
                    "  p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub910);\n"
                    '  std::printf("%llu %llu %llu %llu", (unsigned long long)ub, (unsigned long long)l1,\n'

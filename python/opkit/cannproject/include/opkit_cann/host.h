@@ -52,8 +52,11 @@ enum DataType {
   DT_UNDEFINED = 28, DT_INT4 = 29, DT_UINT1 = 30, DT_INT2 = 31, DT_UINT2 = 32, DT_COMPLEX32 = 33, DT_MAX = 42
 };
 enum Format {
-  FORMAT_NCHW = 0, FORMAT_NHWC = 1, FORMAT_ND = 2, FORMAT_NC1HWC0 = 3, FORMAT_FRACTAL_Z = 4, FORMAT_NDHWC = 27,
-  FORMAT_FRACTAL_NZ = 29, FORMAT_NCDHW = 30, FORMAT_DHWCN = 31, FORMAT_NDC1HWC0 = 32, FORMAT_FRACTAL_Z_3D = 33,
+  // the values of CANN's ge::Format (metadef graph/types.h: consecutive from FORMAT_NCHW = 0)
+  FORMAT_NCHW = 0, FORMAT_NHWC = 1, FORMAT_ND = 2, FORMAT_NC1HWC0 = 3, FORMAT_FRACTAL_Z = 4, FORMAT_NC1C0HWPAD = 5,
+  FORMAT_NHWC1C0 = 6, FORMAT_FSR_NCHW = 7, FORMAT_FRACTAL_DECONV = 8, FORMAT_C1HWNC0 = 9, FORMAT_NC1HWC0_C04 = 12,
+  FORMAT_FRACTAL_Z_C04 = 13, FORMAT_CHWN = 14, FORMAT_HWCN = 16, FORMAT_NC1KHKWHWC0 = 17, FORMAT_C1HWNCoC0 = 25,
+  FORMAT_MD = 26, FORMAT_NDHWC = 27, FORMAT_FRACTAL_ZZ = 28, FORMAT_FRACTAL_NZ = 29, FORMAT_NCDHW = 30, FORMAT_DHWCN = 31, FORMAT_NDC1HWC0 = 32, FORMAT_FRACTAL_Z_3D = 33,
   FORMAT_CN = 34, FORMAT_NC = 35, FORMAT_RESERVED = 40, FORMAT_ALL = 41, FORMAT_NULL = 42, FORMAT_MAX = 0xff
 };
 // Byte size per element (graph/types.h GetSizeByDataType); -1 where not a whole byte count.
@@ -66,6 +69,13 @@ inline int GetSizeByDataType(DataType t) {
     case DT_COMPLEX128: return 16;
     default: return -1;
   }
+}
+// Bytes of element_count elements of data_type (graph/types.h GetSizeInBytes): two int4 per byte; -1 for a type
+// without a byte size.
+inline int64_t GetSizeInBytes(int64_t element_count, DataType t) {
+  if (t == DT_INT4) return (element_count + 1) / 2;
+  const int n = GetSizeByDataType(t);
+  return n < 0 ? -1 : element_count * n;
 }
 class AscendString {
  public:

@@ -174,3 +174,49 @@ def test_cann_libs_kernel_view_from_the_repository(tmp_path):
     r = subprocess.run(["g++", "-fsyntax-only", "-w", *emulator.cflags(), "-DOPKIT_CANN_OP_TYPE=PadGrad",
                         f"-I{tmp_path}", str(kernel)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_cann_platform_ub_size_as_cann_reports_it(tmp_path):
+    """GetCoreMemSize(UB / L1) on the 910B is the ini's size less the 256 bytes CANN keeps for the KFC server
+    (asc-devkit@82b89a15 impl/utils/tiling/platform/platform_ascendc.cpp:27, :149-159), less ReserveLocalMemory's."""
+    import subprocess
+    src = tmp_path / "ub.cpp"
+    src.write_text('#include "opkit_cann/host.h"\n#include <cstdio>\nint main() {\n  fe::PlatFormInfos info;\n'
+                   "  platform_ascendc::PlatformAscendC p(&info);\n  uint64_t ub = 0, l1 = 0, ub8 = 0;\n"
+                   "  p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);\n"
+                   "  p.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1);\n"
+                   "  p.ReserveLocalMemory(platform_ascendc::ReservedSize::RESERVED_SIZE_8K);\n"
+                   "  p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub8);\n"
+                   "  static_assert(ge::FORMAT_C1HWNCoC0 == 25 && ge::FORMAT_HWCN == 16, \"CANN's ge::Format values\");\n"
+                   "  if (ge::GetSizeInBytes(5, ge::DT_FLOAT16) != 10 || ge::GetSizeInBytes(5, ge::DT_INT4) != 3) return 1;\n"
+                   "  info.soc_kind = 0;  // ASCEND910: no KFC reservation\n  uint64_t ub910 = 0;\n"
+                   "  p.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub910);\n"
+                   '  std::printf("%llu %llu %llu %llu", (unsigned long long)ub, (unsigned long long)l1,\n'
+                   "              (unsigned long long)ub8, (unsigned long long)ub910);\n}\n")
+    exe = tmp_path / "ub"
+    from opkit.cannproject.host import INCLUDE
+    from opkit.emulator import host_include_dir
+    subprocess.run(["g++", "-std=c++17", f"-I{INCLUDE}", f"-I{host_include_dir()}", str(src), "-o", str(exe)],
+                   check=True, capture_output=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+    assert [int(v) for v in out] == [196608 - 256, 524288 - 256, 196608 - 256 - 8192, 196608 - 8192]
+
+
+def test_cann_tiling_registrar_with_max_tiling_data_size(tmp_path):
+    """IMPL_OP_OPTILING(op).Tiling(f, size).InputsDataDependency({...}): CANN's overload naming the tiling buffer's
+    capacity, and the inputs whose data the host code reads, recorded for the runner to report as value_depend
+    (ops-nn@e5c3fa93 experimental/foreach/foreach_div_scalar/op_host/foreach_div_scalar_tiling.cpp:166-169)."""
+    import subprocess
+    from opkit.cannproject.host import INCLUDE
+    from opkit.emulator import host_include_dir
+    src = tmp_path / "reg.cpp"
+    src.write_text('#include "register/op_impl_registry.h"\n#include <cstdio>\nnamespace optiling {\n'
+                   "static ge::graphStatus F(gert::TilingContext*) { return ge::GRAPH_SUCCESS; }\n"
+                   "IMPL_OP_OPTILING(Probe).Tiling(F, 4096).InputsDataDependency({1, 2});\n}\n"
+                   'int main() { auto& d = opkit_cann::impl_data_deps()["Probe"];\n'
+                   '  std::printf("%d %d %d %d", (int)opkit_cann::impl_tiling().count("Probe"), (int)d.size(), d[0], d[1]); }\n')
+    exe = tmp_path / "reg"
+    r = subprocess.run(["g++", "-std=c++17", f"-I{INCLUDE}", f"-I{host_include_dir()}", str(src), "-o", str(exe)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout == "1 2 1 2"

@@ -134,3 +134,39 @@ def test_ttk_inputs_take_the_case_ranges():
     assert x.dtype == torch.float16 and 2 <= x.min() and x.max() <= 3
     assert i.dtype == torch.int32 and -4 <= i.min() and i.max() <= 4
     assert torch.equal(ttk.make_inputs(case, seed=0)[0], x)
+
+
+LIST_ROW = ('ls_{n},list_scale,"(((8, 64), (3, 77), (1, 5)),)","((\'{dt}\',),)","((\'ND\',),)",'
+            '"(((8, 64), (3, 77), (1, 5)),)","((\'{dt}\',),)","((\'ND\',),)",'
+            '"{{\'scales\': [2.0, -0.5, 3.0], \'bias\': 0.25}}","(((-2.0, 2.0),),)","(((0.001, 0.001),),)",0.001,1\n')
+
+
+def test_ttk_tensor_list_csv(tmp_path):
+    """A foreach-style TTK row: a DYNAMIC input as a tuple of shapes with the list's dtype / range / tolerance
+    wrapped once, as ops-nn's foreach CSVs write them; run against tests/cann_projects/list_scale, judged per tensor."""
+    from opkit.cannproject import layout
+    from opkit.cannproject.op import CannOp
+    p = _csv(tmp_path, LIST_ROW.format(n=0, dt="float32") + LIST_ROW.format(n=1, dt="float16"), "ttk_kernel_ls.csv")
+    cases = ttk.read_csv(p)
+    assert ttk.is_list(cases[0].input_shapes[0]) and cases[0].input_dtypes == ("float32",)
+    assert cases[0].input_data_ranges == ((-2.0, 2.0),) and cases[0].precision_tolerances == ((0.001, 0.001),)
+    per_tensor = LIST_ROW.format(n=2, dt="float16").replace("((\'float16\',),)", "((\'float16\', \'float16\', \'float16\'),)")
+    assert ttk.read_csv(_csv(tmp_path, per_tensor, "ttk_kernel_ls2.csv"))[0].input_dtypes == ("float16",)
+    with pytest.raises(OpkitError, match="mixed dtypes"):
+        ttk.read_csv(_csv(tmp_path, per_tensor.replace("\'float16\'),)", "\'float32\'),)", 1), "ttk_kernel_ls3.csv"))
+    xs = ttk.make_inputs(cases[1], 0)
+    assert [tuple(t.shape) for t in xs[0]] == [(8, 64), (3, 77), (1, 5)] and xs[0][1].dtype == torch.float16
+    assert all(float(t.abs().max()) <= 2.0 for t in xs[0]) and float(xs[0][0].abs().max()) > 1.0
+    op = CannOp(layout.find(ROOT / "tests" / "cann_projects" / "list_scale"), "ListScale", tmp_path / "b")
+    try:
+        def ref(*xs, scales, bias):
+            return [x * s + bias for x, s in zip(xs, scales)]
+        for case in cases:
+            r = ttk.run_case(op, ref, case, None)
+            assert r["pass"] and [o["output"] for o in r["outputs"]] == ["0[0]", "0[1]", "0[2]"], r
+        wrong = ttk.run_case(op, lambda *xs, scales, bias: [x * s for x, s in zip(xs, scales)], cases[0], None)
+        assert not wrong["pass"] and all(not o["pass"] for o in wrong["outputs"])
+        with pytest.raises(OpkitError, match="3 tensors flat"):
+            ttk.run_case(op, lambda x_0, x_1, scales, bias: (x_0, x_1), cases[0], None)
+    finally:
+        op.close()

@@ -22,6 +22,11 @@ read, not copied; hicann/ops-test-kit@157e09c):
     binary_equal: equal everywhere (NaN equal to NaN) = opkit's bit_exact.
 The golden is the op's reference.py (TTK takes its golden from the op's golden function; opkit from the op's
 reference): inputs upcast (fp16/bf16 -> fp32, fp32 -> fp64), the result cast to the output dtype.
+Tensor lists (the foreach ops' CSVs): a DYNAMIC input's `input_shapes` entry is a tuple of shapes, its
+`input_dtypes` / `input_data_ranges` entries a one-element tuple for the whole list (`('bfloat16',)`,
+`((-2.0, 2.0),)`), a list output's `precision_tolerances` entry likewise (`((1e-4, 1e-4),)`). The op gets the list
+as one DYNAMIC input; the reference gets every list's tensors flat, in order (as an imported op's reference takes
+`x_0 ... x_<n-1>`), and returns the list outputs' tensors flat; each output tensor is judged on its own.
 """
 from __future__ import annotations
 
@@ -90,6 +95,27 @@ def _tuple(v):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,)
 
 
+def is_list(shape) -> bool:
+    """A tensor list's entry: a non-empty tuple of shapes (a shape is a tuple of ints; () is a 0-d tensor)."""
+    return isinstance(shape, (tuple, list)) and len(shape) > 0 and all(isinstance(d, (tuple, list)) for d in shape)
+
+
+def _per_list(v):
+    """A list's one-element wrapper (`('bfloat16',)`, `((-2.0, 2.0),)`) -> its entry; anything else unchanged."""
+    if isinstance(v, (tuple, list)) and len(v) == 1 and isinstance(v[0], (tuple, list, str)):
+        return v[0]
+    return v
+
+
+def _list_dtype(d, where: str):
+    """A tensor list's dtype entry: one for the list (`('float16',)`) or one per tensor, all the same."""
+    ds = set(d) if isinstance(d, (tuple, list)) else {d}
+    if len(ds) != 1:
+        raise OpkitError(f"{where}: column input_dtypes: a tensor list of mixed dtypes {tuple(d)} (a DYNAMIC input "
+                         "has one dtype)")
+    return ds.pop()
+
+
 def read_csv(path: Path) -> list[Case]:
     """Every row of a TTK kernel-mode CSV; bad input names the file, row and column."""
     path = Path(path)
@@ -108,14 +134,17 @@ def read_csv(path: Path) -> list[Case]:
         lit = lambda col: _literal(row.get(col, ""), where, col)  # noqa: E731
         for col in ("input_formats", "output_formats"):
             fmts = _tuple(lit(col))
-            if any(f != "ND" for f in fmts):
+            if any(f != "ND" for f in _flat([list(f) if isinstance(f, (tuple, list)) else f for f in fmts])):
                 raise OpkitError(f"{where}: column {col}: {fmts}: only ND is supported (opkit runs ND tensors)")
         shapes = _tuple(lit("input_shapes"))
         dtypes = _tuple(lit("input_dtypes"))
         if len(shapes) != len(dtypes):
             raise OpkitError(f"{where}: {len(shapes)} input_shapes but {len(dtypes)} input_dtypes")
-        for d in dtypes + _tuple(lit("output_dtypes")):
-            if d not in _DTYPES:
+        out_dtypes = tuple(_list_dtype(d, where) if isinstance(d, (tuple, list)) else d
+                           for d in _tuple(lit("output_dtypes")))
+        dtypes = tuple(_list_dtype(d, where) if is_list(s) else d for s, d in zip(shapes, dtypes))
+        for d in dtypes + out_dtypes:
+            if not isinstance(d, str) or d not in _DTYPES:
                 raise OpkitError(f"{where}: dtype {d!r} is not supported here (known: {', '.join(_DTYPES)})")
         attrs = lit("attributes") or {}
         if not isinstance(attrs, dict):
@@ -123,29 +152,44 @@ def read_csv(path: Path) -> list[Case]:
         enabled = (row.get("is_enabled") or "1").strip() not in ("0", "False", "false")
         cases.append(Case(name=row["testcase_name"], op_name=row["op_name"], input_shapes=shapes,
                           input_dtypes=dtypes, output_shapes=lit("output_shapes"),
-                          output_dtypes=_tuple(lit("output_dtypes")), attributes=attrs,
-                          input_data_ranges=_tuple(lit("input_data_ranges")),
-                          precision_tolerances=_tuple(lit("precision_tolerances")),
+                          output_dtypes=out_dtypes, attributes=attrs,
+                          input_data_ranges=tuple(_per_list(r) if r and isinstance(r[0], (tuple, list)) else r
+                                                  for r in _tuple(lit("input_data_ranges"))),
+                          precision_tolerances=tuple(_per_list(t) if t and isinstance(t[0], (tuple, list)) else t
+                                                     for t in _tuple(lit("precision_tolerances"))),
                           absolute_precision=lit("absolute_precision"), enabled=enabled, where=where))
     return cases
 
 
-def make_inputs(case: Case, seed: int) -> list[torch.Tensor]:
-    """Each input drawn uniformly from its input_data_ranges entry (default [-1, 1]); integers in [lo, hi]."""
+def make_inputs(case: Case, seed: int) -> list:
+    """Each input drawn uniformly from its input_data_ranges entry (default [-1, 1]); integers in [lo, hi]. A tensor
+    list's entry is a list of tensors, all of the list's dtype and range."""
     g = torch.Generator().manual_seed(seed)
+
+    def draw(shape, dtype, lo, hi):
+        if dtype == torch.bool:
+            return torch.rand(shape, generator=g) < 0.5
+        if dtype.is_floating_point:
+            return (torch.rand(shape, generator=g, dtype=torch.float64) * (hi - lo) + lo).to(dtype)
+        return torch.randint(int(lo), int(hi) + 1, shape, generator=g).to(dtype)
+
     xs = []
     for i, (shape, dt) in enumerate(zip(case.input_shapes, case.input_dtypes)):
-        lo, hi = (case.input_data_ranges[i] if i < len(case.input_data_ranges) and case.input_data_ranges[i]
-                  else (-1, 1))
+        r = case.input_data_ranges[i] if i < len(case.input_data_ranges) and case.input_data_ranges[i] else (-1, 1)
+        lo, hi = r if not is_list(r) else (-1, 1)       # a tuple of ranges: one per tensor of a list (below)
         dtype = _DTYPES[dt]
-        shape = tuple(shape)
-        if dtype == torch.bool:
-            xs.append(torch.rand(shape, generator=g) < 0.5)
-        elif dtype.is_floating_point:
-            xs.append((torch.rand(shape, generator=g, dtype=torch.float64) * (hi - lo) + lo).to(dtype))
+        if is_list(shape):
+            per = case.input_data_ranges[i] if is_list(case.input_data_ranges[i:i + 1] and
+                                                        case.input_data_ranges[i]) else None
+            xs.append([draw(tuple(s), dtype, *(per[k] if per and k < len(per) else (lo, hi)))
+                       for k, s in enumerate(shape)])
         else:
-            xs.append(torch.randint(int(lo), int(hi) + 1, shape, generator=g).to(dtype))
+            xs.append(draw(tuple(shape), dtype, lo, hi))
     return xs
+
+
+def _flat(xs) -> list:
+    return [t for x in xs for t in (x if isinstance(x, list) else [x])]
 
 
 def method_for(dtype: torch.dtype, asked: str | None) -> str:
@@ -199,11 +243,20 @@ def compare(out: torch.Tensor, golden: torch.Tensor, case: Case, idx: int, metho
     return mere < th and mare < MARE_RATIO * th, {"standard": method, "threshold": th, "mere": mere, "mare": mare}
 
 
-def golden(reference, inputs: list[torch.Tensor], attrs: dict) -> tuple[torch.Tensor, ...]:
-    """reference(*inputs upcast, **attrs): fp16/bf16 -> fp32, fp32 -> fp64 (the harness's rule, harness/golden.py)."""
-    up = [x.double() if x.dtype == torch.float32 else x.float() if x.dtype.is_floating_point else x for x in inputs]
-    res = reference(*up, **attrs)
-    return tuple(res) if isinstance(res, (tuple, list)) else (res,)
+def golden(reference, inputs: list, attrs: dict) -> tuple[torch.Tensor, ...]:
+    """reference(*inputs upcast, **attrs): fp16/bf16 -> fp32, fp32 -> fp64 (the harness's rule, harness/golden.py);
+    a tensor list's tensors are passed flat, in order."""
+    flat = _flat(inputs)
+    up = [x.double() if x.dtype == torch.float32 else x.float() if x.dtype.is_floating_point else x for x in flat]
+    try:
+        res = reference(*up, **attrs)
+    except TypeError as e:
+        if len(flat) == len(inputs):
+            raise
+        raise OpkitError(f"reference.py: called with the case's {len(flat)} tensors flat (its tensor lists "
+                         f"expanded in order) and attrs {sorted(attrs)}: {e}; a reference for tensor lists of any "
+                         "length takes them as *xs") from None
+    return tuple(_flat(res)) if isinstance(res, (tuple, list)) else (res,)
 
 
 def run_case(op, reference, case: Case, method: str | None, seed: int = 0) -> dict:
@@ -212,10 +265,16 @@ def run_case(op, reference, case: Case, method: str | None, seed: int = 0) -> di
     attrs = dict(case.attributes)
     outs = op(inputs, attrs)
     gold = golden(reference, inputs, attrs)
+    # each output tensor with its IR output's index (a list output's tolerances are the list's) and its label
+    flat = [(i, f"{i}[{k}]" if isinstance(o, list) else str(i), t)
+            for i, o in enumerate(outs) for k, t in enumerate(o if isinstance(o, list) else [o])]
+    if len(gold) < len(flat) and any(isinstance(o, list) for o in outs):
+        raise OpkitError(f"reference.py returned {len(gold)} tensors; the op's outputs hold {len(flat)} "
+                         "(its list outputs' tensors flat, in order)")
     results = []
-    for i, o in enumerate(outs[:len(gold)]):
+    for (i, label, o), g in zip(flat, gold):
         m = method_for(o.dtype, method)
-        ok, metrics = compare(o, gold[i], case, i, m)
-        results.append({"output": i, "pass": ok, **metrics})
+        ok, metrics = compare(o, g, case, i, m)
+        results.append({"output": label if label != str(i) else i, "pass": ok, **metrics})
     return {"case": case.name, "where": case.where, "pass": bool(results) and all(r["pass"] for r in results),
             "outputs": results}

@@ -10,6 +10,7 @@
 //   attr kinds: i <int>, f <float>, b <0|1>, s <hex>, li <n> <ints>, lf <n> <floats>, lb <n> <0|1>..., - (unset)
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -71,14 +72,17 @@ std::string attr_json(const opkit_cann::AttrInfo& a) {
   s << "}";
   return s.str();
 }
-std::string params_json(const std::vector<opkit_cann::ParamInfo>& ps) {
+std::string params_json(const std::vector<opkit_cann::ParamInfo>& ps, const std::vector<int>& data_deps = {}) {
   std::ostringstream s;
   s << "[";
-  for (size_t i = 0; i < ps.size(); ++i)
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const bool dep = ps[i].value_depend ||
+                     std::find(data_deps.begin(), data_deps.end(), static_cast<int>(i)) != data_deps.end();
     s << (i ? "," : "") << "{\"name\":\"" << esc(ps[i].name) << "\",\"param_type\":" << ps[i].param_type
       << ",\"dtypes\":" << list(ps[i].dtypes) << ",\"formats\":" << list(ps[i].formats)
-      << ",\"value_depend\":" << (ps[i].value_depend ? "true" : "false")
+      << ",\"value_depend\":" << (dep ? "true" : "false")
       << ",\"init_value\":" << (ps[i].init_value ? "true" : "false") << "}";
+  }
   s << "]";
   return s.str();
 }
@@ -98,7 +102,7 @@ void describe() {
     const bool tiling = o.tiling || opkit_cann::impl_tiling().count(o.type);
     const auto inf = opkit_cann::impl_infer().find(o.type);
     const bool has_inf = inf != opkit_cann::impl_infer().end();
-    s << (first ? "" : ",") << "{\"type\":\"" << esc(o.type) << "\",\"inputs\":" << params_json(o.inputs)
+    s << (first ? "" : ",") << "{\"type\":\"" << esc(o.type) << "\",\"inputs\":" << params_json(o.inputs, opkit_cann::impl_data_deps()[o.type])
       << ",\"outputs\":" << params_json(o.outputs) << ",\"attrs\":[";
     for (size_t i = 0; i < o.attrs.size(); ++i) s << (i ? "," : "") << attr_json(o.attrs[i]);
     s << "],\"socs\":[";

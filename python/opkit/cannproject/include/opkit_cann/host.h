@@ -52,8 +52,11 @@ enum DataType {
   DT_UNDEFINED = 28, DT_INT4 = 29, DT_UINT1 = 30, DT_INT2 = 31, DT_UINT2 = 32, DT_COMPLEX32 = 33, DT_MAX = 42
 };
 enum Format {
-  FORMAT_NCHW = 0, FORMAT_NHWC = 1, FORMAT_ND = 2, FORMAT_NC1HWC0 = 3, FORMAT_FRACTAL_Z = 4, FORMAT_NDHWC = 27,
-  FORMAT_FRACTAL_NZ = 29, FORMAT_NCDHW = 30, FORMAT_DHWCN = 31, FORMAT_NDC1HWC0 = 32, FORMAT_FRACTAL_Z_3D = 33,
+  // the values of CANN's ge::Format (metadef graph/types.h: consecutive from FORMAT_NCHW = 0)
+  FORMAT_NCHW = 0, FORMAT_NHWC = 1, FORMAT_ND = 2, FORMAT_NC1HWC0 = 3, FORMAT_FRACTAL_Z = 4, FORMAT_NC1C0HWPAD = 5,
+  FORMAT_NHWC1C0 = 6, FORMAT_FSR_NCHW = 7, FORMAT_FRACTAL_DECONV = 8, FORMAT_C1HWNC0 = 9, FORMAT_NC1HWC0_C04 = 12,
+  FORMAT_FRACTAL_Z_C04 = 13, FORMAT_CHWN = 14, FORMAT_HWCN = 16, FORMAT_NC1KHKWHWC0 = 17, FORMAT_C1HWNCoC0 = 25,
+  FORMAT_MD = 26, FORMAT_NDHWC = 27, FORMAT_FRACTAL_ZZ = 28, FORMAT_FRACTAL_NZ = 29, FORMAT_NCDHW = 30, FORMAT_DHWCN = 31, FORMAT_NDC1HWC0 = 32, FORMAT_FRACTAL_Z_3D = 33,
   FORMAT_CN = 34, FORMAT_NC = 35, FORMAT_RESERVED = 40, FORMAT_ALL = 41, FORMAT_NULL = 42, FORMAT_MAX = 0xff
 };
 // Byte size per element (graph/types.h GetSizeByDataType); -1 where not a whole byte count.
@@ -66,6 +69,13 @@ inline int GetSizeByDataType(DataType t) {
     case DT_COMPLEX128: return 16;
     default: return -1;
   }
+}
+// Bytes of element_count elements of data_type (graph/types.h GetSizeInBytes): two int4 per byte; -1 for a type
+// without a byte size.
+inline int64_t GetSizeInBytes(int64_t element_count, DataType t) {
+  if (t == DT_INT4) return (element_count + 1) / 2;
+  const int n = GetSizeByDataType(t);
+  return n < 0 ? -1 : element_count * n;
 }
 class AscendString {
  public:
@@ -488,9 +498,13 @@ class PlatformAscendC {
   uint32_t CalcTschNumBlocks(uint32_t slice, uint32_t aic, uint32_t aiv) const { return CalcTschBlockDim(slice, aic, aiv); }
   uint32_t GetLibApiWorkSpaceSize() const { return p_->lib_api_workspace; }
   void GetCoreMemSize(const CoreMemType& t, uint64_t& size) const {
+    // On the 910B CANN keeps 256 bytes of UB and L1 back for the KFC server (asc-devkit@82b89a15
+    // impl/utils/tiling/platform/platform_ascendc.cpp:27 LOCAL_RESERV_SIZE, :149-159), so a tiling budgets
+    // ub_size - 256, not the ini's whole 196608.
+    const uint64_t kfc = GetSocVersion() == SocVersion::ASCEND910B ? 256 : 0;
     switch (t) {
-      case CoreMemType::UB: size = p_->ub_bytes - reserved_; break;
-      case CoreMemType::L1: size = p_->l1_bytes; break;
+      case CoreMemType::UB: size = p_->ub_bytes - kfc - reserved_; break;
+      case CoreMemType::L1: size = p_->l1_bytes - kfc; break;
       case CoreMemType::L0_A: size = p_->l0a_bytes; break;
       case CoreMemType::L0_B: size = p_->l0b_bytes; break;
       case CoreMemType::L0_C: size = p_->l0c_bytes; break;
@@ -558,6 +572,12 @@ inline std::map<std::string, TilingParseFn>& impl_tiling_parse() {  // IMPL_OP_O
 }
 inline std::map<std::string, TilingFn>& impl_tiling() {  // IMPL_OP_OPTILING(op).Tiling(f)
   static std::map<std::string, TilingFn> r;
+  return r;
+}
+// IMPL_OP_OPTILING(op).InputsDataDependency({i, ...}): the inputs whose data the op's host code reads, as an OpDef's
+// ValueDepend marks them (metadef OpImplRegisterV2::InputsDataDependency); the runner reports them as value_depend.
+inline std::map<std::string, std::vector<int>>& impl_data_deps() {
+  static std::map<std::string, std::vector<int>> r;
   return r;
 }
 inline std::map<std::string, std::pair<InferShapeFn, InferDtypeFn>>& impl_infer() {  // IMPL_OP_INFERSHAPE
@@ -684,6 +704,10 @@ struct OpAdder {
 struct TilingRegistrar {
   explicit TilingRegistrar(const char* type) : type_(type) {}
   TilingRegistrar& Tiling(ge::graphStatus (*f)(gert::TilingContext*)) { impl_tiling()[type_] = f; return *this; }
+  // CANN's second argument is the raw tiling buffer's capacity, 2048 bytes by default (metadef
+  // OpImplRegisterV2::Tiling(TilingKernelFunc, size_t max_tiling_data_size = 2048)); the runner's buffer holds
+  // 64 KiB whatever is asked, and the launch passes GetDataSize() bytes, so the value changes nothing here.
+  TilingRegistrar& Tiling(ge::graphStatus (*f)(gert::TilingContext*), size_t) { return Tiling(f); }
   // CANN runs the parse function when the op is loaded, on a fresh CompileInfo; the runner runs it before each
   // TilingFunc (impl_tiling_parse) so that GetCompileInfo() points at a filled struct.
   template <class CompileInfo, class F> TilingRegistrar& TilingParse(F f) {
@@ -697,6 +721,10 @@ struct TilingRegistrar {
   }
   template <class F> TilingRegistrar& TilingInputsDataDependency(F) { return *this; }
   TilingRegistrar& TilingInputsDataDependency(std::initializer_list<int>) { return *this; }
+  TilingRegistrar& InputsDataDependency(std::initializer_list<int> ids) {
+    impl_data_deps()[type_].assign(ids.begin(), ids.end());
+    return *this;
+  }
   std::string type_;
 };
 struct InferRegistrar {
@@ -704,7 +732,10 @@ struct InferRegistrar {
   InferRegistrar& InferShape(ge::graphStatus (*f)(gert::InferShapeContext*)) { impl_infer()[type_].first = f; return *this; }
   InferRegistrar& InferDataType(ge::graphStatus (*f)(gert::InferDataTypeContext*)) { impl_infer()[type_].second = f; return *this; }
   template <class F> InferRegistrar& InferShapeRange(F) { return *this; }
-  InferRegistrar& InputsDataDependency(std::initializer_list<int>) { return *this; }
+  InferRegistrar& InputsDataDependency(std::initializer_list<int> ids) {
+    impl_data_deps()[type_].assign(ids.begin(), ids.end());
+    return *this;
+  }
   std::string type_;
 };
 }  // namespace opkit_cann

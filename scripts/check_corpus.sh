@@ -21,7 +21,7 @@ set -uo pipefail
 if [ "${1:-}" = "--projects" ] && [ $# -eq 2 ] && [ -d "$2" ]; then
   ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   PY="${OPKIT_PYTHON:-$ROOT/.venv/bin/python}"
-  exec "$PY" "$ROOT/scripts/cann_survey.py" "$2"
+  exec "$PY" "$ROOT/scripts/cann_survey.py" --any-chip "$2"
 fi
 
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then

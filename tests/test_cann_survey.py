@@ -51,6 +51,8 @@ def test_cann_survey_counts_and_groups(tmp_path, monkeypatch):
     recs = mod.survey(repo, None, 1, None, True, work)
     by = {r["project"]: r for r in recs}
     assert by["math/only950"]["excluded"] == "OpDef does not name ascend910b"
+    only950 = mod.layout.find(repo / "math" / "only950")       # --any-chip (public projects): compiled all the same
+    assert mod.excluded(only950, by["math/only950"]["op"], any_chip=True) == ""
     assert by["math/good"]["compiles"] and by["math/good"]["instances"] == 4   # {float, float16} x ALIGNED {0, 1}
     assert by["math/good"]["result"] == "right", by["math/good"]
     assert not by["math/broken"]["compiles"] and by["math/broken"]["result"] == "not compiled"

@@ -152,3 +152,18 @@ def images(batches: int, batch_size: int, size: int, seed: int = 1):
 
 
 MODELS = {"resnet18": resnet18, "resnet50": resnet50, "convnext_t": convnext_t, "convnext_b": convnext_b}
+
+
+def measure_batchnorm(m, x):
+    """m with every BatchNorm2d's statistics measured on x (the calibration images, one pass), back in eval mode:
+    a random-init net whose activations stay in range, as a trained one's do."""
+    import torch
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.reset_running_stats()
+                mod.momentum = None
+        m.train()
+        m(x)
+        m.eval()
+    return m

@@ -16,6 +16,8 @@ import time
 
 from _bench import ROOT, banner, load
 
+import _models
+
 import torch
 
 sys.path.insert(0, str(ROOT / "examples" / "resnet"))
@@ -45,14 +47,7 @@ def main() -> None:
     g = torch.Generator().manual_seed(1)
     xc = torch.randn(a.calib, 3, a.size, a.size, generator=g)
     xe = torch.randn(a.eval, 3, a.size, a.size, generator=g)
-    with torch.no_grad():                       # BatchNorm statistics measured on the calibration images
-        for mod in m.modules():
-            if isinstance(mod, torch.nn.BatchNorm2d):
-                mod.reset_running_stats()
-                mod.momentum = None
-        m.train()
-        m(xc)
-        m.eval()
+    _models.measure_batchnorm(m, xc)
     t = time.monotonic()
     with torch.no_grad():
         y = torch.cat([m(xe[i:i + a.batch]).argmax(1) for i in range(0, a.eval, a.batch)])

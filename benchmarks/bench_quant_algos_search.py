@@ -26,6 +26,8 @@ import time
 
 from _bench import ROOT, banner, load
 
+import _models
+
 import torch
 
 sys.path.insert(0, str(ROOT / "tests"))
@@ -135,14 +137,8 @@ def other_model(a):
     g = torch.Generator().manual_seed(1)
     c = torch.randn(64, 3, a.size, a.size, generator=g)
     x = torch.randn(a.n, 3, a.size, a.size, generator=g)
-    with torch.no_grad():                       # BatchNorm statistics measured on the calibration images
-        for mod in m.modules():
-            if isinstance(mod, torch.nn.BatchNorm2d):
-                mod.reset_running_stats()
-                mod.momentum = None
-        m.train()
-        m(c)
-        m.eval()
+    _models.measure_batchnorm(m, c)
+    with torch.no_grad():
         y = torch.cat([m(x[i:i + 64]).argmax(1) for i in range(0, a.n, 64)])
     return m, x, y, c[:16], f"ResNet-18 (examples/resnet, 100 classes, 21 quantizable layers) at 3x{a.size}x{a.size}"
 

@@ -396,8 +396,9 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
   using namespace opkit_emu;
   static_assert(is_sel_t<T>, "opkit emulator: Select supports half and float on this chip");
   static_assert(selMode == SELMODE::VSEL_CMPMASK_SPR,
-                "opkit emulator: the register form of Select is modelled for VSEL_CMPMASK_SPR only (the other modes "
-                "take a scalar tensor or a selMask address through SetCmpMask)");
+                "opkit emulator: Select<T, selMode>(dst, src0, src1, repeatTime, repeatParams) is modelled for "
+                "VSEL_CMPMASK_SPR only (mode 1's register form is Select(dst, selMask, src0, repeatTime, "
+                "repeatParams); mode 2's takes a selMask address through SetCmpMask: not modelled)");
   const L0Plan p = l0_plan<T>(false, MaskArg(uint64_t{0}), repeatTime, "Select", loc);  // the vector mask in effect
   if (p.repeats == 0) return;
   const L0Geom gd{repeatParams.dstBlkStride, repeatParams.dstRepStride},

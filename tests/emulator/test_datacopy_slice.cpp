@@ -34,9 +34,22 @@ extern "C" __global__ __aicore__ void slice(GM_ADDR x, GM_ADDR y) {
 #elif CASE == 6  // src rows past the GM buffer: shape claims 4 rows of 87
   gm[1] = SliceInfo(1, 3, 1, 1, 4);
 #endif
+#if CASE == 7  // 3-D, x as (4, 3, 16) row-major: x[{0, 2}, 1, :] (one-row dimensions, start == end, as
+               // ascendc-homework's LogSumExp writes them); shapes from SetShapeInfo (shapeValue 0, impl :631)
+  const uint32_t gshape[] = {16, 3, 4}, ushape[] = {16, 1, 2};
+  gx.SetShapeInfo(ShapeInfo(3, gshape));
+  gy.SetShapeInfo(ShapeInfo(3, gshape));
+  u.SetShapeInfo(ShapeInfo(3, ushape));
+  SliceInfo g3[] = {{0, 15, 0, 2}, {1, 1, 0, 1}, {0, 2, 1, 1}};
+  SliceInfo u3[] = {{0, 15, 0, 2}, {0, 0, 0, 1}, {0, 1, 0, 1}};
+  DataCopy(u, gx, u3, g3, 3);
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(gy, u, g3, u3, 3);
+#else
   DataCopy(u, gx, ub, gm, 2);
   PipeBarrier<PIPE_ALL>();
   DataCopy(gy, u, gm, ub, 2);
+#endif
 }
 int main() {
   auto* x = (float*)GmAlloc(3 * 87 * 4);

@@ -34,6 +34,16 @@ def test_slice_round_trip_matches_numpy(gxx, tmp_path):
     np.testing.assert_array_equal(got, want)
 
 
+def test_slice_3d_with_tensor_shapes_matches_numpy(gxx, tmp_path):
+    x = np.arange(3 * 87, dtype=np.float32)
+    want = np.full(3 * 87, -1.0, np.float32)
+    x3, w3 = x[:192].reshape(4, 3, 16), want[:192].reshape(4, 3, 16)   # dimension 0 innermost, as CANN counts
+    w3[[0, 2], 1, :] = x3[[0, 2], 1, :]
+    out = _run(gxx, tmp_path, 7)
+    assert out.returncode == 0, out.stdout + out.stderr
+    np.testing.assert_array_equal(np.array(out.stdout.split(), dtype=np.float32), want)
+
+
 @pytest.mark.parametrize("case, rule, words", [
     (1, "api-argument", "is not (N - 1) * stride + N * 24"),
     (2, "ub-alignment", "16 bytes on the UB side"),

@@ -22,6 +22,10 @@
 
 namespace AscendC {
 
+// The most dimensions a slice names (impl/basic_api/utils/kernel_utils_constants.h:297; CANN's sample sizes its
+// SliceInfo arrays with it).
+const int32_t K_MAX_DIM = 8;
+
 struct SliceInfo {
   SliceInfo() {}
   SliceInfo(const uint32_t startIndexIn, const uint32_t endIndexIn, const uint32_t strideIn,

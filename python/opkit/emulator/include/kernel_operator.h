@@ -19,6 +19,7 @@
 #include "opkit_emu/datacopy.h"        // DataCopy, DataCopyPad, SetAtomicAdd
 #include "opkit_emu/datacopy_enhanced.h"  // DataCopy with DataCopyEnhancedParams (the basic copy on A2)
 #include "opkit_emu/datacopy_raw.h"    // DataCopyGM2UBImpl, DataCopyUB2GMImpl, DataCopyPad*Impl (pointer forms)
+#include "opkit_emu/datacopy_slice.h"  // DataCopy with SliceInfo (multi-dimensional slices, GM <-> UB)
 #include "opkit_emu/vector.h"          // level-2 (count form) vector instructions
 #include "opkit_emu/cast.h"            // Cast
 #include "opkit_emu/reduce.h"          // ReduceSum / ReduceMax / ReduceMin (count form)

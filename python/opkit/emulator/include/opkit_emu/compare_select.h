@@ -323,8 +323,8 @@ OPKIT_EMU_SEL_L0(const uint64_t*, mask_bits(mask, kLanes<T>))
 //  - GetCmpMask(dst): the register's 16 bytes into dst (16-byte aligned); SetCmpMask(src): 16 bytes of src into it;
 //  - Select<T, VSEL_CMPMASK_SPR>(dst, src0, src1, repeatTime, repeatParams): mode 0 with the register as selMask,
 //    the first 256/sizeof(T) bits in every repeat, lanes from the vector mask in effect (no mask argument).
-//    The other modes' register forms take a scalar tensor or an address through SetCmpMask: not modelled, a
-//    compile error naming them.
+//    Mode 1's register form Select(dst, selMask, src0, repeatTime, repeatParams) takes its scalar from the
+//    register (below); mode 2's takes a selMask address through SetCmpMask: not modelled, a compile error.
 namespace opkit_emu {
 inline bool cmp_reg_bit(const uint64_t* r, uint32_t l) { return (r[l >> 6] >> (l & 63)) & 1; }
 inline void cmp_reg_set(uint64_t* r, uint32_t l, bool v) {
@@ -396,8 +396,9 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
   using namespace opkit_emu;
   static_assert(is_sel_t<T>, "opkit emulator: Select supports half and float on this chip");
   static_assert(selMode == SELMODE::VSEL_CMPMASK_SPR,
-                "opkit emulator: the register form of Select is modelled for VSEL_CMPMASK_SPR only (the other modes "
-                "take a scalar tensor or a selMask address through SetCmpMask)");
+                "opkit emulator: Select<T, selMode>(dst, src0, src1, repeatTime, repeatParams) is modelled for "
+                "VSEL_CMPMASK_SPR only (mode 1's register form is Select(dst, selMask, src0, repeatTime, "
+                "repeatParams); mode 2's takes a selMask address through SetCmpMask: not modelled)");
   const L0Plan p = l0_plan<T>(false, MaskArg(uint64_t{0}), repeatTime, "Select", loc);  // the vector mask in effect
   if (p.repeats == 0) return;
   const L0Geom gd{repeatParams.dstBlkStride, repeatParams.dstRepStride},
@@ -421,6 +422,55 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
     for (uint32_t l = 0; l < kLanes<T>; ++l)
       if (lane_on(lo, hi, l))
         out[l] = cmp_reg_bit(x.cmp_mask, l) ? src0.data()[ga.at<T>(r, l)] : src1.data()[gb.at<T>(r, l)];
+    for (uint32_t l = 0; l < kLanes<T>; ++l)
+      if (lane_on(lo, hi, l)) dst.data()[gd.at<T>(r, l)] = out[l];
+  }
+  l0_mark(dst, p, gd, &bad);
+}
+
+// Select mode 1 without src1 or mask (asc-devkit 82b89a15 include/basic_api/kernel_operator_vec_cmpsel_intf.h:208-213,
+// impl/basic_api/kernel_operator_vec_cmpsel_intf_impl.h:525-539, dav_c220/kernel_operator_vec_cmpsel_impl.h:144-154:
+// vsel with VSEL_TENSOR_SCALAR_MODE; pages Select.md "Select模式1 / 不传入mask参数" and SetCmpMask(ISASI).md
+// "模式1: SetCmpMask中传入src1 LocalTensor"): the scalar src1 is the first sizeof(T) bytes of the CmpMask
+// register (SetCmpMask's tensor), selMask is consumed continuously (repeat r uses its bits r*256/sizeof(T)..),
+// lanes come from the vector mask in effect. A lane that takes an undefined register value is poison.
+template <class T, class U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, uint8_t repeatTime,
+            const BinaryRepeatParams& repeatParams, OPKIT_LOC) {
+  using namespace opkit_emu;
+  static_assert(is_sel_t<T>, "opkit emulator: Select supports half and float on this chip");
+  const char* call = "Select";
+  const L0Plan p = l0_plan<T>(false, MaskArg(uint64_t{0}), repeatTime, call, loc);  // the vector mask in effect
+  if (p.repeats == 0) return;
+  const L0Geom gd{repeatParams.dstBlkStride, repeatParams.dstRepStride},
+      ga{repeatParams.src0BlkStride, repeatParams.src0RepStride};
+  BlockCtx& x = ctx();
+  T s;
+  std::memcpy(&s, x.cmp_mask, sizeof(T));
+  bool s_def = true;
+  for (uint32_t l = 0; l < 8 * sizeof(T); ++l) s_def = s_def && cmp_reg_bit(x.cmp_def, l);
+  ApiCall c(Pipe::V, call, loc);
+  l0_declare(c, dst, p, gd, true, "dst");
+  l0_declare(c, src0, p, ga, false, "src0");
+  c.read(selMask.m_, 0, uint64_t(p.repeats) * kLanes<T>, 1, "selMask");
+  const bool poisoned = c.commit(Flow::Manual);
+  const uint8_t* mk = reinterpret_cast<const uint8_t*>(selMask.data());
+  auto bit = [&](uint32_t r, uint32_t l) { const uint64_t k = uint64_t(r) * kLanes<T> + l; return (mk[k >> 3] >> (k & 7)) & 1; };
+  std::vector<uint8_t> bad;
+  const Operand& mo = c.operand(c.size() - 1);
+  l0_for_lanes<T>(p, [&](uint32_t r, uint32_t l) {
+    const bool take0 = bit(r, l);
+    bad.push_back((poisoned && (ApiCall::lane_poisoned(mo, uint64_t(r) * kLanes<T> + l) ||
+                                (take0 && l0_poisoned(src0, ga, r, l)))) ||
+                  (!take0 && !s_def));
+  });
+  l0_count<T>(VecOp::Select, p);
+  T out[kLanes<T>];
+  for (uint32_t r = 0; r < p.repeats; ++r) {  // read the whole repeat before writing (in-place safe)
+    const bool last = r + 1 == p.repeats;
+    const uint64_t lo = last ? p.last_lo : p.lo, hi = last ? p.last_hi : p.hi;
+    for (uint32_t l = 0; l < kLanes<T>; ++l)
+      if (lane_on(lo, hi, l)) out[l] = bit(r, l) ? src0.data()[ga.at<T>(r, l)] : s;
     for (uint32_t l = 0; l < kLanes<T>; ++l)
       if (lane_on(lo, hi, l)) dst.data()[gd.at<T>(r, l)] = out[l];
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "opkit_emu/ext_bufpool.h"  // EXTERN_IMPL_BUFPOOL and the buffer handles it hands out
 #include "opkit_emu/tensor.h"
 
 namespace AscendC {
@@ -310,11 +311,48 @@ class TQueImpl {
   bool HasTensorInQue() const { return qid_ >= 0 && !opkit_emu::ctx().queues[qid_].fifo.empty(); }
   int32_t GetTensorCountInQue() const { return qid_ >= 0 ? static_cast<int32_t>(opkit_emu::ctx().queues[qid_].fifo.size()) : 0; }
 
+  // A user pool's buffers (EXTERN_IMPL_BUFPOOL, ext_bufpool.h; CANN impl/basic_api/kernel_tquebind_impl.h:58-87):
+  // the queue's num buffers are the handles from startBufhandle on, each written by InitBufHandle; the queue is
+  // planned from them at its first use.
+  void InitStartBufHandle(TBufHandle startBufhandle, uint8_t num, uint32_t len, OPKIT_LOC) {
+    (void)len;
+    if (num == 0) opkit_emu::fail("queue-protocol", "TQue::InitStartBufHandle", loc, "num (buffer count) is 0");
+    ext_start_ = reinterpret_cast<opkit_emu::ExtBufSlot*>(startBufhandle);
+    ext_num_ = num;
+    for (uint8_t k = 0; k < num; ++k) ext_start_[k].set = false;  // this plan's handles, written next
+    qid_ = -1;
+  }
+  template <class P>
+  void InitBufHandle(P* bufPool, uint32_t index, TBufHandle bufhandle, uint32_t curPoolAddr, uint32_t len, OPKIT_LOC) {
+    (void)index;  // CANN ignores it too: the handle passed is the one written
+    opkit_emu::ext_slot_init(*bufPool, bufhandle, curPoolAddr, len, "TQue::InitBufHandle", loc);
+  }
+
   int qid_ = -1;
+  opkit_emu::ExtBufSlot* ext_start_ = nullptr;
+  uint8_t ext_num_ = 0;
 
  private:
+  void plan_ext(const char* call, opkit_emu::SrcLoc loc) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    opkit_emu::QueueRec q;
+    q.pos = static_cast<int>(pos);
+    q.depth = depth;
+    q.num = ext_num_;
+    q.init_loc = loc;
+    opkit_emu::queue_event_pipes(pos == TPosition::VECIN ? TPosition::GM : pos,
+                                 pos == TPosition::VECOUT ? TPosition::GM : pos, q.producer, q.consumer);
+    const int qid = static_cast<int>(c.queues.size());
+    q.first_buf = static_cast<uint32_t>(c.bufs.size());
+    for (uint32_t k = 0; k < ext_num_; ++k) opkit_emu::ext_slot(ext_start_, k, ext_num_, call, loc);
+    for (uint32_t k = 0; k < ext_num_; ++k)
+      opkit_emu::new_buf(ext_start_[k].addr, ext_start_[k].len, opkit_emu::BufKind::Queue, qid, ext_start_[k].pipe);
+    c.queues.push_back(q);
+    qid_ = qid;
+  }
   opkit_emu::QueueRec& queue(const char* call, opkit_emu::SrcLoc loc) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    if (qid_ < 0 && ext_start_) plan_ext(call, loc);
     if (qid_ < 0 || static_cast<size_t>(qid_) >= c.queues.size())
       c.fail("queue-protocol", call, loc, "queue used before TPipe::InitBuffer");
     opkit_emu::QueueRec& q = c.queues[qid_];
@@ -385,11 +423,31 @@ class TBuf {
   void EnQue(const LocalTensor<T>& t, OPKIT_LOC) { t.m_.check_live("TBuf::EnQue", loc, "tensor"); }
   template <class T>
   void FreeTensor(const LocalTensor<T>& t, OPKIT_LOC) { t.m_.check_live("TBuf::FreeTensor", loc, "tensor"); }
+  // A user pool's buffer (EXTERN_IMPL_BUFPOOL; CANN impl/basic_api/kernel_tbuf_impl.h:203-214: num must be 1).
+  void InitStartBufHandle(TBufHandle startBufhandle, uint8_t num, uint32_t len, OPKIT_LOC) {
+    (void)len;
+    if (num != 1)
+      opkit_emu::fail("api-argument", "TBuf::InitStartBufHandle", loc,
+                      opkit_emu::strf("num is %u; a TBuf has one buffer (CANN asserts num == 1)", unsigned(num)));
+    ext_start_ = reinterpret_cast<opkit_emu::ExtBufSlot*>(startBufhandle);
+    ext_start_->set = false;
+    buf_ = -1;
+  }
+  template <class P>
+  void InitBufHandle(P* bufPool, uint32_t index, TBufHandle bufhandle, uint32_t curPoolAddr, uint32_t len, OPKIT_LOC) {
+    (void)index;
+    opkit_emu::ext_slot_init(*bufPool, bufhandle, curPoolAddr, len, "TBuf::InitBufHandle", loc);
+  }
   int buf_ = -1;
+  opkit_emu::ExtBufSlot* ext_start_ = nullptr;
 
  private:
   const opkit_emu::BufRec& rec(const char* call, opkit_emu::SrcLoc loc) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    if (buf_ < 0 && ext_start_) {  // planned from its handle at first use
+      const opkit_emu::ExtBufSlot& s = opkit_emu::ext_slot(ext_start_, 0, 1, call, loc);
+      buf_ = static_cast<int>(opkit_emu::new_buf(s.addr, s.len, opkit_emu::BufKind::TBuf, -1, s.pipe));
+    }
     if (buf_ < 0 || static_cast<size_t>(buf_) >= c.bufs.size())
       c.fail("queue-protocol", call, loc, "TBuf used before TPipe::InitBuffer");
     const opkit_emu::BufRec& b = c.bufs[buf_];
@@ -443,24 +501,27 @@ class TPipeAllocator : public opkit_emu::TPipeBase {
   template <class T>
   bool InitBufPool(T& bufPool, uint32_t len, OPKIT_LOC) {
     check_live("InitBufPool", loc);
-    pool_fresh(bufPool, loc);
+    auto& pool = opkit_emu::PoolAccess::get(bufPool);  // a TBufPool or a user pool (EXTERN_IMPL_BUFPOOL)
+    pool_fresh(pool, loc);
     const uint32_t off = carve(len, 1, "InitBufPool", loc);
     nbufs_ -= 1;
-    bufPool.attach_(id_, off, (len + 31u) / 32u * 32u);
+    pool.attach_(id_, off, (len + 31u) / 32u * 32u);
     return true;
   }
   template <class T, class U>
   bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf, OPKIT_LOC) {
     check_live("InitBufPool", loc);
-    pool_fresh(bufPool, loc);
-    if (shareBuf.limit_ == 0)
+    auto& pool = opkit_emu::PoolAccess::get(bufPool);
+    auto& share = opkit_emu::PoolAccess::get(shareBuf);
+    pool_fresh(pool, loc);
+    if (share.limit_ == 0)
       opkit_emu::fail("queue-protocol", "InitBufPool", loc, "shareBuf is not initialised (InitBufPool it first)");
     const uint32_t rounded = (len + 31u) / 32u * 32u;
-    if (rounded > shareBuf.limit_ - shareBuf.base_)
+    if (rounded > share.limit_ - share.base_)
       opkit_emu::fail("ub-capacity", "InitBufPool", loc,
                       opkit_emu::strf("len %u bytes is more than shareBuf's %u bytes (the page: at most its length)",
-                                      rounded, shareBuf.limit_ - shareBuf.base_));
-    bufPool.attach_(id_, shareBuf.base_, rounded);
+                                      rounded, share.limit_ - share.base_));
+    pool.attach_(id_, share.base_, rounded);
     return true;
   }
 

@@ -4,6 +4,13 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+// The C math library, as CANN's CPU-debug build gives a kernel (impl/utils/std/cmath/sqrt.h includes <cmath> under
+// ASCENDC_CPU_DEBUG): kernels call std::sqrt / expf without including it. The emulator's own headers do not need it
+// (opkit_emu/host_math.h). -DOPKIT_EMU_NO_CMATH leaves it out, as a device build does, for a kernel whose entry is
+// named like a C math function (msopgen's `erf`, `atanh`, `round`: they clash with <cmath>'s declarations).
+#ifndef OPKIT_EMU_NO_CMATH
+#include <cmath>
+#endif
 
 #include "opkit_emu/config.h"          // chip profile, CPU-debug qualifiers (__aicore__, __gm__, GM_ADDR)
 #include "opkit_emu/types.h"           // half, bfloat16_t

@@ -16,6 +16,8 @@
 // burstLen 1 beyond dimension 0, src and dst burstLen equal; plus the copies' own: UB 32-byte aligned, the
 // tensors' bounds, GM bounds.
 #pragma once
+#include <utility>
+
 #include "opkit_emu/constants.h"
 #include "opkit_emu/datacopy.h"
 #include "opkit_emu/shape_info.h"
@@ -140,6 +142,23 @@ inline void slice_ub_stride(uint32_t stride, size_t elem, const char* side, SrcL
               (unsigned long long)(uint64_t(stride) * elem), (unsigned long long)(uint64_t(stride) * elem / kBlk)));
 }
 
+// Both directions' checks and plans: (src plan, dst plan) of a DataCopy with SliceInfo.
+template <class T>
+std::pair<SlicePlan, SlicePlan> slice_plans(const AscendC::SliceInfo dstSliceInfo[],
+                                            const AscendC::SliceInfo srcSliceInfo[], uint32_t dimValue,
+                                            const AscendC::ShapeInfo& dstShape, const AscendC::ShapeInfo& srcShape,
+                                            SrcLoc loc) {
+  check_copy_dtype<T>();
+  static_assert(sizeof(T) <= 4 && !std::is_same<T, bool>::value,
+                "opkit emulator: DataCopy with SliceInfo takes 8/16/32-bit types on A2 (the page's 数据类型)");
+  uint32_t ds[K_MAX_SHAPE_DIM], ss[K_MAX_SHAPE_DIM];
+  slice_shapes<T>(dstSliceInfo, srcSliceInfo, dimValue, dstShape, srcShape, ds, ss, loc);
+  SlicePlan sp = slice_plan<T>(srcSliceInfo, ss, dimValue, "src", loc);
+  SlicePlan dp = slice_plan<T>(dstSliceInfo, ds, dimValue, "dst", loc);
+  slice_match(dp, sp, loc);
+  return {std::move(sp), std::move(dp)};
+}
+
 }  // namespace opkit_emu
 
 namespace AscendC {
@@ -148,15 +167,9 @@ template <class T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const SliceInfo dstSliceInfo[],
               const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1, OPKIT_LOC) {
   using namespace opkit_emu;
-  check_copy_dtype<T>();
-  static_assert(sizeof(T) <= 4 && !std::is_same<T, bool>::value,
-                "opkit emulator: DataCopy with SliceInfo takes 8/16/32-bit types on A2 (the page's 数据类型)");
   const char* call = "DataCopy with SliceInfo";
-  uint32_t ds[K_MAX_SHAPE_DIM], ss[K_MAX_SHAPE_DIM];
-  slice_shapes<T>(dstSliceInfo, srcSliceInfo, dimValue, dst.GetShapeInfo(), src.GetShapeInfo(), ds, ss, loc);
-  const SlicePlan sp = slice_plan<T>(srcSliceInfo, ss, dimValue, "src", loc);
-  const SlicePlan dp = slice_plan<T>(dstSliceInfo, ds, dimValue, "dst", loc);
-  slice_match(dp, sp, loc);
+  const auto [sp, dp] =
+      slice_plans<T>(dstSliceInfo, srcSliceInfo, dimValue, dst.GetShapeInfo(), src.GetShapeInfo(), loc);
   slice_ub_stride(dstSliceInfo[0].stride, sizeof(T), "dst", loc);
   const uint32_t burst = sp.burst_elems * sizeof(T);
   const uint64_t spitch = uint64_t(sp.burst_elems) + sp.stride, dpitch = uint64_t(sp.burst_elems) + dp.stride;
@@ -177,15 +190,9 @@ template <class T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const SliceInfo dstSliceInfo[],
               const SliceInfo srcSliceInfo[], const uint32_t dimValue = 1, OPKIT_LOC) {
   using namespace opkit_emu;
-  check_copy_dtype<T>();
-  static_assert(sizeof(T) <= 4 && !std::is_same<T, bool>::value,
-                "opkit emulator: DataCopy with SliceInfo takes 8/16/32-bit types on A2 (the page's 数据类型)");
   const char* call = "DataCopy with SliceInfo";
-  uint32_t ds[K_MAX_SHAPE_DIM], ss[K_MAX_SHAPE_DIM];
-  slice_shapes<T>(dstSliceInfo, srcSliceInfo, dimValue, dst.GetShapeInfo(), src.GetShapeInfo(), ds, ss, loc);
-  const SlicePlan sp = slice_plan<T>(srcSliceInfo, ss, dimValue, "src", loc);
-  const SlicePlan dp = slice_plan<T>(dstSliceInfo, ds, dimValue, "dst", loc);
-  slice_match(dp, sp, loc);
+  const auto [sp, dp] =
+      slice_plans<T>(dstSliceInfo, srcSliceInfo, dimValue, dst.GetShapeInfo(), src.GetShapeInfo(), loc);
   slice_ub_stride(srcSliceInfo[0].stride, sizeof(T), "src", loc);
   const uint32_t burst = sp.burst_elems * sizeof(T);
   const uint64_t spitch = uint64_t(sp.burst_elems) + sp.stride, dpitch = uint64_t(sp.burst_elems) + dp.stride;

@@ -1,0 +1,126 @@
+// Host side of CANN's LayerNorm tiling (asc-devkit 82b89a15 include/adv_api/normalization/layernorm_tiling.h, the
+// struct layernorm_tilingdata.h:21-48), reached through tiling/tiling_api.h as CANN's is: GetLayerNormMaxMinTmpSize
+// and GetLayerNormNDTilingInfo of the [B, S, H, originalH] form, written after
+// impl/adv_api/tiling/normalization/layernorm_tiling_impl.cpp:39-231 (read, not copied; the A2 branch). The kernel
+// gets the same layout from the emulator (opkit_emu/adv_tiling_vector.h) and runs LayerNorm there
+// (lib/normalization/layernorm.h). A shape that is not 4-D, empty, or a type size other than 2 / 4 leaves the outputs
+// untouched with a message on stderr, as CANN's ASCENDC_HOST_ASSERT returns. Not here: the LayerNormSeparateTiling
+// overloads (isComputeRstd) and GetWelfordUpdateMaxMinTmpSize.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(LayerNormTiling)
+TILING_DATA_FIELD_DEF(uint32_t, bLength);
+TILING_DATA_FIELD_DEF(uint32_t, sLength);
+TILING_DATA_FIELD_DEF(uint32_t, hLength);
+TILING_DATA_FIELD_DEF(uint32_t, originalHLength);
+TILING_DATA_FIELD_DEF(uint32_t, inputXSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarSize);
+TILING_DATA_FIELD_DEF(uint32_t, numberOfTmpBuf);
+TILING_DATA_FIELD_DEF(uint32_t, meanTmpTensorPos);
+TILING_DATA_FIELD_DEF(uint32_t, meanTmpTensorSize);
+TILING_DATA_FIELD_DEF(uint32_t, varianceTmpTensorPos);
+TILING_DATA_FIELD_DEF(uint32_t, varianceTmpTensorSize);
+TILING_DATA_FIELD_DEF(uint32_t, tmpBufSize);
+TILING_DATA_FIELD_DEF(uint32_t, oneTmpSize);
+TILING_DATA_FIELD_DEF(uint32_t, firstTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, secondTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, thirdTmpStartPos);
+TILING_DATA_FIELD_DEF(uint32_t, loopRound);
+TILING_DATA_FIELD_DEF(uint32_t, inputRoundSize);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailSize);
+TILING_DATA_FIELD_DEF(uint32_t, inputTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarRoundSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarTailSize);
+TILING_DATA_FIELD_DEF(uint32_t, meanVarTailPos);
+TILING_DATA_FIELD_DEF(uint32_t, bshCurLength);
+TILING_DATA_FIELD_DEF(uint32_t, bsCurLength);
+TILING_DATA_FIELD_DEF(float, lastDimValueBack);
+END_TILING_DATA_DEF;
+}  // namespace optiling
+
+namespace AscendC {
+using TensorShape = ge::Shape;  // the host's shape type in CANN's newer tiling headers (utils/types.h)
+
+namespace layernorm_detail {
+constexpr uint32_t kBlk = 32;
+inline uint32_t align32(uint32_t n) { return (n + kBlk - 1) / kBlk * kBlk; }
+// CheckLayerNormHostCommon (layernorm_tiling_impl.cpp:39-53)
+inline bool check(const char* fn, const ge::Shape& s, uint32_t typeSize) {
+  const char* why = s.GetShapeSize() <= 0                  ? "the shape size must be greater than 0"
+                    : s.GetDimNum() != 4                   ? "srcShape must be 4-D [B, S, storageHLength, originHLength]"
+                    : typeSize != 2 && typeSize != 4 ? "typeSize must be 2 (half) or 4 (float)"
+                                                           : nullptr;
+  if (why) std::fprintf(stderr, "[LayerNorm][%s] %s\n", fn, why);
+  return why == nullptr;
+}
+}  // namespace layernorm_detail
+
+// Bytes of work buffer: Max for all B x S rows at once, Min for one row (three float rows, two with
+// isReuseSource for float, plus the float mean and variance of B x S rows).
+inline void GetLayerNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                      uint32_t& maxValue, uint32_t& minValue) {
+  using namespace layernorm_detail;
+  if (!check("GetLayerNormMaxMinTmpSize", srcShape, typeSize)) return;
+  const uint32_t b = uint32_t(srcShape.GetDim(0)), s = uint32_t(srcShape.GetDim(1)), h = uint32_t(srcShape.GetDim(2));
+  const uint32_t mv = align32(b * s * 4), times = isReuseSource && typeSize == 4 ? 2 : 3;
+  maxValue = times * align32(b * s * h * 4) + 2 * mv;
+  minValue = times * align32(h * 4) + 2 * mv;
+}
+
+inline void GetLayerNormNDTilingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                     const bool isReuseSource, optiling::LayerNormTiling& tiling) {
+  using namespace layernorm_detail;
+  if (!check("GetLayerNormNDTilingInfo", srcShape, typeSize)) return;
+  const uint32_t b = uint32_t(srcShape.GetDim(0)), s = uint32_t(srcShape.GetDim(1)), h = uint32_t(srcShape.GetDim(2));
+  const uint32_t oriH = uint32_t(srcShape.GetDim(3));
+  const uint32_t inputXSize = b * s * h, meanVarSize = b * s;
+  const uint32_t nbuf = isReuseSource && typeSize == 4 ? 2 : 3;
+  const uint32_t mvSize = (meanVarSize + 7) / 8 * 8;  // floats, one 32-byte block rounded
+  const uint32_t mvTotal = typeSize == 4 ? 0 : 2 * mvSize;  // float writes mean / variance straight to the outputs
+  const uint32_t tmpBufSize = stackBufferSize / 4;
+  if (h == 0 || tmpBufSize < mvTotal) return;
+  uint32_t one = (tmpBufSize - mvTotal) / nbuf / h * h;
+  if (one > inputXSize) one = inputXSize;
+  if (one == 0) return;
+  const uint32_t tail = inputXSize % one;
+  tiling.set_bLength(b);
+  tiling.set_sLength(s);
+  tiling.set_hLength(h);
+  tiling.set_originalHLength(oriH);
+  tiling.set_inputXSize(inputXSize);
+  tiling.set_meanVarSize(meanVarSize);
+  tiling.set_numberOfTmpBuf(nbuf);
+  tiling.set_meanTmpTensorPos(0);
+  tiling.set_meanTmpTensorSize(mvSize);
+  tiling.set_varianceTmpTensorPos(mvSize);
+  tiling.set_varianceTmpTensorSize(mvSize);
+  tiling.set_tmpBufSize(tmpBufSize);
+  tiling.set_oneTmpSize(one);
+  tiling.set_firstTmpStartPos(mvTotal);
+  tiling.set_secondTmpStartPos(mvTotal + one);
+  tiling.set_thirdTmpStartPos(mvTotal + 2 * one);
+  tiling.set_loopRound(inputXSize / one);
+  tiling.set_inputRoundSize(one);
+  tiling.set_inputTailSize(tail);
+  tiling.set_inputTailPos(inputXSize - tail);
+  tiling.set_meanVarRoundSize(one / h);
+  tiling.set_meanVarTailSize(tail / h);
+  tiling.set_meanVarTailPos(meanVarSize - tail / h);
+  tiling.set_bshCurLength(one);
+  tiling.set_bsCurLength(one / h);
+  tiling.set_lastDimValueBack(1.0f / static_cast<float>(oriH));
+}
+// CANN's deprecated spelling (layernorm_tiling.h)
+[[deprecated("GetLayerNormNDTillingInfo is deprecated, please use GetLayerNormNDTilingInfo instead!")]]
+inline void GetLayerNormNDTillingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize,
+                                      const uint32_t typeSize, const bool isReuseSource,
+                                      optiling::LayerNormTiling& tilling) {
+  GetLayerNormNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource, tilling);
+}
+}  // namespace AscendC

@@ -1,0 +1,228 @@
+// CANN's lib/normalization/layernorm.h (asc-devkit 82b89a15 include/adv_api/normalization/layernorm.h:36-60; the
+// config / para structs include/adv_api/normalization/layernorm_utils.h:27-50; page
+// docs/zh/api/SIMD-API/高阶API/归一化操作/LayerNorm.md): LayerNorm of a [B, S, H] ND tensor over H, the A2 form
+// that outputs mean and variance, half and float, with and without sharedTmpBuffer:
+//   template <typename T, bool isReuseSource = false>
+//   LayerNorm(output, outputMean, outputVariance, inputX, gamma, beta[, sharedTmpBuffer], const T epsilon,
+//             LayerNormTiling& tiling)
+// Computed as the A2 implementation does (impl/adv_api/detail/normalization/layernorm/layernorm_common_impl.h:89-176,
+// layernorm_common_basic_impl.h:37-118 and :348-451), in float (half: inputs, gamma and beta cast to float, the
+// outputs cast back once): mean = sum_h (x_h x lastDimValueBack), var = sum_h ((x_h - mean)^2 x lastDimValueBack),
+// both over all hLength columns (padding the page asks to be 0 still adds (0 - mean)^2 / originalHLength to var),
+// y = (x - mean) x (1 / sqrt(var + eps)) x gamma + beta, each step rounded to float. The row sum is CANN's: the
+// 64-float repeats of the row added lane by lane in order onto the first, the tail onto its first lanes, then one
+// WholeReduceSum tree over the 64 lanes (:44-115): bitwise the device's order. The rounds follow the tiling
+// (loopRound rounds of bsCurLength rows at inputRoundSize steps, then the tail) and, as on the device, the tail
+// round writes its lengths into the caller's tiling (bshCurLength / bsCurLength, :161-163): a second call with the
+// same tiling object then computes only that many rows per round. isReuseSource (float only): inputX ends holding
+// (x - mean) x rstd x gamma, the work CANN does in it.
+// Checked: the tiling filled (oneTmpSize > 0, layernorm_common_impl.h:185; else GetLayerNormNDTilingInfo was not
+// run), hLength x sizeof(T) a multiple of 32, 0 < originalHLength <= hLength, isReuseSource only for float, the
+// tensors holding B x S x H / B x S / H (api-argument; page "约束说明"); a sharedTmpBuffer below
+// GetLayerNormMaxMinTmpSize's minimum (3 x align32(H x 4) + 2 x align32(B x S x 4) bytes, 2 x align32(H x 4) + ...
+// with isReuseSource for float: impl/adv_api/tiling/normalization/layernorm_tiling_impl.cpp:76-95) or below the
+// tiling's tmpBufSize floats (layernorm_common_basic_impl.h:188) is tensor-bounds. Poison: a row is poison in
+// every output when one of its x lanes, or a gamma / beta lane, is.
+// Not here: the LayerNormPara / LayerNormSeparateTiling form (rstd output) and WelfordUpdate, declared so that a
+// call names them (compile error), LayerNormGrad / LayerNormGradBeta (their own headers).
+#pragma once
+#include "opkit_emu/host_math.h"
+#include <vector>
+
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_math.h"
+#include "opkit_emu/reduce.h"
+
+namespace AscendC {
+struct LayerNormConfig {
+  bool isNoBeta = false;
+  bool isNoGamma = false;
+  bool isOnlyOutput = false;
+  bool isOutputRstd = true;
+};
+struct WelfordUpdateConfig {
+  constexpr WelfordUpdateConfig(const bool isInplaceIn) : isInplace(isInplaceIn) {}
+  bool isInplace = false;
+};
+constexpr WelfordUpdateConfig WFUPDATE_DEFAULT_CFG = {false};
+struct LayerNormPara {
+  uint32_t aLength;
+  uint32_t rLength;
+  uint32_t rLengthWithPadding;
+};
+struct WelfordUpdateParam {
+  uint32_t rnLength;
+  uint32_t abLength;
+  uint32_t abComputeLength;
+  float nRec;
+};
+constexpr LayerNormConfig LNCFG_NORM = {false, false, false, true};
+}  // namespace AscendC
+
+namespace opkit_emu {
+template <class> inline constexpr bool ln_false = false;
+
+// CANN's LayerNormReduceSumImpl on one row of n floats: repeats of 64 added lane-wise in order onto the first,
+// the tail onto its first lanes, then a WholeReduceSum tree of the 64 lanes (lanes past n add 0)
+inline float ln_row_sum(const float* v, uint32_t n) {
+  constexpr uint32_t R = 64;
+  float lanes[R] = {};
+  if (n <= R) {
+    for (uint32_t j = 0; j < n; ++j) lanes[j] = v[j];
+  } else {
+    for (uint32_t j = 0; j < R; ++j) lanes[j] = v[j];
+    const uint32_t full = n / R, tail = n % R;
+    for (uint32_t r = 1; r < full; ++r)
+      for (uint32_t j = 0; j < R; ++j) lanes[j] = v[r * R + j] + lanes[j];
+    for (uint32_t j = 0; j < tail; ++j) lanes[j] = v[full * R + j] + lanes[j];
+  }
+  return tree_repeat_f32(lanes);
+}
+
+// GetLayerNormMaxMinTmpSize's minimum (layernorm_tiling_impl.cpp:76-95)
+inline uint32_t layernorm_min_tmp(uint32_t bs, uint32_t h, uint32_t size, bool reuse) {
+  const uint32_t mv = (bs * 4 + 31) / 32 * 32, hd = (h * 4 + 31) / 32 * 32;
+  return (reuse && size == 4 ? 2 : 3) * hd + 2 * mv;
+}
+
+template <class T, bool reuse, class Tiling>
+void adv_layernorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTensor<T>& mean,
+                   const AscendC::LocalTensor<T>& var, const AscendC::LocalTensor<T>& x,
+                   const AscendC::LocalTensor<T>& gamma, const AscendC::LocalTensor<T>& beta,
+                   const AscendC::LocalTensor<uint8_t>* tmp, T eps, Tiling& t, SrcLoc loc) {
+  static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
+                "opkit emulator: LayerNorm supports half and float (LayerNorm.md, A2)");
+  static_assert(!(reuse && std::is_same<T, half>::value),
+                "opkit emulator: LayerNorm's isReuseSource is for float inputs only (LayerNorm.md)");
+  const char* api = "LayerNorm";
+  if (t.oneTmpSize == 0)
+    fail("api-argument", api, loc,
+         "tiling.oneTmpSize is 0: the LayerNormTiling was not filled (GetLayerNormNDTilingInfo), or its "
+         "stackBufferSize was too small for one row");
+  const uint32_t H = t.hLength, oriH = t.originalHLength;
+  if (H == 0 || H * sizeof(T) % kBlk || oriH == 0 || oriH > H)
+    fail("api-argument", api, loc,
+         strf("tiling hLength %u (x sizeof(T) must be a multiple of 32), originalHLength %u (must be in (0, hLength])",
+              H, oriH));
+  const uint64_t rows = uint64_t(t.bLength) * t.sLength, total = rows * H;
+  if (rows == 0 || x.GetSize() < total || out.GetSize() < total || mean.GetSize() < rows || var.GetSize() < rows ||
+      gamma.GetSize() < H || beta.GetSize() < H)
+    fail("api-argument", api, loc,
+         strf("B x S x H = %u x %u x %u, but inputX holds %u, output %u, outputMean %u, outputVariance %u (need B x "
+              "S), gamma %u and beta %u elements (need H)",
+              t.bLength, t.sLength, H, x.GetSize(), out.GetSize(), mean.GetSize(), var.GetSize(), gamma.GetSize(),
+              beta.GetSize()));
+  if (uint64_t(t.thirdTmpStartPos) + t.oneTmpSize > t.tmpBufSize && !(reuse && sizeof(T) == 4))
+    fail("api-argument", api, loc,
+         strf("tiling thirdTmpStartPos %u + oneTmpSize %u exceeds tmpBufSize %u: not a tiling "
+              "GetLayerNormNDTilingInfo gives", t.thirdTmpStartPos, t.oneTmpSize, t.tmpBufSize));
+  if (tmp) {
+    const uint32_t host_min = layernorm_min_tmp(uint32_t(rows), H, sizeof(T), reuse);
+    if (tmp->GetSize() < host_min || tmp->GetSize() / 4 < t.tmpBufSize)
+      fail("tensor-bounds", api, loc,
+           strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetLayerNormMaxMinTmpSize gives as the minimum "
+                "for [B x S = %llu, H = %u], or the tiling's tmpBufSize %u floats (the stackBufferSize it was made for)",
+                tmp->GetSize(), host_min, static_cast<unsigned long long>(rows), H, t.tmpBufSize));
+  }
+  ApiCall c(Pipe::V, api, loc);
+  c.dst(out, total, "output").dst(mean, rows, "outputMean").dst(var, rows, "outputVariance");
+  c.src(x, total, "inputX").src(gamma, H, "gamma").src(beta, H, "beta");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  std::vector<uint8_t> bad;
+  if (c.commit(Flow::Manual)) {
+    bool gb = false;
+    for (uint32_t h = 0; h < H && !gb; ++h)
+      gb = ApiCall::lane_poisoned(c.operand(4), h) || ApiCall::lane_poisoned(c.operand(5), h);
+    bad.assign(rows, gb ? 2 : 0);
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint32_t h = 0; h < H && !(bad[r] & 1); ++h)
+        if (ApiCall::lane_poisoned(c.operand(3), r * H + h)) bad[r] |= 1;
+  }
+  ctx().stats.vector_elems += total;
+  std::vector<float> g(H), b(H), xf(H), sc(H), d(H);
+  for (uint32_t h = 0; h < H; ++h) g[h] = to_f(gamma.data()[h]), b[h] = to_f(beta.data()[h]);
+  const float back = t.lastDimValueBack, e = to_f(eps);
+  std::vector<uint8_t> done(rows, 0);
+  // one round: `n` rows from row r0 (CANN's LayerNormExe on bshCurLength / bsCurLength)
+  auto round = [&](uint64_t r0, uint64_t n) {
+    for (uint64_t r = r0; r < r0 + n && r < rows; ++r) {
+      const T* xr = x.data() + r * H;
+      for (uint32_t h = 0; h < H; ++h) xf[h] = to_f(xr[h]), sc[h] = xf[h] * back;
+      const float m = ln_row_sum(sc.data(), H);
+      for (uint32_t h = 0; h < H; ++h) d[h] = xf[h] - m, sc[h] = (d[h] * d[h]) * back;
+      const float v = ln_row_sum(sc.data(), H);
+      const float rstd = 1.0f / hm::sqrt(v + e);
+      T* yr = out.data() + r * H;
+      T* xw = reuse ? x.data() + r * H : nullptr;
+      for (uint32_t h = 0; h < H; ++h) {
+        const float yg = (rstd * d[h]) * g[h];
+        if (xw) xw[h] = from_f<T>(yg);  // reuse: the work CANN leaves in inputX (float only)
+        yr[h] = from_f<T>(yg + b[h]);
+      }
+      mean.data()[r] = from_f<T>(m);
+      var.data()[r] = from_f<T>(v);
+      done[r] = 1;
+    }
+  };
+  for (uint32_t i = 0; i < t.loopRound; ++i)
+    round(uint64_t(i) * t.meanVarRoundSize, t.bsCurLength);
+  if (t.inputTailSize > 0) {
+    t.bshCurLength = t.inputTailSize;  // as the device does: the caller's tiling keeps the tail's lengths
+    t.bsCurLength = t.meanVarTailSize;
+    round(t.meanVarTailPos, t.meanVarTailSize);
+  }
+  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+  for (uint64_t r = 0; r < rows; ++r) {
+    if (!done[r]) continue;
+    const bool rowok = bad.empty() || !bad[r], xok = bad.empty() || !(bad[r] & 1);
+    shadow_fill(out.m_.ub_off() + static_cast<uint32_t>(r * H * sizeof(T)), static_cast<uint32_t>(H * sizeof(T)),
+                rowok);
+    shadow_fill(mean.m_.ub_off() + static_cast<uint32_t>(r * sizeof(T)), sizeof(T), xok);
+    shadow_fill(var.m_.ub_off() + static_cast<uint32_t>(r * sizeof(T)), sizeof(T), xok);
+    if (reuse)
+      shadow_fill(x.m_.ub_off() + static_cast<uint32_t>(r * H * sizeof(T)), static_cast<uint32_t>(H * sizeof(T)),
+                  rowok);
+  }
+}
+}  // namespace opkit_emu
+
+namespace AscendC {
+template <typename T, bool isReuseSource = false, class LayerNormTilingT>
+void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean, const LocalTensor<T>& outputVariance,
+               const LocalTensor<T>& inputX, const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
+               const LocalTensor<uint8_t>& sharedTmpBuffer, const T epsilon, LayerNormTilingT& tiling, OPKIT_LOC) {
+  ::opkit_emu::adv_layernorm<T, isReuseSource>(output, outputMean, outputVariance, inputX, gamma, beta,
+                                               &sharedTmpBuffer, epsilon, tiling, loc);
+}
+template <typename T, bool isReuseSource = false, class LayerNormTilingT>
+void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean, const LocalTensor<T>& outputVariance,
+               const LocalTensor<T>& inputX, const LocalTensor<T>& gamma, const LocalTensor<T>& beta, const T epsilon,
+               LayerNormTilingT& tiling, OPKIT_LOC) {
+  ::opkit_emu::adv_layernorm<T, isReuseSource>(output, outputMean, outputVariance, inputX, gamma, beta, nullptr,
+                                               epsilon, tiling, loc);
+}
+// On A2 but not implemented here: a call stops the build naming it (never a silent stub)
+#define OPKIT_EMU_LN_RSTD_REJECT \
+  static_assert(::opkit_emu::ln_false<U>, \
+                "not supported on the emulator: LayerNorm with LayerNormPara / LayerNormSeparateTiling (the rstd " \
+                "form, LayerNorm.md); see docs/emulator.md")
+template <typename U, typename T, bool isReuseSource = false, const LayerNormConfig& config = LNCFG_NORM, class TilingT>
+void LayerNorm(const LocalTensor<T>&, const LocalTensor<float>&, const LocalTensor<float>&, const LocalTensor<T>&,
+               const LocalTensor<U>&, const LocalTensor<U>&, const float, const LayerNormPara&, const TilingT&) {
+  OPKIT_EMU_LN_RSTD_REJECT;
+}
+template <typename U, typename T, bool isReuseSource = false, const LayerNormConfig& config = LNCFG_NORM, class TilingT>
+void LayerNorm(const LocalTensor<T>&, const LocalTensor<float>&, const LocalTensor<float>&, const LocalTensor<T>&,
+               const LocalTensor<U>&, const LocalTensor<U>&, const float, const LocalTensor<uint8_t>&,
+               const LayerNormPara&, const TilingT&) {
+  OPKIT_EMU_LN_RSTD_REJECT;
+}
+#undef OPKIT_EMU_LN_RSTD_REJECT
+template <typename T, typename U, bool isReuseSource = false, const WelfordUpdateConfig& config = WFUPDATE_DEFAULT_CFG,
+          class... Rest>
+void WelfordUpdate(const LocalTensor<U>&, const LocalTensor<U>&, const LocalTensor<U>&, const LocalTensor<U>&,
+                   const LocalTensor<T>&, const Rest&...) {
+  static_assert(::opkit_emu::ln_false<T>,
+                "not supported on the emulator: WelfordUpdate (WelfordUpdate.md); see docs/emulator.md");
+}
+}  // namespace AscendC

@@ -1,5 +1,5 @@
 // Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
-// Implemented: LayerNorm's (normalization/layernorm_tiling.h); the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
+// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's (normalization/*_tiling.h); the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
 // GetSoftMaxMaxTmpSize / GetSoftMaxMinTmpSize, IsBasicBlockInSoftMax), written here after mirror-cann/asc-devkit
 // impl/adv_api/tiling/activation/softmax_tiling.cpp (read, not copied; the A2 branch: arch 2201), taking the
 // ge::Shape of the CANN releases public op projects were written for. The kernel gets the same structs from
@@ -16,6 +16,8 @@
 #include "tiling/platform/platform_ascendc.h"
 // the advanced APIs' host tiling, one header per family as CANN's tiling_api.h includes them
 #include "normalization/layernorm_tiling.h"
+#include "normalization/layernorm_grad_tiling.h"
+#include "normalization/layernorm_grad_beta_tiling.h"
 
 namespace opkit_cann {
 template <class...> inline constexpr bool adv_false = false;

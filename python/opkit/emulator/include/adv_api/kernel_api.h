@@ -35,4 +35,7 @@
 #include "lib/quantization/ascend_quant.h"
 #include "lib/quantization/ascend_dequant.h"
 #include "lib/normalization/rmsnorm.h"
+#include "lib/normalization/layernorm.h"
+#include "lib/normalization/layernormgrad.h"
+#include "lib/normalization/layernormgradbeta.h"
 #include "lib/select/selectwithbytesmask.h"

@@ -1,5 +1,6 @@
 // Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
-// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's (normalization/*_tiling.h); the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
+// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's (normalization/*_tiling.h), SoftmaxGrad's
+// (activation/softmax_grad_tiling.h); the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
 // GetSoftMaxMaxTmpSize / GetSoftMaxMinTmpSize, IsBasicBlockInSoftMax), written here after mirror-cann/asc-devkit
 // impl/adv_api/tiling/activation/softmax_tiling.cpp (read, not copied; the A2 branch: arch 2201), taking the
 // ge::Shape of the CANN releases public op projects were written for. The kernel gets the same structs from
@@ -131,3 +132,6 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dat
   return dataTypeSize != 0 && t.get_tailM() == 0 && k >= kBasicMin / dataTypeSize && k < 2048 && k % kBasicUnit == 0;
 }
 }  // namespace AscendC
+
+// the SoftMax family's further host functions, after SoftMaxTiling above
+#include "activation/softmax_grad_tiling.h"

@@ -38,4 +38,5 @@
 #include "lib/normalization/layernorm.h"
 #include "lib/normalization/layernormgrad.h"
 #include "lib/normalization/layernormgradbeta.h"
+#include "lib/activation/softmaxgrad.h"
 #include "lib/select/selectwithbytesmask.h"

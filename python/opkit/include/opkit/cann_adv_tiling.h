@@ -38,5 +38,5 @@
   X(Conv3DBackpropInputTilingData) X(Mc2ServerCfg) X(Mc2HcommCfg) X(Mc2InitTiling) X(Mc2CcTiling)
 #define OPKIT_OTHER_ADV_TILING_STRUCTS(X)                                                                 \
   X(UnPadTiling) X(PadTiling) X(TopkTiling) X(LayerNormSeparateTiling)                 \
-  X(RmsNormTiling) X(BatchNormTiling) X(GroupNormTiling) X(DeepNormTiling)      \
+  X(RmsNormTiling) X(BatchNormTiling) X(GroupNormTiling)      \
   X(ConfusionTransposeTiling)

@@ -1,5 +1,5 @@
 // Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
-// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's (normalization/*_tiling.h), SoftmaxGrad's
+// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's, DeepNorm's (normalization/*_tiling.h), SoftmaxGrad's
 // (activation/softmax_grad_tiling.h); the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
 // GetSoftMaxMaxTmpSize / GetSoftMaxMinTmpSize, IsBasicBlockInSoftMax), written here after mirror-cann/asc-devkit
 // impl/adv_api/tiling/activation/softmax_tiling.cpp (read, not copied; the A2 branch: arch 2201), taking the
@@ -19,6 +19,7 @@
 #include "normalization/layernorm_tiling.h"
 #include "normalization/layernorm_grad_tiling.h"
 #include "normalization/layernorm_grad_beta_tiling.h"
+#include "normalization/deepnorm_tiling.h"
 
 namespace opkit_cann {
 template <class...> inline constexpr bool adv_false = false;

@@ -38,5 +38,6 @@
 #include "lib/normalization/layernorm.h"
 #include "lib/normalization/layernormgrad.h"
 #include "lib/normalization/layernormgradbeta.h"
+#include "lib/normalization/deepnorm.h"
 #include "lib/activation/softmaxgrad.h"
 #include "lib/select/selectwithbytesmask.h"

@@ -101,4 +101,12 @@ inline void GetLayerNormGradBetaNDTilingInfo(const ge::Shape& srcShape, const ui
   tiling.set_inputDyTmpTensorPos(hf ? 2 * h : 0);
   tiling.set_resForGammaTmpTensorPos(hf ? 2 * h + one : 0);
 }
+// the overload filling the kernel-side struct (layernorm_grad_beta_tiling_impl.cpp:179-186)
+inline void GetLayerNormGradBetaNDTilingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize,
+                                             const uint32_t typeSize, const bool isReuseSource,
+                                             AscendC::tiling::LayerNormGradBetaTiling& tiling) {
+  optiling::LayerNormGradBetaTiling t;
+  GetLayerNormGradBetaNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource, t);
+  t.SaveToBuffer(&tiling, sizeof(tiling));
+}
 }  // namespace AscendC

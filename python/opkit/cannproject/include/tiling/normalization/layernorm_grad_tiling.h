@@ -130,4 +130,12 @@ inline void GetLayerNormGradNDTilingInfo(const ge::Shape& srcShape, const uint32
   tiling.set_lastDimValueBack(ub);
   tiling.set_lastDimValueBackMulTwo(ub2);
 }
+// the overload filling the kernel-side struct (layernorm_grad_tiling_impl.cpp:201-208)
+inline void GetLayerNormGradNDTilingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize,
+                                         const uint32_t typeSize, const bool isReuseSource,
+                                         AscendC::tiling::LayerNormGradTiling& tiling) {
+  optiling::LayerNormGradTiling t;
+  GetLayerNormGradNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource, t);
+  t.SaveToBuffer(&tiling, sizeof(tiling));
+}
 }  // namespace AscendC

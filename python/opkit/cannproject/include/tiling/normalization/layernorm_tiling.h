@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "opkit/adv_tiling_structs.h"  // AscendC::tiling::*, the kernel-side layout CANN's overloads fill
 #include "register/tilingdata_base.h"
 
 namespace optiling {
@@ -122,5 +123,12 @@ inline void GetLayerNormNDTillingInfo(const ge::Shape& srcShape, const uint32_t 
                                       const uint32_t typeSize, const bool isReuseSource,
                                       optiling::LayerNormTiling& tilling) {
   GetLayerNormNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource, tilling);
+}
+// the overload filling the kernel-side struct (layernorm_tiling_impl.cpp:190-197, 225-231)
+inline void GetLayerNormNDTilingInfo(const ge::Shape& srcShape, const uint32_t stackBufferSize, const uint32_t typeSize,
+                                     const bool isReuseSource, AscendC::tiling::LayerNormTiling& tiling) {
+  optiling::LayerNormTiling t;
+  GetLayerNormNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource, t);
+  t.SaveToBuffer(&tiling, sizeof(tiling));
 }
 }  // namespace AscendC

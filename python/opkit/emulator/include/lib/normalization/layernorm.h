@@ -31,7 +31,7 @@
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
-#include "opkit_emu/reduce.h"
+#include "opkit_emu/adv_norm.h"
 
 namespace AscendC {
 struct LayerNormConfig {
@@ -61,23 +61,6 @@ constexpr LayerNormConfig LNCFG_NORM = {false, false, false, true};
 
 namespace opkit_emu {
 template <class> inline constexpr bool ln_false = false;
-
-// CANN's LayerNormReduceSumImpl on one row of n floats: repeats of 64 added lane-wise in order onto the first,
-// the tail onto its first lanes, then a WholeReduceSum tree of the 64 lanes (lanes past n add 0)
-inline float ln_row_sum(const float* v, uint32_t n) {
-  constexpr uint32_t R = 64;
-  float lanes[R] = {};
-  if (n <= R) {
-    for (uint32_t j = 0; j < n; ++j) lanes[j] = v[j];
-  } else {
-    for (uint32_t j = 0; j < R; ++j) lanes[j] = v[j];
-    const uint32_t full = n / R, tail = n % R;
-    for (uint32_t r = 1; r < full; ++r)
-      for (uint32_t j = 0; j < R; ++j) lanes[j] = v[r * R + j] + lanes[j];
-    for (uint32_t j = 0; j < tail; ++j) lanes[j] = v[full * R + j] + lanes[j];
-  }
-  return tree_repeat_f32(lanes);
-}
 
 // GetLayerNormMaxMinTmpSize's minimum (layernorm_tiling_impl.cpp:76-95)
 inline uint32_t layernorm_min_tmp(uint32_t bs, uint32_t h, uint32_t size, bool reuse) {

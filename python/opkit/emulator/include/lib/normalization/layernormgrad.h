@@ -27,7 +27,7 @@
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
-#include "opkit_emu/reduce.h"
+#include "opkit_emu/adv_norm.h"
 
 namespace AscendC {
 struct LayerNormGradShapeInfo {
@@ -36,22 +36,6 @@ struct LayerNormGradShapeInfo {
 }  // namespace AscendC
 
 namespace opkit_emu {
-// CANN's ReduceSumImpl of one row (layernormgrad_common_impl.h:181-238): each 64-float repeat summed by one
-// WholeReduceSum tree (lanes past the row add 0), then the partial sums the same way, until one is left
-inline float lng_row_sum(const float* v, uint32_t n) {
-  std::vector<float> cur(v, v + n), next;
-  do {
-    next.assign((cur.size() + 63) / 64, 0.0f);
-    for (size_t k = 0; k < next.size(); ++k) {
-      float lanes[64] = {};
-      for (size_t j = 0; j < 64 && k * 64 + j < cur.size(); ++j) lanes[j] = cur[k * 64 + j];
-      next[k] = tree_repeat_f32(lanes);
-    }
-    cur.swap(next);
-  } while (cur.size() > 1);
-  return cur[0];
-}
-
 // GetLayerNormGradMaxMinTmpSize's minimum, bytes (layernorm_grad_tiling_impl.cpp:128-144)
 inline uint32_t lngrad_min_tmp(uint32_t bsh, uint32_t h, uint32_t size, bool reuse) {
   const uint32_t base = std::min(bsh, h * h);

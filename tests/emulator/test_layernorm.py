@@ -181,8 +181,8 @@ def test_original_h_beyond_h_is_refused(mod, host):
 @pytest.mark.parametrize("call,name", [
     ("LocalTensor<float> t; LayerNormPara p{}; LayerNormSeparateTiling s{}; "
      "LayerNorm<float, float>(t, t, t, t, t, t, 1e-5f, p, s);", "LayerNorm with LayerNormPara"),
-    ("LocalTensor<float> t; WelfordUpdateParam p{}; WelfordUpdate<float, float>(t, t, t, t, t, p);",
-     "WelfordUpdate")])
+    ("LocalTensor<float> t; LocalTensor<uint8_t> u; LayerNormPara p{}; LayerNormSeparateTiling s{}; "
+     "LayerNorm<float, float>(t, t, t, t, t, t, 1e-5f, u, p, s);", "LayerNorm with LayerNormPara")])
 def test_forms_not_implemented_are_compile_errors_naming_them(gxx, tmp_path, call, name):
     src = tmp_path / "k.cpp"
     src.write_text('#include "lib/normalization/layernorm.h"\n#include "kernel_tiling/kernel_tiling.h"\n'

@@ -4,8 +4,8 @@
 // impl/adv_api/tiling/normalization/layernorm_tiling_impl.cpp:39-231 (read, not copied; the A2 branch). The kernel
 // gets the same layout from the emulator (opkit_emu/adv_tiling_vector.h) and runs LayerNorm there
 // (lib/normalization/layernorm.h). A shape that is not 4-D, empty, or a type size other than 2 / 4 leaves the outputs
-// untouched with a message on stderr, as CANN's ASCENDC_HOST_ASSERT returns. Not here: the LayerNormSeparateTiling
-// overloads (isComputeRstd) and GetWelfordUpdateMaxMinTmpSize.
+// untouched with a message on stderr, as CANN's ASCENDC_HOST_ASSERT returns. GetWelfordUpdateMaxMinTmpSize too. Not
+// here: the LayerNormSeparateTiling overloads (isComputeRstd).
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -116,6 +116,22 @@ inline void GetLayerNormNDTilingInfo(const ge::Shape& srcShape, const uint32_t s
   tiling.set_bshCurLength(one);
   tiling.set_bsCurLength(one / h);
   tiling.set_lastDimValueBack(1.0f / static_cast<float>(oriH));
+}
+// WelfordUpdate's work buffer (layernorm_tiling_impl.cpp:233-264, the A2 branch): [rnLength, abLength]; the minimum
+// is float repeats of 256 bytes, 3 for a half inputX, 1 with isReuseSource, 2 otherwise; the maximum that many per
+// 64 elements of the whole shape
+inline void GetWelfordUpdateMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSizeT, const uint32_t typeSizeU,
+                                          const bool isReuseSource, const bool isInplace, uint32_t& maxValue,
+                                          uint32_t& minValue) {
+  (void)typeSizeU;
+  (void)isInplace;
+  if (srcShape.GetDimNum() != 2) {
+    std::fprintf(stderr, "[WelfordUpdate][GetWelfordUpdateMaxMinTmpSize] srcShape dims must be 2.\n");
+    return;
+  }
+  const uint32_t n = uint32_t(srcShape.GetDim(0) * srcShape.GetDim(1));
+  minValue = 256 * (typeSizeT == 2 ? 3 : isReuseSource ? 1 : 2);
+  maxValue = (n + 63) / 64 * minValue;
 }
 // CANN's deprecated spelling (layernorm_tiling.h)
 [[deprecated("GetLayerNormNDTillingInfo is deprecated, please use GetLayerNormNDTilingInfo instead!")]]

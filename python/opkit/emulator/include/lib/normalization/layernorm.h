@@ -23,8 +23,9 @@
 // with isReuseSource for float: impl/adv_api/tiling/normalization/layernorm_tiling_impl.cpp:76-95) or below the
 // tiling's tmpBufSize floats (layernorm_common_basic_impl.h:188) is tensor-bounds. Poison: a row is poison in
 // every output when one of its x lanes, or a gamma / beta lane, is.
-// Not here: the LayerNormPara / LayerNormSeparateTiling form (rstd output) and WelfordUpdate, declared so that a
-// call names them (compile error), LayerNormGrad / LayerNormGradBeta (their own headers).
+// WelfordUpdate, which CANN declares here too, is below. Not here: the LayerNormPara / LayerNormSeparateTiling form
+// (rstd output), declared so that a call names it (compile error); LayerNormGrad / LayerNormGradBeta (their own
+// headers).
 #pragma once
 #include "opkit_emu/host_math.h"
 #include <vector>
@@ -169,6 +170,87 @@ void adv_layernorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
 }
 }  // namespace opkit_emu
 
+// WelfordUpdate (include/adv_api/normalization/layernorm.h:175-200; page 高阶API/归一化操作/WelfordUpdate.md), as the A2 code computes it
+// (layernorm_common_impl.h:357-533, layernorm_common_basic_impl.h:312-346), element by element over the first
+// abComputeLength of [1, abLength], in float (a half inputX cast first), each step rounded to float:
+// d = x - inMean, outMean = d x nRec + inMean, outVar = d x (x - outMean) + inVar. config.isInplace copies inMean /
+// inVar into the outputs over the block-aligned tail beyond abComputeLength (WelfordUpdateInplace :395-399);
+// without it those outputs are not written. isReuseSource (float): inputX ends holding x - inMean. Checked as
+// CANN's CPU-debug asserts do (:487-523, api-argument): rnLength 1, abLength a multiple of 32 / sizeof(T) and
+// within inputX and the float tensors, abComputeLength in (0, abLength]; a sharedTmpBuffer below
+// GetWelfordUpdateMaxMinTmpSize's minimum (256 bytes x 3 for half, x 1 with isReuseSource, x 2 otherwise,
+// impl/adv_api/tiling/normalization/layernorm_tiling_impl.cpp:255-262) is tensor-bounds. Poison: an output
+// element is poison when one of its inputs is.
+namespace opkit_emu {
+template <class T, class U, bool reuse>
+void adv_welford_update(const AscendC::LocalTensor<U>& omean, const AscendC::LocalTensor<U>& ovar,
+                        const AscendC::LocalTensor<U>& imean, const AscendC::LocalTensor<U>& ivar,
+                        const AscendC::LocalTensor<T>& x, const AscendC::LocalTensor<uint8_t>* tmp,
+                        const AscendC::WelfordUpdateParam& p, bool inplace, SrcLoc loc) {
+  static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
+                "opkit emulator: WelfordUpdate's inputX is half or float (WelfordUpdate.md, A2)");
+  static_assert(std::is_same<U, float>::value, "opkit emulator: WelfordUpdate's mean / variance are float");
+  const char* api = "WelfordUpdate";
+  if (p.rnLength != 1 || p.abLength == 0 || p.abLength % (kBlk / sizeof(T)) || p.abComputeLength == 0 ||
+      p.abComputeLength > p.abLength)
+    fail("api-argument", api, loc,
+         strf("para rnLength %u (must be 1), abLength %u (a multiple of %zu), abComputeLength %u (in (0, abLength])",
+              p.rnLength, p.abLength, kBlk / sizeof(T), p.abComputeLength));
+  const uint32_t n = p.abLength, m = p.abComputeLength;
+  if (x.GetSize() < n || omean.GetSize() < n || ovar.GetSize() < n || imean.GetSize() < n || ivar.GetSize() < n)
+    fail("api-argument", api, loc,
+         strf("para.abLength %u, but inputX holds %u, outputMean %u, outputVariance %u, inputMean %u and "
+              "inputVariance %u elements", n, x.GetSize(), omean.GetSize(), ovar.GetSize(), imean.GetSize(),
+              ivar.GetSize()));
+  if (tmp) {
+    const uint32_t need = 256 * (sizeof(T) == 2 ? 3 : reuse ? 1 : 2);
+    if (tmp->GetSize() < need)
+      fail("tensor-bounds", api, loc,
+           strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetWelfordUpdateMaxMinTmpSize gives as the "
+                "minimum", tmp->GetSize(), need));
+  }
+  constexpr bool rs = reuse && sizeof(T) == 4;  // half never reuses its source (WelfordUpdateGetTmpSize)
+  // the in-place tail: block-aligned, so it may start inside the computed range (computed values win)
+  const uint32_t tail = inplace && m < n ? (n - m + 7) / 8 * 8 : 0, tail_at = n - std::min(tail, n);
+  ApiCall c(Pipe::V, api, loc);
+  c.dst(omean, tail ? n : m, "outputMean").dst(ovar, tail ? n : m, "outputVariance");
+  c.src(imean, tail ? n : m, "inputMean").src(ivar, tail ? n : m, "inputVariance").src(x, m, "inputX");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  std::vector<uint8_t> bm, bv;
+  if (c.commit(Flow::Manual)) {
+    bm.assign(n, 0);
+    bv.assign(n, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      const bool in_range = i < m;
+      const bool pm = ApiCall::lane_poisoned(c.operand(2), i), pv = ApiCall::lane_poisoned(c.operand(3), i);
+      const bool px = in_range && ApiCall::lane_poisoned(c.operand(4), i);
+      bm[i] = in_range ? (px || pm) : pm;
+      bv[i] = in_range ? (px || pm || pv) : pv;
+    }
+  }
+  ctx().stats.vector_elems += m;
+  std::vector<float> rm(n), rv(n), rx(m);
+  for (uint32_t i = tail_at; i < n && tail; ++i) rm[i] = imean.data()[i], rv[i] = ivar.data()[i];
+  for (uint32_t i = 0; i < m; ++i) {
+    const float xi = to_f(x.data()[i]), im = imean.data()[i], d = xi - im;
+    rm[i] = d * p.nRec + im;
+    rv[i] = d * (xi - rm[i]) + ivar.data()[i];
+    rx[i] = d;
+  }
+  const uint32_t top = tail ? n : m;
+  for (uint32_t i = 0; i < top; ++i) {
+    if (i >= m && i < tail_at) continue;  // between the computed range and the aligned tail: not written
+    omean.data()[i] = rm[i];
+    ovar.data()[i] = rv[i];
+    shadow_fill(omean.m_.ub_off() + i * 4, 4, bm.empty() || !bm[i]);
+    shadow_fill(ovar.m_.ub_off() + i * 4, 4, bv.empty() || !bv[i]);
+  }
+  if (rs)
+    for (uint32_t i = 0; i < m; ++i) x.data()[i] = from_f<T>(rx[i]);
+  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+}
+}  // namespace opkit_emu
+
 namespace AscendC {
 template <typename T, bool isReuseSource = false, class LayerNormTilingT>
 void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean, const LocalTensor<T>& outputVariance,
@@ -201,11 +283,18 @@ void LayerNorm(const LocalTensor<T>&, const LocalTensor<float>&, const LocalTens
   OPKIT_EMU_LN_RSTD_REJECT;
 }
 #undef OPKIT_EMU_LN_RSTD_REJECT
-template <typename T, typename U, bool isReuseSource = false, const WelfordUpdateConfig& config = WFUPDATE_DEFAULT_CFG,
-          class... Rest>
-void WelfordUpdate(const LocalTensor<U>&, const LocalTensor<U>&, const LocalTensor<U>&, const LocalTensor<U>&,
-                   const LocalTensor<T>&, const Rest&...) {
-  static_assert(::opkit_emu::ln_false<T>,
-                "not supported on the emulator: WelfordUpdate (WelfordUpdate.md); see docs/emulator.md");
+template <typename T, typename U, bool isReuseSource = false, const WelfordUpdateConfig& config = WFUPDATE_DEFAULT_CFG>
+void WelfordUpdate(const LocalTensor<U>& outputMean, const LocalTensor<U>& outputVariance,
+                   const LocalTensor<U>& inputMean, const LocalTensor<U>& inputVariance, const LocalTensor<T>& inputX,
+                   const LocalTensor<uint8_t>& sharedTmpBuffer, const WelfordUpdateParam& para, OPKIT_LOC) {
+  ::opkit_emu::adv_welford_update<T, U, isReuseSource>(outputMean, outputVariance, inputMean, inputVariance, inputX,
+                                                       &sharedTmpBuffer, para, config.isInplace, loc);
+}
+template <typename T, typename U, bool isReuseSource = false, const WelfordUpdateConfig& config = WFUPDATE_DEFAULT_CFG>
+void WelfordUpdate(const LocalTensor<U>& outputMean, const LocalTensor<U>& outputVariance,
+                   const LocalTensor<U>& inputMean, const LocalTensor<U>& inputVariance, const LocalTensor<T>& inputX,
+                   const WelfordUpdateParam& para, OPKIT_LOC) {
+  ::opkit_emu::adv_welford_update<T, U, isReuseSource>(outputMean, outputVariance, inputMean, inputVariance, inputX,
+                                                       nullptr, para, config.isInplace, loc);
 }
 }  // namespace AscendC

@@ -40,4 +40,5 @@
 #include "lib/normalization/layernormgradbeta.h"
 #include "lib/normalization/deepnorm.h"
 #include "lib/activation/softmaxgrad.h"
+#include "lib/activation/logsoftmax.h"
 #include "lib/select/selectwithbytesmask.h"

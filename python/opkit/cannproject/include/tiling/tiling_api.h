@@ -1,6 +1,6 @@
 // Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
 // Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's, DeepNorm's (normalization/*_tiling.h), SoftmaxGrad's
-// (activation/softmax_grad_tiling.h), LogSoftMax's (activation/logsoftmax_tiling.h); the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
+// (activation/softmax_grad_tiling.h), LogSoftMax's (activation/logsoftmax_tiling.h), SoftmaxFlashV2's buffer sizes; the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
 // GetSoftMaxMaxTmpSize / GetSoftMaxMinTmpSize, IsBasicBlockInSoftMax), written here after mirror-cann/asc-devkit
 // impl/adv_api/tiling/activation/softmax_tiling.cpp (read, not copied; the A2 branch: arch 2201), taking the
 // ge::Shape of the CANN releases public op projects were written for. The kernel gets the same structs from
@@ -137,3 +137,4 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dat
 // the SoftMax family's further host functions, after SoftMaxTiling above
 #include "activation/softmax_grad_tiling.h"
 #include "activation/logsoftmax_tiling.h"
+#include "activation/softmax_flashv2_tiling.h"

@@ -41,4 +41,5 @@
 #include "lib/normalization/deepnorm.h"
 #include "lib/activation/softmaxgrad.h"
 #include "lib/activation/logsoftmax.h"
+#include "lib/activation/softmaxflashv2.h"
 #include "lib/select/selectwithbytesmask.h"

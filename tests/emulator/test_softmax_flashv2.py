@@ -26,8 +26,11 @@ HOST = r"""
 int main(int argc, char** argv) {
   ge::Shape shape(std::vector<int64_t>{atoi(argv[1]), atoi(argv[2])});
   const uint32_t s1 = atoi(argv[3]), s2 = atoi(argv[4]), basic = atoi(argv[5]);
-  printf("%u %u\n", AscendC::GetSoftMaxFlashV2MaxTmpSize(shape, s1, s2, true, basic),
-         AscendC::GetSoftMaxFlashV2MinTmpSize(shape, s1, s2, true, basic));
+  optiling::SoftMaxTiling t;
+  AscendC::SoftMaxFlashV2TilingFunc(shape, s1, s2, atoi(argv[6]), t, true, basic);
+  printf("%u %u %u %u %u\n", AscendC::GetSoftMaxFlashV2MaxTmpSize(shape, s1, s2, true, basic),
+         AscendC::GetSoftMaxFlashV2MinTmpSize(shape, s1, s2, true, basic), t.get_splitM(), t.get_rangeM(),
+         t.get_tailM());
 }
 """
 
@@ -46,9 +49,10 @@ def host(tmp_path_factory):
     subprocess.run(["g++", "-std=c++17", "-O0", f"-I{inc / 'cannproject' / 'include'}", f"-I{inc / 'include'}",
                     str(d / "host.cpp"), "-o", str(d / "host")], check=True, capture_output=True, text=True)
 
-    def sizes(m, k, s1, s2, basic=0):
-        return tuple(int(v) for v in subprocess.run([str(d / "host"), *map(str, (m, k, s1, s2, basic))], check=True,
-                                                     capture_output=True, text=True).stdout.split())
+    def sizes(m, k, s1, s2, basic=0, work=4096, tiling=False):
+        v = tuple(int(x) for x in subprocess.run([str(d / "host"), *map(str, (m, k, s1, s2, basic, work))],
+                                                  check=True, capture_output=True, text=True).stdout.split())
+        return v if tiling else v[:2]
     return sizes
 
 
@@ -58,6 +62,8 @@ def test_host_sizes_match_cann_formulas(host):
     assert host(4, 64, 2, 4)[1] == (16 + 64 + 64) * 4 and host(4, 64, 4, 4)[1] == (8 + 64) * 4
     assert host(8, 64, 4, 4, basic=1)[1] == 8 * (8 + 64) * 4
     assert host(8, 1024, 2, 2, basic=1)[1] == 8 * (16 + 1024 + 128) * 4
+    # SoftMaxFlashV2TilingFunc: 20 rows of 64 floats, a buffer for 10 rows of (8 + 64) floats: cut to 8, 2 rounds + 4
+    assert host(20, 64, 4, 4, work=10 * 72 * 4, tiling=True)[2:] == (8, 2, 4)
 
 
 def run(mod, host, m, k, mode, tmp=-1, ori_k=0, seed=0):

@@ -91,7 +91,67 @@ extern "C" __global__ __aicore__ void ln_call(GM_ADDR x, GM_ADDR out, GM_ADDR ti
   DataCopyPad(go[2 * total + 2 * rows], k, {1, 8, 0, 0, 0});
 }
 
+// The rstd form (LayerNormPara / LayerNormSeparateTiling): mode 0 float / float, 1 half / half, 2 half / float gamma
+// and beta, 3 float with config isNoBeta.
+struct LnrCase {
+  uint32_t mode, tmp, a, r, w;
+  float eps;
+  LayerNormSeparateTiling tiling;
+};
+constexpr LayerNormConfig kNoBeta = {true, false, false, true};
+
+// in: A*W x, R gamma, R beta (floats); out: A*W y, A mean, A rstd, A*W x after
+extern "C" __global__ __aicore__ void lnr_call(GM_ADDR in, GM_ADDR out, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(LnrCase, t, tiling);
+  const LayerNormSeparateTiling& lt = t.tiling;
+  TPipe pipe;
+  const uint32_t n = t.a * t.w, ra = (t.a + 15) / 16 * 16, rr = (t.r + 15) / 16 * 16;
+  TBuf<TPosition::VECCALC> bx, by, bg, bb, bm, bs, hx, hy, hg, hb, bt;
+  for (auto* q : {&bx, &by}) pipe.InitBuffer(*q, n * 4);
+  for (auto* q : {&hx, &hy}) pipe.InitBuffer(*q, n * 2);
+  for (auto* q : {&bg, &bb}) pipe.InitBuffer(*q, rr * 4);
+  for (auto* q : {&hg, &hb}) pipe.InitBuffer(*q, rr * 2);
+  for (auto* q : {&bm, &bs}) pipe.InitBuffer(*q, ra * 4);
+  pipe.InitBuffer(bt, t.tmp ? t.tmp : 32);
+  GlobalTensor<float> gi, go;
+  gi.SetGlobalBuffer((__gm__ float*)in, n + 2 * t.r);
+  go.SetGlobalBuffer((__gm__ float*)out, 2 * n + 2 * t.a);
+  LocalTensor<float> x = bx.Get<float>(), y = by.Get<float>(), g = bg.Get<float>(), b = bb.Get<float>(),
+                     m = bm.Get<float>(), rs = bs.Get<float>();
+  LocalTensor<uint8_t> tmp = bt.Get<uint8_t>(t.tmp ? t.tmp : 32);
+  const LayerNormPara para = {t.a, t.r, t.w};
+  DataCopy(x, gi, n);
+  DataCopyPad(g, gi[n], {1, t.r * 4, 0, 0, 0}, {false, 0, 0, 0});
+  DataCopyPad(b, gi[n + t.r], {1, t.r * 4, 0, 0, 0}, {false, 0, 0, 0});
+  Duplicate(y, 0.0f, n);
+  PipeBarrier<PIPE_ALL>();
+  if (t.mode == 0 || t.mode == 3) {
+    if (t.mode == 3) LayerNorm<float, float, false, kNoBeta>(y, m, rs, x, g, b, t.eps, tmp, para, lt);
+    else if (t.tmp) LayerNorm<float, float>(y, m, rs, x, g, b, t.eps, tmp, para, lt);  // LNR:call
+    else LayerNorm<float, float>(y, m, rs, x, g, b, t.eps, para, lt);
+  } else {
+    LocalTensor<half> xh = hx.Get<half>(), yh = hy.Get<half>(), gh = hg.Get<half>(), bh = hb.Get<half>();
+    Cast(xh, x, RoundMode::CAST_NONE, n);
+    Cast(gh, g, RoundMode::CAST_NONE, rr);
+    Cast(bh, b, RoundMode::CAST_NONE, rr);
+    Duplicate(yh, half(0), n);
+    PipeBarrier<PIPE_ALL>();
+    if (t.mode == 1) LayerNorm<half, half>(yh, m, rs, xh, gh, bh, t.eps, tmp, para, lt);
+    else LayerNorm<float, half>(yh, m, rs, xh, g, b, t.eps, tmp, para, lt);
+    PipeBarrier<PIPE_ALL>();
+    Cast(y, yh, RoundMode::CAST_NONE, n);
+    Cast(x, xh, RoundMode::CAST_NONE, n);
+  }
+  PipeBarrier<PIPE_ALL>();
+  // only the first r columns of y are defined (the padding is poison, and copying it out would be flagged)
+  DataCopyPad(go, y, {static_cast<uint16_t>(t.a), t.r * 4, (t.w - t.r) * 4 / 32, 0, 0});
+  DataCopyPad(go[n], m, {1, t.a * 4, 0, 0, 0});
+  DataCopyPad(go[n + t.a], rs, {1, t.a * 4, 0, 0, 0});
+  DataCopyPad(go[n + 2 * t.a], x, {1, n * 4, 0, 0, 0});
+}
+
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, ln_call, 3);
+  OPKIT_EMU_PY_KERNEL(m, lnr_call, 3);
 }

@@ -30,11 +30,19 @@ int main(int argc, char** argv) {
   const uint32_t size = atoi(argv[5]), reuse = atoi(argv[6]), stack = atoi(argv[7]);
   AscendC::TensorShape shape({b, s, h, oh});
   uint32_t mx = 0, mn = 0;
-  AscendC::GetLayerNormMaxMinTmpSize(shape, size, reuse, mx, mn);
-  optiling::LayerNormTiling t;
-  AscendC::GetLayerNormNDTilingInfo(shape, stack ? stack : mn, size, reuse, t);
   uint32_t buf[26] = {};
-  t.SaveToBuffer(buf, sizeof buf);
+  if (b == 0) {  // the rstd form: [A, R] = [s, h]
+    ge::Shape ar(std::vector<int64_t>{s, h});
+    AscendC::GetLayerNormMaxMinTmpSize(ar, size, reuse, true, false, mx, mn);
+    optiling::LayerNormSeparateTiling t;
+    AscendC::GetLayerNormNDTilingInfo(ar, stack ? stack : mn, size, reuse, true, t);
+    t.SaveToBuffer(buf, sizeof buf);
+  } else {
+    AscendC::GetLayerNormMaxMinTmpSize(shape, size, reuse, mx, mn);
+    optiling::LayerNormTiling t;
+    AscendC::GetLayerNormNDTilingInfo(shape, stack ? stack : mn, size, reuse, t);
+    t.SaveToBuffer(buf, sizeof buf);
+  }
   printf("%u %u", mx, mn);
   for (uint32_t v : buf) printf(" %u", v);
   printf("\n");
@@ -180,12 +188,75 @@ def test_original_h_beyond_h_is_refused(mod, host):
 
 @pytest.mark.parametrize("call,name", [
     ("LocalTensor<float> t; LayerNormPara p{}; LayerNormSeparateTiling s{}; "
-     "LayerNorm<float, float>(t, t, t, t, t, t, 1e-5f, p, s);", "LayerNorm with LayerNormPara"),
-    ("LocalTensor<float> t; LocalTensor<uint8_t> u; LayerNormPara p{}; LayerNormSeparateTiling s{}; "
-     "LayerNorm<float, float>(t, t, t, t, t, t, 1e-5f, u, p, s);", "LayerNorm with LayerNormPara")])
+     "LayerNorm<float, float, false, kOnly>(t, t, t, t, t, t, 1e-5f, p, s);", "LayerNorm with config.isOnlyOutput")])
 def test_forms_not_implemented_are_compile_errors_naming_them(gxx, tmp_path, call, name):
     src = tmp_path / "k.cpp"
     src.write_text('#include "lib/normalization/layernorm.h"\n#include "kernel_tiling/kernel_tiling.h"\n'
-                   f'using namespace AscendC;\nvoid f() {{ {call} }}\n')
+                   'using namespace AscendC;\nconstexpr LayerNormConfig kOnly = {false, false, true, true};\n'
+                   f'void f() {{ {call} }}\n')
     r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
     assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr
+
+
+# ---- the rstd form: LayerNorm<U, T>(output, mean, rstd, x, gamma, beta, eps[, tmp], LayerNormPara, tiling) ----
+
+def run_rstd(mod, host, a, r, mode, tmp=-1, eps=1e-5, fields=None, seed=0):
+    half = mode in (1, 2)
+    per = 16 if half else 8
+    w = -(-r // per) * per
+    rng = np.random.default_rng(seed + a * 7 + r)
+    x = (rng.standard_normal((a, w)) * 2 + 0.5).astype(np.float32)
+    g = rng.uniform(0.5, 1.5, r).astype(np.float32)
+    be = rng.uniform(-0.5, 0.5, r).astype(np.float32)
+    if half:
+        x = x.astype(np.float16).astype(np.float32)
+        if mode == 1:
+            g, be = g.astype(np.float16).astype(np.float32), be.astype(np.float16).astype(np.float32)
+    mx, mn, f = host(0, a, r, r, 2 if half else 4, 0)
+    f = f if fields is None else fields
+    case = np.concatenate([np.array([mode, mn if tmp < 0 else tmp, a, r, w], np.uint32),
+                           np.array([eps], np.float32).view(np.uint32), np.array(f, np.uint32)]).view(np.uint8)
+    n = a * w
+    out = np.zeros(2 * n + 2 * a, np.float32)
+    mod.lnr_call([np.concatenate([x.ravel(), g, be]), out, case.copy()], block_dim=1)
+    return x, g, be, w, dict(y=out[:a * r].reshape(a, r), mean=out[n:n + a], rstd=out[n + a:n + 2 * a],
+                             x_after=out[n + 2 * a:].reshape(a, w)), (mx, mn, f)
+
+
+def test_rstd_form_host_tiling_matches_cann_formulas(host):
+    # layernorm_tiling_impl.cpp:266-322: mv + max(2 x align32(R x 4), Normalize's max(mv, 2 (float) / 4 (half) R))
+    _, mn, f = host(0, 5, 40, 40, 4, 0)
+    assert mn == 32 + 2 * 160 and f[:2] == [5, 40] and np.uint32(f[25]).view(np.float32) == np.float32(1 / 40)
+    _, mn_h, _ = host(0, 5, 40, 40, 2, 0)
+    assert mn_h == 32 + 4 * 192  # half pads R to 48
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3], ids=["float", "half", "half-float-gamma", "float-no-beta"])
+@pytest.mark.parametrize("a,r", [(1, 64), (3, 32), (4, 40), (5, 200), (2, 1024)])
+def test_rstd_form_matches_torch(mod, host, a, r, mode):
+    x, g, be, w, got, _ = run_rstd(mod, host, a, r, mode)
+    xt = torch.from_numpy(x[:, :r]).double()
+    gt, bt = torch.from_numpy(g).double(), torch.from_numpy(be).double()
+    if mode == 3:
+        bt = torch.zeros_like(bt)
+    y = torch.nn.functional.layer_norm(xt, (r,), gt, bt, eps=1e-5).numpy()
+    rstd = 1 / torch.sqrt(xt.var(-1, unbiased=False) + 1e-5)
+    tol = 4e-3 if mode in (1, 2) else 2e-5
+    np.testing.assert_allclose(got["y"], y, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got["mean"], xt.mean(-1).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["rstd"], rstd.numpy(), rtol=1e-4)
+    assert (got["x_after"][:, r:] == 0).all()  # the padding zeroed in place (LayerNormPreProc)
+
+
+def test_rstd_form_tmp_below_cann_minimum_is_a_rule_violation(mod, host):
+    _, need, _ = host(0, 3, 64, 64, 4, 0)
+    with pytest.raises(EmulatorError) as e:
+        run_rstd(mod, host, 3, 64, 0, tmp=need - 32)
+    assert (e.value.rule, e.value.call) == ("tensor-bounds", "LayerNorm")
+    assert "GetLayerNormMaxMinTmpSize" in e.value.detail and str(need) in e.value.detail
+
+
+def test_rstd_form_unfilled_tiling_is_refused(mod, host):
+    with pytest.raises(EmulatorError) as e:
+        run_rstd(mod, host, 3, 64, 0, fields=[0] * 26)
+    assert (e.value.rule, e.value.call) == ("api-argument", "LayerNorm") and "isComputeRstd" in e.value.detail

@@ -23,11 +23,11 @@
 // with isReuseSource for float: impl/adv_api/tiling/normalization/layernorm_tiling_impl.cpp:76-95) or below the
 // tiling's tmpBufSize floats (layernorm_common_basic_impl.h:188) is tensor-bounds. Poison: a row is poison in
 // every output when one of its x lanes, or a gamma / beta lane, is.
-// WelfordUpdate, which CANN declares here too, is below. Not here: the LayerNormPara / LayerNormSeparateTiling form
-// (rstd output), declared so that a call names it (compile error); LayerNormGrad / LayerNormGradBeta (their own
-// headers).
+// The LayerNormPara / LayerNormSeparateTiling (rstd) form and WelfordUpdate, which CANN declares here too, are below.
+// LayerNormGrad / LayerNormGradBeta have their own headers.
 #pragma once
 #include "opkit_emu/host_math.h"
+#include <algorithm>
 #include <vector>
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
@@ -251,6 +251,133 @@ void adv_welford_update(const AscendC::LocalTensor<U>& omean, const AscendC::Loc
 }
 }  // namespace opkit_emu
 
+// The rstd form of LayerNorm (include/adv_api/normalization/layernorm.h:62-96; LayerNorm.md's second prototype), as
+// the A2 code computes it (layernorm_common_impl.h:224-355 then Normalize, impl/adv_api/detail/normalization/
+// normalize/normalize_common_impl.h): per row of [aLength, rLengthWithPadding], when rLength < rLengthWithPadding
+// the padding of inputX is first multiplied by 0 in place (LayerNormPreProc, layernorm_common_basic_impl.h:296-310);
+// in float (half cast in): mean = sum(x x rValueBack), var = sum((x - mean)^2 x rValueBack), both over
+// rLengthWithPadding in LayerNorm's row-sum order (the zeroed padding adds 0), rstd = 1 / sqrt(var + eps),
+// output = (x - mean) x rstd x gamma + beta over the first rLength columns (config.isNoGamma / isNoBeta leave the
+// factor / term out; gamma / beta of type U, float or half, cast to float), outputMean / outputRstd float. The
+// output's padding columns are computed from a broadcast buffer the code fills only over rLength: not defined --
+// the emulator leaves them unwritten and marks them poison. As on the device the rounds write the tail's lengths
+// into the tiling (arCurLength / aCurLength), though it is passed const. Checked: U / T as CheckLayerNormRstd allows
+// (float / float, half / half or float), config.isOnlyOutput false (compile errors); the tiling filled (oneTmpSize
+// > 0, else GetLayerNormNDTilingInfo with isComputeRstd was not run), rLengthWithPadding x sizeof(T) a multiple of
+// 32 and 0 < rLength <= rLengthWithPadding, tensors too small (api-argument); a sharedTmpBuffer below
+// GetLayerNormMaxMinTmpSize's minimum (align32(A x 4) + max(2 x align32(R x 4), Normalize's minimum max(align32(A x 4),
+// (2 or 4 for half) x align32(R x 4))), impl/adv_api/tiling/normalization/layernorm_tiling_impl.cpp:266-322,
+// normalize_tiling_impl.cpp) or the tiling's tmpBufSize floats is tensor-bounds.
+namespace opkit_emu {
+inline uint32_t layernorm_rstd_min_tmp(uint32_t a, uint32_t rwp, uint32_t size) {
+  const uint32_t mv = (a * 4 + 31) / 32 * 32, r = (rwp * 4 + 31) / 32 * 32;
+  const uint32_t norm = std::max(mv, (size == 4 ? 2 : 4) * r);
+  return mv + std::max(2 * r, norm);
+}
+
+template <class U, class T, const AscendC::LayerNormConfig& config, class Tiling>
+void adv_layernorm_rstd(const AscendC::LocalTensor<T>& out, const AscendC::LocalTensor<float>& mean,
+                        const AscendC::LocalTensor<float>& rstd, const AscendC::LocalTensor<T>& x,
+                        const AscendC::LocalTensor<U>& gamma, const AscendC::LocalTensor<U>& beta, float eps,
+                        const AscendC::LocalTensor<uint8_t>* tmp, const AscendC::LayerNormPara& p, const Tiling& tc,
+                        SrcLoc loc) {
+  static_assert((std::is_same<T, float>::value && std::is_same<U, float>::value) ||
+                    (std::is_same<T, half>::value && (std::is_same<U, half>::value || std::is_same<U, float>::value)),
+                "opkit emulator: LayerNorm (rstd form) takes T float with U float, or T half with U half or float");
+  static_assert(!config.isOnlyOutput, "not supported on the emulator: LayerNorm with config.isOnlyOutput (A2: false only)");
+  const char* api = "LayerNorm";
+  Tiling& t = const_cast<Tiling&>(tc);  // CANN's code writes the tail's lengths into it too
+  if (t.oneTmpSize == 0)
+    fail("api-argument", api, loc,
+         "tiling.oneTmpSize is 0: the LayerNormSeparateTiling was not filled (GetLayerNormNDTilingInfo with "
+         "isComputeRstd)");
+  const uint32_t A = p.aLength, R = p.rLength, W = p.rLengthWithPadding;
+  if (A == 0 || R == 0 || R > W || W * sizeof(T) % kBlk)
+    fail("api-argument", api, loc,
+         strf("para aLength %u, rLength %u, rLengthWithPadding %u (x sizeof(T) a multiple of 32, at least rLength)",
+              A, R, W));
+  const uint64_t total = uint64_t(A) * W;
+  if (x.GetSize() < total || out.GetSize() < total || mean.GetSize() < A || rstd.GetSize() < A ||
+      (!config.isNoGamma && gamma.GetSize() < R) || (!config.isNoBeta && beta.GetSize() < R))
+    fail("api-argument", api, loc,
+         strf("[A, R] = [%u, %u (padded %u)], but inputX holds %u, output %u (need A x padded R), outputMean %u, "
+              "outputRstd %u (need A), gamma %u and beta %u elements (need R)",
+              A, R, W, x.GetSize(), out.GetSize(), mean.GetSize(), rstd.GetSize(), gamma.GetSize(), beta.GetSize()));
+  if (tmp) {
+    const uint32_t need = layernorm_rstd_min_tmp(A, W, sizeof(T));
+    if (tmp->GetSize() < need)
+      fail("tensor-bounds", api, loc,
+           strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetLayerNormMaxMinTmpSize gives as the minimum for "
+                "[A = %u, R = %u]", tmp->GetSize(), need, A, W));
+    if (tmp->GetSize() / 4 < t.tmpBufSize)
+      fail("tensor-bounds", api, loc,
+           strf("sharedTmpBuffer holds %u bytes, below the tiling's tmpBufSize %u floats", tmp->GetSize(),
+                t.tmpBufSize));
+  }
+  ApiCall c(Pipe::V, api, loc);
+  c.dst(out, total, "output").dst(mean, A, "outputMean").dst(rstd, A, "outputRstd").src(x, total, "inputX");
+  if (!config.isNoGamma) c.src(gamma, R, "gamma");
+  if (!config.isNoBeta) c.src(beta, R, "beta");
+  if (R < W) c.dst(x, total, "inputX (padding zeroed)");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  std::vector<uint8_t> bad;
+  if (c.commit(Flow::Manual)) {
+    bool gb = false;
+    int k = 4;
+    for (int which = 0; which < 2; ++which) {
+      const bool used = which == 0 ? !config.isNoGamma : !config.isNoBeta;
+      if (!used) continue;
+      for (uint32_t r = 0; r < R && !gb; ++r) gb = ApiCall::lane_poisoned(c.operand(k), r);
+      ++k;
+    }
+    bad.assign(A, gb ? 2 : 0);
+    for (uint32_t a = 0; a < A; ++a)
+      for (uint32_t r = 0; r < R && !(bad[a] & 1); ++r)
+        if (ApiCall::lane_poisoned(c.operand(3), uint64_t(a) * W + r)) bad[a] |= 1;
+  }
+  ctx().stats.vector_elems += total;
+  std::vector<float> g(R, 1.0f), b(R, 0.0f), xf(W), sc(W);
+  for (uint32_t r = 0; r < R; ++r) {
+    if (!config.isNoGamma) g[r] = to_f(gamma.data()[r]);
+    if (!config.isNoBeta) b[r] = to_f(beta.data()[r]);
+  }
+  const float back = t.rValueBack;
+  for (uint32_t a = 0; a < A; ++a) {
+    T* xr = x.data() + uint64_t(a) * W;
+    for (uint32_t r = R; r < W; ++r) xr[r] = from_f<T>(to_f(xr[r]) * 0.0f);  // LayerNormPreProc's mask
+    for (uint32_t r = 0; r < W; ++r) xf[r] = to_f(xr[r]), sc[r] = xf[r] * back;
+    const float m = ln_row_sum(sc.data(), W);
+    for (uint32_t r = 0; r < W; ++r) {
+      const float d = r < R ? xf[r] + -m : xf[r];
+      sc[r] = (d * d) * back;
+    }
+    const float v = ln_row_sum(sc.data(), W);
+    const float rs = 1.0f / hm::sqrt(v + eps);
+    mean.data()[a] = m;
+    rstd.data()[a] = rs;
+    T* yr = out.data() + uint64_t(a) * W;
+    for (uint32_t r = 0; r < R; ++r) {
+      float y = (xf[r] - m) * rs;
+      if (!config.isNoGamma) y = y * g[r];
+      if (!config.isNoBeta) y = y + b[r];
+      yr[r] = from_f<T>(y);
+    }
+  }
+  if (t.inputTailSize > 0) t.arCurLength = t.inputTailSize, t.aCurLength = t.meanVarTailSize;
+  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+  for (uint32_t a = 0; a < A; ++a) {
+    const bool rowok = bad.empty() || !bad[a], xok = bad.empty() || !(bad[a] & 1);
+    const uint32_t off = static_cast<uint32_t>(uint64_t(a) * W * sizeof(T));
+    shadow_fill(out.m_.ub_off() + off, static_cast<uint32_t>(R * sizeof(T)), rowok);
+    if (R < W)  // the padding columns: not defined on the device
+      shadow_fill(out.m_.ub_off() + off + static_cast<uint32_t>(R * sizeof(T)),
+                  static_cast<uint32_t>((W - R) * sizeof(T)), false);
+    shadow_fill(mean.m_.ub_off() + a * 4, 4, xok);
+    shadow_fill(rstd.m_.ub_off() + a * 4, 4, xok);
+  }
+}
+}  // namespace opkit_emu
+
 namespace AscendC {
 template <typename T, bool isReuseSource = false, class LayerNormTilingT>
 void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean, const LocalTensor<T>& outputVariance,
@@ -267,22 +394,23 @@ void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean, c
                                                epsilon, tiling, loc);
 }
 // On A2 but not implemented here: a call stops the build naming it (never a silent stub)
-#define OPKIT_EMU_LN_RSTD_REJECT \
-  static_assert(::opkit_emu::ln_false<U>, \
-                "not supported on the emulator: LayerNorm with LayerNormPara / LayerNormSeparateTiling (the rstd " \
-                "form, LayerNorm.md); see docs/emulator.md")
-template <typename U, typename T, bool isReuseSource = false, const LayerNormConfig& config = LNCFG_NORM, class TilingT>
-void LayerNorm(const LocalTensor<T>&, const LocalTensor<float>&, const LocalTensor<float>&, const LocalTensor<T>&,
-               const LocalTensor<U>&, const LocalTensor<U>&, const float, const LayerNormPara&, const TilingT&) {
-  OPKIT_EMU_LN_RSTD_REJECT;
+template <typename U, typename T, bool isReuseSource = false, const LayerNormConfig& config = LNCFG_NORM,
+          class LayerNormSeparateTilingT>
+void LayerNorm(const LocalTensor<T>& output, const LocalTensor<float>& outputMean, const LocalTensor<float>& outputRstd,
+               const LocalTensor<T>& inputX, const LocalTensor<U>& gamma, const LocalTensor<U>& beta,
+               const float epsilon, const LayerNormPara& para, const LayerNormSeparateTilingT& tiling, OPKIT_LOC) {
+  ::opkit_emu::adv_layernorm_rstd<U, T, config>(output, outputMean, outputRstd, inputX, gamma, beta, epsilon, nullptr,
+                                                para, tiling, loc);
 }
-template <typename U, typename T, bool isReuseSource = false, const LayerNormConfig& config = LNCFG_NORM, class TilingT>
-void LayerNorm(const LocalTensor<T>&, const LocalTensor<float>&, const LocalTensor<float>&, const LocalTensor<T>&,
-               const LocalTensor<U>&, const LocalTensor<U>&, const float, const LocalTensor<uint8_t>&,
-               const LayerNormPara&, const TilingT&) {
-  OPKIT_EMU_LN_RSTD_REJECT;
+template <typename U, typename T, bool isReuseSource = false, const LayerNormConfig& config = LNCFG_NORM,
+          class LayerNormSeparateTilingT>
+void LayerNorm(const LocalTensor<T>& output, const LocalTensor<float>& outputMean, const LocalTensor<float>& outputRstd,
+               const LocalTensor<T>& inputX, const LocalTensor<U>& gamma, const LocalTensor<U>& beta,
+               const float epsilon, const LocalTensor<uint8_t>& sharedTmpBuffer, const LayerNormPara& para,
+               const LayerNormSeparateTilingT& tiling, OPKIT_LOC) {
+  ::opkit_emu::adv_layernorm_rstd<U, T, config>(output, outputMean, outputRstd, inputX, gamma, beta, epsilon,
+                                                &sharedTmpBuffer, para, tiling, loc);
 }
-#undef OPKIT_EMU_LN_RSTD_REJECT
 template <typename T, typename U, bool isReuseSource = false, const WelfordUpdateConfig& config = WFUPDATE_DEFAULT_CFG>
 void WelfordUpdate(const LocalTensor<U>& outputMean, const LocalTensor<U>& outputVariance,
                    const LocalTensor<U>& inputMean, const LocalTensor<U>& inputVariance, const LocalTensor<T>& inputX,

@@ -42,4 +42,5 @@
 #include "lib/activation/softmaxgrad.h"
 #include "lib/activation/logsoftmax.h"
 #include "lib/activation/softmaxflashv2.h"
+#include "lib/activation/simplesoftmax.h"
 #include "lib/select/selectwithbytesmask.h"

@@ -70,6 +70,7 @@ class Scorer:
         self.backends: set[str] = set()      # where the evaluations ran (evaluate's backend: in-process, local ...)
         self._described: dict | None = None  # data.describe(), once (quant never changes its labelled set)
         self._rows: dict[tuple, tuple] = {}  # run_key(v) -> (v, its rows): v kept so the ids in the key stay its
+        self._scans: dict[tuple, tuple] = {}  # run_key(v) -> (v, first_nonfinite(v))
 
     # -- labelled evaluation ----------------------------------------------------------------------------------
     def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
@@ -135,15 +136,19 @@ class Scorer:
         if not REUSE_ROWS or self.run_key(v) in self._rows:
             bad = next((r for r in self.rows(v) if r.nonfinite > 0 and r.op_type != "block"), None)
             return (bad.name, bad.op_type, bad.nonfinite) if bad is not None else None
-        recs, target = self._run_recorded(v)
-        names = {r.name for r in self.ref}
-        for x in recs:
-            if x.name not in names or x.op_type == "block":
-                continue
-            nf = nonfinite_share(x.tensor, target(x.name))
-            if nf > 0:
-                return x.name, x.op_type, nf
-        return None
+        key = self.run_key(v)
+        if key not in self._scans:
+            recs, target = self._run_recorded(v)
+            names = {r.name for r in self.ref}
+            found = None
+            for x in recs:
+                if x.name in names and x.op_type != "block":
+                    nf = nonfinite_share(x.tensor, target(x.name))
+                    if nf > 0:
+                        found = (x.name, x.op_type, nf)
+                        break
+            self._scans[key] = (v, found)
+        return self._scans[key][1]
 
     def _run_recorded(self, v: QuantVariant):
         """``v``'s recorded run on the fixed batch, and name -> the FP32 tensor its row is compared with."""

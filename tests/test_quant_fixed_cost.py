@@ -139,3 +139,41 @@ def test_rows_kept_per_deployment_and_the_nonfinite_scan(monkeypatch):
     other.layers = dict(v8.layers)
     other.layers.pop(next(iter(v8.quantized)))
     assert sc.run_key(other) != sc.run_key(v8)
+
+
+def _mutable_parts(obj, path="cfg"):
+    """(path, object) for every dict / list / dataclass reachable from ``obj``."""
+    import dataclasses
+    if dataclasses.is_dataclass(obj):
+        yield path, obj
+        for f in dataclasses.fields(obj):
+            yield from _mutable_parts(getattr(obj, f.name), f"{path}.{f.name}")
+    elif isinstance(obj, dict):
+        yield path, obj
+        for k, v in obj.items():
+            yield from _mutable_parts(v, f"{path}[{k!r}]")
+    elif isinstance(obj, (list, tuple)):
+        if isinstance(obj, list):
+            yield path, obj
+        for i, v in enumerate(obj):
+            yield from _mutable_parts(v, f"{path}[{i}]")
+
+
+def test_config_copy_is_a_deep_copy():
+    """QuantConfig.copy (rebuilt by hand, not copy.deepcopy: the search copies per step) equals copy.deepcopy and
+    shares no dict, list or dataclass with the original -- also for a field added later."""
+    import copy as copy_mod
+    from opkit.quant.config import parse_config
+    m = with_dead_channel()
+    cfg = default_config(m).with_dmq(0.5).with_channel_wise(False)
+    cfg.skip_fusion_layers = ["conv1"]
+    ada = parse_config({"conv2": {"quant_enable": True, "weight_quant_params": {
+        "wts_algo": "ada_quantize", "num_iteration": 5}}}, m)
+    for c in (cfg, ada):
+        got, want = c.copy(), copy_mod.deepcopy(c)
+        assert got == want and got.to_json() == c.to_json()
+        ours = dict(_mutable_parts(c))
+        theirs = dict(_mutable_parts(got))
+        assert ours.keys() == theirs.keys()
+        shared = [p for p in ours if ours[p] is theirs[p]]
+        assert not shared, shared

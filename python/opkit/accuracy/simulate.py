@@ -376,10 +376,12 @@ class Simulator:
 
     # -- one op ---------------------------------------------------------------------------------------
     def execute(self, op_type: str, fn, args, kwargs, naive=None, module: nn.Module | None = None,
-                 layer: str | None = None):
+                 layer: str | None = None, floats: list | None = None):
         """Run ``fn(*args, **kwargs)`` as the policy says (``layer``: whose layer_overrides apply); returns
-        (output, io, compute label, kernel). Layer modes call it for the float parts they run."""
-        floats = _floats((args, kwargs), [])
+        (output, io, compute label, kernel). Layer modes call it for the float parts they run. ``floats``: the
+        floating tensors among the arguments, when the caller has them already."""
+        if floats is None:
+            floats = _floats((args, kwargs), [])
         io, compute = self._resolve(op_type, floats, layer)
         if F32_AS_IS and io == F32 and compute == "float32" and all(t.dtype == F32 for t in floats) \
                 and _params_in(module, F32):
@@ -586,12 +588,18 @@ class _PolicyMode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         sim = self.sim
-        name = op_name(func)
-        if sim.depth or not counted_call(name, args, kwargs):
+        if sim.depth:
             return func(*args, **kwargs)
-        key = f"{name}#{sim.fn_calls[name]}"
-        sim.fn_calls[name] += 1
-        mode = sim.functions.get(key)
+        name = op_name(func)
+        # counted_call's test, its float operands kept for execute (one walk of the arguments, not two)
+        if name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
+            return func(*args, **kwargs)
+        floats = _floats((args, kwargs), [])
+        if not floats:
+            return func(*args, **kwargs)
+        n = sim.fn_calls[name]
+        sim.fn_calls[name] = n + 1
+        mode = sim.functions.get(f"{name}#{n}") if sim.functions else None
         if mode is not None:
             sim.depth += 1
             try:
@@ -609,7 +617,7 @@ class _PolicyMode(TorchFunctionMode):
             return None if call is None else (lambda: (call(), f"opkit_naive.{name}"))
         sim.depth += 1
         try:
-            out, _, _, _ = sim.execute(name, func, args, kwargs, naive=naive)
+            out, _, _, _ = sim.execute(name, func, args, kwargs, naive=naive, floats=floats)
         finally:
             sim.depth -= 1
         return out

@@ -141,6 +141,24 @@ def test_rows_kept_per_deployment_and_the_nonfinite_scan(monkeypatch):
     assert sc.run_key(other) != sc.run_key(v8)
 
 
+
+def test_kept_rows_follow_a_changed_model(monkeypatch):
+    """The kept rows are keyed on the model's tensors too: a weight edited in place (or swapped through ``.data``)
+    between two queries is a new run, not the kept rows (the reviewer's reproduction, mixed_scale's fc)."""
+    b, sc = _overflowing_scorer()
+    v16 = b.float_variant()
+    fc = next(m for m in sc.model.modules() if isinstance(m, torch.nn.Linear))
+    kept = [r.as_dict() for r in sc.rows(v16)]
+    with torch.no_grad():
+        fc.weight.mul_(3.0)
+    monkeypatch.setattr(scoring, "REUSE_ROWS", False)
+    fresh = [r.as_dict() for r in sc.rows(v16)]
+    monkeypatch.undo()
+    assert fresh != kept                                   # the edit changes the rows: the check can fail
+    assert [r.as_dict() for r in sc.rows(v16)] == fresh
+    fc.weight.data = fc.weight.data / 3.0                  # no version bump: the storage differs
+    assert [r.as_dict() for r in sc.rows(v16)] == kept
+
 def _mutable_parts(obj, path="cfg"):
     """(path, object) for every dict / list / dataclass reachable from ``obj``."""
     import dataclasses

@@ -106,9 +106,15 @@ def counted_call(name: str, args, kwargs) -> bool:
     """Whether a function-level call (outside the atomic modules) is an op: what the engine runs under the
     policy and counts in its ``functions`` keys ("matmul#0"), and what opkit quant's graph and cost profile see.
     Not a data move, metadata query or deliberate cast (STRUCTURAL), not an in-place method, and on floats."""
+    return bool(counted_floats(name, args, kwargs))
+
+
+def counted_floats(name: str, args, kwargs) -> list:
+    """The float tensor operands of a counted call (counted_call's one test), empty when it is not counted: the
+    engine keeps them for execute, so the arguments are walked once."""
     if name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
-        return False
-    return bool(_floats((args, kwargs), []))
+        return []
+    return _floats((args, kwargs), [])
 
 
 _DUNDER = {"__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub", "__rsub__": "sub",
@@ -591,10 +597,7 @@ class _PolicyMode(TorchFunctionMode):
         if sim.depth:
             return func(*args, **kwargs)
         name = op_name(func)
-        # counted_call's test, its float operands kept for execute (one walk of the arguments, not two)
-        if name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
-            return func(*args, **kwargs)
-        floats = _floats((args, kwargs), [])
+        floats = counted_floats(name, args, kwargs)
         if not floats:
             return func(*args, **kwargs)
         n = sim.fn_calls[name]

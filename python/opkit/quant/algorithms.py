@@ -159,7 +159,7 @@ def _mse_losses(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales:
     """mean((round(clamp(x, low, cand) / s) * s - x)^2) per candidate, as float. The same elementwise float32
     operations as one candidate at a time; a small input runs several candidates as rows of one tensor (a few
     large ops instead of six small ones per candidate), each row's mean taken alone as a 1-D mean (a row is a
-    contiguous vector: the same reduction, tests/test_quant_algorithms.py compares both with the one-at-a-time
+    contiguous vector: the same reduction, tests/test_quant_fixed_cost.py compares both with the one-at-a-time
     losses bit for bit)."""
     n, k = x.numel(), len(lows)
     rows = min(k, IFMR_ROWS_ELEMENTS // max(n, 1))

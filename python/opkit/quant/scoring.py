@@ -69,8 +69,8 @@ class Scorer:
         self.eval_seconds = 0.0
         self.backends: set[str] = set()      # where the evaluations ran (evaluate's backend: in-process, local ...)
         self._described: dict | None = None  # data.describe(), once (quant never changes its labelled set)
-        self._rows: dict[tuple, tuple] = {}  # run_key(v) -> (v, its rows): v kept so the ids in the key stay its
-        self._scans: dict[tuple, tuple] = {}  # run_key(v) -> (v, first_nonfinite(v))
+        self._rows: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, v's rows): kept so its ids stay theirs
+        self._scans: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, first_nonfinite(v))
 
     # -- labelled evaluation ----------------------------------------------------------------------------------
     def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
@@ -107,15 +107,23 @@ class Scorer:
         return self.score([v], model)[v.name].top1
 
     # -- engine queries on the fixed batch ------------------------------------------------------------------
-    @staticmethod
-    def run_key(v: QuantVariant) -> tuple:
+    def run_key(self, v: QuantVariant) -> tuple:
         """What a run of ``v`` on this Scorer's model and fixed batch depends on: its engine modes (by identity:
-        a variant copied to rename it shares them), per-layer overrides, function modes and policy."""
+        a variant copied to rename it shares them; a mode is not changed once its variant is built), per-layer
+        overrides, function modes, policy, and the model's tensors (an in-place edit, ``p.data = t`` or ``.half()``
+        between two queries is a new run; the FP32 reference itself is the model's at construction)."""
         pol = v.policy
         return (pol if isinstance(pol, str) else id(pol),
                 tuple((n, id(m)) for n, m in v.layers.items()),
                 tuple((n, e.io, e.compute) for n, e in sorted(v.layer_overrides.items())),
-                tuple((n, id(m)) for n, m in v.functions.items()))
+                tuple((n, id(m)) for n, m in v.functions.items()),
+                tuple((id(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape))
+                      for t in self.model.state_dict(keep_vars=True).values()))
+
+    @staticmethod
+    def _keep(v: QuantVariant) -> tuple:
+        """The objects whose ids run_key holds, kept alive with the entry so no id is reused while it is cached."""
+        return (v.policy, tuple(v.layers.values()), tuple(v.functions.values()))
 
     def rows(self, v: QuantVariant):
         """Per-layer rows of ``v`` vs FP32 on the fixed batch. A conv with a BatchNorm folded into it is one op on
@@ -127,7 +135,7 @@ class Scorer:
         rows = compare_runs([dataclasses.replace(r, tensor=t) if t is not r.tensor else r
                              for r, t in ((r, target(r.name)) for r in self.ref)], recs, 0.999)
         if key is not None:
-            self._rows[key] = (v, rows)
+            self._rows[key] = (self._keep(v), rows)
         return rows
 
     def first_nonfinite(self, v: QuantVariant) -> tuple[str, str, float] | None:
@@ -147,7 +155,7 @@ class Scorer:
                     if nf > 0:
                         found = (x.name, x.op_type, nf)
                         break
-            self._scans[key] = (v, found)
+            self._scans[key] = (self._keep(v), found)
         return self._scans[key][1]
 
     def _run_recorded(self, v: QuantVariant):

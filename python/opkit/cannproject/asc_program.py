@@ -147,9 +147,14 @@ def transform(src: str, path: Path) -> tuple[str, list[Launch]]:
     return f'#line 1 "{quoted}"\n' + "".join(out), launches
 
 
-def flags(path: Path) -> list[str]:
-    """g++ flags of a `.asc` program (module docstring)."""
-    return [f"-I{HOST_INCLUDE}", *emulator.cflags(), f"-iquote{path.parent}", "-DOPKIT_ASC_PROGRAM=1", "-O1"]
+def flags(path: Path, defines: list[str] | None = None) -> list[str]:
+    """g++ flags of a `.asc` program (module docstring); `defines` (NAME or NAME=VALUE) are the compile definitions
+    a sample's CMakeLists.txt adds (`target_compile_definitions(demo PRIVATE SCENARIO_NUM=...)`)."""
+    for d in defines or []:
+        if not re.fullmatch(r"[A-Za-z_]\w*(=.*)?", d):
+            raise AscError(f"-D {d!r}: expected NAME or NAME=VALUE")
+    return [f"-I{HOST_INCLUDE}", *emulator.cflags(), f"-iquote{path.parent}", "-DOPKIT_ASC_PROGRAM=1",
+            *(f"-D{d}" for d in defines or []), "-O1"]
 
 
 _UNDECLARED = re.compile(r"^(?P<loc>[^:\n]+:\d+):\d+: error: '(?P<name>(?:acl|aclrt|aclmdl|aclprof)\w*)' was not "
@@ -168,14 +173,14 @@ def _explain(stderr: str) -> str:
     return "\n".join(notes + lines[:8]) or stderr[-2000:]
 
 
-def build(path: Path, work: Path | None = None) -> Path:
+def build(path: Path, work: Path | None = None, defines: list[str] | None = None) -> Path:
     """Compile the `.asc` file into a host program (cached by content and flags); returns the executable."""
     path = Path(path).resolve()
     if not path.is_file():
         raise AscError(f"{path}: no such file")
     src = path.read_text(encoding="utf-8", errors="replace")
     tu, _ = transform(src, path)
-    fl = flags(path)
+    fl = flags(path, defines)
     digest = hashlib.sha256("\0".join([tu, *fl, _headers_stamp()]).encode()).hexdigest()[:16]
     work = Path(work) if work else _cache() / "asc"
     work.mkdir(parents=True, exist_ok=True)
@@ -194,10 +199,10 @@ def build(path: Path, work: Path | None = None) -> Path:
 
 
 def run(path: Path, args: list[str] | None = None, cwd: Path | None = None, work: Path | None = None,
-        timeout: float | None = None) -> int:
+        defines: list[str] | None = None, timeout: float | None = None) -> int:
     """Build and run the program in `cwd` (default: the file's folder); its output goes to the terminal.
     Returns its exit status (a rule violation: 1, with the violation on stderr)."""
-    exe = build(path, work)
+    exe = build(path, work, defines)
     where = Path(cwd) if cwd else Path(path).resolve().parent
     if not where.is_dir():
         raise AscError(f"--cwd {where}: no such folder")

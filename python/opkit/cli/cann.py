@@ -45,11 +45,13 @@ def import_cann(project, op_type, reference, no_check, opbase) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--cwd", type=click.Path(file_okay=False), default=None,
               help="folder to run the program in (default: the file's folder; CANN's samples run in build/)")
-def run_asc(file, args, cwd) -> None:
+@click.option("-D", "--define", "defines", multiple=True, metavar="NAME[=VALUE]",
+              help="a compile definition, as a sample's CMakeLists.txt adds one (-D SCENARIO_NUM=1); repeatable")
+def run_asc(file, args, cwd, defines) -> None:
     """Compile the CANN .asc program FILE (host main + kernel + <<<>>> launch) unchanged on the emulator and run
     it; ARGS after -- go to the program. Exit status: the program's (a rule violation: 1)."""
     from pathlib import Path
     from ..cannproject import asc_program
 
-    rc = asc_program.run(Path(file), list(args), cwd=Path(cwd) if cwd else None)
+    rc = asc_program.run(Path(file), list(args), cwd=Path(cwd) if cwd else None, defines=list(defines))
     sys.exit(rc)

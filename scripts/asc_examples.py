@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,7 @@ from pathlib import Path
 
 FOLDERS = ("00_introduction", "03_basic_api", "04_advanced_api")
 BASE = Path("examples/01_simd_cpp_api")
-TIMEOUT = 600
+TIMEOUT = 300
 
 
 def examples(root: Path) -> list[Path]:
@@ -57,10 +58,17 @@ def skip_reason(d: Path, rel: str) -> str | None:
 
 def run_block(readme: str) -> str:
     """The README's first bash block that runs ./demo."""
-    for m in re.finditer(r"```(?:bash|shell|sh)?\n(.*?)```", readme, re.S):
-        if "./demo" in m.group(1):
-            return m.group(1)
-    return ""
+    blocks, cur = [], None
+    for line in readme.splitlines():
+        if line.strip().startswith("```"):  # fences pair in order, whatever their language tag
+            if cur is None:
+                cur = []
+            else:
+                blocks.append("\n".join(cur))
+                cur = None
+        elif cur is not None:
+            cur.append(line)
+    return next((b for b in blocks if "./demo" in b), "")
 
 
 def commands(readme: str) -> tuple[dict[str, str], list[str], list[str]]:
@@ -92,7 +100,10 @@ def defines(cmake: str, vars_: dict[str, str]) -> list[str]:
         out += [t for t in m.group(1).split() if not t.startswith("$<")]
     for m in re.finditer(r"add_definitions\s*\((.*?)\)", cmake, re.S):
         out += [t[2:] for t in m.group(1).split() if t.startswith("-D")]
-    return [re.sub(r"\$\{(\w+)\}", lambda m: vars_.get(m.group(1), ""), d) for d in out]
+    # a variable the README does not set keeps CMakeLists.txt's own default: set(SCENARIO_NUM "1" CACHE STRING ...)
+    known = {m.group(1): m.group(2) for m in re.finditer(r'set\s*\(\s*(\w+)\s+"?([^"\s)]*)"?\s+CACHE', cmake)}
+    known.update(vars_)
+    return [re.sub(r"\$\{(\w+)\}", lambda m: known.get(m.group(1), ""), d) for d in out]
 
 
 def sources(cmake: str, d: Path) -> list[str]:
@@ -116,6 +127,8 @@ def compile_cause(text: str) -> str:
         if m:
             return fmt.format(m.group(1)) if "{}" in fmt else fmt
     first = next((ln for ln in text.splitlines() if "error:" in ln), text.strip().splitlines()[-1] if text.strip() else "")
+    if "error:" not in first:
+        first = next((ln for ln in text.splitlines()[1:] if ln.strip()), first)
     return "other: " + re.sub(r"^.*?error: ", "", first)[:120]
 
 
@@ -150,11 +163,17 @@ def run_one(root: Path, d: Path, work: Path, python: str) -> dict:
     for df in defines(cmake, vars_):
         cmd += ["-D", df]
     t0 = time.time()
+    # own session: on a timeout the program (opkit's child) is killed with the CLI
+    p = subprocess.Popen(cmd, cwd=b, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
     try:
-        r = subprocess.run(cmd, cwd=b, capture_output=True, text=True, timeout=TIMEOUT, env=env)
+        so, se = p.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         rec.update(compiled=None, cause=f"timeout after {TIMEOUT} s")
         return rec
+    r = subprocess.CompletedProcess(cmd, p.returncode, so, se)
     rec["seconds"] = round(time.time() - t0, 1)
     if "does not compile on the emulator" in r.stderr:
         rec.update(cause=compile_cause(r.stderr), detail=r.stderr[-1500:])

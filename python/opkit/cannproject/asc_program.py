@@ -3,7 +3,8 @@
 and run on the CPU: `opkit run-asc` (docs/emulator.md, "CANN `.asc` programs").
 
 The one source transform: `<<<>>>` is not C++, so each launch `K<<<CFG>>>(ARGS)` becomes
-`::opkit_acl::launch_config("K", __FILE__, __LINE__, CFG).run(K, ARGS)` in place (acl/acl_rt.h queues it on the
+`::opkit_acl::launch_config("K", __FILE__, __LINE__, CFG).run([](auto... a_) { K(a_...); }, ARGS)` in place (a
+lambda, not `K` itself: a template kernel's `K<...>` names an overload set, which does not deduce) (acl/acl_rt.h queues it on the
 stream and runs it over blockDim blocks with the emulator's rules when the stream is synchronized). Nothing else
 changes and no line is added or removed, and a `#line 1 "FILE"` on top keeps every diagnostic at the user's file and
 line. Qualifiers as CANN's compiler reads them: `__global__ __vector__` / `__aicore__` kernels run on the vector
@@ -83,7 +84,7 @@ def _line(src: str, pos: int) -> int:
 def _callee_start(masked: str, end: int) -> int:
     """Start of the kernel expression ending just before `end` (`name`, `ns::name`, `name<T, 4>`)."""
     i = end
-    while i > 0 and masked[i - 1] in " \t":
+    while i > 0 and masked[i - 1] in " \t\r\n":
         i -= 1
     if i > 0 and masked[i - 1] == ">":  # template arguments: match the angle brackets back
         depth = 0
@@ -95,7 +96,7 @@ def _callee_start(masked: str, end: int) -> int:
                 depth -= 1
                 if depth == 0:
                     break
-        while i > 0 and masked[i - 1] in " \t":
+        while i > 0 and masked[i - 1] in " \t\r\n":
             i -= 1
     while i > 0 and (masked[i - 1].isalnum() or masked[i - 1] in "_:"):
         i -= 1
@@ -134,7 +135,8 @@ def transform(src: str, path: Path) -> tuple[str, list[Launch]]:
         after = close + 3 + paren.end()
         empty = re.match(r"\s*\)", masked[after:]) is not None
         out += [src[last:start],
-                f'::opkit_acl::launch_config("{kernel}", __FILE__, __LINE__, {src[m.end():close]}).run({kernel}',
+                f'::opkit_acl::launch_config("{kernel}", __FILE__, __LINE__, {src[m.end():close]})'
+                f".run([](auto... a_) {{ {kernel}(a_...); }}",
                 "" if empty else ", "]
         launches.append(Launch(kernel, _line(src, m.start())))
         last = after
@@ -157,8 +159,8 @@ def flags(path: Path, defines: list[str] | None = None) -> list[str]:
             *(f"-D{d}" for d in defines or []), "-O1"]
 
 
-_UNDECLARED = re.compile(r"^(?P<loc>[^:\n]+:\d+):\d+: error: '(?P<name>(?:acl|aclrt|aclmdl|aclprof)\w*)' was not "
-                         r"declared in this scope", re.M)
+_UNDECLARED = re.compile(r"^(?P<loc>[^:\n]+:\d+):\d+: error: ['\u2018](?P<name>acl\w*)['\u2019] was not declared in "
+                         r"this scope", re.M)
 
 
 def _explain(stderr: str) -> str:

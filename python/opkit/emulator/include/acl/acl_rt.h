@@ -33,6 +33,9 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
+
+#include "opkit/platform.h"
 
 #include "tikicpulib.h"
 
@@ -152,6 +155,35 @@ inline aclError copy(void* dst, size_t destMax, const void* src, size_t count, a
   return ACL_SUCCESS;
 }
 
+// Runs one launch now, as ICPU_RUN_KF does (launch.h icpu_run: a violation prints and exits 1), except that up to
+// the chip's vector cores run at once (opkit::kPlatform.vector_cores, 48 on the 910B), a host thread each: on the
+// NPU those blocks are resident together, and CANN's samples rely on it -- a block spinning on a flag another block
+// writes to GM (asc-devkit 82b89a15 examples/01_simd_cpp_api/03_basic_api/09_utils/gm_by_dcache) would never
+// finish if the blocks ran one after another.
+template <class F>
+inline void run_now(const char* name, uint32_t block_dim, const F& f) {
+  AscendC::SetKernelMode(KernelMode::AIV_MODE);
+  std::vector<::opkit_emu::GmRegion> gm;
+  {
+    auto& reg = ::opkit_emu::GmAllocRegistry::get();
+    std::lock_guard<std::mutex> lk(reg.mu);
+    gm = reg.regions;
+  }
+  const uint32_t threads = std::min<uint32_t>(block_dim, ::opkit::kPlatform.vector_cores);
+  ::opkit_emu::LaunchOutcome o = ::opkit_emu::run_blocks(block_dim, ::opkit_emu::icpu_tiling_key(), threads, gm, f);
+  ::opkit_emu::last_stats() = o.stats;
+  if (o.status == 1) {
+    std::fprintf(stderr, "%s\n", o.violation->what());
+    std::fflush(stderr);
+    std::exit(1);
+  }
+  if (o.status == 2) {
+    std::fprintf(stderr, "opkit emulator: kernel %s failed: %s\n", name, o.error.c_str());
+    std::fflush(stderr);
+    std::exit(2);
+  }
+}
+
 // One `kernel<<<blockDim, l2ctrl, stream>>>(args)`: queued on the stream, run over blockDim blocks with the
 // emulator's rules (ICPU_RUN_KF's runner) when the stream is synchronized.
 struct Launch {
@@ -169,10 +201,7 @@ struct Launch {
     if (block_dim == 0) violation("api-argument", file, line, std::string("launch of ") + name + ": blockDim is 0");
     const char* n = name;
     const uint32_t bd = block_dim;
-    rt.streams[stream].push_back([n, bd, kernel, args...]() {
-      AscendC::SetKernelMode(KernelMode::AIV_MODE);
-      ::opkit_emu::icpu_run(n, bd, [&]() { kernel(args...); });
-    });
+    rt.streams[stream].push_back([n, bd, kernel, args...]() { run_now(n, bd, [&]() { kernel(args...); }); });
   }
 };
 

@@ -118,6 +118,7 @@ def compile_cause(text: str) -> str:
         (r"the ACL function (\w+) is not implemented", "ACL function {} missing"),
         (r"fatal error: ([^:\s]+): No such file", "header {} missing"),
         (r"'(?:class )?([\w:]+)' (?:is|has) not (?:a member of|been declared in) 'AscendC(?:::\w+)*'", "needs AscendC::{}"),
+        (r"'(\w+)' in namespace 'AscendC(?:::\w+)*' does not name a (?:template )?type", "needs AscendC::{}"),
         (r"'([\w:]+)' is not a member of 'AscendC(?:::\w+)*'", "needs AscendC::{}"),
         (r"'([\w:]+)' (?:was not declared in this scope|has not been declared|does not name a type)", "undeclared {}"),
         (r"runs on the cube unit", "cube kernel"),

@@ -132,3 +132,4 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dat
   return dataTypeSize != 0 && t.get_tailM() == 0 && k >= kBasicMin / dataTypeSize && k < 2048 && k % kBasicUnit == 0;
 }
 }  // namespace AscendC
+#include "tiling/opkit_adv_tmp_sizes.h"

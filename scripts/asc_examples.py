@@ -7,7 +7,8 @@ ASC_DEVKIT is a checkout of asc-devkit (github cann/asc-devkit or its mirror). F
 examples/01_simd_cpp_api/{00_introduction,03_basic_api,04_advanced_api} holding a `.asc` file, as its README.md
 says to run it, in a scratch copy (the checkout is never written): `mkdir build && cd build`, the README's
 `python3 ../scripts/gen_data.py ...` line, the program (here `opkit run-asc ../X.asc --cwd .`, with the compile
-definitions its CMakeLists.txt adds, e.g. SCENARIO_NUM from the README's `SCENARIO_NUM=N`), then the example's
+definitions its CMakeLists.txt adds, e.g. SCENARIO_NUM from the README's `SCENARIO_NUM=N`, and the arguments of its
+`./demo ...` line), then the example's
 own judgement: the README's `python3 ../scripts/verify_result.py ...` line (exit 0 and "pass" printed), or, where
 the README has none, the program's own printed verdict ("test pass" and no "fail"). Four examples print no
 verdict at all (hello_world, ...): they count as run, "no verdict".
@@ -71,10 +72,11 @@ def run_block(readme: str) -> str:
     return next((b for b in blocks if "./demo" in b), "")
 
 
-def commands(readme: str) -> tuple[dict[str, str], list[str], list[str]]:
-    """(variables set, gen_data lines, verify lines) of the README's run block, comments stripped."""
+def commands(readme: str) -> tuple[dict[str, str], list[str], list[str], list[str]]:
+    """(variables set, gen_data lines, verify lines, the program's arguments) of the README's run block, comments
+    stripped."""
     block = run_block(readme)
-    vars_, gens, verifies = {}, [], []
+    vars_, gens, verifies, demo_args = {}, [], [], []
     for raw in block.splitlines():
         line = raw.split("#", 1)[0].strip().rstrip(";").strip()
         m = re.fullmatch(r"([A-Z_][A-Z0-9_]*)=(\S+)", line)
@@ -85,7 +87,9 @@ def commands(readme: str) -> tuple[dict[str, str], list[str], list[str]]:
                 gens.append(part)
             elif re.match(r"python3? \.\./scripts/verify_result\.py", part):
                 verifies.append(part)
-    return vars_, gens, verifies
+            elif re.match(r"\./demo\b", part):
+                demo_args = part.split()[1:]
+    return vars_, gens, verifies, demo_args
 
 
 def substitute(text: str, vars_: dict[str, str]) -> str:
@@ -142,7 +146,7 @@ def run_one(root: Path, d: Path, work: Path, python: str) -> dict:
         return rec
     readme = (d / "README.md").read_text(errors="replace")
     cmake = (d / "CMakeLists.txt").read_text(errors="replace") if (d / "CMakeLists.txt").is_file() else ""
-    vars_, gens, verifies = commands(readme)
+    vars_, gens, verifies, demo_args = commands(readme)
     srcs = sources(cmake, d)
     if len(srcs) != 1:
         rec.update(cause=f"{len(srcs)} .asc sources in one program (run-asc takes one)")
@@ -163,6 +167,8 @@ def run_one(root: Path, d: Path, work: Path, python: str) -> dict:
     cmd = [python, "-m", "opkit", "run-asc", f"../{srcs[0]}", "--cwd", "."]
     for df in defines(cmake, vars_):
         cmd += ["-D", df]
+    if demo_args:  # the README's `./demo $TESTCASE`
+        cmd += ["--", *(substitute(x, vars_) for x in demo_args)]
     t0 = time.time()
     # own session: on a timeout the program (opkit's child) is killed with the CLI
     p = subprocess.Popen(cmd, cwd=b, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -210,6 +216,36 @@ def run_one(root: Path, d: Path, work: Path, python: str) -> dict:
     return rec
 
 
+def kernel_has(family: str) -> bool:
+    """Whether the emulator defines the kernel API `family` (a function of that name in its lib/ or adv_*.h)."""
+    inc = Path(__file__).resolve().parents[1] / "python" / "opkit" / "emulator" / "include"
+    pat = re.compile(rf"\b{re.escape(family)}\s*(?:<[^;{{]*>)?\s*\(", re.I)
+    files = [*inc.glob("lib/**/*.h"), *inc.glob("opkit_emu/adv_*.h")]
+    return any(pat.search(f.read_text(errors="replace")) for f in files if "tiling" not in f.name)
+
+
+def group_of(cause: str) -> str:
+    """The cause's family, so that the summary groups them (the issue's owner for each: docs/emulator.md)."""
+    m = re.match(r"needs AscendC::Get(\w+?)(?:MaxMin|Min|Max)TmpSize$", cause)
+    if m:
+        if kernel_has(m.group(1)):
+            return "host tiling function missing, the kernel API exists (tiling/tiling_api.h)"
+        return f"advanced or basic API missing on the emulator"
+    if re.match(r"needs AscendC::|rejected: \w*Tiling$|undeclared \w*Tiling$", cause):
+        return "advanced or basic API missing on the emulator"
+    if cause.startswith("rejected:"):
+        return "rejected by design (not on A2 / not modelled)"
+    if cause.startswith("violation"):
+        return "stopped by an emulator rule (a finding to check)"
+    if "python package" in cause:
+        return "data script needs a Python package we lack"
+    if cause.startswith("wrong result"):
+        return "ran, wrong result"
+    if cause.startswith("no verdict"):
+        return "ran, no verdict of its own"
+    return "other"
+
+
 def summary(recs: list[dict]) -> str:
     lines = []
     tried = [r for r in recs if "skipped" not in r]
@@ -226,9 +262,12 @@ def summary(recs: list[dict]) -> str:
                  f"{sum(r['right'] is True for r in tried)}")
     apart = collections.Counter(r["skipped"] for r in recs if "skipped" in r)
     lines.append("apart: " + "; ".join(f"{k}: {v}" for k, v in apart.most_common()))
-    causes = collections.Counter(r["cause"] for r in tried if r.get("cause") and r.get("right") is not True)
-    lines.append("causes:")
-    lines += [f"  {v:3d}  {k}" for k, v in causes.most_common()]
+    bad = [r for r in tried if r.get("cause") and r.get("right") is not True]
+    groups = collections.Counter(group_of(r["cause"]) for r in bad)
+    lines.append("causes, grouped:")
+    for g, n in groups.most_common():
+        causes = collections.Counter(r["cause"] for r in bad if group_of(r["cause"]) == g)
+        lines.append(f"  {n:3d}  {g}: " + ", ".join(f"{k}" + (f" ({v})" if v > 1 else "") for k, v in causes.most_common()))
     return "\n".join(lines)
 
 

@@ -120,4 +120,55 @@ inline void GetCumSumMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typ
   minValue = castMin + rows * inner * typeSize * transposes;
   maxValue = castMax + alignOuter * inner * typeSize * transposes;
 }
+// quantization/ascend_dequant_tiling_impl.cpp: [outer, inner] (or [inner]) int32 source; floats: one repeat (64),
+// the deqScale copy (inner + 8), and the source rows -- all of them for max, one for min
+inline void GetAscendDequantMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
+                                          uint32_t& minValue) {
+  (void)typeSize;  // CANN asserts 4 (int32)
+  uint32_t outer = 1, inner = 0;
+  if (srcShape.GetDimNum() == 2) {
+    outer = static_cast<uint32_t>(srcShape.GetDim(0));
+    inner = static_cast<uint32_t>(srcShape.GetDim(1));
+  } else if (srcShape.GetDimNum() == 1) {
+    inner = static_cast<uint32_t>(srcShape.GetDim(0));
+  } else {
+    return;  // CANN asserts 1-D or 2-D and returns
+  }
+  const uint32_t scale = inner + 8;
+  maxValue = (64 + outer * inner + scale) * static_cast<uint32_t>(sizeof(float));
+  minValue = (64 + inner + scale) * static_cast<uint32_t>(sizeof(float));
+}
+
+// select/selectwithbytesmask_tiling_impl.cpp: the (scalar-aware) source padded to 32 elements as half plus 512
+// reserved bytes, at least 1024; min caps the source at a 4096-element basic block; a mask whose last axis differs
+// from the source's (and is not reused) adds its padded copy
+namespace adv_tmp_detail {
+inline uint32_t select_bytes(const ge::Shape& src0, const ge::Shape& src1, const ge::Shape& mask, uint32_t maskTypeSize,
+                             bool isReuseMask, bool isMin) {
+  auto scalar = [](const ge::Shape& s) { return s.GetDimNum() == 0 || s.GetShapeSize() == 1; };
+  auto last = [](const ge::Shape& s) { return s.GetDimNum() ? s.GetDim(s.GetDimNum() - 1) : 1; };
+  const bool s0 = scalar(src0);
+  const int64_t srcSize = s0 ? src1.GetShapeSize() : src0.GetShapeSize();
+  const int64_t maskLast = last(mask), srcLast = s0 ? last(src1) : last(src0);
+  const uint32_t cal = static_cast<uint32_t>(isMin && srcSize > 4096 ? 4096 : srcSize);
+  const uint32_t padded = (cal + 31) / 32 * 32 * 2;
+  uint32_t need = std::max<uint32_t>(1024, padded + 512);
+  if (maskLast != srcLast && !isReuseMask && maskLast > 1)
+    need += (static_cast<uint32_t>(srcSize) * maskTypeSize + 31) / 32 * 32;
+  return need;
+}
+}  // namespace adv_tmp_detail
+inline void GetSelectMaxMinTmpSize(const ge::Shape& src0Shape, const ge::Shape& src1Shape, const uint32_t srcTypeSize,
+                                   const ge::Shape& maskShape, const uint32_t maskTypeSize, const bool isReuseMask,
+                                   uint32_t& maxValue, uint32_t& minValue) {
+  (void)srcTypeSize;
+  maxValue = adv_tmp_detail::select_bytes(src0Shape, src1Shape, maskShape, maskTypeSize, isReuseMask, false);
+  minValue = adv_tmp_detail::select_bytes(src0Shape, src1Shape, maskShape, maskTypeSize, isReuseMask, true);
+}
+inline void GetSelectWithBytesMaskMaxMinTmpSize(const ge::Shape& src0Shape, const ge::Shape& src1Shape,
+                                                const uint32_t srcTypeSize, const ge::Shape& maskShape,
+                                                const uint32_t maskTypeSize, const bool isReuseMask,
+                                                uint32_t& maxValue, uint32_t& minValue) {
+  GetSelectMaxMinTmpSize(src0Shape, src1Shape, srcTypeSize, maskShape, maskTypeSize, isReuseMask, maxValue, minValue);
+}
 }  // namespace AscendC

@@ -171,4 +171,28 @@ inline void GetSelectWithBytesMaskMaxMinTmpSize(const ge::Shape& src0Shape, cons
                                                 uint32_t& maxValue, uint32_t& minValue) {
   GetSelectMaxMinTmpSize(src0Shape, src1Shape, srcTypeSize, maskShape, maskTypeSize, isReuseMask, maxValue, minValue);
 }
+// math/power_tiling_impl.cpp:229-260, the A2 (DAV_2201) branch: live buffers per interface (tensor-tensor / with
+// a scalar; a shape [1] is the scalar) -- half 14 / 14, int32 6 / 7, float 4 / 5 -- of max(n * size, 256) bytes
+// (half: of max(n * 2, 128), min halved), float and half plus one 256-byte repeat
+inline void GetPowerMaxMinTmpSize(const ge::Shape& srcShape1, const ge::Shape& srcShape2, const bool typeIsInt,
+                                  const uint32_t typeSize, const bool isReuseSource, uint32_t& maxValue,
+                                  uint32_t& minValue) {
+  using namespace adv_tmp_detail;
+  (void)isReuseSource;
+  auto tensor = [](const ge::Shape& s) { return !(s.GetDimNum() == 1 && s.GetDim(0) == 1); };
+  const bool t1 = tensor(srcShape1), tt = t1 && tensor(srcShape2);
+  const uint32_t nodes = typeIsInt ? (tt ? 6 : 7) : typeSize == sizeof(float) ? (tt ? 4 : 5) : (tt ? 14 : 14);
+  const uint32_t n = elems(t1 ? srcShape1 : srcShape2);
+  const uint32_t per = typeSize == sizeof(float) ? std::max(n * typeSize, kRepeat) : std::max(n * typeSize, kRepeat / 2);
+  if (typeIsInt) {
+    minValue = kRepeat * nodes;
+    maxValue = per * nodes;
+  } else if (typeSize == sizeof(float)) {
+    minValue = kRepeat * nodes + kRepeat;
+    maxValue = per * nodes + kRepeat;
+  } else {
+    minValue = kRepeat * nodes / 2 + kRepeat;
+    maxValue = per * nodes + kRepeat;
+  }
+}
 }  // namespace AscendC

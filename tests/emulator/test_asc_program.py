@@ -117,3 +117,48 @@ def test_asc_program_icpu_route_keeps_acl_without_runtime(tmp_path):
     src.write_text('#include "acl/acl.h"\nint main() { void* p; return aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST); }\n')
     r = subprocess.run(["g++", "-fsyntax-only", *emulator.cflags(), str(src)], capture_output=True, text=True)
     assert r.returncode != 0 and "aclrtMalloc" in r.stderr and "not declared" in r.stderr, r.stderr
+
+
+SYNC_ALL = r'''
+#include "acl/acl.h"
+#include "kernel_operator.h"
+__global__ __vector__ void k(GM_ADDR x, GM_ADDR w) {
+  AscendC::TPipe pipe;
+  AscendC::TBuf<AscendC::TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 256);
+  auto t = b.Get<float>();
+  AscendC::GlobalTensor<float> xg, wg;
+  xg.SetGlobalBuffer((__gm__ float*)x, 64);
+  wg.SetGlobalBuffer((__gm__ float*)w + 64 * AscendC::GetBlockIdx(), 64);
+  AscendC::DataCopy(t, xg, 64);
+  AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(0);
+  AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(0);
+  AscendC::Adds(t, t, 1.0f, 64);
+  AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(0);
+  AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(0);
+  AscendC::DataCopy(wg, t, 64);  // MTE3 reads t
+  BETWEEN
+  AscendC::Adds(t, t, 1.0f, 64);  // V writes t: ordered only by what stands in BETWEEN
+}
+int main() {
+  aclrtStream s;
+  aclrtCreateStream(&s);
+  void *x, *w;
+  aclrtMalloc(&x, 256, ACL_MEM_MALLOC_HUGE_FIRST);
+  aclrtMalloc(&w, 512, ACL_MEM_MALLOC_HUGE_FIRST);
+  k<<<2, nullptr, s>>>((uint8_t*)x, (uint8_t*)w);
+  return aclrtSynchronizeStream(s);
+}
+'''
+
+
+def test_asc_program_sync_all_orders_pipes(tmp_path):
+    """CANN's A2 SyncAll() begins with PipeBarrier<PIPE_ALL> (opkit_emu/sync_all.h); without it the race stands."""
+    with_sync = tmp_path / "with_sync.asc"
+    with_sync.write_text(SYNC_ALL.replace("BETWEEN", "AscendC::SyncAll();"))
+    r = run_asc(str(with_sync))
+    assert r.returncode == 0, r.stderr
+    without = tmp_path / "without.asc"
+    without.write_text(SYNC_ALL.replace("BETWEEN", ""))
+    r = run_asc(str(without))
+    assert r.returncode == 1 and "[pipe-race]" in r.stderr, r.stderr

@@ -1,6 +1,7 @@
 // InitDetermineComputeWorkspace / WaitPreBlock / NotifyNextBlock (test_determine_compute.py): each of 4 blocks
 // appends its blockIdx to a GM log between WaitPreBlock and NotifyNextBlock, two rounds; MODE 1: block 2 skips its
-// NotifyNextBlock in round 0 (the blocks after it wait forever on the NPU).
+// NotifyNextBlock in round 0 (the blocks after it wait forever on the NPU); MODE 2: gmWorkspace set without a size
+// (CANN's sequential_block_sync sample); MODE 3: the same over a GM buffer of 3 blocks' 32 bytes, short of 4.
 #include "kernel_operator.h"
 #include "tikicpulib.h"
 #include <cstdio>
@@ -11,7 +12,11 @@ extern "C" __global__ __aicore__ void det(GM_ADDR ws, GM_ADDR log) {
   pipe.InitBuffer(b, 4 * 32 + 32);
   LocalTensor<int32_t> ub = b.Get<int32_t>();
   GlobalTensor<int32_t> g, l;
+#if MODE == 2 || MODE == 3
+  g.SetGlobalBuffer((__gm__ int32_t*)ws);  // no size: the workspace is what its GM buffer holds
+#else
   g.SetGlobalBuffer((__gm__ int32_t*)ws, 4 * 8);
+#endif
   l.SetGlobalBuffer((__gm__ int32_t*)log, 9);
   InitDetermineComputeWorkspace(g, ub);
   SyncAll();
@@ -25,7 +30,7 @@ extern "C" __global__ __aicore__ void det(GM_ADDR ws, GM_ADDR log) {
 }
 int main() {
   SetKernelMode(KernelMode::AIV_MODE);
-  auto* ws = (int32_t*)GmAlloc(4 * 32);
+  auto* ws = (int32_t*)GmAlloc(MODE == 3 ? 3 * 32 : 4 * 32);
   auto* log = (int32_t*)GmAlloc(64);
   for (int i = 0; i < 32; ++i) ws[i] = 0;
   for (int i = 0; i < 16; ++i) log[i] = 0;

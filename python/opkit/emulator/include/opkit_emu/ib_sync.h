@@ -89,9 +89,16 @@ inline void ib_flag(const AscendC::GlobalTensor<int32_t>& gm, const AscendC::Loc
 inline void determine_sizes(const AscendC::GlobalTensor<int32_t>& gm, const AscendC::LocalTensor<int32_t>& ub,
                             const char* call, SrcLoc loc) {
   const uint64_t n = uint64_t(ctx().num) * 8;
-  if (gm.GetSize() < n)
+  // The page asks for the memory, not a size: a GlobalTensor set without one (SetGlobalBuffer(ptr), GetSize() 0,
+  // as CANN's own sequential_block_sync sample writes it) holds what its GM buffer holds from its address on.
+  uint64_t have = gm.GetSize();
+  if (have == 0) {
+    const auto* p = reinterpret_cast<const uint8_t*>(gm.GetPhyAddr());
+    if (const GmRegion* r = gm_find(p)) have = (r->base + r->bytes - p) / sizeof(int32_t);
+  }
+  if (have < n)
     fail("tensor-bounds", call, loc, strf("gmWorkspace holds %llu int32_t; the page asks for GetBlockNum() * 32 bytes "
-                                          "(%llu int32_t)", (unsigned long long)gm.GetSize(), (unsigned long long)n));
+                                          "(%llu int32_t)", (unsigned long long)have, (unsigned long long)n));
   if (ub.GetSize() < n + 8)
     fail("tensor-bounds", call, loc, strf("ubWorkspace holds %u int32_t; the page asks for GetBlockNum() * 32 + 32 "
                                           "bytes (%llu int32_t)", ub.GetSize(), (unsigned long long)(n + 8)));

@@ -183,7 +183,11 @@ def run_one(root: Path, d: Path, work: Path, python: str) -> dict:
     r = subprocess.CompletedProcess(cmd, p.returncode, so, se)
     rec["seconds"] = round(time.time() - t0, 1)
     if "does not compile on the emulator" in r.stderr:
-        rec.update(cause=compile_cause(r.stderr), detail=r.stderr[-1500:])
+        cause = compile_cause(r.stderr)
+        m = re.match(r"needs AscendC::Get(\w+?)(?:MaxMin|Min|Max)TmpSize$", cause)
+        if m and not kernel_has(m.group(1)):  # the host query comes with the family, which is missing too
+            cause = f"needs {m.group(1)} (its host GetXxxTmpSize and the API)"
+        rec.update(cause=cause, detail=r.stderr[-1500:])
         return rec
     rec["compiled"] = True
     viol = re.search(r"opkit emulator: \[([\w-]+)\]", r.stderr)
@@ -230,8 +234,8 @@ def group_of(cause: str) -> str:
     if m:
         if kernel_has(m.group(1)):
             return "host tiling function missing, the kernel API exists (tiling/tiling_api.h)"
-        return f"advanced or basic API missing on the emulator"
-    if re.match(r"needs AscendC::|rejected: \w*Tiling$|undeclared \w*Tiling$", cause):
+        return "advanced or basic API missing on the emulator"
+    if re.match(r"needs |rejected: \w*Tiling$|undeclared \w*Tiling$", cause):
         return "advanced or basic API missing on the emulator"
     if cause.startswith("rejected:"):
         return "rejected by design (not on A2 / not modelled)"

@@ -56,8 +56,7 @@ typedef enum aclrtLastErrLevel { ACL_RT_THREAD_LEVEL = 0 } aclrtLastErrLevel;  /
 
 namespace opkit_acl {
 
-struct Runtime {
-  std::mutex mu;
+struct Runtime {  // the program's host thread only: kernels never call ACL
   bool inited = false;
   int32_t device = -1;
   std::map<const uint8_t*, size_t> device_mem;  // aclrtMalloc'ed: base -> bytes

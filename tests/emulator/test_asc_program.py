@@ -28,6 +28,12 @@ def test_asc_program_runs_right():
     assert "opkit emulator" not in r.stderr and "opkit acl" not in r.stderr, r.stderr
 
 
+def test_asc_program_async_copies_streams_and_events():
+    r = run_asc(str(PROGRAM), "-D", "USE_ASYNC")
+    assert r.returncode == 0 and "test pass!" in r.stdout, r.stdout + r.stderr
+    assert "opkit acl" not in r.stderr, r.stderr
+
+
 def test_asc_program_planted_gm_overrun_names_the_rule():
     r = run_asc(str(PROGRAM), "-D", "PLANT_GM_OVERRUN")
     assert r.returncode == 1, r.stdout + r.stderr
@@ -70,6 +76,9 @@ def test_asc_program_runs_in_cwd(tmp_path):
 def test_asc_program_bad_input(tmp_path):
     r = run_asc(str(tmp_path / "nope.asc"))
     assert r.returncode == 1 and "nope.asc: no such file" in r.stderr
+
+    r = run_asc(str(PROGRAM), "-D", "1BAD")
+    assert r.returncode == 1 and "-D '1BAD': expected NAME or NAME=VALUE" in r.stderr, r.stderr
 
     plain = tmp_path / "plain.asc"
     plain.write_text('#include "acl/acl.h"\n// kernel<<<1, nullptr, s>>>(x) only in a comment\nint main() { return 0; }\n')

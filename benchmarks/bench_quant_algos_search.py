@@ -10,11 +10,14 @@ sharing their tensors; the two reports must be equal field for field and every r
 The run: the 10-Linear ViT-style encoder of tests/quantdata/encoder.py in float32, labels = its own top-1, 16
 calibration samples, target drop 3 points. CPU seconds of this process (one torch thread; the machine is shared), one run.
 
-With --no-linear: the classic flow (no --deploy-dtype) before and after the engine changes of issue 37's third
-round (ENGINE_FLAGS off, then on), interleaved --repeats times, fastest CPU counting, time in the evaluations and
-outside them split, reports compared; --model zoo:NAME or resnet18 (--size) for a larger model than the encoder.
+With --no-linear: the classic flow (no --deploy-dtype) before and after, interleaved --repeats times, fastest CPU
+counting, time in the evaluations and outside them split, reports compared; --model zoo:NAME or resnet18 (--size)
+for a larger model than the encoder. --before fixed (default): the fourth round's cuts of the fixed cost off
+(FIXED_FLAGS: rows recomputed per query, metrics through the masks, IFMR one candidate at a time and on every
+calibration); --before engine: the third round's engine changes off too (ENGINE_FLAGS).
 
-    .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]]
+    .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]
+                                                              [--before fixed|engine]]
 """
 from __future__ import annotations
 
@@ -45,6 +48,8 @@ def main() -> None:
                     "calibration images, labels its own top-1)")
     ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
     ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
+    ap.add_argument("--before", choices=["fixed", "engine"], default="fixed",
+                    help="--no-linear: what the before side turns off (FIXED_FLAGS; engine: ENGINE_FLAGS too)")
     a = ap.parse_args()
     torch.set_num_threads(1)
     import opkit
@@ -148,13 +153,24 @@ ENGINE_FLAGS = (("opkit.quant.scoring", "REUSE_FP32"), ("opkit.accuracy.simulate
                 ("opkit.quant.capture", "KEEP_FOLDS"), ("opkit.quant.variant", "KEEP_CODES"))
 
 
-def engine(after: bool) -> None:
-    """before: FP32 rerun beside every evaluation, the engine's function mode on inside every op, float32 ops
-    through the casts, a layer's constants made per call, its Conv+BN fold, codes and plan made per variant;
-    after: none of these (the same arithmetic)."""
+# round 4 (the fixed cost): (module, switch, before, after)
+FIXED_FLAGS = (("opkit.quant.scoring", "REUSE_ROWS", False, True),
+               ("opkit.accuracy.layers", "ALL_FINITE_SHORTCUT", False, True),
+               ("opkit.quant.calibrate", "REUSE_IFMR", False, True),
+               ("opkit.quant.algorithms", "IFMR_ROWS_ELEMENTS", 0, 1 << 16))
+
+
+def engine(after: bool, before: str = "fixed") -> None:
+    """before: the fourth round's cuts off (rows recomputed for every query, the overflow scan through full rows,
+    metrics through the finiteness masks, IFMR one candidate at a time and run on every calibration); with
+    ``before="engine"`` also the third round's (FP32 rerun beside every evaluation, the engine's function mode on
+    inside every op, float32 ops through the casts, a layer's constants made per call, its Conv+BN fold, codes and
+    plan made per variant); after: none of these (the same arithmetic)."""
     import importlib
+    for mod, flag, off, on in FIXED_FLAGS:
+        setattr(importlib.import_module(mod), flag, on if after else off)
     for mod, flag in ENGINE_FLAGS:
-        setattr(importlib.import_module(mod), flag, after)
+        setattr(importlib.import_module(mod), flag, after or before == "fixed")
 
 
 def classic(a, m, x, y, c, plain) -> None:
@@ -180,7 +196,7 @@ def classic(a, m, x, y, c, plain) -> None:
         evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
         plain = min(plain, time.process_time() - t)
         for after in (False, True):
-            engine(after)
+            engine(after, a.before)
             inside[0] = 0.0
             t = time.process_time()
             rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=a.target, batch_size=64,
@@ -193,6 +209,7 @@ def classic(a, m, x, y, c, plain) -> None:
             if same != "equal":
                 raise SystemExit(f"two runs of the same side differ: {same}")
     engine(True)
+    print(f"   before: {'round 4 cuts off' if a.before == 'fixed' else 'rounds 3 and 4 off'}")
     for after in (False, True):
         rep, total = runs[after], best[after]
         budget = (rep.evals + 2) * plain

@@ -12,15 +12,21 @@ import torch
 
 import opkit
 from opkit.accuracy import simulate as S
+from opkit.accuracy import layers as L
+from opkit.quant import algorithms as A
+from opkit.quant import calibrate as C
 from opkit.quant import capture, scoring, variant
 from opkit.quant import modes as M
 
 sys.path.insert(0, str(Path(__file__).parent))
 from quantdata import encoder as E  # noqa: E402
-from quantdata.models import inputs, labelled, mixed_scale  # noqa: E402
+from quantdata.models import inputs, labelled, mixed_scale, with_dead_channel  # noqa: E402
 
 FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), (M, "KEEP_CONSTANTS"),
-         (capture, "KEEP_FOLDS"), (variant, "KEEP_CODES"))
+         (capture, "KEEP_FOLDS"), (variant, "KEEP_CODES"),
+         # round 4, the fixed cost: rows once per deployment, the overflow scan without cosines, metrics' all-finite
+         # shortcut, IFMR results reused across calibrations
+         (scoring, "REUSE_ROWS"), (L, "ALL_FINITE_SHORTCUT"), (C, "REUSE_IFMR"))
 
 
 def _encoder():
@@ -46,7 +52,14 @@ def _same(a, b):
         assert a.predictions[k] == b.predictions[k], k
 
 
-@pytest.mark.parametrize("make", [_encoder, _mixed], ids=["encoder-amct-fake-quant", "mixed-cann-force-fp16"])
+def _overflowing():
+    """fp16 overflow at a folded BatchNorm: the overflow trace, its fixes and the recommendation's fix all run."""
+    m = with_dead_channel()
+    return m, inputs(32, seed=2), labelled(m, 128, seed=1), dict(target_drop=0.5, table_samples=16, greedy_width=3)
+
+
+@pytest.mark.parametrize("make", [_encoder, _mixed, _overflowing],
+                         ids=["encoder-amct-fake-quant", "mixed-cann-force-fp16", "overflow-cann-force-fp16"])
 def test_the_speed_switches_change_no_result(make, monkeypatch):
     model, calib, data, kw = make()
     fp32_runs = []
@@ -61,6 +74,8 @@ def test_the_speed_switches_change_no_result(make, monkeypatch):
     for on in (False, True):
         for mod, flag in FLAGS:
             monkeypatch.setattr(mod, flag, on)
+        # IFMR's candidates side by side (on) or one at a time (0 elements)
+        monkeypatch.setattr(A, "IFMR_ROWS_ELEMENTS", 1 << 16 if on else 0)
         M._PLANS.clear()
         M._PLAN_OF_TENSOR.clear()
         capture._FOLDS.clear()
@@ -68,9 +83,13 @@ def test_the_speed_switches_change_no_result(make, monkeypatch):
         fp32_runs.clear()
         reps[on] = opkit.quantize(model, calib, data, batch_size=64, workers=1, **kw)
         runs = sum(fp32_runs)
-        assert runs == (1 if on else len(fp32_runs)) and len(fp32_runs) > 5
+        # FP32 runs once, and again beside each fix that changes the model (a BatchNorm eps: not cached)
+        changed = sum(1 for f in reps[on].overflow for x in f.fixes if ".eps = " in x.fix and x.top1 is not None)
+        assert runs == (1 + changed if on else len(fp32_runs)) and len(fp32_runs) > 5
     assert reps[True].evals == reps[False].evals
     _same(reps[False], reps[True])
+    if make is _overflowing:
+        assert reps[True].overflow and reps[True].overflow[0].fixes      # the trace ran and found it
 
 
 def test_kept_folds_and_codes_follow_a_changed_model():

@@ -24,3 +24,10 @@ def test_blocks_run_in_ascending_order_each_round(gxx, tmp_path):
 def test_a_missing_notify_is_the_hang_the_npu_would_show(gxx, tmp_path):
     out = _run(gxx, tmp_path, 1)
     assert "[sync-all] WaitPreBlock" in out.stdout + out.stderr and "no block left can notify it" in out.stdout + out.stderr
+
+
+def test_a_workspace_set_without_a_size_holds_its_gm_buffer(gxx, tmp_path):
+    out = _run(gxx, tmp_path, 2)
+    assert out.returncode == 0 and out.stdout.split() == ["0", "1", "2", "3"] * 2, out.stdout + out.stderr
+    short = _run(gxx, tmp_path, 3)
+    assert short.returncode == 1 and "gmWorkspace holds 24 int32_t" in short.stderr, short.stdout + short.stderr

@@ -106,9 +106,15 @@ def counted_call(name: str, args, kwargs) -> bool:
     """Whether a function-level call (outside the atomic modules) is an op: what the engine runs under the
     policy and counts in its ``functions`` keys ("matmul#0"), and what opkit quant's graph and cost profile see.
     Not a data move, metadata query or deliberate cast (STRUCTURAL), not an in-place method, and on floats."""
+    return bool(counted_floats(name, args, kwargs))
+
+
+def counted_floats(name: str, args, kwargs) -> list:
+    """The float tensor operands of a counted call (counted_call's one test), empty when it is not counted: the
+    engine keeps them for execute, so the arguments are walked once."""
     if name in STRUCTURAL or (name.endswith("_") and not name.endswith("__")):
-        return False
-    return bool(_floats((args, kwargs), []))
+        return []
+    return _floats((args, kwargs), [])
 
 
 _DUNDER = {"__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub", "__rsub__": "sub",
@@ -376,10 +382,12 @@ class Simulator:
 
     # -- one op ---------------------------------------------------------------------------------------
     def execute(self, op_type: str, fn, args, kwargs, naive=None, module: nn.Module | None = None,
-                 layer: str | None = None):
+                 layer: str | None = None, floats: list | None = None):
         """Run ``fn(*args, **kwargs)`` as the policy says (``layer``: whose layer_overrides apply); returns
-        (output, io, compute label, kernel). Layer modes call it for the float parts they run."""
-        floats = _floats((args, kwargs), [])
+        (output, io, compute label, kernel). Layer modes call it for the float parts they run. ``floats``: the
+        floating tensors among the arguments, when the caller has them already."""
+        if floats is None:
+            floats = _floats((args, kwargs), [])
         io, compute = self._resolve(op_type, floats, layer)
         if F32_AS_IS and io == F32 and compute == "float32" and all(t.dtype == F32 for t in floats) \
                 and _params_in(module, F32):
@@ -586,12 +594,15 @@ class _PolicyMode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         sim = self.sim
-        name = op_name(func)
-        if sim.depth or not counted_call(name, args, kwargs):
+        if sim.depth:
             return func(*args, **kwargs)
-        key = f"{name}#{sim.fn_calls[name]}"
-        sim.fn_calls[name] += 1
-        mode = sim.functions.get(key)
+        name = op_name(func)
+        floats = counted_floats(name, args, kwargs)
+        if not floats:
+            return func(*args, **kwargs)
+        n = sim.fn_calls[name]
+        sim.fn_calls[name] = n + 1
+        mode = sim.functions.get(f"{name}#{n}") if sim.functions else None
         if mode is not None:
             sim.depth += 1
             try:
@@ -609,7 +620,7 @@ class _PolicyMode(TorchFunctionMode):
             return None if call is None else (lambda: (call(), f"opkit_naive.{name}"))
         sim.depth += 1
         try:
-            out, _, _, _ = sim.execute(name, func, args, kwargs, naive=naive)
+            out, _, _, _ = sim.execute(name, func, args, kwargs, naive=naive, floats=floats)
         finally:
             sim.depth -= 1
         return out

@@ -1,6 +1,8 @@
 """`opkit import-cann`: a CANN custom-op project into this workspace (docs/cann.md)."""
 from __future__ import annotations
 
+import sys
+
 import click
 
 from . import options as O
@@ -36,3 +38,20 @@ def import_cann(project, op_type, reference, no_check, opbase) -> None:
         raise OpkitError(f"imported, but the op does not run on the emulator:\n{e}") from None
     out.print(f"  runs on the emulator ({', '.join(checked)}): its TilingFunc on the CPU, its kernel compiled "
               "unchanged; next: opkit build && opkit test", markup=False)
+
+
+@cli.command("run-asc", context_settings={"ignore_unknown_options": True})
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--cwd", type=click.Path(file_okay=False), default=None,
+              help="folder to run the program in (default: the file's folder; CANN's samples run in build/)")
+@click.option("-D", "--define", "defines", multiple=True, metavar="NAME[=VALUE]",
+              help="a compile definition, as a sample's CMakeLists.txt adds one (-D SCENARIO_NUM=1); repeatable")
+def run_asc(file, args, cwd, defines) -> None:
+    """Compile the CANN .asc program FILE (host main + kernel + <<<>>> launch) unchanged on the emulator and run
+    it; ARGS after -- go to the program. Exit status: the program's (a rule violation: 1)."""
+    from pathlib import Path
+    from ..cannproject import asc_program
+
+    rc = asc_program.run(Path(file), list(args), cwd=Path(cwd) if cwd else None, defines=list(defines))
+    sys.exit(rc)

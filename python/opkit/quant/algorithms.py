@@ -140,11 +140,8 @@ def ifmr(data: torch.Tensor, bits: int = 8, with_offset: bool = True, max_percen
         candidates = ratios * bound
         scales = candidates / ((1 << (bits - 1)) if negative else (1 << (bits - 1)) - 1)
     scales = torch.where(scales < FLT_EPSILON, torch.ones_like(scales), scales)
-    losses = []
-    for cand, s in zip(candidates.tolist(), scales.tolist()):
-        low = bottom if with_offset else -cand
-        err = torch.round(x.clamp(low, cand) / s) * s - x
-        losses.append(float(torch.mean(err * err)))
+    lows = [bottom] * len(candidates) if with_offset else [-c for c in candidates.tolist()]
+    losses = _mse_losses(x, lows, candidates, scales)
     best = int(np.argmin(losses))
     scale = float(scales[best])
     offset = 0
@@ -153,6 +150,36 @@ def ifmr(data: torch.Tensor, bits: int = 8, with_offset: bool = True, max_percen
         offset = int(-torch.round(q).item() - (1 << (bits - 1)))
     cmin, cmax = _clip_range(scale, offset, bits)
     return ActQuant(scale, offset, cmin, cmax, bottom, top, "ifmr")
+
+
+IFMR_ROWS_ELEMENTS = 1 << 16     # candidates searched side by side while they fit this many elements (L2-sized)
+
+
+def _mse_losses(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales: torch.Tensor) -> list[float]:
+    """mean((round(clamp(x, low, cand) / s) * s - x)^2) per candidate, as float. The same elementwise float32
+    operations as one candidate at a time; a small input runs several candidates as rows of one tensor (a few
+    large ops instead of six small ones per candidate), each row's mean taken alone as a 1-D mean (a row is a
+    contiguous vector: the same reduction, tests/test_quant_fixed_cost.py compares both with the one-at-a-time
+    losses bit for bit)."""
+    n, k = x.numel(), len(lows)
+    rows = min(k, IFMR_ROWS_ELEMENTS // max(n, 1))
+    if rows < 2:
+        out, err = [], torch.empty_like(x)          # one buffer, the same ops in place
+        for low, cand, s in zip(lows, cands.tolist(), scales.tolist()):
+            torch.clamp(x, low, cand, out=err)
+            err.div_(s).round_().mul_(s).sub_(x)      # round(clamp(x) / s) * s - x
+            out.append(float(torch.mean(err.mul_(err))))
+        return out
+    lo = torch.tensor(lows, dtype=torch.float32)[:, None]
+    hi, sc = cands.to(torch.float32)[:, None], scales.to(torch.float32)[:, None]
+    out, buf = [], torch.empty(rows, n, dtype=torch.float32)
+    for i in range(0, k, rows):
+        j = min(k, i + rows)
+        e = buf[:j - i]
+        torch.clamp(x.expand(j - i, n), lo[i:j], hi[i:j], out=e)
+        e.div_(sc[i:j]).round_().mul_(sc[i:j]).sub_(x).mul_(e)
+        out.extend(float(torch.mean(e[r])) for r in range(j - i))
+    return out
 
 
 # -- activations: HFMG ----------------------------------------------------------------------------------------

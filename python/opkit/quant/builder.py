@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 
 from ..accuracy.policy import Policy
-from .calibrate import calibrate
+from .calibrate import IfmrMemo, calibrate
 from .config import QuantConfig, default_config
 from .graph import ModelGraph, read_graph
 from .records import LayerRecord
@@ -35,6 +35,7 @@ class VariantBuilder:
         self.graph: ModelGraph = read_graph(model, (calib[:2],))
         self.matmuls = list(self.graph.matmuls) if quant_matmul else []
         self._records: dict[str, dict[str, LayerRecord]] = {}
+        self.ifmr = IfmrMemo()          # IFMR results shared by this model's calibrations
 
     def records(self, config: QuantConfig, fresh: bool = False) -> dict[str, LayerRecord]:
         """The calibration record of ``config`` (cached by its enabled layers; ``fresh``: calibrate again)."""
@@ -42,7 +43,8 @@ class VariantBuilder:
                                         sort_keys=True).encode()).hexdigest()
         if fresh or key not in self._records:
             self.log(f"calibration: {len(config.quant_layers)} layer(s), batch_num {config.batch_num}")
-            recs = calibrate(self.model, self.calib, config, self.graph, self.log, matmuls=self.matmuls)
+            recs = calibrate(self.model, self.calib, config, self.graph, self.log, matmuls=self.matmuls,
+                             memo=self.ifmr)
             if fresh:
                 return recs
             self._records[key] = recs

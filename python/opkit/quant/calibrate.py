@@ -3,9 +3,11 @@ with fake-quantized weights, recording each quantized layer's input; IFMR on all
 merged batch by batch. One engine run per batch (opkit/accuracy/simulate.py with ``CalibLayer`` modes)."""
 from __future__ import annotations
 
+import hashlib
 from types import SimpleNamespace
 from typing import Callable
 
+import numpy as np
 import torch
 import torch.nn as nn
 
@@ -22,6 +24,37 @@ from .capture import capture_modes
 from .variant import LayerRecord
 
 
+# True: a calibration reuses the IFMR result of a layer input it has searched before -- the same bytes, the same
+# parameters -- from an earlier calibration of the same run (IfmrMemo). False: IFMR runs on every layer of every
+# calibration, as before (tests and benchmarks/bench_quant_algos_search.py compare the two).
+REUSE_IFMR = True
+
+
+class IfmrMemo:
+    """IFMR results by their input, for the calibrations of one run: a calibration forward is always run, and a
+    layer whose collected input is byte for byte one already searched with the same parameters (its upstream
+    layers calibrated alike: the verifying recalibration, the strategy table's configs) gets the same result
+    without the 60-candidate search. Keyed by a BLAKE2b digest of the float32 bytes (holding the inputs
+    themselves would keep every calibration's activations in memory)."""
+
+    def __init__(self):
+        self._done: dict[tuple, object] = {}
+        self.hits = self.misses = 0
+
+    def __call__(self, data: torch.Tensor, *args):
+        if not REUSE_IFMR:
+            return ifmr(data, *args)
+        x = data.detach().reshape(-1).to(torch.float32).contiguous()
+        key = (args, x.numel(), hashlib.blake2b(x.numpy().view(np.uint8), digest_size=32).digest())
+        got = self._done.get(key)
+        if got is None:
+            got = self._done[key] = ifmr(x, *args)
+            self.misses += 1
+        else:
+            self.hits += 1
+        return got
+
+
 def split_batches(calib: torch.Tensor, batch_num: int) -> list[torch.Tensor]:
     """The calibration set as ``batch_num`` batches (AMCT runs the user's loop batch_num times)."""
     n = calib.shape[0]
@@ -32,11 +65,14 @@ def split_batches(calib: torch.Tensor, batch_num: int) -> list[torch.Tensor]:
 
 
 def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph: ModelGraph,
-              log: Callable[[str], None] | None = None, chunk: int = 64, matmuls=()) -> dict[str, LayerRecord]:
+              log: Callable[[str], None] | None = None, chunk: int = 64, matmuls=(),
+              memo: IfmrMemo | None = None) -> dict[str, LayerRecord]:
     """Per quantized layer: ARQ weight scales and IFMR/HFMG activation scale/offset (an AMCT record); with
     ``matmuls`` ("matmul#k" keys, a what-if), IFMR on both operands of those function-level matmuls
-    (left asymmetric as AMCT's activations, right symmetric: the cube takes an offset on one side only)."""
+    (left asymmetric as AMCT's activations, right symmetric: the cube takes an offset on one side only).
+    ``memo``: IFMR results shared with the other calibrations of one run (IfmrMemo)."""
     log = log or (lambda s: None)
+    search = memo if memo is not None else ifmr
     weights, in_scales = {}, {}
     batches = split_batches(calib, config.batch_num)
     # DMQ & co (layer_algorithms.py): what they record from the first calibration forward, before ARQ runs
@@ -89,13 +125,14 @@ def calibrate(model: nn.Module, calib: torch.Tensor, config: QuantConfig, graph:
             h.add(torch.cat([t.reshape(-1) for t in modes[name].hidden]))
             modes[name].hidden.clear()
     records = {name: _layer_record(name, config, modes[name], mods[name], hists.get(name), hists_h.get(name),
-                                   weights.get(name), extra.get(name, {}))
+                                   weights.get(name), extra.get(name, {}), search)
                for name in config.quant_layers}
     records.update(_matmul_records(fmodes, config.activation_offset))
     return records
 
 
-def _layer_record(name: str, config: QuantConfig, mode, module, hist, hist_h, wq, extra: dict) -> LayerRecord:
+def _layer_record(name: str, config: QuantConfig, mode, module, hist, hist_h, wq, extra: dict,
+                  search=ifmr) -> LayerRecord:
     """One layer's record from its calibration inputs: HFMG on the merged histogram or IFMR on the inputs, the
     ARQ weight scales (an RNN: _rnn_record)."""
     lc = config.layers[name]
@@ -110,8 +147,8 @@ def _layer_record(name: str, config: QuantConfig, mode, module, hist, hist_h, wq
         data = torch.cat([t.reshape(-1) for t in mode.inputs])
         mode.inputs.clear()
         a = lc.act
-        aq = ifmr(data, bits, asym, a["max_percentile"], a["min_percentile"], tuple(a["search_range"]),
-                  a["search_step"])
+        aq = search(data, bits, asym, a["max_percentile"], a["min_percentile"], tuple(a["search_range"]),
+                    a["search_step"])
         data_min, data_max = float(data.min()), float(data.max())
         clipped = float(((data < aq.clip_min) | (data > aq.clip_max)).float().mean())
     if isinstance(mode, CalibRnn):

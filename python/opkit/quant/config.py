@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -50,6 +50,20 @@ IFMR_DEFAULTS = {"num_bits": 8, "max_percentile": 0.999999, "min_percentile": 0.
 HFMG_DEFAULTS = {"num_bits": 8, "num_of_bins": 4096, "act_algo": "hfmg"}
 # AMCT's ADA defaults (proto/calibration_config_pytorch.proto:56-63; field.py NUM_ITERATION, REG_PARAM, ...)
 ADA_DEFAULTS = {"num_iteration": 10000, "reg_param": 0.01, "beta_range": [20.0, 2.0], "warm_start": 0.2}
+
+
+def _plain_copy(v):
+    """copy.deepcopy of a config value: dicts, lists and tuples rebuilt, numbers / strings / None shared (they are
+    immutable); anything else through copy.deepcopy."""
+    if isinstance(v, dict):
+        return {k: _plain_copy(x) for k, x in v.items()} if type(v) is dict else copy.deepcopy(v)
+    if type(v) is list:
+        return [_plain_copy(x) for x in v]
+    if type(v) is tuple:
+        return tuple(_plain_copy(x) for x in v)
+    if v is None or type(v) in (int, float, str, bool):
+        return v
+    return copy.deepcopy(v)
 
 
 @dataclass
@@ -97,7 +111,10 @@ class QuantConfig:
         return [n for n, c in self.layers.items() if c.quant_enable]
 
     def copy(self) -> "QuantConfig":
-        return copy.deepcopy(self)
+        """A deep copy (the search makes one per step and action: copy.deepcopy's generic walk was most of it)."""
+        return replace(self, layers={n: replace(lc, act=_plain_copy(lc.act), wts=_plain_copy(lc.wts))
+                                     for n, lc in self.layers.items()},
+                       skip_fusion_layers=_plain_copy(self.skip_fusion_layers))
 
     def with_float(self, names) -> "QuantConfig":
         """This config with ``names`` kept in float (quant_enable false)."""

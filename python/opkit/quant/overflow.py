@@ -146,14 +146,15 @@ def trace_overflow(scorer: Scorer, variants: dict[str, QuantVariant], target: Ta
     log = log or (lambda m: None)
     findings = []
     for name, v in variants.items():
-        bad = next((r for r in scorer.rows(v) if r.nonfinite > 0 and r.op_type != "block"), None)
+        bad = scorer.first_nonfinite(v)
         if bad is None:
             continue
-        layer = bad.name.split("#")[0]
+        row, op_type, share = bad
+        layer = row.split("#")[0]
         log(f"overflow: {name} goes non-finite at {layer}")
-        cause, wr, fixes = _diagnose(scorer.model, v, layer, bad.op_type)
+        cause, wr, fixes = _diagnose(scorer.model, v, layer, op_type)
         x = scorer.input_of(v, layer)
-        f = Finding(name, layer, bad.op_type, cause, bad.nonfinite, _range(x) if x is not None else (), wr)
+        f = Finding(name, layer, op_type, cause, share, _range(x) if x is not None else (), wr)
         for label, how in fixes:
             v2, model = _apply_fix(scorer.model, v, how)
             v2.name = f"{name}: {label}"

@@ -22,6 +22,11 @@ from .variant import QuantVariant
 # cached from the first and are the same on every run -- and the set's description (its content hash: a read of
 # every sample) is taken once. False: both on every evaluation, as before (tests and benchmarks compare the two).
 REUSE_FP32 = True
+# True: per-layer rows are computed once per deployment (the same engine modes, overrides and policy: the
+# overflow trace, the fusion rows and the layer table ask for the same ones), and the overflow trace's scan for
+# the first non-finite layer computes only the non-finite shares, not cosines and errors. False: every query runs
+# the engine and compares every layer again, as before (tests and the benchmark compare the two).
+REUSE_ROWS = True
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,15 @@ class Run:
     model_spec: str | None = None
 
 
+def nonfinite_share(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """The ``nonfinite`` of accuracy.layers.metrics(out, ref), alone: the share of elements non-finite in
+    ``out`` where ``ref`` is finite (1.0 when the shapes differ)."""
+    if tuple(out.shape) != tuple(ref.shape):
+        return 1.0
+    n = max(out.numel(), 1)
+    return float(((~torch.isfinite(out.detach().reshape(-1))) & torch.isfinite(ref.detach().reshape(-1))).sum()) / n
+
+
 def _sim_variant(v) -> SimVariant:
     return v.as_variant() if isinstance(v, QuantVariant) else v
 
@@ -55,6 +69,8 @@ class Scorer:
         self.eval_seconds = 0.0
         self.backends: set[str] = set()      # where the evaluations ran (evaluate's backend: in-process, local ...)
         self._described: dict | None = None  # data.describe(), once (quant never changes its labelled set)
+        self._rows: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, v's rows): kept so its ids stay theirs
+        self._scans: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, first_nonfinite(v))
 
     # -- labelled evaluation ----------------------------------------------------------------------------------
     def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
@@ -91,26 +107,74 @@ class Scorer:
         return self.score([v], model)[v.name].top1
 
     # -- engine queries on the fixed batch ------------------------------------------------------------------
+    def run_key(self, v: QuantVariant) -> tuple:
+        """What a run of ``v`` on this Scorer's model and fixed batch depends on: its engine modes (by identity:
+        a variant copied to rename it shares them; a mode is not changed once its variant is built), per-layer
+        overrides, function modes, policy, and the model's tensors (an in-place edit, ``p.data = t`` or ``.half()``
+        between two queries is a new run; the FP32 reference itself is the model's at construction)."""
+        pol = v.policy
+        return (pol if isinstance(pol, str) else id(pol),
+                tuple((n, id(m)) for n, m in v.layers.items()),
+                tuple((n, e.io, e.compute) for n, e in sorted(v.layer_overrides.items())),
+                tuple((n, id(m)) for n, m in v.functions.items()),
+                tuple((id(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape))
+                      for t in self.model.state_dict(keep_vars=True).values()))
+
+    @staticmethod
+    def _keep(v: QuantVariant) -> tuple:
+        """The objects whose ids run_key holds, kept alive with the entry so no id is reused while it is cached."""
+        return (v.policy, tuple(v.layers.values()), tuple(v.functions.values()))
+
     def rows(self, v: QuantVariant):
         """Per-layer rows of ``v`` vs FP32 on the fixed batch. A conv with a BatchNorm folded into it is one op on
         the device: its row is compared with the FP32 BatchNorm's output."""
+        key = self.run_key(v) if REUSE_ROWS else None
+        if key in self._rows:
+            return self._rows[key][1]
+        recs, target = self._run_recorded(v)
+        rows = compare_runs([dataclasses.replace(r, tensor=t) if t is not r.tensor else r
+                             for r, t in ((r, target(r.name)) for r in self.ref)], recs, 0.999)
+        if key is not None:
+            self._rows[key] = (self._keep(v), rows)
+        return rows
+
+    def first_nonfinite(self, v: QuantVariant) -> tuple[str, str, float] | None:
+        """(row name, op type, non-finite share) of the first layer row of ``v`` (not a block) whose output holds
+        inf/NaN where FP32's is finite -- the row ``rows(v)`` would give, without computing cosines and errors."""
+        if not REUSE_ROWS or self.run_key(v) in self._rows:
+            bad = next((r for r in self.rows(v) if r.nonfinite > 0 and r.op_type != "block"), None)
+            return (bad.name, bad.op_type, bad.nonfinite) if bad is not None else None
+        key = self.run_key(v)
+        if key not in self._scans:
+            recs, target = self._run_recorded(v)
+            names = {r.name for r in self.ref}
+            found = None
+            for x in recs:
+                if x.name in names and x.op_type != "block":
+                    nf = nonfinite_share(x.tensor, target(x.name))
+                    if nf > 0:
+                        found = (x.name, x.op_type, nf)
+                        break
+            self._scans[key] = (self._keep(v), found)
+        return self._scans[key][1]
+
+    def _run_recorded(self, v: QuantVariant):
+        """``v``'s recorded run on the fixed batch, and name -> the FP32 tensor its row is compared with."""
         _, recs = v.simulator().run(self.model, (self.table_x,))
         layers = v.layers
         folded = {m.into: bn for bn, m in layers.items() if isinstance(m, FoldedBatchNorm)}
         by = {r.name: r for r in self.ref}
 
         def target(name: str):
+            m = layers.get(name)
+            if isinstance(m, FoldedBatchNorm) and m.into in by:
+                name = m.into                  # a folded BatchNorm's row echoes its conv
             t = by[folded[name]].tensor if name in folded and folded[name] in by else by[name].tensor
             m = layers.get(name)
             if isinstance(m, QuantLayer) and m.requant_to is not None and m.requant_to[3]:
                 t = t.clamp(min=0)      # AscendRequant hands on ReLU'd codes: compare with the FP32 ReLU output
             return t
-        ref = []
-        for r in self.ref:
-            m = layers.get(r.name)
-            t = target(m.into) if isinstance(m, FoldedBatchNorm) and m.into in by else target(r.name)
-            ref.append(dataclasses.replace(r, tensor=t) if t is not r.tensor else r)
-        return compare_runs(ref, recs, 0.999)
+        return recs, target
 
     def nonfinite(self, v: QuantVariant, model: nn.Module | None = None) -> float:
         """Share of ``v``'s outputs on the fixed batch that are inf or NaN."""

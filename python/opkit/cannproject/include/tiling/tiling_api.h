@@ -67,6 +67,11 @@ OPKIT_CANN_REJECT_CLASS(BatchMatmulTiling)
 }  // namespace matmul_tiling
 
 namespace AscendC {
+// The shape and dtype names the advanced APIs' host functions take (asc-devkit 82b89a15
+// include/adv_api/utils/types.h:17-20); a `.asc` program's tiling code spells the shape AscendC::TensorShape.
+using TensorShape = ge::Shape;
+using TensorDataType = ge::DataType;
+
 namespace softmax_detail {
 constexpr uint32_t kBlk = 32, kFloat = 4, kBasicTile = kBlk / kFloat, kBasicUnit = 64, kBasicMin = 256;
 // [m, k]: the last axis and the product of the others
@@ -138,3 +143,4 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dat
 #include "activation/softmax_grad_tiling.h"
 #include "activation/logsoftmax_tiling.h"
 #include "activation/softmax_flashv2_tiling.h"
+#include "tiling/opkit_adv_tmp_sizes.h"

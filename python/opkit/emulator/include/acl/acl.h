@@ -2,7 +2,8 @@
 // device branch: the types and constants the samples' data_utils.h uses (aclError, ACL_ERROR_NONE,
 // aclFloat16 and its conversions, stream/context handles). No runtime function is declared: code that
 // would run on the device must stay behind `#ifndef ASCENDC_CPU_DEBUG`, and using it here is a compile
-// error rather than a call that silently does nothing.
+// error rather than a call that silently does nothing. A CANN `.asc` program (host main + kernel + `<<<>>>`
+// launch in one file) gets the runtime from acl/acl_rt.h: `opkit run-asc` defines OPKIT_ASC_PROGRAM.
 #pragma once
 #include <cstdint>
 
@@ -32,3 +33,7 @@ typedef enum {
 // IEEE binary16 <-> float, round to nearest even (the emulator's half conversion).
 inline float aclFloat16ToFloat(aclFloat16 v) { return opkit_emu::half_bits_to_float(v); }
 inline aclFloat16 aclFloatToFloat16(float v) { return opkit_emu::float_to_half_bits(v); }
+
+#ifdef OPKIT_ASC_PROGRAM
+#include "acl/acl_rt.h"
+#endif

@@ -89,9 +89,16 @@ inline void ib_flag(const AscendC::GlobalTensor<int32_t>& gm, const AscendC::Loc
 inline void determine_sizes(const AscendC::GlobalTensor<int32_t>& gm, const AscendC::LocalTensor<int32_t>& ub,
                             const char* call, SrcLoc loc) {
   const uint64_t n = uint64_t(ctx().num) * 8;
-  if (gm.GetSize() < n)
+  // The page asks for the memory, not a size: a GlobalTensor set without one (SetGlobalBuffer(ptr), GetSize() 0,
+  // as CANN's own sequential_block_sync sample writes it) holds what its GM buffer holds from its address on.
+  uint64_t have = gm.GetSize();
+  if (have == 0) {
+    const auto* p = reinterpret_cast<const uint8_t*>(gm.GetPhyAddr());
+    if (const GmRegion* r = gm_find(p)) have = (r->base + r->bytes - p) / sizeof(int32_t);
+  }
+  if (have < n)
     fail("tensor-bounds", call, loc, strf("gmWorkspace holds %llu int32_t; the page asks for GetBlockNum() * 32 bytes "
-                                          "(%llu int32_t)", (unsigned long long)gm.GetSize(), (unsigned long long)n));
+                                          "(%llu int32_t)", (unsigned long long)have, (unsigned long long)n));
   if (ub.GetSize() < n + 8)
     fail("tensor-bounds", call, loc, strf("ubWorkspace holds %u int32_t; the page asks for GetBlockNum() * 32 + 32 "
                                           "bytes (%llu int32_t)", ub.GetSize(), (unsigned long long)(n + 8)));
@@ -161,24 +168,33 @@ inline void determine_notify(const AscendC::GlobalTensor<int32_t>& gm, const Asc
 
 namespace AscendC {
 
-// A template only so that the thread-per-block launch is asked for by a kernel that calls it (sync_all.h)
+// A template only so that the thread-per-block launch is asked for by a kernel that calls it (sync_all.h). Each
+// call orders every pipe of the block before and after it: CANN's A2 implementation opens and closes each with
+// PipeBarrier<PIPE_ALL>() (impl/basic_api/dav_c220/kernel_operator_determine_compute_sync_impl.h:31/43, 69/84,
+// 91/114), which CANN's sequential_block_sync sample relies on between its MTE2 load and MTE3 store.
 template <class T>
 inline void InitDetermineComputeWorkspace(GlobalTensor<T>& gmWorkspace, LocalTensor<T>& ubWorkspace, OPKIT_LOC) {
   static_assert(std::is_same<T, int32_t>::value, "InitDetermineComputeWorkspace: gmWorkspace and ubWorkspace are int32_t");
   (void)opkit_emu::SyncAllUser<std::integral_constant<int, 2100 + sizeof(T)>>::registered;
+  opkit_emu::ctx().hz.barrier_all();  // CANN's A2 code begins and ends with PipeBarrier<PIPE_ALL> (above)
   opkit_emu::determine_init(gmWorkspace, ubWorkspace, loc);
+  opkit_emu::ctx().hz.barrier_all();
 }
 template <class T>
 inline void WaitPreBlock(GlobalTensor<T>& gmWorkspace, LocalTensor<T>& ubWorkspace, OPKIT_LOC) {
   static_assert(std::is_same<T, int32_t>::value, "WaitPreBlock: gmWorkspace and ubWorkspace are int32_t");
   (void)opkit_emu::SyncAllUser<std::integral_constant<int, 2100 + sizeof(T)>>::registered;
+  opkit_emu::ctx().hz.barrier_all();  // CANN's A2 code begins and ends with PipeBarrier<PIPE_ALL> (above)
   opkit_emu::determine_wait(gmWorkspace, ubWorkspace, loc);
+  opkit_emu::ctx().hz.barrier_all();
 }
 template <class T>
 inline void NotifyNextBlock(GlobalTensor<T>& gmWorkspace, LocalTensor<T>& ubWorkspace, OPKIT_LOC) {
   static_assert(std::is_same<T, int32_t>::value, "NotifyNextBlock: gmWorkspace and ubWorkspace are int32_t");
   (void)opkit_emu::SyncAllUser<std::integral_constant<int, 2100 + sizeof(T)>>::registered;
+  opkit_emu::ctx().hz.barrier_all();  // CANN's A2 code begins and ends with PipeBarrier<PIPE_ALL> (above)
   opkit_emu::determine_notify(gmWorkspace, ubWorkspace, loc);
+  opkit_emu::ctx().hz.barrier_all();
 }
 
 template <bool isAIVOnly = true>

@@ -137,6 +137,9 @@ namespace AscendC {
 template <bool isAIVOnly = true>
 inline void SyncAll(OPKIT_LOC) {
   (void)opkit_emu::SyncAllUser<std::integral_constant<bool, isAIVOnly>>::registered;
+  // CANN's A2 hardware SyncAll starts with PipeBarrier<PIPE_ALL>() (asc-devkit 82b89a15
+  // impl/basic_api/dav_c220/kernel_operator_sync_impl.h:384): every pipe of this block is ordered across it.
+  opkit_emu::ctx().hz.barrier_all();
   opkit_emu::sync_all(loc);
 }
 // The GM-workspace form (gmWorkspace, ubWorkspace, usedCores) of earlier releases.

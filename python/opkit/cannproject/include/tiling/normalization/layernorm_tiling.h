@@ -13,6 +13,12 @@
 #include <vector>
 
 #include "opkit/adv_tiling_structs.h"  // AscendC::tiling::*, the kernel-side layout CANN's overloads fill
+// CANN's layernorm_tiling.h includes the generated kernel_tiling.h, so a program compiled as one translation unit with
+// the kernel headers (a `.asc` file: opkit run-asc) sees the kernel-side structs by their global names too; a pure
+// host build (no emulator include path) has only AscendC::tiling::*
+#if __has_include("kernel_tiling/kernel_tiling.h")
+#include "kernel_tiling/kernel_tiling.h"
+#endif
 #include "register/tilingdata_base.h"
 
 namespace optiling {

@@ -1,5 +1,6 @@
 // Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
-// Implemented: the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
+// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's, DeepNorm's (normalization/*_tiling.h), SoftmaxGrad's
+// (activation/softmax_grad_tiling.h), LogSoftMax's (activation/logsoftmax_tiling.h), SoftmaxFlashV2's; the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
 // GetSoftMaxMaxTmpSize / GetSoftMaxMinTmpSize, IsBasicBlockInSoftMax), written here after mirror-cann/asc-devkit
 // impl/adv_api/tiling/activation/softmax_tiling.cpp (read, not copied; the A2 branch: arch 2201), taking the
 // ge::Shape of the CANN releases public op projects were written for. The kernel gets the same structs from
@@ -14,6 +15,11 @@
 #include "opkit/cann_adv_tiling.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
+// the advanced APIs' host tiling, one header per family as CANN's tiling_api.h includes them
+#include "normalization/layernorm_tiling.h"
+#include "normalization/layernorm_grad_tiling.h"
+#include "normalization/layernorm_grad_beta_tiling.h"
+#include "normalization/deepnorm_tiling.h"
 
 namespace opkit_cann {
 template <class...> inline constexpr bool adv_false = false;
@@ -132,4 +138,9 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dat
   return dataTypeSize != 0 && t.get_tailM() == 0 && k >= kBasicMin / dataTypeSize && k < 2048 && k % kBasicUnit == 0;
 }
 }  // namespace AscendC
+
+// the SoftMax family's further host functions, after SoftMaxTiling above
+#include "activation/softmax_grad_tiling.h"
+#include "activation/logsoftmax_tiling.h"
+#include "activation/softmax_flashv2_tiling.h"
 #include "tiling/opkit_adv_tmp_sizes.h"

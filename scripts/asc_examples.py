@@ -82,6 +82,9 @@ def commands(readme: str) -> tuple[dict[str, str], list[str], list[str], list[st
         m = re.fullmatch(r"([A-Z_][A-Z0-9_]*)=(\S+)", line)
         if m:
             vars_.setdefault(m.group(1), m.group(2))
+        if line.startswith("cmake "):  # cmake -DUSE_FRONT_MODE=ON ..: a CMake variable the run sets
+            for name, val in re.findall(r"-D([A-Za-z_]\w*)=(\S+)", line.split(";")[0]):
+                vars_.setdefault(name, val)
         for part in (p.strip() for p in line.split(";")):
             if re.match(r"python3? \.\./scripts/gen_data\.py", part):
                 gens.append(part)
@@ -99,15 +102,30 @@ def substitute(text: str, vars_: dict[str, str]) -> str:
 def defines(cmake: str, vars_: dict[str, str]) -> list[str]:
     """Compile definitions CMakeLists.txt adds (target_compile_definitions / add_definitions), variables
     substituted; generator expressions are compile options, not definitions."""
+    # a variable the README does not set keeps CMakeLists.txt's own default: set(SCENARIO_NUM "1" CACHE STRING ...),
+    # option(USE_FRONT_MODE "..." OFF)
+    known = {m.group(1): m.group(2) for m in re.finditer(r'set\s*\(\s*(\w+)\s+"?([^"\s)]*)"?\s+CACHE', cmake)}
+    known.update((m.group(1), m.group(2)) for m in re.finditer(r'option\s*\(\s*(\w+)\s+"[^"]*"\s+(\w+)\s*\)', cmake))
+    known.update(vars_)
+    cmake = _taken_branches(cmake, known)
     out = []
     for m in re.finditer(r"target_compile_definitions\s*\(\s*\S+\s+(?:PRIVATE|PUBLIC|INTERFACE)\s+(.*?)\)", cmake, re.S):
         out += [t for t in m.group(1).split() if not t.startswith("$<")]
     for m in re.finditer(r"add_definitions\s*\((.*?)\)", cmake, re.S):
         out += [t[2:] for t in m.group(1).split() if t.startswith("-D")]
-    # a variable the README does not set keeps CMakeLists.txt's own default: set(SCENARIO_NUM "1" CACHE STRING ...)
-    known = {m.group(1): m.group(2) for m in re.finditer(r'set\s*\(\s*(\w+)\s+"?([^"\s)]*)"?\s+CACHE', cmake)}
-    known.update(vars_)
     return [re.sub(r"\$\{(\w+)\}", lambda m: known.get(m.group(1), ""), d) for d in out]
+
+
+def _taken_branches(cmake: str, known: dict[str, str]) -> str:
+    """CMakeLists.txt with each (non-nested) `if(VAR) ... [else() ...] endif()` replaced by the branch CMake takes
+    for VAR's value (CMake's true constants: ON, YES, TRUE, Y or a non-zero number; anything else is false), so a
+    definition added only under `if(USE_FRONT_MODE)` is given only when the README's run turns it on."""
+    def take(m: re.Match) -> str:
+        val = known.get(m.group(1), "").strip().upper()
+        on = val in ("ON", "YES", "TRUE", "Y") or (val.lstrip("-").isdigit() and int(val) != 0)
+        return m.group(2) if on else (m.group(3) or "")
+    return re.sub(r"\bif\s*\(\s*(\w+)\s*\)(.*?)(?:\belse\s*\(\s*\)(.*?))?\bendif\s*\(\s*\)", take, cmake,
+                  flags=re.S | re.I)
 
 
 def sources(cmake: str, d: Path) -> list[str]:

@@ -62,6 +62,41 @@ def test_asc_program_read_before_synchronize_is_flagged():
     assert r.returncode == 0 and "test pass!" in r.stdout  # the work ran before the copy, loudly
 
 
+def test_asc_program_write_before_synchronize_is_flagged():
+    r = run_asc(str(PROGRAM), "-D", "PLANT_WRITE_NO_SYNC")
+    assert "[acl-unsynchronized]" in r.stderr and "aclrtMemcpy writes device memory" in r.stderr, r.stderr
+    assert r.returncode == 0 and "test pass!" in r.stdout  # the kernel ran before the write, loudly
+
+
+def test_asc_program_async_copy_checks_its_parameters_at_the_call():
+    """CANN checks an *Async call's parameters when it is made: the error is its return value (the program's
+    CHECK_ACL exits 3), not a message printed later while the program exits 0."""
+    r = run_asc(str(PROGRAM), "-D", "PLANT_ASYNC_OVER_DEST")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "failed: 100000" in r.stdout and "aclrtMemcpyAsync: count" in r.stderr, r.stdout + r.stderr
+
+
+def test_asc_program_rebuilds_when_its_own_header_changes(tmp_path):
+    """The cached executable is reused only while every file the compile read is unchanged -- the program's own
+    headers too; also a literal `nullptr` stream and a C++14 digit separator before the launch."""
+    (tmp_path / "local.h").write_text("#define MAGIC 1\n")
+    prog = tmp_path / "magic.asc"
+    prog.write_text('#include "acl/acl.h"\n#include "kernel_operator.h"\n#include "local.h"\n#include <cstdio>\n'
+                    "__global__ __vector__ void k(GM_ADDR x) {}\n"
+                    "int main() { const int n = 1'000; aclInit(nullptr); aclrtSetDevice(0);\n"
+                    "  k<<<1, nullptr, nullptr>>>(nullptr); aclrtSynchronizeDevice();\n"
+                    '  std::printf("MAGIC=%d n=%d\\n", MAGIC, n); return 0; }\n')
+    work = tmp_path / "cache"
+    r = subprocess.run([str(asc_program.build(prog, work))], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "MAGIC=1 n=1000" in r.stdout, r.stdout + r.stderr
+    first = asc_program.build(prog, work)
+    built = first.stat().st_mtime_ns
+    assert asc_program.build(prog, work) == first and first.stat().st_mtime_ns == built  # unchanged: not rebuilt
+    (tmp_path / "local.h").write_text("#define MAGIC 2\n")
+    r = subprocess.run([str(asc_program.build(prog, work))], capture_output=True, text=True, timeout=120)
+    assert "MAGIC=2" in r.stdout, r.stdout + r.stderr
+
+
 def test_asc_program_runs_in_cwd(tmp_path):
     prog = tmp_path / "writes.asc"
     prog.write_text(PROGRAM.read_text().replace('std::printf("test pass!\\n");',

@@ -48,6 +48,9 @@ def _mask(src: str) -> str:
             j = src.find("*/", i + 2)
             j = n if j < 0 else j + 2
         elif c in "\"'":
+            if c == "'" and _digit_separator(src, i):  # 1'000 (C++14): not a character literal
+                i += 1
+                continue
             if c == '"' and i > 0 and src[i - 1] == "R":  # raw string R"d(...)d"
                 m = re.match(r'"([^(\s]*)\(', src[i:])
                 if m:
@@ -75,6 +78,15 @@ def _mask(src: str) -> str:
                 out[k] = " "
         i = j
     return "".join(out)
+
+
+def _digit_separator(src: str, i: int) -> bool:
+    """Whether the `'` at `i` separates digits (`1'000`, `0xFF'FF`): the token before it starts with a digit.
+    A prefix (`L'a'`, `u8'a'`) is a letter token, so its `'` still opens a character literal."""
+    j = i
+    while j > 0 and (src[j - 1].isalnum() or src[j - 1] in "_'"):
+        j -= 1
+    return j < i and src[j].isdigit()
 
 
 def _line(src: str, pos: int) -> int:
@@ -176,28 +188,61 @@ def _explain(stderr: str) -> str:
 
 
 def build(path: Path, work: Path | None = None, defines: list[str] | None = None) -> Path:
-    """Compile the `.asc` file into a host program (cached by content and flags); returns the executable."""
+    """Compile the `.asc` file into a host program; returns the executable. Cached by the transformed source and
+    flags, and reused only while every file the compile read (g++'s dependency list: the program's own headers
+    such as its data_utils.h, opkit's, the system's) has the content it had then."""
     path = Path(path).resolve()
     if not path.is_file():
         raise AscError(f"{path}: no such file")
     src = path.read_text(encoding="utf-8", errors="replace")
     tu, _ = transform(src, path)
     fl = flags(path, defines)
-    digest = hashlib.sha256("\0".join([tu, *fl, _headers_stamp()]).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\0".join([tu, *fl]).encode()).hexdigest()[:16]
     work = Path(work) if work else _cache() / "asc"
     work.mkdir(parents=True, exist_ok=True)
     exe = work / f"{path.stem}-{digest}"
-    if exe.is_file():
+    manifest = exe.with_name(exe.name + ".deps")
+    if exe.is_file() and _deps_unchanged(manifest):
         return exe
     cpp = work / f"{path.stem}-{digest}.cpp"
     cpp.write_text(tu, encoding="utf-8")
     tmp = exe.with_suffix(f".tmp{os.getpid()}")
-    r = subprocess.run(["g++", *fl, "-x", "c++", str(cpp), "-o", str(tmp), *emulator.cflags(libs=True)],
-                       capture_output=True, text=True)
+    depfile = tmp.with_suffix(tmp.suffix + ".d")
+    r = subprocess.run(["g++", *fl, "-MD", "-MF", str(depfile), "-x", "c++", str(cpp), "-o", str(tmp),
+                        *emulator.cflags(libs=True)], capture_output=True, text=True)
     if r.returncode != 0:
+        depfile.unlink(missing_ok=True)
         raise AscError(f"{path}: does not compile on the emulator:\n{_explain(r.stderr)}")
+    deps = _read_depfile(depfile)
+    depfile.unlink(missing_ok=True)
+    manifest.write_text("".join(f"{_file_hash(d)} {d}\n" for d in deps), encoding="utf-8")
     tmp.replace(exe)
     return exe
+
+
+def _read_depfile(depfile: Path) -> list[str]:
+    """The prerequisites of g++'s `-MD` file (make syntax: `target: a b \\` continued; spaces in names escaped)."""
+    text = depfile.read_text(encoding="utf-8", errors="replace").replace("\\\n", " ")
+    body = text.split(":", 1)[1] if ":" in text else ""
+    names = re.findall(r"(?:\\ |[^\s])+", body)
+    return sorted({n.replace("\\ ", " ") for n in names})
+
+
+def _file_hash(p: str) -> str:
+    try:
+        return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+    except OSError:
+        return "-"
+
+
+def _deps_unchanged(manifest: Path) -> bool:
+    if not manifest.is_file():
+        return False
+    for line in manifest.read_text(encoding="utf-8").splitlines():
+        h, _, name = line.partition(" ")
+        if _file_hash(name) != h:
+            return False
+    return True
 
 
 def run(path: Path, args: list[str] | None = None, cwd: Path | None = None, work: Path | None = None,
@@ -214,12 +259,3 @@ def run(path: Path, args: list[str] | None = None, cwd: Path | None = None, work
 def _cache() -> Path:
     from ..toolchain.cache import cache_root
     return cache_root()
-
-
-def _headers_stamp() -> str:
-    """Newest modification time of the headers a program compiles against (a header edit rebuilds)."""
-    newest = 0.0
-    for root in (emulator.include_dir(), HOST_INCLUDE, emulator.host_include_dir()):
-        for p in root.rglob("*.h"):
-            newest = max(newest, p.stat().st_mtime)
-    return str(newest)

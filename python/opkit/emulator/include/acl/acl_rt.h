@@ -33,6 +33,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "opkit/platform.h"
@@ -64,6 +65,7 @@ struct Runtime {  // the program's host thread only: kernels never call ACL
   std::map<void*, std::deque<std::function<void()>>> streams;  // nullptr: the default stream
   std::set<void*> contexts, events;
   std::string last_error;
+  aclError last_code = ACL_SUCCESS;  // aclrtGetLastError's
   int next_handle = 1;
   static Runtime& get() {
     static Runtime r;
@@ -81,6 +83,7 @@ inline aclError fail(aclError code, const char* file, int line, const char* fmt,
   std::fprintf(stderr, "opkit acl: %s:%d: %s (returns %d)\n", file, line, buf, code);
   std::fflush(stderr);
   Runtime::get().last_error = buf;
+  Runtime::get().last_code = code;
   return code;
 }
 
@@ -131,8 +134,10 @@ inline bool any_pending() {
   return false;
 }
 
-inline aclError copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind, const char* call,
-                     const char* file, int line) {
+// The parameters CANN checks when the call is made (an *Async call too: its error is its return value), and the
+// device ranges (a violation); the copy itself is copy()'s, at once or queued.
+inline aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
+                           const char* call, const char* file, int line) {
   if (!dst || !src) return fail(ACL_ERROR_INVALID_PARAM, file, line, "%s: null %s pointer", call, dst ? "src" : "dst");
   if (count > destMax)
     return fail(ACL_ERROR_INVALID_PARAM, file, line, "%s: count %zu exceeds destMax %zu", call, count, destMax);
@@ -150,8 +155,26 @@ inline aclError copy(void* dst, size_t destMax, const void* src, size_t count, a
                 want_src_dev ? "host (not aclrtMalloc'ed)" : "device (aclrtMalloc'ed)");
   if (want_dst_dev) check_device_range(call, "dst", dst, count, file, line);
   if (want_src_dev) check_device_range(call, "src", src, count, file, line);
-  if (count) std::memmove(dst, src, count);
   return ACL_SUCCESS;
+}
+inline aclError copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind, const char* call,
+                     const char* file, int line) {
+  aclError e = check_copy(dst, destMax, src, count, kind, call, file, line);
+  if (e == ACL_SUCCESS && count) std::memmove(dst, src, count);
+  return e;
+}
+
+// A synchronous call touching device memory while launched work is still queued: on the NPU it races with that
+// work (reads may see the old data, writes may land before the kernel reads), so it is reported and the queued
+// work runs first.
+inline void unsynchronized(const char* call, bool writes, const char* file, int line) {
+  if (!any_pending()) return;
+  std::fprintf(stderr,
+               "opkit acl: [acl-unsynchronized] %s:%d: %s %s device memory while a launched kernel has not been "
+               "synchronized (aclrtSynchronizeStream); running it first -- on the NPU it may not have run\n",
+               file, line, call, writes ? "writes" : "reads");
+  std::fflush(stderr);
+  drain_all();
 }
 
 // Runs one launch now, as ICPU_RUN_KF does (launch.h icpu_run: a violation prints and exits 1), except that up to
@@ -208,7 +231,11 @@ template <class L2 = void*, class S = void*>
 inline Launch launch_config(const char* name, const char* file, int line, uint32_t blockDim, L2 l2ctrl = nullptr,
                             S stream = nullptr) {
   (void)l2ctrl;  // L2 cache control: no cache here
-  return Launch{name, file, line, blockDim, reinterpret_cast<void*>(stream)};
+  void* handle = nullptr;  // `nullptr` / `0` / omitted: the default stream
+  if constexpr (std::is_pointer_v<S>) handle = reinterpret_cast<void*>(stream);
+  else if constexpr (std::is_integral_v<S>) handle = reinterpret_cast<void*>(static_cast<uintptr_t>(stream));
+  else static_assert(std::is_same_v<S, std::nullptr_t>, "the launch's stream is an aclrtStream");
+  return Launch{name, file, line, blockDim, handle};
 }
 
 }  // namespace opkit_acl
@@ -229,9 +256,12 @@ inline aclError aclFinalize(OPKIT_ACL_SITE) {
   return ACL_SUCCESS;
 }
 inline const char* aclGetRecentErrMsg() { return opkit_acl::Runtime::get().last_error.c_str(); }
-inline aclError aclrtGetLastError(aclrtLastErrLevel level) {
+inline aclError aclrtGetLastError(aclrtLastErrLevel level) {  // reading the thread's error clears it
   (void)level;
-  return opkit_acl::Runtime::get().last_error.empty() ? ACL_SUCCESS : ACL_ERROR_FAILURE;
+  auto& rt = opkit_acl::Runtime::get();
+  const aclError e = rt.last_code;
+  rt.last_code = ACL_SUCCESS;
+  return e;
 }
 
 // One device, id 0: the emulated 910B.
@@ -382,32 +412,37 @@ inline aclError aclrtFreeHost(void* hostPtr, OPKIT_ACL_SITE) {
 
 inline aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                             OPKIT_ACL_SITE) {
-  if ((kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE) && opkit_acl::any_pending()) {
-    std::fprintf(stderr,
-                 "opkit acl: [acl-unsynchronized] %s:%d: aclrtMemcpy reads device memory while a launched kernel has "
-                 "not been synchronized (aclrtSynchronizeStream); running it first -- on the NPU it may not have run\n",
-                 file_, line_);
-    opkit_acl::drain_all();
-  }
+  if (kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE)
+    opkit_acl::unsynchronized("aclrtMemcpy", false, file_, line_);
+  else if (kind == ACL_MEMCPY_HOST_TO_DEVICE)
+    opkit_acl::unsynchronized("aclrtMemcpy", true, file_, line_);
   return opkit_acl::copy(dst, destMax, src, count, kind, "aclrtMemcpy", file_, line_);
 }
 inline aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                                  aclrtStream stream, OPKIT_ACL_SITE) {
   if (!opkit_acl::known_stream(stream))
     return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMemcpyAsync: not a live stream");
-  const char* f = file_;
-  const int l = line_;
-  opkit_acl::Runtime::get().streams[stream].push_back(
-      [=]() { opkit_acl::copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync", f, l); });
+  aclError e = opkit_acl::check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync", file_, line_);
+  if (e != ACL_SUCCESS) return e;
+  opkit_acl::Runtime::get().streams[stream].push_back([=]() {
+    if (count) std::memmove(dst, src, count);
+  });
   return ACL_SUCCESS;
 }
-inline aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count, OPKIT_ACL_SITE) {
-  if (!devPtr) return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMemset: null pointer");
+namespace opkit_acl {
+inline aclError check_memset(const char* call, void* devPtr, size_t maxCount, size_t count, const char* file, int line) {
+  if (!devPtr) return fail(ACL_ERROR_INVALID_PARAM, file, line, "%s: null pointer", call);
   if (count > maxCount)
-    return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMemset: count %zu exceeds maxCount %zu", count,
-                           maxCount);
+    return fail(ACL_ERROR_INVALID_PARAM, file, line, "%s: count %zu exceeds maxCount %zu", call, count, maxCount);
   // CANN: "the system determines whether it is host or device according to the address" (acl_rt.h:915)
-  if (opkit_acl::is_device(devPtr)) opkit_acl::check_device_range("aclrtMemset", "dst", devPtr, count, file_, line_);
+  if (is_device(devPtr)) check_device_range(call, "dst", devPtr, count, file, line);
+  return ACL_SUCCESS;
+}
+}  // namespace opkit_acl
+inline aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count, OPKIT_ACL_SITE) {
+  aclError e = opkit_acl::check_memset("aclrtMemset", devPtr, maxCount, count, file_, line_);
+  if (e != ACL_SUCCESS) return e;
+  if (opkit_acl::is_device(devPtr)) opkit_acl::unsynchronized("aclrtMemset", true, file_, line_);
   std::memset(devPtr, value, count);
   return ACL_SUCCESS;
 }
@@ -415,34 +450,52 @@ inline aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, s
                                  OPKIT_ACL_SITE) {
   if (!opkit_acl::known_stream(stream))
     return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMemsetAsync: not a live stream");
-  const char* f = file_;
-  const int l = line_;
-  opkit_acl::Runtime::get().streams[stream].push_back(
-      [=]() { aclrtMemset(devPtr, maxCount, value, count, f, l); });
+  aclError e = opkit_acl::check_memset("aclrtMemsetAsync", devPtr, maxCount, count, file_, line_);
+  if (e != ACL_SUCCESS) return e;
+  opkit_acl::Runtime::get().streams[stream].push_back([=]() { std::memset(devPtr, value, count); });
   return ACL_SUCCESS;
 }
 
 // 2-D copies: `height` rows of `width` bytes, rows `dpitch` / `spitch` bytes apart (acl_rt.h:1054-1085).
+namespace opkit_acl {
+inline aclError check_copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                             aclrtMemcpyKind kind, const char* call, const char* file, int line) {
+  if (width > dpitch || width > spitch)
+    return fail(ACL_ERROR_INVALID_PARAM, file, line, "%s: width %zu exceeds a pitch (%zu, %zu)", call, width, dpitch,
+                spitch);
+  for (size_t r = 0; r < height; ++r) {
+    aclError e = check_copy(static_cast<uint8_t*>(dst) + r * dpitch, width,
+                            static_cast<const uint8_t*>(src) + r * spitch, width, kind, call, file, line);
+    if (e != ACL_SUCCESS) return e;
+  }
+  return ACL_SUCCESS;
+}
+inline void copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height) {
+  for (size_t r = 0; r < height; ++r)
+    std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, static_cast<const uint8_t*>(src) + r * spitch, width);
+}
+}  // namespace opkit_acl
 inline aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                               aclrtMemcpyKind kind, OPKIT_ACL_SITE) {
   if (width > dpitch || width > spitch)
     return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMemcpy2d: width %zu exceeds a pitch (%zu, %zu)",
                            width, dpitch, spitch);
-  for (size_t r = 0; r < height; ++r) {
-    aclError e = opkit_acl::copy(static_cast<uint8_t*>(dst) + r * dpitch, width,
-                                 static_cast<const uint8_t*>(src) + r * spitch, width, kind, "aclrtMemcpy2d", file_, line_);
-    if (e != ACL_SUCCESS) return e;
-  }
+  aclError e = opkit_acl::check_copy2d(dst, dpitch, src, spitch, width, height, kind, "aclrtMemcpy2d", file_, line_);
+  if (e != ACL_SUCCESS) return e;
+  if (kind != ACL_MEMCPY_HOST_TO_HOST)
+    opkit_acl::unsynchronized("aclrtMemcpy2d", kind == ACL_MEMCPY_HOST_TO_DEVICE, file_, line_);
+  opkit_acl::copy2d(dst, dpitch, src, spitch, width, height);
   return ACL_SUCCESS;
 }
 inline aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                                    size_t height, aclrtMemcpyKind kind, aclrtStream stream, OPKIT_ACL_SITE) {
   if (!opkit_acl::known_stream(stream))
     return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMemcpy2dAsync: not a live stream");
-  const char* f = file_;
-  const int l = line_;
+  aclError e = opkit_acl::check_copy2d(dst, dpitch, src, spitch, width, height, kind, "aclrtMemcpy2dAsync", file_,
+                                       line_);
+  if (e != ACL_SUCCESS) return e;
   opkit_acl::Runtime::get().streams[stream].push_back(
-      [=]() { aclrtMemcpy2d(dst, dpitch, src, spitch, width, height, kind, f, l); });
+      [=]() { opkit_acl::copy2d(dst, dpitch, src, spitch, width, height); });
   return ACL_SUCCESS;
 }
 

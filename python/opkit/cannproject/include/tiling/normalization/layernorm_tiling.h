@@ -4,7 +4,8 @@
 // impl/adv_api/tiling/normalization/layernorm_tiling_impl.cpp:39-231 (read, not copied; the A2 branch). The kernel
 // gets the same layout from the emulator (opkit_emu/adv_tiling_vector.h) and runs LayerNorm there
 // (lib/normalization/layernorm.h). A shape that is not 4-D, empty, or a type size other than 2 / 4 leaves the outputs
-// untouched with a message on stderr, as CANN's ASCENDC_HOST_ASSERT returns. GetWelfordUpdateMaxMinTmpSize and the
+// untouched with a message on stderr. (CANN's ASCENDC_HOST_ASSERT in CheckLayerNormHostCommon returns from the check
+// alone and the computation goes on with the bad shape: stopping here is stricter.) GetWelfordUpdateMaxMinTmpSize and the
 // rstd form's LayerNormSeparateTiling overloads (isComputeRstd) too.
 #pragma once
 #include <algorithm>

@@ -82,6 +82,9 @@ def commands(readme: str) -> tuple[dict[str, str], list[str], list[str], list[st
         m = re.fullmatch(r"([A-Z_][A-Z0-9_]*)=(\S+)", line)
         if m:
             vars_.setdefault(m.group(1), m.group(2))
+        if line.startswith("cmake"):  # `cmake -DUSE_SILU_MODE=ON ..`: the options the run block sets
+            for name, val in re.findall(r"-D(\w+)=(\S+)", line):
+                vars_.setdefault(name, val)
         for part in (p.strip() for p in line.split(";")):
             if re.match(r"python3? \.\./scripts/gen_data\.py", part):
                 gens.append(part)
@@ -100,6 +103,10 @@ def defines(cmake: str, vars_: dict[str, str]) -> list[str]:
     """Compile definitions CMakeLists.txt adds (target_compile_definitions / add_definitions), variables
     substituted; generator expressions are compile options, not definitions."""
     out = []
+    # an `if(OPT) ... endif()` on an option the run block leaves OFF adds nothing (swish's USE_SILU_MODE)
+    for opt, dflt in re.findall(r"option\s*\(\s*(\w+)\s+\"[^\"]*\"\s+(ON|OFF)\s*\)", cmake):
+        if vars_.get(opt, dflt).upper() not in ("ON", "TRUE", "1", "YES"):
+            cmake = re.sub(rf"if\s*\(\s*{opt}\s*\).*?endif\s*\([^)]*\)", "", cmake, flags=re.S)
     for m in re.finditer(r"target_compile_definitions\s*\(\s*\S+\s+(?:PRIVATE|PUBLIC|INTERFACE)\s+(.*?)\)", cmake, re.S):
         out += [t for t in m.group(1).split() if not t.startswith("$<")]
     for m in re.finditer(r"add_definitions\s*\((.*?)\)", cmake, re.S):

@@ -134,3 +134,4 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dat
 }  // namespace AscendC
 #include "tiling/opkit_adv_tmp_sizes.h"
 #include "tiling/opkit_adv_activation_tmp_sizes.h"
+#include "tiling/opkit_adv_math_more_tmp_sizes.h"

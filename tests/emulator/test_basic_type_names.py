@@ -26,3 +26,22 @@ def test_group_barrier_still_stops_by_name(gxx, tmp_path):
     r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
     assert r.returncode != 0 and "not supported on the emulator: GroupBarrier" in r.stderr
     assert "PipeMode" not in r.stderr.split("GroupBarrier")[0]
+
+
+def test_rmsnorm_tiling_at_global_scope_from_kernel_operator(gxx, tmp_path):
+    """CANN's kernel_operator.h reaches RmsNormTiling globally (normalization/rmsnorm.h:25 includes kernel_tiling.h):
+    its RmsNorm example declares `RmsNormTiling tiling;` with nothing else included. A kernel's own PadTiling still
+    compiles (the other advanced tiling structs stay out of the global scope), and kernel_tiling.h, which exports
+    them all, repeats the same declaration without a clash."""
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "kernel_operator.h"\n'
+                   'struct PadTiling { int mine; };\n'
+                   'RmsNormTiling t;\n'
+                   'static_assert(sizeof(RmsNormTiling) == 48);\n')
+    r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+    assert r.returncode == 0, r.stderr
+    src.write_text('#include "kernel_operator.h"\n#include "kernel_tiling/kernel_tiling.h"\n'
+                   'static_assert(std::is_same_v<RmsNormTiling, AscendC::tiling::RmsNormTiling>);\n'
+                   'PadTiling p;\n')
+    r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+    assert r.returncode == 0, r.stderr

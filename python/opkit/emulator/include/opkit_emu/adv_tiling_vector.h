@@ -9,6 +9,8 @@
 #pragma once
 #include <cstdint>
 
+#include "opkit_emu/adv_tiling_rmsnorm.h"
+
 namespace AscendC {
 namespace tiling {
 #pragma pack(push, 8)
@@ -171,21 +173,7 @@ struct LayerNormGradBetaTiling {
   uint32_t resForGammaTmpTensorPos = 0;
   uint32_t reserved = 0;
 };
-// asc-devkit 82b89a15 include/adv_api/normalization/rmsnorm_tilingdata.h:16-29
-struct RmsNormTiling {
-  uint32_t bLength = 0;
-  uint32_t sLength = 0;
-  uint32_t hLength = 0;
-  uint32_t originalHLength = 0;
-  float reciprocalOfHLength = 0;
-  uint32_t mainBshLength = 0;
-  uint32_t mainBsLength = 0;
-  uint32_t mainBsLengthAlign = 0;
-  uint32_t loopRound = 0;
-  uint32_t inputTailPos = 0;
-  uint32_t tailBshLength = 0;
-  uint32_t tailBsLength = 0;
-};
+// RmsNormTiling: opkit_emu/adv_tiling_rmsnorm.h (lib/normalization/rmsnorm.h exports it alone, as CANN does)
 // asc-devkit 82b89a15 include/adv_api/normalization/batchnorm_tilingdata.h:16-37
 struct BatchNormTiling {
   uint32_t originalBLength = 0;

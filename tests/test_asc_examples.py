@@ -24,7 +24,8 @@ RIGHT = ["00_introduction/01_add/add_tpipe_tque", "04_advanced_api/01_activation
          "04_advanced_api/01_activation/geglu", "04_advanced_api/01_activation/swiglu",
          "04_advanced_api/01_activation/swish",  # an option the README leaves OFF adds no definition
          "04_advanced_api/10_math/clampmin", "04_advanced_api/10_math/fmod", "04_advanced_api/10_math/xor",
-         "03_basic_api/01_memory_vector_compute/reduce_repeat", "04_advanced_api/02_normalization/rmsnorm"]
+         "03_basic_api/01_memory_vector_compute/reduce_repeat", "04_advanced_api/02_normalization/rmsnorm",
+         "04_advanced_api/07_filter/dropout"]
 
 
 def test_asc_examples_run_right(tmp_path):

@@ -129,6 +129,7 @@ HOST_EXPECTED = {  # shape [3, 1000] unless named; (max, min), from impl/adv_api
     "fmod_f16": (8 * 3000 * 2, 8 * 256),  # Trunc's 2 + 6 for half
     "xor_i16": (3000 * 2, 256),           # xor_tiling.cpp
     "fmod_factor_f16": (8, 0),
+    "dropout_f16": (2 * 3000 * 4, 512),   # filter/dropout_tiling_impl.cpp: 2 floats per element, min 2 repeats
 }
 HOST_FAMILIES = {0: "GetFmodMaxMinTmpSize", 1: "GetClampMaxMinTmpSize", 2: "GetXorMaxMinTmpSize"}
 

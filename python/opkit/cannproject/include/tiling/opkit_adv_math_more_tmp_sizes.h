@@ -52,3 +52,20 @@ inline void GetXorTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLive
   maxLiveNodeCount = 1;
 }
 }  // namespace AscendC
+
+namespace AscendC {
+// filter/dropout_tiling_impl.cpp:21-44: min 2 repeats; max 2 floats per element, at least min
+inline uint32_t GetDropOutMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isReuseSource) {
+  (void)srcShape, (void)typeSize, (void)isReuseSource;
+  return 2 * 256;
+}
+inline uint32_t GetDropOutMaxTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isReuseSource) {
+  const uint32_t mx = 2 * static_cast<uint32_t>(srcShape.GetShapeSize()) * static_cast<uint32_t>(sizeof(float));
+  return std::max(GetDropOutMinTmpSize(srcShape, typeSize, isReuseSource), mx);
+}
+inline void GetDropOutMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isReuseSource,
+                                    uint32_t& maxValue, uint32_t& minValue) {
+  maxValue = GetDropOutMaxTmpSize(srcShape, typeSize, isReuseSource);
+  minValue = GetDropOutMinTmpSize(srcShape, typeSize, isReuseSource);
+}
+}  // namespace AscendC

@@ -44,3 +44,4 @@
 #include "lib/quantization/ascend_dequant.h"
 #include "lib/normalization/rmsnorm.h"
 #include "lib/select/selectwithbytesmask.h"
+#include "lib/filter/dropout.h"

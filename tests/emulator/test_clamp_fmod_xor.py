@@ -157,3 +157,17 @@ def test_host_min_is_what_the_kernel_accepts(family):
     short = run_asc(f"FAMILY={family}", "SHRINK=32")
     assert short.returncode == 1, short.stdout + short.stderr
     assert "[tensor-bounds]" in short.stderr and HOST_FAMILIES[family] in short.stderr, short.stderr
+
+
+def test_ascend_950_forms_are_named_compile_errors(gxx, tmp_path):
+    """Fmod's FmodConfig form and Clamp(dst, src, min, max, count) are Ascend 950 only: each stops the build with a
+    message naming the page; the A2 forms beside them still resolve."""
+    for call, page in (("Fmod<float, false, cfg>(d, s, s, 8u);", "Fmod.md"), ("Clamp(d, s, 0.0f, 1.0f, 8u);",
+                                                                             "Clamp.md")):
+        src = tmp_path / "k.cpp"
+        src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                       'static constexpr FmodConfig cfg = {FmodAlgo::NORMAL, FMOD_ITERATION_NUM_MAX};\n'
+                       'void f(LocalTensor<float> d, LocalTensor<float> s) { Fmod(d, s, s, 8u); ' + call + ' }\n')
+        r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+        assert r.returncode != 0 and f"Ascend 950 only ({page}" in r.stderr, r.stderr[-2000:]
+        assert r.stderr.count("error:") == 1, r.stderr[-2000:]

@@ -50,4 +50,19 @@ void Fmod(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, con
           OPKIT_LOC) {
   Fmod<T, isReuseSource>(dstTensor, src0Tensor, src1Tensor, src0Tensor.GetSize(), loc);
 }
+// The Ascend 950 form (fmod.h:23-50): its config types exist (include/adv_api/math/fmod_utils.h), the call is a
+// named compile error. No default for `config`, so a plain Fmod(...) call never considers it.
+inline constexpr uint32_t FMOD_ITERATION_NUM_MAX = 11;
+enum class FmodAlgo { NORMAL = 0, ITERATION_COMPENSATION = 1 };
+struct FmodConfig {
+  FmodAlgo algo = FmodAlgo::NORMAL;
+  uint32_t iterationNum = FMOD_ITERATION_NUM_MAX;
+};
+inline constexpr FmodConfig DEFAULT_FMOD_CONFIG = {FmodAlgo::NORMAL, FMOD_ITERATION_NUM_MAX};
+template <typename T, bool isReuseSource, const FmodConfig& config, class... Rest>
+void Fmod(const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const Rest&...) {
+  static_assert(sizeof(T) == 0,  // dependent: fails only when called
+                "opkit emulator: Fmod<T, isReuseSource, config> (FmodConfig) is Ascend 950 only (Fmod.md, 'config'); "
+                "on Atlas A2 call Fmod<T, isReuseSource>");
+}
 }  // namespace AscendC

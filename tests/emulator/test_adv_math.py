@@ -145,6 +145,20 @@ def test_axpy_with_shared_buffer(mod):
     np.testing.assert_allclose(got[:N - 3], 1 + 0.5 * x[:N - 3], rtol=1e-6)
 
 
+def test_axpy_float_runs_with_canns_host_minimum(mod):
+    """GetAxpyMaxMinTmpSize gives float 0 bytes (axpy_tiling_impl.cpp:44-52; the A2 code calls the basic Axpy,
+    axpy_common_impl.h:153-166): the smallest buffer (32 bytes) runs; half still needs 4 x 256 bytes."""
+    x = inputs(-3, 3)
+    got = call(mod, 27, 0, 0, N, 32, x, scalar=0.5)
+    np.testing.assert_allclose(got, 1 + 0.5 * x, rtol=1e-6)
+    with pytest.raises(EmulatorError, match="GetAxpyMaxMinTmpSize") as e:
+        call(mod, 27, 0, 1, N, 1024 - 32, x, scalar=0.5)
+    assert e.value.rule == "tensor-bounds"
+    got = call(mod, 27, 0, 1, N, 1024, x, scalar=0.5)
+    xh = torch.from_numpy(x).half().float().numpy()
+    np.testing.assert_allclose(got, 1 + 0.5 * xh, rtol=2e-3, atol=2e-3)
+
+
 @pytest.mark.parametrize("name,half", [("Sin", 0), ("Sin", 1), ("Erfc", 0), ("Atan", 1), ("Exp", 1), ("Floor", 1),
                                        ("Sigmoid", 0), ("Sigmoid", 1)])
 def test_tmp_buffer_below_cann_minimum_is_a_rule_violation(mod, name, half):

@@ -144,3 +144,5 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dat
 #include "activation/logsoftmax_tiling.h"
 #include "activation/softmax_flashv2_tiling.h"
 #include "tiling/opkit_adv_tmp_sizes.h"
+#include "tiling/opkit_adv_activation_tmp_sizes.h"
+#include "tiling/opkit_adv_math_more_tmp_sizes.h"

@@ -21,6 +21,21 @@ template <typename T, typename U>
 struct IsSameType : public FalseType {};
 template <typename T>
 struct IsSameType<T, T> : public TrueType {};
+// Conditional<c, T1, T2>::type (std::conditional) and ConditionalMulti (asc-devkit 82b89a15
+// impl/basic_api/utils/kernel_utils_constants.h:535-551): CANN's reduce_repeat example picks its element type with it.
+template <bool condition, class T1, class T2>
+struct Conditional {
+  using type = T1;
+};
+template <class T1, class T2>
+struct Conditional<false, T1, T2> {
+  using type = T2;
+};
+template <bool condition1, bool condition2, class T1, class T2, class T3, class T4>
+struct ConditionalMulti {
+  using type = typename Conditional<condition1, typename Conditional<condition2, T1, T2>::type,
+                                    typename Conditional<condition2, T3, T4>::type>::type;
+};
 
 // T is one of U, Args... (CANN uses it in static_asserts of supported dtypes).
 template <typename T, typename U, typename... Args>

@@ -22,6 +22,9 @@
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
+#include "opkit_emu/adv_tiling_rmsnorm.h"
+
+using AscendC::tiling::RmsNormTiling;  // global, as CANN's kernel_operator.h gives it (adv_tiling_rmsnorm.h)
 
 namespace opkit_emu {
 template <class T, class Tiling>

@@ -6,6 +6,7 @@ Before opkit.quant.algorithms took the candidates' mean with opkit.numerics (flo
 float32 torch.mean gave other bits under default / avx2 / avx512 and at 1 vs 2 threads, and this test failed
 (the losses differed). A capability the host's CPU lacks cannot be forced: that case is skipped and says so --
 it is not a pass; on an AVX-512 host all six run. See docs/testing.md."""
+import functools
 import json
 import os
 import subprocess
@@ -34,8 +35,19 @@ json.dump(out, sys.stdout)
 """
 
 
+@functools.cache
+def _host_capability() -> str:
+    """The CPU's own capability: asked of a fresh process without ATEN_CPU_CAPABILITY (this process may run
+    forced down, and then reports the forced one)."""
+    env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
+    p = subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return p.stdout.strip().lower()
+
+
 def _host_has(cap: str) -> bool:
-    host = torch.backends.cpu.get_cpu_capability().lower()      # "avx512", "avx2", "default", or a non-x86 name
+    host = _host_capability()                 # "avx512", "avx2", "default", or a non-x86 name
     order = {"default": 0, "avx2": 1, "avx512": 2}
     return cap == "default" or (host in order and order[host] >= order[cap])
 
@@ -56,7 +68,7 @@ def reference():
 @pytest.mark.parametrize("cap", CAPS)
 def test_ifmr_same_answer_under_every_capability_and_thread_count(reference, cap, threads):
     if not _host_has(cap):
-        pytest.skip(f"this CPU has no {cap} (torch capability {torch.backends.cpu.get_cpu_capability()}): "
+        pytest.skip(f"this CPU has no {cap} (its torch capability: {_host_capability()}): "
                     f"not checked here")
     got = _run(cap, threads)
     assert got["capability"].lower() == cap and got["threads"] == threads, got["capability"]
@@ -72,4 +84,4 @@ def test_this_host_runs_at_least_default_and_avx2():
     import platform
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("not x86-64: ATen has no avx2/avx512 kernels to force here")
-    assert _host_has("avx2"), f"x86-64 host without AVX2 ({torch.backends.cpu.get_cpu_capability()})"
+    assert _host_has("avx2"), f"x86-64 host without AVX2 (its torch capability: {_host_capability()})"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from opkit import numerics
 from opkit.accuracy import layers as L
 from opkit.quant import algorithms as A
 from opkit.quant import calibrate as C
@@ -24,11 +25,12 @@ from quantdata.models import inputs, labelled, with_dead_channel  # noqa: E402
 
 
 def _losses_one_at_a_time(x, lows, cands, scales):
-    """IFMR's losses as written before round 4: one candidate at a time, fresh tensors."""
+    """IFMR's losses as written before round 4: one candidate at a time, fresh tensors (the mean machine-
+    independent, as algorithms._mse_losses takes it)."""
     out = []
     for low, cand, s in zip(lows, cands.tolist(), scales.tolist()):
         err = torch.round(x.clamp(low, cand) / s) * s - x
-        out.append(float(torch.mean(err * err)))
+        out.append(numerics.mean(err * err))
     return out
 
 

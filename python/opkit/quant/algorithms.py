@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .. import numerics
+
 FLT_EPSILON = 1.192092896e-07       # AMCT utils/vars.py: a scale below this becomes 1.0
 ACT_BITS = (4, 8, 16)               # AMCT config field.py: ACT_SUPPORT_NUM_BITS
 WTS_BITS = (4, 6, 7, 8)             # AMCT config field.py: WTS_SUPPORT_NUM_BITS
@@ -156,11 +158,16 @@ IFMR_ROWS_ELEMENTS = 1 << 16     # candidates searched side by side while they f
 
 
 def _mse_losses(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales: torch.Tensor) -> list[float]:
-    """mean((round(clamp(x, low, cand) / s) * s - x)^2) per candidate, as float. The same elementwise float32
-    operations as one candidate at a time; a small input runs several candidates as rows of one tensor (a few
-    large ops instead of six small ones per candidate), each row's mean taken alone as a 1-D mean (a row is a
-    contiguous vector: the same reduction, tests/test_quant_fixed_cost.py compares both with the one-at-a-time
-    losses bit for bit)."""
+    """mean((round(clamp(x, low, cand) / s) * s - x)^2) per candidate, as float. The squared errors are AMCT's
+    elementwise float32 operations (each IEEE-rounded, so the same bits on every CPU); their mean is
+    opkit.numerics.mean (float64, NumPy's fixed pairwise order) rather than AMCT's float32 torch mean, whose bits
+    depend on the CPU's vector width and the thread count (measured: ATEN_CPU_CAPABILITY=default/avx2/avx512 and
+    1 vs 2 threads give different float32 means), so that the winning candidate is the same on every host.
+    The two means differ by a few float32 ulps at most: they pick different candidates only on a near-tie,
+    which AMCT's own answer flips on between hosts too (tests/test_quant_host_independent.py).
+    A small input runs several candidates as rows of one tensor (a few large ops instead of six small ones per
+    candidate); each row is a contiguous vector, the same values as one candidate at a time
+    (tests/test_quant_fixed_cost.py compares both bit for bit)."""
     n, k = x.numel(), len(lows)
     rows = min(k, IFMR_ROWS_ELEMENTS // max(n, 1))
     if rows < 2:
@@ -168,7 +175,7 @@ def _mse_losses(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales:
         for low, cand, s in zip(lows, cands.tolist(), scales.tolist()):
             torch.clamp(x, low, cand, out=err)
             err.div_(s).round_().mul_(s).sub_(x)      # round(clamp(x) / s) * s - x
-            out.append(float(torch.mean(err.mul_(err))))
+            out.append(numerics.mean(err.mul_(err)))
         return out
     lo = torch.tensor(lows, dtype=torch.float32)[:, None]
     hi, sc = cands.to(torch.float32)[:, None], scales.to(torch.float32)[:, None]
@@ -178,7 +185,7 @@ def _mse_losses(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales:
         e = buf[:j - i]
         torch.clamp(x.expand(j - i, n), lo[i:j], hi[i:j], out=e)
         e.div_(sc[i:j]).round_().mul_(sc[i:j]).sub_(x).mul_(e)
-        out.extend(float(torch.mean(e[r])) for r in range(j - i))
+        out.extend(numerics.mean(e[r]) for r in range(j - i))
     return out
 
 

@@ -71,7 +71,7 @@ def test_ordered_kernels_pass(emu, scenario):
         np.testing.assert_array_equal(y[256:512], x[256:512])
     elif scenario == "kCleanBarrier":
         np.testing.assert_allclose(y[:256], np.exp(x[:256]), rtol=1e-6)
-        assert y[300] == np.float32(np.exp(x[5]))
+        assert y[300] == y[5]  # the scalar unit read Exp's own result after the barrier (not numpy's exp: host-dependent)
     elif scenario == "kCleanTransitive":
         np.testing.assert_array_equal(y[:256], x[:256])
     else:

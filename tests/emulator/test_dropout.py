@@ -71,7 +71,8 @@ def test_byte_mask_multiplies(mod):
 
 @pytest.mark.parametrize("keep,rows,mcols,mode,what", [
     (1.0, 4, 32, 0, "keepProb is 1"), (0.0, 4, 32, 0, "keepProb is 0"), (KEEP, 0, 32, 0, "firstAxis is 0"),
-    (KEEP, 32, 33, 1, "maskLastAxis is 33"), (KEEP, 4, 16, 2, "does not fit")])
+    (KEEP, 32, 33, 1, "maskLastAxis 33 / srcLastAxis 32"), (KEEP, 4, 48, 1, "must be a multiple of 32 bytes"),
+    (KEEP, 4, 16, 2, "does not fit"), (KEEP, 4, 64, 2, "reads the mask flat"), (KEEP, 4, 8, 3, "8 x maskLastAxis")])
 def test_bad_arguments_are_named(mod, keep, rows, mcols, mode, what):
     x = np.ones(max(rows, 1) * 32, np.float32)  # 32 rows of 33 mask bytes: a whole number of 32-byte blocks
     with pytest.raises(EmulatorError) as e:

@@ -204,28 +204,35 @@ def build(path: Path, work: Path | None = None, defines: list[str] | None = None
     manifest = exe.with_name(exe.name + ".deps")
     if exe.is_file() and _deps_unchanged(manifest):
         return exe
-    cpp = work / f"{path.stem}-{digest}.cpp"
-    cpp.write_text(tu, encoding="utf-8")
     tmp = exe.with_suffix(f".tmp{os.getpid()}")
+    cpp = tmp.with_suffix(tmp.suffix + ".cpp")  # per process: two builds of one program never share a file
+    cpp.write_text(tu, encoding="utf-8")
     depfile = tmp.with_suffix(tmp.suffix + ".d")
     r = subprocess.run(["g++", *fl, "-MD", "-MF", str(depfile), "-x", "c++", str(cpp), "-o", str(tmp),
                         *emulator.cflags(libs=True)], capture_output=True, text=True)
+    cpp.unlink(missing_ok=True)
     if r.returncode != 0:
         depfile.unlink(missing_ok=True)
         raise AscError(f"{path}: does not compile on the emulator:\n{_explain(r.stderr)}")
-    deps = _read_depfile(depfile)
+    deps = [d for d in _read_depfile(depfile) if d != str(cpp)]
     depfile.unlink(missing_ok=True)
-    manifest.write_text("".join(f"{_file_hash(d)} {d}\n" for d in deps), encoding="utf-8")
+    hashes = [(_file_hash(d), d) for d in deps]
+    manifest.unlink(missing_ok=True)  # the old manifest never vouches for the new executable
     tmp.replace(exe)
+    if deps and all(h != "-" for h, _ in hashes):  # a dependency it cannot read again: no manifest, rebuilt next time
+        part = manifest.with_suffix(f".tmp{os.getpid()}")
+        part.write_text("".join(f"{h} {d}\n" for h, d in hashes), encoding="utf-8")
+        part.replace(manifest)
     return exe
 
 
 def _read_depfile(depfile: Path) -> list[str]:
-    """The prerequisites of g++'s `-MD` file (make syntax: `target: a b \\` continued; spaces in names escaped)."""
+    """The prerequisites of g++'s `-MD` file (make syntax: `target: a b \\` continued; `\\ `, `\\#` and `$$` escape a
+    space, `#` and `$` in a name)."""
     text = depfile.read_text(encoding="utf-8", errors="replace").replace("\\\n", " ")
     body = text.split(":", 1)[1] if ":" in text else ""
     names = re.findall(r"(?:\\ |[^\s])+", body)
-    return sorted({n.replace("\\ ", " ") for n in names})
+    return sorted({n.replace("\\ ", " ").replace("\\#", "#").replace("$$", "$") for n in names})
 
 
 def _file_hash(p: str) -> str:
@@ -238,7 +245,10 @@ def _file_hash(p: str) -> str:
 def _deps_unchanged(manifest: Path) -> bool:
     if not manifest.is_file():
         return False
-    for line in manifest.read_text(encoding="utf-8").splitlines():
+    lines = manifest.read_text(encoding="utf-8").splitlines()
+    if not lines:
+        return False
+    for line in lines:
         h, _, name = line.partition(" ")
         if _file_hash(name) != h:
             return False

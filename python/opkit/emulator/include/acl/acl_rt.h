@@ -135,7 +135,7 @@ inline bool any_pending() {
 }
 
 // The parameters CANN checks when the call is made (an *Async call too: its error is its return value), and the
-// device ranges (a violation); the copy itself is copy()'s, at once or queued.
+// device ranges (a violation); the copy itself follows, at once or queued.
 inline aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                            const char* call, const char* file, int line) {
   if (!dst || !src) return fail(ACL_ERROR_INVALID_PARAM, file, line, "%s: null %s pointer", call, dst ? "src" : "dst");
@@ -156,12 +156,6 @@ inline aclError check_copy(void* dst, size_t destMax, const void* src, size_t co
   if (want_dst_dev) check_device_range(call, "dst", dst, count, file, line);
   if (want_src_dev) check_device_range(call, "src", src, count, file, line);
   return ACL_SUCCESS;
-}
-inline aclError copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind, const char* call,
-                     const char* file, int line) {
-  aclError e = check_copy(dst, destMax, src, count, kind, call, file, line);
-  if (e == ACL_SUCCESS && count) std::memmove(dst, src, count);
-  return e;
 }
 
 // A synchronous call touching device memory while launched work is still queued: on the NPU it races with that
@@ -412,11 +406,12 @@ inline aclError aclrtFreeHost(void* hostPtr, OPKIT_ACL_SITE) {
 
 inline aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                             OPKIT_ACL_SITE) {
-  if (kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE)
-    opkit_acl::unsynchronized("aclrtMemcpy", false, file_, line_);
-  else if (kind == ACL_MEMCPY_HOST_TO_DEVICE)
-    opkit_acl::unsynchronized("aclrtMemcpy", true, file_, line_);
-  return opkit_acl::copy(dst, destMax, src, count, kind, "aclrtMemcpy", file_, line_);
+  aclError e = opkit_acl::check_copy(dst, destMax, src, count, kind, "aclrtMemcpy", file_, line_);
+  if (e != ACL_SUCCESS) return e;
+  if (kind != ACL_MEMCPY_HOST_TO_HOST)  // device to device reads and writes: named by its write
+    opkit_acl::unsynchronized("aclrtMemcpy", kind != ACL_MEMCPY_DEVICE_TO_HOST, file_, line_);
+  if (count) std::memmove(dst, src, count);
+  return ACL_SUCCESS;
 }
 inline aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                                  aclrtStream stream, OPKIT_ACL_SITE) {

@@ -11,22 +11,21 @@
 // agree within half's rounding). Minimum sharedTmpBuffer: 3 x 256 bytes for every form and type
 // (impl/adv_api/tiling/activation/gelu_tiling_impl.cpp:15-20, GetGeluMaxMinTmpSize).
 #pragma once
-#include <cmath>
-
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 namespace opkit_emu {
 inline float gelu_tanh(float x) {
   const float y = 1.5957691216057308f * (x + 0.044715f * x * x * x);
-  return x / (1.0f + hm::exp(-std::fabs(y))) * hm::exp(std::min(y, 0.0f));
+  return x / (1.0f + hm::exp(-__builtin_fabsf(y))) * hm::exp(y < 0.0f ? y : 0.0f);
 }
 inline float gelu_faster(float x) { return x / (1.0f + hm::exp(-1.702f * x)); }
 inline float gelu_faster_v2(float x) {
-  const float c = std::min(std::fabs(0.7071f * x), 1.769f) - 1.769f;
+  const float a = __builtin_fabsf(0.7071f * x);
+  const float c = (a < 1.769f ? a : 1.769f) - 1.769f;
   const float x1 = -0.1444f * c * c + 0.5f;
   const float s = x + 1e-12f;
-  const float sgn = s > 0 ? 1.0f : (s < 0 ? -1.0f : s / std::fabs(s));  // 0/0 at s == 0, as CANN's Div
+  const float sgn = s > 0 ? 1.0f : (s < 0 ? -1.0f : s / __builtin_fabsf(s));  // 0/0 at s == 0, as CANN's Div
   return x * (sgn * x1 + 0.5f);
 }
 }  // namespace opkit_emu

@@ -47,12 +47,25 @@ void dropout(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& 
     fail("api-argument", api, loc, strf("keepProb is %g: it must be larger than 0 and smaller than 1", keepProb));
   uint32_t m = mode;
   if (m == 0) m = cols < mcols ? 1 : cols == mcols ? 2 : cols == mcols * 8 ? 3 : 4;
-  if ((m == 1 || m == 4) && mcols % 2)
-    fail("api-argument", api, loc, strf("info.maskLastAxis is %u: it must be even when dropOutMode is 1 or 4", mcols));
+  if (cols == 0) fail("api-argument", api, loc, "info.srcLastAxis is 0: it must be > 0");
   const bool bits = m >= 3;
   if (bits ? cols > mcols * 8 : cols > mcols)
     fail("api-argument", api, loc,
          strf("info.srcLastAxis %u does not fit the mask's last axis %u (%s mode)", cols, mcols, bits ? "bit" : "byte"));
+  // Modes 1 / 4 (a mask row wider than its data): CANN's A2 code packs each row's used mask bytes with GatherMask at
+  // a row stride of maskLastAxis / 32 blocks and then reads the packed mask across rows (dropout_c220_impl.h:39-65),
+  // which is the row-wise result only for the layouts the page requires (DropOut.md: the mask row padded to 32
+  // bytes, an even number of used mask bytes); another layout gives something else on the device, so it is refused.
+  if ((m == 1 || m == 4) && (mcols % 32 || (m == 1 ? cols % 2 : cols % 16)))
+    fail("api-argument", api, loc,
+         strf("info.maskLastAxis %u / srcLastAxis %u: with dropOutMode %u the mask row must be a multiple of 32 bytes "
+              "and srcLastAxis a multiple of %u (an even number of used mask bytes)", mcols, cols, m, m == 1 ? 2 : 16));
+  // Modes 2 / 3 read the mask flat over the data (dropout_membase_impl.h): the row-wise reading is CANN's only when
+  // the rows are the same length.
+  if ((m == 2 && cols != mcols) || (m == 3 && cols != mcols * 8))
+    fail("api-argument", api, loc,
+         strf("info.srcLastAxis %u, maskLastAxis %u: dropOutMode %u reads the mask flat over the data, so srcLastAxis "
+              "must be %s maskLastAxis", cols, mcols, m, m == 2 ? "equal to" : "8 x"));
   const uint32_t n = rows * cols, mbytes = rows * mcols;
   if (tmp && tmp->GetSize() < 512)
     fail("tensor-bounds", api, loc,

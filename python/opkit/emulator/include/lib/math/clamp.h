@@ -4,7 +4,7 @@
 // basic Maxs / Mins (impl/adv_api/detail/math/clamp/clamp_common_impl.h:33-44), so the result is exact (NaN kept as
 // the basic Maxs / Mins keep it). Minimum sharedTmpBuffer: float 64, half 128 bytes
 // (impl/adv_api/tiling/math/clamp_tiling_impl.cpp:12-18, GetClampMaxMinTmpSize). Clamp<config>(dst, src, min, max,
-// count) is Ascend 950 only (clamp.h:76-80, Clamp.md): a named compile error below.
+// count) is Ascend 950 only: not declared (below).
 #pragma once
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
@@ -30,15 +30,7 @@
 OPKIT_EMU_CLAMP(ClampMin, OpMax)  // ClampMin(x, s) = max(x, s)
 OPKIT_EMU_CLAMP(ClampMax, OpMin)
 
-namespace AscendC {
-struct ClampConfig {  // include/adv_api/math/clamp_utils.h
-  bool isReuseSource;
-};
-inline constexpr ClampConfig DEFAULT_CLAMP_CONFIG = {false};
-template <const ClampConfig& config = DEFAULT_CLAMP_CONFIG, typename T, typename U, typename S>
-void Clamp(const LocalTensor<T>&, const LocalTensor<T>&, const U&, const S&, const uint32_t) {
-  static_assert(sizeof(T) == 0,  // dependent: fails only when called
-                "opkit emulator: Clamp(dst, src, min, max, count) is Ascend 950 only (Clamp.md); on Atlas A2 use "
-                "ClampMin / ClampMax");
-}
-}  // namespace AscendC
+// Clamp<config>(dst, src, min, max, count) is Ascend 950 only (clamp.h:150-160, Clamp.md). CANN's header declares it on
+// every chip with an empty body off the 950 (a call on A2 silently does nothing); it is not declared here, so a call is
+// an ordinary compile error naming it -- and a kernel's own `Clamp` (a functor, as public kernels written before
+// CANN 9 have, under `using namespace AscendC`) is not made ambiguous (tests/emulator/test_compat.cpp).

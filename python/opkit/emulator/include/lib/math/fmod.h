@@ -7,15 +7,13 @@
 // form with `const FmodConfig& config` is not on A2 (Fmod.md "config"). Minimum sharedTmpBuffer: (Trunc's factor +
 // extra) x 256 bytes, float 1 x 256, half (2 + 6) x 256 (impl/adv_api/tiling/math/fmod_tiling_impl.cpp:6-28).
 #pragma once
-#include <cmath>
-
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 
 namespace opkit_emu {
 inline float fmod_like_cann(float a, float b) {
   volatile float q = a / b;  // each step rounded to float, as the vector unit's Div / Mul / Sub
-  volatile float m = std::trunc(q) * b;
+  volatile float m = static_cast<float>(hm::trunc(q)) * b;  // exact: a float's trunc is a float
   return a - m;
 }
 }  // namespace opkit_emu

@@ -15,6 +15,7 @@
 #include "opkit/cann_adv_tiling.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
+#include "activation/softmax_rows_tiling.h"
 // the advanced APIs' host tiling, one header per family as CANN's tiling_api.h includes them
 #include "normalization/layernorm_tiling.h"
 #include "normalization/layernorm_grad_tiling.h"
@@ -73,7 +74,7 @@ using TensorShape = ge::Shape;
 using TensorDataType = ge::DataType;
 
 namespace softmax_detail {
-constexpr uint32_t kBlk = 32, kFloat = 4, kBasicTile = kBlk / kFloat, kBasicUnit = 64, kBasicMin = 256;
+constexpr uint32_t kBlk = 32, kFloat = 4, kBasicUnit = 64, kBasicMin = 256;
 // [m, k]: the last axis and the product of the others
 inline std::pair<uint32_t, uint32_t> last_axis(const ge::Shape& s) {
   const uint32_t k = s.GetDimNum() ? static_cast<uint32_t>(s.GetDim(s.GetDimNum() - 1)) : 0;
@@ -105,30 +106,9 @@ inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataType
   if (srcShape.GetShapeSize() <= 0 || (dataTypeSize != 2 && dataTypeSize != 4)) return;
   const auto mk = last_axis(srcShape);
   const uint32_t m = mk.first, k = mk.second, perBlk = kBlk / dataTypeSize;
-  uint32_t baseM = std::min(localWorkSpaceSize / kFloat / (perBlk + k + kBasicUnit), m);
-  if (baseM < m && baseM > kBasicTile) baseM = baseM / kBasicTile * kBasicTile;
-  if (baseM > kBasicTile && m % kBasicTile == 0 && k % kBasicUnit == 0) {  // basic blocks
-    baseM = baseM / kBasicTile * kBasicTile;
-    while (m % baseM != 0) baseM -= kBasicTile;
-    while (baseM * k >= kBasicUnit * kBasicMin) baseM /= 2;  // at most 255 repeats
-  }
-  t.set_srcM(m);
-  t.set_srcK(k);
-  t.set_srcSize(m * k);
-  t.set_outMaxM(m);
-  t.set_outMaxK(perBlk);
-  t.set_outMaxSize(m * perBlk);
-  t.set_splitM(baseM);
-  t.set_splitK(k);
-  t.set_splitSize(baseM * k);
-  t.set_reduceM(baseM);
-  t.set_reduceK(perBlk);
-  t.set_reduceSize(baseM * perBlk);
-  const uint32_t tail = baseM ? m % baseM : 0;
-  if (baseM) t.set_rangeM(m / baseM);
-  t.set_tailM(tail);
-  t.set_tailSplitSize(tail * k);
-  t.set_tailReduceSize(tail * perBlk);
+  const uint32_t fit = localWorkSpaceSize / kFloat / (perBlk + k + kBasicUnit);  // rows the work buffer holds
+  const uint32_t baseM = AscendC::softmax_rows::rows_per_pass(fit, m, k);
+  AscendC::softmax_rows::fill(t, m, k, perBlk, baseM);
 }
 
 // Whether SoftMax may run on basic blocks: no tail rows, the last axis a multiple of 64 in [256 / size, 2048).

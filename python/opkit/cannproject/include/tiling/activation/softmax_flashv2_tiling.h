@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "register/tilingdata_base.h"
+#include "softmax_rows_tiling.h"  // same folder
 
 namespace AscendC {
 namespace softmax_flashv2_detail {
@@ -76,34 +77,13 @@ inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const uint32_t d
   const uint32_t blk = kBlk / dataTypeSize2, work = localWorkSpaceSize / kFloat;
   uint32_t baseM = 0;
   if (isBasicBlock && k % kUnit == 0 && m % kTile == 0) {
-    baseM = std::min(work / basic_row(k, dataTypeSize1, blk), m);
-    if (baseM > kTile && m % kTile == 0 && k % kUnit == 0) {  // AdjustToBasicBlockBaseM
-      baseM = baseM / kTile * kTile;
-      while (m % baseM != 0) baseM -= kTile;
-      while (baseM * k >= kUnit * kBasicMin) baseM /= 2;
-    }
+    baseM = softmax_rows::basic_block_rows(std::min(work / basic_row(k, dataTypeSize1, blk), m), m, k);
   } else {
     baseM = work / row(k, dataTypeSize1, blk);
   }
   const uint32_t tile = isFlashOutputBrc && dataTypeSize1 == 2 ? kBlk / 2 : kTile;
   baseM = std::min(baseM, m);
   if (baseM < m && baseM > tile) baseM = baseM / tile * tile;
-  t.set_srcM(m);
-  t.set_srcK(k);
-  t.set_srcSize(m * k);
-  t.set_outMaxM(m);
-  t.set_outMaxK(blk);
-  t.set_outMaxSize(m * blk);
-  t.set_reduceM(baseM);
-  t.set_reduceK(blk);
-  t.set_reduceSize(baseM * blk);
-  t.set_splitM(baseM);
-  t.set_splitK(k);
-  t.set_splitSize(baseM * k);
-  const uint32_t tail = baseM ? m % baseM : 0;
-  if (baseM) t.set_rangeM(m / baseM);
-  t.set_tailM(tail);
-  t.set_tailSplitSize(tail * k);
-  t.set_tailReduceSize(tail * blk);
+  softmax_rows::fill(t, m, k, blk, baseM);
 }
 }  // namespace AscendC

@@ -10,11 +10,12 @@
 #include <cstdio>
 
 #include "register/tilingdata_base.h"
+#include "softmax_rows_tiling.h"  // same folder
 
 
 namespace AscendC {
 namespace softmax_grad_detail {
-constexpr uint32_t kBlk = 32, kFloat = 4, kUnit = 64, kTile = 8, kBasicMin = 256;
+constexpr uint32_t kBlk = 32, kFloat = 4, kUnit = 64;
 // [m, k]: the product of the leading axes and the last one
 inline bool shape(const char* fn, const ge::Shape& s, uint32_t size, uint32_t& m, uint32_t& k) {
   k = s.GetDimNum() ? static_cast<uint32_t>(s.GetDim(s.GetDimNum() - 1)) : 0;
@@ -57,29 +58,8 @@ inline void SoftMaxGradTilingFunc(const ge::Shape& srcShape, const uint32_t data
   uint32_t m = 0, k = 0;
   if (!shape("SoftMaxGradTilingFunc", srcShape, dataTypeSize, m, k)) return;
   const uint32_t blk = kBlk / dataTypeSize;
-  uint32_t baseM = std::min(localWorkSpaceSize / kFloat / per_row(k, dataTypeSize, isFront), m);
-  if (baseM < m && baseM > kTile) baseM = baseM / kTile * kTile;
-  if (baseM > kTile && m % kTile == 0 && k % kUnit == 0) {
-    baseM = baseM / kTile * kTile;
-    while (m % baseM != 0) baseM -= kTile;
-    while (baseM * k >= kUnit * kBasicMin) baseM /= 2;  // at most 255 repeats
-  }
-  t.set_srcM(m);
-  t.set_srcK(k);
-  t.set_srcSize(m * k);
-  t.set_outMaxM(m);
-  t.set_outMaxK(blk);
-  t.set_outMaxSize(m * blk);
-  t.set_splitM(baseM);
-  t.set_splitK(k);
-  t.set_splitSize(baseM * k);
-  t.set_reduceM(baseM);
-  t.set_reduceK(blk);
-  t.set_reduceSize(baseM * blk);
-  const uint32_t tail = baseM ? m % baseM : 0;
-  if (baseM) t.set_rangeM(m / baseM);
-  t.set_tailM(tail);
-  t.set_tailSplitSize(tail * k);
-  t.set_tailReduceSize(tail * blk);
+  const uint32_t fit = localWorkSpaceSize / kFloat / per_row(k, dataTypeSize, isFront);  // rows the buffer holds
+  const uint32_t baseM = softmax_rows::rows_per_pass(fit, m, k);
+  softmax_rows::fill(t, m, k, blk, baseM);
 }
 }  // namespace AscendC

@@ -65,6 +65,19 @@ def compile_pybind(name: str, digest: str) -> Path:
     return out
 
 
+def build_host_program(src: str, folder: Path) -> Path:
+    """A host-side program (CANN's tiling functions from opkit's host stand-in headers, no emulator) compiled
+    into ``folder``; returns the executable. The paired tests of the advanced APIs check the host's tiling with it."""
+    opkit_dir = HERE.parents[1] / "python" / "opkit"
+    (folder / "host.cpp").write_text(src)
+    cmd = ["g++", "-std=c++17", "-O0", f"-I{opkit_dir / 'cannproject' / 'include'}", f"-I{opkit_dir / 'include'}",
+           str(folder / "host.cpp"), "-o", str(folder / "host")]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"building the host program failed:\n{' '.join(cmd)}\n{r.stderr[-6000:]}")
+    return folder / "host"
+
+
 def load(path: Path, name: str):
     spec = importlib.util.spec_from_file_location(f"emu_test_{name}", path)
     mod = importlib.util.module_from_spec(spec)

@@ -10,7 +10,6 @@ torch (the sums' order differs); half: the float result rounded once."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ import torch
 
 from opkit.errors import EmulatorError
 
-ROOT = Path(__file__).resolve().parents[2]
 HOST = r"""
 #include <cstdio>
 #include <cstdlib>
@@ -48,14 +46,11 @@ def mod():
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    d = tmp_path_factory.mktemp("dn_host")
-    (d / "host.cpp").write_text(HOST)
-    inc = ROOT / "python" / "opkit"
-    subprocess.run(["g++", "-std=c++17", "-O0", f"-I{inc / 'cannproject' / 'include'}", f"-I{inc / 'include'}",
-                    str(d / "host.cpp"), "-o", str(d / "host")], check=True, capture_output=True, text=True)
+    from conftest import build_host_program
+    exe = build_host_program(HOST, tmp_path_factory.mktemp("dn_host"))
 
     def tiling(b, s, h, oh, size, reuse=0, basic=0, stack=0):
-        out = subprocess.run([str(d / "host"), *map(str, (b, s, h, oh, size, reuse, basic, stack))], check=True,
+        out = subprocess.run([str(exe), *map(str, (b, s, h, oh, size, reuse, basic, stack))], check=True,
                              capture_output=True, text=True).stdout.split()
         v = [int(x) for x in out]
         return dict(ok=(v[0], v[1]), mx=v[2], mn=v[3], f=v[4:])

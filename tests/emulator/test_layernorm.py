@@ -11,7 +11,6 @@ once to half, so within one half ulp of torch's float computation on the half in
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ import torch
 
 from opkit.errors import EmulatorError
 
-ROOT = Path(__file__).resolve().parents[2]
 HOST = r"""
 #include <cstdio>
 #include <cstdlib>
@@ -58,14 +56,11 @@ def mod():
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    d = tmp_path_factory.mktemp("ln_host")
-    (d / "host.cpp").write_text(HOST)
-    inc = ROOT / "python" / "opkit"
-    subprocess.run(["g++", "-std=c++17", "-O0", f"-I{inc / 'cannproject' / 'include'}", f"-I{inc / 'include'}",
-                    str(d / "host.cpp"), "-o", str(d / "host")], check=True, capture_output=True, text=True)
+    from conftest import build_host_program
+    exe = build_host_program(HOST, tmp_path_factory.mktemp("ln_host"))
 
     def tiling(b, s, h, oh, size, reuse, stack=0):
-        out = subprocess.run([str(d / "host"), *map(str, (b, s, h, oh, size, reuse, stack))], check=True,
+        out = subprocess.run([str(exe), *map(str, (b, s, h, oh, size, reuse, stack))], check=True,
                              capture_output=True, text=True).stdout.split()
         v = [int(x) for x in out]
         return v[0], v[1], v[2:]

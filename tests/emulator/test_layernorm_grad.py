@@ -11,7 +11,6 @@ half: within the half rounding of the inputs and one rounding of each output."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ import torch
 
 from opkit.errors import EmulatorError
 
-ROOT = Path(__file__).resolve().parents[2]
 HOST = r"""
 #include <cstdio>
 #include <cstdlib>
@@ -54,14 +52,11 @@ def mod():
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    d = tmp_path_factory.mktemp("lng_host")
-    (d / "host.cpp").write_text(HOST)
-    inc = ROOT / "python" / "opkit"
-    subprocess.run(["g++", "-std=c++17", "-O0", f"-I{inc / 'cannproject' / 'include'}", f"-I{inc / 'include'}",
-                    str(d / "host.cpp"), "-o", str(d / "host")], check=True, capture_output=True, text=True)
+    from conftest import build_host_program
+    exe = build_host_program(HOST, tmp_path_factory.mktemp("lng_host"))
 
     def tiling(b, s, h, oh, size, reuse, stack=0, stackb=0):
-        out = subprocess.run([str(d / "host"), *map(str, (b, s, h, oh, size, reuse, stack, stackb))], check=True,
+        out = subprocess.run([str(exe), *map(str, (b, s, h, oh, size, reuse, stack, stackb))], check=True,
                              capture_output=True, text=True).stdout.split()
         v = [int(x) for x in out]
         return dict(mx=v[0], mn=v[1], mxb=v[2], mnb=v[3], g=v[4:34], gb=v[34:54])

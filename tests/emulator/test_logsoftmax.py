@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +16,6 @@ import torch
 
 from opkit.errors import EmulatorError
 
-ROOT = Path(__file__).resolve().parents[2]
 HOST = r"""
 #include <cstdio>
 #include <cstdlib>
@@ -47,14 +45,11 @@ def mod():
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    d = tmp_path_factory.mktemp("ls_host")
-    (d / "host.cpp").write_text(HOST)
-    inc = ROOT / "python" / "opkit"
-    subprocess.run(["g++", "-std=c++17", "-O0", f"-I{inc / 'cannproject' / 'include'}", f"-I{inc / 'include'}",
-                    str(d / "host.cpp"), "-o", str(d / "host")], check=True, capture_output=True, text=True)
+    from conftest import build_host_program
+    exe = build_host_program(HOST, tmp_path_factory.mktemp("ls_host"))
 
     def tiling(m, k, size, stack=0):
-        out = subprocess.run([str(d / "host"), *map(str, (m, k, size, stack))], check=True, capture_output=True,
+        out = subprocess.run([str(exe), *map(str, (m, k, size, stack))], check=True, capture_output=True,
                              text=True).stdout.split()
         v = [int(x) for x in out]
         return v[0], v[1], v[2:]

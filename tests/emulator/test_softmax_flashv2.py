@@ -10,7 +10,6 @@ the half rounding of the outputs."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ import torch
 
 from opkit.errors import EmulatorError
 
-ROOT = Path(__file__).resolve().parents[2]
 HOST = r"""
 #include <cstdio>
 #include <cstdlib>
@@ -43,14 +41,11 @@ def mod():
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    d = tmp_path_factory.mktemp("fv_host")
-    (d / "host.cpp").write_text(HOST)
-    inc = ROOT / "python" / "opkit"
-    subprocess.run(["g++", "-std=c++17", "-O0", f"-I{inc / 'cannproject' / 'include'}", f"-I{inc / 'include'}",
-                    str(d / "host.cpp"), "-o", str(d / "host")], check=True, capture_output=True, text=True)
+    from conftest import build_host_program
+    exe = build_host_program(HOST, tmp_path_factory.mktemp("fv_host"))
 
     def sizes(m, k, s1, s2, basic=0, work=4096, tiling=False):
-        v = tuple(int(x) for x in subprocess.run([str(d / "host"), *map(str, (m, k, s1, s2, basic, work))],
+        v = tuple(int(x) for x in subprocess.run([str(exe), *map(str, (m, k, s1, s2, basic, work))],
                                                   check=True, capture_output=True, text=True).stdout.split())
         return v if tiling else v[:2]
     return sizes

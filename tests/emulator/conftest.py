@@ -78,6 +78,12 @@ def build_host_program(src: str, folder: Path) -> Path:
     return folder / "host"
 
 
+def run_asc(*args: str, defines: tuple[str, ...] | list[str] = (), cwd: Path | None = None):
+    """`opkit run-asc ARGS...` with each of ``defines`` as `-D NAME[=VALUE]`, in ``cwd``; the CompletedProcess."""
+    cmd = [sys.executable, "-m", "opkit", "run-asc", *map(str, args), *(x for d in defines for x in ("-D", d))]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
 def load(path: Path, name: str):
     spec = importlib.util.spec_from_file_location(f"emu_test_{name}", path)
     mod = importlib.util.module_from_spec(spec)

@@ -148,11 +148,8 @@ HOST_FAMILIES = {0: "GetGeluMaxMinTmpSize", 1: "GetGeGLUMaxMinTmpSize", 2: "GetS
 
 
 def run_asc(*defines: str):
-    import subprocess
-    import sys
-    args = [x for d in defines for x in ("-D", d)]
-    return subprocess.run([sys.executable, "-m", "opkit", "run-asc", str(PROGRAM), *args], capture_output=True,
-                          text=True, timeout=600)
+    from conftest import run_asc
+    return run_asc(PROGRAM, defines=defines)
 
 
 def test_host_tmp_sizes_are_canns_formulas():

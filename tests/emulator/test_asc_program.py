@@ -4,7 +4,6 @@ through -D; bad input; the `<<<>>>` transform itself (python/opkit/cannproject/a
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,8 @@ PROGRAM = HERE / "test_asc_program.asc"
 
 
 def run_asc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "opkit", "run-asc", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=600)
+    from conftest import run_asc
+    return run_asc(*args, cwd=cwd)
 
 
 def test_asc_program_runs_right():

@@ -141,10 +141,10 @@ class Scorer:
     def first_nonfinite(self, v: QuantVariant) -> tuple[str, str, float] | None:
         """(row name, op type, non-finite share) of the first layer row of ``v`` (not a block) whose output holds
         inf/NaN where FP32's is finite -- the row ``rows(v)`` would give, without computing cosines and errors."""
-        if not REUSE_ROWS or self.run_key(v) in self._rows:
+        key = self.run_key(v) if REUSE_ROWS else None
+        if key is None or key in self._rows:
             bad = next((r for r in self.rows(v) if r.nonfinite > 0 and r.op_type != "block"), None)
             return (bad.name, bad.op_type, bad.nonfinite) if bad is not None else None
-        key = self.run_key(v)
         if key not in self._scans:
             recs, target = self._run_recorded(v)
             names = {r.name for r in self.ref}

@@ -48,8 +48,9 @@ def main() -> None:
                     "calibration images, labels its own top-1)")
     ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
     ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
-    ap.add_argument("--before", choices=["fixed", "engine"], default="fixed",
-                    help="--no-linear: what the before side turns off (FIXED_FLAGS; engine: ENGINE_FLAGS too)")
+    ap.add_argument("--before", choices=["round5", "fixed", "engine"], default="round5",
+                    help="--no-linear: what the before side turns off (ROUND5_FLAGS; fixed: FIXED_FLAGS too; "
+                    "engine: ENGINE_FLAGS too)")
     a = ap.parse_args()
     torch.set_num_threads(1)
     import opkit
@@ -160,17 +161,24 @@ FIXED_FLAGS = (("opkit.quant.scoring", "REUSE_ROWS", False, True),
                ("opkit.quant.algorithms", "IFMR_ROWS_ELEMENTS", 0, 1 << 16))
 
 
-def engine(after: bool, before: str = "fixed") -> None:
+# round 5 (an evaluation's own cost and IFMR's): (module, switch, before, after)
+ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
+                ("opkit.quant.algorithms", "IFMR_FUSED", False, True))
+
+
+def engine(after: bool, before: str = "round5") -> None:
     """before: the fourth round's cuts off (rows recomputed for every query, the overflow scan through full rows,
     metrics through the finiteness masks, IFMR one candidate at a time and run on every calibration); with
     ``before="engine"`` also the third round's (FP32 rerun beside every evaluation, the engine's function mode on
     inside every op, float32 ops through the casts, a layer's constants made per call, its Conv+BN fold, codes and
     plan made per variant); after: none of these (the same arithmetic)."""
     import importlib
-    for mod, flag, off, on in FIXED_FLAGS:
+    for mod, flag, off, on in ROUND5_FLAGS:
         setattr(importlib.import_module(mod), flag, on if after else off)
+    for mod, flag, off, on in FIXED_FLAGS:
+        setattr(importlib.import_module(mod), flag, on if after or before == "round5" else off)
     for mod, flag in ENGINE_FLAGS:
-        setattr(importlib.import_module(mod), flag, after or before == "fixed")
+        setattr(importlib.import_module(mod), flag, after or before in ("fixed", "round5"))
 
 
 def classic(a, m, x, y, c, plain) -> None:
@@ -209,7 +217,7 @@ def classic(a, m, x, y, c, plain) -> None:
             if same != "equal":
                 raise SystemExit(f"two runs of the same side differ: {same}")
     engine(True)
-    print(f"   before: {'round 4 cuts off' if a.before == 'fixed' else 'rounds 3 and 4 off'}")
+    print(f"   before: {dict(round5='round 5 off', fixed='rounds 4 and 5 off', engine='rounds 3, 4 and 5 off')[a.before]}")
     for after in (False, True):
         rep, total = runs[after], best[after]
         budget = (rep.evals + 2) * plain

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from .. import numerics
+from . import fused
 
 FLT_EPSILON = 1.192092896e-07       # AMCT utils/vars.py: a scale below this becomes 1.0
 ACT_BITS = (4, 8, 16)               # AMCT config field.py: ACT_SUPPORT_NUM_BITS
@@ -155,6 +156,7 @@ def ifmr(data: torch.Tensor, bits: int = 8, with_offset: bool = True, max_percen
 
 
 IFMR_ROWS_ELEMENTS = 1 << 16     # candidates searched side by side while they fit this many elements (L2-sized)
+IFMR_FUSED = True                # the squared errors by quant/fused.py's kernel (False: the torch ops below)
 
 
 def _mse_losses(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales: torch.Tensor) -> list[float]:
@@ -169,6 +171,19 @@ def _mse_losses(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales:
     candidate); each row is a contiguous vector, the same values as one candidate at a time
     (tests/test_quant_fixed_cost.py compares both bit for bit)."""
     n, k = x.numel(), len(lows)
+    if IFMR_FUSED and x.is_contiguous():
+        # the same float32 operations per element fused into one pass (quant/fused.py, self-checked bit for bit)
+        lo = torch.tensor(lows, dtype=torch.float32)
+        hi, sc = cands.to(torch.float32).contiguous(), scales.to(torch.float32).contiguous()
+        step = max(1, min(k, IFMR_ROWS_ELEMENTS // max(n, 1)))
+        out = []
+        for i in range(0, k, step):
+            e = fused.ifmr_sq(x, lo[i:i + step], hi[i:i + step], sc[i:i + step])
+            if e is None:
+                break
+            out.extend(numerics.mean(e[r]) for r in range(len(e)))
+        if len(out) == k:
+            return out
     rows = min(k, IFMR_ROWS_ELEMENTS // max(n, 1))
     if rows < 2:
         out, err = [], torch.empty_like(x)          # one buffer, the same ops in place

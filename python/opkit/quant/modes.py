@@ -27,6 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..accuracy.simulate import LayerMode
+from . import fused
 from .algorithms import int_range, quantize
 
 F16, F32, F64 = torch.float16, torch.float32, torch.float64
@@ -428,11 +429,16 @@ class QuantLayer(LayerMode):
         float64."""
         return self._accumulate(q, int_bias)[0].to(F64)
 
-    def _accumulate(self, q: torch.Tensor, int_bias: bool = True, own: bool = False) -> tuple[torch.Tensor, bool]:
+    def _accumulate(self, q: torch.Tensor, int_bias: bool = True, own: bool = False,
+                    centered: bool = False) -> tuple[torch.Tensor, bool]:
         """(the exact integer sums as float32 or float64, whether the int32 overflow check can be skipped).
-        ``own``: q is integer_input's fresh, clamped codes (offset taken off in place, range not re-checked)."""
+        ``own``: q is integer_input's fresh, clamped codes (offset taken off in place, range not re-checked);
+        ``centered``: the offset is off already (fused.codes)."""
         plan, bias_f32, peak = self._planned() if self.planned and exact32_allowed() else (None, False, 0.0)
-        xq = q.sub_(self.offset_d) if own and q.dtype == F32 else q - self.offset_d
+        if centered:
+            xq = q
+        else:
+            xq = q.sub_(self.offset_d) if own and q.dtype == F32 else q - self.offset_d
         if plan is not None and xq.numel() and not own:
             lo, hi = torch.aminmax(xq)                # the plan's premise, checked (one pass; callers clamp)
             x_lo, x_hi = self.x_range
@@ -479,7 +485,13 @@ class QuantLayer(LayerMode):
         # the bias at the Add's second input, finds the MatMul there, and leaves the bias in float -- it is added
         # after the dequant (hicann/amct utils/quant_node.py:425-450, optimizer/insert_bias_quant_pass.py:88-90)
         float_bias = self.op_type == "linear" and x.dim() != 2 and self.bias is not None
-        acc, bounded = self._accumulate(self.integer_input(x, device), int_bias=not float_bias, own=True)
+        if device or self.from_requant:
+            acc, bounded = self._accumulate(self.integer_input(x, device), int_bias=not float_bias, own=True)
+        else:
+            # AMCT's fake-quant codes with the offset already off: one pass of fused.py's kernel (the same ops)
+            lo, hi = int_range(self.act_bits)
+            q = fused.codes(x.to(F32), reciprocal_scale(self.scale_d), self.offset_d, lo, hi)
+            acc, bounded = self._accumulate(q, int_bias=not float_bias, own=True, centered=True)
         peak = 0.0
         if not bounded and acc.numel():
             lo, hi = torch.aminmax(acc)
@@ -494,6 +506,14 @@ class QuantLayer(LayerMode):
         if device and self.requant_to is not None and not float_bias:
             y = self.requantize(acc)
             kernel = f"AscendQuant fp16 + {bits} cube + AscendRequant{what_if}"
+        elif not device:
+            # AMCT's dequant Mul (and the float bias's Add) in one pass, in place on our acc (fused.py)
+            axis = acc.dim() - 1 if self.op_type == "linear" else 1
+            y = fused.dequant(acc.to(F32), self.deq_scale, self.bias if float_bias else None, axis)
+            kernel = f"AMCT fake-quant {bits}{what_if}"
+            if float_bias:
+                kernel += " + float bias (MatMul + Add)"
+            return y, io, bits, kernel
         else:
             y = acc.to(F32).mul_(self.geometry.channel_view(self.deq_scale, acc))   # acc is ours: in place
             kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device

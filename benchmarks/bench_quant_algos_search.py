@@ -163,7 +163,8 @@ FIXED_FLAGS = (("opkit.quant.scoring", "REUSE_ROWS", False, True),
 
 # round 5 (an evaluation's own cost and IFMR's): (module, switch, before, after)
 ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
-                ("opkit.quant.algorithms", "IFMR_FUSED", False, True))
+                ("opkit.quant.algorithms", "IFMR_FUSED", False, True),
+                ("opkit.accuracy.simulate", "DICT_FORWARD", False, True))
 
 
 def engine(after: bool, before: str = "round5") -> None:

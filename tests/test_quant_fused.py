@@ -147,3 +147,29 @@ def test_self_check_refuses_another_rounding(monkeypatch):
     lib = fused._load()
     assert lib is not None, fused._state.get("why")
     assert "codes differ" in fused._self_check(lib)
+
+
+@pytest.mark.parametrize("change", ["scale_w", "codes", "bias_codes", "scale_d", "offset_d"])
+def test_kept_constants_follow_a_changed_layer(change):
+    """QuantLayer._kept checks the plan, float32 codes and deq_scale with one key: a layer whose scale_w, codes or
+    bias codes change in place, or whose scale_d / offset_d are reassigned, computes from the new values (the
+    same bits as a layer built fresh with them)."""
+    import copy
+    m, layer = _layer("linear", -20, True)
+    x = torch.randn(64, 16, 40, generator=torch.Generator().manual_seed(9))
+    layer.run(_Sim(), m, m.forward, (x,), {})                 # constants kept
+    fresh = copy.deepcopy(layer)
+    for lay in (layer, fresh):
+        if change == "scale_w":
+            lay.scale_w.mul_(2)
+        elif change == "codes":
+            lay.codes[0].neg_()
+        elif change == "bias_codes":
+            lay.bias_codes.add_(7)
+        elif change == "scale_d":
+            lay.scale_d = lay.scale_d * 1.5
+        else:
+            lay.offset_d = -3
+    assert "_kept_state" in layer.__dict__ and "_kept_state" not in fresh.__dict__    # a copy keeps none
+    got = layer.run(_Sim(), m, m.forward, (x,), {})[0]
+    assert same_bits(got, fresh.run(_Sim(), m, m.forward, (x,), {})[0])

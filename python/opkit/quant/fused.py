@@ -37,6 +37,7 @@ from .fp16_linear import _FLAGS, _compiler, _cpu_id
 
 ENABLED = True        # False: the torch ops, as before (benchmarks/bench_quant_algos_search.py measures both)
 MIN_ELEMENTS = 256    # smaller tensors stay on the torch ops (the ctypes call would not pay)
+F32 = torch.float32
 
 _SOURCE = r"""
 #include <stdint.h>
@@ -51,25 +52,39 @@ void opkit_codes(const float *x, float *out, int64_t n, float r, float o, float 
         out[i] = t - o;
     }
 }
-/* in place: y = acc * deq[c * ds] (then + bias[c]), c = (i / inner) % C; ds 0: one scale for all channels */
+/* in place: y = acc * deq[c * ds] (then + bias[c]), c = (i / inner) % C; ds 0: one scale for all channels.
+   Each case its own loop (restrict: no aliasing) so that the compiler vectorises it; each element still gets
+   one multiply, then one add. */
+static void row_mul(float *restrict a, const float *restrict d, int64_t C) {
+    for (int64_t c = 0; c < C; c++) a[c] = a[c] * d[c];
+}
+static void row_mul_add(float *restrict a, const float *restrict d, const float *restrict b, int64_t C) {
+    for (int64_t c = 0; c < C; c++) { float y = a[c] * d[c]; a[c] = y + b[c]; }
+}
+static void row_scale(float *restrict a, float d, int64_t m) {
+    for (int64_t j = 0; j < m; j++) a[j] = a[j] * d;
+}
+static void row_scale_add(float *restrict a, float d, const float *restrict b, int64_t C) {
+    for (int64_t c = 0; c < C; c++) { float y = a[c] * d; a[c] = y + b[c]; }
+}
+static void row_scale_add1(float *restrict a, float d, float b, int64_t m) {
+    for (int64_t j = 0; j < m; j++) { float y = a[j] * d; a[j] = y + b; }
+}
 void opkit_dequant(float *acc, int64_t n, const float *deq, int64_t ds, const float *bias, int64_t C,
                    int64_t inner) {
     if (inner == 1) {
-        for (int64_t i = 0; i < n; i += C)
-            for (int64_t c = 0; c < C; c++) {
-                float y = acc[i + c] * deq[c * ds];
-                acc[i + c] = bias ? y + bias[c] : y;
-            }
+        if (!bias && !ds) { row_scale(acc, deq[0], n); return; }
+        for (int64_t i = 0; i < n; i += C) {
+            if (!bias) row_mul(acc + i, deq, C);
+            else if (ds) row_mul_add(acc + i, deq, bias, C);
+            else row_scale_add(acc + i, deq[0], bias, C);
+        }
         return;
     }
     for (int64_t i = 0; i < n; i += C * inner)
         for (int64_t c = 0; c < C; c++) {
-            float *a = acc + i + c * inner;
-            const float d = deq[c * ds];
-            for (int64_t j = 0; j < inner; j++) {
-                float y = a[j] * d;
-                a[j] = bias ? y + bias[c] : y;
-            }
+            if (bias) row_scale_add1(acc + i + c * inner, deq[c * ds], bias[c], inner);
+            else row_scale(acc + i + c * inner, deq[c * ds], inner);
         }
 }
 /* out[k, i] = (rint(clamp(x[i], lo[k], hi[k]) / s[k]) * s[k] - x[i])^2 for candidates k (IFMR's squared errors) */
@@ -231,8 +246,10 @@ def why() -> str | None:
 
 
 def _usable(*ts: torch.Tensor) -> bool:
-    return all(t.dtype == torch.float32 and t.device.type == "cpu" and t.is_contiguous() and not t.requires_grad
-               for t in ts)
+    for t in ts:            # a plain loop: every INT8 layer call asks (a generator in all() cost twice as much)
+        if t.dtype != F32 or t.device.type != "cpu" or not t.is_contiguous() or t.requires_grad:
+            return False
+    return True
 
 
 def codes(x: torch.Tensor, r: torch.Tensor, offset: int, lo: int, hi: int) -> torch.Tensor:

@@ -164,6 +164,7 @@ FIXED_FLAGS = (("opkit.quant.scoring", "REUSE_ROWS", False, True),
 # round 5 (an evaluation's own cost and IFMR's): (module, switch, before, after)
 ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.algorithms", "IFMR_FUSED", False, True),
+                ("opkit.quant.algorithms", "ROW_MEANS", False, True),
                 ("opkit.accuracy.simulate", "DICT_FORWARD", False, True),
                 ("opkit.accuracy.simulate", "SKIP_LN_PROBE", False, True),
                 ("opkit.quant.modes", "ONE_KEY", False, True))

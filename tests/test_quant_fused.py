@@ -173,3 +173,13 @@ def test_kept_constants_follow_a_changed_layer(change):
     assert "_kept_state" in layer.__dict__ and "_kept_state" not in fresh.__dict__    # a copy keeps none
     got = layer.run(_Sim(), m, m.forward, (x,), {})[0]
     assert same_bits(got, fresh.run(_Sim(), m, m.forward, (x,), {})[0])
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 9, 128, 129, 1000, 8192, 8193, 41000, 70001])
+def test_row_means_equal_numerics_mean_row_by_row(n):
+    """IFMR's losses: one NumPy reduce over a block's rows gives each row's numerics.mean exactly (wide and
+    narrow magnitudes, so the pairwise order shows in the last bits); the check behind it says so here too."""
+    g = torch.Generator().manual_seed(n)
+    e = (torch.randn(4, n, generator=g) * torch.tensor([1e-4, 1.0, 1e4, 3.0])[:, None]) ** 2
+    assert A._row_reduce_agrees()
+    assert A._row_means(e) == [A.numerics.mean(e[r]) for r in range(4)]

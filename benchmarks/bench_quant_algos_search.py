@@ -167,6 +167,7 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.algorithms", "ROW_MEANS", False, True),
                 ("opkit.accuracy.simulate", "DICT_FORWARD", False, True),
                 ("opkit.accuracy.simulate", "SKIP_LN_PROBE", False, True),
+                ("opkit.accuracy.simulate", "LEAN_DISPATCH", False, True),
                 ("opkit.quant.modes", "ONE_KEY", False, True))
 
 

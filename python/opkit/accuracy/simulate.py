@@ -85,6 +85,9 @@ F32_AS_IS = True
 # True: a module's forward is swapped for the engine's wrapper (and back) in its instance dict directly (see
 # _set_forward); False: through nn.Module.__setattr__ / __delattr__, as before (the benchmark compares the two).
 DICT_FORWARD = True
+# True: per-op bookkeeping without repeated work -- op names kept per function object, the "op: cpu" kernels key
+# formatted once per op type, a leaf module's parameters checked without the modules() walk; False: as before.
+LEAN_DISPATCH = True
 FRESH_OUTPUT = frozenset({"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "gelu",
                           "layer_norm", "group_norm", "softmax", "log_softmax", "silu", "batch_norm"})
 
@@ -131,10 +134,22 @@ _ALIASES = {"true_divide": "div", "divide": "div", "multiply": "mul", "subtract"
 
 def op_name(func) -> str:
     """The op type of a torch function (``Tensor.__add__`` -> ``add``, ``F.layer_norm`` -> ``layer_norm``)."""
+    if LEAN_DISPATCH:
+        try:
+            return _OP_NAMES[func]      # asked for every function call the engine sees: kept per function object
+        except (KeyError, TypeError):
+            pass
     name = getattr(func, "__name__", "") or str(func)
-    if name in _DUNDER:
-        return _DUNDER[name]
-    return _ALIASES.get(name, name)
+    name = _DUNDER[name] if name in _DUNDER else _ALIASES.get(name, name)
+    if LEAN_DISPATCH and len(_OP_NAMES) < 4096:
+        try:
+            _OP_NAMES[func] = name
+        except TypeError:               # an unhashable callable: named each time
+            pass
+    return name
+
+
+_OP_NAMES: dict = {}
 
 
 def module_op_type(m: nn.Module) -> str | None:
@@ -367,6 +382,7 @@ class Simulator:
         self._pcache: dict = {}               # (tensor id, io, compute, hf32) -> rounded copy (see _params_as)
         self._bufs: dict = {}                 # (shape, dtype, slot) -> a cast buffer reused (see _cast_input)
         self._mode: "_PolicyMode | None" = None   # the function mode of the run under way, if any
+        self._cpu_keys: dict[str, str] = {}   # op type -> its "op: cpu" kernels key (formatted once)
 
     # -- resolution ---------------------------------------------------------------------------------
     def entry(self, op_type: str, layer: str | None = None) -> Entry:
@@ -409,11 +425,13 @@ class Simulator:
         if floats is None:
             floats = _floats((args, kwargs), [])
         io, compute = self._resolve(op_type, floats, layer)
-        if F32_AS_IS and io == F32 and compute == "float32" and all(t.dtype == F32 for t in floats) \
-                and _params_in(module, F32):
+        if F32_AS_IS and io == F32 and compute == "float32" and _all_f32(floats) and _params_in(module, F32):
             # every cast below would hand back the tensor itself (float32 to float32): the op runs as it is
             out = fn(*args, **kwargs)
-            self.kernels[f"{op_type}: cpu"] += 1
+            key = self._cpu_keys.get(op_type) if LEAN_DISPATCH else None
+            if key is None:
+                key = self._cpu_keys[op_type] = f"{op_type}: cpu"
+            self.kernels[key] += 1
             return (out if isinstance(out, torch.Tensor) and out.dtype == F32 else _to(out, io)), io, "float32", "cpu"
         if compute == "io":
             if naive is not None and self.naive and io in (F16, BF16):
@@ -673,9 +691,22 @@ def _tensor_operands(args, kwargs) -> bool:
     return not kwargs and all(isinstance(a, torch.Tensor) for a in args)
 
 
+def _all_f32(floats: list) -> bool:
+    for t in floats:             # a plain loop: asked for every op (a generator in all() cost more)
+        if t.dtype != F32:
+            return False
+    return True
+
+
 def _params_in(m: nn.Module | None, dt: torch.dtype) -> bool:
     """Every floating parameter and buffer of ``m`` (and its children) a policy may cast is already ``dt``."""
     if m is None:
+        return True
+    if LEAN_DISPATCH and not m._modules:      # a leaf (most atomic modules): its own two dicts, no modules() walk
+        for d in (m._parameters, m._buffers):
+            for v in d.values():
+                if v is not None and v.dtype in _LOW and v.dtype != dt:
+                    return False
         return True
     for sub in m.modules():
         for d in (sub._parameters, sub._buffers):

@@ -12,12 +12,15 @@ calibration samples, target drop 3 points. CPU seconds of this process (one torc
 
 With --no-linear: the classic flow (no --deploy-dtype) before and after, interleaved --repeats times, fastest CPU
 counting, time in the evaluations and outside them split, reports compared; --model zoo:NAME or resnet18 (--size)
-for a larger model than the encoder. --before fixed (default): the fourth round's cuts of the fixed cost off
-(FIXED_FLAGS: rows recomputed per query, metrics through the masks, IFMR one candidate at a time and on every
-calibration); --before engine: the third round's engine changes off too (ENGINE_FLAGS).
+for a larger model than the encoder. --before round5 (default): the fifth round's changes off (ROUND5_FLAGS:
+the torch ops instead of quant/fused.py's kernels, IFMR's row means one at a time, the engine's forwards through
+nn.Module's setattr, the channels-first LayerNorm probe on every module, three keyed checks per INT8 call, the
+per-op bookkeeping as before); --before fixed: the fourth round's cuts of the fixed cost off too (FIXED_FLAGS:
+rows recomputed per query, metrics through the masks, IFMR one candidate at a time and on every calibration);
+--before engine: the third round's engine changes off too (ENGINE_FLAGS).
 
     .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]
-                                                              [--before fixed|engine]]
+                                                              [--before round5|fixed|engine]]
 """
 from __future__ import annotations
 
@@ -172,7 +175,8 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
 
 
 def engine(after: bool, before: str = "round5") -> None:
-    """before: the fourth round's cuts off (rows recomputed for every query, the overflow scan through full rows,
+    """before: round 5's changes off (ROUND5_FLAGS); with ``before="fixed"`` also the fourth round's cuts (rows
+    recomputed for every query, the overflow scan through full rows,
     metrics through the finiteness masks, IFMR one candidate at a time and run on every calibration); with
     ``before="engine"`` also the third round's (FP32 rerun beside every evaluation, the engine's function mode on
     inside every op, float32 ops through the casts, a layer's constants made per call, its Conv+BN fold, codes and

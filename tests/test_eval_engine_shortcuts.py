@@ -117,6 +117,25 @@ def test_forwards_swapped_and_restored(dict_forward, monkeypatch):
     assert all("forward" not in m.__dict__ for n, m in model.named_modules() if n != "blocks.0.fc1")
 
 
+def test_a_module_with_its_own_setattr_gets_it_called(monkeypatch):
+    """A class with its own __setattr__ (a ScriptModule has one) gets its forward swapped through it, not the
+    instance dict."""
+    calls = []
+
+    class Own(torch.nn.Linear):
+        def __setattr__(self, name, value):
+            calls.append(name)
+            super().__setattr__(name, value)
+
+    model = torch.nn.Sequential(Own(4, 3), torch.nn.ReLU()).eval()
+    calls.clear()
+    x = torch.randn(2, 4)
+    out, _ = SimVariant("fq", policy="amct-fake-quant").simulator().run(model, (x,), record=False)
+    assert calls == ["forward"] and "forward" not in model[0].__dict__     # set through it; deleted after
+    with torch.no_grad():
+        assert torch.equal(out, model(x))                # float32 everywhere: the model's own output
+
+
 def test_inside_is_the_dotted_prefix_rule():
     names = ["", "a", "a.b", "a.bc", "a.b.c", "ab.c", "x.y.z", "x.y"]
     for atomic in ({"a.b"}, {"a"}, {""}, {"x.y", "a.bc"}, set()):

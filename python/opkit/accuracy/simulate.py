@@ -624,9 +624,11 @@ def _set_forward(m: nn.Module, fwd) -> None:
     nn.Module.__setattr__ / __delattr__ end in for a value that is not a Parameter, Module or Tensor and a name
     none of ``_parameters``, ``_buffers``, ``_modules`` holds (then they fall through to object's, which writes
     the instance dict: a function on the class is no data descriptor) -- without their checks, which cost
-    ~7 us a module, twice per module per batch. Any other case takes nn.Module's own path."""
-    d = m.__dict__
-    plain = DICT_FORWARD and not any("forward" in (d.get(k) or ()) for k in ("_parameters", "_buffers", "_modules"))
+    ~7 us a module, twice per module per batch. Any other case (a class with its own __setattr__ / __delattr__,
+    such as a ScriptModule) takes the class's own path."""
+    d, t = m.__dict__, type(m)
+    plain = DICT_FORWARD and t.__setattr__ is nn.Module.__setattr__ and t.__delattr__ is nn.Module.__delattr__ \
+        and not any("forward" in (d.get(k) or ()) for k in ("_parameters", "_buffers", "_modules"))
     if fwd is None:
         if plain:
             d.pop("forward", None)

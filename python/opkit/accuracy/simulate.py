@@ -86,7 +86,8 @@ F32_AS_IS = True
 # _set_forward); False: through nn.Module.__setattr__ / __delattr__, as before (the benchmark compares the two).
 DICT_FORWARD = True
 # True: per-op bookkeeping without repeated work -- op names kept per function object, the "op: cpu" kernels key
-# formatted once per op type, a leaf module's parameters checked without the modules() walk; False: as before.
+# formatted once per op type, a leaf module's parameters checked without the modules() walk, the function mode
+# popped and pushed around a module's inside without a context manager; False: as before.
 LEAN_DISPATCH = True
 FRESH_OUTPUT = frozenset({"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "gelu",
                           "layer_norm", "group_norm", "softmax", "log_softmax", "silu", "batch_norm"})
@@ -534,6 +535,13 @@ class Simulator:
         def fwd(*args, **kwargs):
             if MODE_OFF_INSIDE_OPS and self._mode is not None and \
                     torch.overrides._get_current_function_mode() is self._mode:
+                if LEAN_DISPATCH:
+                    # what _pop_mode_temporarily does, without its generator-based context manager per call
+                    old = torch.overrides._pop_mode()
+                    try:
+                        return fwd(*args, **kwargs)
+                    finally:
+                        torch.overrides._push_mode(old)
                 with torch.overrides._pop_mode_temporarily():
                     return fwd(*args, **kwargs)
             self.depth += 1

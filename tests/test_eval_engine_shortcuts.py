@@ -13,6 +13,8 @@ from opkit.accuracy import simulate as S
 from opkit.data import TensorSet
 from opkit.errors import OpkitError
 from opkit.evaluate import FP32, SimVariant, evaluate
+from opkit.quant import algorithms as A
+from opkit.quant import fused
 from opkit.quant import modes as M
 from opkit.quant.amct import zoo
 from opkit.quant.calibrate import calibrate
@@ -23,7 +25,8 @@ from opkit.quant.variant import build_variant
 sys.path.insert(0, str(Path(__file__).parent))
 from quantdata import encoder as E  # noqa: E402
 
-FLAGS = ((S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), (M, "KEEP_CONSTANTS"))
+FLAGS = ((S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), (M, "KEEP_CONSTANTS"), (S, "DICT_FORWARD"),
+         (fused, "ENABLED"), (A, "IFMR_FUSED"), (A, "ROW_MEANS"), (S, "SKIP_LN_PROBE"), (S, "LEAN_DISPATCH"), (M, "ONE_KEY"))
 
 
 def bits(t: torch.Tensor) -> torch.Tensor:
@@ -96,6 +99,41 @@ def test_the_shortcuts_are_taken(monkeypatch):
             assert inner == 0 and n_casts == 0
         else:
             assert inner > 0 and n_casts > 0
+
+
+@pytest.mark.parametrize("dict_forward", [False, True])
+def test_forwards_swapped_and_restored(dict_forward, monkeypatch):
+    """The engine's wrappers are in place during a run and gone after it; a module's own instance forward (a
+    user's patch) is put back, the same object -- through the instance dict or nn.Module's setattr alike."""
+    monkeypatch.setattr(S, "DICT_FORWARD", dict_forward)
+    model = E.encoder().float().eval()
+    own = model.blocks[0].fc1.forward
+    model.blocks[0].fc1.forward = own                    # an instance forward, as a user's patch would be
+    seen = []
+    model.head.register_forward_pre_hook(lambda m, a: seen.append("forward" in m.__dict__))
+    SimVariant("fq", policy="amct-fake-quant").simulator().run(model, (E.patches(4, 1).float(),), record=False)
+    assert seen == [True]
+    assert "forward" not in model.head.__dict__ and model.blocks[0].fc1.__dict__["forward"] is own
+    assert all("forward" not in m.__dict__ for n, m in model.named_modules() if n != "blocks.0.fc1")
+
+
+def test_a_module_with_its_own_setattr_gets_it_called(monkeypatch):
+    """A class with its own __setattr__ (a ScriptModule has one) gets its forward swapped through it, not the
+    instance dict."""
+    calls = []
+
+    class Own(torch.nn.Linear):
+        def __setattr__(self, name, value):
+            calls.append(name)
+            super().__setattr__(name, value)
+
+    model = torch.nn.Sequential(Own(4, 3), torch.nn.ReLU()).eval()
+    calls.clear()
+    x = torch.randn(2, 4)
+    out, _ = SimVariant("fq", policy="amct-fake-quant").simulator().run(model, (x,), record=False)
+    assert calls == ["forward"] and "forward" not in model[0].__dict__     # set through it; deleted after
+    with torch.no_grad():
+        assert torch.equal(out, model(x))                # float32 everywhere: the model's own output
 
 
 def test_inside_is_the_dotted_prefix_rule():

@@ -69,14 +69,14 @@ def test_planned_accumulation_equals_the_per_call_path_bit_for_bit(net, policy, 
     orig = QuantLayer._accumulate
     seen = []
 
-    def both(self, q, int_bias=True, own=False):
+    def both(self, q, int_bias=True, own=False, centered=False, kept=None):
         monkeypatch.setattr(QuantLayer, "planned", False)
-        ref, _ = orig(self, q.clone(), int_bias)
-        x_codes = q - self.offset_d
+        ref, _ = orig(self, q.clone(), int_bias, centered=centered)
+        x_codes = q if centered else q - self.offset_d          # centered: fused.codes took the offset off
         x_lo, x_hi = self.x_range
         assert x_lo <= float(x_codes.min()) and float(x_codes.max()) <= x_hi      # the plan premise, every call
         monkeypatch.setattr(QuantLayer, "planned", True)
-        acc, bounded = orig(self, q, int_bias, own)
+        acc, bounded = orig(self, q, int_bias, own, centered, kept)
         assert torch.equal(acc.to(F64), ref.to(F64)), f"{name}: {self.name}"
         if bounded:
             assert float(ref.abs().max()) <= INT32_MAX

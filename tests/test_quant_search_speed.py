@@ -15,7 +15,7 @@ from opkit.accuracy import simulate as S
 from opkit.accuracy import layers as L
 from opkit.quant import algorithms as A
 from opkit.quant import calibrate as C
-from opkit.quant import capture, scoring, variant
+from opkit.quant import capture, fused, scoring, variant
 from opkit.quant import modes as M
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -26,7 +26,10 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          (capture, "KEEP_FOLDS"), (variant, "KEEP_CODES"),
          # round 4, the fixed cost: rows once per deployment, the overflow scan without cosines, metrics' all-finite
          # shortcut, IFMR results reused across calibrations
-         (scoring, "REUSE_ROWS"), (L, "ALL_FINITE_SHORTCUT"), (C, "REUSE_IFMR"))
+         (scoring, "REUSE_ROWS"), (L, "ALL_FINITE_SHORTCUT"), (C, "REUSE_IFMR"),
+         # round 5, an evaluation's own cost and IFMR's: fused kernels, IFMR's row means, the engine's bookkeeping
+         (fused, "ENABLED"), (A, "IFMR_FUSED"), (A, "ROW_MEANS"), (S, "DICT_FORWARD"), (S, "SKIP_LN_PROBE"),
+         (S, "LEAN_DISPATCH"), (M, "ONE_KEY"))
 
 
 def _encoder():

@@ -82,6 +82,13 @@ MODE_OFF_INSIDE_OPS = True
 # True: an op the policy runs in float32 on float32 inputs and parameters is called as it is (the casts and the
 # parameter swap of ``execute`` would each give back the same tensor's values). False: through them, as before.
 F32_AS_IS = True
+# True: a module's forward is swapped for the engine's wrapper (and back) in its instance dict directly (see
+# _set_forward); False: through nn.Module.__setattr__ / __delattr__, as before (the benchmark compares the two).
+DICT_FORWARD = True
+# True: per-op bookkeeping without repeated work -- op names kept per function object, the "op: cpu" kernels key
+# formatted once per op type, a leaf module's parameters checked without the modules() walk, the function mode
+# popped and pushed around a module's inside without a context manager; False: as before.
+LEAN_DISPATCH = True
 FRESH_OUTPUT = frozenset({"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "gelu",
                           "layer_norm", "group_norm", "softmax", "log_softmax", "silu", "batch_norm"})
 
@@ -128,10 +135,22 @@ _ALIASES = {"true_divide": "div", "divide": "div", "multiply": "mul", "subtract"
 
 def op_name(func) -> str:
     """The op type of a torch function (``Tensor.__add__`` -> ``add``, ``F.layer_norm`` -> ``layer_norm``)."""
+    if LEAN_DISPATCH:
+        try:
+            return _OP_NAMES[func]      # asked for every function call the engine sees: kept per function object
+        except (KeyError, TypeError):
+            pass
     name = getattr(func, "__name__", "") or str(func)
-    if name in _DUNDER:
-        return _DUNDER[name]
-    return _ALIASES.get(name, name)
+    name = _DUNDER[name] if name in _DUNDER else _ALIASES.get(name, name)
+    if LEAN_DISPATCH and len(_OP_NAMES) < 4096:
+        try:
+            _OP_NAMES[func] = name
+        except TypeError:               # an unhashable callable: named each time
+            pass
+    return name
+
+
+_OP_NAMES: dict = {}
 
 
 def module_op_type(m: nn.Module) -> str | None:
@@ -142,12 +161,29 @@ def module_op_type(m: nn.Module) -> str | None:
     t = type(m)
     if t in MODULE_OPS:
         return MODULE_OPS[t]
-    if patching.is_channels_first_ln(m):
+    if _may_be_channels_first_ln(m, t) and patching.is_channels_first_ln(m):
         return "layer_norm"
     for base in t.__mro__[1:]:
         if base in MODULE_OPS and t.forward is base.forward:
             return MODULE_OPS[base]
     return None
+
+
+def _may_be_channels_first_ln(m: nn.Module, t: type) -> bool:
+    """False only where patching.is_channels_first_ln(m) is False for sure: no ``data_format`` where
+    ``getattr(m, "data_format", None)`` looks (the instance dict, the class, then nn.Module.__getattr__'s
+    parameters, buffers and submodules -- for a class that keeps nn.Module's attribute lookup) and not a class
+    named LayerNorm2d. The getattr of a missing name raises and catches an AttributeError inside nn.Module:
+    ~4 us for every container module of every run (SKIP_LN_PROBE False: always asked, as before)."""
+    if not SKIP_LN_PROBE or t.__name__ == "LayerNorm2d" or t.__getattr__ is not nn.Module.__getattr__ \
+            or t.__getattribute__ is not object.__getattribute__:
+        return True
+    d = m.__dict__
+    return "data_format" in d or hasattr(t, "data_format") or any(
+        "data_format" in (d.get(k) or ()) for k in ("_parameters", "_buffers", "_modules"))
+
+
+SKIP_LN_PROBE = True
 
 
 def atomic_modules(model: nn.Module) -> dict[str, tuple[nn.Module, str]]:
@@ -347,6 +383,7 @@ class Simulator:
         self._pcache: dict = {}               # (tensor id, io, compute, hf32) -> rounded copy (see _params_as)
         self._bufs: dict = {}                 # (shape, dtype, slot) -> a cast buffer reused (see _cast_input)
         self._mode: "_PolicyMode | None" = None   # the function mode of the run under way, if any
+        self._cpu_keys: dict[str, str] = {}   # op type -> its "op: cpu" kernels key (formatted once)
 
     # -- resolution ---------------------------------------------------------------------------------
     def entry(self, op_type: str, layer: str | None = None) -> Entry:
@@ -389,11 +426,13 @@ class Simulator:
         if floats is None:
             floats = _floats((args, kwargs), [])
         io, compute = self._resolve(op_type, floats, layer)
-        if F32_AS_IS and io == F32 and compute == "float32" and all(t.dtype == F32 for t in floats) \
-                and _params_in(module, F32):
+        if F32_AS_IS and io == F32 and compute == "float32" and _all_f32(floats) and _params_in(module, F32):
             # every cast below would hand back the tensor itself (float32 to float32): the op runs as it is
             out = fn(*args, **kwargs)
-            self.kernels[f"{op_type}: cpu"] += 1
+            key = self._cpu_keys.get(op_type) if LEAN_DISPATCH else None
+            if key is None:
+                key = self._cpu_keys[op_type] = f"{op_type}: cpu"
+            self.kernels[key] += 1
             return (out if isinstance(out, torch.Tensor) and out.dtype == F32 else _to(out, io)), io, "float32", "cpu"
         if compute == "io":
             if naive is not None and self.naive and io in (F16, BF16):
@@ -496,6 +535,13 @@ class Simulator:
         def fwd(*args, **kwargs):
             if MODE_OFF_INSIDE_OPS and self._mode is not None and \
                     torch.overrides._get_current_function_mode() is self._mode:
+                if LEAN_DISPATCH:
+                    # what _pop_mode_temporarily does, without its generator-based context manager per call
+                    old = torch.overrides._pop_mode()
+                    try:
+                        return fwd(*args, **kwargs)
+                    finally:
+                        torch.overrides._push_mode(old)
                 with torch.overrides._pop_mode_temporarily():
                     return fwd(*args, **kwargs)
             self.depth += 1
@@ -569,7 +615,7 @@ class Simulator:
             for name, (m, t) in atomic.items():
                 if policy_mode or name in self.layers:
                     saved.append((m, m.__dict__.get("forward")))
-                    m.forward = self._wrap_module(m, t, m.forward, name)
+                    _set_forward(m, self._wrap_module(m, t, m.forward, name))
             with torch.no_grad(), (self._mode if policy_mode else _null()):
                 out = model(*inputs)
         finally:
@@ -577,11 +623,29 @@ class Simulator:
             for h in handles:
                 h.remove()
             for m, fwd in saved:
-                if fwd is None:
-                    del m.forward
-                else:
-                    m.forward = fwd
+                _set_forward(m, fwd)
         return out, records
+
+
+def _set_forward(m: nn.Module, fwd) -> None:
+    """``m.forward = fwd`` (``del m.forward`` for None) straight in the instance ``__dict__``: what
+    nn.Module.__setattr__ / __delattr__ end in for a value that is not a Parameter, Module or Tensor and a name
+    none of ``_parameters``, ``_buffers``, ``_modules`` holds (then they fall through to object's, which writes
+    the instance dict: a function on the class is no data descriptor) -- without their checks, which cost
+    ~7 us a module, twice per module per batch. Any other case (a class with its own __setattr__ / __delattr__,
+    such as a ScriptModule) takes the class's own path."""
+    d, t = m.__dict__, type(m)
+    plain = DICT_FORWARD and t.__setattr__ is nn.Module.__setattr__ and t.__delattr__ is nn.Module.__delattr__ \
+        and not any("forward" in (d.get(k) or ()) for k in ("_parameters", "_buffers", "_modules"))
+    if fwd is None:
+        if plain:
+            d.pop("forward", None)
+        else:
+            del m.forward
+    elif plain and not isinstance(fwd, (nn.Module, torch.Tensor)):
+        d["forward"] = fwd
+    else:
+        m.forward = fwd
 
 
 class _PolicyMode(TorchFunctionMode):
@@ -637,9 +701,22 @@ def _tensor_operands(args, kwargs) -> bool:
     return not kwargs and all(isinstance(a, torch.Tensor) for a in args)
 
 
+def _all_f32(floats: list) -> bool:
+    for t in floats:             # a plain loop: asked for every op (a generator in all() cost more)
+        if t.dtype != F32:
+            return False
+    return True
+
+
 def _params_in(m: nn.Module | None, dt: torch.dtype) -> bool:
     """Every floating parameter and buffer of ``m`` (and its children) a policy may cast is already ``dt``."""
     if m is None:
+        return True
+    if LEAN_DISPATCH and not m._modules:      # a leaf (most atomic modules): its own two dicts, no modules() walk
+        for d in (m._parameters, m._buffers):
+            for v in d.values():
+                if v is not None and v.dtype in _LOW and v.dtype != dt:
+                    return False
         return True
     for sub in m.modules():
         for d in (sub._parameters, sub._buffers):

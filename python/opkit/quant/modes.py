@@ -27,6 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..accuracy.simulate import LayerMode
+from . import fused
 from .algorithms import int_range, quantize
 
 F16, F32, F64 = torch.float16, torch.float32, torch.float64
@@ -311,6 +312,9 @@ def ascend_quant(x: torch.Tensor, scale_d: float, offset_d: int, bits: int) -> t
 # True: a layer's constant tensors (1 / scale_d, deq_scale) are made once and kept (read only); False: made on
 # every call, as before (benchmarks compare the two).
 KEEP_CONSTANTS = True
+# True: a fake-quant call checks its kept plan, float32 codes and deq_scale with one key (QuantLayer._kept);
+# False: three checks, as before (the benchmark compares the two).
+ONE_KEY = True
 
 
 def reciprocal_scale(scale_d: float) -> torch.Tensor:
@@ -395,6 +399,7 @@ class QuantLayer(LayerMode):
         d = dict(self.__dict__)
         d.pop("_plan", None)
         d.pop("_deq", None)
+        d.pop("_kept_state", None)
         return d
 
     def __post_init__(self):
@@ -428,11 +433,35 @@ class QuantLayer(LayerMode):
         float64."""
         return self._accumulate(q, int_bias)[0].to(F64)
 
-    def _accumulate(self, q: torch.Tensor, int_bias: bool = True, own: bool = False) -> tuple[torch.Tensor, bool]:
+    def _kept(self) -> tuple:
+        """(``_planned()``, float32 codes, float32 bias codes flat or None, ``deq_scale``) -- what a fake-quant call
+        reads -- behind ONE check of the tensors and numbers they come from (codes, bias codes, scale_w, scale_d,
+        offset_d, act_bits: the union of the four keys each of them checks on its own; ONE_KEY False: each its
+        own check, as before)."""
+        key = (*tensor_state(self.codes), *tensor_state(self.bias_codes), *tensor_state(self.scale_w),
+               self.scale_d, self.offset_d, self.act_bits) if ONE_KEY and KEEP_CONSTANTS else None
+        hit = self.__dict__.get("_kept_state")
+        if key is None or hit is None or not same_state(hit[0], key):
+            b = self.bias_codes
+            hit = (key, (self._planned(), f32_codes(self.codes), f32_codes(b).reshape(-1) if b is not None else None,
+                         self.deq_scale))
+            if key is not None:
+                self.__dict__["_kept_state"] = hit
+        return hit[1]
+
+    def _accumulate(self, q: torch.Tensor, int_bias: bool = True, own: bool = False,
+                    centered: bool = False, kept: tuple | None = None) -> tuple[torch.Tensor, bool]:
         """(the exact integer sums as float32 or float64, whether the int32 overflow check can be skipped).
-        ``own``: q is integer_input's fresh, clamped codes (offset taken off in place, range not re-checked)."""
-        plan, bias_f32, peak = self._planned() if self.planned and exact32_allowed() else (None, False, 0.0)
-        xq = q.sub_(self.offset_d) if own and q.dtype == F32 else q - self.offset_d
+        ``own``: q is integer_input's fresh, clamped codes (offset taken off in place, range not re-checked);
+        ``centered``: the offset is off already (fused.codes); ``kept``: ``_kept()``, when the caller has it."""
+        if self.planned and exact32_allowed():
+            plan, bias_f32, peak = kept[0] if kept is not None else self._planned()
+        else:
+            plan, bias_f32, peak = None, False, 0.0
+        if centered:
+            xq = q
+        else:
+            xq = q.sub_(self.offset_d) if own and q.dtype == F32 else q - self.offset_d
         if plan is not None and xq.numel() and not own:
             lo, hi = torch.aminmax(xq)                # the plan's premise, checked (one pass; callers clamp)
             x_lo, x_hi = self.x_range
@@ -446,6 +475,8 @@ class QuantLayer(LayerMode):
             acc = exact_product(self.geometry.apply, xq, self.codes, self.geometry.fan_in(self.codes))
         elif bias_f32:
             # one float32 conv, the int32 bias inside it: every partial sum below 2^24, the float32 result exact
+            if kept is not None:
+                return self.geometry.apply(xq.to(F32), kept[1], kept[2] if int_bias else None), True
             b = f32_codes(self.bias_codes).reshape(-1) if self.bias_codes is not None and int_bias else None
             return self.geometry.apply(xq.to(F32), f32_codes(self.codes), b), True
         else:
@@ -479,7 +510,15 @@ class QuantLayer(LayerMode):
         # the bias at the Add's second input, finds the MatMul there, and leaves the bias in float -- it is added
         # after the dequant (hicann/amct utils/quant_node.py:425-450, optimizer/insert_bias_quant_pass.py:88-90)
         float_bias = self.op_type == "linear" and x.dim() != 2 and self.bias is not None
-        acc, bounded = self._accumulate(self.integer_input(x, device), int_bias=not float_bias, own=True)
+        kept = None
+        if device or self.from_requant:
+            acc, bounded = self._accumulate(self.integer_input(x, device), int_bias=not float_bias, own=True)
+        else:
+            # AMCT's fake-quant codes with the offset already off: one pass of fused.py's kernel (the same ops)
+            lo, hi = int_range(self.act_bits)
+            q = fused.codes(x.to(F32), reciprocal_scale(self.scale_d), self.offset_d, lo, hi)
+            kept = self._kept()
+            acc, bounded = self._accumulate(q, int_bias=not float_bias, own=True, centered=True, kept=kept)
         peak = 0.0
         if not bounded and acc.numel():
             lo, hi = torch.aminmax(acc)
@@ -494,6 +533,15 @@ class QuantLayer(LayerMode):
         if device and self.requant_to is not None and not float_bias:
             y = self.requantize(acc)
             kernel = f"AscendQuant fp16 + {bits} cube + AscendRequant{what_if}"
+        elif not device:
+            # AMCT's dequant Mul (and the float bias's Add) in one pass, in place on our acc (fused.py)
+            axis = acc.dim() - 1 if self.op_type == "linear" else 1
+            deq = kept[3] if kept is not None else self.deq_scale
+            y = fused.dequant(acc.to(F32), deq, self.bias if float_bias else None, axis)
+            kernel = f"AMCT fake-quant {bits}{what_if}"
+            if float_bias:
+                kernel += " + float bias (MatMul + Add)"
+            return y, io, bits, kernel
         else:
             y = acc.to(F32).mul_(self.geometry.channel_view(self.deq_scale, acc))   # acc is ours: in place
             kernel = (f"AscendQuant fp16 + {bits} cube + AscendDequant{what_if}" if device

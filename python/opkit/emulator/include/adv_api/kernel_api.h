@@ -50,6 +50,8 @@
 #include "lib/activation/softmaxgrad.h"
 #include "lib/activation/logsoftmax.h"
 #include "lib/activation/softmaxflashv2.h"
+#include "lib/activation/softmaxflashv3.h"
+#include "lib/activation/softmax.h"
 #include "lib/activation/simplesoftmax.h"
 #include "lib/select/selectwithbytesmask.h"
 #include "lib/filter/dropout.h"

@@ -23,6 +23,7 @@
 #include "normalization/layernorm_grad_beta_tiling.h"
 #include "normalization/deepnorm_tiling.h"
 #include "normalization/welfordfinalize_tiling.h"
+#include "normalization/normalize_tiling.h"
 
 namespace opkit_cann {
 template <class...> inline constexpr bool adv_false = false;

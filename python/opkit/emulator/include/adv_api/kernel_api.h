@@ -48,6 +48,7 @@
 #include "lib/normalization/layernormgradbeta.h"
 #include "lib/normalization/deepnorm.h"
 #include "lib/normalization/welfordfinalize.h"
+#include "lib/normalization/normalize.h"
 #include "lib/activation/softmaxgrad.h"
 #include "lib/activation/logsoftmax.h"
 #include "lib/activation/softmaxflashv2.h"

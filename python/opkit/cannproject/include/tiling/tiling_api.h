@@ -24,6 +24,7 @@
 #include "normalization/deepnorm_tiling.h"
 #include "normalization/welfordfinalize_tiling.h"
 #include "normalization/normalize_tiling.h"
+#include "reduce/reduce_tiling.h"
 
 namespace opkit_cann {
 template <class...> inline constexpr bool adv_false = false;

@@ -39,6 +39,7 @@
 #include "lib/activation/silu.h"
 #include "lib/pad/broadcast.h"
 #include "lib/reduce/sum.h"
+#include "lib/reduce/reduce.h"
 #include "lib/math/cumsum.h"
 #include "lib/quantization/ascend_quant.h"
 #include "lib/quantization/ascend_dequant.h"

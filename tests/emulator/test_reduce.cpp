@@ -1,4 +1,4 @@
-// ReduceMax / ReduceMin with a pattern (lib/reduce/reduce.h): [first, last] rows padded to 32 bytes, AR (per row)
+// ReduceMax / ReduceMin / ReduceSum with a pattern (lib/reduce/reduce.h): [first, last] rows padded to 32 bytes, AR (per row)
 // and RA (per column), half and float, with and without sharedTmpBuffer, isReuseSource; test_reduce.py checks them
 // against PyTorch's amax / amin.
 #include "opkit_emu/pybind.h"
@@ -7,7 +7,7 @@
 using namespace AscendC;
 
 struct RdCase {
-  uint32_t op, ra, half, tmp, reuse, innerPad;  // op 0 max, 1 min; ra: the RA pattern; tmp: 0 = framework form
+  uint32_t op, ra, half, tmp, reuse, innerPad;  // op 0 max, 1 min, 2 sum (float only); ra: the RA pattern; tmp: 0 = framework form
   uint32_t first, last, pad;                    // pad: last rounded up to 32 bytes of the type
 };
 
@@ -19,10 +19,13 @@ __aicore__ inline void call(const RdCase& t, const LocalTensor<T>& d, const Loca
     ReduceMax<T, P, reuse>(d, s, tmp, shape, t.innerPad != 0);  // RD:call
   } else if (t.op == 0) {
     ReduceMax<T, P, reuse>(d, s, shape, t.innerPad != 0);
-  } else if (t.tmp) {
+  } else if (t.op == 1 && t.tmp) {
     ReduceMin<T, P, reuse>(d, s, tmp, shape, t.innerPad != 0);
-  } else {
+  } else if (t.op == 1) {
     ReduceMin<T, P, reuse>(d, s, shape, t.innerPad != 0);
+  } else if constexpr (std::is_same<T, float>::value) {
+    if (t.tmp) ReduceSum<T, P, reuse>(d, s, tmp, shape, t.innerPad != 0);
+    else ReduceSum<T, P, reuse>(d, s, shape, t.innerPad != 0);
   }
 }
 

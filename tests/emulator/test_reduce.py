@@ -1,4 +1,4 @@
-"""ReduceMax / ReduceMin with a pattern (lib/reduce/reduce.h), against PyTorch's amax / amin: AR reduces each row
+"""ReduceMax / ReduceMin / ReduceSum with a pattern (lib/reduce/reduce.h), against PyTorch's amax / amin / sum: AR reduces each row
 of [first, last] (rows padded to 32 bytes), RA each column.
 
 Pages: asc-devkit 82b89a15 docs/zh/api/SIMD-API/高阶API/归约操作/ReduceMax接口/ReduceMax接口.md (ReduceMin alike); A2
@@ -21,10 +21,9 @@ HOST = r"""
 #include "tiling/tiling_api.h"
 int main(int argc, char** argv) {
   uint32_t mx = 0, mn = 0;
-  AscendC::GetReduceMaxMaxMinTmpSize(ge::Shape(std::vector<int64_t>{atoi(argv[1]), atoi(argv[2])}),
-                                     atoi(argv[3]) ? ge::DT_FLOAT16 : ge::DT_FLOAT,
-                                     atoi(argv[4]) ? AscendC::ReducePattern::RA : AscendC::ReducePattern::AR, true,
-                                     atoi(argv[5]) != 0, mx, mn);
+  auto* f = atoi(argv[6]) ? AscendC::GetReduceSumMaxMinTmpSize : AscendC::GetReduceMaxMaxMinTmpSize;
+  f(ge::Shape(std::vector<int64_t>{atoi(argv[1]), atoi(argv[2])}), atoi(argv[3]) ? ge::DT_FLOAT16 : ge::DT_FLOAT,
+    atoi(argv[4]) ? AscendC::ReducePattern::RA : AscendC::ReducePattern::AR, true, atoi(argv[5]) != 0, mx, mn);
   printf("%u %u\n", mx, mn);
 }
 """
@@ -40,8 +39,8 @@ def mod():
 def host(tmp_path_factory):
     from conftest import build_host_program
     exe = build_host_program(HOST, tmp_path_factory.mktemp("rd_host"))
-    return lambda first, last, half=0, ra=0, reuse=0: int(subprocess.run(
-        [str(exe), *map(str, (first, last, half, ra, reuse))], check=True, capture_output=True,
+    return lambda first, last, half=0, ra=0, reuse=0, sum=0: int(subprocess.run(
+        [str(exe), *map(str, (first, last, half, ra, reuse, sum))], check=True, capture_output=True,
         text=True).stdout.split()[1])
 
 
@@ -61,12 +60,14 @@ def run(mod, host, op, ra, half, first, last, tmp=-1, reuse=0, inner_pad=1, x=No
         x = (rng.standard_normal((first, pad)) * 4).astype(np.float32)
         if half:
             x = x.astype(np.float16).astype(np.float32)
-    need = host(first, last, half, ra)
+    need = host(first, last, half, ra, sum=int(op == 2))
     case = np.array([op, ra, half, need if tmp < 0 else tmp, reuse, inner_pad, first, last, pad], np.uint32)
     nd = last if ra else first
     out = np.zeros(-(-nd // 16) * 16, np.float32)
     mod.rd_call([x.ravel(), out, case.view(np.uint8).copy()], block_dim=1)
     xt = torch.from_numpy(x[:, :last])
+    if op == 2:
+        return out[:nd], xt.double().sum(dim=0 if ra else 1).numpy()
     f = torch.amax if op == 0 else torch.amin
     return out[:nd], f(xt, dim=0 if ra else 1).numpy()
 
@@ -79,6 +80,23 @@ def test_matches_torch(mod, host, op, ra, half, first, last):
     for tmp in (-1, 0):
         got, want = run(mod, host, op, ra, half, first, last, tmp)
         np.testing.assert_array_equal(got, want)
+
+
+def test_sum_host_sizes_match_cann(host):
+    # AR: 0 up to 64; else first x k x 4, k the power of two <= last (halved when equal and first > 1)
+    assert host(4, 64, sum=1) == 0 and host(4, 100, sum=1) == 4 * 64 * 4 and host(4, 128, sum=1) == 4 * 64 * 4
+    assert host(1, 128, sum=1) == 128 * 4
+    assert host(8, 20, ra=1, sum=1) == 4 * 24 * 4 and host(5, 20, ra=1, sum=1) == 4 * 24 * 4
+
+
+@pytest.mark.parametrize("ra", [0, 1], ids=["AR", "RA"])
+@pytest.mark.parametrize("first,last", [(1, 5), (7, 8), (5, 37), (9, 64), (3, 65), (4, 128), (3, 300), (13, 130),
+                                        (2, 1024)])
+def test_sum_matches_torch(mod, host, ra, first, last):
+    # float in CANN's A2 order; within float rounding of torch's float64 sum
+    for tmp in (-1, 0):
+        got, want = run(mod, host, 2, ra, 0, first, last, tmp)
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-5)
 
 
 def test_a_nan_lane_gives_nan(mod, host):
@@ -108,7 +126,8 @@ def test_src_inner_pad_false_is_an_api_argument_error(mod, host):
 
 
 @pytest.mark.parametrize("code,what", [
-    ("ReduceSum<float, Pattern::Reduce::AR>(t, t, shape, true);", "not supported on the emulator: ReduceSum<T, pattern>"),
+    ("ReduceMean<float, Pattern::Reduce::AR>(t, t, shape, true);", "not supported on the emulator: ReduceMean<T, pattern>"),
+    ("LocalTensor<half> h; ReduceSum<half, Pattern::Reduce::AR>(h, h, shape, true);", "current api supports data type is float"),
     ("ReduceMax<float, Pattern::Reduce::ARA>(t, t, shape, true);", "it only supports AR/RA pattern"),
     ("LocalTensor<int32_t> i; ReduceMax<int32_t, Pattern::Reduce::AR>(i, i, shape, true);", "half/float")])
 def test_forms_not_implemented_or_not_on_a2_are_compile_errors(gxx, tmp_path, code, what):

@@ -154,6 +154,14 @@ extern "C" __global__ __aicore__ void utils_mask(GM_ADDR len, GM_ADDR out) {
   go.SetValue(0, go.GetValue(0) + static_cast<half>(static_cast<float>(AscendCUtils::GetC0Count(sizeof(half)) - 16)));
 }
 
+// AscendCUtils::SetOverflow(mode): 1 (CTRL[48] non-saturating, how the emulator computes) returns; 0 is refused.
+extern "C" __global__ __aicore__ void utils_overflow(GM_ADDR mode) {
+  GlobalTensor<int32_t> gm;
+  gm.SetGlobalBuffer((__gm__ int32_t*)mode, 1);
+  AscendCUtils::SetOverflow(1);
+  AscendCUtils::SetOverflow(gm.GetValue(0));
+}
+
 // printf / PRINTF / KERNEL_LOG print; mode 1 fails ASCENDC_ASSERT (its behavior runs first), mode 2 fails
 // assert(expr, fmt, ...).
 extern "C" __global__ __aicore__ void logs(GM_ADDR mode) {
@@ -172,6 +180,7 @@ extern "C" __global__ __aicore__ void logs(GM_ADDR mode) {
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, allocator, 3);
+  OPKIT_EMU_PY_KERNEL(m, utils_overflow, 1);
   OPKIT_EMU_PY_KERNEL(m, fused_f32, 5);
   OPKIT_EMU_PY_KERNEL(m, fused_f16, 5);
   OPKIT_EMU_PY_KERNEL(m, fused_f16_f32, 5);

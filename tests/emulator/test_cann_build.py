@@ -14,7 +14,10 @@ HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/k
            "adv_api/math/kernel_operator_erf_intf.h", "lib/sigmoid/kernel_operator_sigmoid_intf.h",
            "lib/activation/sigmoid.h", "adv_api/reduce/sum.h", "lib/reduce/sum.h", "adv_api/activation/sigmoid.h", "lib/pad/broadcast.h", "adv_api/pad/broadcast.h", "kernel_utils.h",
            "lib/matrix/matmul/matmul.h", "adv_api/matmul/matmul.h", "lib/select/selectwithbytesmask.h",
-           "adv_api/select/selectwithbytesmask.h"]
+           "adv_api/select/selectwithbytesmask.h", "adv_api/activation/softmax.h", "adv_api/activation/softmaxflashv3.h",
+           "adv_api/activation/kernel_operator_softmax_intf.h", "adv_api/normalization/welfordfinalize.h",
+           "adv_api/normalization/kernel_operator_welfordfinalize_intf.h", "adv_api/normalization/normalize.h",
+           "adv_api/reduce/reduce.h"]
 
 
 def compile_src(gxx, tmp_path, text, name="k.cpp"):

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "opkit/adv_tiling_softmax.h"  // AscendC::tiling::SoftMaxTiling, the kernel-side overloads' type
 #include "opkit/cann_adv_tiling.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -21,6 +22,9 @@
 #include "normalization/layernorm_grad_tiling.h"
 #include "normalization/layernorm_grad_beta_tiling.h"
 #include "normalization/deepnorm_tiling.h"
+#include "normalization/welfordfinalize_tiling.h"
+#include "normalization/normalize_tiling.h"
+#include "reduce/reduce_tiling.h"
 
 namespace opkit_cann {
 template <class...> inline constexpr bool adv_false = false;
@@ -100,8 +104,10 @@ inline uint32_t GetSoftMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t d
 
 // The tiling: rows per pass (splitM) as many as the work buffer holds, cut to basic blocks where the shape
 // allows; outputs sum/max are one 32-byte block per row.
+// (either tiling type: optiling::SoftMaxTiling or the kernel's AscendC::tiling::SoftMaxTiling, as CANN overloads it)
+template <class SoftMaxTilingT>
 inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize, const uint32_t localWorkSpaceSize,
-                              optiling::SoftMaxTiling& t) {
+                              SoftMaxTilingT& t) {
   using namespace softmax_detail;
   if (srcShape.GetShapeSize() <= 0 || (dataTypeSize != 2 && dataTypeSize != 4)) return;
   const auto mk = last_axis(srcShape);
@@ -123,6 +129,7 @@ inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dat
 #include "activation/softmax_grad_tiling.h"
 #include "activation/logsoftmax_tiling.h"
 #include "activation/softmax_flashv2_tiling.h"
+#include "activation/softmax_flashv3_tiling.h"
 #include "tiling/opkit_adv_tmp_sizes.h"
 #include "tiling/opkit_adv_activation_tmp_sizes.h"
 #include "tiling/opkit_adv_math_more_tmp_sizes.h"

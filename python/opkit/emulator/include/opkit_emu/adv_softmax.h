@@ -21,6 +21,16 @@ struct SoftMaxShapeInfo {
   uint32_t oriSrcM;
   uint32_t oriSrcK;
 };
+// SoftmaxFlashV3's parameters (asc-devkit 82b89a15 include/adv_api/activation/softmax_utils.h:63-71)
+struct SoftMaxParams {
+  uint32_t srcM{0};
+  uint32_t srcK{0};
+  uint32_t oriSrcM{0};
+  uint32_t oriSrcK{0};
+  uint32_t loopCnt{1};
+  uint32_t splitMeanCnt{8};
+  float alpha{0.9375};
+};
 enum class SoftmaxMode { SOFTMAX_NORMAL = 0, SOFTMAX_OUTPUT_WITHOUT_BRC = 1 };
 struct SoftmaxConfig {
   bool isCheckTiling = true;

@@ -10,23 +10,9 @@
 #pragma once
 #include <cstdint>
 
+#include "opkit/adv_tiling_softmax.h"
 #include "opkit/cann_adv_tiling.h"
 
-namespace AscendC {
-namespace tiling {
-#define OPKIT_EMU_TILING_FIELD(type, name) type name = 0;
-#pragma pack(push, 8)
-struct SoftMaxTiling {
-  OPKIT_SOFTMAX_TILING_FIELDS(OPKIT_EMU_TILING_FIELD)
-};
-struct LogSoftMaxTiling {
-  OPKIT_SOFTMAX_TILING_FIELDS(OPKIT_EMU_TILING_FIELD)
-};
-#pragma pack(pop)
-#undef OPKIT_EMU_TILING_FIELD
-
-}  // namespace tiling
-}  // namespace AscendC
 
 #define OPKIT_EMU_EXPORT_TILING(NAME) using AscendC::tiling::NAME;
 OPKIT_EMU_EXPORT_TILING(SoftMaxTiling)

@@ -61,7 +61,7 @@ inline void set_defined_bits(uint32_t off, uint8_t bits) {
 
 class ApiCall {
  public:
-  static constexpr int kMaxOperands = 8;
+  static constexpr int kMaxOperands = 10;  // SoftmaxFlashV3 with update and sharedTmpBuffer has 10
 
   ApiCall(Pipe p, const char* call, SrcLoc loc) : ApiCall(ctx(), p, call, loc) {}
   // With the block context the caller already holds (saves a thread-local lookup per call).

@@ -2,7 +2,7 @@
 // a few geometry figures (mirror-cann/asc-devkit 82b89a15 impl/basic_api/kernel_utils_base.h, declared in
 // AscendC, reached through kernel_operator.h). The emulator keeps the members a kernel can use on a vector
 // core: GetBitSize, GetC0Size, GetC0Count, GetDefaultBlockNum, SetMask<T[, isSetMask]>(high, low) and
-// SetMask<T[, isSetMask]>(len), SetMaskCount, SetMaskNorm, ResetMask<[isSetMask]>. The others manage the
+// SetMask<T[, isSetMask]>(len), SetMaskCount, SetMaskNorm, ResetMask<[isSetMask]>, SetOverflow (1 only). The others manage the
 // chip's own registers, temporary UB and GM overflow checks inside CANN's implementation (missing here).
 #pragma once
 #include "opkit_emu/constants.h"
@@ -43,6 +43,14 @@ class AscendCUtils {
   static void SetMaskCount() { AscendC::SetMaskCount(); }
   template <class T>
   static void SetMaskNorm() { AscendC::SetMaskNorm(); }
+  // CTRL[48], the float saturation mode (impl/basic_api/kernel_utils_base.h:185-197, A2): 1 the non-saturating mode
+  // the emulator computes in; 0 (saturating) is not emulated, as SetCtrlSpr<48, 48>(0) (opkit_emu/system.h)
+  static void SetOverflow(uint64_t ctrlValue, OPKIT_LOC) {
+    if (ctrlValue != 1)
+      opkit_emu::fail("not-emulated", "AscendCUtils::SetOverflow", loc,
+                      "SetOverflow(0) selects the saturating float mode (CTRL[48] = 0: inf -> +-MAX, NaN -> 0); the "
+                      "emulator computes in the non-saturating mode (SetOverflow(1)) only");
+  }
   template <bool isSetMask = true>
   static void ResetMask() {
     if constexpr (isSetMask) SetVectorMask<uint16_t>(~0ull, ~0ull);

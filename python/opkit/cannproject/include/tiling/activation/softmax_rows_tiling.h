@@ -1,9 +1,14 @@
 // The row layout the SoftMax family's tilings share (asc-devkit 82b89a15 impl/adv_api/tiling/activation/
 // softmax_tiling.cpp: SoftMaxTilingFunc and AdjustToBasicBlockBaseM, read, not copied): the rows one pass takes, cut
 // to basic blocks where the shape allows, and the fields a SoftMaxTiling holds for an [m, k] source.
+// CANN declares each host tiling function twice, for the host class optiling::SoftMaxTiling (set_* members) and the
+// kernel's plain AscendC::tiling::SoftMaxTiling (asc-devkit 82b89a15 include/adv_api/activation/softmax_tiling.h:
+// 52-58, 82-90, 218-226); `fill` writes either.
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace AscendC {
 namespace softmax_rows {
@@ -26,26 +31,39 @@ inline uint32_t rows_per_pass(uint32_t fit, uint32_t m, uint32_t k) {
   return basic_block_rows(baseM, m, k);
 }
 
+template <class T, class = void>
+struct has_setters : std::false_type {};
+template <class T>
+struct has_setters<T, std::void_t<decltype(std::declval<T&>().set_srcM(0u))>> : std::true_type {};
+
 // The SoftMaxTiling fields for [m, k] taken baseM rows a pass, sum / max one block of `blk` elements per row.
+#define OPKIT_SOFTMAX_ROWS_SET(name, v)                  \
+  do {                                                     \
+    if constexpr (has_setters<SoftMaxTilingT>::value)      \
+      t.set_##name(v);                                     \
+    else                                                   \
+      t.name = (v);                                        \
+  } while (0)
 template <class SoftMaxTilingT>
 inline void fill(SoftMaxTilingT& t, uint32_t m, uint32_t k, uint32_t blk, uint32_t baseM) {
-  t.set_srcM(m);
-  t.set_srcK(k);
-  t.set_srcSize(m * k);
-  t.set_outMaxM(m);
-  t.set_outMaxK(blk);
-  t.set_outMaxSize(m * blk);
-  t.set_splitM(baseM);
-  t.set_splitK(k);
-  t.set_splitSize(baseM * k);
-  t.set_reduceM(baseM);
-  t.set_reduceK(blk);
-  t.set_reduceSize(baseM * blk);
+  OPKIT_SOFTMAX_ROWS_SET(srcM, m);
+  OPKIT_SOFTMAX_ROWS_SET(srcK, k);
+  OPKIT_SOFTMAX_ROWS_SET(srcSize, m * k);
+  OPKIT_SOFTMAX_ROWS_SET(outMaxM, m);
+  OPKIT_SOFTMAX_ROWS_SET(outMaxK, blk);
+  OPKIT_SOFTMAX_ROWS_SET(outMaxSize, m * blk);
+  OPKIT_SOFTMAX_ROWS_SET(splitM, baseM);
+  OPKIT_SOFTMAX_ROWS_SET(splitK, k);
+  OPKIT_SOFTMAX_ROWS_SET(splitSize, baseM * k);
+  OPKIT_SOFTMAX_ROWS_SET(reduceM, baseM);
+  OPKIT_SOFTMAX_ROWS_SET(reduceK, blk);
+  OPKIT_SOFTMAX_ROWS_SET(reduceSize, baseM * blk);
   const uint32_t tail = baseM ? m % baseM : 0;
-  if (baseM) t.set_rangeM(m / baseM);
-  t.set_tailM(tail);
-  t.set_tailSplitSize(tail * k);
-  t.set_tailReduceSize(tail * blk);
+  if (baseM) OPKIT_SOFTMAX_ROWS_SET(rangeM, m / baseM);
+  OPKIT_SOFTMAX_ROWS_SET(tailM, tail);
+  OPKIT_SOFTMAX_ROWS_SET(tailSplitSize, tail * k);
+  OPKIT_SOFTMAX_ROWS_SET(tailReduceSize, tail * blk);
 }
+#undef OPKIT_SOFTMAX_ROWS_SET
 }  // namespace softmax_rows
 }  // namespace AscendC

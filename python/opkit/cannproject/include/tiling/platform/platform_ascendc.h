@@ -1,3 +1,35 @@
 // CANN header path, served by opkit's CPU stand-in of the op_host API (opkit_cann/host.h; docs/cann.md).
 #pragma once
+#include <cstdio>
+#include <cstring>
+
 #include "opkit_cann/host.h"
+
+namespace platform_ascendc {
+// CANN's PlatformAscendCManager (asc-devkit 82b89a15 include/utils/tiling/platform/platform_ascendc.h:162-195): the
+// process-wide PlatformAscendC a host program (a `.asc` sample's CPU-debug set-up, CANN's own tiling functions)
+// asks for. The emulator models one chip, A2: GetInstance() and GetInstance("Ascend910B...") / "Ascend910_93..."
+// give the Ascend910B1 profile (fe::PlatFormInfos' defaults); another SoC name gives nullptr, as CANN does for a
+// platform it cannot load, with a message naming it.
+class PlatformAscendCManager {
+ public:
+  static PlatformAscendC* GetInstance() { return instance(); }
+  static PlatformAscendC* GetInstance(const char* customSocVersion) {
+    if (customSocVersion != nullptr && std::strncmp(customSocVersion, "Ascend910B", 10) != 0 &&
+        std::strncmp(customSocVersion, "Ascend910_93", 12) != 0) {
+      std::fprintf(stderr,
+                   "opkit: PlatformAscendCManager::GetInstance(\"%s\"): the emulator models Ascend 910B (A2) only\n",
+                   customSocVersion);
+      return nullptr;
+    }
+    return instance();
+  }
+
+ private:
+  static PlatformAscendC* instance() {
+    static fe::PlatFormInfos infos;
+    static PlatformAscendC platform(&infos);
+    return &platform;
+  }
+};
+}  // namespace platform_ascendc

@@ -1,0 +1,4 @@
+// CANN kernel header path (asc-devkit 82b89a15 include/adv_api/activation/softmax.h): the family is
+// lib/activation/softmax.h.
+#pragma once
+#include "lib/activation/softmax.h"

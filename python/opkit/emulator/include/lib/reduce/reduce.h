@@ -1,0 +1,266 @@
+// CANN's lib/reduce/reduce.h (asc-devkit 82b89a15 include/adv_api/reduce/reduce.h; the patterns include/adv_api/
+// reduce/reduce_common.h:25-51; pages docs/zh/api/SIMD-API/高阶API/归约操作/ReduceMax接口/ReduceMax接口.md,
+// ReduceMin...): the pattern-templated reductions of a [first, last] ND tensor whose rows are padded to 32 bytes
+// (padLast = last rounded up to 32 / sizeof(T)), half and float, with and without sharedTmpBuffer:
+//   template <class T, class pattern, bool isReuseSource = false>
+//   ReduceMax / ReduceMin(dst, src[, sharedTmpBuffer], const uint32_t srcShape[] {first, last}, bool srcInnerPad)
+// Pattern::Reduce::AR: dst[i] = max (min) of row i's first `last` elements, `first` results; RA: dst[j] = max (min)
+// of column j over the `first` rows, `last` results (A2 code impl/adv_api/detail/reduce/reduce_max/
+// reduce_max_v220_impl.h:30-57: BlockReduceByLastAxis / BinaryReduceByFirstAxis of reduce_common_util_v220_impl.h,
+// the element-wise Max / Min of vector.h's OpMax / OpMin: a NaN lane gives NaN). Max and min do not round: the
+// result is the device's whatever the pairing order, except which zero (+0 or -0) a row of both zeros yields.
+// isReuseSource: src holds CANN's partial results afterwards -- poison on the emulator.
+// Checked: T other than half / float and patterns other than AR / RA are compile errors (CANN's static_asserts);
+// srcInnerPad false (A2: "isSrcInnerPad must be true on this platform", impl/adv_api/tiling/reduce/
+// reduce_tiling.cpp:60-64), first or last 0, tensors too small (api-argument); a sharedTmpBuffer below
+// GetReduceMaxMaxMinTmpSize's size (reduce_tiling.cpp:82-110: AR 0 for last <= 32 / sizeof(T), first x 32 bytes
+// below one repeat, first x 256 bytes from one repeat; RA k x align32(last x sizeof(T)), k the largest power of two
+// below first, first itself at 1 -- 0 with isReuseSource) is tensor-bounds.
+// ReduceSum<float, pattern> (float only on A2), in the A2 order (impl/adv_api/detail/reduce/reduce_sum/
+// reduce_sum_v220_impl.h:30-311, the adds as the emulator's level-0 instructions make them: WholeReduceSum /
+// BlockReduceSum an adjacent-pair tree with masked lanes 0, PairReduceSum adjacent pairs): AR, per row -- last <= 8:
+// one BlockReduceSum; last <= 64: one WholeReduceSum; longer: splitK the largest power of two <= last, per = splitK
+// (splitK / 2 when last is a power of two), t = row[0, per) + row[per, per + tail) element-wise (tail = last -
+// splitK, or padLast - per), t halved by PairReduceSum down to 64, then a BlockReduceSum to 8 and one to 1. RA, per
+// column: the rows beyond the largest power of two k <= first added onto the first ones, then halving (row r + row r
+// + k/2, ...) down to one row (BinaryReduceByFirstAxis). Bitwise the device's order as read (not checked on a
+// device). Its buffer (reduce_tiling.cpp:121-150): AR 0 for last <= 64, else first x k x 4 (k = the power of two <=
+// last, halved when equal and first > 1); RA k x padLast x 4 (k for first likewise).
+// Not implemented: ReduceMean, ReduceProd, ReduceAny, ReduceAll with a pattern -- each a compile error naming it.
+#pragma once
+#include <vector>
+
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+
+namespace AscendC {
+namespace Pattern {
+namespace Reduce {
+// the tag types (reduce_common.h:33-48); the emulator reads only which one a call names
+struct R {};
+struct RA {};
+struct AR {};
+struct ARA {};
+struct ARAR {};
+struct ARARA {};
+struct ARARAR {};
+struct ARARARA {};
+struct ARARARAR {};
+struct ARARARARA {};
+struct RAR {};
+struct RARA {};
+struct RARAR {};
+struct RARARA {};
+struct RARARAR {};
+struct RARARARA {};
+}  // namespace Reduce
+}  // namespace Pattern
+}  // namespace AscendC
+
+namespace opkit_emu {
+// GetReduceMax/MinMaxMinTmpSize (reduce_tiling.cpp:82-110, not the binary-add branch), bytes
+inline uint32_t reduce_pattern_tmp(bool ar, uint32_t first, uint32_t last, uint32_t size) {
+  if (ar) {
+    const uint32_t blk = 32 / size, rep = 256 / size;
+    return last <= blk ? 0 : last < rep ? first * blk * size : first * rep * size;
+  }
+  uint32_t k = 1;
+  for (uint32_t n = first; n > 1; n >>= 1) k <<= 1;
+  if (k == first && first > 1) k >>= 1;
+  return k * ((last * size + 31) / 32 * 32);
+}
+
+template <class T, class pattern, bool reuse, class Op>
+void adv_reduce_pattern(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                        const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t shape[], bool inner_pad,
+                        SrcLoc loc) {
+  static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
+                "failed to check the data type, current api supports data type is half/float! (ReduceMax / ReduceMin "
+                "on A2)");
+  constexpr bool ar = std::is_same<pattern, AscendC::Pattern::Reduce::AR>::value;
+  static_assert(ar || std::is_same<pattern, AscendC::Pattern::Reduce::RA>::value,
+                "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceMax / ReduceMin on A2)");
+  if (shape == nullptr) fail("api-argument", api, loc, "srcShape is null: pass {first, last}");
+  const uint32_t first = shape[0], last = shape[1];
+  constexpr uint32_t blk = kBlk / sizeof(T);
+  const uint32_t pad = (last + blk - 1) / blk * blk;
+  if (!inner_pad)
+    fail("api-argument", api, loc,
+         "srcInnerPad false: on A2 the rows must be padded to 32 bytes (reduce_tiling.cpp: \"isSrcInnerPad must be "
+         "true on this platform\")");
+  if (first == 0 || last == 0) fail("api-argument", api, loc, strf("srcShape {%u, %u} has an empty axis", first, last));
+  const uint64_t n = uint64_t(first) * pad, nd = ar ? first : last;
+  if (src.GetSize() < n || dst.GetSize() < nd)
+    fail("api-argument", api, loc,
+         strf("srcShape {%u, %u} (rows padded to %u): src holds %u (need %llu), dst %u (need %llu)", first, last, pad,
+              src.GetSize(), static_cast<unsigned long long>(n), dst.GetSize(), static_cast<unsigned long long>(nd)));
+  if (tmp && !reuse) {
+    const uint32_t need = reduce_pattern_tmp(ar, first, last, sizeof(T));
+    if (tmp->GetSize() < need)
+      fail("tensor-bounds", api, loc,
+           strf("sharedTmpBuffer holds %u bytes, below the %u bytes Get%sMaxMinTmpSize gives for srcShape {%u, %u}",
+                tmp->GetSize(), need, api, first, last));
+  }
+  ApiCall c(Pipe::V, api, loc);
+  c.src(src, n, "srcTensor").dst(dst, nd, "dstTensor");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  std::vector<uint8_t> bad;
+  if (c.commit(Flow::Manual)) {
+    bad.assign(nd, 0);
+    for (uint32_t i = 0; i < first; ++i)
+      for (uint32_t j = 0; j < last; ++j)
+        if (ApiCall::lane_poisoned(c.operand(0), uint64_t(i) * pad + j)) bad[ar ? i : j] = 1;
+  }
+  ctx().stats.vector_elems += n;
+  const T* s = src.data();
+  std::vector<T> out(nd);
+  for (uint64_t o = 0; o < nd; ++o) {
+    T v = ar ? s[o * pad] : s[o];
+    for (uint32_t q = 1; q < (ar ? last : first); ++q) v = Op::ap(v, ar ? s[o * pad + q] : s[uint64_t(q) * pad + o]);
+    out[o] = v;
+  }
+  for (uint64_t o = 0; o < nd; ++o) dst.data()[o] = out[o];
+  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+  for (uint64_t o = 0; o < nd; ++o)
+    shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(o * sizeof(T)), sizeof(T), bad.empty() || !bad[o]);
+  if (reuse) shadow_fill(src.m_.ub_off(), static_cast<uint32_t>(n * sizeof(T)), false);  // CANN's partial results
+}
+// GetReduceSumMaxMinTmpSize (reduce_tiling.cpp:121-150), bytes
+inline uint32_t reduce_sum_pattern_tmp(bool ar, uint32_t first, uint32_t last) {
+  auto findk = [](uint32_t n) { uint32_t k = 1; for (; n > 1; n >>= 1) k <<= 1; return k; };
+  if (ar) {
+    uint32_t k = findk(last);
+    if (k == last && first > 1) k >>= 1;
+    return last <= 64 ? 0 : first * k * 4;
+  }
+  uint32_t k = findk(first);
+  if (k == first && first > 1) k >>= 1;
+  return k * ((last + 7) / 8 * 8) * 4;
+}
+// an adjacent-pair tree over n (8 or 64) lanes, v[n..] read as 0
+inline float pair_tree(const float* v, uint32_t valid, uint32_t n) {
+  float b[64];
+  for (uint32_t i = 0; i < n; ++i) b[i] = i < valid ? v[i] : 0.0f;
+  for (uint32_t w = n; w > 1; w /= 2)
+    for (uint32_t i = 0; i < w / 2; ++i) b[i] = b[2 * i] + b[2 * i + 1];
+  return b[0];
+}
+inline float reduce_sum_ar_row(const float* x, uint32_t last, uint32_t pad) {
+  if (last <= 8) return pair_tree(x, last, 8);
+  if (last <= 64) return pair_tree(x, last, 64);
+  uint32_t split = 1;
+  while (split * 2 <= last) split *= 2;
+  const uint32_t per = last == split ? split / 2 : split, tail = last - split ? last - split : pad - per;
+  std::vector<float> t(x, x + per);
+  for (uint32_t j = 0; j < tail; ++j) t[j] = t[j] + x[per + j];
+  for (uint32_t k = per; k > 64; k /= 2)
+    for (uint32_t i = 0; i < k / 2; ++i) t[i] = t[2 * i] + t[2 * i + 1];
+  float blk[8];
+  for (uint32_t b = 0; b < 8; ++b) blk[b] = pair_tree(t.data() + 8 * b, 8, 8);
+  return pair_tree(blk, 8, 8);
+}
+
+template <class T, class pattern, bool reuse>
+void adv_reduce_sum_pattern(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                            const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t shape[], bool inner_pad,
+                            SrcLoc loc) {
+  static_assert(std::is_same<T, float>::value,
+                "failed to check the data type, current api supports data type is float! (ReduceSum with a pattern, "
+                "A2)");
+  constexpr bool ar = std::is_same<pattern, AscendC::Pattern::Reduce::AR>::value;
+  static_assert(ar || std::is_same<pattern, AscendC::Pattern::Reduce::RA>::value,
+                "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceSum on A2)");
+  const char* api = "ReduceSum";
+  if (shape == nullptr) fail("api-argument", api, loc, "srcShape is null: pass {first, last}");
+  const uint32_t first = shape[0], last = shape[1], pad = (last + 7) / 8 * 8;
+  if (!inner_pad)
+    fail("api-argument", api, loc,
+         "srcInnerPad false: on A2 the rows must be padded to 32 bytes (reduce_tiling.cpp: \"isSrcInnerPad must be "
+         "true on this platform\")");
+  if (first == 0 || last == 0) fail("api-argument", api, loc, strf("srcShape {%u, %u} has an empty axis", first, last));
+  const uint64_t n = uint64_t(first) * pad, nd = ar ? first : last;
+  if (src.GetSize() < n || dst.GetSize() < nd)
+    fail("api-argument", api, loc,
+         strf("srcShape {%u, %u} (rows padded to %u): src holds %u (need %llu), dst %u (need %llu)", first, last, pad,
+              src.GetSize(), static_cast<unsigned long long>(n), dst.GetSize(), static_cast<unsigned long long>(nd)));
+  if (tmp && !reuse && tmp->GetSize() < reduce_sum_pattern_tmp(ar, first, last))
+    fail("tensor-bounds", api, loc,
+         strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetReduceSumMaxMinTmpSize gives for srcShape {%u, "
+              "%u}", tmp->GetSize(), reduce_sum_pattern_tmp(ar, first, last), first, last));
+  ApiCall c(Pipe::V, api, loc);
+  c.src(src, n, "srcTensor").dst(dst, nd, "dstTensor");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  std::vector<uint8_t> bad;
+  if (c.commit(Flow::Manual)) {
+    bad.assign(nd, 0);
+    for (uint32_t i = 0; i < first; ++i)
+      for (uint32_t j = 0; j < last; ++j)
+        if (ApiCall::lane_poisoned(c.operand(0), uint64_t(i) * pad + j)) bad[ar ? i : j] = 1;
+  }
+  ctx().stats.vector_elems += n;
+  const float* x = src.data();
+  std::vector<float> out(nd);
+  if (ar) {
+    for (uint32_t i = 0; i < first; ++i) out[i] = reduce_sum_ar_row(x + uint64_t(i) * pad, last, pad);
+  } else {
+    uint32_t k = 1;
+    while (k * 2 <= first) k *= 2;
+    std::vector<float> t(x, x + uint64_t(k) * pad);
+    for (uint64_t e = 0; e < uint64_t(first - k) * pad; ++e) t[e] = t[e] + x[uint64_t(k) * pad + e];
+    for (; k > 1; k /= 2)
+      for (uint64_t e = 0; e < uint64_t(k / 2) * pad; ++e) t[e] = t[e] + t[uint64_t(k / 2) * pad + e];
+    for (uint32_t j = 0; j < last; ++j) out[j] = t[j];
+  }
+  for (uint64_t o = 0; o < nd; ++o) dst.data()[o] = out[o];
+  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+  for (uint64_t o = 0; o < nd; ++o)
+    shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(o * 4), 4, bad.empty() || !bad[o]);
+  if (reuse) shadow_fill(src.m_.ub_off(), static_cast<uint32_t>(n * 4), false);  // CANN's partial results
+}
+template <class...>
+inline constexpr bool reduce_pattern_missing = false;
+}  // namespace opkit_emu
+
+namespace AscendC {
+#define OPKIT_EMU_REDUCE_PATTERN(NAME, OP)                                                                          \
+  template <class T, class pattern, bool isReuseSource = false>                                                     \
+  void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                                        \
+            const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t srcShape[], bool srcInnerPad, OPKIT_LOC) {   \
+    ::opkit_emu::adv_reduce_pattern<T, pattern, isReuseSource, ::opkit_emu::OP>(#NAME, dstTensor, srcTensor,        \
+                                                                              &sharedTmpBuffer, srcShape,           \
+                                                                              srcInnerPad, loc);                    \
+  }                                                                                                                 \
+  template <class T, class pattern, bool isReuseSource = false>                                                     \
+  void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const uint32_t srcShape[],             \
+            bool srcInnerPad, OPKIT_LOC) {                                                                          \
+    ::opkit_emu::adv_reduce_pattern<T, pattern, isReuseSource, ::opkit_emu::OP>(#NAME, dstTensor, srcTensor,        \
+                                                                              nullptr, srcShape, srcInnerPad, loc); \
+  }
+OPKIT_EMU_REDUCE_PATTERN(ReduceMax, OpMax)
+OPKIT_EMU_REDUCE_PATTERN(ReduceMin, OpMin)
+#undef OPKIT_EMU_REDUCE_PATTERN
+template <class T, class pattern, bool isReuseSource = false>
+void ReduceSum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+               const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t srcShape[], bool srcInnerPad, OPKIT_LOC) {
+  ::opkit_emu::adv_reduce_sum_pattern<T, pattern, isReuseSource>(dstTensor, srcTensor, &sharedTmpBuffer, srcShape,
+                                                                 srcInnerPad, loc);
+}
+template <class T, class pattern, bool isReuseSource = false>
+void ReduceSum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const uint32_t srcShape[],
+               bool srcInnerPad, OPKIT_LOC) {
+  ::opkit_emu::adv_reduce_sum_pattern<T, pattern, isReuseSource>(dstTensor, srcTensor, nullptr, srcShape, srcInnerPad,
+                                                                 loc);
+}
+// On A2 but not implemented here: a call stops the build naming it (never a silent stub)
+#define OPKIT_EMU_REDUCE_PATTERN_MISSING(NAME)                                                                      \
+  template <class T, class pattern, bool isReuseSource = false, class... A>                                         \
+  void NAME(const LocalTensor<T>&, const LocalTensor<T>&, A&&...) {                                                  \
+    static_assert(::opkit_emu::reduce_pattern_missing<T, pattern>,                                                 \
+                  "not supported on the emulator: " #NAME "<T, pattern> (the advanced API's pattern form; see "      \
+                  "lib/reduce/reduce.h)");                                                                          \
+  }
+OPKIT_EMU_REDUCE_PATTERN_MISSING(ReduceMean)
+OPKIT_EMU_REDUCE_PATTERN_MISSING(ReduceProd)
+OPKIT_EMU_REDUCE_PATTERN_MISSING(ReduceAny)
+OPKIT_EMU_REDUCE_PATTERN_MISSING(ReduceAll)
+#undef OPKIT_EMU_REDUCE_PATTERN_MISSING
+}  // namespace AscendC

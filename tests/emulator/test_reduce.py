@@ -1,0 +1,138 @@
+"""ReduceMax / ReduceMin / ReduceSum with a pattern (lib/reduce/reduce.h), against PyTorch's amax / amin / sum: AR reduces each row
+of [first, last] (rows padded to 32 bytes), RA each column.
+
+Pages: asc-devkit 82b89a15 docs/zh/api/SIMD-API/高阶API/归约操作/ReduceMax接口/ReduceMax接口.md (ReduceMin alike); A2
+code impl/adv_api/detail/reduce/reduce_max/reduce_max_v220_impl.h, reduce_common_util_v220_impl.h; the buffer sizes
+GetReduceMaxMaxMinTmpSize (host stand-in tiling/reduce/reduce_tiling.h, compiled here). Max / min do not round:
+bitwise equal to torch on these data."""
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+from opkit.errors import EmulatorError
+
+HOST = r"""
+#include <cstdio>
+#include <cstdlib>
+#include "tiling/tiling_api.h"
+int main(int argc, char** argv) {
+  uint32_t mx = 0, mn = 0;
+  auto* f = atoi(argv[6]) ? AscendC::GetReduceSumMaxMinTmpSize : AscendC::GetReduceMaxMaxMinTmpSize;
+  f(ge::Shape(std::vector<int64_t>{atoi(argv[1]), atoi(argv[2])}), atoi(argv[3]) ? ge::DT_FLOAT16 : ge::DT_FLOAT,
+    atoi(argv[4]) ? AscendC::ReducePattern::RA : AscendC::ReducePattern::AR, true, atoi(argv[5]) != 0, mx, mn);
+  printf("%u %u\n", mx, mn);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def mod():
+    from conftest import compile_pybind, headers_digest, load
+    return load(compile_pybind("reduce", headers_digest()), "reduce")
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    from conftest import build_host_program
+    exe = build_host_program(HOST, tmp_path_factory.mktemp("rd_host"))
+    return lambda first, last, half=0, ra=0, reuse=0, sum=0: int(subprocess.run(
+        [str(exe), *map(str, (first, last, half, ra, reuse, sum))], check=True, capture_output=True,
+        text=True).stdout.split()[1])
+
+
+def test_host_sizes_match_cann(host):
+    assert host(4, 8) == 0 and host(4, 20) == 4 * 32 and host(4, 64) == 4 * 256 and host(4, 200) == 4 * 256
+    assert host(4, 20, half=1) == 4 * 32 and host(4, 128, half=1) == 4 * 256
+    # RA: the largest power of two below first (8 -> 4, 5 -> 4, 1 -> 1) rows of align32(last x size)
+    assert host(8, 20, ra=1) == 4 * 96 and host(5, 20, ra=1) == 4 * 96 and host(1, 20, ra=1) == 96
+    assert host(8, 20, ra=1, reuse=1) == 0
+
+
+def run(mod, host, op, ra, half, first, last, tmp=-1, reuse=0, inner_pad=1, x=None, seed=0):
+    per = 16 if half else 8
+    pad = -(-last // per) * per
+    rng = np.random.default_rng(seed + first * 7 + last)
+    if x is None:
+        x = (rng.standard_normal((first, pad)) * 4).astype(np.float32)
+        if half:
+            x = x.astype(np.float16).astype(np.float32)
+    need = host(first, last, half, ra, sum=int(op == 2))
+    case = np.array([op, ra, half, need if tmp < 0 else tmp, reuse, inner_pad, first, last, pad], np.uint32)
+    nd = last if ra else first
+    out = np.zeros(-(-nd // 16) * 16, np.float32)
+    mod.rd_call([x.ravel(), out, case.view(np.uint8).copy()], block_dim=1)
+    xt = torch.from_numpy(x[:, :last])
+    if op == 2:
+        return out[:nd], xt.double().sum(dim=0 if ra else 1).numpy()
+    f = torch.amax if op == 0 else torch.amin
+    return out[:nd], f(xt, dim=0 if ra else 1).numpy()
+
+
+@pytest.mark.parametrize("op", [0, 1], ids=["max", "min"])
+@pytest.mark.parametrize("ra", [0, 1], ids=["AR", "RA"])
+@pytest.mark.parametrize("half", [0, 1], ids=["float", "half"])
+@pytest.mark.parametrize("first,last", [(1, 5), (7, 8), (5, 37), (9, 64), (3, 300), (13, 130)])
+def test_matches_torch(mod, host, op, ra, half, first, last):
+    for tmp in (-1, 0):
+        got, want = run(mod, host, op, ra, half, first, last, tmp)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_sum_host_sizes_match_cann(host):
+    # AR: 0 up to 64; else first x k x 4, k the power of two <= last (halved when equal and first > 1)
+    assert host(4, 64, sum=1) == 0 and host(4, 100, sum=1) == 4 * 64 * 4 and host(4, 128, sum=1) == 4 * 64 * 4
+    assert host(1, 128, sum=1) == 128 * 4
+    assert host(8, 20, ra=1, sum=1) == 4 * 24 * 4 and host(5, 20, ra=1, sum=1) == 4 * 24 * 4
+
+
+@pytest.mark.parametrize("ra", [0, 1], ids=["AR", "RA"])
+@pytest.mark.parametrize("first,last", [(1, 5), (7, 8), (5, 37), (9, 64), (3, 65), (4, 128), (3, 300), (13, 130),
+                                        (2, 1024)])
+def test_sum_matches_torch(mod, host, ra, first, last):
+    # float in CANN's A2 order; within float rounding of torch's float64 sum
+    for tmp in (-1, 0):
+        got, want = run(mod, host, 2, ra, 0, first, last, tmp)
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-5)
+
+
+def test_a_nan_lane_gives_nan(mod, host):
+    x = np.arange(4 * 16, dtype=np.float32).reshape(4, 16)
+    x[2, 5] = np.nan
+    got, _ = run(mod, host, 0, 0, 0, 4, 16, x=x)
+    assert np.isnan(got[2]) and not np.isnan(got[[0, 1, 3]]).any()
+
+
+def test_reuse_source_gives_the_same_result(mod, host):
+    got, want = run(mod, host, 0, 1, 0, 6, 24, reuse=1)  # no buffer needed (size 0); the source is not read again
+    np.testing.assert_array_equal(got, want)
+
+
+def test_tmp_below_cann_size_is_a_rule_violation(mod, host):
+    need = host(5, 37)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 0, 0, 0, 5, 37, tmp=need - 32)
+    assert (e.value.rule, e.value.call) == ("tensor-bounds", "ReduceMax")
+    assert "GetReduceMaxMaxMinTmpSize" in e.value.detail and str(need) in e.value.detail
+
+
+def test_src_inner_pad_false_is_an_api_argument_error(mod, host):
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 1, 0, 0, 4, 16, inner_pad=0)
+    assert (e.value.rule, e.value.call) == ("api-argument", "ReduceMin") and "srcInnerPad false" in e.value.detail
+
+
+@pytest.mark.parametrize("code,what", [
+    ("ReduceMean<float, Pattern::Reduce::AR>(t, t, shape, true);", "not supported on the emulator: ReduceMean<T, pattern>"),
+    ("LocalTensor<half> h; ReduceSum<half, Pattern::Reduce::AR>(h, h, shape, true);", "current api supports data type is float"),
+    ("ReduceMax<float, Pattern::Reduce::ARA>(t, t, shape, true);", "it only supports AR/RA pattern"),
+    ("LocalTensor<int32_t> i; ReduceMax<int32_t, Pattern::Reduce::AR>(i, i, shape, true);", "half/float")])
+def test_forms_not_implemented_or_not_on_a2_are_compile_errors(gxx, tmp_path, code, what):
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "lib/reduce/reduce.h"\nusing namespace AscendC;\n'
+                   f"void f() {{ LocalTensor<float> t; const uint32_t shape[] = {{4, 16}}; {code} }}\n")
+    r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+    assert r.returncode != 0 and what in r.stderr

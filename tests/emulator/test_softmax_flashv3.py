@@ -1,0 +1,142 @@
+"""SoftmaxFlashV3 (lib/activation/softmaxflashv3.h), against the page's formula computed with PyTorch in float64:
+a first call without update over chunk 1, then an update over chunk 2 with the first call's mean / sum / max.
+
+Page: asc-devkit 82b89a15 docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxFlashV3.md (formula, 约束说明:
+half / float, srcK >= 512 and a multiple of 64, srcM a multiple of 8, splitMeanCnt 8); the A2 order
+impl/adv_api/detail/activation/softmax/membase/v220/softmax_flashv3_impl.h; the minimum buffer
+GetSoftMaxFlashV3MaxMinTmpSize (host stand-in tiling/activation/softmax_flashv3_tiling.h, compiled here).
+Precision: the emulator computes in float as the A2 code (sums sequential, not CANN's block order): float outputs
+within 1e-5 relative (1e-4 absolute) of the float64 formula, dst within half rounding."""
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+from opkit.errors import EmulatorError
+
+HOST = r"""
+#include <cstdio>
+#include <cstdlib>
+#include "tiling/tiling_api.h"
+int main(int argc, char** argv) {
+  ge::Shape shape(std::vector<int64_t>{atoi(argv[1]), atoi(argv[2])});
+  uint32_t mx = 0, mn = 0;
+  AscendC::GetSoftMaxFlashV3MaxMinTmpSize(shape, 2, 4, mx, mn, true);
+  optiling::SoftMaxTiling t;
+  AscendC::SoftMaxFlashV3TilingFunc(shape, 2, 4, atoi(argv[3]), t, true);
+  AscendC::tiling::SoftMaxTiling k{};  // the kernel-side struct, CANN's second overload
+  AscendC::SoftMaxFlashV3TilingFunc(shape, 2, 4, atoi(argv[3]), k, true);
+  printf("%u %u %u %u %u %u\n", mx, mn, t.get_splitM(), t.get_rangeM(), t.get_tailM(), k.splitM == t.get_splitM());
+}
+"""
+ALPHA = 0.9375
+
+
+@pytest.fixture(scope="module")
+def mod():
+    from conftest import compile_pybind, headers_digest, load
+    return load(compile_pybind("softmax_flashv3", headers_digest()), "softmax_flashv3")
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    from conftest import build_host_program
+    exe = build_host_program(HOST, tmp_path_factory.mktemp("f3_host"))
+
+    def query(m, k, work=0):
+        out = subprocess.run([str(exe), str(m), str(k), str(work)], check=True, capture_output=True, text=True)
+        return tuple(int(v) for v in out.stdout.split())
+    return query
+
+
+def test_host_sizes_and_tiling_match_cann(host):
+    # A2: (5 x 8 + 2 srcK + 64) floats a row (softmax_tiling.cpp:852-855); max = srcM rows
+    row = (40 + 2 * 512 + 64) * 4
+    assert host(16, 512)[:2] == (16 * row, row)
+    # a buffer of 11 rows for 16: cut to whole 8-row tiles -> 8 a pass, 2 passes, no tail; both tiling types alike
+    assert host(16, 512, 11 * row)[2:] == (8, 2, 0, 1)
+    assert host(20, 512, 12 * row)[2:] == (8, 2, 4, 1)
+
+
+def formula(x, update, inmean=None, insum=None, inmax=None, loop=2):
+    """SoftmaxFlashV3.md's pseudocode in float64: the 64 partial sums (8-column blocks of the first 512 columns, plus
+    each further 64 columns added lane by lane), summed 8 at a time into 8 group sums over baseK = width / 8; the
+    shifts are then subtracted from contiguous baseK columns."""
+    m, k = x.shape
+    s = ALPHA / (1 - ALPHA)
+    base = k // 8
+    part = x[:, :512].reshape(m, 64, 8).sum(-1) + x[:, 512:].reshape(m, -1, 64).sum(1)
+    local = part.reshape(m, 8, 8).sum(-1) / base                 # the 8 group means
+    mean = local.mean(-1, keepdim=True)                          # rowMeanGlobal
+    xs = x - torch.repeat_interleave((mean - local) * s, base, dim=1)
+    mx = xs.amax(-1, keepdim=True)
+    if not update:
+        dst = torch.exp(xs - mx)
+        return dst, mean, dst.sum(-1, keepdim=True), mx, None
+    x_mean = (mean + inmean * (loop - 1)) / loop
+    sc, sp = (mean - x_mean) * s, (inmean - x_mean) * s
+    x_max = torch.maximum(mx + sc, inmax + sp)
+    dst = torch.exp(xs - (x_max - sc))
+    em = torch.exp(inmax - x_max + sp)
+    return dst, x_mean, em * insum + dst.sum(-1, keepdim=True), x_max, em
+
+
+def run(mod, host, m, k, tmp=-1, split=8, loop=2, seed=0):
+    rng = np.random.default_rng(seed + m + k)
+    x = (rng.standard_normal((2, m, k)) * 2).astype(np.float32)
+    x[1] += np.linspace(0, 1.5, k, dtype=np.float32)  # column groups with different means
+    x = x.astype(np.float16).astype(np.float32)  # the kernel's half source
+    need = host(m, k)[1]
+    case = np.concatenate([np.array([need if tmp < 0 else tmp, m, k, loop, split], np.uint32),
+                           np.array([ALPHA], np.float32).view(np.uint32)]).view(np.uint8)
+    n = m * k
+    out = np.zeros(2 * n + 7 * m * 8, np.float32)
+    mod.f3_call([x.ravel(), out, case.copy()], block_dim=1)
+    blocks = out[2 * n:].reshape(7, m, 8)
+    return x, out[:n].reshape(m, k), out[n:2 * n].reshape(m, k), blocks
+
+
+@pytest.mark.parametrize("m,k", [(8, 512), (8, 1024), (16, 640)])
+@pytest.mark.parametrize("tmp", [-1, 0], ids=["sharedTmpBuffer", "framework"])
+def test_two_steps_match_the_page_formula(mod, host, m, k, tmp):
+    x, d1, d2, b = run(mod, host, m, k, tmp)
+    xt = torch.from_numpy(x).double()
+    w1, mean1, sum1, max1, _ = formula(xt[0], False)
+    w2, mean2, sum2, max2, em = formula(xt[1], True, mean1, sum1, max1)
+    for blk in b:
+        assert (blk == blk[:, :1]).all()  # each output is its row's value over the block
+    got = [torch.from_numpy(b[i, :, :1]).double() for i in range(7)]
+    for g, want in zip(got, [mean1, sum1, max1, mean2, sum2, max2]):
+        # float sums of srcK values (the mean's cancel): 1e-5 relative, 1e-4 absolute at this data's scale
+        np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(got[6].numpy(), em.numpy(), rtol=1e-3, atol=1e-4)  # expMax is half
+    np.testing.assert_allclose(d1, w1.numpy(), rtol=2e-3, atol=1e-4)              # dst is half
+    np.testing.assert_allclose(d2, w2.numpy(), rtol=2e-3, atol=1e-4)
+
+
+def test_tmp_below_cann_minimum_is_a_rule_violation(mod, host):
+    need = host(8, 512)[1]
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 8, 512, tmp=need - 32)
+    assert (e.value.rule, e.value.call) == ("tensor-bounds", "SoftmaxFlashV3")
+    assert "GetSoftMaxFlashV3MaxMinTmpSize" in e.value.detail and str(need) in e.value.detail
+
+
+@pytest.mark.parametrize("m,k,split,what", [(8, 448, 8, "srcK >= 512"), (4, 512, 8, "multiple of 8"),
+                                            (8, 512, 4, "splitMeanCnt 4")])
+def test_page_limits_are_api_argument_errors(mod, host, m, k, split, what):
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, m, k, tmp=20000, split=split)
+    assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlashV3") and what in e.value.detail
+
+
+def test_forms_not_on_a2_are_compile_errors_naming_them(gxx, tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "lib/activation/softmaxflashv3.h"\nusing namespace AscendC;\n'
+                   "void f() { LocalTensor<float> t; SoftMaxTiling s{}; SoftMaxParams p{};\n"
+                   "  SoftmaxFlashV3<float, float>(t, t, t, t, t, t, t, t, t, s, p); }\n")
+    r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+    assert r.returncode != 0 and "SoftmaxFlashV3 takes T = half, U = float" in r.stderr

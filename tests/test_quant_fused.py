@@ -1,5 +1,9 @@
 """quant/fused.py: the fake-quant codes, the dequant and IFMR's squared errors in one pass each, bit for bit the
 torch ops they replace (near-ties, NaN/inf, zero and huge scales), and every INT8 layer's output unchanged."""
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn as nn
@@ -141,11 +145,11 @@ def test_int8_layer_output_unchanged(kind, shape, offset, channel_wise, monkeypa
     assert same_bits(got[0], want[0])
 
 
-def test_self_check_refuses_another_rounding(monkeypatch):
+def test_self_check_refuses_another_rounding(monkeypatch, tmp_path):
     """A kernel rounding half away from zero (roundf, not the half-to-even rintf) is refused by the self-check."""
+    monkeypatch.setenv("OPKIT_CACHE_DIR", str(tmp_path))          # not into the user's cache
     monkeypatch.setattr(fused, "_SOURCE", fused._SOURCE.replace("rintf(x[i] * r)", "roundf(x[i] * r)"))
     lib = fused._load()
-    assert lib is not None, fused._state.get("why")
     assert "codes differ" in fused._self_check(lib)
 
 
@@ -183,3 +187,57 @@ def test_row_means_equal_numerics_mean_row_by_row(n):
     e = (torch.randn(4, n, generator=g) * torch.tensor([1e-4, 1.0, 1e4, 3.0])[:, None]) ** 2
     assert A._row_reduce_agrees()
     assert A._row_means(e) == [A.numerics.mean(e[r]) for r in range(4)]
+
+
+def test_self_check_passes_under_another_default_dtype():
+    """The self-check builds float32 data whatever torch's default dtype is (float64 made it fail: kernels off)."""
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert fused._self_check(fused._load()) is None
+    finally:
+        torch.set_default_dtype(old)
+
+
+def test_neg_view_takes_the_torch_ops():
+    """A neg-bit view's storage holds the values un-negated: the kernel would read the wrong sign."""
+    x = torch._neg_view(torch.linspace(-400, 400, 1000))
+    r = torch.tensor(1 / 0.37)
+    assert same_bits(fused.codes(x, r, 3, -128, 127), fused.codes_torch(x.clone(), r, 3, -128, 127))
+
+
+def _load_in_subprocess(cache) -> subprocess.Popen:
+    """A fresh process (dlopen keeps a library per path for the life of a process) loading and checking."""
+    code = ("from opkit.quant import fused; import sys; lib = fused._load(); "
+            "sys.exit(0 if fused._self_check(lib) is None else 1)")
+    return subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "OPKIT_CACHE_DIR": str(cache)},
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_a_broken_cached_library_is_rebuilt(tmp_path, monkeypatch):
+    """A library file without the kernels' symbols (e.g. built from a truncated source by a racing process) is
+    removed when it fails to load, and the next process rebuilds it instead of every later run failing."""
+    from opkit.quant import native
+    p = _load_in_subprocess(tmp_path)
+    assert p.wait(timeout=300) == 0, p.stderr.read()
+    so = next((tmp_path / "fused_quant").glob("fused-*.so"))
+    monkeypatch.setenv("OPKIT_CACHE_DIR", str(tmp_path))
+    native.load("int opkit_unrelated(void) { return 0; }", "scratch", "other", ("opkit_unrelated",))
+    other = next((tmp_path / "scratch").glob("other-*.so"))
+    so.unlink()
+    so.write_bytes(other.read_bytes())                           # the right name, the wrong content
+    with pytest.raises(native.BuildError, match="opkit_codes"):
+        fused._load()
+    assert not so.exists()
+    p = _load_in_subprocess(tmp_path)
+    assert p.wait(timeout=300) == 0, p.stderr.read()
+    assert so.exists()
+
+
+def test_concurrent_builds_never_share_a_file(tmp_path):
+    """Four processes building the same kernel into an empty cache at once all load a complete library."""
+    procs = [_load_in_subprocess(tmp_path) for _ in range(4)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0, p.stderr.read()
+    assert len(list((tmp_path / "fused_quant").glob("*.so"))) == 1
+    assert not list((tmp_path / "fused_quant").glob("*.tmp"))

@@ -27,17 +27,14 @@ vectorised across 16 outputs instead of within one dot (no horizontal reduction 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
-import shutil
-import subprocess
 import threading
 
 import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
-from ..toolchain.cache import cache_root
+from . import native
 
 LANES = 8          # float lanes of the kernel torch picks here (checked at run time, never assumed)
 REGISTERS = 8      # accumulator registers of its main loop (kF32RegistersPerIteration)
@@ -112,48 +109,14 @@ int64_t opkit_fp16_dot(const float *x, const float *wt, float *out, int64_t N, i
     return bad;
 }
 """
-_FLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-fno-fast-math", "-fPIC", "-shared"]
-
 _lock = threading.Lock()
 _state: dict = {}           # "lib": the loaded function or None; "why": why F.linear runs instead
 
 
-def _compiler() -> str | None:
-    return next((c for c in (os.environ.get("CC"), "cc", "gcc", "clang") if c and shutil.which(c)), None)
-
-
-def _cpu_id() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            lines = [ln for ln in f if ln.startswith(("model name", "flags", "Features", "CPU part"))]
-        return "".join(sorted(set(lines)))
-    except OSError:
-        import platform
-        return platform.processor()
-
-
 def _load(lanes: int = LANES, regs: int = REGISTERS):
-    """The compiled kernel (built once into the cache), or None with _state['why'] saying why not."""
+    """The compiled kernel (built once into the cache); native.BuildError says why not."""
     src = _SOURCE % {"lanes": lanes, "regs": regs}
-    cc = _compiler()
-    if cc is None:
-        _state["why"] = "no C compiler (cc, gcc, clang) on PATH"
-        return None
-    # -march=native: the binary is this CPU's; a cache shared between hosts keeps one per CPU model and flags
-    key = hashlib.sha256(f"{src} {_FLAGS} {cc} {os.uname().machine} {_cpu_id()}".encode()).hexdigest()[:16]
-    d = cache_root() / "fp16_linear"
-    so = d / f"fp16_dot-{key}.so"
-    if not so.exists():
-        d.mkdir(parents=True, exist_ok=True)
-        c = d / f"fp16_dot-{key}.c"
-        c.write_text(src)
-        tmp = so.with_suffix(f".{os.getpid()}.tmp")
-        r = subprocess.run([cc, *_FLAGS, str(c), "-o", str(tmp)], capture_output=True, text=True)
-        if r.returncode != 0:
-            _state["why"] = f"{cc} failed: {r.stderr.strip()[-300:]}"
-            return None
-        os.replace(tmp, so)
-    fn = ctypes.CDLL(str(so)).opkit_fp16_dot
+    fn = native.load(src, "fp16_linear", "fp16_dot", ("opkit_fp16_dot",)).opkit_fp16_dot
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * 3
     return fn
@@ -217,8 +180,8 @@ def kernel():
             fn = None
             try:
                 fn = _load()
-            except OSError as e:
-                _state["why"] = f"loading the kernel failed: {e}"
+            except native.BuildError as e:
+                _state["why"] = str(e)
             if fn is not None:
                 bad = _self_check(fn)
                 if bad is not None:

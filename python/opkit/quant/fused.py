@@ -25,15 +25,11 @@ benchmark's "before" side; tests compare both).
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import subprocess
 import threading
 
 import torch
 
-from ..toolchain.cache import cache_root
-from .fp16_linear import _FLAGS, _compiler, _cpu_id
+from . import native
 
 ENABLED = True        # False: the torch ops, as before (benchmarks/bench_quant_algos_search.py measures both)
 MIN_ELEMENTS = 256    # smaller tensors stay on the torch ops (the ctypes call would not pay)
@@ -109,25 +105,7 @@ _state: dict = {}
 
 
 def _load():
-    cc = _compiler()
-    if cc is None:
-        _state["why"] = "no C compiler (cc, gcc, clang) on PATH"
-        return None
-    # -march=native: the binary is this CPU's; a cache shared between hosts keeps one per CPU model and flags
-    key = hashlib.sha256(f"{_SOURCE} {_FLAGS} {cc} {os.uname().machine} {_cpu_id()}".encode()).hexdigest()[:16]
-    d = cache_root() / "fused_quant"
-    so = d / f"fused-{key}.so"
-    if not so.exists():
-        d.mkdir(parents=True, exist_ok=True)
-        c = d / f"fused-{key}.c"
-        c.write_text(_SOURCE)
-        tmp = so.with_suffix(f".{os.getpid()}.tmp")
-        r = subprocess.run([cc, *_FLAGS, str(c), "-o", str(tmp)], capture_output=True, text=True)
-        if r.returncode != 0:
-            _state["why"] = f"{cc} failed: {r.stderr.strip()[-300:]}"
-            return None
-        os.replace(tmp, so)
-    lib = ctypes.CDLL(str(so))
+    lib = native.load(_SOURCE, "fused_quant", "fused", ("opkit_codes", "opkit_dequant", "opkit_ifmr_sq"))
     ptr, i64, f32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_float
     lib.opkit_codes.restype = lib.opkit_dequant.restype = lib.opkit_ifmr_sq.restype = None
     lib.opkit_codes.argtypes = [ptr, ptr, i64, f32, f32, f32, f32]
@@ -188,20 +166,20 @@ def _self_check(lib) -> str | None:
                                 (16, -5, 0.001), (8, 127, 2.0)):
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
         r = torch.tensor(1.0 / scale, dtype=torch.float64).to(F32)
-        x = torch.cat([special, special / r, torch.randn(4096, generator=g) * 100 / r,
-                       (torch.randint(-300, 300, (999,), generator=g) + 0.5) / r])     # exact ties where r allows
+        ties = (torch.randint(-300, 300, (999,), generator=g).to(F32) + 0.5) / r          # exact where r allows
+        x = torch.cat([special, special / r, torch.randn(4096, generator=g, dtype=F32) * 100 / r, ties])
         want = codes_torch(x, r, offset, lo, hi)
         got = _codes(lib, x, float(r), offset, lo, hi)
         if not torch.equal(want.view(I32), got.view(I32)):
             return f"codes differ (bits {bits}, offset {offset}, scale {scale})"
     for shape, axis in (((64, 16, 32), 2), ((37, 5), 1), ((4, 6, 5, 3), 1), ((2, 3, 4, 5, 6), 1)):
         acc = torch.randint(-2 ** 20, 2 ** 20, shape, generator=g).to(F32)
-        acc.view(-1)[:3] = torch.tensor([float("nan"), float("inf"), -0.0])
+        acc.view(-1)[:3] = torch.tensor([float("nan"), float("inf"), -0.0], dtype=F32)
         C = shape[axis]
-        bias = torch.randn(C, generator=g)
+        bias = torch.randn(C, generator=g, dtype=F32)
         view = [1] * len(shape)
         view[axis] = C
-        for deq in (torch.rand(C, generator=g) * 1e-3, torch.rand(1, generator=g)):
+        for deq in (torch.rand(C, generator=g, dtype=F32) * 1e-3, torch.rand(1, generator=g, dtype=F32)):
             dview = [1] * len(shape)
             dview[axis] = deq.numel()
             for b in (None, bias):
@@ -209,13 +187,14 @@ def _self_check(lib) -> str | None:
                 got = _dequant(lib, acc.clone(), deq, b, axis)
                 if not torch.equal(want.view(I32), got.view(I32)):
                     return f"dequant differs (shape {list(shape)}, {deq.numel()} scale(s), bias {b is not None})"
-    x = torch.cat([torch.randn(3000, generator=g) * 5, special[3:], torch.tensor([2.5, -2.5, 0.75])])
+    x = torch.cat([torch.randn(3000, generator=g, dtype=F32) * 5, special[3:],
+                   torch.tensor([2.5, -2.5, 0.75], dtype=F32)])
     for k in (1, 7):
-        lo = -torch.rand(k, generator=g) * 4
-        hi = torch.rand(k, generator=g) * 6
+        lo = -torch.rand(k, generator=g, dtype=F32) * 4
+        hi = torch.rand(k, generator=g, dtype=F32) * 6
         s = (hi - lo) / 255
         if k == 1:
-            lo, hi, s = torch.tensor([-4.0]), torch.tensor([4.0]), torch.tensor([0.5])     # ties
+            lo, hi, s = (torch.tensor([v], dtype=F32) for v in (-4.0, 4.0, 0.5))     # ties
         want, got = ifmr_sq_torch(x, lo, hi, s), _ifmr_sq(lib, x, lo, hi, s)
         if not torch.equal(want.view(I32), got.view(I32)):
             return f"IFMR squared errors differ ({k} candidates)"
@@ -229,8 +208,8 @@ def kernels():
             lib = None
             try:
                 lib = _load()
-            except OSError as e:
-                _state["why"] = f"loading the kernels failed: {e}"
+            except native.BuildError as e:
+                _state["why"] = str(e)
             if lib is not None:
                 bad = _self_check(lib)
                 if bad is not None:
@@ -247,7 +226,8 @@ def why() -> str | None:
 
 def _usable(*ts: torch.Tensor) -> bool:
     for t in ts:            # a plain loop: every INT8 layer call asks (a generator in all() cost twice as much)
-        if t.dtype != F32 or t.device.type != "cpu" or not t.is_contiguous() or t.requires_grad:
+        if t.dtype != F32 or t.device.type != "cpu" or not t.is_contiguous() or t.requires_grad \
+                or t.is_neg():         # a neg view's data is not its values
             return False
     return True
 

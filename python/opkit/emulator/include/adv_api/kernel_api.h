@@ -53,3 +53,5 @@
 #include "lib/activation/simplesoftmax.h"
 #include "lib/select/selectwithbytesmask.h"
 #include "lib/filter/dropout.h"
+#include "lib/sort/sort.h"
+#include "lib/sort/topk.h"

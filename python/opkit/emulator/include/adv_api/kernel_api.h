@@ -42,6 +42,7 @@
 #include "lib/math/cumsum.h"
 #include "lib/quantization/ascend_quant.h"
 #include "lib/quantization/ascend_dequant.h"
+#include "lib/quantization/ascend_antiquant.h"
 #include "lib/normalization/rmsnorm.h"
 #include "lib/normalization/layernorm.h"
 #include "lib/normalization/layernormgrad.h"

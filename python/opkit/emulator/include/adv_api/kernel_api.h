@@ -38,6 +38,7 @@
 #include "lib/activation/swish.h"
 #include "lib/activation/silu.h"
 #include "lib/pad/broadcast.h"
+#include "lib/pad/pad.h"
 #include "lib/reduce/sum.h"
 #include "lib/math/cumsum.h"
 #include "lib/quantization/ascend_quant.h"

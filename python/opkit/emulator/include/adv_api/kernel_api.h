@@ -39,6 +39,7 @@
 #include "lib/activation/silu.h"
 #include "lib/pad/broadcast.h"
 #include "lib/pad/pad.h"
+#include "lib/transpose/confusion_transpose.h"
 #include "lib/reduce/sum.h"
 #include "lib/math/cumsum.h"
 #include "lib/quantization/ascend_quant.h"

@@ -25,9 +25,10 @@ int main(int argc, char** argv) {
   const uint32_t size = atoi(argv[5]), type = atoi(argv[6]);
   const int stack = atoi(argv[7]);
   uint32_t mx = 0, mn = 0;
-  AscendC::GetTransposeMaxMinTmpSize(ge::Shape({b, a1, a2, a3}), size, type, mx, mn);
+  const ge::Shape shape = type == 7 ? ge::Shape({a2, a3}) : ge::Shape({b, a1, a2, a3});  // scene 7: [H, W]
+  AscendC::GetTransposeMaxMinTmpSize(shape, size, type, mx, mn);
   AscendC::tiling::ConfusionTransposeTiling t;
-  AscendC::GetTransposeTilingInfo(ge::Shape({b, a1, a2, a3}), stack < 0 ? mn : uint32_t(stack), size, type, t);
+  AscendC::GetTransposeTilingInfo(shape, stack < 0 ? mn : uint32_t(stack), size, type, t);
   uint32_t w[18];
   std::memcpy(w, &t, sizeof w);
   printf("%u %u", mx, mn);
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   printf("\n");
 }
 """
-NZ2ND, NZ2NZ = 1, 2
+NZ2ND, NZ2NZ, ND2ND_ONLY = 1, 2, 7
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,8 @@ def test_host_tiling_matches_cann_formulas(host):
     assert p[11:16] == [64 * 32, 2 * 64 * 32, 2 * 32, 2 * 16, 16 * 4 * 2 * 32]
     assert host(2, 3, 20, 40, 4)["p"][3:5] == [48, 32]
     assert "not emulated" not in r["stderr"]
-    assert "scenes 1 and 2" in host(1, 2, 64, 32, 2, type_=4)["stderr"]
+    assert "scenes 1, 2 and 7" in host(1, 2, 64, 32, 2, type_=4)["stderr"]
+    assert host(1, 1, 32, 48, 2, type_=ND2ND_ONLY)["p"][:6] == [16, 32, 48, 2, 32, 3]   # :229-249
 
 
 def nz_input(b, a1, a2, a3, seed):
@@ -129,3 +131,24 @@ def test_a_tiling_for_another_type_size_is_refused(mod, host):
     with pytest.raises(EmulatorError) as e:
         run(mod, host, 1, 2, 64, 32, 1, fields=p)
     assert (e.value.rule, e.value.call) == ("api-argument", "Transpose") and "param0 8" in e.value.detail
+
+
+@pytest.mark.parametrize("half", [0, 1], ids=["float", "half"])
+@pytest.mark.parametrize("H,W", [(16, 16), (32, 48), (48, 16)])
+def test_nd2nd_only_is_a_2d_transpose(mod, host, H, W, half):
+    m = np.random.default_rng(H * W).integers(-1000, 1000, (H, W)).astype(np.float32)
+    r = host(1, 1, H, W, 2 if half else 4, ND2ND_ONLY)
+    for tmp in (0, 64):
+        case = np.concatenate([np.array([half, ND2ND_ONLY, tmp, H * W], np.uint32), np.array(r["p"], np.uint32)])
+        out = np.zeros(H * W, np.float32)
+        mod.ct_call([m.ravel(), out, case.view(np.uint8).copy()], block_dim=1)
+        np.testing.assert_array_equal(out.reshape(W, H), m.T)
+
+
+def test_nd2nd_only_needs_multiples_of_16(mod, host):
+    r = host(1, 1, 24, 16, 4, ND2ND_ONLY)
+    case = np.concatenate([np.array([0, ND2ND_ONLY, 0, 24 * 16], np.uint32), np.array(r["p"], np.uint32)])
+    with pytest.raises(EmulatorError) as e:
+        mod.ct_call([np.zeros(24 * 16, np.float32), np.zeros(24 * 16, np.float32), case.view(np.uint8).copy()],
+                    block_dim=1)
+    assert (e.value.rule, e.value.call) == ("api-argument", "Transpose") and "multiples of 16" in e.value.detail

@@ -4,8 +4,8 @@
 // optiling::ConfusionTransposeTiling, GetTransposeTilingInfo / GetConfusionTransposeTilingInfo and
 // GetTransposeMaxMinTmpSize / GetConfusionTransposeMaxMinTmpSize (both struct overloads), written after
 // impl/adv_api/tiling/transpose/confusion_transpose_tiling_impl.cpp (read, not copied) for the types whose kernel the
-// emulator runs: scene 1 / 2 (TRANSPOSE_NZ2ND_0213 = 1, TRANSPOSE_NZ2NZ_0213 = 2; :58-100, :320-328) and scene 7's
-// tiling (TRANSPOSE_ND2ND_ONLY = 7; :229-249, :354-361). Another type prints that its kernel is not emulated and
+// emulator runs: scene 1 / 2 (TRANSPOSE_NZ2ND_0213 = 1, TRANSPOSE_NZ2NZ_0213 = 2; :58-100, :320-328) and scene 7
+// (TRANSPOSE_ND2ND_ONLY = 7; :229-249, :354-361). Another type prints that its kernel is not emulated and
 // leaves the tiling as it was; the kernel then stops with not-emulated naming it.
 #pragma once
 #include <cstdint>
@@ -43,8 +43,8 @@ constexpr uint32_t kCube = 16, kCubeSize = 256, kBlk = 32;
 constexpr uint32_t kNz2Nd0213 = 1, kNz2Nz0213 = 2, kNd2NdOnly = 7;
 inline void not_emulated(const char* fn, uint32_t type) {
   std::fprintf(stderr,
-               "[Transpose][%s] TransposeType %u: the emulator runs scenes 1 and 2 (TRANSPOSE_NZ2ND_0213, "
-               "TRANSPOSE_NZ2NZ_0213) only; the tiling is left as it was\n", fn, type);
+               "[Transpose][%s] TransposeType %u: the emulator runs scenes 1, 2 and 7 (TRANSPOSE_NZ2ND_0213, "
+               "TRANSPOSE_NZ2NZ_0213, TRANSPOSE_ND2ND_ONLY) only; the tiling is left as it was\n", fn, type);
 }
 inline bool dims(const char* fn, const ge::Shape& s, size_t n, uint32_t typeSize) {
   if (s.GetDimNum() == n && typeSize > 0) return true;

@@ -104,6 +104,10 @@ def test_unaligned_pad_matches_torch(mod, host, half, H, W, left, right):
 @pytest.mark.parametrize("half", [0, 1], ids=["float", "half"])
 def test_aligned_pad_fills_right_of_original_width(mod, host, half):
     W = 16 if half else 8
+    x, y = run(mod, host, 3, 2 * W, half, 0, 1, value=5, ori=W)   # a whole redundant block: pad at its start
+    want = x.copy()
+    want[:, W] = 5
+    np.testing.assert_array_equal(y, want)
     for H in (6, 300):                          # 300 rows: past one 255-repeat Duplicate
         x, y = run(mod, host, H, 2 * W, half, 0, 2, value=-7, ori=2 * W - 3)
         want = x.copy()
@@ -122,6 +126,7 @@ def test_unpad_packs_rows(mod, host, half):
     (dict(H=8, W=13, left=2, right=2), "padded width must be exactly 16"),
     (dict(H=4, W=16, left=1, right=1, ori=14), "leftPad 0"),
     (dict(H=4, W=16, left=0, right=1, ori=16), "srcOriWidth 16"),
+    (dict(H=4, W=24, left=0, right=1, ori=15), "srcOriWidth 15"),
     (dict(H=3, W=13, left=2, right=1), "not 32-byte aligned"),
     (dict(H=4, W=16, left=1, right=1, unpad=True), "leftPad 1"),
 ])

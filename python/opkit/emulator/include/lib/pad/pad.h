@@ -16,8 +16,8 @@
 //  - UnPad (A2: one GatherMask, mode 7, count mask width - rightPad, repeat stride width): dst packs each row's
 //    first width - rightPad elements, row after row; leftPad must be 0 (UnPad.md: "当前暂不支持左边unpad").
 // Checked (api-argument): the tiling filled (srcWidth, srcHeight > 0), the tensors large enough, height x width x
-// sizeof(T) 32-byte aligned (Pad.md), oriWidth < width <= oriWidth rounded up (aligned case: the page does not pad an
-// all-valid row; the mask reaches the last block only), rightPad <= width - oriWidth, leftPad 0 (aligned Pad,
+// sizeof(T) 32-byte aligned (Pad.md), width - 32 / sizeof(T) <= oriWidth < width (aligned case: the page does not pad
+// an all-valid row; the mask reaches the last block only), rightPad <= width - oriWidth, leftPad 0 (aligned Pad,
 // UnPad), UnPad's width 32-byte aligned (its repeat stride is width x sizeof(T) / 32 blocks) and rightPad < width;
 // the unaligned Pad's tiling made with a buffer (tmpBuffer1BlockNum > 0). tensor-bounds: the unaligned Pad's
 // sharedTmpBuffer below GetPadMaxMinTmpSize's minimum (16 x 32 x 2 bytes, pad_tiling_impl.cpp:79-89) or below the
@@ -64,10 +64,10 @@ void adv_pad(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& 
   const bool aligned = W * sizeof(T) % 32 == 0;
   const uint32_t Wd = aligned ? W : W + L + R, rup = (W + epb - 1) / epb * epb;
   if (aligned) {
-    if (L != 0 || oriW >= W || W - oriW >= epb || R > W - oriW)
+    if (L != 0 || oriW >= W || W - oriW > epb || R > W - oriW)
       fail("api-argument", api, loc,
            strf("width %u is 32-byte aligned: Pad then fills columns [srcOriWidth, srcOriWidth + rightPad) of the "
-                "row's last 32-byte block, so it needs leftPad 0 (got %u), srcOriWidth %u in (width - %u, width) and "
+                "row's last 32-byte block, so it needs leftPad 0 (got %u), srcOriWidth %u in [width - %u, width) and "
                 "rightPad %u <= width - srcOriWidth (Pad.md: right pad only; an all-valid aligned width is not padded)",
                 W, L, oriW, epb, R));
   } else {

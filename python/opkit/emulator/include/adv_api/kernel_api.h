@@ -40,6 +40,7 @@
 #include "lib/pad/broadcast.h"
 #include "lib/pad/pad.h"
 #include "lib/transpose/confusion_transpose.h"
+#include "lib/transpose/transdata.h"
 #include "lib/reduce/sum.h"
 #include "lib/math/cumsum.h"
 #include "lib/quantization/ascend_quant.h"

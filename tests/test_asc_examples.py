@@ -25,7 +25,12 @@ RIGHT = ["00_introduction/01_add/add_tpipe_tque", "04_advanced_api/01_activation
          "04_advanced_api/01_activation/swish",  # an option the README leaves OFF adds no definition
          "04_advanced_api/10_math/clampmin", "04_advanced_api/10_math/fmod", "04_advanced_api/10_math/xor",
          "03_basic_api/01_memory_vector_compute/reduce_repeat", "04_advanced_api/02_normalization/rmsnorm",
-         "04_advanced_api/07_filter/dropout"]
+         # 05_sort/sort runs right too, but its host code reads minTmpSize after GetSortMaxMinTmpSize, which
+         # CANN's A2 code leaves unwritten (docs/emulator.md, Sort row): an uninitialised value, so not pinned here
+         "04_advanced_api/07_filter/dropout", "04_advanced_api/05_sort/topk",
+         "04_advanced_api/08_transpose/pad", "04_advanced_api/08_transpose/unpad",
+         "04_advanced_api/08_transpose/transpose", "04_advanced_api/08_transpose/transdata",
+         "04_advanced_api/03_quantization/antiquant"]
 
 
 def test_asc_examples_run_right(tmp_path):

@@ -122,3 +122,45 @@ def test_concat_full_sort_extract(emu, kernel, dt, per):
     np.testing.assert_array_equal(values, x[order])
     np.testing.assert_array_equal(rest[:128], idx[order])
     assert rest[128] == 128 * per and rest[129] == 5 * per   # GetSortLen / GetSortOffset count T elements
+
+
+SORT_HOST = r"""
+#include <cstdio>
+#include <cstdlib>
+#include "tiling/tiling_api.h"
+int main(int argc, char** argv) {
+  const uint32_t n = atoi(argv[1]), size = atoi(argv[2]);
+  const auto& plat = *platform_ascendc::PlatformAscendCManager::GetInstance();
+  uint32_t mx = 12345, mn = 678;
+  AscendC::SortConfig config;
+  config.type = AscendC::SortType::RADIX_SORT;
+  AscendC::GetSortMaxMinTmpSize(AscendC::TensorShape({int64_t(n)}), ge::DT_FLOAT, ge::DT_UINT32, false, config, mx, mn);
+  printf("%u %u %u %u %d\n", AscendC::GetConcatTmpSize(plat, n, size), AscendC::GetSortTmpSize(plat, n, size), mx, mn,
+         platform_ascendc::PlatformAscendCManager::GetInstance("Ascend950PR_9589") == nullptr);
+}
+"""
+
+
+def test_sort_host_queries_follow_cann_a2(tmp_path):
+    """GetConcatTmpSize / GetSortTmpSize on A2 (sort_tiling_impl.cpp:139-165: 0, and n x 2 / x 4 elements of the
+    type); GetSortMaxMinTmpSize, the SortConfig form's query, is refused on A2 by CANN's code (:48-52), which logs
+    and leaves maxValue / minValue unwritten -- the stand-in does the same."""
+    import subprocess
+
+    from conftest import build_host_program
+    exe = build_host_program(SORT_HOST, tmp_path)
+    for n, size, sort_bytes in ((128, 4, 128 * 2 * 4), (64, 2, 64 * 4 * 2)):
+        r = subprocess.run([str(exe), str(n), str(size)], capture_output=True, text=True, check=True)
+        assert [int(v) for v in r.stdout.split()] == [0, sort_bytes, 12345, 678, 1]
+        assert "Unsupported NpuArch for Sort API" in r.stderr and "sort_tiling_impl.cpp:48-52" in r.stderr
+        assert "the emulator runs the A2" in r.stderr
+
+
+def test_sort_with_sortconfig_is_a_named_compile_error(gxx, tmp_path):
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                   "void f(LocalTensor<float>& d, LocalTensor<float>& s, LocalTensor<uint8_t>& t) {\n"
+                   "  Sort<float, false>(d, s, t, 64u);\n}\n")
+    r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+    assert r.returncode != 0
+    assert "Sort with a SortConfig" in r.stderr and "Sort.md" in r.stderr and "Ascend 950 only" in r.stderr

@@ -1,6 +1,10 @@
 // Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
 // Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's, DeepNorm's (normalization/*_tiling.h), SoftmaxGrad's
-// (activation/softmax_grad_tiling.h), LogSoftMax's (activation/logsoftmax_tiling.h), SoftmaxFlashV2's; the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
+// (activation/softmax_grad_tiling.h), LogSoftMax's (activation/logsoftmax_tiling.h), SoftmaxFlashV2's, Sort's
+// queries and TopK's tiling (sort/sort_tiling_intf.h, sort/topk_tiling.h), AscendAntiQuant's buffer queries
+// (quantization/ascend_antiquant_tiling.h), Pad's / UnPad's tiling (pad/pad_tiling.h),
+// Transpose's scenes 1, 2, 7 (transpose/confusion_transpose_tiling.h), TransData's buffer query
+// (transpose/transdata_tiling.h); the SoftMax family's tiling (optiling::SoftMaxTiling / LogSoftMaxTiling, SoftMaxTilingFunc,
 // GetSoftMaxMaxTmpSize / GetSoftMaxMinTmpSize, IsBasicBlockInSoftMax), written here after mirror-cann/asc-devkit
 // impl/adv_api/tiling/activation/softmax_tiling.cpp (read, not copied; the A2 branch: arch 2201), taking the
 // ge::Shape of the CANN releases public op projects were written for. The kernel gets the same structs from
@@ -25,6 +29,12 @@
 #include "normalization/welfordfinalize_tiling.h"
 #include "normalization/normalize_tiling.h"
 #include "reduce/reduce_tiling.h"
+#include "sort/sort_tiling_intf.h"
+#include "sort/topk_tiling.h"
+#include "quantization/ascend_antiquant_tiling.h"
+#include "pad/pad_tiling.h"
+#include "transpose/confusion_transpose_tiling.h"
+#include "transpose/transdata_tiling.h"
 
 namespace opkit_cann {
 template <class...> inline constexpr bool adv_false = false;

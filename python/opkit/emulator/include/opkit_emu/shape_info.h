@@ -11,7 +11,10 @@
 
 namespace AscendC {
 
+#ifndef OPKIT_ASCENDC_DATAFORMAT  // the host stand-in's TransData tiling declares the same enum (one .asc TU has both)
+#define OPKIT_ASCENDC_DATAFORMAT
 enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
+#endif
 
 #ifndef K_MAX_SHAPE_DIM
 #define K_MAX_SHAPE_DIM 8

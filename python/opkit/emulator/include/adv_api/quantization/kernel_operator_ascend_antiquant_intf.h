@@ -1,0 +1,4 @@
+// CANN kernel header path (asc-devkit 82b89a15 include/adv_api/quantization/kernel_operator_ascend_antiquant_intf.h): the family is
+// lib/quantization/ascend_antiquant.h.
+#pragma once
+#include "lib/quantization/ascend_antiquant.h"

@@ -1,0 +1,4 @@
+// CANN kernel header path (asc-devkit 82b89a15 include/adv_api/transpose/kernel_operator_confusion_transpose_intf.h): the family is
+// lib/transpose/confusion_transpose.h.
+#pragma once
+#include "lib/transpose/confusion_transpose.h"

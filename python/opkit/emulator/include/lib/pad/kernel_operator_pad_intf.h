@@ -1,0 +1,3 @@
+// CANN kernel header path (asc-devkit 82b89a15 include/adv_api/pad/kernel_operator_pad_intf.h): lib/pad/pad.h.
+#pragma once
+#include "lib/pad/pad.h"

@@ -122,13 +122,21 @@ def test_unpad_packs_rows(mod, host, half):
     np.testing.assert_array_equal(y, x[:, :W - 3])
 
 
+def test_unpad_ignores_leftpad(mod, host, capfd):
+    """CANN only warns about leftPad ("may not be effective", unpad_check_common.h:69-71); its A2 code ignores it."""
+    x, y = run(mod, host, 5, 16, 0, 2, 3, unpad=True)
+    np.testing.assert_array_equal(y, x[:, :13])
+    assert "leftPad 2 is ignored" in capfd.readouterr().err
+
+
 @pytest.mark.parametrize("kw,why", [
     (dict(H=8, W=13, left=2, right=2), "padded width must be exactly 16"),
     (dict(H=4, W=16, left=1, right=1, ori=14), "leftPad 0"),
     (dict(H=4, W=16, left=0, right=1, ori=16), "srcOriWidth 16"),
     (dict(H=4, W=24, left=0, right=1, ori=15), "srcOriWidth 15"),
     (dict(H=3, W=13, left=2, right=1), "not 32-byte aligned"),
-    (dict(H=4, W=16, left=1, right=1, unpad=True), "leftPad 1"),
+    (dict(H=4, W=16, left=0, right=0, unpad=True), "rightPad 0"),
+    (dict(H=4, W=16, left=0, right=8, unpad=True), "rightPad 8"),         # 8 x 4 bytes: not below 32
 ])
 def test_pad_arguments_are_checked(mod, host, kw, why):
     H, W = kw.pop("H"), kw.pop("W")

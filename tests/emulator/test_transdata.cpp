@@ -12,6 +12,7 @@ constexpr TransDataConfig kFrom6hd = {DataFormat::NDC1HWC0, DataFormat::NCDHW};
 
 struct TdCase {
   uint32_t mode, n, c, d, h, w, nSrc, nDst, nOut, tmp;  // mode as CANN's sample: 1 to FZ3D, 2 from, 3 to 6HD, 4 from
+  uint32_t whole;  // 1: an NCDHW result copied out with its rows' pad lanes
 };
 
 // in: nSrc halves; out: nOut halves (an NCDHW result of nDst padded halves leaves its rows' pad lanes out:
@@ -40,7 +41,7 @@ extern "C" __global__ __aicore__ void td_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
   else if (t.mode == 3) TransData<kTo6hd>(y, x, tmp, TransDataParams<decltype(ncdhw), decltype(hd6)>{ncdhw, hd6});
   else TransData<kFrom6hd>(y, x, tmp, TransDataParams<decltype(hd6), decltype(ncdhw)>{hd6, ncdhw});
   PipeBarrier<PIPE_ALL>();
-  if (t.mode == 2 || t.mode == 4) {
+  if ((t.mode == 2 || t.mode == 4) && !t.whole) {
     DataCopyExtParams p{static_cast<uint16_t>(n * c * d), static_cast<uint32_t>(h * w * 2), 0, 0, 0};
     DataCopyPad(go, y, p);
   } else {

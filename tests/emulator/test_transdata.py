@@ -83,13 +83,14 @@ def layouts(n, c, d, h, w, seed):
     return ub, v, np.ascontiguousarray(hd6), np.ascontiguousarray(fz)
 
 
-def run(mod, host, mode, n, c, d, h, w, tmp=None, seed=0):
+def run(mod, host, mode, n, c, d, h, w, tmp=None, seed=0, whole=False):
     ub, v, hd6, fz = layouts(n, c, d, h, w, seed + n + c + d + h + w)
     src = {1: ub, 2: fz, 3: ub, 4: hd6}[mode].ravel()
     ndst = {1: fz.size, 2: ub.size, 3: hd6.size, 4: ub.size}[mode]          # in UB: NCDHW rows padded
     nout = {1: fz.size, 2: v.size, 3: hd6.size, 4: v.size}[mode]            # out: the pad lanes left out
+    nout = ndst if whole else nout
     need = host(mode, n, c, d, h, w)[1]
-    case = np.array([mode, n, c, d, h, w, src.size, ndst, nout, need if tmp is None else tmp], np.uint32)
+    case = np.array([mode, n, c, d, h, w, src.size, ndst, nout, need if tmp is None else tmp, whole], np.uint32)
     out = np.zeros(-(-nout // 16) * 16, np.float16)
     inp = np.zeros(-(-src.size // 16) * 16, np.float16)
     inp[:src.size] = src
@@ -112,3 +113,19 @@ def test_tmp_below_host_size_is_a_rule_violation(mod, host):
     assert (e.value.rule, e.value.call) == ("tensor-bounds", "TransData") and str(need) in e.value.detail
     assert e.value.file.endswith("test_transdata.cpp")
 
+
+
+def test_from_fz3d_pad_lanes_are_zero(mod, host):
+    """FRACTAL_Z_3D -> NCDHW writes each row's pad lanes [h x w, padHw) as 0: the A2 code zeroes its work buffer
+    before transposing it (transdata_impl.h:72-82), so whole padded rows copy out defined."""
+    v, hd6, fz, out = run(mod, host, 2, 5, 7, 2, 3, 5, whole=True)
+    want = np.zeros((5, 7, 2, 16), np.float16)
+    want[..., :15] = v
+    np.testing.assert_array_equal(out[:want.size], want.ravel())
+
+
+def test_from_6hd_pad_lanes_are_undefined(mod, host):
+    """NDC1HWC0 -> NCDHW fills the pad lanes from a scratch the A2 code never writes there (:445-457)."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 4, 5, 7, 2, 3, 5, whole=True)
+    assert e.value.rule == "ub-uninitialized", e.value

@@ -1,8 +1,8 @@
 // Host side of CANN's Sort queries (asc-devkit 82b89a15 include/adv_api/sort/sort_tiling_intf.h:19-59), reached
 // through tiling/tiling_api.h as CANN's includes "sort/sort_tiling_intf.h". Written after
 // impl/adv_api/tiling/sort/sort_tiling_impl.cpp (read, not copied), for the chip the emulator runs (A2, DAV_2201):
-//  - GetConcatTmpSize: 0 on A2 (:139-149: Concat moves no data there).
-//  - GetSortTmpSize: elemCount x 2 (float) / x 4 (half) x dataTypeSize bytes on A2 (:151-165).
+//  - GetConcatTmpSize: 0 on A2 (:120-130: Concat moves no data there).
+//  - GetSortTmpSize: elemCount x 2 (float) / x 4 (half) x dataTypeSize bytes on A2 (:132-146).
 //  - GetSortMaxMinTmpSize (the SortConfig form's query): CANN asserts DAV_3510 / DAV_5102 and, on A2, logs
 //    "Unsupported NpuArch for Sort API." and returns without writing maxValue / minValue (:48-52; ASCENDC_HOST_ASSERT
 //    with `return`, impl/adv_api/detail/host_log.h:48-58). The stand-in does the same, the message on stderr: the

@@ -2,7 +2,7 @@
 // topk_tilingdata.h:15-48), reached through tiling/tiling_api.h as CANN's includes "sort/topk_tiling.h":
 // optiling::TopkTiling, TopKTilingFunc (both overloads: optiling::TopkTiling and AscendC::tiling::TopkTiling) and
 // GetTopKMaxMinTmpSize, written after impl/adv_api/tiling/sort/topk_tiling_impl.cpp (read, not copied), the A2 branch
-// (DAV_2201: GetTopKMaxMinTmpSize220 :149-196, SetTopkNormalVal :239-293, SetTopkNSmallVal :308-332,
+// (DAV_2201: GetTopKMaxMinTmpSize220 :164-208, SetTopkNormalVal :257-305, SetTopkNSmallVal :321-345,
 // GetVreduceMask :95-133). The argument checks (CheckTopKHostCommon :431-466, k in [1, inner] :597-598) log and go on
 // in CANN; here they print the same message to stderr and go on. The kernel runs TopK on the emulator
 // (lib/sort/topk.h), which enforces the minimum below on its tmpLocal.
@@ -144,7 +144,7 @@ inline void fill(int32_t inner, int32_t outter, int32_t k, uint32_t size, bool i
 }
 }  // namespace topk_host_detail
 
-// Bytes of tmpLocal TopK needs on A2 (max == min): GetTopKMaxMinTmpSize220 (:149-196)
+// Bytes of tmpLocal TopK needs on A2 (max == min): GetTopKMaxMinTmpSize220 (:164-208)
 inline bool GetTopKMaxMinTmpSize(const platform_ascendc::PlatformAscendC& ascendcPlatform, const int32_t inner,
                                  const int32_t outter, const bool isReuseSource, const bool isInitIndex,
                                  enum TopKMode mode, const bool isLargest, const uint32_t dataTypeSize,

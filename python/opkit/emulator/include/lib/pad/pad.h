@@ -100,7 +100,9 @@ void adv_pad(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& 
   const bool checked = c.commit(Flow::Manual);
   std::vector<uint8_t> bad(nout, 0);
   std::vector<T> out(nout);
-  const T pv = from_f<T>(static_cast<float>(p.padValue));
+  T pv;  // static_cast<T>(padValue) as CANN's pad_base_impl.h:97,102,184,191 (through float only for half / bfloat16)
+  if constexpr (std::is_integral<T>::value) pv = static_cast<T>(p.padValue);
+  else pv = from_f<T>(static_cast<float>(p.padValue));
   for (uint32_t r = 0; r < H; ++r)
     for (uint32_t j = 0; j < Wd; ++j) {
       const uint64_t o = uint64_t(r) * Wd + j;
@@ -125,11 +127,17 @@ void adv_unpad(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>
   const uint32_t H = t.srcHeight, W = t.srcWidth, R = p.rightPad;
   if (H == 0 || W == 0)
     fail("api-argument", api, loc, "tiling.srcHeight / srcWidth is 0: the UnPadTiling was not filled (UnPadTilingFunc)");
-  if (p.leftPad != 0 || R >= W || W * sizeof(T) % 32)
+  // CANN's checks (api_check/kernel_check/pad/pad/unpad_check_common.h:50-71): width x sizeof(T) 32-byte aligned,
+  // 0 < rightPad x sizeof(T) < 32 asserted; leftPad only warned about ("may not be effective": the A2 code ignores it)
+  if (R == 0 || R * sizeof(T) >= 32 || R >= W || W * sizeof(T) % 32)
     fail("api-argument", api, loc,
-         strf("leftPad %u (must be 0: UnPad.md 当前暂不支持左边unpad), rightPad %u (must be below width %u), width x "
-              "%u bytes must be 32-byte aligned (the A2 GatherMask steps rows by width x sizeof(T) / 32 blocks)",
-              unsigned(p.leftPad), R, W, unsigned(sizeof(T))));
+         strf("rightPad %u (must be > 0 with rightPad x %u bytes below 32, and below width %u), width x %u bytes must "
+              "be 32-byte aligned (the A2 GatherMask steps rows by width x sizeof(T) / 32 blocks)",
+              R, unsigned(sizeof(T)), W, unsigned(sizeof(T))));
+  if (p.leftPad != 0)
+    warn_once("api-argument", api, loc,
+              strf("leftPad %u is ignored (UnPad.md: 当前暂不生效; the A2 code unpads on the right only)",
+                   unsigned(p.leftPad)));
   const uint32_t Wo = W - R;
   const uint64_t nin = uint64_t(H) * W, nout = uint64_t(H) * Wo;
   if (src.GetSize() < nin || dst.GetSize() < nout)

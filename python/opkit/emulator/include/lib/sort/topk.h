@@ -20,7 +20,7 @@
 //    mode ignores the flag (the page: "In small mode, isHasfinish can only be set to false"): api-argument here.
 // Checked (TopkInputCheck, topk_v220_impl.h:35-60, and the page): 1 <= k <= n, 1 <= n <= inner, inner a multiple of
 // 32, at most 4096 in normal mode and exactly 32 in small mode, the tensors large enough (api-argument); tmpLocal
-// below GetTopKMaxMinTmpSize's A2 minimum (topk_tiling_impl.cpp:149-196: normal 16 x inner bytes, + 4 x inner without
+// below GetTopKMaxMinTmpSize's A2 minimum (topk_tiling_impl.cpp:164-208: normal 16 x inner bytes, + 4 x inner without
 // isInitIndex; small 8 x inner x outter + 64, + 4 x inner x outter without isInitIndex, + 4 x inner x outter when
 // isLargest is false) is tensor-bounds. The form without tmpLocal takes CANN's stack buffer, which the emulator does
 // not model. Poison: a row's outputs are poison when one of its src lanes (its index lanes with isInitIndex, its
@@ -54,7 +54,7 @@ struct TopKInfo {  // include/adv_api/sort/topk_utils.h
 }  // namespace AscendC
 
 namespace opkit_emu {
-// GetTopKMaxMinTmpSize's A2 minimum in bytes (topk_tiling_impl.cpp:149-196)
+// GetTopKMaxMinTmpSize's A2 minimum in bytes (topk_tiling_impl.cpp:164-208)
 inline uint64_t topk_min_tmp(bool small, uint64_t inner, uint64_t outter, bool initIndex, bool largest) {
   if (!small) return (initIndex ? 16u : 20u) * inner;
   const uint64_t all = inner * outter;
@@ -85,7 +85,8 @@ void adv_topk(const AscendC::LocalTensor<T>& dv, const AscendC::LocalTensor<int3
   const uint32_t kv = small ? uint32_t(k) : uint32_t((k + (sizeof(T) == 4 ? 7 : 15)) / (sizeof(T) == 4 ? 8 : 16) *
                                                          (sizeof(T) == 4 ? 8 : 16));
   const uint32_t ki = small ? uint32_t(k) : uint32_t((k + 7) / 8 * 8);
-  const uint64_t all = uint64_t(outter) * inner, nv = uint64_t(outter - 1) * kv + k, ni = uint64_t(outter - 1) * ki + k;
+  const uint64_t all = uint64_t(outter) * inner, nv = uint64_t(outter) * kv, ni = uint64_t(outter) * ki;
+  // whole padded rows, as CANN's check asks (api_check/.../topk/topk_check_common.h:87-103): the A2 code writes them
   const uint64_t nidx = small ? all : uint64_t(inner);
   if (src.GetSize() < all || dv.GetSize() < nv || di.GetSize() < ni || (initIndex && sidx.GetSize() < nidx) ||
       (hasFinish && fin.GetSize() < uint32_t(outter)))
@@ -105,9 +106,8 @@ void adv_topk(const AscendC::LocalTensor<T>& dv, const AscendC::LocalTensor<int3
                 int(initIndex), int(largest)));
   }
   // the span the negation reaches when !largest (tiling.maskOffset elements)
-  const uint64_t nvw = largest || small ? nv : uint64_t(outter) * kv;
   ApiCall c(Pipe::V, api, loc);
-  c.dst(dv, std::min<uint64_t>(nvw, dv.GetSize()), "dstValueLocal").dst(di, ni, "dstIndexLocal");
+  c.dst(dv, nv, "dstValueLocal").dst(di, ni, "dstIndexLocal");
   c.src(src, all, "srcLocal");
   int op_idx = -1, op_fin = -1, nops = 3;
   if (initIndex) c.src(sidx, nidx, "srcIndexLocal"), op_idx = nops++;
@@ -139,7 +139,7 @@ void adv_topk(const AscendC::LocalTensor<T>& dv, const AscendC::LocalTensor<int3
       ir[i] = done ? n : initIndex ? sidx.data()[small ? uint64_t(j) * inner + p : uint64_t(p)] : p;
     }
     if (!largest && !small)
-      for (uint32_t i = uint32_t(k); i < kv && uint64_t(j) * kv + i < dv.GetSize(); ++i) vr[i] = from_f<T>(-to_f(vr[i]));
+      for (uint32_t i = uint32_t(k); i < kv; ++i) vr[i] = from_f<T>(-to_f(vr[i]));
     shadow_fill(dv.m_.ub_off() + static_cast<uint32_t>(uint64_t(j) * kv * sizeof(T)), uint32_t(k) * sizeof(T), !bad[j]);
     shadow_fill(di.m_.ub_off() + static_cast<uint32_t>(uint64_t(j) * ki * 4), uint32_t(k) * 4, !bad[j]);
   }

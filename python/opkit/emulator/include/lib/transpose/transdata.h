@@ -7,8 +7,9 @@
 //   NCDHW      [n][c][d][padHw], each (n, c, d) row of h x w elements padded to padHw = h x w rounded up to 16
 //   NDC1HWC0   [n][d][c1][h x w][c0]      FRACTAL_Z_3D   [d][c1][h x w][n1][n0][c0]     (c0 = n0 = 16)
 // NCDHW -> NDC1HWC0 / FRACTAL_Z_3D fill the lanes of c (and n) beyond the shape with 0 (the code's zeroed source);
-// NDC1HWC0 / FRACTAL_Z_3D -> NCDHW write each row's pad lanes [h x w, padHw) from the code's scratch: their value
-// is not defined, so they are poison here. The shapes come from the layouts (MakeLayout(MakeShape(...), ...)):
+// FRACTAL_Z_3D -> NCDHW writes each row's pad lanes [h x w, padHw) as 0 (the code zeroes its whole work buffer first,
+// transdata_impl.h:72-82, then transposes it, zero rows included); NDC1HWC0 -> NCDHW writes them from a scratch it
+// never fills there (:445-457): their value is not defined, so they are poison here. The shapes come from the layouts (MakeLayout(MakeShape(...), ...)):
 // NCDHW [n, c, d, h, w], NDC1HWC0 [n, d, c1, h, w, c0], FRACTAL_Z_3D [d, c1, h, w, n1, n0, c0]; they must agree as
 // CANN's host checks them (impl/adv_api/tiling/transpose/transdata_tiling.cpp:40-150: c0 = n0 = 16, c1 x 16 = c
 // rounded up, ...), and the tensors hold them (api-argument); a sharedTmpBuffer below GetTransDataMaxMinTmpSize's
@@ -138,7 +139,8 @@ void adv_transdata(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTenso
     else return (((dd * p.c1 + ch / 16) * p.hw + hw) * p.n1 * 16 + nn) * 16 + ch % 16;
   };
   std::vector<T> out(nDst);
-  std::vector<uint8_t> ok(nDst, toNcdhw ? 0 : 1);  // to NCDHW: only the lanes written below are defined
+  // to NCDHW from NDC1HWC0: only the lanes written below are defined; from FRACTAL_Z_3D the pad lanes are 0 too
+  std::vector<uint8_t> ok(nDst, toNcdhw && other == DF::NDC1HWC0 ? 0 : 1);
   const int64_t nAll = other == DF::FRACTAL_Z_3D ? int64_t(p.n1) * 16 : p.n, cAll = int64_t(p.c1) * 16;
   std::memset(static_cast<void*>(out.data()), 0, nDst * sizeof(T));
   for (int64_t nn = 0; nn < nAll; ++nn)
@@ -160,7 +162,7 @@ void adv_transdata(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTenso
           }
         }
   for (uint64_t i = 0; i < nDst; ++i)
-    if (ok[i] || !toNcdhw) dst.data()[i] = out[i];
+    if (ok[i] || !toNcdhw || other == DF::FRACTAL_Z_3D) dst.data()[i] = out[i];
   ctx().stats.vector_elems += nDst;
   shadow_fill(tmp.m_.ub_off(), tmp.m_.bytes, true);
   for (uint64_t i = 0; i < nDst; ++i) shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(i * 2), 2, ok[i] != 0);

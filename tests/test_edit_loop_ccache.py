@@ -50,7 +50,7 @@ def test_edit_loop_kernel_edit_recompiles_only_the_lead_dtype_kernel_units(built
         logs = []
         build(["scale_mul"], workspace=built_ws, dtype=["fp32"], verbose=True, log=logs.append)
         compiles = [m for m in logs if " -c " in m]
-        units = sorted(re.search(r"CMakeFiles/(\S+?)\.dir/", m).group(1) for m in compiles)
+        units = sorted(re.search(r" -o CMakeFiles/(\S+?)\.dir/", m).group(1) for m in compiles)
         assert units == ["scale_mul__kernel_fp32", "scale_mul__kernel_fp32_naive"], compiles
         assert not any("cmake_pch" in m and "-x c++-header" in m for m in compiles), "the PCH was rebuilt"
         _loads_and_runs(built_ws)

@@ -34,7 +34,12 @@ option(ENABLE_CCACHE "compile through ccache when it is installed" ON)
 if(ENABLE_CCACHE AND NOT DEFINED ENV{OPKIT_NO_CCACHE})
   find_program(OPKIT_CCACHE ccache)
   if(OPKIT_CCACHE)
-    set(CMAKE_CXX_COMPILER_LAUNCHER "${OPKIT_CCACHE}")
+    # The kernel modules include the emulator's precompiled header (-include cmake_pch.hxx, its .gch made just
+    # before): ccache refuses such a compile ("could not use precompiled header": every kernel compile was a
+    # miss) unless told these sloppinesses, its manual's recipe for GCC PCHs (ccache.dev/manual, "Precompiled
+    # headers"). The .gch's own content is still hashed, so an edited emulator header still misses.
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env
+        "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime" "${OPKIT_CCACHE}")
   endif()
 endif()
 

@@ -19,6 +19,9 @@
 // oriSrcK 0 or srcK (a narrower original axis is not modelled), tensors too small (api-argument); a
 // sharedTmpBuffer below GetSoftMaxFlashV3MaxMinTmpSize's A2 minimum, (5 x 8 + 2 srcK + 64) x 4 bytes (impl/
 // adv_api/tiling/activation/softmax_tiling.cpp:852-855), is tensor-bounds. Not: NZ format (a compile error).
+// The tiling drives the rows as on A2: rangeM rounds of splitM rows, then tailM rows; rows it leaves out are not
+// written (a zero tiling computes nothing). A tiling not of SoftMaxFlashV3TilingFunc's form for srcK, or covering more
+// than srcM rows, is api-argument; a sharedTmpBuffer below what the tiling's rounds use is tensor-bounds.
 // Poison: a row is poison in every output when one of its source lanes or its inMean / inExpSum / inMax is.
 #pragma once
 #include <vector>
@@ -35,7 +38,7 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
                          const AscendC::LocalTensor<half>& src, const AscendC::LocalTensor<half>& emax,
                          const AscendC::LocalTensor<float>& in_mean, const AscendC::LocalTensor<float>& in_sum,
                          const AscendC::LocalTensor<float>& in_max, const AscendC::LocalTensor<uint8_t>* tmp,
-                         const AscendC::SoftMaxParams& p, SrcLoc loc) {
+                         const AscendC::tiling::SoftMaxTiling& t, const AscendC::SoftMaxParams& p, SrcLoc loc) {
   const char* api = "SoftmaxFlashV3";
   const uint32_t M = p.srcM, K = p.srcK;
   if (K < 512 || K % 64 != 0 || M == 0 || M % 8 != 0)
@@ -57,10 +60,36 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
               "%llu)%s", M, K, src.GetSize(), dst.GetSize(), static_cast<unsigned long long>(n), mean.GetSize(),
               esum.GetSize(), max.GetSize(), static_cast<unsigned long long>(nu),
               update ? "; with isUpdate expMax needs 16 halves a row, inMean / inExpSum / inMax 8 floats" : ""));
+  // The A2 code walks the rows as the tiling says (v220/softmax_flashv3_impl.h:198-221, 315-330): rangeM rounds of
+  // splitM rows at offsets splitSize / reduceSize, then tailM rows; rows the tiling leaves out are not computed.
+  const uint64_t rows = uint64_t(t.rangeM) * t.splitM + t.tailM;
+  if (rows) {
+    if (t.splitK != K || t.reduceK != 8 || t.splitSize != t.splitM * K || t.reduceSize != t.splitM * 8 ||
+        t.tailSplitSize != t.tailM * K || t.tailReduceSize != t.tailM * 8 || t.tailM > t.splitM)
+      fail("api-argument", api, loc,
+           strf("tiling {splitM %u, splitK %u, splitSize %u, reduceK %u, reduceSize %u, rangeM %u, tailM %u, "
+                "tailSplitSize %u, tailReduceSize %u} is not one SoftMaxFlashV3TilingFunc makes for srcK %u (splitK = "
+                "srcK, reduceK = 8, the sizes splitM / tailM times those, tailM <= splitM)",
+                t.splitM, t.splitK, t.splitSize, t.reduceK, t.reduceSize, t.rangeM, t.tailM, t.tailSplitSize,
+                t.tailReduceSize, K));
+    if (rows > M)
+      fail("api-argument", api, loc,
+           strf("tiling covers %llu rows (rangeM %u x splitM %u + tailM %u), params.srcM is %u",
+                static_cast<unsigned long long>(rows), t.rangeM, t.splitM, t.tailM, M));
+  }
   if (tmp && tmp->GetSize() < softmax_flashv3_min_tmp(K))
     fail("tensor-bounds", api, loc,
          strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetSoftMaxFlashV3MaxMinTmpSize gives as the minimum "
               "for srcK %u", tmp->GetSize(), softmax_flashv3_min_tmp(K), K));
+  // The work buffer's layout (:148-154, 244-250): splitSize + splitM x 64 + reduceSize x (3, 4 with isUpdate)
+  // floats, then srcK floats for the broadcast shifts; the tail round keeps those offsets.
+  const uint64_t layout =
+      rows ? (uint64_t(t.splitSize) + t.splitM * 64ull + t.reduceSize * (update ? 4ull : 3ull) + K) * 4 : 0;
+  if (tmp && tmp->GetSize() < layout)
+    fail("tensor-bounds", api, loc,
+         strf("sharedTmpBuffer holds %u bytes; the tiling's %u rows a round need %llu (splitSize + splitM x 64 + "
+              "reduceSize x %d + srcK floats, CANN's A2 layout)", tmp->GetSize(), t.splitM,
+              static_cast<unsigned long long>(layout), update ? 4 : 3));
   ApiCall c(Pipe::V, api, loc);
   c.src(src, n, "srcTensor").dst(dst, n, "dstTensor").dst(mean, nu, "meanTensor").dst(esum, nu, "expSumTensor");
   c.dst(max, nu, "maxTensor");
@@ -84,7 +113,7 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
   std::vector<float> x(K), e(K);
   std::vector<half> out(n);
   std::vector<float> o_mean(nu), o_sum(nu), o_max(nu), o_em(nu);
-  for (uint32_t r = 0; r < M; ++r) {
+  for (uint32_t r = 0; r < rows; ++r) {
     const half* xs = src.data() + uint64_t(r) * K;
     for (uint32_t k = 0; k < K; ++k) x[k] = to_f(xs[k]);
     float b[64];
@@ -135,13 +164,14 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
       o_sum[at] = update ? o_em[at] * in_sum.data()[at] + sm : sm;
     }
   }
-  for (uint64_t i = 0; i < n; ++i) dst.data()[i] = out[i];
-  for (uint64_t i = 0; i < nu; ++i) mean.data()[i] = o_mean[i], esum.data()[i] = o_sum[i], max.data()[i] = o_max[i];
+  for (uint64_t i = 0; i < rows * K; ++i) dst.data()[i] = out[i];
+  for (uint64_t i = 0; i < rows * 8; ++i)
+    mean.data()[i] = o_mean[i], esum.data()[i] = o_sum[i], max.data()[i] = o_max[i];
   if (update)
-    for (uint32_t r = 0; r < M; ++r)
+    for (uint32_t r = 0; r < rows; ++r)
       for (uint32_t k = 0; k < 16; ++k) emax.data()[uint64_t(r) * 16 + k] = from_f<half>(o_em[uint64_t(r) * 8]);
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
-  for (uint32_t r = 0; r < M; ++r) {
+  for (uint32_t r = 0; r < rows; ++r) {
     const bool ok = bad.empty() || !bad[r];
     shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(uint64_t(r) * K * 2), K * 2, ok);
     shadow_fill(mean.m_.ub_off() + r * kBlk, kBlk, ok);
@@ -167,9 +197,8 @@ void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanT
                     const LocalTensor<U>& inMaxTensor, const SoftMaxTiling& tiling, const SoftMaxParams& params,
                     OPKIT_LOC) {
   OPKIT_EMU_FLASHV3_CHECK;
-  (void)tiling;
   ::opkit_emu::adv_softmax_flashv3<isUpdate>(dstTensor, meanTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor,
-                                             inMeanTensor, inExpSumTensor, inMaxTensor, nullptr, params, loc);
+                                             inMeanTensor, inExpSumTensor, inMaxTensor, nullptr, tiling, params, loc);
 }
 OPKIT_EMU_FLASHV3_TPL
 void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor, const LocalTensor<U>& expSumTensor,
@@ -178,9 +207,9 @@ void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanT
                     const LocalTensor<U>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
                     const SoftMaxTiling& tiling, const SoftMaxParams& params, OPKIT_LOC) {
   OPKIT_EMU_FLASHV3_CHECK;
-  (void)tiling;
   ::opkit_emu::adv_softmax_flashv3<isUpdate>(dstTensor, meanTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor,
-                                             inMeanTensor, inExpSumTensor, inMaxTensor, &sharedTmpBuffer, params, loc);
+                                             inMeanTensor, inExpSumTensor, inMaxTensor, &sharedTmpBuffer, tiling, params,
+                                             loc);
 }
 #undef OPKIT_EMU_FLASHV3_TPL
 #undef OPKIT_EMU_FLASHV3_CHECK

@@ -8,7 +8,7 @@
 using namespace AscendC;
 
 struct F3Case {
-  uint32_t tmp, m, k, loopCnt, splitMeanCnt;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
+  uint32_t tmp, m, k, loopCnt, splitMeanCnt, oriM, oriK;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
   float alpha;
   SoftMaxTiling tiling;  // from the host stand-in's SoftMaxFlashV3TilingFunc (test_softmax_flashv3.py)
 };
@@ -40,7 +40,7 @@ extern "C" __global__ __aicore__ void f3_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
   Duplicate(em, half(-7.0f), t.m * 16);
   PipeBarrier<PIPE_ALL>();
   const SoftMaxTiling& tl = t.tiling;
-  const SoftMaxParams p = {t.m, t.k, t.m, t.k, t.loopCnt, t.splitMeanCnt, t.alpha};
+  const SoftMaxParams p = {t.m, t.k, t.oriM, t.oriK, t.loopCnt, t.splitMeanCnt, t.alpha};
   LocalTensor<float> mean1 = red, sum1 = red[nb], max1 = red[2 * nb], mean2 = red[3 * nb], sum2 = red[4 * nb],
                      max2 = red[5 * nb];
   if (t.tmp) {

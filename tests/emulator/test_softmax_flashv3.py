@@ -94,7 +94,7 @@ def formula(x, update, inmean=None, insum=None, inmax=None, loop=2):
     return dst, x_mean, em * insum + dst.sum(-1, keepdim=True), x_max, em
 
 
-def run(mod, host, m, k, tmp=-1, split=8, loop=2, seed=0, tl=None, tiling_m=None):
+def run(mod, host, m, k, tmp=-1, split=8, loop=2, seed=0, tl=None, tiling_m=None, ori=None):
     """Both calls on one tiling: `tl` as given, else SoftMaxFlashV3TilingFunc's for [tiling_m or m, k] and the
     buffer passed (the framework form: the whole largest buffer)."""
     rng = np.random.default_rng(seed + m + k)
@@ -105,7 +105,7 @@ def run(mod, host, m, k, tmp=-1, split=8, loop=2, seed=0, tl=None, tiling_m=None
     tmp = need if tmp < 0 else tmp
     if tl is None:
         tl = host.tiling(tiling_m or m, k, tmp or mx)
-    case = np.concatenate([np.array([tmp, m, k, loop, split], np.uint32),
+    case = np.concatenate([np.array([tmp, m, k, loop, split, *(ori or (m, k))], np.uint32),
                            np.array([ALPHA], np.float32).view(np.uint32),
                            np.array(tl, np.uint32)]).view(np.uint8)
     n = m * k
@@ -189,6 +189,15 @@ def test_page_limits_are_api_argument_errors(mod, host, m, k, split, what):
     with pytest.raises(EmulatorError) as e:
         run(mod, host, m, k, tmp=20000, split=split)
     assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlashV3") and what in e.value.detail
+
+
+@pytest.mark.parametrize("ori", [(8, 0), (4, 512), (8, 448)])
+def test_an_original_shape_other_than_src_is_an_api_argument_error(mod, host, ori):
+    # CANN's debug check asserts srcM == oriSrcM and srcK == oriSrcK (softmax_flashv3_check_common.h:95-104)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 8, 512, ori=ori)
+    assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlashV3")
+    assert f"oriSrcM {ori[0]} / oriSrcK {ori[1]}" in e.value.detail
 
 
 def test_forms_not_on_a2_are_compile_errors_naming_them(gxx, tmp_path):

@@ -16,7 +16,7 @@
 // examples/.../softmaxflashv3/scripts/gen_data.py); expMax holds lane 0 over 16 halves. Sums here are sequential:
 // equal to CANN's within float rounding, not bitwise.
 // Checked (SoftmaxFlashV3.md 约束说明): srcK >= 512 and a multiple of 64, srcM a multiple of 8, splitMeanCnt 8,
-// oriSrcK 0 or srcK (a narrower original axis is not modelled), tensors too small (api-argument); a
+// oriSrcM / oriSrcK equal to srcM / srcK (CANN's debug check), tensors too small (api-argument); a
 // sharedTmpBuffer below GetSoftMaxFlashV3MaxMinTmpSize's A2 minimum, (5 x 8 + 2 srcK + 64) x 4 bytes (impl/
 // adv_api/tiling/activation/softmax_tiling.cpp:852-855), is tensor-bounds. Not: NZ format (a compile error).
 // The tiling drives the rows as on A2: rangeM rounds of splitM rows, then tailM rows; rows it leaves out are not
@@ -47,10 +47,12 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
               "multiple of 8", M, K));
   if (p.splitMeanCnt != 8)
     fail("api-argument", api, loc, strf("splitMeanCnt %u: SoftmaxFlashV3.md supports only 8", p.splitMeanCnt));
-  if (p.oriSrcK != 0 && p.oriSrcK != K)
+  // CANN's CPU-debug check (api_check/kernel_check/activation/softmax/softmax_flashv3/softmax_flashv3_check_common.h
+  // :95-104) and the page's 参数说明: the original shape equals [srcM, srcK] (oriSrcK 0 made baseK 0 on A2).
+  if (p.oriSrcM != M || p.oriSrcK != K)
     fail("api-argument", api, loc,
-         strf("oriSrcK %u differs from srcK %u: not modelled on the emulator (see lib/activation/softmaxflashv3.h)",
-              p.oriSrcK, K));
+         strf("params.oriSrcM %u / oriSrcK %u differ from srcM %u / srcK %u: SoftmaxFlashV3 needs them equal (CANN's "
+              "softmax_flashv3_check_common.h)", p.oriSrcM, p.oriSrcK, M, K));
   if (update && p.loopCnt == 0) fail("api-argument", api, loc, "loopCnt 0 with isUpdate (the mean divides by it)");
   const uint64_t n = uint64_t(M) * K, nu = uint64_t(M) * 8, nt = uint64_t(M) * 16;
   if (src.GetSize() < n || dst.GetSize() < n || mean.GetSize() < nu || esum.GetSize() < nu || max.GetSize() < nu ||

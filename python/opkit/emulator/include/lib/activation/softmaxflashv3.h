@@ -159,7 +159,8 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
       o_mean[at] = m, o_max[at] = mxj, o_em[at] = em;
       sub[j] = mxj - sc;
     }
-    for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(x[k] - sub[k % 8]), out[uint64_t(r) * K + k] = from_f<half>(e[k]);
+    for (uint32_t k = 0; k < K; ++k)
+      e[k] = hm::exp(x[k] - sub[k % 8]), out[uint64_t(r) * K + k] = softmax_out<half>(e[k]);
     const float sm = reduce_sum_loop<float>(e.data(), K);
     for (uint32_t j = 0; j < 8; ++j) {
       const uint64_t at = uint64_t(r) * 8 + j;
@@ -171,7 +172,7 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
     mean.data()[i] = o_mean[i], esum.data()[i] = o_sum[i], max.data()[i] = o_max[i];
   if (update)
     for (uint32_t r = 0; r < rows; ++r)
-      for (uint32_t k = 0; k < 16; ++k) emax.data()[uint64_t(r) * 16 + k] = from_f<half>(o_em[uint64_t(r) * 8]);
+      for (uint32_t k = 0; k < 16; ++k) emax.data()[uint64_t(r) * 16 + k] = softmax_out<half>(o_em[uint64_t(r) * 8]);
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
   for (uint32_t r = 0; r < rows; ++r) {
     const bool ok = bad.empty() || !bad[r];

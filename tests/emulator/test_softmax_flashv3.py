@@ -5,8 +5,8 @@ Page: asc-devkit 82b89a15 docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接
 half / float, srcK >= 512 and a multiple of 64, srcM a multiple of 8, splitMeanCnt 8); the A2 order
 impl/adv_api/detail/activation/softmax/membase/v220/softmax_flashv3_impl.h; the minimum buffer
 GetSoftMaxFlashV3MaxMinTmpSize (host stand-in tiling/activation/softmax_flashv3_tiling.h, compiled here).
-Precision: the emulator computes in float as the A2 code (sums sequential, not CANN's block order): float outputs
-within 1e-5 relative (1e-4 absolute) of the float64 formula, dst within half rounding."""
+Precision: the emulator computes in float in the A2 code's order (the mean bitwise, test_mean_is_bitwise_the_a2_order):
+float outputs within 1e-5 relative (1e-4 absolute) of the float64 formula, dst within half rounding."""
 from __future__ import annotations
 
 import subprocess
@@ -173,6 +173,27 @@ def test_a_tiling_for_another_shape_is_refused(mod, host, tl_shape, what):
     with pytest.raises(EmulatorError) as e:
         run(mod, host, 8, 512, tmp=20000, tl=host.tiling(*tl_shape, 20000))
     assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlashV3") and what in e.value.detail
+
+
+def tree8(v):
+    """BlockReduceSum's adjacent-pair tree over the last axis of 8 float32 values."""
+    a = v[..., 0::2] + v[..., 1::2]
+    a = a[..., 0::2] + a[..., 1::2]
+    return a[..., 0] + a[..., 1]
+
+
+@pytest.mark.parametrize("m,k", [(8, 512), (8, 1024), (16, 640)])
+def test_mean_is_bitwise_the_a2_order(mod, host, m, k):
+    # softmax_flashv3_impl.h:29-83 in float32: pair trees of each 8-column block of the first 512 columns, each
+    # further 64 columns added lane by lane, pair trees 64 -> 8, x (1 / baseK), pair tree 8 -> 1, x (1 / 8)
+    x, _, _, b = run(mod, host, m, k)
+    v = x[0].astype(np.float32)
+    part = tree8(v[:, :512].reshape(m, 64, 8))
+    for i in range(k // 64 - 8):
+        part = v[:, 512 + 64 * i:576 + 64 * i] + part
+    local = tree8(part.reshape(m, 8, 8)) * np.float32(1.0 / (k // 8))
+    mean = tree8(local) * np.float32(1 / 8)
+    np.testing.assert_array_equal(b[0, :, 0], mean)
 
 
 def test_tmp_below_cann_minimum_is_a_rule_violation(mod, host):

@@ -13,8 +13,8 @@
 // mean) x s, max = max(rowmax(x) + sc, inMax + sp), expMax = exp(inMax - max + sp). Then dst = exp(x - (max -
 // sc)) rounded to half, expSum = sum of those float exps (+ expMax x inExpSum with update). Outputs per lane of
 // the row's 32-byte block, inputs read per lane; dst's column k uses lane k % 8 (as CANN's golden,
-// examples/.../softmaxflashv3/scripts/gen_data.py); expMax holds lane 0 over 16 halves. Sums here are sequential:
-// equal to CANN's within float rounding, not bitwise.
+// examples/.../softmaxflashv3/scripts/gen_data.py); expMax holds lane 0 over 16 halves. Sums in the A2 code's order
+// (block pair trees, then lane-wise adds): the mean bitwise; expSum as far as Exp matches the device's.
 // Checked (SoftmaxFlashV3.md 约束说明): srcK >= 512 and a multiple of 64, srcM a multiple of 8, splitMeanCnt 8,
 // oriSrcM / oriSrcK equal to srcM / srcK (CANN's debug check), tensors too small (api-argument); a
 // sharedTmpBuffer below GetSoftMaxFlashV3MaxMinTmpSize's A2 minimum, (5 x 8 + 2 srcK + 64) x 4 bytes (impl/
@@ -31,6 +31,15 @@
 
 namespace opkit_emu {
 inline uint32_t softmax_flashv3_min_tmp(uint32_t k) { return (8 * 5 + 2 * k + 64) * 4; }
+
+// BlockReduceSum's order for one 32-byte block of floats (opkit_emu/reduce_level0.h): an adjacent-pair tree.
+inline float tree8(const float* v) { return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])); }
+// The 64 per-lane partials of a row of k >= 512 floats: block sums of the first 512, then each further 64 in order.
+inline void block_partials(const float* x, uint32_t k, float* b) {
+  for (uint32_t q = 0; q < 64; ++q) b[q] = tree8(x + 8 * q);
+  for (uint32_t i = 0; i < k / 64 - 8; ++i)
+    for (uint32_t q = 0; q < 64; ++q) b[q] = x[512 + 64 * i + q] + b[q];
+}
 
 template <bool update>
 void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::LocalTensor<float>& mean,
@@ -118,21 +127,14 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
   for (uint32_t r = 0; r < rows; ++r) {
     const half* xs = src.data() + uint64_t(r) * K;
     for (uint32_t k = 0; k < K; ++k) x[k] = to_f(xs[k]);
+    // CANN's A2 order (v220/softmax_flashv3_impl.h:29-83; the sum's BigBlockReduceSum, softmax_common_reduce.h
+    // :95-113): BlockReduceSum's adjacent-pair tree over each 8-float block of the first 512 columns, each further
+    // 64 columns added lane by lane in order, then pair trees of 8 (the 64 -> 8 group sums, the 8 -> 1 mean).
     float b[64];
-    for (uint32_t q = 0; q < 64; ++q) {
-      float t = 0.0f;
-      for (uint32_t i = 0; i < 8; ++i) t += x[8 * q + i];
-      b[q] = t;
-    }
-    for (uint32_t i = 0; i < K / 64 - 8; ++i)
-      for (uint32_t q = 0; q < 64; ++q) b[q] += x[512 + 64 * i + q];
-    float local[8], total = 0.0f;
-    for (uint32_t g = 0; g < 8; ++g) {
-      float t = 0.0f;
-      for (uint32_t i = 0; i < 8; ++i) t += b[8 * g + i];
-      local[g] = t * (1.0f / baseK);
-    }
-    for (uint32_t g = 0; g < 8; ++g) total += local[g];
+    block_partials(x.data(), K, b);
+    float local[8];
+    for (uint32_t g = 0; g < 8; ++g) local[g] = tree8(b + 8 * g) * (1.0f / baseK);
+    const float total = tree8(local);
     const float row_mean = total * (1.0f / 8);
     for (uint32_t g = 0; g < 8; ++g) {
       const float sh = (row_mean - local[g]) * s;
@@ -161,7 +163,12 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
     }
     for (uint32_t k = 0; k < K; ++k)
       e[k] = hm::exp(x[k] - sub[k % 8]), out[uint64_t(r) * K + k] = softmax_out<half>(e[k]);
-    const float sm = reduce_sum_loop<float>(e.data(), K);
+    // NewReduceSumLastNDImpl (v220/softmax_common_impl/softmax_common_nd_reduce.h:297-330): BigBlockReduceSum's 64
+    // partials, then BlockReduceSum 64 -> 8 -> 1 (splitM > 1) or WholeReduceSum (one row): the same pair tree.
+    block_partials(e.data(), K, b);
+    float g8[8];
+    for (uint32_t g = 0; g < 8; ++g) g8[g] = tree8(b + 8 * g);
+    const float sm = tree8(g8);
     for (uint32_t j = 0; j < 8; ++j) {
       const uint64_t at = uint64_t(r) * 8 + j;
       o_sum[at] = update ? o_em[at] * in_sum.data()[at] + sm : sm;

@@ -79,6 +79,19 @@ def test_finalize_matches_torch_mean_and_variance(mod, form, sizes, tmp):
     assert (out[1:8] == 0).all() and (out[9:] == 0).all()  # elements 1..7 are written 0
 
 
+def test_a_negative_zero_mean_leaves_as_plus_zero(mod):
+    # 64 group means -0 (one whole repeat, no zero padding lanes): their sum is -0 before the closing Adds(x, 0)
+    # (welfordfinalize_common_impl.h:59-60), +0 after. (The emulator's round sum, a WholeReduceSum over the round
+    # sums with +0 lanes, already ends at +0: this guards the closing step. The variance cannot be -0: M2 + d^2 n.)
+    ab = 64
+    case = np.concatenate([np.array([0, 1024, 4, ab, 4, ab, 0, 0], np.uint32),
+                           np.array([1.0 / ab, 1.0 / (4 * ab)], np.float32).view(np.uint32)]).view(np.uint8)
+    inp = np.concatenate([np.full(2 * ab, -0.0, np.float32), np.zeros(ab, np.float32)])
+    out = np.zeros(16, np.float32)
+    mod.wf_call([inp, out, case.copy()], block_dim=1)
+    assert out[0] == 0 and out[8] == 0 and not np.signbit(out[[0, 8]]).any()
+
+
 def test_tmp_below_cann_minimum_is_a_rule_violation(mod):
     with pytest.raises(EmulatorError) as e:
         run(mod, [4] * 16, 992, "equal")

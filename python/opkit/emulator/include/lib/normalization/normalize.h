@@ -8,8 +8,8 @@
 // In float as the A2 code (impl/adv_api/detail/normalization/normalize/normalize_common_impl.h:81-318):
 // outputRstd[a] = 1 / sqrt(inputVariance[a] + epsilon) (Adds, Sqrt, Div), then per row over the first rLength
 // columns y = (x - mean[a]) x rstd[a] (x gamma unless config.isNoGamma) (+ beta unless config.isNoBeta), half cast
-// in (x, and gamma / beta of type half), the output rounded to T once: bitwise the A2 steps (each an IEEE float
-// operation). The padding columns rLength..rLengthWithPadding are computed from a broadcast buffer the code fills
+// in (x, and gamma / beta of type half), the output rounded to T once (a float one through Adds(y, 0), so -0 is
+// +0): bitwise the A2 steps (each an IEEE float operation). The padding columns rLength..rLengthWithPadding are computed from a broadcast buffer the code fills
 // over rLength only: not defined -- the emulator leaves them unwritten and marks them poison. The rows run in
 // rounds as the buffer holds them (same result).
 // Checked: T / U as the page allows, config.isOnlyOutput false and config.aLength != 1 (compile errors, as CANN's
@@ -127,6 +127,8 @@ void adv_normalize(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
       float y = (to_f(xr[r]) - m) * rs[a];
       if (!config.isNoGamma) y = y * g[r];
       if (!config.isNoBeta) y = y + b[r];
+      // a float output leaves through Adds(y, 0) (normalize_common_impl.h:223-225): -0 becomes +0
+      if constexpr (std::is_same<T, float>::value) y = y + 0.0f;
       yr[r] = from_f<T>(y);
     }
   }

@@ -102,6 +102,13 @@ def test_a_float_output_of_negative_zero_leaves_as_plus_zero(mod, host):
     assert (want == 0).all() and (y == 0).all() and not np.signbit(y).any()
 
 
+def test_a_reduce_pattern_other_than_ar_is_an_api_argument_error(mod, host):
+    # CANN's debug check asserts config.reducePattern == ReducePattern::AR (normalize_check_common.h:58)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 0, 4, 64, 64, no_beta=2)
+    assert (e.value.rule, e.value.call) == ("api-argument", "Normalize") and "ReducePattern::AR" in e.value.detail
+
+
 def test_the_padding_columns_are_poison(mod, host):
     # the A2 code computes them from a broadcast buffer it fills over rLength only: copying them out is reported
     with pytest.raises(EmulatorError) as e:

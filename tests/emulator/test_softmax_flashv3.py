@@ -71,6 +71,30 @@ def test_host_sizes_and_tiling_match_cann(host):
     assert host(20, 512, 12 * row)[2:] == (8, 2, 4, 1)
 
 
+BASIC = r"""
+#include <cstdio>
+#include "tiling/tiling_api.h"
+int main() {
+  for (int64_t m : {16, 12}) {  // 16 rows in passes of 8: no tail; 12: a tail of 4
+    ge::Shape shape(std::vector<int64_t>{m, 512});
+    optiling::SoftMaxTiling t;
+    AscendC::tiling::SoftMaxTiling k{};
+    AscendC::SoftMaxTilingFunc(shape, 2, 8 * (16 + 512 + 64) * 4, t);
+    AscendC::SoftMaxTilingFunc(shape, 2, 8 * (16 + 512 + 64) * 4, k);
+    printf("%d %d ", AscendC::IsBasicBlockInSoftMax(t, 2), AscendC::IsBasicBlockInSoftMax(k, 2));
+  }
+  printf("\n");
+}
+"""
+
+
+def test_is_basic_block_in_softmax_takes_either_tiling_type(tmp_path):
+    # CANN declares it for optiling::SoftMaxTiling and AscendC::tiling::SoftMaxTiling (softmax_tiling.h:175-177)
+    from conftest import build_host_program
+    out = subprocess.run([str(build_host_program(BASIC, tmp_path))], check=True, capture_output=True, text=True)
+    assert out.stdout.split() == ["1", "1", "0", "0"]
+
+
 def formula(x, update, inmean=None, insum=None, inmax=None, loop=2):
     """SoftmaxFlashV3.md's pseudocode in float64: the 64 partial sums (8-column blocks of the first 512 columns, plus
     each further 64 columns added lane by lane), summed 8 at a time into 8 group sums over baseK = width / 8; the

@@ -7,7 +7,7 @@ using namespace AscendC;
 
 struct SmTiling {
   int32_t scenario;  // 0: float, sum/max float; 1: half, sum/max float; 2: float without sum/max; 3: srcK unaligned;
-                     // 4: float, the last row left unwritten in UB (poison) and copied out
+                     // 4: float, the last row left unwritten in UB (poison) and copied out; 5: half, sum/max half
   uint32_t m, k, oriK;
 };
 
@@ -39,6 +39,18 @@ extern "C" __global__ __aicore__ void softmax_rows(GM_ADDR x, GM_ADDR out, GM_AD
     Cast(sh, s, RoundMode::CAST_NONE, n);
     SoftMax<half>(dh, sum, mx, sh, bwork.Get<uint8_t>(), smTiling, shape);
     Cast(f, dh, RoundMode::CAST_NONE, n);
+  } else if (t.scenario == 5) {
+    LocalTensor<half> sh = bd.Get<half>(), dh = bs.Get<half>()[n], sumh = bsum.Get<half>(), maxh = bmax.Get<half>();
+    Cast(sh, s, RoundMode::CAST_NONE, n);
+    SoftMax<half>(dh, sumh, maxh, sh, smTiling, shape);
+    Cast(f, dh, RoundMode::CAST_NONE, n);
+    PipeBarrier<PIPE_ALL>();
+    for (uint32_t r = 0; r < t.m; ++r) {  // the first 8 of each row's 16 halves, widened in place
+      float vs[8], vm[8];
+      for (uint32_t j = 0; j < 8; ++j)
+        vs[j] = static_cast<float>(sumh.GetValue(r * 16 + j)), vm[j] = static_cast<float>(maxh.GetValue(r * 16 + j));
+      for (uint32_t j = 0; j < 8; ++j) sum.SetValue(r * 8 + j, vs[j]), mx.SetValue(r * 8 + j, vm[j]);
+    }
   } else if (t.scenario == 2) {
     SoftMax<float>(f, s, smTiling, shape);
   } else {

@@ -54,6 +54,16 @@ def test_half_source_with_float_sum_and_max(emu):
     np.testing.assert_allclose(s[:, :1], wsum, rtol=1e-5)          # float sum of the half inputs
 
 
+def test_half_sum_rounds_a_tie_away_from_zero(emu):
+    # 2049 equal columns: the float sum 2049 lies halfway between the halves 2048 and 2050. CANN's A2 code casts
+    # float -> half with FLOAT2HALF_ROUND_MODE = CAST_ROUND (asc-devkit 82b89a15 impl/adv_api/detail/activation/
+    # softmax/membase/v220/softmax_common_impl.h:31; softmax_generic_nd_impl.h:81), ties away: 2050, not even 2048.
+    # dst = 1 / 2049 is no tie: either mode gives the same half.
+    _, y, s, m = run(emu, 5, 1, 2064, 2049, x=np.zeros(2064, np.float32))
+    assert (s == 2050).all() and (m == 0).all()
+    np.testing.assert_array_equal(y[:, :2049], np.float16(1 / 2049).astype(np.float32))
+
+
 def test_form_without_sum_and_max(emu):
     x, y, _, _ = run(emu, 2, 2, 16, 16)
     np.testing.assert_allclose(y, reference(x, 16)[0], rtol=2e-6, atol=1e-7)

@@ -69,6 +69,8 @@ int64_t tree_mismatches(int rows) {
 
 template <class T, bool IsMax>
 uint32_t sequential_arg(const T* p, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i)  // a NaN gives NaN: the first NaN's index (opkit_emu/reduce.h reduce_arg_loop)
+    if (opkit_emu::to_f(p[i]) != opkit_emu::to_f(p[i])) return i;
   uint32_t best = 0;
   float bv = opkit_emu::to_f(p[0]);
   for (uint32_t i = 1; i < n; ++i) {
@@ -78,7 +80,7 @@ uint32_t sequential_arg(const T* p, uint32_t n) {
   return best;
 }
 
-// ReduceMax / ReduceMin index (NaN, inf, signed zeros and ties included) vs the sequential scan.
+// ReduceMax / ReduceMin index (NaN, inf, signed zeros and ties included) vs the sequential scan (the first NaN wins).
 template <class T>
 int64_t arg_mismatches(int rows) {
   std::mt19937 g(13);

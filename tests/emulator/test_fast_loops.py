@@ -1,7 +1,7 @@
 """The emulator's fast element loops give bitwise what their plain definitions give (test_fast_loops.cpp):
 Exp is the host's expf (every 97th float bit pattern, every half and bfloat16), ReduceSum's float tree is the pairwise
-tree of facts §3, ReduceMax/ReduceMin's index is the sequential scan's (ties, NaN, inf, signed zeros), and the
-three APIs in a kernel agree with those definitions."""
+tree of facts §3, ReduceMax/ReduceMin's index is the sequential scan's (ties, inf, signed zeros; a NaN: the first
+NaN's), and the three APIs in a kernel agree with those definitions."""
 from __future__ import annotations
 
 import platform

@@ -180,6 +180,30 @@ def test_reductions_level0(emu, dt, op, order):
                                           err_msg=f"op {op} order {order} mask {(how, lo, hi, repeat)} geom {g}")
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+def test_a_nan_lane_gives_nan_and_the_first_nans_index(emu, dt):
+    # The emulator's NaN rule for max / min reductions (opkit_emu/reduce.h, reduce_arg_loop): CANN documents it for
+    # the later chips' reductions (Reg矢量计算/归约计算/Reduce.md:158, ReduceDataBlock.md:121: NaN written, the
+    # first NaN's index), not for A2's WholeReduceMax / BlockReduceMax -- applied here alike, unchecked on a device.
+    a = data(dt).copy()
+    a[5] = a[9] = np.nan  # repeat 0: lanes 5 and 9; DataBlocks 0 and 1 of float, 0 of half
+    g = dict(drep=1, s0blk=1, s0rep=8, dblk=1, s1blk=1, s1rep=8)
+    got = run(emu, dt, a, a, op=WMAX, how=0, lo=64, hi=0, repeat=2, order=0, **g)
+    raw = got.view(np.uint16 if dt == np.float16 else np.uint32)
+    L = lanes_of(dt)
+    assert np.isnan(got[0]) and raw[1] == 5
+    r1 = a[L:L + 64]  # repeat 1's 64 active lanes (the mask)
+    assert got[2] == r1.max() and raw[3] == np.argmax(r1)
+    got = run(emu, dt, a, a, op=WMIN, how=0, lo=64, hi=0, repeat=1, order=0, **g)
+    assert np.isnan(got[0]) and got.view(raw.dtype)[1] == 5
+    got = run(emu, dt, a, a, op=BMAX, how=0, lo=64, hi=0, repeat=1, order=0, **g)
+    pb = 32 // np.dtype(dt).itemsize
+    blocks = a[:64].reshape(-1, pb)
+    want_nan = np.isnan(blocks).any(axis=1)
+    assert (np.isnan(got[:len(blocks)]) == want_nan).all()
+    assert (got[:len(blocks)][~want_nan] == blocks[~want_nan].max(axis=1)).all()
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float16, np.int32, np.int16])
 @pytest.mark.parametrize("dblk,drep", [(1, 8), (2, 16), (1, 9)])
 def test_brcb(emu, dt, dblk, drep):

@@ -13,12 +13,16 @@ struct NmCase {
   float eps;
 };
 
+constexpr NormalizeConfig kRaCfg = {ReducePattern::RA, -1, false, false, false};  // noBeta 2: refused (AR only)
+
 template <class U, class T>
 __aicore__ inline void call(const NmCase& t, const LocalTensor<T>& y, const LocalTensor<float>& rstd,
                             const LocalTensor<float>& mean, const LocalTensor<float>& var, const LocalTensor<T>& x,
                             const LocalTensor<U>& g, const LocalTensor<U>& b, const LocalTensor<uint8_t>& tmp) {
   const NormalizePara p = {t.a, t.r, t.w};
-  if (t.noBeta) {
+  if (t.noBeta == 2) {
+    Normalize<U, T, false, kRaCfg>(y, rstd, mean, var, x, g, b, tmp, t.eps, p);
+  } else if (t.noBeta) {
     Normalize<U, T, false, NLCFG_NOBETA>(y, rstd, mean, var, x, g, b, tmp, t.eps, p);
   } else if (t.tmp) {
     Normalize<U, T>(y, rstd, mean, var, x, g, b, tmp, t.eps, p);  // NM:call

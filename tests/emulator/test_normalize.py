@@ -50,10 +50,13 @@ def test_host_sizes_match_cann(host):
     assert host(4, 20, 2, 2)[1] == 512 and host(4, 20, 4, 2)[1] == 256 and host(200, 8, 4, 4)[1] == 800
 
 
-def run(mod, host, mode, a, r, w, tmp=-1, no_beta=0, seed=0, keep_pad=0):
+def run(mod, host, mode, a, r, w, tmp=-1, no_beta=0, seed=0, keep_pad=0, flat=False):
+    """flat: every x 1.5 and gamma negative, so x - mean is +0 and y -0 before any closing step."""
     rng = np.random.default_rng(seed + a * r)
     x = (rng.standard_normal((a, w)) * 2 + 1).astype(np.float32)
     g, b = rng.standard_normal(w).astype(np.float32), rng.standard_normal(w).astype(np.float32)
+    if flat:
+        x, g = np.full((a, w), 1.5, np.float32), -np.abs(g) - 0.5
     if mode:  # the kernel casts x (and gamma / beta for mode 1) to half
         x = x.astype(np.float16).astype(np.float32)
         if mode == 1:
@@ -91,6 +94,19 @@ def test_rows_match_torch(mod, host, mode, a, r):
 def test_no_beta_config_leaves_beta_out(mod, host):
     y, _, want, _ = run(mod, host, 0, 4, 64, 64, no_beta=1)
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_float_output_of_negative_zero_leaves_as_plus_zero(mod, host):
+    # T float leaves through Adds(y, 0) (normalize_common_impl.h:223-225): (x - mean) x rstd x gamma = -0 -> +0
+    y, _, want, _ = run(mod, host, 0, 4, 64, 64, no_beta=1, flat=True)
+    assert (want == 0).all() and (y == 0).all() and not np.signbit(y).any()
+
+
+def test_a_reduce_pattern_other_than_ar_is_an_api_argument_error(mod, host):
+    # CANN's debug check asserts config.reducePattern == ReducePattern::AR (normalize_check_common.h:58)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 0, 4, 64, 64, no_beta=2)
+    assert (e.value.rule, e.value.call) == ("api-argument", "Normalize") and "ReducePattern::AR" in e.value.detail
 
 
 def test_the_padding_columns_are_poison(mod, host):

@@ -64,6 +64,16 @@ def test_max_and_min_with_their_index(emu, op, pick):
     assert out[1:2].view(np.uint32)[0] == 130
 
 
+@pytest.mark.parametrize("op", [1, 2], ids=["max", "min"])
+def test_a_nan_lane_gives_nan_and_the_first_nans_index(emu, op):
+    # the emulator's rule (opkit_emu/reduce.h reduce_arg_loop; CANN documents it for later chips' reductions only,
+    # Reg矢量计算/归约计算/Reduce.md:158): not checked on an A2 device
+    x = np.random.default_rng(1).standard_normal(8192).astype(np.float32)
+    x[300] = x[900] = np.nan
+    _, out = run(emu, op, 64, 20, 8, x=x)
+    assert np.isnan(out[0]) and out[1:2].view(np.uint32)[0] == 300
+
+
 def test_half_source(emu):
     x, out = run(emu, 3, 128, 2, 8, loaded=256)
     np.testing.assert_allclose(out[0], x[:256].astype(np.float16).astype(np.float64).sum(), rtol=2e-3)

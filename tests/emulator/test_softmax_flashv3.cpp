@@ -1,6 +1,6 @@
 // SoftmaxFlashV3 (lib/activation/softmaxflashv3.h): a half [M, K] chunk without update, then a second chunk with
-// update carrying the first call's mean / sum / max; test_softmax_flashv3.py checks every output against the page's
-// formula computed with PyTorch.
+// update carrying the first call's mean / sum / max, on the tiling the test passes; test_softmax_flashv3.py checks
+// every output against the page's formula computed with PyTorch. Outputs start at -7 (rows not computed keep it).
 #include "opkit_emu/pybind.h"
 #include "adv_api/activation/softmaxflashv3.h"  // CANN's include path resolves
 #include "kernel_tiling/kernel_tiling.h"
@@ -8,8 +8,9 @@
 using namespace AscendC;
 
 struct F3Case {
-  uint32_t tmp, m, k, loopCnt, splitMeanCnt;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
+  uint32_t tmp, m, k, loopCnt, splitMeanCnt, oriM, oriK;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
   float alpha;
+  SoftMaxTiling tiling;  // from the host stand-in's SoftMaxFlashV3TilingFunc (test_softmax_flashv3.py)
 };
 
 // in: 2 M*K floats (chunks); out (floats): M*K dst1, M*K dst2, then 7 blocks of M*8: mean1, sum1, max1, mean2, sum2,
@@ -34,9 +35,12 @@ extern "C" __global__ __aicore__ void f3_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
   DataCopy(x, gi, 2 * n);
   PipeBarrier<PIPE_ALL>();
   Cast(h, x, RoundMode::CAST_NONE, 2 * n);
+  Duplicate(d, half(-7.0f), 2 * n);  // what a row the tiling leaves out keeps
+  Duplicate(red, -7.0f, 7 * nb);
+  Duplicate(em, half(-7.0f), t.m * 16);
   PipeBarrier<PIPE_ALL>();
-  SoftMaxTiling tl{};
-  const SoftMaxParams p = {t.m, t.k, t.m, t.k, t.loopCnt, t.splitMeanCnt, t.alpha};
+  const SoftMaxTiling& tl = t.tiling;
+  const SoftMaxParams p = {t.m, t.k, t.oriM, t.oriK, t.loopCnt, t.splitMeanCnt, t.alpha};
   LocalTensor<float> mean1 = red, sum1 = red[nb], max1 = red[2 * nb], mean2 = red[3 * nb], sum2 = red[4 * nb],
                      max2 = red[5 * nb];
   if (t.tmp) {

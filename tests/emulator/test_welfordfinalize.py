@@ -28,6 +28,28 @@ int main(int argc, char** argv) {
 """
 
 
+PLATFORM = r"""
+#include <cstdio>
+#include "tiling/platform/platform_ascendc.h"
+int main() {
+  using M = platform_ascendc::PlatformAscendCManager;
+  auto* before = M::GetInstance("Ascend310P3");  // nothing initialised: a SoC the emulator does not model
+  auto* a2 = M::GetInstance();
+  auto* after = M::GetInstance("Ascend310P3");   // initialised: CANN returns the instance it holds
+  printf("%d %d\n", before == nullptr, after == a2 && a2 != nullptr);
+}
+"""
+
+
+def test_platform_instance_once_made_is_returned_for_any_soc_name(tmp_path):
+    # CANN's PlatformAscendCManager::GetInstance(soc) initialises only while its instance is null
+    # (asc-devkit 82b89a15 include/utils/tiling/platform/platform_ascendc.h:164-185)
+    from conftest import build_host_program
+    exe = build_host_program(PLATFORM, tmp_path)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True)
+    assert out.stdout.split() == ["1", "1"] and "Ascend310P3" in out.stderr
+
+
 @pytest.fixture(scope="module")
 def mod():
     from conftest import compile_pybind, headers_digest, load
@@ -77,6 +99,19 @@ def test_finalize_matches_torch_mean_and_variance(mod, form, sizes, tmp):
     np.testing.assert_allclose(out[0], mean, rtol=1e-5)
     np.testing.assert_allclose(out[8], var, rtol=1e-5)
     assert (out[1:8] == 0).all() and (out[9:] == 0).all()  # elements 1..7 are written 0
+
+
+def test_a_negative_zero_mean_leaves_as_plus_zero(mod):
+    # 64 group means -0 (one whole repeat, no zero padding lanes): their sum is -0 before the closing Adds(x, 0)
+    # (welfordfinalize_common_impl.h:59-60), +0 after. (The emulator's round sum, a WholeReduceSum over the round
+    # sums with +0 lanes, already ends at +0: this guards the closing step. The variance cannot be -0: M2 + d^2 n.)
+    ab = 64
+    case = np.concatenate([np.array([0, 1024, 4, ab, 4, ab, 0, 0], np.uint32),
+                           np.array([1.0 / ab, 1.0 / (4 * ab)], np.float32).view(np.uint32)]).view(np.uint8)
+    inp = np.concatenate([np.full(2 * ab, -0.0, np.float32), np.zeros(ab, np.float32)])
+    out = np.zeros(16, np.float32)
+    mod.wf_call([inp, out, case.copy()], block_dim=1)
+    assert out[0] == 0 and out[8] == 0 and not np.signbit(out[[0, 8]]).any()
 
 
 def test_tmp_below_cann_minimum_is_a_rule_violation(mod):

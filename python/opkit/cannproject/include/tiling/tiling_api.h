@@ -128,10 +128,17 @@ inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataType
 }
 
 // Whether SoftMax may run on basic blocks: no tail rows, the last axis a multiple of 64 in [256 / size, 2048).
+// Both tiling types, as CANN declares (include/adv_api/activation/softmax_tiling.h:175-177).
+namespace softmax_detail {
+inline bool basic_block(uint32_t k, uint32_t tailM, uint32_t dataTypeSize) {
+  return dataTypeSize != 0 && tailM == 0 && k >= kBasicMin / dataTypeSize && k < 2048 && k % kBasicUnit == 0;
+}
+}  // namespace softmax_detail
 inline bool IsBasicBlockInSoftMax(optiling::SoftMaxTiling& t, const uint32_t dataTypeSize = 2) {
-  using namespace softmax_detail;
-  const uint32_t k = t.get_srcK();
-  return dataTypeSize != 0 && t.get_tailM() == 0 && k >= kBasicMin / dataTypeSize && k < 2048 && k % kBasicUnit == 0;
+  return softmax_detail::basic_block(t.get_srcK(), t.get_tailM(), dataTypeSize);
+}
+inline bool IsBasicBlockInSoftMax(AscendC::tiling::SoftMaxTiling& t, const uint32_t dataTypeSize = 2) {
+  return softmax_detail::basic_block(t.srcK, t.tailM, dataTypeSize);
 }
 }  // namespace AscendC
 

@@ -12,6 +12,7 @@
 #include "opkit_emu/host_math.h"
 
 #include "opkit_emu/adv_tiling.h"
+#include "opkit_emu/cast.h"
 #include "opkit_emu/reduce.h"
 
 namespace AscendC {
@@ -42,6 +43,20 @@ constexpr SoftmaxConfig SOFTMAX_DEFAULT_CFG = {true, 0, 0, SoftmaxMode::SOFTMAX_
 }  // namespace AscendC
 
 namespace opkit_emu {
+// The SoftMax family's float -> half output casts: CANN's A2 code casts with FLOAT2HALF_ROUND_MODE =
+// RoundMode::CAST_ROUND, ties away from zero (asc-devkit 82b89a15 impl/adv_api/detail/activation/softmax/membase/
+// v220/softmax_common_impl.h:31), not the nearest-even of from_f.
+template <class T>
+inline T softmax_out(float v) {
+  if constexpr (std::is_same<T, half>::value) {
+    half h;
+    cast_generic_loop<half, float>(&h, &v, 1, AscendC::RoundMode::CAST_ROUND);
+    return h;
+  } else {
+    return from_f<T>(v);
+  }
+}
+
 template <class T1, class T2>
 void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<T2>* sum,
                 const AscendC::LocalTensor<T2>* max, const AscendC::LocalTensor<T1>& src,
@@ -82,10 +97,10 @@ void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<
     for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - mx);
     const float sm = reduce_sum_loop<float>(e.data(), oriK);
     T1* y = dst.data() + uint64_t(r) * K;
-    for (uint32_t k = 0; k < K; ++k) y[k] = from_f<T1>(e[k] / sm);
+    for (uint32_t k = 0; k < K; ++k) y[k] = softmax_out<T1>(e[k] / sm);
     for (uint32_t k = 0; k < blk; ++k) {
-      if (sum) sum->data()[uint64_t(r) * blk + k] = from_f<T2>(sm);
-      if (max) max->data()[uint64_t(r) * blk + k] = from_f<T2>(mx);
+      if (sum) sum->data()[uint64_t(r) * blk + k] = softmax_out<T2>(sm);
+      if (max) max->data()[uint64_t(r) * blk + k] = softmax_out<T2>(mx);
     }
   }
   if (tmp) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);  // the work buffer now holds intermediates

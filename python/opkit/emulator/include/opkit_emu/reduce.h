@@ -80,8 +80,12 @@ OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
   return acc;
 }
 
-// The index the sequential scan `if (p[i] > best) best = p[i]` ends on (first index wins ties, a NaN never
-// compares greater, a NaN at index 0 stays), in two passes that vectorise: the extreme value over 16
+// The index of the max (min): the first NaN if there is one, else the index the sequential scan `if (p[i] > best)
+// best = p[i]` ends on (first index wins ties). NaN: CANN documents it only for the reductions of later chips
+// (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Reg矢量计算/归约计算/Reduce.md:158, ReduceDataBlock.md:121,
+// C-API asc_reduce_max.md:72: NaN written, the first NaN's index), not for A2's; the emulator applies that rule
+// to A2's ReduceMax / WholeReduceMax / BlockReduceMax alike, consistent with its element-wise Max (a NaN operand
+// gives NaN) -- not checked on a device. In two passes that vectorise: the extreme value over 16
 // lanes (4-lane vectors: SSE2, 3.4 ms against the scan's 9.0 ms for 4096 rows of 1024 floats), then the
 // first index holding a value equal to it. Compares and selects only: the value is one of the inputs.
 template <class T, bool IsMax>
@@ -110,9 +114,13 @@ OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
     const float v = to_f(p[i]);
     best = (IsMax ? v > best : v < best) ? v : best;
   }
-  for (i = 0; i < n; ++i)
-    if (to_f(p[i]) == best) return i;
-  return 0;  // not reached: best is one of the values
+  uint32_t at = n;
+  for (i = 0; i < n; ++i) {
+    const float v = to_f(p[i]);
+    if (v != v) return i;  // the first NaN
+    if (at == n && v == best) at = i;
+  }
+  return at;  // < n: best is one of the values
 }
 
 // dst of a reduction needs only its result's alignment, not 32 bytes: sizeof(T), or 2 x sizeof(T) for a value

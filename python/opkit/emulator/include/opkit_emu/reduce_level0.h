@@ -36,6 +36,8 @@ inline void reduce_lanes(const T* v, const bool* on, uint32_t n, T& out, uint32_
     for (uint32_t i = 0; i < n; ++i) {
       if (!on[i]) continue;
       const float x = to_f(v[i]);
+      // a NaN lane gives NaN and its index, the first one (see reduce_arg_loop in opkit_emu/reduce.h)
+      if (x != x) { idx = i, out = v[i], any = true; return; }
       if (!any || (K == RKind::Max ? x > best : x < best)) { best = x; idx = i; out = v[i]; }
       any = true;
     }

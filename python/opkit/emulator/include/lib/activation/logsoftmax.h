@@ -72,10 +72,10 @@ void adv_log_softmax(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTen
     for (uint32_t k = 1; k < oriK; ++k) mx = std::max(mx, to_f(x[k]));  // NaN in the row: see OpMax in vector.h
     for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - mx);
     const float sm = reduce_sum_loop<float>(e.data(), oriK);
-    for (uint32_t k = 0; k < K; ++k) out[uint64_t(r) * K + k] = from_f<T>(hm::log(e[k] / sm) * kLog10E);
+    for (uint32_t k = 0; k < K; ++k) out[uint64_t(r) * K + k] = softmax_out<T>(hm::log(e[k] / sm) * kLog10E);
     for (uint32_t k = 0; k < blk; ++k) {
-      sum.data()[uint64_t(r) * blk + k] = from_f<T>(sm);
-      max.data()[uint64_t(r) * blk + k] = from_f<T>(mx);
+      sum.data()[uint64_t(r) * blk + k] = softmax_out<T>(sm);
+      max.data()[uint64_t(r) * blk + k] = softmax_out<T>(mx);
     }
   }
   T* d = dst.data();

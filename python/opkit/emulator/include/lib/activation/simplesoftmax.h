@@ -67,7 +67,7 @@ void adv_simple_softmax(const AscendC::LocalTensor<T>& dst, const AscendC::Local
   for (uint32_t r = 0; r < M; ++r) {
     const T* x = src.data() + uint64_t(r) * K;
     const float mx = to_f(in_max.data()[uint64_t(r) * bu]), sm = to_f(in_sum.data()[uint64_t(r) * bu]);
-    for (uint32_t k = 0; k < K; ++k) out[uint64_t(r) * K + k] = from_f<T>(hm::exp(to_f(x[k]) - mx) / sm);
+    for (uint32_t k = 0; k < K; ++k) out[uint64_t(r) * K + k] = softmax_out<T>(hm::exp(to_f(x[k]) - mx) / sm);
   }
   T* d = dst.data();
   for (uint64_t k = 0; k < n; ++k) d[k] = out[k];

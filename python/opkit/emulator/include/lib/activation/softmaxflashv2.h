@@ -98,15 +98,15 @@ void adv_softmax_flashv2(const AscendC::LocalTensor<T>& dst, const AscendC::Loca
       m = std::max(im, m);
       em = hm::exp(im - m);
     }
-    for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - m), out[uint64_t(r) * K + k] = from_f<T>(e[k]);
+    for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - m), out[uint64_t(r) * K + k] = softmax_out<T>(e[k]);
     float sm = reduce_sum_loop<float>(e.data(), oriK);
     if (update) sm = em * to_f(in_sum.data()[uint64_t(r) * bu]) + sm;
     for (uint32_t k = 0; k < bu; ++k) {
-      esum.data()[uint64_t(r) * bu + k] = from_f<U>(sm);
-      max.data()[uint64_t(r) * bu + k] = from_f<U>(m);
+      esum.data()[uint64_t(r) * bu + k] = softmax_out<U>(sm);
+      max.data()[uint64_t(r) * bu + k] = softmax_out<U>(m);
     }
     if (update)
-      for (uint32_t k = 0; k < bt; ++k) emax.data()[uint64_t(r) * bt + k] = from_f<T>(em);
+      for (uint32_t k = 0; k < bt; ++k) emax.data()[uint64_t(r) * bt + k] = softmax_out<T>(em);
   }
   T* d = dst.data();
   for (uint64_t k = 0; k < n; ++k) d[k] = out[k];

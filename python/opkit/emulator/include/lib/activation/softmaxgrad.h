@@ -82,9 +82,9 @@ void adv_softmax_grad(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTe
     for (uint32_t k = 0; k < K; ++k) p[k] = to_f(x[k]) * to_f(g[k]);
     const float sm = reduce_sum_loop<float>(p.data(), oriK);
     if (front) {
-      for (uint32_t k = 0; k < blk; ++k) out[uint64_t(r) * blk + k] = from_f<T>(sm);
+      for (uint32_t k = 0; k < blk; ++k) out[uint64_t(r) * blk + k] = softmax_out<T>(sm);
     } else {
-      for (uint32_t k = 0; k < K; ++k) out[uint64_t(r) * K + k] = from_f<T>((to_f(g[k]) - sm) * to_f(x[k]));
+      for (uint32_t k = 0; k < K; ++k) out[uint64_t(r) * K + k] = softmax_out<T>((to_f(g[k]) - sm) * to_f(x[k]));
     }
   }
   T* d = dst.data();

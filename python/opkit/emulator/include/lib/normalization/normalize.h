@@ -8,11 +8,12 @@
 // In float as the A2 code (impl/adv_api/detail/normalization/normalize/normalize_common_impl.h:81-318):
 // outputRstd[a] = 1 / sqrt(inputVariance[a] + epsilon) (Adds, Sqrt, Div), then per row over the first rLength
 // columns y = (x - mean[a]) x rstd[a] (x gamma unless config.isNoGamma) (+ beta unless config.isNoBeta), half cast
-// in (x, and gamma / beta of type half), the output rounded to T once: bitwise the A2 steps (each an IEEE float
-// operation). The padding columns rLength..rLengthWithPadding are computed from a broadcast buffer the code fills
-// over rLength only: not defined -- the emulator leaves them unwritten and marks them poison. The rows run in
+// in (x, and gamma / beta of type half), the output rounded to T once (a float one through Adds(y, 0), so -0 is
+// +0): bitwise the A2 steps (each an IEEE float operation). The padding columns rLength..rLengthWithPadding are
+// computed from a broadcast buffer the code fills over rLength only: not defined -- the emulator leaves them unwritten and marks them poison. The rows run in
 // rounds as the buffer holds them (same result).
-// Checked: T / U as the page allows, config.isOnlyOutput false and config.aLength != 1 (compile errors, as CANN's
+// Checked: config.reducePattern AR (api-argument, CANN's debug check normalize_check_common.h:58), T / U as the
+// page allows, config.isOnlyOutput false and config.aLength != 1 (compile errors, as CANN's
 // static_asserts), config.aLength other than -1 equal to para.aLength, aLength 0, rLength 0 or beyond
 // rLengthWithPadding, rLengthWithPadding x sizeof(T) not a multiple of 32, tensors too small (api-argument); a
 // sharedTmpBuffer below GetNormalizeMaxMinTmpSize's A2 minimum, max(align32(A x 4), 2 (U float) or 4 (U half) x
@@ -72,6 +73,11 @@ void adv_normalize(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
   static_assert(config.aLength != 1, "aLength in config must not be 1 (Normalize: CANN's static_assert)");
   const char* api = "Normalize";
   const uint32_t A = p.aLength, R = p.rLength, W = p.rLengthWithPadding;
+  // CANN's debug check (api_check/kernel_check/normalization/normalize/normalize_check_common.h:58)
+  if (config.reducePattern != AscendC::ReducePattern::AR)
+    fail("api-argument", api, loc,
+         strf("config.reducePattern %u: Normalize takes only ReducePattern::AR",
+              static_cast<uint32_t>(config.reducePattern)));
   if (config.aLength != -1 && static_cast<uint32_t>(config.aLength) != A)
     fail("api-argument", api, loc, strf("config.aLength %d differs from para.aLength %u", config.aLength, A));
   if (A == 0 || R == 0 || R > W || W * sizeof(T) % kBlk)
@@ -127,6 +133,8 @@ void adv_normalize(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
       float y = (to_f(xr[r]) - m) * rs[a];
       if (!config.isNoGamma) y = y * g[r];
       if (!config.isNoBeta) y = y + b[r];
+      // a float output leaves through Adds(y, 0) (normalize_common_impl.h:223-225): -0 becomes +0
+      if constexpr (std::is_same<T, float>::value) y = y + 0.0f;
       yr[r] = from_f<T>(y);
     }
   }

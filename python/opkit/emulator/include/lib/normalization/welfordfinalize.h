@@ -120,7 +120,9 @@ inline void welford_finalize(const AscendC::LocalTensor<float>& out_mean, const 
     t[i] = (v[i] + s) * p.rRec;
   }
   const float var = reduce();
-  for (uint32_t k = 0; k < 8; ++k) out_mean.data()[k] = k ? 0.0f : mean, out_var.data()[k] = k ? 0.0f : var;
+  // the outputs leave through Adds(x, 0) (welfordfinalize_common_impl.h:59-60): -0 becomes +0
+  for (uint32_t k = 0; k < 8; ++k)
+    out_mean.data()[k] = k ? 0.0f : mean + 0.0f, out_var.data()[k] = k ? 0.0f : var + 0.0f;
   if (tmp) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
   shadow_fill(out_mean.m_.ub_off(), 32, !bad);
   shadow_fill(out_var.m_.ub_off(), 32, !bad);

@@ -8,7 +8,8 @@
 // of column j over the `first` rows, `last` results (A2 code impl/adv_api/detail/reduce/reduce_max/
 // reduce_max_v220_impl.h:30-57: BlockReduceByLastAxis / BinaryReduceByFirstAxis of reduce_common_util_v220_impl.h,
 // the element-wise Max / Min of vector.h's OpMax / OpMin: a NaN lane gives NaN). Max and min do not round: the
-// result is the device's whatever the pairing order, except which zero (+0 or -0) a row of both zeros yields.
+// result is the device's whatever the pairing order, except which zero (+0 or -0) a row of both zeros yields;
+// RA's results leave through Adds(x, 0), so a -0 there is +0 (reduce_common_util_v220_impl.h:511, 525).
 // isReuseSource: src holds CANN's partial results afterwards -- poison on the emulator.
 // Checked: T other than half / float and patterns other than AR / RA are compile errors (CANN's static_asserts);
 // srcInnerPad false (A2: "isSrcInnerPad must be true on this platform", impl/adv_api/tiling/reduce/
@@ -116,6 +117,8 @@ void adv_reduce_pattern(const char* api, const AscendC::LocalTensor<T>& dst, con
   for (uint64_t o = 0; o < nd; ++o) {
     T v = ar ? s[o * pad] : s[o];
     for (uint32_t q = 1; q < (ar ? last : first); ++q) v = Op::ap(v, ar ? s[o * pad + q] : s[uint64_t(q) * pad + o]);
+    // RA ends with Adds(dst, x, 0) (reduce_common_util_v220_impl.h:511, 525): -0 becomes +0
+    if (!ar && to_f(v) == 0.0f) v = from_f<T>(0.0f);
     out[o] = v;
   }
   for (uint64_t o = 0; o < nd; ++o) dst.data()[o] = out[o];
@@ -208,7 +211,7 @@ void adv_reduce_sum_pattern(const AscendC::LocalTensor<T>& dst, const AscendC::L
     for (uint64_t e = 0; e < uint64_t(first - k) * pad; ++e) t[e] = t[e] + x[uint64_t(k) * pad + e];
     for (; k > 1; k /= 2)
       for (uint64_t e = 0; e < uint64_t(k / 2) * pad; ++e) t[e] = t[e] + t[uint64_t(k / 2) * pad + e];
-    for (uint32_t j = 0; j < last; ++j) out[j] = t[j];
+    for (uint32_t j = 0; j < last; ++j) out[j] = t[j] + 0.0f;  // the closing Adds(dst, x, 0), :525
   }
   for (uint64_t o = 0; o < nd; ++o) dst.data()[o] = out[o];
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);

@@ -176,19 +176,7 @@ def _self_check(fn) -> str | None:
 def kernel():
     """The checked kernel, or None (then ``why()`` says why F.linear runs)."""
     with _lock:
-        if "lib" not in _state:
-            fn = None
-            try:
-                fn = _load()
-            except native.BuildError as e:
-                _state["why"] = str(e)
-            if fn is not None:
-                bad = _self_check(fn)
-                if bad is not None:
-                    _state["why"] = f"self-check: {bad}"
-                    fn = None
-            _state["lib"] = fn
-        return _state["lib"]
+        return native.checked(_state, _load, _self_check)
 
 
 def why() -> str | None:

@@ -204,19 +204,7 @@ def _self_check(lib) -> str | None:
 def kernels():
     """The checked kernels (a ctypes library), or None (then ``why()`` says why the torch ops run)."""
     with _lock:
-        if "lib" not in _state:
-            lib = None
-            try:
-                lib = _load()
-            except native.BuildError as e:
-                _state["why"] = str(e)
-            if lib is not None:
-                bad = _self_check(lib)
-                if bad is not None:
-                    _state["why"] = f"self-check: {bad}"
-                    lib = None
-            _state["lib"] = lib
-        return _state["lib"]
+        return native.checked(_state, _load, _self_check)
 
 
 def why() -> str | None:

@@ -62,3 +62,21 @@ def load(source: str, subdir: str, stem: str, symbols: tuple[str, ...]) -> ctype
         so.unlink(missing_ok=True)          # a broken file must not stop every later run: the next one rebuilds
         raise BuildError(f"loading {so} failed: {e}") from e
     return lib
+
+
+def checked(state: dict, load, self_check):
+    """``state["lib"]``: what ``load()`` gives once ``self_check`` (None: equal to the torch ops) passes, else None
+    with ``state["why"]`` saying why; worked out on the first call (the caller holds its lock)."""
+    if "lib" not in state:
+        lib = None
+        try:
+            lib = load()
+        except BuildError as e:
+            state["why"] = str(e)
+        if lib is not None:
+            bad = self_check(lib)
+            if bad is not None:
+                state["why"] = f"self-check: {bad}"
+                lib = None
+        state["lib"] = lib
+    return state["lib"]

@@ -70,6 +70,19 @@ inline uint32_t reduce_pattern_tmp(bool ar, uint32_t first, uint32_t last, uint3
   return k * ((last * size + 31) / 32 * 32);
 }
 
+// Which outputs a poisoned source lane reaches (empty when nothing is poisoned): a row's under AR, a column's under RA.
+inline std::vector<uint8_t> pattern_poisoned_outputs(ApiCall& c, bool ar, uint32_t first, uint32_t last, uint32_t pad,
+                                                     uint64_t nd) {
+  std::vector<uint8_t> bad;
+  if (c.commit(Flow::Manual)) {
+    bad.assign(nd, 0);
+    for (uint32_t i = 0; i < first; ++i)
+      for (uint32_t j = 0; j < last; ++j)
+        if (ApiCall::lane_poisoned(c.operand(0), uint64_t(i) * pad + j)) bad[ar ? i : j] = 1;
+  }
+  return bad;
+}
+
 template <class T, class pattern, bool reuse, class Op>
 void adv_reduce_pattern(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
                         const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t shape[], bool inner_pad,
@@ -104,13 +117,7 @@ void adv_reduce_pattern(const char* api, const AscendC::LocalTensor<T>& dst, con
   ApiCall c(Pipe::V, api, loc);
   c.src(src, n, "srcTensor").dst(dst, nd, "dstTensor");
   if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
-  std::vector<uint8_t> bad;
-  if (c.commit(Flow::Manual)) {
-    bad.assign(nd, 0);
-    for (uint32_t i = 0; i < first; ++i)
-      for (uint32_t j = 0; j < last; ++j)
-        if (ApiCall::lane_poisoned(c.operand(0), uint64_t(i) * pad + j)) bad[ar ? i : j] = 1;
-  }
+  const std::vector<uint8_t> bad = pattern_poisoned_outputs(c, ar, first, last, pad, nd);
   ctx().stats.vector_elems += n;
   const T* s = src.data();
   std::vector<T> out(nd);
@@ -192,13 +199,7 @@ void adv_reduce_sum_pattern(const AscendC::LocalTensor<T>& dst, const AscendC::L
   ApiCall c(Pipe::V, api, loc);
   c.src(src, n, "srcTensor").dst(dst, nd, "dstTensor");
   if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
-  std::vector<uint8_t> bad;
-  if (c.commit(Flow::Manual)) {
-    bad.assign(nd, 0);
-    for (uint32_t i = 0; i < first; ++i)
-      for (uint32_t j = 0; j < last; ++j)
-        if (ApiCall::lane_poisoned(c.operand(0), uint64_t(i) * pad + j)) bad[ar ? i : j] = 1;
-  }
+  const std::vector<uint8_t> bad = pattern_poisoned_outputs(c, ar, first, last, pad, nd);
   ctx().stats.vector_elems += n;
   const float* x = src.data();
   std::vector<float> out(nd);

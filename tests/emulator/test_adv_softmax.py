@@ -82,3 +82,13 @@ def test_a_row_with_unwritten_input_is_poison_in_all_outputs(emu):
         run(emu, 4, 3, 8, 8)
     assert (e.value.rule, e.value.line) == ("ub-uninitialized", marker("stats")), str(e.value)
     assert re.search(r"element 16\b", e.value.detail), e.value.detail
+
+
+def test_a_nan_anywhere_in_a_row_gives_a_nan_max(emu):
+    """The row max is Max / BlockReduceMax's, and a NaN operand gives NaN wherever it sits (the emulator's one NaN
+    rule for max, docs/emulator.md; unverified on A2): a NaN at column 3 must not be skipped as std::max skips it."""
+    x = np.random.default_rng(5).standard_normal(2 * 64).astype(np.float32)
+    x[3] = np.nan
+    _, y, s, mx = run(emu, 0, 2, 64, 64, x=x)
+    assert np.isnan(mx[0]).all() and np.isnan(y[0]).all()
+    assert np.isfinite(mx[1]).all() and np.isfinite(y[1]).all()

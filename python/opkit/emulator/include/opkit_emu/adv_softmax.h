@@ -93,7 +93,7 @@ void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<
   for (uint32_t r = 0; r < M; ++r) {
     const T1* x = src.data() + uint64_t(r) * K;
     float mx = to_f(x[0]);
-    for (uint32_t k = 1; k < oriK; ++k) mx = std::max(mx, to_f(x[k]));  // NaN in the row: see OpMax in vector.h
+    for (uint32_t k = 1; k < oriK; ++k) mx = OpMax::ap(mx, to_f(x[k]));  // a NaN anywhere gives NaN (OpMax)
     for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - mx);
     const float sm = reduce_sum_loop<float>(e.data(), oriK);
     T1* y = dst.data() + uint64_t(r) * K;

@@ -69,7 +69,7 @@ void adv_log_softmax(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTen
   for (uint32_t r = 0; r < M; ++r) {
     const T* x = src.data() + uint64_t(r) * K;
     float mx = to_f(x[0]);
-    for (uint32_t k = 1; k < oriK; ++k) mx = std::max(mx, to_f(x[k]));  // NaN in the row: see OpMax in vector.h
+    for (uint32_t k = 1; k < oriK; ++k) mx = OpMax::ap(mx, to_f(x[k]));  // a NaN anywhere gives NaN (OpMax)
     for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - mx);
     const float sm = reduce_sum_loop<float>(e.data(), oriK);
     for (uint32_t k = 0; k < K; ++k) out[uint64_t(r) * K + k] = softmax_out<T>(hm::log(e[k] / sm) * kLog10E);

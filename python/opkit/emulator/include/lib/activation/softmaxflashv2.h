@@ -91,11 +91,11 @@ void adv_softmax_flashv2(const AscendC::LocalTensor<T>& dst, const AscendC::Loca
   for (uint32_t r = 0; r < M; ++r) {
     const T* x = src.data() + uint64_t(r) * K;
     float m = to_f(x[0]);
-    for (uint32_t k = 1; k < oriK; ++k) m = std::max(m, to_f(x[k]));  // NaN in the row: see OpMax in vector.h
+    for (uint32_t k = 1; k < oriK; ++k) m = OpMax::ap(m, to_f(x[k]));  // a NaN anywhere gives NaN (OpMax)
     float em = 0.0f;
     if (update) {
       const float im = to_f(in_max.data()[uint64_t(r) * bu]);
-      m = std::max(im, m);
+      m = OpMax::ap(im, m);
       em = hm::exp(im - m);
     }
     for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - m), out[uint64_t(r) * K + k] = softmax_out<T>(e[k]);

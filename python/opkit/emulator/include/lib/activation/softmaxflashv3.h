@@ -141,7 +141,7 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
       for (uint32_t i = 0; i < baseK; ++i) x[g * baseK + i] -= sh;
     }
     float mx = x[0];
-    for (uint32_t k = 1; k < K; ++k) mx = std::max(mx, x[k]);  // NaN in the row: see OpMax in vector.h
+    for (uint32_t k = 1; k < K; ++k) mx = OpMax::ap(mx, x[k]);  // a NaN anywhere gives NaN (OpMax)
     float sub[8];
     for (uint32_t j = 0; j < 8; ++j) {
       const uint64_t at = uint64_t(r) * 8 + j;
@@ -151,7 +151,7 @@ void adv_softmax_flashv3(const AscendC::LocalTensor<half>& dst, const AscendC::L
         m = (im * (p.loopCnt - 1.0f) + row_mean) * (1.0f / p.loopCnt);
         sc = (row_mean - m) * s;
         const float sp = (im - m) * s;
-        mxj = std::max(mx + sc, in_max.data()[at] + sp);
+        mxj = OpMax::ap(mx + sc, in_max.data()[at] + sp);
         em = hm::exp(in_max.data()[at] - mxj + sp);
       } else {
         m = row_mean;

@@ -83,16 +83,15 @@ inline std::vector<uint8_t> pattern_poisoned_outputs(ApiCall& c, bool ar, uint32
   return bad;
 }
 
-template <class T, class pattern, bool reuse, class Op>
-void adv_reduce_pattern(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
-                        const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t shape[], bool inner_pad,
-                        SrcLoc loc) {
-  static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
-                "failed to check the data type, current api supports data type is half/float! (ReduceMax / ReduceMin "
-                "on A2)");
-  constexpr bool ar = std::is_same<pattern, AscendC::Pattern::Reduce::AR>::value;
-  static_assert(ar || std::is_same<pattern, AscendC::Pattern::Reduce::RA>::value,
-                "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceMax / ReduceMin on A2)");
+// The A2 checks both pattern reductions make on {first, last}: rows padded to 32 bytes (srcInnerPad), no empty axis,
+// src / dst large enough; returns the padded row length and the element counts.
+struct PatternShape {
+  uint32_t first, last, pad;
+  uint64_t n, nd;
+};
+template <class T>
+PatternShape pattern_shape(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                           const uint32_t shape[], bool inner_pad, bool ar, SrcLoc loc) {
   if (shape == nullptr) fail("api-argument", api, loc, "srcShape is null: pass {first, last}");
   const uint32_t first = shape[0], last = shape[1];
   constexpr uint32_t blk = kBlk / sizeof(T);
@@ -107,6 +106,22 @@ void adv_reduce_pattern(const char* api, const AscendC::LocalTensor<T>& dst, con
     fail("api-argument", api, loc,
          strf("srcShape {%u, %u} (rows padded to %u): src holds %u (need %llu), dst %u (need %llu)", first, last, pad,
               src.GetSize(), static_cast<unsigned long long>(n), dst.GetSize(), static_cast<unsigned long long>(nd)));
+  return {first, last, pad, n, nd};
+}
+
+template <class T, class pattern, bool reuse, class Op>
+void adv_reduce_pattern(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                        const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t shape[], bool inner_pad,
+                        SrcLoc loc) {
+  static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
+                "failed to check the data type, current api supports data type is half/float! (ReduceMax / ReduceMin "
+                "on A2)");
+  constexpr bool ar = std::is_same<pattern, AscendC::Pattern::Reduce::AR>::value;
+  static_assert(ar || std::is_same<pattern, AscendC::Pattern::Reduce::RA>::value,
+                "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceMax / ReduceMin on A2)");
+  const PatternShape ps = pattern_shape<T>(api, dst, src, shape, inner_pad, ar, loc);
+  const uint32_t first = ps.first, last = ps.last, pad = ps.pad;
+  const uint64_t n = ps.n, nd = ps.nd;
   if (tmp && !reuse) {
     const uint32_t need = reduce_pattern_tmp(ar, first, last, sizeof(T));
     if (tmp->GetSize() < need)
@@ -180,18 +195,9 @@ void adv_reduce_sum_pattern(const AscendC::LocalTensor<T>& dst, const AscendC::L
   static_assert(ar || std::is_same<pattern, AscendC::Pattern::Reduce::RA>::value,
                 "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceSum on A2)");
   const char* api = "ReduceSum";
-  if (shape == nullptr) fail("api-argument", api, loc, "srcShape is null: pass {first, last}");
-  const uint32_t first = shape[0], last = shape[1], pad = (last + 7) / 8 * 8;
-  if (!inner_pad)
-    fail("api-argument", api, loc,
-         "srcInnerPad false: on A2 the rows must be padded to 32 bytes (reduce_tiling.cpp: \"isSrcInnerPad must be "
-         "true on this platform\")");
-  if (first == 0 || last == 0) fail("api-argument", api, loc, strf("srcShape {%u, %u} has an empty axis", first, last));
-  const uint64_t n = uint64_t(first) * pad, nd = ar ? first : last;
-  if (src.GetSize() < n || dst.GetSize() < nd)
-    fail("api-argument", api, loc,
-         strf("srcShape {%u, %u} (rows padded to %u): src holds %u (need %llu), dst %u (need %llu)", first, last, pad,
-              src.GetSize(), static_cast<unsigned long long>(n), dst.GetSize(), static_cast<unsigned long long>(nd)));
+  const PatternShape ps = pattern_shape<T>(api, dst, src, shape, inner_pad, ar, loc);
+  const uint32_t first = ps.first, last = ps.last, pad = ps.pad;
+  const uint64_t n = ps.n, nd = ps.nd;
   if (tmp && !reuse && tmp->GetSize() < reduce_sum_pattern_tmp(ar, first, last))
     fail("tensor-bounds", api, loc,
          strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetReduceSumMaxMinTmpSize gives for srcShape {%u, "

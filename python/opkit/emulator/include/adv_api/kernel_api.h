@@ -52,6 +52,7 @@
 #include "lib/normalization/layernormgrad.h"
 #include "lib/normalization/layernormgradbeta.h"
 #include "lib/normalization/deepnorm.h"
+#include "lib/normalization/batchnorm.h"
 #include "lib/normalization/welfordfinalize.h"
 #include "lib/normalization/normalize.h"
 #include "lib/activation/softmaxgrad.h"

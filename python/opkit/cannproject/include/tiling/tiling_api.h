@@ -1,5 +1,5 @@
 // Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
-// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's, DeepNorm's, BatchNorm's (normalization/*_tiling.h), SoftmaxGrad's
+// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's, DeepNorm's, BatchNorm's, GroupNorm's (normalization/*_tiling.h), SoftmaxGrad's
 // (activation/softmax_grad_tiling.h), LogSoftMax's (activation/logsoftmax_tiling.h), SoftmaxFlashV2's, Sort's
 // queries and TopK's tiling (sort/sort_tiling_intf.h, sort/topk_tiling.h), AscendAntiQuant's buffer queries
 // (quantization/ascend_antiquant_tiling.h), Pad's / UnPad's tiling (pad/pad_tiling.h),
@@ -27,6 +27,7 @@
 #include "normalization/layernorm_grad_beta_tiling.h"
 #include "normalization/deepnorm_tiling.h"
 #include "normalization/batchnorm_tiling.h"
+#include "normalization/groupnorm_tiling.h"
 #include "normalization/welfordfinalize_tiling.h"
 #include "normalization/normalize_tiling.h"
 #include "reduce/reduce_tiling.h"

@@ -53,6 +53,7 @@
 #include "lib/normalization/layernormgradbeta.h"
 #include "lib/normalization/deepnorm.h"
 #include "lib/normalization/batchnorm.h"
+#include "lib/normalization/groupnorm.h"
 #include "lib/normalization/welfordfinalize.h"
 #include "lib/normalization/normalize.h"
 #include "lib/activation/softmaxgrad.h"

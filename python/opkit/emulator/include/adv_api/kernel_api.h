@@ -58,6 +58,7 @@
 #include "lib/normalization/normalize.h"
 #include "lib/activation/softmaxgrad.h"
 #include "lib/activation/logsoftmax.h"
+#include "lib/activation/softmaxflash.h"
 #include "lib/activation/softmaxflashv2.h"
 #include "lib/activation/softmaxflashv3.h"
 #include "lib/activation/softmax.h"

@@ -70,10 +70,10 @@ def test_host_tiling_matches_cann_formulas(host):
     assert host(2, 64, 2, 2, 32, 2)["f"][F["oneTmpSize"]] == 0         # half: a round holds 32 < C (:179-181)
 
 
-def run(mod, host, n, c, h, w, g, half, tmp=-1, reuse=0, eps=1e-5, stack=0, fields=None, seed=0):
+def run(mod, host, n, c, h, w, g, half, tmp=-1, reuse=0, eps=1e-5, stack=0, fields=None, seed=0, gamma=None):
     rng = np.random.default_rng(seed + n * 7 + c * 5 + h * 3 + w + g)
     x = (rng.standard_normal((n, c, h * w)) * 2 + 0.5).astype(np.float32)
-    gm = rng.uniform(0.5, 1.5, c).astype(np.float32)
+    gm = rng.uniform(0.5, 1.5, c).astype(np.float32) if gamma is None else gamma
     be = rng.uniform(-0.5, 0.5, c).astype(np.float32)
     r = host(n, c, h, w, g, 2 if half else 4, reuse, stack)
     f = r["f"] if fields is None else fields
@@ -170,3 +170,11 @@ def test_tail_round_matches_torch(mod, host, half, extra):
     tol = 4e-3 if half else 2e-5
     np.testing.assert_allclose(r["y"], y, rtol=tol, atol=tol)
     np.testing.assert_allclose(r["var"], v, rtol=tol, atol=tol)
+
+
+def test_gamma_outside_the_pages_range_is_refused(mod, host):
+    gm = np.full(8, 1.0, np.float32)
+    gm[5] = 150.0
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 2, 8, 4, 2, 4, 0, gamma=gm)
+    assert (e.value.rule, e.value.call) == ("api-argument", "GroupNorm") and "[-100, 100]" in e.value.detail

@@ -23,7 +23,7 @@
 // first work buffer (:480-489), so after the call its contents are undefined -- the emulator poisons it.
 // The rounds follow the tiling (bsCurLength groups, then the tail), restoring the tiling's round lengths after
 // the tail as the code does (:544-564).
-// Checked (api-argument): the tiling filled (oneTmpSize > 0, :580), thirdTmpStartPos (secondTmpStartPos with
+// Checked (api-argument): gamma / beta within [-100, 100] (the page's range), the tiling filled (oneTmpSize > 0, :580), thirdTmpStartPos (secondTmpStartPos with
 // isReuseSource) + oneTmpSize <= tmpBufSize (:460-499), c a multiple of g (GroupNorm.md: C split into groupNum
 // groups; the tiling truncates d = c / g), the tensors holding N x C x hwAlignSize / N x groupNum / C;
 // not-emulated: N x groupNum > 64 on the path without smallShape -- GetGroupNormOutputMean / Var scale the group's
@@ -121,7 +121,15 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
       gb = ApiCall::lane_poisoned(c.operand(4), ch) || ApiCall::lane_poisoned(c.operand(5), ch);
   ctx().stats.vector_elems += total;
   std::vector<float> g(C), b(C), xv(DHW), tv(DHW), sq(DHW);
-  for (uint32_t ch = 0; ch < C; ++ch) g[ch] = to_f(gamma.data()[ch]), b[ch] = to_f(beta.data()[ch]);
+  for (uint32_t ch = 0; ch < C; ++ch) {
+    g[ch] = to_f(gamma.data()[ch]), b[ch] = to_f(beta.data()[ch]);
+    const bool undefined =  // a poisoned lane holds no value to check; it poisons the output instead
+        tracked && (ApiCall::lane_poisoned(c.operand(4), ch) || ApiCall::lane_poisoned(c.operand(5), ch));
+    if (!undefined && (!(g[ch] >= -100.0f && g[ch] <= 100.0f) || !(b[ch] >= -100.0f && b[ch] <= 100.0f)))
+      fail("api-argument", api, loc,
+           strf("gamma[%u] = %g, beta[%u] = %g: GroupNorm.md allows gamma and beta only in [-100, 100]", ch,
+                double(g[ch]), ch, double(b[ch])));
+  }
   const float e = to_f(eps), factor = t.factor;
   uint32_t mask1 = DHW;  // GetGroupNormWholeReduceMask1 (:52-63)
   if (DHW > 64) {

@@ -1,0 +1,176 @@
+// CANN's lib/activation/softmaxflash.h (asc-devkit 82b89a15 include/adv_api/activation/softmaxflash.h; page
+// docs/zh/api/SIMD-API/高阶API/激活函数/SoftMax接口/SoftmaxFlash.md -- deprecated for SoftmaxFlashV2, still on A2):
+// the online-softmax step of an ND [srcM, srcK] tensor, all tensors of T (half / float), or a half source / dst /
+// expMax with float sums and maxima, with and without sharedTmpBuffer:
+//   template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
+//   SoftmaxFlash(dst, sum, max, src, expMax, inSum, inMax[, sharedTmpBuffer], tiling, bool isUpdate = false,
+//                shapeInfo = {})
+// isUpdate false: SoftMax itself (softmax_common_flash.h:54-56, 63-65: SoftMaxNDImpl), dst = exp(x - m) / s, sum /
+// max written, expMax untouched. isUpdate true, per row in float as the A2 code computes it
+// (impl/adv_api/detail/activation/softmax/softmax_flash_base_impl/softmax_flash_nd_process_impl.h:29-165 (half),
+// 167-285 (float), 324-470 (half with float sums); half cast in, each output rounded once with the family's
+// CAST_ROUND): m = max of the row over the first oriSrcK columns, e = exp(x - m), s = sum of e over oriSrcK,
+// M = max(inMax, m), a = exp(m - M), b = exp(inMax - M) x inSum, newSum = b + a x s, expMax = b / newSum,
+// dst = e x (a / newSum) over all srcK columns; max = M, sum = newSum. So expMax is the factor that rescales the
+// previous chunk's dst, unlike SoftmaxFlashV2's exp(inMax - M). max / sum / expMax are the row's value over one
+// 32-byte block of their type; inMax / inSum are read at the first element of the row's block (the page: all its
+// elements hold the same value). The sum as SoftMax's here (count-form ReduceSum): equal within float rounding, not
+// bitwise; the basic-block code (softmax_flash_basic_block_impl.h) is the same arithmetic in another order.
+// The tiling only cuts rows into rounds: not read. isReuseSource: reserved (the page), no effect.
+// Checked as SoftmaxFlashV2: an empty SoftMaxShapeInfo, srcK x sizeof(T) not a multiple of 32, oriSrcK beyond srcK,
+// tensors too small are api-argument; a sharedTmpBuffer below GetSoftMaxFlashMinTmpSize's minimum (the A2 branch of
+// impl/adv_api/tiling/activation/softmax_tiling.cpp:265-305, floats: blk + srcK + 64 without update, 4 blk + 2 srcK
+// with, blk = 32 / sizeof(sum type)) is tensor-bounds. Poison: a row is poison in every output when one of its
+// reduced lanes (or, updating, its inMax / inSum) is.
+#pragma once
+#include <vector>
+
+#include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_math.h"
+#include "opkit_emu/adv_softmax.h"
+
+namespace opkit_emu {
+// GetSoftMaxFlashMinTmpSize (A2 branch, softmax_tiling.cpp:265-305), bytes; size2: the sum / max type
+inline uint32_t softmax_flash_min_tmp(uint32_t k, uint32_t size2, bool update) {
+  const uint32_t blk = kBlk / size2;
+  return 4 * (update ? blk * 4 + k * 2 : blk + k + 64);
+}
+
+// T: source / dst / expMax; U: sum / max / inSum / inMax
+template <class T, class U, bool basic>
+void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& sum,
+                       const AscendC::LocalTensor<U>& max, const AscendC::LocalTensor<T>& src,
+                       const AscendC::LocalTensor<T>& emax, const AscendC::LocalTensor<U>& in_sum,
+                       const AscendC::LocalTensor<U>& in_max, const AscendC::LocalTensor<uint8_t>* tmp, bool update,
+                       const AscendC::SoftMaxShapeInfo& s, SrcLoc loc) {
+  static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
+                "opkit emulator: SoftmaxFlash supports half and float (SoftmaxFlash.md, A2)");
+  const char* api = "SoftmaxFlash";
+  if (s.srcM == 0 || s.srcK == 0)
+    fail("api-argument", api, loc,
+         "SoftMaxShapeInfo is empty: CANN then takes the shape from the tensor's ShapeInfo, which the emulator does "
+         "not keep; pass {srcM, srcK, oriSrcM, oriSrcK}");
+  if (s.srcK * sizeof(T) % kBlk != 0)
+    fail("api-argument", api, loc,
+         strf("srcK %u x %zu bytes is not 32-byte aligned (SoftmaxFlash.md: the last axis must be)", s.srcK,
+              sizeof(T)));
+  if (s.oriSrcK > s.srcK) fail("api-argument", api, loc, strf("oriSrcK %u is beyond srcK %u", s.oriSrcK, s.srcK));
+  const uint32_t M = s.srcM, K = s.srcK, oriK = s.oriSrcK == 0 ? K : s.oriSrcK;
+  const uint32_t bu = kBlk / sizeof(U), bt = kBlk / sizeof(T);
+  const uint64_t n = uint64_t(M) * K, nu = uint64_t(M) * bu, nt = uint64_t(M) * bt;
+  if (src.GetSize() < n || dst.GetSize() < n || sum.GetSize() < nu || max.GetSize() < nu ||
+      (update && (emax.GetSize() < nt || in_sum.GetSize() < nu || in_max.GetSize() < nu)))
+    fail("api-argument", api, loc,
+         strf("[srcM, srcK] = [%u, %u], but src holds %u, dst %u (need %llu), sum %u, max %u%s (need %llu), "
+              "expMax %u (need %llu)", M, K, src.GetSize(), dst.GetSize(), static_cast<unsigned long long>(n),
+              sum.GetSize(), max.GetSize(), update ? ", inSum / inMax" : "", static_cast<unsigned long long>(nu),
+              emax.GetSize(), static_cast<unsigned long long>(nt)));
+  if (tmp) {
+    const uint32_t need = softmax_flash_min_tmp(K, sizeof(U), update);
+    if (tmp->GetSize() < need)
+      fail("tensor-bounds", api, loc,
+           strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetSoftMaxFlashMinTmpSize gives as the minimum "
+                "for srcK %u%s", tmp->GetSize(), need, K, update ? " with isUpdate" : ""));
+  }
+  if (!update) {  // SoftMax itself (SoftMaxNDImpl)
+    softmax_nd<T, U>(dst, &sum, &max, src, tmp, s, loc, api);
+    return;
+  }
+  ApiCall c(Pipe::V, api, loc);
+  c.src(src, n, "srcTensor").dst(dst, n, "dstTensor").dst(sum, nu, "sumTensor").dst(max, nu, "maxTensor");
+  c.dst(emax, nt, "expMaxTensor").src(in_sum, nu, "inSumTensor").src(in_max, nu, "inMaxTensor");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  std::vector<uint8_t> bad;
+  if (c.commit(Flow::Manual)) {  // before dst (which may be src) and sum / max (which may be inSum / inMax) change
+    bad.assign(M, 0);
+    for (uint32_t r = 0; r < M; ++r) {
+      for (uint32_t k = 0; k < oriK && !bad[r]; ++k) bad[r] = ApiCall::lane_poisoned(c.operand(0), uint64_t(r) * K + k);
+      if (!bad[r])
+        bad[r] = ApiCall::lane_poisoned(c.operand(5), uint64_t(r) * bu) ||
+                 ApiCall::lane_poisoned(c.operand(6), uint64_t(r) * bu);
+    }
+  }
+  ctx().stats.vector_elems += n;
+  std::vector<float> e(K);
+  std::vector<T> out(n);
+  std::vector<float> os(M), om(M), oe(M);
+  for (uint32_t r = 0; r < M; ++r) {
+    const T* x = src.data() + uint64_t(r) * K;
+    float m = to_f(x[0]);
+    for (uint32_t k = 1; k < oriK; ++k) m = OpMax::ap(m, to_f(x[k]));  // a NaN anywhere gives NaN (OpMax)
+    for (uint32_t k = 0; k < K; ++k) e[k] = hm::exp(to_f(x[k]) - m);
+    const float sm = reduce_sum_loop<float>(e.data(), oriK);
+    const float im = to_f(in_max.data()[uint64_t(r) * bu]), is = to_f(in_sum.data()[uint64_t(r) * bu]);
+    const float big = OpMax::ap(im, m);
+    const float a = hm::exp(m - big), b = hm::exp(im - big) * is;
+    const float ns = b + a * sm;
+    const float f = a / ns;
+    for (uint32_t k = 0; k < K; ++k) out[uint64_t(r) * K + k] = softmax_out<T>(e[k] * f);
+    os[r] = ns, om[r] = big, oe[r] = b / ns;
+  }
+  T* d = dst.data();
+  for (uint64_t k = 0; k < n; ++k) d[k] = out[k];
+  for (uint32_t r = 0; r < M; ++r) {  // after all rows read inSum / inMax, which may be sum / max
+    for (uint32_t k = 0; k < bu; ++k) {
+      sum.data()[uint64_t(r) * bu + k] = softmax_out<U>(os[r]);
+      max.data()[uint64_t(r) * bu + k] = softmax_out<U>(om[r]);
+    }
+    for (uint32_t k = 0; k < bt; ++k) emax.data()[uint64_t(r) * bt + k] = softmax_out<T>(oe[r]);
+  }
+  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+  for (uint32_t r = 0; r < M; ++r) {
+    const bool ok = bad.empty() || !bad[r];
+    shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(uint64_t(r) * K * sizeof(T)), K * sizeof(T), ok);
+    shadow_fill(sum.m_.ub_off() + r * kBlk, kBlk, ok);
+    shadow_fill(max.m_.ub_off() + r * kBlk, kBlk, ok);
+    shadow_fill(emax.m_.ub_off() + r * kBlk, kBlk, ok);
+  }
+}
+}  // namespace opkit_emu
+
+namespace AscendC {
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
+void SoftmaxFlash(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
+                  const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inSumTensor,
+                  const LocalTensor<T>& inMaxTensor, const SoftMaxTiling& tiling, bool isUpdate = false,
+                  const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
+  (void)tiling;
+  ::opkit_emu::adv_softmax_flash<T, T, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
+                                                     inSumTensor, inMaxTensor, nullptr, isUpdate, softmaxShapeInfo,
+                                                     loc);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
+void SoftmaxFlash(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTensor,
+                  const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                  const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inSumTensor,
+                  const LocalTensor<float>& inMaxTensor, const SoftMaxTiling& tiling, bool isUpdate = false,
+                  const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
+  (void)tiling;
+  ::opkit_emu::adv_softmax_flash<half, float, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
+                                                            inSumTensor, inMaxTensor, nullptr, isUpdate,
+                                                            softmaxShapeInfo, loc);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
+void SoftmaxFlash(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
+                  const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inSumTensor,
+                  const LocalTensor<T>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                  const SoftMaxTiling& tiling, bool isUpdate = false, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                  OPKIT_LOC) {
+  (void)tiling;
+  ::opkit_emu::adv_softmax_flash<T, T, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
+                                                     inSumTensor, inMaxTensor, &sharedTmpBuffer, isUpdate,
+                                                     softmaxShapeInfo, loc);
+}
+template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
+void SoftmaxFlash(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTensor,
+                  const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                  const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inSumTensor,
+                  const LocalTensor<float>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                  const SoftMaxTiling& tiling, bool isUpdate = false, const SoftMaxShapeInfo& softmaxShapeInfo = {},
+                  OPKIT_LOC) {
+  (void)tiling;
+  ::opkit_emu::adv_softmax_flash<half, float, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
+                                                            inSumTensor, inMaxTensor, &sharedTmpBuffer, isUpdate,
+                                                            softmaxShapeInfo, loc);
+}
+}  // namespace AscendC

@@ -103,26 +103,26 @@ void opkit_ifmr_sq(const float *x, int64_t n, const float *lo, const float *hi, 
    fixed so that the self-check can reproduce it bit for bit. */
 void opkit_ifmr_sums(const float *x, int64_t n, const float *lo, const float *hi, const float *s, int64_t k,
                      double *sums) {
+    float e[256];
     for (int64_t c = 0; c < k; c++) {
         const float l = lo[c], h = hi[c], sc = s[c];
-        double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        int64_t i = 0;
-        for (; i + 8 <= n; i += 8)
-            for (int j = 0; j < 8; j++) {
-                float t = x[i + j];
+        double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+        for (int64_t i0 = 0; i0 < n; i0 += 256) {
+            const int64_t m = n - i0 < 256 ? n - i0 : 256;
+            for (int64_t i = 0; i < m; i++) {          /* opkit_ifmr_sq's operations, a block at a time */
+                float t = x[i0 + i];
                 t = t < l ? l : t;
                 t = t > h ? h : t;
-                t = rintf(t / sc) * sc - x[i + j];
-                a[j] += (double)(t * t);
+                t = rintf(t / sc) * sc - x[i0 + i];
+                e[i] = t * t;
             }
-        for (int j = 0; i + j < n; j++) {
-            float t = x[i + j];
-            t = t < l ? l : t;
-            t = t > h ? h : t;
-            t = rintf(t / sc) * sc - x[i + j];
-            a[j] += (double)(t * t);
+            for (int64_t i = m; i < ((m + 7) & ~7); i++) e[i] = 0.0f;   /* +0.0 changes no sum of e >= 0 */
+            for (int64_t i = 0; i < m; i += 8) {
+                a0 += (double)e[i]; a1 += (double)e[i + 1]; a2 += (double)e[i + 2]; a3 += (double)e[i + 3];
+                a4 += (double)e[i + 4]; a5 += (double)e[i + 5]; a6 += (double)e[i + 6]; a7 += (double)e[i + 7];
+            }
         }
-        sums[c] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+        sums[c] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
     }
 }
 """

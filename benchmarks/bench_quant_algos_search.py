@@ -13,7 +13,8 @@ calibration samples, target drop 3 points. CPU seconds of this process (one torc
 With --no-linear: the classic flow (no --deploy-dtype) before and after, interleaved --repeats times, fastest CPU
 counting, time in the evaluations and outside them split, reports compared; --model zoo:NAME or resnet18 (--size)
 for a larger model than the encoder. --before round6 (default): the sixth round's changes off (ROUND6_FLAGS:
-IFMR's every candidate's exact loss instead of the bound's survivors' only); --before round5: the fifth round's
+IFMR's every candidate's exact loss instead of the bound's survivors' only, every INT8 layer built anew
+per variant); --before round5: the fifth round's
 changes off too (ROUND5_FLAGS:
 the torch ops instead of quant/fused.py's kernels, IFMR's row means one at a time, the engine's forwards through
 nn.Module's setattr, the channels-first LayerNorm probe on every module, three keyed checks per INT8 call, the
@@ -167,7 +168,8 @@ FIXED_FLAGS = (("opkit.quant.scoring", "REUSE_ROWS", False, True),
 
 
 # round 6 (the work outside the evaluations): (module, switch, before, after)
-ROUND6_FLAGS = (("opkit.quant.algorithms", "IFMR_BOUND", False, True),)
+ROUND6_FLAGS = (("opkit.quant.algorithms", "IFMR_BOUND", False, True),
+                ("opkit.quant.variant", "KEEP_LAYERS", False, True))
 
 
 # round 5 (an evaluation's own cost and IFMR's): (module, switch, before, after)

@@ -29,7 +29,9 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          (scoring, "REUSE_ROWS"), (L, "ALL_FINITE_SHORTCUT"), (C, "REUSE_IFMR"),
          # round 5, an evaluation's own cost and IFMR's: fused kernels, IFMR's row means, the engine's bookkeeping
          (fused, "ENABLED"), (A, "IFMR_FUSED"), (A, "ROW_MEANS"), (S, "DICT_FORWARD"), (S, "SKIP_LN_PROBE"),
-         (S, "LEAN_DISPATCH"), (M, "ONE_KEY"))
+         (S, "LEAN_DISPATCH"), (M, "ONE_KEY"),
+         # round 6, outside the evaluations: IFMR's candidate skip, built layers kept across variants
+         (A, "IFMR_BOUND"), (variant, "KEEP_LAYERS"))
 
 
 def _encoder():

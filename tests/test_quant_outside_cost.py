@@ -1,0 +1,91 @@
+"""Issue 37, round 6: the work outside the evaluations cut without changing a result -- built INT8 layers kept
+across a search's variants (variant.KEEP_LAYERS). Each against the path it skips, value for value.
+(tests/test_quant_search_speed.py and the benchmark compare whole reports with every switch off and on.)"""
+import sys
+from pathlib import Path
+
+import torch
+
+from opkit.accuracy.policy import load_policy
+from opkit.quant import variant as V
+from opkit.quant.builder import Deploy, VariantBuilder
+from opkit.quant.config import default_config
+from opkit.quant.modes import QuantLayer
+
+sys.path.insert(0, str(Path(__file__).parent))
+from quantdata.models import inputs, with_dead_channel  # noqa: E402
+
+
+def _builder():
+    m = with_dead_channel()
+    return m, VariantBuilder(m, inputs(16, seed=2), Deploy(load_policy("cann-force-fp16")), lambda s: None)
+
+
+def _state(v):
+    """Every field of every QuantLayer of ``v`` (tensors as their values) and the variant's notes."""
+    out = {}
+    for n, m in v.layers.items():
+        if isinstance(m, QuantLayer):
+            out[n] = {k: (val.tolist() if isinstance(val, torch.Tensor) else val) for k, val in vars(m).items()
+                      if not k.startswith("_")}
+    return out, list(v.notes)
+
+
+def _out(v, model, x):
+    y, _ = v.simulator().run(model, (x,), record=False)
+    return y
+
+
+def test_kept_layers_equal_fresh_builds_and_are_not_shared(monkeypatch):
+    m, b = _builder()
+    cfg = default_config(m)
+    x = inputs(8, seed=3)
+    v1, v2 = b.variant(cfg, "a"), b.variant(cfg.copy(), "b")
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    fresh = b.variant(cfg, "c")
+    monkeypatch.undo()
+    assert _state(v1) == _state(v2) == _state(fresh)
+    assert torch.equal(_out(v2, m, x), _out(fresh, m, x))
+    for n in v1.quantized:        # each variant its own object: add_requant and a run write to it
+        assert v1.layers[n] is not v2.layers[n] and v1.layers[n].overflow is not v2.layers[n].overflow
+    # one layer in float: its neighbour's requant link differs, and must not leak from the kept copy
+    first = v1.quantized[0]
+    v3 = b.variant(cfg.with_float([first]), "d")
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    fresh3 = b.variant(cfg.with_float([first]), "e")
+    monkeypatch.undo()
+    assert _state(v3) == _state(fresh3)
+    assert torch.equal(_out(v3, m, x), _out(fresh3, m, x))
+
+
+def test_kept_layers_follow_a_changed_model(monkeypatch):
+    """A weight edited in place (or swapped through ``.data``) between two builds gives the layer of the edited
+    weight, not the kept one."""
+    m, b = _builder()
+    cfg = default_config(m)
+    recs = b.records(cfg)
+    before = _state(b.variant(cfg, "a", records=recs))
+    conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
+    with torch.no_grad():
+        conv.weight.mul_(0.5)
+    edited = _state(b.variant(cfg, "b", records=recs))
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    want = _state(b.variant(cfg, "c", records=recs))
+    monkeypatch.undo()
+    assert edited == want and edited != before          # the edit changes the codes: the check can fail
+    conv.weight.data = conv.weight.data * 2.0           # no version bump: the storage differs
+    assert _state(b.variant(cfg, "d", records=recs)) == before
+
+
+def test_kept_layers_follow_a_changed_record(monkeypatch):
+    m, b = _builder()
+    cfg = default_config(m)
+    recs = dict(b.records(cfg))
+    before = _state(b.variant(cfg, "a", records=recs))
+    name = next(iter(recs))
+    import dataclasses
+    recs[name] = dataclasses.replace(recs[name], scale_d=recs[name].scale_d * 2)
+    got = _state(b.variant(cfg, "b", records=recs))
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    want = _state(b.variant(cfg, "c", records=recs))
+    assert got == want and got != before

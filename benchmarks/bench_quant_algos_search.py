@@ -14,7 +14,7 @@ With --no-linear: the classic flow (no --deploy-dtype) before and after, interle
 counting, time in the evaluations and outside them split, reports compared; --model zoo:NAME or resnet18 (--size)
 for a larger model than the encoder. --before round6 (default): the sixth round's changes off (ROUND6_FLAGS:
 IFMR's every candidate's exact loss instead of the bound's survivors' only, every INT8 layer built anew
-per variant); --before round5: the fifth round's
+per variant, the report's activation histograms from their own capture run); --before round5: the fifth round's
 changes off too (ROUND5_FLAGS:
 the torch ops instead of quant/fused.py's kernels, IFMR's row means one at a time, the engine's forwards through
 nn.Module's setattr, the channels-first LayerNorm probe on every module, three keyed checks per INT8 call, the
@@ -169,7 +169,8 @@ FIXED_FLAGS = (("opkit.quant.scoring", "REUSE_ROWS", False, True),
 
 # round 6 (the work outside the evaluations): (module, switch, before, after)
 ROUND6_FLAGS = (("opkit.quant.algorithms", "IFMR_BOUND", False, True),
-                ("opkit.quant.variant", "KEEP_LAYERS", False, True))
+                ("opkit.quant.variant", "KEEP_LAYERS", False, True),
+                ("opkit.quant.capture", "SHARE_CAPTURE", False, True))
 
 
 # round 5 (an evaluation's own cost and IFMR's): (module, switch, before, after)
@@ -258,9 +259,15 @@ def _same(b, f) -> str:
     js = lambda v: json.dumps(v, sort_keys=True, default=str)      # noqa: E731 - NaN equal to NaN
     differ = [k for k in bd if k not in drop and js(bd[k]) != js(fd[k])]
     preds = [k for k in b.predictions if b.predictions[k] != f.predictions.get(k)]
+    if _hists(b) != _hists(f):                   # the HTML report's activation histograms (not in to_dict)
+        differ.append("activations")
     if differ or preds or set(b.predictions) != set(f.predictions):
         return f"DIFFER: fields {differ}, classes of rows {preds}"
     return "equal"
+
+
+def _hists(rep) -> dict:
+    return {n: [list(map(float.hex, map(float, a))) for a in v] for n, v in rep.activations.items()}
 
 
 if __name__ == "__main__":

@@ -89,3 +89,51 @@ def test_kept_layers_follow_a_changed_record(monkeypatch):
     monkeypatch.setattr(V, "KEEP_LAYERS", False)
     want = _state(b.variant(cfg, "c", records=recs))
     assert got == want and got != before
+
+
+def _report_parts():
+    from opkit.quant.run import _base
+    from opkit.quant.search import sensitivity
+    m, b = _builder()
+    base = _base(b, None, [])
+    calib = b.calib
+    first: list = []
+    sens = sensitivity(m, [calib[:8], calib[8:16]], base.config, base.records, b.graph, first=first)
+    return m, b, base, calib, first[0], sens
+
+
+def _hist_equal(a, b):
+    assert a.keys() == b.keys() and a
+    for n in a:
+        assert all(torch.equal(torch.as_tensor(p), torch.as_tensor(q)) for p, q in zip(a[n], b[n])), n
+
+
+def test_histograms_from_sensitivity_capture_equal_their_own_run(monkeypatch):
+    """The report's activation histograms from sensitivity's first batch equal those of their own capture run, and
+    sensitivity's answer is the same with and without handing the capture on."""
+    from opkit.quant.report import activation_histograms
+    from opkit.quant.search import sensitivity
+    from opkit.quant import capture as CP
+    m, b, base, calib, first, sens = _report_parts()
+    ran = []
+    real = CP.capture_modes
+    monkeypatch.setattr(CP, "capture_modes", lambda *a, **k: ran.append(1) or real(*a, **k))
+    shared = activation_histograms(m, b.graph, base, calib[:8], captured=first)
+    assert not ran                                           # served: no capture run
+    own = activation_histograms(m, b.graph, base, calib[:8])
+    assert ran
+    _hist_equal(shared, own)
+    assert sensitivity(m, [calib[:8], calib[8:16]], base.config, base.records, b.graph) == sens
+
+
+def test_capture_not_served_for_another_graph_batch_or_model():
+    m, b, base, calib, first, _ = _report_parts()
+    names = list(first.names)
+    assert first.serves(m, b.graph, base.config, names, calib[:8].clone()) is not None
+    assert first.serves(m, b.graph, base.config, names, calib[8:16]) is None           # another batch
+    assert first.serves(m, b.graph, base.config, names[:-1], calib[:8]) is None        # another set of layers
+    assert first.serves(m, b.graph, base.config.copy(), names, calib[:8]) is None      # another config object
+    conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
+    with torch.no_grad():
+        conv.weight.mul_(1.0)                                                          # a version bump
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None

@@ -129,10 +129,14 @@ def test_histograms_from_sensitivity_capture_equal_their_own_run(monkeypatch):
 def test_capture_not_served_for_another_graph_batch_or_model():
     m, b, base, calib, first, _ = _report_parts()
     names = list(first.names)
-    assert first.serves(m, b.graph, base.config, names, calib[:8].clone()) is not None
+    assert first.serves(m, b.graph, base.config, names, calib[0:8]) is not None        # another view of it
+    assert first.serves(m, b.graph, base.config, names, calib[:8].clone()) is None     # equal values elsewhere
     assert first.serves(m, b.graph, base.config, names, calib[8:16]) is None           # another batch
+    assert first.serves(m, b.graph, base.config, names, calib[:7]) is None
     assert first.serves(m, b.graph, base.config, names[:-1], calib[:8]) is None        # another set of layers
     assert first.serves(m, b.graph, base.config.copy(), names, calib[:8]) is None      # another config object
+    calib[0, 0, 0, 0] += 0.0                                                           # a write to the batch
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
     conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
     with torch.no_grad():
         conv.weight.mul_(1.0)                                                          # a version bump

@@ -83,12 +83,13 @@ class FirstCapture:
     batch, the report's activation histograms on the same batch. ``serves`` hands them out only when the second
     graph is provably the same: the same model, graph and config objects, the same set of captured layers (then
     capture_modes builds the same modes), the model's tensors unchanged (identity, version, storage, dtype,
-    shape), and a batch equal value for value; otherwise None and the caller runs its own capture."""
+    shape), and the batch the same memory, layout and version (a view of the same calibration tensor); otherwise None and the caller runs its own capture."""
 
     def __init__(self, model: nn.Module, graph: ModelGraph, config: QuantConfig, names, x: torch.Tensor,
                  inputs: dict[str, torch.Tensor]):
         self.model, self.graph, self.config, self.names, self.x = model, graph, config, tuple(names), x
         self.stamp = _model_state(model)
+        self.x_state = _batch_state(x)      # self.x kept alive: its storage cannot be reused for another batch
         self.inputs = inputs
 
     def serves(self, model, graph, config, names, x: torch.Tensor) -> dict[str, torch.Tensor] | None:
@@ -96,9 +97,15 @@ class FirstCapture:
         same = (SHARE_CAPTURE and model is self.model and graph is self.graph and config is self.config
                 and len(set(names)) == len(names) and set(names) == set(self.names)
                 and set(self.inputs) == set(names) and same_state(_model_state(model), self.stamp)
-                and x.shape == self.x.shape and x.dtype == self.x.dtype and torch.equal(x, self.x))
+                and _batch_state(x) == self.x_state)
         return dict(self.inputs) if same else None
 
 
 def _model_state(model: nn.Module) -> tuple:
     return tuple(p for t in model.state_dict(keep_vars=True).values() for p in tensor_state(t))
+
+
+def _batch_state(x: torch.Tensor) -> tuple:
+    """The same memory, layout and version: ``calib[:n]`` and ``calib[0:n]`` are two views of one batch. No
+    torch op (a comparison would run inside whatever dispatch mode the caller runs quant under)."""
+    return (x.data_ptr(), tuple(x.shape), x.stride(), x.dtype, x.device, x._version)

@@ -184,7 +184,8 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
 
 
 def engine(after: bool, before: str = "round6") -> None:
-    """before: round 6's changes off (ROUND6_FLAGS); with ``before="round5"`` also round 5's (ROUND5_FLAGS); with ``before="fixed"`` also the fourth round's cuts (rows
+    """before: round 6's changes off (ROUND6_FLAGS); with ``before="round5"`` also round 5's (ROUND5_FLAGS);
+    with ``before="fixed"`` also the fourth round's cuts (rows
     recomputed for every query, the overflow scan through full rows,
     metrics through the finiteness masks, IFMR one candidate at a time and run on every calibration); with
     ``before="engine"`` also the third round's (FP32 rerun beside every evaluation, the engine's function mode on
@@ -237,7 +238,9 @@ def classic(a, m, x, y, c, plain) -> None:
             if same != "equal":
                 raise SystemExit(f"two runs of the same side differ: {same}")
     engine(True)
-    print(f"   before: {dict(round6='round 6 off', round5='rounds 5 and 6 off', fixed='rounds 4, 5 and 6 off', engine='rounds 3, 4, 5 and 6 off')[a.before]}")
+    off = dict(round6="round 6 off", round5="rounds 5 and 6 off", fixed="rounds 4, 5 and 6 off",
+               engine="rounds 3, 4, 5 and 6 off")
+    print(f"   before: {off[a.before]}")
     for after in (False, True):
         rep, total = runs[after], best[after]
         budget = (rep.evals + 2) * plain

@@ -135,6 +135,10 @@ def test_capture_not_served_for_another_graph_batch_or_model():
     assert first.serves(m, b.graph, base.config, names, calib[:7]) is None
     assert first.serves(m, b.graph, base.config, names[:-1], calib[:8]) is None        # another set of layers
     assert first.serves(m, b.graph, base.config.copy(), names, calib[:8]) is None      # another config object
+    base.config.do_fusion = not base.config.do_fusion                                 # the config edited
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
+    base.config.do_fusion = not base.config.do_fusion
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
     calib[0, 0, 0, 0] += 0.0                                                           # a write to the batch
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
     conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))

@@ -188,6 +188,7 @@ def test_recorded_ifmr_winners_are_clear_of_cross_host_noise(name, monkeypatch):
         searches.append((losses, scales.tolist()))
         return losses
     monkeypatch.setattr(A, "_mse_losses", kept)
+    monkeypatch.setattr(A, "IFMR_BOUND", False)     # every candidate's loss, not only the bound's survivors
     _, recs = opkit_variant(model, calib, parse_config(sc.config, model), portable=ref.arithmetic == "float64")
     assert searches, f"{name}: no IFMR search ran"
     recorded = {float(torch.tensor(r.scale_d, dtype=torch.float32)) for r in sc.records.values()}

@@ -1,0 +1,147 @@
+"""Issue 37, round 6: the work outside the evaluations cut without changing a result -- built INT8 layers kept
+across a search's variants (variant.KEEP_LAYERS). Each against the path it skips, value for value.
+(tests/test_quant_search_speed.py and the benchmark compare whole reports with every switch off and on.)"""
+import sys
+from pathlib import Path
+
+import torch
+
+from opkit.accuracy.policy import load_policy
+from opkit.quant import variant as V
+from opkit.quant.builder import Deploy, VariantBuilder
+from opkit.quant.config import default_config
+from opkit.quant.modes import QuantLayer
+
+sys.path.insert(0, str(Path(__file__).parent))
+from quantdata.models import inputs, with_dead_channel  # noqa: E402
+
+
+def _builder():
+    m = with_dead_channel()
+    return m, VariantBuilder(m, inputs(16, seed=2), Deploy(load_policy("cann-force-fp16")), lambda s: None)
+
+
+def _state(v):
+    """Every field of every QuantLayer of ``v`` (tensors as their values) and the variant's notes."""
+    out = {}
+    for n, m in v.layers.items():
+        if isinstance(m, QuantLayer):
+            out[n] = {k: (val.tolist() if isinstance(val, torch.Tensor) else val) for k, val in vars(m).items()
+                      if not k.startswith("_")}
+    return out, list(v.notes)
+
+
+def _out(v, model, x):
+    y, _ = v.simulator().run(model, (x,), record=False)
+    return y
+
+
+def test_kept_layers_equal_fresh_builds_and_are_not_shared(monkeypatch):
+    m, b = _builder()
+    cfg = default_config(m)
+    x = inputs(8, seed=3)
+    v1, v2 = b.variant(cfg, "a"), b.variant(cfg.copy(), "b")
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    fresh = b.variant(cfg, "c")
+    monkeypatch.undo()
+    assert _state(v1) == _state(v2) == _state(fresh)
+    assert torch.equal(_out(v2, m, x), _out(fresh, m, x))
+    for n in v1.quantized:        # each variant its own object: add_requant and a run write to it
+        assert v1.layers[n] is not v2.layers[n] and v1.layers[n].overflow is not v2.layers[n].overflow
+    # one layer in float: its neighbour's requant link differs, and must not leak from the kept copy
+    first = v1.quantized[0]
+    v3 = b.variant(cfg.with_float([first]), "d")
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    fresh3 = b.variant(cfg.with_float([first]), "e")
+    monkeypatch.undo()
+    assert _state(v3) == _state(fresh3)
+    assert torch.equal(_out(v3, m, x), _out(fresh3, m, x))
+
+
+def test_kept_layers_follow_a_changed_model(monkeypatch):
+    """A weight edited in place (or swapped through ``.data``) between two builds gives the layer of the edited
+    weight, not the kept one."""
+    m, b = _builder()
+    cfg = default_config(m)
+    recs = b.records(cfg)
+    before = _state(b.variant(cfg, "a", records=recs))
+    conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
+    with torch.no_grad():
+        conv.weight.mul_(0.5)
+    edited = _state(b.variant(cfg, "b", records=recs))
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    want = _state(b.variant(cfg, "c", records=recs))
+    monkeypatch.undo()
+    assert edited == want and edited != before          # the edit changes the codes: the check can fail
+    conv.weight.data = conv.weight.data * 2.0           # no version bump: the storage differs
+    assert _state(b.variant(cfg, "d", records=recs)) == before
+
+
+def test_kept_layers_follow_a_changed_record(monkeypatch):
+    m, b = _builder()
+    cfg = default_config(m)
+    recs = dict(b.records(cfg))
+    before = _state(b.variant(cfg, "a", records=recs))
+    name = next(iter(recs))
+    import dataclasses
+    recs[name] = dataclasses.replace(recs[name], scale_d=recs[name].scale_d * 2)
+    got = _state(b.variant(cfg, "b", records=recs))
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    want = _state(b.variant(cfg, "c", records=recs))
+    assert got == want and got != before
+
+
+def _report_parts():
+    from opkit.quant.run import _base
+    from opkit.quant.search import sensitivity
+    m, b = _builder()
+    base = _base(b, None, [])
+    calib = b.calib
+    first: list = []
+    sens = sensitivity(m, [calib[:8], calib[8:16]], base.config, base.records, b.graph, first=first)
+    return m, b, base, calib, first[0], sens
+
+
+def _hist_equal(a, b):
+    assert a.keys() == b.keys() and a
+    for n in a:
+        assert all(torch.equal(torch.as_tensor(p), torch.as_tensor(q)) for p, q in zip(a[n], b[n])), n
+
+
+def test_histograms_from_sensitivity_capture_equal_their_own_run(monkeypatch):
+    """The report's activation histograms from sensitivity's first batch equal those of their own capture run, and
+    sensitivity's answer is the same with and without handing the capture on."""
+    from opkit.quant.report import activation_histograms
+    from opkit.quant.search import sensitivity
+    from opkit.quant import capture as CP
+    m, b, base, calib, first, sens = _report_parts()
+    ran = []
+    real = CP.capture_modes
+    monkeypatch.setattr(CP, "capture_modes", lambda *a, **k: ran.append(1) or real(*a, **k))
+    shared = activation_histograms(m, b.graph, base, calib[:8], captured=first)
+    assert not ran                                           # served: no capture run
+    own = activation_histograms(m, b.graph, base, calib[:8])
+    assert ran
+    _hist_equal(shared, own)
+    assert sensitivity(m, [calib[:8], calib[8:16]], base.config, base.records, b.graph) == sens
+
+
+def test_capture_not_served_for_another_graph_batch_or_model():
+    m, b, base, calib, first, _ = _report_parts()
+    names = list(first.names)
+    assert first.serves(m, b.graph, base.config, names, calib[0:8]) is not None        # another view of it
+    assert first.serves(m, b.graph, base.config, names, calib[:8].clone()) is None     # equal values elsewhere
+    assert first.serves(m, b.graph, base.config, names, calib[8:16]) is None           # another batch
+    assert first.serves(m, b.graph, base.config, names, calib[:7]) is None
+    assert first.serves(m, b.graph, base.config, names[:-1], calib[:8]) is None        # another set of layers
+    assert first.serves(m, b.graph, base.config.copy(), names, calib[:8]) is None      # another config object
+    base.config.do_fusion = not base.config.do_fusion                                 # the config edited
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
+    base.config.do_fusion = not base.config.do_fusion
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
+    calib[0, 0, 0, 0] += 0.0                                                           # a write to the batch
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
+    conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
+    with torch.no_grad():
+        conv.weight.mul_(1.0)                                                          # a version bump
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None

@@ -181,14 +181,19 @@ def test_prod_matches_torch(mod, host, ra, first, last):
 
 
 def test_prod_ar_order_is_the_devices_pairing(mod, host):
-    # last = 5: ((x0 x x4) x x2) x (x1 x x3) (ReduceProdByLastAxis, Brcb blocks halved): with values whose product
-    # rounds differently by order, the emulator gives that order's float, not the left-to-right one
-    x = np.zeros((1, 8), np.float32)
-    x[0, :5] = [1.0000001, 3.0000002, 7.0000005, 1.1, 0.3333333]
-    got, _ = run(mod, host, 4, 0, 0, 1, 5, x=x.copy())
+    # last = 5: ((x0 x x4) x x2) x (x1 x x3) (ReduceProdByLastAxis, reduce_prod_v220_impl.h:100-126: the lane
+    # past splitK folded onto lane 0, then Brcb blocks halved). The input is one whose float product differs by
+    # order -- asserted here, so the test tells the device order from left-to-right and from plain pairing
     f = np.float32
-    want = f(f(f(x[0, 0] * x[0, 4]) * x[0, 2]) * f(x[0, 1] * x[0, 3]))
-    assert got[0] == want
+    x = np.zeros((1, 8), f)
+    x[0, :5] = [0.911, 0.511, 1.469, 1.58, 1.753]
+    a = x[0]
+    device = f(f(f(a[0] * a[4]) * a[2]) * f(a[1] * a[3]))
+    left_to_right = f(f(f(f(a[0] * a[1]) * a[2]) * a[3]) * a[4])
+    pairs = f(f(f(a[0] * a[1]) * f(a[2] * a[3])) * a[4])
+    assert len({device.view(np.uint32), left_to_right.view(np.uint32), pairs.view(np.uint32)}) == 3
+    got, _ = run(mod, host, 4, 0, 0, 1, 5, x=x.copy())
+    assert got[0].view(np.uint32) == device.view(np.uint32)
 
 
 @pytest.mark.parametrize("op", [5, 6], ids=["any", "all"])

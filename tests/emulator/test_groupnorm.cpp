@@ -10,6 +10,7 @@ using namespace AscendC;
 struct GnCase {
   uint32_t isHalf, tmp, reuse;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
   float eps;
+  float fill;  // the output's previous content (the smallShape float tail round reads its padding lanes)
   GroupNormTiling tiling;
 };
 
@@ -44,7 +45,7 @@ extern "C" __global__ __aicore__ void gn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
   LocalTensor<float> x = bx.Get<float>(), y = by.Get<float>(), g = bg.Get<float>(), b = bb.Get<float>(),
                      m = bm.Get<float>(), v = bv.Get<float>();
   LocalTensor<uint8_t> tmp = bt.Get<uint8_t>(t.tmp ? t.tmp : 32);
-  Duplicate(y, 0.0f, ta);  // the output's previous content: defined (GroupNorm may read it, see the header)
+  Duplicate(y, t.fill, ta);  // the output's previous content: defined (GroupNorm may read it, see the header)
   PipeBarrier<PIPE_ALL>();
   DataCopyPad(x, gi, {1, total * 4, 0, 0, 0}, {false, 0, 0, 0});
   DataCopyPad(g, gi[total], {1, C * 4, 0, 0, 0}, {false, 0, 0, 0});

@@ -70,7 +70,8 @@ def test_host_tiling_matches_cann_formulas(host):
     assert host(2, 64, 2, 2, 32, 2)["f"][F["oneTmpSize"]] == 0         # half: a round holds 32 < C (:179-181)
 
 
-def run(mod, host, n, c, h, w, g, half, tmp=-1, reuse=0, eps=1e-5, stack=0, fields=None, seed=0, gamma=None):
+def run(mod, host, n, c, h, w, g, half, tmp=-1, reuse=0, eps=1e-5, stack=0, fields=None, seed=0, gamma=None,
+        fill=0.0):
     rng = np.random.default_rng(seed + n * 7 + c * 5 + h * 3 + w + g)
     x = (rng.standard_normal((n, c, h * w)) * 2 + 0.5).astype(np.float32)
     gm = rng.uniform(0.5, 1.5, c).astype(np.float32) if gamma is None else gamma
@@ -81,7 +82,7 @@ def run(mod, host, n, c, h, w, g, half, tmp=-1, reuse=0, eps=1e-5, stack=0, fiel
     xp = np.zeros((n, c, hwa), np.float32)
     xp[..., :h * w] = x                                                # zero padding, as the page's example
     case = np.concatenate([np.array([half, r["mn"] if tmp < 0 else tmp, reuse], np.uint32),
-                           np.array([eps], np.float32).view(np.uint32), np.array(f, np.uint32)]).view(np.uint8)
+                           np.array([eps, fill], np.float32).view(np.uint32), np.array(f, np.uint32)]).view(np.uint8)
     total, ng = n * c * hwa, n * g
     out = np.zeros(total + 2 * ng, np.float32)
     mod.gn_call([np.concatenate([xp.ravel(), gm, be]), out, case.copy()], block_dim=1)
@@ -161,7 +162,8 @@ def test_more_than_64_groups_without_small_shape_is_not_emulated(mod, host):
 
 @pytest.mark.parametrize("half,extra", [(0, 512), (1, 1152)], ids=["float", "half"])
 def test_tail_round_matches_torch(mod, host, half, extra):
-    """Rounds of 4 groups over 6: a tail of 2 (smallShape, ragged H x W = 5 padded)."""
+    """Rounds of 4 groups over 6: a tail of 2 (smallShape, ragged H x W = 5 padded). The output starts zeroed, so
+    the float tail's stale padding lanes (test_small_shape_float_tail_reads_the_outputs_padding) add nothing."""
     stack = host(2, 6, 5, 1, 3, 2 if half else 4)["mn"] + extra
     f = host(2, 6, 5, 1, 3, 2 if half else 4, stack=stack)["f"]
     assert f[F["bsCurLength"]] == 4 and f[F["loopRound"]] == 1 and f[F["inputTailSize"]] > 0
@@ -169,7 +171,45 @@ def test_tail_round_matches_torch(mod, host, half, extra):
     y, m, v = want(x, gm, be, 2, 6, 5, 1, 3, half)
     tol = 4e-3 if half else 2e-5
     np.testing.assert_allclose(r["y"], y, rtol=tol, atol=tol)
+    np.testing.assert_allclose(r["mean"], m, rtol=tol, atol=tol)
     np.testing.assert_allclose(r["var"], v, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("half", [0, 1], ids=["float", "half"])
+def test_small_shape_float_tail_reads_the_outputs_padding(mod, host, half):
+    """A2 quirk (groupnorm_common_impl.h:358-371, :409-417): in a smallShape float tail round (mvOffset != 0) the
+    output is not zeroed; Duplicate writes the one lane output[tail + group index] per group, Adds writes only the
+    H x W lanes, and Mul(output, output) squares the rest -- the output's previous content -- into the variance.
+    Groups 4, 5 are the tail; the zeroed lanes tail + 4 (an H x W lane, then overwritten) and tail + 5 (group 4's
+    channel-0 padding lane 5). The first round zeroes its output (:369) and half computes t in the cast input
+    (:260-263), so neither reads the old output."""
+    n, c, h, w, g, fill = 2, 6, 5, 1, 3, 3.0
+    stack = host(n, c, h, w, g, 2 if half else 4)["mn"] + (1152 if half else 512)
+    f = host(n, c, h, w, g, 2 if half else 4, stack=stack)["f"]
+    assert f[F["bsCurLength"]] == 4 and f[F["inputTailSize"]] > 0 and f[F["smallShape"]] & 0xff == 1
+    x, gm, be, r = run(mod, host, n, c, h, w, g, half, stack, stack=stack, fill=fill)
+    y, m, v = want(x, gm, be, n, c, h, w, g, half)
+    tol = 4e-3 if half else 2e-5
+    np.testing.assert_allclose(r["mean"], m, rtol=tol, atol=tol)
+    if half:  # no stale read: torch's numbers, padding 0 x rstd
+        np.testing.assert_allclose(r["var"], v, rtol=tol, atol=tol)
+        np.testing.assert_allclose(r["y"], y, rtol=tol, atol=tol)
+        assert not r["pad"].any()
+        return
+    d, hw, pad = c // g, h * w, 8 - h * w
+    stale = np.zeros((n * g, d, pad))                     # the previous output in each tail group's padding lanes
+    stale[4:] = fill
+    stale[4, 0, 0] = 0.0                                  # lane tail + 5: group 4, channel 0, padding lane 5
+    var = v.copy()
+    var[4:] += (stale[4:] ** 2).sum(axis=(1, 2)) / (d * hw)  # factor = 1 / (d x H x W)
+    assert np.abs(var[4:] - v[4:]).min() > 1.0             # the quirk is visible: A2's variance is not torch's
+    np.testing.assert_allclose(r["var"], var, rtol=1e-5, atol=1e-6)
+    rstd = 1.0 / np.sqrt(var + 1e-5)
+    xg = x.astype(np.float64).reshape(n * g, d, hw)
+    ch = np.arange(n * g * d) % c
+    yw = ((xg - m[:, None, None]) * rstd[:, None, None]).reshape(-1, hw) * gm[ch, None] + be[ch, None]
+    np.testing.assert_allclose(r["y"].reshape(-1, hw), yw, rtol=tol, atol=tol)
+    np.testing.assert_allclose(r["pad"].reshape(n * g, d, pad), stale * rstd[:, None, None], rtol=1e-5, atol=1e-6)
 
 
 def test_gamma_outside_the_pages_range_is_refused(mod, host):

@@ -26,9 +26,11 @@
 // Checked (api-argument): gamma / beta within [-100, 100] (the page's range), the tiling filled (oneTmpSize > 0, :580), thirdTmpStartPos (secondTmpStartPos with
 // isReuseSource) + oneTmpSize <= tmpBufSize (:460-499), c a multiple of g (GroupNorm.md: C split into groupNum
 // groups; the tiling truncates d = c / g), the tensors holding N x C x hwAlignSize / N x groupNum / C;
-// not-emulated: N x groupNum > 64 on the path without smallShape -- GetGroupNormOutputMean / Var scale the group's
-// sum under a mask 1 << (group index) (:77-79, :113-115), a shift past 63 whose result on the device we do not
-// guess. tensor-bounds: a sharedTmpBuffer below GetGroupNormMaxMinTmpSize's minimum (groupnorm_tiling_impl.cpp:
+// not-emulated: N x groupNum > 64 on the path without smallShape, a CANN defect -- GetGroupNormOutputMean / Var
+// scale each group's sum by a Muls from element 0 with repeat 1 under the mask 1 << (group index), the index not
+// reduced mod 64 (:76-79, :112-115; the smallShape path and GetGroupNormOutputPre do reduce it, :127-130, :284-286):
+// groups 64 and up are never scaled by factor (and a wrapping shift would scale a lane below 64 twice), so the
+// device's mean / variance / output are wrong however the shift behaves. tensor-bounds: a sharedTmpBuffer below GetGroupNormMaxMinTmpSize's minimum (groupnorm_tiling_impl.cpp:
 // 42-76) or below the tiling's tmpBufSize floats (:465-469). Poison: a group is poison in every output when one of
 // its inputX lanes (or, in the case above, previous output lanes) is; the output too when a gamma / beta lane is.
 #pragma once
@@ -88,9 +90,10 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
   const uint32_t groups = N * G;
   if (!t.smallShape && groups > 64)
     fail("not-emulated", api, loc,
-         strf("N x groupNum = %u > 64 without smallShape: A2 scales each group's sum under the mask 1 << (group "
-              "index) (groupnorm_common_impl.h:77-79, :113-115), a shift past 63 whose device result the emulator "
-              "does not guess; call GroupNorm on at most 64 groups at a time", groups));
+         strf("N x groupNum = %u > 64 without smallShape: the A2 code gives wrong mean / variance there (a CANN "
+              "defect) -- it scales each group's sum by factor with one Muls repeat from element 0 under the mask "
+              "1 << (group index), the index not reduced mod 64 (groupnorm_common_impl.h:76-79, :112-115), so groups "
+              "64 and up are never scaled; call GroupNorm on at most 64 groups at a time", groups));
   const uint64_t total = uint64_t(N) * C * HWA;
   if (x.GetSize() < total || out.GetSize() < total || mean.GetSize() < groups || var.GetSize() < groups ||
       gamma.GetSize() < C || beta.GetSize() < C)

@@ -16,11 +16,20 @@
 // 32-byte block of their type; inMax / inSum are read at the first element of the row's block (the page: all its
 // elements hold the same value). The sum as SoftMax's here (count-form ReduceSum): equal within float rounding, not
 // bitwise; the basic-block code (softmax_flash_basic_block_impl.h) is the same arithmetic in another order.
-// The tiling only cuts rows into rounds: not read. isReuseSource: reserved (the page), no effect.
+// The tiling: CANN re-tiles on the device when its srcM / srcK differ from the shape (softmax_common_flash.h:50-86,
+// 109-145: SoftMaxFlashTilingFunc on the work buffer it has), so such a tiling (a zero one too) is harmless and the
+// rows come out the same; a tiling made for this shape is used as given, its rounds and work-buffer layout
+// (softmax_flash_nd_process_impl.h:173-188, 192-285, 331-338) -- so it is checked: not of SoftMaxFlashTilingFunc's
+// form (splitK = srcK, reduceK = 32 / sizeof(sum type), the sizes splitM / tailM times those, rangeM x splitM +
+// tailM = srcM) is api-argument; with isUpdate and a sharedTmpBuffer the kernel uses, one holding fewer than
+// 2 splitSize + 4 reduceSize floats (a tiling made for a bigger localWorkSpaceSize) is tensor-bounds. The layout of
+// the no-update form (SoftMaxNDImpl) is not checked. isReuseSource: reserved (the page), no effect.
 // Checked as SoftmaxFlashV2: an empty SoftMaxShapeInfo, srcK x sizeof(T) not a multiple of 32, oriSrcK beyond srcK,
 // tensors too small are api-argument; a sharedTmpBuffer below GetSoftMaxFlashMinTmpSize's minimum (the A2 branch of
 // impl/adv_api/tiling/activation/softmax_tiling.cpp:265-305, floats: blk + srcK + 64 without update, 4 blk + 2 srcK
-// with, blk = 32 / sizeof(sum type)) is tensor-bounds. Poison: a row is poison in every output when one of its
+// with, blk = 32 / sizeof(sum type)) is tensor-bounds -- except all-half with isUpdate, where A2 ignores the
+// sharedTmpBuffer and pops the stack buffer (softmax_flash_nd_process_impl.h:296-303 calling :30-36), so its size is
+// not checked (the device's stack buffer must hold the layout; the emulator does not model its size). Poison: a row is poison in every output when one of its
 // reduced lanes (or, updating, its inMax / inSum) is.
 #pragma once
 #include <vector>
@@ -37,12 +46,12 @@ inline uint32_t softmax_flash_min_tmp(uint32_t k, uint32_t size2, bool update) {
 }
 
 // T: source / dst / expMax; U: sum / max / inSum / inMax
-template <class T, class U, bool basic>
+template <class T, class U, bool basic, class Tiling>
 void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& sum,
                        const AscendC::LocalTensor<U>& max, const AscendC::LocalTensor<T>& src,
                        const AscendC::LocalTensor<T>& emax, const AscendC::LocalTensor<U>& in_sum,
-                       const AscendC::LocalTensor<U>& in_max, const AscendC::LocalTensor<uint8_t>* tmp, bool update,
-                       const AscendC::SoftMaxShapeInfo& s, SrcLoc loc) {
+                       const AscendC::LocalTensor<U>& in_max, const AscendC::LocalTensor<uint8_t>* tmp,
+                       const Tiling& t, bool update, const AscendC::SoftMaxShapeInfo& s, SrcLoc loc) {
   static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
                 "opkit emulator: SoftmaxFlash supports half and float (SoftmaxFlash.md, A2)");
   const char* api = "SoftmaxFlash";
@@ -65,7 +74,28 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
               "expMax %u (need %llu)", M, K, src.GetSize(), dst.GetSize(), static_cast<unsigned long long>(n),
               sum.GetSize(), max.GetSize(), update ? ", inSum / inMax" : "", static_cast<unsigned long long>(nu),
               emax.GetSize(), static_cast<unsigned long long>(nt)));
-  if (tmp) {
+  // all-half with isUpdate runs on the stack buffer, not sharedTmpBuffer (softmax_flash_nd_process_impl.h:296-303)
+  const bool on_stack = update && sizeof(T) == 2 && sizeof(U) == 2;
+  if (t.srcM == M && t.srcK == K) {  // used as given (otherwise CANN re-tiles, softmax_common_flash.h:50-86)
+    const uint32_t rk = kBlk / sizeof(U);
+    if (t.splitM == 0 || t.splitK != K || t.reduceM != t.splitM || t.reduceK != rk || t.splitSize != t.splitM * K ||
+        t.reduceSize != t.splitM * rk || t.tailM >= t.splitM || t.tailSplitSize != t.tailM * K ||
+        t.tailReduceSize != t.tailM * rk || uint64_t(t.rangeM) * t.splitM + t.tailM != M)
+      fail("api-argument", api, loc,
+           strf("tiling {srcM %u, srcK %u, splitM %u, splitK %u, splitSize %u, reduceM %u, reduceK %u, reduceSize "
+                "%u, rangeM %u, tailM %u, tailSplitSize %u, tailReduceSize %u} is for this shape, so the A2 code uses "
+                "it as given, but it is not one SoftMaxFlashTilingFunc makes (splitK = srcK, reduceK = %u, the sizes "
+                "splitM / tailM times those, rangeM x splitM + tailM = srcM, tailM < splitM)",
+                t.srcM, t.srcK, t.splitM, t.splitK, t.splitSize, t.reduceM, t.reduceK, t.reduceSize, t.rangeM,
+                t.tailM, t.tailSplitSize, t.tailReduceSize, rk));
+    const uint64_t layout = (2ull * t.splitSize + 4ull * t.reduceSize) * 4;  // tmpBuffer0 .. inSumTmp (:173-181)
+    if (update && tmp && !on_stack && tmp->GetSize() < layout)
+      fail("tensor-bounds", api, loc,
+           strf("sharedTmpBuffer holds %u bytes; the tiling's %u rows a round need %llu (2 splitSize + 4 reduceSize "
+                "floats, CANN's A2 layout): a tiling made for a bigger localWorkSpaceSize", tmp->GetSize(), t.splitM,
+                static_cast<unsigned long long>(layout)));
+  }
+  if (tmp && !on_stack) {
     const uint32_t need = softmax_flash_min_tmp(K, sizeof(U), update);
     if (tmp->GetSize() < need)
       fail("tensor-bounds", api, loc,
@@ -134,9 +164,8 @@ void SoftmaxFlash(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTens
                   const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inSumTensor,
                   const LocalTensor<T>& inMaxTensor, const SoftMaxTiling& tiling, bool isUpdate = false,
                   const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
-  (void)tiling;
   ::opkit_emu::adv_softmax_flash<T, T, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                     inSumTensor, inMaxTensor, nullptr, isUpdate, softmaxShapeInfo,
+                                                     inSumTensor, inMaxTensor, nullptr, tiling, isUpdate, softmaxShapeInfo,
                                                      loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
@@ -145,9 +174,8 @@ void SoftmaxFlash(const LocalTensor<half>& dstTensor, const LocalTensor<float>& 
                   const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inSumTensor,
                   const LocalTensor<float>& inMaxTensor, const SoftMaxTiling& tiling, bool isUpdate = false,
                   const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
-  (void)tiling;
   ::opkit_emu::adv_softmax_flash<half, float, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                            inSumTensor, inMaxTensor, nullptr, isUpdate,
+                                                            inSumTensor, inMaxTensor, nullptr, tiling, isUpdate,
                                                             softmaxShapeInfo, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
@@ -156,9 +184,8 @@ void SoftmaxFlash(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTens
                   const LocalTensor<T>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
                   const SoftMaxTiling& tiling, bool isUpdate = false, const SoftMaxShapeInfo& softmaxShapeInfo = {},
                   OPKIT_LOC) {
-  (void)tiling;
   ::opkit_emu::adv_softmax_flash<T, T, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                     inSumTensor, inMaxTensor, &sharedTmpBuffer, isUpdate,
+                                                     inSumTensor, inMaxTensor, &sharedTmpBuffer, tiling, isUpdate,
                                                      softmaxShapeInfo, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
@@ -168,9 +195,9 @@ void SoftmaxFlash(const LocalTensor<half>& dstTensor, const LocalTensor<float>& 
                   const LocalTensor<float>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
                   const SoftMaxTiling& tiling, bool isUpdate = false, const SoftMaxShapeInfo& softmaxShapeInfo = {},
                   OPKIT_LOC) {
-  (void)tiling;
   ::opkit_emu::adv_softmax_flash<half, float, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                            inSumTensor, inMaxTensor, &sharedTmpBuffer, isUpdate,
+                                                            inSumTensor, inMaxTensor, &sharedTmpBuffer, tiling,
+                                                            isUpdate,
                                                             softmaxShapeInfo, loc);
 }
 }  // namespace AscendC

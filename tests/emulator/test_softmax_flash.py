@@ -73,7 +73,7 @@ TILING = dict(srcM=0, srcK=1, splitM=6, splitK=7, splitSize=8, reduceM=9, reduce
               tailM=13)   # AscendC::tiling::SoftMaxTiling's word order
 
 
-def run(mod, host, m, k, mode, tmp=-1, ori_k=0, seed=0, tiling=None):
+def run(mod, host, m, k, mode, tmp=-1, ori_k=0, seed=0, tiling=None, perturb=0):
     rng = np.random.default_rng(seed + m * 3 + k)
     x = (rng.standard_normal((2, m, k)) * 3).astype(np.float32)
     x[1] += 1.5  # the second chunk's max is mostly larger, so the update rescales
@@ -81,7 +81,7 @@ def run(mod, host, m, k, mode, tmp=-1, ori_k=0, seed=0, tiling=None):
         x = x.astype(np.float16).astype(np.float32)
     size = 4 if mode != 1 else 2   # one buffer for both calls: the larger of the two minima
     mn = max(host(m, k, size, update=0)[1], host(m, k, size, update=1)[1])
-    case = np.concatenate([np.array([mode, mn if tmp < 0 else tmp, m, k, ori_k or k], np.uint32),
+    case = np.concatenate([np.array([mode, mn if tmp < 0 else tmp, m, k, ori_k or k, perturb], np.uint32),
                            np.array(tiling if tiling is not None else [0] * 16, np.uint32)]).view(np.uint8)
     n = m * k
     out = np.zeros(2 * n + 40 * m, np.float32)
@@ -193,3 +193,19 @@ def test_all_half_update_does_not_use_shared_tmp_buffer(mod, host, mode):
     with pytest.raises(EmulatorError) as e:
         run(mod, host, m, k, mode, tmp=first)
     assert (e.value.rule, e.value.call) == ("tensor-bounds", "SoftmaxFlash") and "isUpdate" in e.value.detail
+
+
+def test_in_max_lanes_that_differ_are_refused(mod, host):
+    """A2 computes the update lane by lane over each row's inMax / inSum block (softmax_flash_nd_process_impl.h
+    :207-228); the page says a block holds one value. Row 0's lane 3 changed: refused, not lane 0 taken."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 4, 64, 0, perturb=1)
+    assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlash")
+    assert "inMaxTensor row 0: lane 3" in e.value.detail
+
+
+def test_an_uninitialized_in_max_lane_poisons_its_row(mod, host):
+    """Row 0's inMax lane 3 never written (lane 0 is): the row's outputs are poison, so copying them out fails."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 4, 64, 0, perturb=2)
+    assert e.value.rule == "ub-uninitialized"

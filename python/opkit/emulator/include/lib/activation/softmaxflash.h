@@ -13,8 +13,8 @@
 // M = max(inMax, m), a = exp(m - M), b = exp(inMax - M) x inSum, newSum = b + a x s, expMax = b / newSum,
 // dst = e x (a / newSum) over all srcK columns; max = M, sum = newSum. So expMax is the factor that rescales the
 // previous chunk's dst, unlike SoftmaxFlashV2's exp(inMax - M). max / sum / expMax are the row's value over one
-// 32-byte block of their type; inMax / inSum are read at the first element of the row's block (the page: all its
-// elements hold the same value). The sum as SoftMax's here (count-form ReduceSum): equal within float rounding, not
+// 32-byte block of their type; inMax / inSum: each row's block must hold one value (the page), since A2 computes
+// lane by lane -- a block whose lanes differ is api-argument, any poisoned lane poisons the row. The sum as SoftMax's here (count-form ReduceSum): equal within float rounding, not
 // bitwise; the basic-block code (softmax_flash_basic_block_impl.h) is the same arithmetic in another order.
 // The tiling: CANN re-tiles on the device when its srcM / srcK differ from the shape (softmax_common_flash.h:50-86,
 // 109-145: SoftMaxFlashTilingFunc on the work buffer it has), so such a tiling (a zero one too) is harmless and the
@@ -30,8 +30,9 @@
 // with, blk = 32 / sizeof(sum type)) is tensor-bounds -- except all-half with isUpdate, where A2 ignores the
 // sharedTmpBuffer and pops the stack buffer (softmax_flash_nd_process_impl.h:296-303 calling :30-36), so its size is
 // not checked (the device's stack buffer must hold the layout; the emulator does not model its size). Poison: a row is poison in every output when one of its
-// reduced lanes (or, updating, its inMax / inSum) is.
+// reduced lanes (or, updating, any lane of its inMax / inSum block) is.
 #pragma once
+#include <cstring>
 #include <vector>
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
@@ -111,15 +112,34 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
   c.dst(emax, nt, "expMaxTensor").src(in_sum, nu, "inSumTensor").src(in_max, nu, "inMaxTensor");
   if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
   std::vector<uint8_t> bad;
-  if (c.commit(Flow::Manual)) {  // before dst (which may be src) and sum / max (which may be inSum / inMax) change
+  const bool tracked = c.commit(Flow::Manual);  // before dst (may be src) and sum / max (may be inSum / inMax) change
+  if (tracked) {
     bad.assign(M, 0);
     for (uint32_t r = 0; r < M; ++r) {
       for (uint32_t k = 0; k < oriK && !bad[r]; ++k) bad[r] = ApiCall::lane_poisoned(c.operand(0), uint64_t(r) * K + k);
-      if (!bad[r])
-        bad[r] = ApiCall::lane_poisoned(c.operand(5), uint64_t(r) * bu) ||
-                 ApiCall::lane_poisoned(c.operand(6), uint64_t(r) * bu);
+      for (uint32_t k = 0; k < bu && !bad[r]; ++k)  // A2 computes every lane of the block (:207-228)
+        bad[r] = ApiCall::lane_poisoned(c.operand(5), uint64_t(r) * bu + k) ||
+                 ApiCall::lane_poisoned(c.operand(6), uint64_t(r) * bu + k);
     }
   }
+  // A2 computes M, a, b, the new sum and expMax lane by lane over each row's block (softmax_flash_nd_process_impl.h
+  // :207-228); the emulator computes one value a row, so it needs the page's precondition that a row's inMax / inSum
+  // block holds one value (poisoned lanes excepted: they poison the row instead)
+  for (uint32_t r = 0; r < M; ++r)
+    for (const AscendC::LocalTensor<U>* in : {&in_max, &in_sum}) {
+      const U* v = in->data() + uint64_t(r) * bu;
+      const int op = in == &in_max ? 6 : 5;
+      for (uint32_t k = 1; k < bu; ++k) {
+        if (tracked && (ApiCall::lane_poisoned(c.operand(op), uint64_t(r) * bu) ||
+                        ApiCall::lane_poisoned(c.operand(op), uint64_t(r) * bu + k)))
+          continue;
+        if (std::memcmp(&v[k], &v[0], sizeof(U)) != 0)
+          fail("api-argument", api, loc,
+               strf("%s row %u: lane %u holds %g, lane 0 %g -- SoftmaxFlash.md: each row's block of 32 bytes holds "
+                    "one value (A2 computes each lane, the emulator one value a row)",
+                    op == 6 ? "inMaxTensor" : "inSumTensor", r, k, double(to_f(v[k])), double(to_f(v[0]))));
+      }
+    }
   ctx().stats.vector_elems += n;
   std::vector<float> e(K);
   std::vector<T> out(n);

@@ -29,8 +29,9 @@
 // impl/adv_api/tiling/activation/softmax_tiling.cpp:265-305, floats: blk + srcK + 64 without update, 4 blk + 2 srcK
 // with, blk = 32 / sizeof(sum type)) is tensor-bounds -- except all-half with isUpdate, where A2 ignores the
 // sharedTmpBuffer and pops the stack buffer (softmax_flash_nd_process_impl.h:296-303 calling :30-36), so its size is
-// not checked (the device's stack buffer must hold the layout; the emulator does not model its size). Poison: a row is poison in every output when one of its
-// reduced lanes (or, updating, any lane of its inMax / inSum block) is.
+// not checked (the device's stack buffer must hold the layout; the emulator does not model its size).
+// Poison: a row is poison in every output when one of its reduced lanes (or, updating, any lane of its inMax /
+// inSum block) is.
 #pragma once
 #include <cstring>
 #include <vector>

@@ -11,6 +11,7 @@ struct GnCase {
   uint32_t isHalf, tmp, reuse;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
   float eps;
   float fill;  // the output's previous content (the smallShape float tail round reads its padding lanes)
+  uint32_t alias;  // 1: outputVariance is outputMean (refused)
   GroupNormTiling tiling;
 };
 
@@ -60,7 +61,7 @@ extern "C" __global__ __aicore__ void gn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
     Cast(bh, b, RoundMode::CAST_NONE, C);
     PipeBarrier<PIPE_ALL>();
     if (t.reuse) call<half, true>(t, gt, yh, mh, vh, xh, gh, bh, tmp);
-    else call<half, false>(t, gt, yh, mh, vh, xh, gh, bh, tmp);
+    else call<half, false>(t, gt, yh, mh, t.alias ? mh : vh, xh, gh, bh, tmp);
     PipeBarrier<PIPE_ALL>();
     Cast(y, yh, RoundMode::CAST_NONE, total);
     Cast(m, mh, RoundMode::CAST_NONE, NG);
@@ -68,7 +69,7 @@ extern "C" __global__ __aicore__ void gn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
     PipeBarrier<PIPE_ALL>();
   } else {
     if (t.reuse) call<float, true>(t, gt, y, m, v, x, g, b, tmp);
-    else call<float, false>(t, gt, y, m, v, x, g, b, tmp);
+    else call<float, false>(t, gt, y, m, t.alias ? m : v, x, g, b, tmp);
     PipeBarrier<PIPE_ALL>();
   }
   DataCopyPad(go, y, {1, total * 4, 0, 0, 0});

@@ -71,7 +71,7 @@ def test_host_tiling_matches_cann_formulas(host):
 
 
 def run(mod, host, n, c, h, w, g, half, tmp=-1, reuse=0, eps=1e-5, stack=0, fields=None, seed=0, gamma=None,
-        fill=0.0):
+        fill=0.0, alias=0):
     rng = np.random.default_rng(seed + n * 7 + c * 5 + h * 3 + w + g)
     x = (rng.standard_normal((n, c, h * w)) * 2 + 0.5).astype(np.float32)
     gm = rng.uniform(0.5, 1.5, c).astype(np.float32) if gamma is None else gamma
@@ -82,7 +82,8 @@ def run(mod, host, n, c, h, w, g, half, tmp=-1, reuse=0, eps=1e-5, stack=0, fiel
     xp = np.zeros((n, c, hwa), np.float32)
     xp[..., :h * w] = x                                                # zero padding, as the page's example
     case = np.concatenate([np.array([half, r["mn"] if tmp < 0 else tmp, reuse], np.uint32),
-                           np.array([eps, fill], np.float32).view(np.uint32), np.array(f, np.uint32)]).view(np.uint8)
+                           np.array([eps, fill], np.float32).view(np.uint32), np.array([alias] + list(f), np.uint32)]
+                          ).view(np.uint8)
     total, ng = n * c * hwa, n * g
     out = np.zeros(total + 2 * ng, np.float32)
     mod.gn_call([np.concatenate([xp.ravel(), gm, be]), out, case.copy()], block_dim=1)
@@ -219,3 +220,12 @@ def test_gamma_outside_the_pages_range_is_refused(mod, host):
     with pytest.raises(EmulatorError) as e:
         run(mod, host, 2, 8, 4, 2, 4, 0, gamma=gm)
     assert (e.value.rule, e.value.call) == ("api-argument", "GroupNorm") and "[-100, 100]" in e.value.detail
+
+
+def test_overlapping_outputs_are_refused(mod, host):
+    # CANN's kernel check TensorReuseVerifyingParameters(output, outputMean, outputVariance)
+    # (groupnorm_check_common.h:62-63): here outputVariance is outputMean
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 2, 8, 4, 2, 4, 0, alias=1)
+    assert (e.value.rule, e.value.call) == ("api-argument", "GroupNorm")
+    assert "outputMean and outputVariance overlap" in e.value.detail

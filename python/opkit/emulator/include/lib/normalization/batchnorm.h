@@ -13,14 +13,16 @@
 // Exp(Ln(var + eps) x -0.5) (GetBatchNormOutputPreProcess :388-405), out[b][j] = beta[b] + gamm[b] x (d x rstd);
 // back = tiling.firstDimValueBack (1 / B). Ln and Exp are the emulator's (the C library's logf / expf), so the
 // result equals CANN's within the rounding of those two; not checked on a device.
-// Rounds follow the tiling (shCurLength columns each, then the tail), and the tail round leaves its lengths in the
+// inputX and output may be the same tensor (BatchNorm.md:74 allows it): each column's B values are read before any
+// is written. Rounds follow the tiling (shCurLength columns each, then the tail), and the tail round leaves its lengths in the
 // caller's tiling (BatchNormCompute :299-303), as the device does. isReuseSource: refused, as CANN's kernel check
 // does for every T (batchnorm_check_common.h: IsReuseSourceVerifyingParameters<false>); the computation never
 // reads it (GetBatchNormInfo :177-212).
 // Checked (api-argument): the tiling filled (oneTmpSize > 0), thirdTmpStartPos + oneTmpSize <= tmpBufSize
 // (:187-191), S x H x sizeof(T) a multiple of 32 (tiling :66-69), isBasicBlock only with S x H % 64 == 0, S x H < 2048
 // (BatchNorm.md) and B % 8 == 0 (:42-48), gamm / beta GetSize() x sizeof(T) multiples of 32 (batchnorm_check_common.h), the tensors
-// holding B x S x H / S x H / B; isBasicBlock with B > 256 is not-emulated (GetReduceAddResult's repeat tail
+// holding B x S x H / S x H / B, output / outputMean / outputVariance disjoint (CANN's kernel check,
+// batchnorm_check_common.h:91-92); isBasicBlock with B > 256 is not-emulated (GetReduceAddResult's repeat tail
 // restarts at row 1, pre_impl :228-232, a result we do not guess). tensor-bounds: a sharedTmpBuffer below
 // GetBatchNormMaxMinTmpSize's minimum (3 x B x 32 bytes for float, 3 x B x 64 for half, 3 x B x 256 with
 // isBasicBlock, plus 2 x align32(S x H x 4): batchnorm_tiling_impl.cpp:99-125) or below the tiling's tmpBufSize
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_disjoint.h"
 #include "opkit_emu/host_math.h"
 
 namespace opkit_emu {
@@ -94,6 +97,9 @@ void adv_batchnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
            strf("sharedTmpBuffer holds %u bytes, below the tiling's tmpBufSize %u floats (the stackBufferByteSize it "
                 "was made for)", tmp->GetSize(), t.tmpBufSize));
   }
+  adv_check_disjoint(api, loc, {{reinterpret_cast<const uint8_t*>(out.data()), total * sizeof(T), "output"},
+                                {reinterpret_cast<const uint8_t*>(mean.data()), SH * sizeof(T), "outputMean"},
+                                {reinterpret_cast<const uint8_t*>(var.data()), SH * sizeof(T), "outputVariance"}});
   ApiCall c(Pipe::V, api, loc);
   c.dst(out, total, "output").dst(mean, SH, "outputMean").dst(var, SH, "outputVariance");
   c.src(x, total, "inputX").src(gamma, B, "gamm").src(beta, B, "beta");

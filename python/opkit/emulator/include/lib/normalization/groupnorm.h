@@ -25,7 +25,8 @@
 // the tail as the code does (:544-564).
 // Checked (api-argument): gamma / beta within [-100, 100] (the page's range), the tiling filled (oneTmpSize > 0, :580), thirdTmpStartPos (secondTmpStartPos with
 // isReuseSource) + oneTmpSize <= tmpBufSize (:460-499), c a multiple of g (GroupNorm.md: C split into groupNum
-// groups; the tiling truncates d = c / g), the tensors holding N x C x hwAlignSize / N x groupNum / C;
+// groups; the tiling truncates d = c / g), the tensors holding N x C x hwAlignSize / N x groupNum / C,
+// output / outputMean / outputVariance disjoint (CANN's kernel check, groupnorm_check_common.h:62-63);
 // not-emulated: N x groupNum > 64 on the path without smallShape, a CANN defect -- GetGroupNormOutputMean / Var
 // scale each group's sum by a Muls from element 0 with repeat 1 under the mask 1 << (group index), the index not
 // reduced mod 64 (:76-79, :112-115; the smallShape path and GetGroupNormOutputPre do reduce it, :127-130, :284-286):
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_disjoint.h"
 #include "opkit_emu/host_math.h"
 #include "opkit_emu/reduce.h"
 
@@ -113,6 +115,9 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
            strf("sharedTmpBuffer holds %u bytes, below the tiling's tmpBufSize %u floats (the stackBufferSize it was "
                 "made for)", tmp->GetSize(), t.tmpBufSize));
   }
+  adv_check_disjoint(api, loc, {{reinterpret_cast<const uint8_t*>(out.data()), total * sizeof(T), "output"},
+                                {reinterpret_cast<const uint8_t*>(mean.data()), groups * sizeof(T), "outputMean"},
+                                {reinterpret_cast<const uint8_t*>(var.data()), groups * sizeof(T), "outputVariance"}});
   ApiCall c(Pipe::V, api, loc);
   c.dst(out, total, "output").dst(mean, groups, "outputMean").dst(var, groups, "outputVariance");
   c.src(x, total, "inputX").src(gamma, C, "gamma").src(beta, C, "beta");

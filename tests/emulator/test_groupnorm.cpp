@@ -11,7 +11,8 @@ struct GnCase {
   uint32_t isHalf, tmp, reuse;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
   float eps;
   float fill;  // the output's previous content (the smallShape float tail round reads its padding lanes)
-  uint32_t alias;  // 1: outputVariance is outputMean (refused)
+  uint32_t alias;  // 1: outputVariance is outputMean (refused); 2 / 3: out starts with inputX after the call from
+                   // element tiling.inputRoundSize / 0 (float), in place of the output
   GroupNormTiling tiling;
 };
 
@@ -72,7 +73,9 @@ extern "C" __global__ __aicore__ void gn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
     else call<float, false>(t, gt, y, m, t.alias ? m : v, x, g, b, tmp);
     PipeBarrier<PIPE_ALL>();
   }
-  DataCopyPad(go, y, {1, total * 4, 0, 0, 0});
+  const uint32_t from = t.alias == 2 ? gt.inputRoundSize : 0;
+  if (t.alias >= 2) DataCopyPad(go, x[from], {1, (total - from) * 4, 0, 0, 0});
+  else DataCopyPad(go, y, {1, total * 4, 0, 0, 0});
   DataCopyPad(go[total], m, {1, NG * 4, 0, 0, 0});
   DataCopyPad(go[total + NG], v, {1, NG * 4, 0, 0, 0});
 }

@@ -131,6 +131,23 @@ def test_reuse_source_float(mod, host):
     np.testing.assert_allclose(r["y"], y, rtol=2e-5, atol=2e-5)
 
 
+def test_reuse_source_poisons_only_what_a2_overwrites(mod, host):
+    """isReuseSource: inputX's start is the work buffer of every round (groupnorm_common_impl.h:480-481; smallShape
+    writes its first inputRoundSize floats, :420-425): poisoned; later rounds' part of inputX keeps its values."""
+    stack = host(2, 6, 5, 1, 3, 4, reuse=1)["mn"] + 512
+    f = host(2, 6, 5, 1, 3, 4, reuse=1, stack=stack)["f"]
+    total, rnd = 2 * 6 * 8, f[20]                              # inputRoundSize
+    assert f[F["smallShape"]] & 0xff == 1 and 0 < rnd < total
+    x, gm, be, r = run(mod, host, 2, 6, 5, 1, 3, 0, stack, reuse=1, stack=stack, fields=f, alias=2)
+    xp = np.zeros((2, 6, 8), np.float32)
+    xp[..., :5] = x
+    raw = np.concatenate([r["y"].reshape(2, 6, 5), r["pad"]], -1).ravel()   # the kernel's out, as copied
+    np.testing.assert_array_equal(raw[:total - rnd], xp.ravel()[rnd:])
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 2, 6, 5, 1, 3, 0, stack, reuse=1, stack=stack, fields=f, alias=3)
+    assert e.value.rule == "ub-uninitialized"
+
+
 def test_reuse_source_half_is_refused(mod, host):
     f = host(2, 8, 4, 2, 4, 2)["f"]
     with pytest.raises(EmulatorError) as e:

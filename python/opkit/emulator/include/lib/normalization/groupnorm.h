@@ -19,8 +19,10 @@
 // in the smallShape float tail round (mvOffset != 0) the code zeroes one output lane per group instead of the round
 // (:358-367), so t of a padding lane there is the output's previous content (read, poison included).
 // Equal to CANN's within the rounding of Sqrt and Div (the emulator's IEEE float); not checked on a device.
-// isReuseSource (float only; half is refused as CANN's kernel check does, groupnorm_check_common.h): inputX is the
-// first work buffer (:480-489), so after the call its contents are undefined -- the emulator poisons it.
+// isReuseSource (float only; half is refused as CANN's kernel check does, groupnorm_check_common.h): inputX itself
+// (not the round's part) is the first work buffer (:480-481), written by every round: with smallShape its first
+// inputRoundSize floats (:420-425, :444), otherwise the lanes below N x groupNum (GetGroupNormOutputPre's masked
+// lanes, :133-146) -- the emulator poisons those; the rest of inputX keeps its values.
 // The rounds follow the tiling (bsCurLength groups, then the tail), restoring the tiling's round lengths after
 // the tail as the code does (:544-564).
 // Checked (api-argument): gamma / beta within [-100, 100] (the page's range), the tiling filled (oneTmpSize > 0, :580), thirdTmpStartPos (secondTmpStartPos with
@@ -192,7 +194,10 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
   for (uint32_t r = 0; r < groups; ++r)
     if (done[r]) mean.data()[r] = from_f<T>(mf[r]), var.data()[r] = from_f<T>(vf[r]);
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
-  if (reuse) shadow_fill(x.m_.ub_off(), static_cast<uint32_t>(total * sizeof(T)), false);  // a work buffer now
+  if (reuse) {  // inputX (its start, not the round's) is tempTensorA (:480-481): poison what A2 writes there
+    const uint64_t used = t.smallShape ? t.inputRoundSize : groups;  // :420-425, :444 / GetGroupNormOutputPre's lanes
+    shadow_fill(x.m_.ub_off(), static_cast<uint32_t>((used < total ? used : total) * sizeof(T)), false);
+  }
   for (uint32_t r = 0; r < groups; ++r) {
     if (!done[r]) continue;
     const uint32_t len = DHW * sizeof(T), off = static_cast<uint32_t>(uint64_t(r) * len);

@@ -238,6 +238,17 @@ def test_any_source_other_than_0_or_1_is_refused(mod, host):
     assert (e.value.rule, e.value.call) == ("api-argument", "ReduceAny") and "only 0 or 1" in e.value.detail
 
 
+def test_any_on_uninitialized_source_is_reported_as_such(mod, host):
+    # the source holds 2.0 but is poisoned (a ReduceMax with isReuseSource left it undefined): the 0 / 1 check skips
+    # it and the result is poison (copying it out fails), not an api-argument about the value
+    x = np.zeros((2, 8), np.float32)
+    x[1, 3] = 2.0
+    case = np.array([5, 0, 0, 0, 0, 1, 2, 8, 8], np.uint32)
+    with pytest.raises(EmulatorError) as e:
+        mod.rd_any_poisoned([x.ravel(), np.zeros(8, np.float32), case.view(np.uint8).copy()], block_dim=1)
+    assert e.value.rule == "ub-uninitialized"
+
+
 def test_prod_tmp_below_cann_size_is_a_rule_violation(mod, host):
     need = host(4, 37, fn=3)
     with pytest.raises(EmulatorError) as e:

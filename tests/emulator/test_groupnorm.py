@@ -246,3 +246,14 @@ def test_overlapping_outputs_are_refused(mod, host):
         run(mod, host, 2, 8, 4, 2, 4, 0, alias=1)
     assert (e.value.rule, e.value.call) == ("api-argument", "GroupNorm")
     assert "outputMean and outputVariance overlap" in e.value.detail
+
+
+def test_c_not_a_multiple_of_group_num_is_refused_as_an_emulator_check(mod, host):
+    # the page only says C splits into groupNum groups; CANN's tiling truncates d = C / groupNum
+    # (groupnorm_tiling_impl.cpp:118), so the refusal is the emulator's, and says so
+    f = list(host(2, 6, 5, 1, 3, 4)["f"])
+    f[3] = 4                                                  # g: 6 channels in 4 groups
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 2, 6, 5, 1, 3, 0, fields=f)
+    assert (e.value.rule, e.value.call) == ("api-argument", "GroupNorm")
+    assert "multiple of groupNum" in e.value.detail and "an emulator check" in e.value.detail

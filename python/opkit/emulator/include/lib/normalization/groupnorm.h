@@ -25,10 +25,11 @@
 // lanes, :133-146) -- the emulator poisons those; the rest of inputX keeps its values.
 // The rounds follow the tiling (bsCurLength groups, then the tail), restoring the tiling's round lengths after
 // the tail as the code does (:544-564).
-// Checked (api-argument): gamma / beta within [-100, 100] (the page's range), the tiling filled (oneTmpSize > 0, :580), thirdTmpStartPos (secondTmpStartPos with
-// isReuseSource) + oneTmpSize <= tmpBufSize (:460-499), c a multiple of g (GroupNorm.md: C split into groupNum
-// groups; the tiling truncates d = c / g), the tensors holding N x C x hwAlignSize / N x groupNum / C,
-// output / outputMean / outputVariance disjoint (CANN's kernel check, groupnorm_check_common.h:62-63);
+// Checked (api-argument): gamma / beta within [-100, 100] (the page's range), the tiling filled (oneTmpSize > 0, :580),
+// thirdTmpStartPos (secondTmpStartPos with isReuseSource) + oneTmpSize <= tmpBufSize (:460-499), c a multiple of g (a
+// check the emulator adds: GroupNorm.md only says C splits into groupNum groups, and the tiling truncates d = c / g,
+// groupnorm_tiling_impl.cpp:118, leaving CANN's result undefined), the tensors holding N x C x hwAlignSize / N x
+// groupNum / C, output / outputMean / outputVariance disjoint (CANN's kernel check, groupnorm_check_common.h:62-63);
 // not-emulated: N x groupNum > 64 on the path without smallShape, a CANN defect -- GetGroupNormOutputMean / Var
 // scale each group's sum by a Muls from element 0 with repeat 1 under the mask 1 << (group index), the index not
 // reduced mod 64 (:76-79, :112-115; the smallShape path and GetGroupNormOutputPre do reduce it, :127-130, :284-286):
@@ -89,8 +90,9 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
   if (G == 0 || C % G || D != C / G || HW == 0 || HW > HWA || HWA * sizeof(T) % kBlk || DHW != D * HWA ||
       t.inputXSize != N * C * HWA || t.meanVarSize != N * G)
     fail("api-argument", api, loc,
-         strf("tiling n %u, c %u, g %u, d %u, hw %u, hwAlignSize %u, dhwAlignSize %u: C must split into groupNum "
-              "groups (GroupNorm.md) and the sizes be GetGroupNormNDTilingInfo's", N, C, G, D, HW, HWA, DHW));
+         strf("tiling n %u, c %u, g %u, d %u, hw %u, hwAlignSize %u, dhwAlignSize %u: C must be a multiple of groupNum "
+              "(an emulator check: CANN's tiling truncates d = C / groupNum, an undefined result) and the sizes be "
+              "GetGroupNormNDTilingInfo's", N, C, G, D, HW, HWA, DHW));
   const uint32_t groups = N * G;
   if (!t.smallShape && groups > 64)
     fail("not-emulated", api, loc,

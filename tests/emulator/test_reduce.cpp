@@ -109,7 +109,7 @@ extern "C" __global__ __aicore__ void rd_u8(GM_ADDR in, GM_ADDR out, GM_ADDR til
   else if (t.ra) call_u8<Pattern::Reduce::RA, false>(t, d, x, tmp);
   else call_u8<Pattern::Reduce::AR, false>(t, d, x, tmp);
   PipeBarrier<PIPE_ALL>();
-  DataCopyPad(go, d, {1, nd, 0, 0, 0});
+  DataCopyPad(go, d, {1, nd + t.half, 0, 0, 0});  // half (unused for uint8_t): extra dst bytes to copy out
 }
 
 // ReduceAny on a source left poisoned (but holding its values) by a ReduceMax with isReuseSource: AR, float, one

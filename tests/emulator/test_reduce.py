@@ -208,14 +208,14 @@ def test_any_all_float_matches_torch(mod, host, op, ra, first, last):
         np.testing.assert_array_equal(got, want)
 
 
-def run_u8(mod, host, op, ra, first, last, x, tmp=-1, reuse=0):
+def run_u8(mod, host, op, ra, first, last, x, tmp=-1, reuse=0, extra=0):
     pad = -(-last // 32) * 32
     need = host(first, last, 2, ra, reuse=reuse, fn=FN[op])
-    case = np.array([op, ra, 0, need if tmp < 0 else tmp, reuse, 1, first, last, pad], np.uint32)
+    case = np.array([op, ra, extra, need if tmp < 0 else tmp, reuse, 1, first, last, pad], np.uint32)
     nd = last if ra else first
-    out = np.zeros(-(-nd // 32) * 32, np.uint8)
+    out = np.zeros(-(-(nd + extra) // 32) * 32, np.uint8)
     mod.rd_u8([x.ravel(), out, case.view(np.uint8).copy()], block_dim=1)
-    return out[:nd]
+    return out[:nd + extra]
 
 
 @pytest.mark.parametrize("op", [5, 6], ids=["any", "all"])
@@ -228,6 +228,20 @@ def test_any_all_uint8_matches_torch(mod, host, op, ra, first, last):
     want = f(torch.from_numpy(x[:, :last]) != 0, dim=0 if ra else 1).numpy().astype(np.uint8)
     for tmp in (-1, 0):
         np.testing.assert_array_equal(run_u8(mod, host, op, ra, first, last, x, tmp), want)
+
+
+@pytest.mark.parametrize("op", [5, 6], ids=["any", "all"])
+def test_uint8_ra_odd_last_writes_the_padding_byte(mod, host, op):
+    # A2 reduces uint8_t RA as int16 lanes, (last + 1) / 2 of them (reduce_any_v220_impl.h:61-67): dst[last] is the
+    # bitwise Or / And of the rows' padding byte `last`
+    first, last = 3, 5
+    x = np.zeros((first, 32), np.uint8)
+    x[:, :last] = [[1, 0, 1, 1, 0], [0, 0, 1, 1, 1], [1, 0, 1, 0, 0]]
+    x[:, last] = [5, 7, 13]
+    got = run_u8(mod, host, op, 1, first, last, x, extra=1)
+    want = (x[:, :last] != 0).any(0) if op == 5 else (x[:, :last] != 0).all(0)
+    np.testing.assert_array_equal(got[:last], want.astype(np.uint8))
+    assert got[last] == (5 | 7 | 13 if op == 5 else 5 & 7 & 13)
 
 
 def test_any_source_other_than_0_or_1_is_refused(mod, host):

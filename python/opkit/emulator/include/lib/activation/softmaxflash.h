@@ -14,8 +14,9 @@
 // dst = e x (a / newSum) over all srcK columns; max = M, sum = newSum. So expMax is the factor that rescales the
 // previous chunk's dst, unlike SoftmaxFlashV2's exp(inMax - M). max / sum / expMax are the row's value over one
 // 32-byte block of their type; inMax / inSum: each row's block must hold one value (the page), since A2 computes
-// lane by lane -- a block whose lanes differ is api-argument, any poisoned lane poisons the row. The sum as SoftMax's here (count-form ReduceSum): equal within float rounding, not
-// bitwise; the basic-block code (softmax_flash_basic_block_impl.h) is the same arithmetic in another order.
+// lane by lane -- a block whose lanes differ is api-argument, any poisoned lane poisons the row. The sum as
+// SoftMax's here (count-form ReduceSum): equal within float rounding, not bitwise; the basic-block code
+// (softmax_flash_basic_block_impl.h) is the same arithmetic in another order.
 // The tiling: CANN re-tiles on the device when its srcM / srcK differ from the shape (softmax_common_flash.h:50-86,
 // 109-145: SoftMaxFlashTilingFunc on the work buffer it has), so such a tiling (a zero one too) is harmless and the
 // rows come out the same; a tiling made for this shape is used as given, its rounds and work-buffer layout
@@ -186,8 +187,8 @@ void SoftmaxFlash(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTens
                   const LocalTensor<T>& inMaxTensor, const SoftMaxTiling& tiling, bool isUpdate = false,
                   const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
   ::opkit_emu::adv_softmax_flash<T, T, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                     inSumTensor, inMaxTensor, nullptr, tiling, isUpdate, softmaxShapeInfo,
-                                                     loc);
+                                                     inSumTensor, inMaxTensor, nullptr, tiling, isUpdate,
+                                                     softmaxShapeInfo, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
 void SoftmaxFlash(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTensor,

@@ -34,8 +34,8 @@
 // scale each group's sum by a Muls from element 0 with repeat 1 under the mask 1 << (group index), the index not
 // reduced mod 64 (:76-79, :112-115; the smallShape path and GetGroupNormOutputPre do reduce it, :127-130, :284-286):
 // groups 64 and up are never scaled by factor (and a wrapping shift would scale a lane below 64 twice), so the
-// device's mean / variance / output are wrong however the shift behaves. tensor-bounds: a sharedTmpBuffer below GetGroupNormMaxMinTmpSize's minimum (groupnorm_tiling_impl.cpp:
-// 42-76) or below the tiling's tmpBufSize floats (:465-469). Poison: a group is poison in every output when one of
+// device's mean / variance / output are wrong however the shift behaves. tensor-bounds: a sharedTmpBuffer below
+// GetGroupNormMaxMinTmpSize's minimum (groupnorm_tiling_impl.cpp:42-76) or below the tiling's tmpBufSize floats (:465-469). Poison: a group is poison in every output when one of
 // its inputX lanes (or, in the case above, previous output lanes) is; the output too when a gamma / beta lane is.
 #pragma once
 #include <vector>

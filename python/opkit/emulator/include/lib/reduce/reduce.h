@@ -29,8 +29,8 @@
 // last, halved when equal and first > 1); RA k x padLast x 4 (k for first likewise).
 // ReduceMean<float, pattern> (float only on A2: ReduceMean.md; GetReduceMeanMaxMinTmpSize refuses other types,
 // reduce_tiling.cpp:329-331 -- CANN's kernel itself accepts half, reduce_mean_v220_impl.h:42-43, so the emulator's
-// compile error for half is its own, not CANN's static_assert): ReduceSum's order, then one Muls by the float 1 / last (AR) or 1 / first (RA)
-// (reduce_mean_v220_impl.h:49-64); its buffer ReduceSum's. ReduceProd<float, pattern> (ReduceProd.md): AR as
+// compile error for half is its own, not CANN's static_assert): ReduceSum's order, then one Muls by the float 1 / last
+// (AR) or 1 / first (RA) (reduce_mean_v220_impl.h:49-64); its buffer ReduceSum's. ReduceProd<float, pattern> (ReduceProd.md): AR as
 // ReduceProdByLastAxis multiplies a row (reduce_prod_v220_impl.h:34-128, see reduce_prod_ar_row), RA
 // BinaryReduceByFirstAxis with Mul (ReduceSum's RA order); both leave through Adds(x, 0); buffer reduce_tiling.cpp:
 // 181-212 (AR 256 bytes even with isReuseSource). ReduceAny / ReduceAll<float | uint8_t, pattern>: the source may

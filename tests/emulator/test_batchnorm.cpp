@@ -9,6 +9,7 @@ using namespace AscendC;
 
 struct BnCase {
   uint32_t isHalf, tmp, reuse, basic, gexact;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
+  uint32_t alias;  // 1: outputVariance is outputMean (refused), 2: output is inputX (in place, BatchNorm.md allows)
   float eps;                                   // gexact: gamm / beta hold exactly B elements
   BatchNormTiling tiling;
 };
@@ -67,18 +68,18 @@ extern "C" __global__ __aicore__ void bn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
     Cast(gh, g, RoundMode::CAST_NONE, ba);
     Cast(bh, b, RoundMode::CAST_NONE, ba);
     PipeBarrier<PIPE_ALL>();
-    dispatch<half>(t, bt, yh, mh, vh, xh, gh, bh, tmp);
+    dispatch<half>(t, bt, t.alias == 2 ? xh : yh, mh, t.alias == 1 ? mh : vh, xh, gh, bh, tmp);
     PipeBarrier<PIPE_ALL>();
-    Cast(y, yh, RoundMode::CAST_NONE, total);
+    Cast(y, t.alias == 2 ? xh : yh, RoundMode::CAST_NONE, total);
     Cast(m, mh, RoundMode::CAST_NONE, SH);
     Cast(v, vh, RoundMode::CAST_NONE, SH);
     PipeBarrier<PIPE_ALL>();
   } else {
     LocalTensor<float> gf = bg.Get<float>(gn), bf = bb.Get<float>(gn);
-    dispatch<float>(t, bt, y, m, v, x, gf, bf, tmp);
+    dispatch<float>(t, bt, t.alias == 2 ? x : y, m, t.alias == 1 ? m : v, x, gf, bf, tmp);
     PipeBarrier<PIPE_ALL>();
   }
-  DataCopy(go, y, total);
+  DataCopy(go, t.alias == 2 && !t.isHalf ? x : y, total);
   DataCopy(go[total], m, SH);
   DataCopy(go[total + SH], v, SH);
 }

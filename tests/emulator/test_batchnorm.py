@@ -74,14 +74,15 @@ def test_host_tiling_matches_cann_formulas(host):
     assert r["f"][F["shCurLength"]] == 24 and r["f"][F["loopRound"]] == 2 and r["f"][F["inputTailSize"]] == 3 * 16
 
 
-def run(mod, host, b, s, h, half, tmp=-1, basic=0, reuse=0, eps=1e-5, stack=0, fields=None, gexact=0, seed=0):
+def run(mod, host, b, s, h, half, tmp=-1, basic=0, reuse=0, eps=1e-5, stack=0, fields=None, gexact=0, seed=0,
+        alias=0):
     rng = np.random.default_rng(seed + b * 7 + s * 5 + h)
     x = (rng.standard_normal((b, s * h)) * 2 + 0.5).astype(np.float32)
     g = rng.uniform(0.5, 1.5, b).astype(np.float32)
     be = rng.uniform(-0.5, 0.5, b).astype(np.float32)
     r = host(b, s, h, 2 if half else 4, basic, stack)
     f = r["f"] if fields is None else fields
-    case = np.concatenate([np.array([half, r["mn"] if tmp < 0 else tmp, reuse, basic, gexact], np.uint32),
+    case = np.concatenate([np.array([half, r["mn"] if tmp < 0 else tmp, reuse, basic, gexact, alias], np.uint32),
                            np.array([eps], np.float32).view(np.uint32), np.array(f, np.uint32)]).view(np.uint8)
     sh = s * h
     out = np.zeros(b * sh + 2 * sh, np.float32)
@@ -151,3 +152,25 @@ def test_unfilled_tiling_is_refused(mod, host):
     with pytest.raises(EmulatorError) as e:
         run(mod, host, 3, 4, 16, 0, 0, fields=[3, 64] + [0] * 18)
     assert (e.value.rule, e.value.call) == ("api-argument", "BatchNorm") and "GetBatchNormNDTilingInfo" in e.value.detail
+
+
+def test_overlapping_outputs_are_refused(mod, host):
+    # CANN's kernel check TensorReuseVerifyingParameters(output, outputMean, outputVariance)
+    # (batchnorm_check_common.h:91-92): here outputVariance is outputMean
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 3, 4, 16, 0, alias=1)
+    assert (e.value.rule, e.value.call) == ("api-argument", "BatchNorm")
+    assert "outputMean and outputVariance overlap" in e.value.detail
+
+
+@pytest.mark.parametrize("half", [0, 1], ids=["float", "half"])
+def test_output_may_be_input_x(mod, host, half):
+    """BatchNorm.md:74 allows inputX and output to share UB: each round reads its columns before writing them.
+    Several rounds (a larger buffer than the minimum) and a tail."""
+    stack = host(5, 3, 16, 2 if half else 4)["mn"] + 2000
+    x, g, be, r = run(mod, host, 5, 3, 16, half, stack, stack=stack, alias=2)
+    y, m, v = want(x, g, be, half)
+    tol = 4e-3 if half else 2e-5
+    np.testing.assert_allclose(r["y"], y, rtol=tol, atol=tol)
+    np.testing.assert_allclose(r["mean"], m, rtol=tol, atol=tol)
+    np.testing.assert_allclose(r["var"], v, rtol=tol, atol=tol)

@@ -10,6 +10,9 @@ using namespace AscendC;
 struct GnCase {
   uint32_t isHalf, tmp, reuse;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
   float eps;
+  float fill;  // the output's previous content (the smallShape float tail round reads its padding lanes)
+  uint32_t alias;  // 1: outputVariance is outputMean (refused); 2 / 3: out starts with inputX after the call from
+                   // element tiling.inputRoundSize / 0 (float), in place of the output
   GroupNormTiling tiling;
 };
 
@@ -44,7 +47,7 @@ extern "C" __global__ __aicore__ void gn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
   LocalTensor<float> x = bx.Get<float>(), y = by.Get<float>(), g = bg.Get<float>(), b = bb.Get<float>(),
                      m = bm.Get<float>(), v = bv.Get<float>();
   LocalTensor<uint8_t> tmp = bt.Get<uint8_t>(t.tmp ? t.tmp : 32);
-  Duplicate(y, 0.0f, ta);  // the output's previous content: defined (GroupNorm may read it, see the header)
+  Duplicate(y, t.fill, ta);  // the output's previous content: defined (GroupNorm may read it, see the header)
   PipeBarrier<PIPE_ALL>();
   DataCopyPad(x, gi, {1, total * 4, 0, 0, 0}, {false, 0, 0, 0});
   DataCopyPad(g, gi[total], {1, C * 4, 0, 0, 0}, {false, 0, 0, 0});
@@ -59,7 +62,7 @@ extern "C" __global__ __aicore__ void gn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
     Cast(bh, b, RoundMode::CAST_NONE, C);
     PipeBarrier<PIPE_ALL>();
     if (t.reuse) call<half, true>(t, gt, yh, mh, vh, xh, gh, bh, tmp);
-    else call<half, false>(t, gt, yh, mh, vh, xh, gh, bh, tmp);
+    else call<half, false>(t, gt, yh, mh, t.alias ? mh : vh, xh, gh, bh, tmp);
     PipeBarrier<PIPE_ALL>();
     Cast(y, yh, RoundMode::CAST_NONE, total);
     Cast(m, mh, RoundMode::CAST_NONE, NG);
@@ -67,10 +70,12 @@ extern "C" __global__ __aicore__ void gn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
     PipeBarrier<PIPE_ALL>();
   } else {
     if (t.reuse) call<float, true>(t, gt, y, m, v, x, g, b, tmp);
-    else call<float, false>(t, gt, y, m, v, x, g, b, tmp);
+    else call<float, false>(t, gt, y, m, t.alias ? m : v, x, g, b, tmp);
     PipeBarrier<PIPE_ALL>();
   }
-  DataCopyPad(go, y, {1, total * 4, 0, 0, 0});
+  const uint32_t from = t.alias == 2 ? gt.inputRoundSize : 0;
+  if (t.alias >= 2) DataCopyPad(go, x[from], {1, (total - from) * 4, 0, 0, 0});
+  else DataCopyPad(go, y, {1, total * 4, 0, 0, 0});
   DataCopyPad(go[total], m, {1, NG * 4, 0, 0, 0});
   DataCopyPad(go[total + NG], v, {1, NG * 4, 0, 0, 0});
 }

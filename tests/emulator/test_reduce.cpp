@@ -109,11 +109,35 @@ extern "C" __global__ __aicore__ void rd_u8(GM_ADDR in, GM_ADDR out, GM_ADDR til
   else if (t.ra) call_u8<Pattern::Reduce::RA, false>(t, d, x, tmp);
   else call_u8<Pattern::Reduce::AR, false>(t, d, x, tmp);
   PipeBarrier<PIPE_ALL>();
-  DataCopyPad(go, d, {1, nd, 0, 0, 0});
+  DataCopyPad(go, d, {1, nd + t.half, 0, 0, 0});  // half (unused for uint8_t): extra dst bytes to copy out
+}
+
+// ReduceAny on a source left poisoned (but holding its values) by a ReduceMax with isReuseSource: AR, float, one
+// row per 8 floats; out: first floats
+extern "C" __global__ __aicore__ void rd_any_poisoned(GM_ADDR in, GM_ADDR out, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(RdCase, t, tiling);
+  TPipe pipe;
+  const uint32_t n = t.first * 8, no = (t.first + 7) / 8 * 8;
+  TBuf<TPosition::VECCALC> bx, bd;
+  pipe.InitBuffer(bx, n * 4);
+  pipe.InitBuffer(bd, no * 4);
+  GlobalTensor<float> gi, go;
+  gi.SetGlobalBuffer((__gm__ float*)in, n);
+  go.SetGlobalBuffer((__gm__ float*)out, no);
+  LocalTensor<float> x = bx.Get<float>(), d = bd.Get<float>();
+  DataCopy(x, gi, n);
+  PipeBarrier<PIPE_ALL>();
+  const uint32_t shape[] = {t.first, 8};
+  ReduceMax<float, Pattern::Reduce::AR, true>(d, x, shape, true);  // leaves x poisoned
+  PipeBarrier<PIPE_ALL>();
+  ReduceAny<float, Pattern::Reduce::AR>(d, x, shape, true);  // RD:any-poisoned
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(go, d, no);
 }
 
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, rd_call, 3);
   OPKIT_EMU_PY_KERNEL(m, rd_u8, 3);
+  OPKIT_EMU_PY_KERNEL(m, rd_any_poisoned, 3);
 }

@@ -181,14 +181,19 @@ def test_prod_matches_torch(mod, host, ra, first, last):
 
 
 def test_prod_ar_order_is_the_devices_pairing(mod, host):
-    # last = 5: ((x0 x x4) x x2) x (x1 x x3) (ReduceProdByLastAxis, Brcb blocks halved): with values whose product
-    # rounds differently by order, the emulator gives that order's float, not the left-to-right one
-    x = np.zeros((1, 8), np.float32)
-    x[0, :5] = [1.0000001, 3.0000002, 7.0000005, 1.1, 0.3333333]
-    got, _ = run(mod, host, 4, 0, 0, 1, 5, x=x.copy())
+    # last = 5: ((x0 x x4) x x2) x (x1 x x3) (ReduceProdByLastAxis, reduce_prod_v220_impl.h:100-126: the lane
+    # past splitK folded onto lane 0, then Brcb blocks halved). The input is one whose float product differs by
+    # order -- asserted here, so the test tells the device order from left-to-right and from plain pairing
     f = np.float32
-    want = f(f(f(x[0, 0] * x[0, 4]) * x[0, 2]) * f(x[0, 1] * x[0, 3]))
-    assert got[0] == want
+    x = np.zeros((1, 8), f)
+    x[0, :5] = [0.911, 0.511, 1.469, 1.58, 1.753]
+    a = x[0]
+    device = f(f(f(a[0] * a[4]) * a[2]) * f(a[1] * a[3]))
+    left_to_right = f(f(f(f(a[0] * a[1]) * a[2]) * a[3]) * a[4])
+    pairs = f(f(f(a[0] * a[1]) * f(a[2] * a[3])) * a[4])
+    assert len({device.view(np.uint32), left_to_right.view(np.uint32), pairs.view(np.uint32)}) == 3
+    got, _ = run(mod, host, 4, 0, 0, 1, 5, x=x.copy())
+    assert got[0].view(np.uint32) == device.view(np.uint32)
 
 
 @pytest.mark.parametrize("op", [5, 6], ids=["any", "all"])
@@ -203,14 +208,14 @@ def test_any_all_float_matches_torch(mod, host, op, ra, first, last):
         np.testing.assert_array_equal(got, want)
 
 
-def run_u8(mod, host, op, ra, first, last, x, tmp=-1, reuse=0):
+def run_u8(mod, host, op, ra, first, last, x, tmp=-1, reuse=0, extra=0):
     pad = -(-last // 32) * 32
     need = host(first, last, 2, ra, reuse=reuse, fn=FN[op])
-    case = np.array([op, ra, 0, need if tmp < 0 else tmp, reuse, 1, first, last, pad], np.uint32)
+    case = np.array([op, ra, extra, need if tmp < 0 else tmp, reuse, 1, first, last, pad], np.uint32)
     nd = last if ra else first
-    out = np.zeros(-(-nd // 32) * 32, np.uint8)
+    out = np.zeros(-(-(nd + extra) // 32) * 32, np.uint8)
     mod.rd_u8([x.ravel(), out, case.view(np.uint8).copy()], block_dim=1)
-    return out[:nd]
+    return out[:nd + extra]
 
 
 @pytest.mark.parametrize("op", [5, 6], ids=["any", "all"])
@@ -225,12 +230,37 @@ def test_any_all_uint8_matches_torch(mod, host, op, ra, first, last):
         np.testing.assert_array_equal(run_u8(mod, host, op, ra, first, last, x, tmp), want)
 
 
+@pytest.mark.parametrize("op", [5, 6], ids=["any", "all"])
+def test_uint8_ra_odd_last_writes_the_padding_byte(mod, host, op):
+    # A2 reduces uint8_t RA as int16 lanes, (last + 1) / 2 of them (reduce_any_v220_impl.h:61-67): dst[last] is the
+    # bitwise Or / And of the rows' padding byte `last`
+    first, last = 3, 5
+    x = np.zeros((first, 32), np.uint8)
+    x[:, :last] = [[1, 0, 1, 1, 0], [0, 0, 1, 1, 1], [1, 0, 1, 0, 0]]
+    x[:, last] = [5, 7, 13]
+    got = run_u8(mod, host, op, 1, first, last, x, extra=1)
+    want = (x[:, :last] != 0).any(0) if op == 5 else (x[:, :last] != 0).all(0)
+    np.testing.assert_array_equal(got[:last], want.astype(np.uint8))
+    assert got[last] == (5 | 7 | 13 if op == 5 else 5 & 7 & 13)
+
+
 def test_any_source_other_than_0_or_1_is_refused(mod, host):
     x = np.zeros((2, 8), np.float32)
     x[1, 3] = 2.0
     with pytest.raises(EmulatorError) as e:
         run(mod, host, 5, 0, 0, 2, 8, x=x)
     assert (e.value.rule, e.value.call) == ("api-argument", "ReduceAny") and "only 0 or 1" in e.value.detail
+
+
+def test_any_on_uninitialized_source_is_reported_as_such(mod, host):
+    # the source holds 2.0 but is poisoned (a ReduceMax with isReuseSource left it undefined): the 0 / 1 check skips
+    # it and the result is poison (copying it out fails), not an api-argument about the value
+    x = np.zeros((2, 8), np.float32)
+    x[1, 3] = 2.0
+    case = np.array([5, 0, 0, 0, 0, 1, 2, 8, 8], np.uint32)
+    with pytest.raises(EmulatorError) as e:
+        mod.rd_any_poisoned([x.ravel(), np.zeros(8, np.float32), case.view(np.uint8).copy()], block_dim=1)
+    assert e.value.rule == "ub-uninitialized"
 
 
 def test_prod_tmp_below_cann_size_is_a_rule_violation(mod, host):

@@ -9,6 +9,7 @@ using namespace AscendC;
 
 struct SfCase {
   uint32_t mode, tmp, m, k, oriK;  // mode: 0 float, 1 half, 2 half with float sum / max; tmp: 0 = framework form
+  uint32_t perturb;                // float only: 1 row 0's inMax lane 3 changed, 2 that lane left uninitialized
   SoftMaxTiling tiling;
 };
 
@@ -16,17 +17,23 @@ template <class T, class U>
 __aicore__ inline void steps(const SfCase& t, const LocalTensor<T>& x1, const LocalTensor<T>& x2,
                              const LocalTensor<T>& d1, const LocalTensor<T>& d2, const LocalTensor<U>& s1,
                              const LocalTensor<U>& m1, const LocalTensor<U>& s2, const LocalTensor<U>& m2,
-                             const LocalTensor<T>& em, const LocalTensor<uint8_t>& tmp) {
+                             const LocalTensor<T>& em, const LocalTensor<uint8_t>& tmp,
+                             const LocalTensor<U>& fresh) {
   const SoftMaxShapeInfo shape = {t.m, t.k, t.m, t.oriK};
-  if (t.tmp) {
-    SoftmaxFlash<T, false>(d1, s1, m1, x1, em, s1, m1, tmp, t.tiling, false, shape);  // SF:first
-    PipeBarrier<PIPE_ALL>();
-    SoftmaxFlash<T, false>(d2, s2, m2, x2, em, s1, m1, tmp, t.tiling, true, shape);  // SF:update
-  } else {
-    SoftmaxFlash<T, false>(d1, s1, m1, x1, em, s1, m1, t.tiling, false, shape);
-    PipeBarrier<PIPE_ALL>();
-    SoftmaxFlash<T, false>(d2, s2, m2, x2, em, s1, m1, t.tiling, true, shape);
+  LocalTensor<U> in_max = m1;
+  if (t.tmp) SoftmaxFlash<T, false>(d1, s1, m1, x1, em, s1, m1, tmp, t.tiling, false, shape);  // SF:first
+  else SoftmaxFlash<T, false>(d1, s1, m1, x1, em, s1, m1, t.tiling, false, shape);
+  PipeBarrier<PIPE_ALL>();
+  const uint32_t bu = 32 / sizeof(U);
+  if (t.perturb == 1) m1.SetValue(3, static_cast<U>(static_cast<float>(m1.GetValue(3)) + 1.0f));
+  if (t.perturb == 2) {  // fresh (never written) gets max1 but row 0's lane 3
+    for (uint32_t i = 0; i < t.m * bu; ++i)
+      if (i != 3) fresh.SetValue(i, m1.GetValue(i));
+    in_max = fresh;
   }
+  PipeBarrier<PIPE_ALL>();
+  if (t.tmp) SoftmaxFlash<T, false>(d2, s2, m2, x2, em, s1, in_max, tmp, t.tiling, true, shape);  // SF:update
+  else SoftmaxFlash<T, false>(d2, s2, m2, x2, em, s1, in_max, t.tiling, true, shape);
   PipeBarrier<PIPE_ALL>();
 }
 
@@ -35,13 +42,14 @@ extern "C" __global__ __aicore__ void sf_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
   GET_TILING_DATA_WITH_STRUCT(SfCase, t, tiling);
   TPipe pipe;
   const uint32_t n = t.m * t.k, nr = t.m * 16;
-  TBuf<TPosition::VECCALC> bx1, bx2, bd1, bd2, hx1, hx2, hd1, hd2, bred, hred, bt, bpk;
+  TBuf<TPosition::VECCALC> bx1, bx2, bd1, bd2, hx1, hx2, hd1, hd2, bred, hred, bt, bpk, bfr;
   for (auto* b : {&bx1, &bx2, &bd1, &bd2}) pipe.InitBuffer(*b, n * 4);
   for (auto* b : {&hx1, &hx2, &hd1, &hd2}) pipe.InitBuffer(*b, n * 2);
   pipe.InitBuffer(bred, 5 * nr * 4);
   pipe.InitBuffer(hred, 5 * nr * 2);
   pipe.InitBuffer(bt, t.tmp ? t.tmp : 32);
   pipe.InitBuffer(bpk, 40 * t.m * 4);
+  pipe.InitBuffer(bfr, nr * 4);
   GlobalTensor<float> gi, go;
   gi.SetGlobalBuffer((__gm__ float*)in, 2 * n);
   go.SetGlobalBuffer((__gm__ float*)out, 2 * n + 40 * t.m);
@@ -54,17 +62,20 @@ extern "C" __global__ __aicore__ void sf_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
   PipeBarrier<PIPE_ALL>();
   // five per-row block tensors: sum1, max1, sum2, max2, expMax (float: 8 a row; half: 16 a row)
   if (t.mode == 0) {
-    steps<float, float>(t, x1, x2, d1, d2, red, red[nr], red[2 * nr], red[3 * nr], red[4 * nr], tmp);
+    steps<float, float>(t, x1, x2, d1, d2, red, red[nr], red[2 * nr], red[3 * nr], red[4 * nr], tmp,
+                        bfr.Get<float>());
   } else {
     LocalTensor<half> h1 = hx1.Get<half>(), h2 = hx2.Get<half>(), e1 = hd1.Get<half>(), e2 = hd2.Get<half>();
     Cast(h1, x1, RoundMode::CAST_NONE, n);
     Cast(h2, x2, RoundMode::CAST_NONE, n);
     PipeBarrier<PIPE_ALL>();
     if (t.mode == 1) {
-      steps<half, half>(t, h1, h2, e1, e2, hred_, hred_[nr], hred_[2 * nr], hred_[3 * nr], hred_[4 * nr], tmp);
+      steps<half, half>(t, h1, h2, e1, e2, hred_, hred_[nr], hred_[2 * nr], hred_[3 * nr], hred_[4 * nr], tmp,
+                        bfr.Get<half>());
       Cast(red, hred_, RoundMode::CAST_NONE, 5 * nr);
     } else {
-      steps<half, float>(t, h1, h2, e1, e2, red, red[nr], red[2 * nr], red[3 * nr], hred_[4 * nr], tmp);
+      steps<half, float>(t, h1, h2, e1, e2, red, red[nr], red[2 * nr], red[3 * nr], hred_[4 * nr], tmp,
+                         bfr.Get<float>());
       Cast(red[4 * nr], hred_[4 * nr], RoundMode::CAST_NONE, nr);
     }
     Cast(d1, e1, RoundMode::CAST_NONE, n);

@@ -28,9 +28,14 @@ int main(int argc, char** argv) {
   AscendC::SoftMaxFlashTilingFunc(shape, size, atoi(argv[5]), t, update);
   AscendC::tiling::SoftMaxTiling kt{};
   AscendC::SoftMaxFlashTilingFunc(shape, size, atoi(argv[5]), kt, update);
-  printf("%u %u %u %u %u %u\n", AscendC::GetSoftMaxFlashMaxTmpSize(shape, size, update, false),
+  printf("%u %u %u %u %u %u", AscendC::GetSoftMaxFlashMaxTmpSize(shape, size, update, false),
          AscendC::GetSoftMaxFlashMinTmpSize(shape, size, update, false), t.get_splitM(), t.get_rangeM(),
          t.get_tailM(), kt.splitM == t.get_splitM() && kt.reduceK == t.get_reduceK());
+  uint32_t f[16] = {};
+  static_assert(sizeof kt == sizeof f, "SoftMaxTiling is 16 words");
+  __builtin_memcpy(f, &kt, sizeof f);
+  for (uint32_t v : f) printf(" %u", v);  // the kernel-side tiling, for the kernel
+  printf("\n");
 }
 """
 
@@ -46,9 +51,10 @@ def host(tmp_path_factory):
     from conftest import build_host_program
     exe = build_host_program(HOST, tmp_path_factory.mktemp("sf_host"))
 
-    def sizes(m, k, size, update=1, work=4096):
-        return tuple(int(x) for x in subprocess.run([str(exe), *map(str, (m, k, size, update, work))],
-                                                     check=True, capture_output=True, text=True).stdout.split())
+    def sizes(m, k, size, update=1, work=4096, fields=False):
+        v = tuple(int(x) for x in subprocess.run([str(exe), *map(str, (m, k, size, update, work))],
+                                                  check=True, capture_output=True, text=True).stdout.split())
+        return v[6:] if fields else v[:6]
     return sizes
 
 
@@ -63,7 +69,11 @@ def test_host_sizes_and_tiling_match_cann_formulas(host):
     assert host(4, 20, 4)[:2] == (0, 0)          # 20 floats: the last axis is not 32-byte aligned
 
 
-def run(mod, host, m, k, mode, tmp=-1, ori_k=0, seed=0):
+TILING = dict(srcM=0, srcK=1, splitM=6, splitK=7, splitSize=8, reduceM=9, reduceK=10, reduceSize=11, rangeM=12,
+              tailM=13)   # AscendC::tiling::SoftMaxTiling's word order
+
+
+def run(mod, host, m, k, mode, tmp=-1, ori_k=0, seed=0, tiling=None, perturb=0):
     rng = np.random.default_rng(seed + m * 3 + k)
     x = (rng.standard_normal((2, m, k)) * 3).astype(np.float32)
     x[1] += 1.5  # the second chunk's max is mostly larger, so the update rescales
@@ -71,8 +81,8 @@ def run(mod, host, m, k, mode, tmp=-1, ori_k=0, seed=0):
         x = x.astype(np.float16).astype(np.float32)
     size = 4 if mode != 1 else 2   # one buffer for both calls: the larger of the two minima
     mn = max(host(m, k, size, update=0)[1], host(m, k, size, update=1)[1])
-    case = np.concatenate([np.array([mode, mn if tmp < 0 else tmp, m, k, ori_k or k], np.uint32),
-                           np.zeros(16, np.uint32)]).view(np.uint8)
+    case = np.concatenate([np.array([mode, mn if tmp < 0 else tmp, m, k, ori_k or k, perturb], np.uint32),
+                           np.array(tiling if tiling is not None else [0] * 16, np.uint32)]).view(np.uint8)
     n = m * k
     out = np.zeros(2 * n + 40 * m, np.float32)
     mod.sf_call([x.ravel(), out, case.copy()], block_dim=1)
@@ -113,9 +123,10 @@ def test_padded_columns_are_not_reduced(mod, host):
 
 
 def test_tmp_below_cann_minimum_is_a_rule_violation(mod, host):
-    need = max(host(4, 64, 2, update=0)[1], host(4, 64, 2, update=1)[1])
+    # half with float sums (all-half's update does not use the buffer: test_all_half_update_...)
+    need = max(host(4, 64, 4, update=0)[1], host(4, 64, 4, update=1)[1])
     with pytest.raises(EmulatorError) as e:
-        run(mod, host, 4, 64, 1, tmp=need - 32)
+        run(mod, host, 4, 64, 2, tmp=need - 32)
     assert (e.value.rule, e.value.call) == ("tensor-bounds", "SoftmaxFlash")
     assert "GetSoftMaxFlashMinTmpSize" in e.value.detail and str(need) in e.value.detail
     assert e.value.file.endswith("test_softmax_flash.cpp")
@@ -125,3 +136,76 @@ def test_ori_k_beyond_k_is_refused(mod, host):
     with pytest.raises(EmulatorError) as e:
         run(mod, host, 2, 32, 0, ori_k=40)
     assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlash") and "oriSrcK" in e.value.detail
+
+
+def test_a_zero_tiling_is_retiled_and_one_for_the_shape_followed(mod, host):
+    """The tiling above is all zero: its srcM / srcK differ from the shape, so A2 re-tiles on the work buffer it has
+    (softmax_common_flash.h:50-86, 109-145). One SoftMaxFlashTilingFunc made for the shape (20 rows, 8 a round, a
+    tail of 4) is used as given: the same rows come out."""
+    m, k = 20, 64
+    mn = max(host(m, k, 4, update=0)[1], host(m, k, 4, update=1)[1])
+    f = host(m, k, 4, update=1, work=10 * 160 * 4, fields=True)
+    assert (f[TILING["splitM"]], f[TILING["rangeM"]], f[TILING["tailM"]]) == (8, 2, 4)
+    layout = (2 * f[TILING["splitM"]] * k + 4 * f[TILING["splitM"]] * 8) * 4
+    base = run(mod, host, m, k, 0, tmp=max(mn, layout))
+    got = run(mod, host, m, k, 0, tmp=max(mn, layout), tiling=f)
+    for a, b in zip(base, got):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("field,value", [("splitK", 32), ("reduceK", 16), ("rangeM", 3)])
+def test_a_tiling_for_the_shape_not_of_cann_form_is_refused(mod, host, field, value):
+    m, k = 20, 64
+    f = list(host(m, k, 4, update=1, work=10 * 160 * 4, fields=True))
+    f[TILING[field]] = value
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, m, k, 0, tmp=8192, tiling=f)
+    assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlash")
+    assert "SoftMaxFlashTilingFunc" in e.value.detail and f"{field} {value}" in e.value.detail
+
+
+def test_a_tiling_for_a_bigger_buffer_than_given_is_a_rule_violation(mod, host):
+    # made for GetSoftMaxFlashMaxTmpSize (all 4 rows a round), run on the minimum: the update's work buffer
+    # (2 splitSize + 4 reduceSize floats, softmax_flash_nd_process_impl.h:173-181) overruns it on the device
+    m, k = 4, 64
+    mx = host(m, k, 4, update=1)[0]
+    f = host(m, k, 4, update=1, work=mx, fields=True)
+    assert f[TILING["splitM"]] == 4
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, m, k, 0, tiling=f)
+    assert (e.value.rule, e.value.call) == ("tensor-bounds", "SoftmaxFlash")
+    assert "2 splitSize + 4 reduceSize" in e.value.detail and str((2 * 4 * 64 + 4 * 4 * 8) * 4) in e.value.detail
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2], ids=["float", "half", "half-float"])
+def test_all_half_update_does_not_use_shared_tmp_buffer(mod, host, mode):
+    """All-half with isUpdate runs on the stack buffer (softmax_flash_nd_process_impl.h:296-303): a sharedTmpBuffer
+    enough for the no-update call only is no fault there; the other forms use it and are refused."""
+    m, k = 4, 64
+    size = 2 if mode == 1 else 4
+    first = host(m, k, size, update=0)[1]
+    assert first < host(m, k, size, update=1)[1]
+    if mode == 1:
+        x, d1, d2, b = run(mod, host, m, k, mode, tmp=first)
+        full = torch.softmax(torch.from_numpy(np.concatenate([x[0], x[1]], -1)).double(), -1).numpy()
+        np.testing.assert_allclose(d2, full[:, k:], rtol=4e-3, atol=1e-3)
+        return
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, m, k, mode, tmp=first)
+    assert (e.value.rule, e.value.call) == ("tensor-bounds", "SoftmaxFlash") and "isUpdate" in e.value.detail
+
+
+def test_in_max_lanes_that_differ_are_refused(mod, host):
+    """A2 computes the update lane by lane over each row's inMax / inSum block (softmax_flash_nd_process_impl.h
+    :207-228); the page says a block holds one value. Row 0's lane 3 changed: refused, not lane 0 taken."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 4, 64, 0, perturb=1)
+    assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlash")
+    assert "inMaxTensor row 0: lane 3" in e.value.detail
+
+
+def test_an_uninitialized_in_max_lane_poisons_its_row(mod, host):
+    """Row 0's inMax lane 3 never written (lane 0 is): the row's outputs are poison, so copying them out fails."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 4, 64, 0, perturb=2)
+    assert e.value.rule == "ub-uninitialized"

@@ -13,16 +13,28 @@
 // M = max(inMax, m), a = exp(m - M), b = exp(inMax - M) x inSum, newSum = b + a x s, expMax = b / newSum,
 // dst = e x (a / newSum) over all srcK columns; max = M, sum = newSum. So expMax is the factor that rescales the
 // previous chunk's dst, unlike SoftmaxFlashV2's exp(inMax - M). max / sum / expMax are the row's value over one
-// 32-byte block of their type; inMax / inSum are read at the first element of the row's block (the page: all its
-// elements hold the same value). The sum as SoftMax's here (count-form ReduceSum): equal within float rounding, not
-// bitwise; the basic-block code (softmax_flash_basic_block_impl.h) is the same arithmetic in another order.
-// The tiling only cuts rows into rounds: not read. isReuseSource: reserved (the page), no effect.
+// 32-byte block of their type; inMax / inSum: each row's block must hold one value (the page), since A2 computes
+// lane by lane -- a block whose lanes differ is api-argument, any poisoned lane poisons the row. The sum as
+// SoftMax's here (count-form ReduceSum): equal within float rounding, not bitwise; the basic-block code
+// (softmax_flash_basic_block_impl.h) is the same arithmetic in another order.
+// The tiling: CANN re-tiles on the device when its srcM / srcK differ from the shape (softmax_common_flash.h:50-86,
+// 109-145: SoftMaxFlashTilingFunc on the work buffer it has), so such a tiling (a zero one too) is harmless and the
+// rows come out the same; a tiling made for this shape is used as given, its rounds and work-buffer layout
+// (softmax_flash_nd_process_impl.h:173-188, 192-285, 331-338) -- so it is checked: not of SoftMaxFlashTilingFunc's
+// form (splitK = srcK, reduceK = 32 / sizeof(sum type), the sizes splitM / tailM times those, rangeM x splitM +
+// tailM = srcM) is api-argument; with isUpdate and a sharedTmpBuffer the kernel uses, one holding fewer than
+// 2 splitSize + 4 reduceSize floats (a tiling made for a bigger localWorkSpaceSize) is tensor-bounds. The layout of
+// the no-update form (SoftMaxNDImpl) is not checked. isReuseSource: reserved (the page), no effect.
 // Checked as SoftmaxFlashV2: an empty SoftMaxShapeInfo, srcK x sizeof(T) not a multiple of 32, oriSrcK beyond srcK,
 // tensors too small are api-argument; a sharedTmpBuffer below GetSoftMaxFlashMinTmpSize's minimum (the A2 branch of
 // impl/adv_api/tiling/activation/softmax_tiling.cpp:265-305, floats: blk + srcK + 64 without update, 4 blk + 2 srcK
-// with, blk = 32 / sizeof(sum type)) is tensor-bounds. Poison: a row is poison in every output when one of its
-// reduced lanes (or, updating, its inMax / inSum) is.
+// with, blk = 32 / sizeof(sum type)) is tensor-bounds -- except all-half with isUpdate, where A2 ignores the
+// sharedTmpBuffer and pops the stack buffer (softmax_flash_nd_process_impl.h:296-303 calling :30-36), so its size is
+// not checked (the device's stack buffer must hold the layout; the emulator does not model its size).
+// Poison: a row is poison in every output when one of its reduced lanes (or, updating, any lane of its inMax /
+// inSum block) is.
 #pragma once
+#include <cstring>
 #include <vector>
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
@@ -37,12 +49,12 @@ inline uint32_t softmax_flash_min_tmp(uint32_t k, uint32_t size2, bool update) {
 }
 
 // T: source / dst / expMax; U: sum / max / inSum / inMax
-template <class T, class U, bool basic>
+template <class T, class U, bool basic, class Tiling>
 void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& sum,
                        const AscendC::LocalTensor<U>& max, const AscendC::LocalTensor<T>& src,
                        const AscendC::LocalTensor<T>& emax, const AscendC::LocalTensor<U>& in_sum,
-                       const AscendC::LocalTensor<U>& in_max, const AscendC::LocalTensor<uint8_t>* tmp, bool update,
-                       const AscendC::SoftMaxShapeInfo& s, SrcLoc loc) {
+                       const AscendC::LocalTensor<U>& in_max, const AscendC::LocalTensor<uint8_t>* tmp,
+                       const Tiling& t, bool update, const AscendC::SoftMaxShapeInfo& s, SrcLoc loc) {
   static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
                 "opkit emulator: SoftmaxFlash supports half and float (SoftmaxFlash.md, A2)");
   const char* api = "SoftmaxFlash";
@@ -65,7 +77,28 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
               "expMax %u (need %llu)", M, K, src.GetSize(), dst.GetSize(), static_cast<unsigned long long>(n),
               sum.GetSize(), max.GetSize(), update ? ", inSum / inMax" : "", static_cast<unsigned long long>(nu),
               emax.GetSize(), static_cast<unsigned long long>(nt)));
-  if (tmp) {
+  // all-half with isUpdate runs on the stack buffer, not sharedTmpBuffer (softmax_flash_nd_process_impl.h:296-303)
+  const bool on_stack = update && sizeof(T) == 2 && sizeof(U) == 2;
+  if (t.srcM == M && t.srcK == K) {  // used as given (otherwise CANN re-tiles, softmax_common_flash.h:50-86)
+    const uint32_t rk = kBlk / sizeof(U);
+    if (t.splitM == 0 || t.splitK != K || t.reduceM != t.splitM || t.reduceK != rk || t.splitSize != t.splitM * K ||
+        t.reduceSize != t.splitM * rk || t.tailM >= t.splitM || t.tailSplitSize != t.tailM * K ||
+        t.tailReduceSize != t.tailM * rk || uint64_t(t.rangeM) * t.splitM + t.tailM != M)
+      fail("api-argument", api, loc,
+           strf("tiling {srcM %u, srcK %u, splitM %u, splitK %u, splitSize %u, reduceM %u, reduceK %u, reduceSize "
+                "%u, rangeM %u, tailM %u, tailSplitSize %u, tailReduceSize %u} is for this shape, so the A2 code uses "
+                "it as given, but it is not one SoftMaxFlashTilingFunc makes (splitK = srcK, reduceK = %u, the sizes "
+                "splitM / tailM times those, rangeM x splitM + tailM = srcM, tailM < splitM)",
+                t.srcM, t.srcK, t.splitM, t.splitK, t.splitSize, t.reduceM, t.reduceK, t.reduceSize, t.rangeM,
+                t.tailM, t.tailSplitSize, t.tailReduceSize, rk));
+    const uint64_t layout = (2ull * t.splitSize + 4ull * t.reduceSize) * 4;  // tmpBuffer0 .. inSumTmp (:173-181)
+    if (update && tmp && !on_stack && tmp->GetSize() < layout)
+      fail("tensor-bounds", api, loc,
+           strf("sharedTmpBuffer holds %u bytes; the tiling's %u rows a round need %llu (2 splitSize + 4 reduceSize "
+                "floats, CANN's A2 layout): a tiling made for a bigger localWorkSpaceSize", tmp->GetSize(), t.splitM,
+                static_cast<unsigned long long>(layout)));
+  }
+  if (tmp && !on_stack) {
     const uint32_t need = softmax_flash_min_tmp(K, sizeof(U), update);
     if (tmp->GetSize() < need)
       fail("tensor-bounds", api, loc,
@@ -81,15 +114,34 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
   c.dst(emax, nt, "expMaxTensor").src(in_sum, nu, "inSumTensor").src(in_max, nu, "inMaxTensor");
   if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
   std::vector<uint8_t> bad;
-  if (c.commit(Flow::Manual)) {  // before dst (which may be src) and sum / max (which may be inSum / inMax) change
+  const bool tracked = c.commit(Flow::Manual);  // before dst (may be src) and sum / max (may be inSum / inMax) change
+  if (tracked) {
     bad.assign(M, 0);
     for (uint32_t r = 0; r < M; ++r) {
       for (uint32_t k = 0; k < oriK && !bad[r]; ++k) bad[r] = ApiCall::lane_poisoned(c.operand(0), uint64_t(r) * K + k);
-      if (!bad[r])
-        bad[r] = ApiCall::lane_poisoned(c.operand(5), uint64_t(r) * bu) ||
-                 ApiCall::lane_poisoned(c.operand(6), uint64_t(r) * bu);
+      for (uint32_t k = 0; k < bu && !bad[r]; ++k)  // A2 computes every lane of the block (:207-228)
+        bad[r] = ApiCall::lane_poisoned(c.operand(5), uint64_t(r) * bu + k) ||
+                 ApiCall::lane_poisoned(c.operand(6), uint64_t(r) * bu + k);
     }
   }
+  // A2 computes M, a, b, the new sum and expMax lane by lane over each row's block (softmax_flash_nd_process_impl.h
+  // :207-228); the emulator computes one value a row, so it needs the page's precondition that a row's inMax / inSum
+  // block holds one value (poisoned lanes excepted: they poison the row instead)
+  for (uint32_t r = 0; r < M; ++r)
+    for (const AscendC::LocalTensor<U>* in : {&in_max, &in_sum}) {
+      const U* v = in->data() + uint64_t(r) * bu;
+      const int op = in == &in_max ? 6 : 5;
+      for (uint32_t k = 1; k < bu; ++k) {
+        if (tracked && (ApiCall::lane_poisoned(c.operand(op), uint64_t(r) * bu) ||
+                        ApiCall::lane_poisoned(c.operand(op), uint64_t(r) * bu + k)))
+          continue;
+        if (std::memcmp(&v[k], &v[0], sizeof(U)) != 0)
+          fail("api-argument", api, loc,
+               strf("%s row %u: lane %u holds %g, lane 0 %g -- SoftmaxFlash.md: each row's block of 32 bytes holds "
+                    "one value (A2 computes each lane, the emulator one value a row)",
+                    op == 6 ? "inMaxTensor" : "inSumTensor", r, k, double(to_f(v[k])), double(to_f(v[0]))));
+      }
+    }
   ctx().stats.vector_elems += n;
   std::vector<float> e(K);
   std::vector<T> out(n);
@@ -134,10 +186,9 @@ void SoftmaxFlash(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTens
                   const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inSumTensor,
                   const LocalTensor<T>& inMaxTensor, const SoftMaxTiling& tiling, bool isUpdate = false,
                   const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
-  (void)tiling;
   ::opkit_emu::adv_softmax_flash<T, T, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                     inSumTensor, inMaxTensor, nullptr, isUpdate, softmaxShapeInfo,
-                                                     loc);
+                                                     inSumTensor, inMaxTensor, nullptr, tiling, isUpdate,
+                                                     softmaxShapeInfo, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
 void SoftmaxFlash(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTensor,
@@ -145,9 +196,8 @@ void SoftmaxFlash(const LocalTensor<half>& dstTensor, const LocalTensor<float>& 
                   const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inSumTensor,
                   const LocalTensor<float>& inMaxTensor, const SoftMaxTiling& tiling, bool isUpdate = false,
                   const SoftMaxShapeInfo& softmaxShapeInfo = {}, OPKIT_LOC) {
-  (void)tiling;
   ::opkit_emu::adv_softmax_flash<half, float, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                            inSumTensor, inMaxTensor, nullptr, isUpdate,
+                                                            inSumTensor, inMaxTensor, nullptr, tiling, isUpdate,
                                                             softmaxShapeInfo, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
@@ -156,9 +206,8 @@ void SoftmaxFlash(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTens
                   const LocalTensor<T>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
                   const SoftMaxTiling& tiling, bool isUpdate = false, const SoftMaxShapeInfo& softmaxShapeInfo = {},
                   OPKIT_LOC) {
-  (void)tiling;
   ::opkit_emu::adv_softmax_flash<T, T, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                     inSumTensor, inMaxTensor, &sharedTmpBuffer, isUpdate,
+                                                     inSumTensor, inMaxTensor, &sharedTmpBuffer, tiling, isUpdate,
                                                      softmaxShapeInfo, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false>
@@ -168,9 +217,9 @@ void SoftmaxFlash(const LocalTensor<half>& dstTensor, const LocalTensor<float>& 
                   const LocalTensor<float>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
                   const SoftMaxTiling& tiling, bool isUpdate = false, const SoftMaxShapeInfo& softmaxShapeInfo = {},
                   OPKIT_LOC) {
-  (void)tiling;
   ::opkit_emu::adv_softmax_flash<half, float, isBasicBlock>(dstTensor, sumTensor, maxTensor, srcTensor, expMaxTensor,
-                                                            inSumTensor, inMaxTensor, &sharedTmpBuffer, isUpdate,
+                                                            inSumTensor, inMaxTensor, &sharedTmpBuffer, tiling,
+                                                            isUpdate,
                                                             softmaxShapeInfo, loc);
 }
 }  // namespace AscendC

@@ -8,28 +8,31 @@
 // Computed as the A2 implementation does (impl/adv_api/detail/normalization/batchnorm/batchnorm_common_impl.h,
 // batchnorm_common_pre_impl.h), in float (half: inputX, gamm, beta and epsilon cast to float, the three outputs cast
 // back once), each step rounded to float, per column j of S x H: mean = x[0][j] x back + x[1][j] x back + ... added
-// in batch order (GetReduceAddResult, pre_impl :205-248: a copy of row 0 then one Add per row; the basic-block form
+// in batch order (GetReduceAddResult, pre_impl :179-217: a copy of row 0 then one Add per row; the basic-block form
 // adds the rows in the same order), d = x - mean, var = sum of (d x d) x back in the same order, rstd =
-// Exp(Ln(var + eps) x -0.5) (GetBatchNormOutputPreProcess :388-405), out[b][j] = beta[b] + gamm[b] x (d x rstd);
+// Exp(Ln(var + eps) x -0.5) (GetBatchNormOutputPreProcess, pre_impl :372-388), out[b][j] = beta[b] + gamm[b] x (d x rstd);
 // back = tiling.firstDimValueBack (1 / B). Ln and Exp are the emulator's (the C library's logf / expf), so the
 // result equals CANN's within the rounding of those two; not checked on a device.
-// Rounds follow the tiling (shCurLength columns each, then the tail), and the tail round leaves its lengths in the
+// inputX and output may be the same tensor (BatchNorm.md:74 allows it): each column's B values are read before any
+// is written. Rounds follow the tiling (shCurLength columns each, then the tail), and the tail round leaves its lengths in the
 // caller's tiling (BatchNormCompute :299-303), as the device does. isReuseSource: refused, as CANN's kernel check
 // does for every T (batchnorm_check_common.h: IsReuseSourceVerifyingParameters<false>); the computation never
 // reads it (GetBatchNormInfo :177-212).
 // Checked (api-argument): the tiling filled (oneTmpSize > 0), thirdTmpStartPos + oneTmpSize <= tmpBufSize
 // (:187-191), S x H x sizeof(T) a multiple of 32 (tiling :66-69), isBasicBlock only with S x H % 64 == 0, S x H < 2048
-// (BatchNorm.md) and B % 8 == 0 (:42-48), gamm / beta GetSize() x sizeof(T) multiples of 32 (batchnorm_check_common.h), the tensors
-// holding B x S x H / S x H / B; isBasicBlock with B > 256 is not-emulated (GetReduceAddResult's repeat tail
-// restarts at row 1, pre_impl :228-232, a result we do not guess). tensor-bounds: a sharedTmpBuffer below
+// (BatchNorm.md) and B % 8 == 0 (tiling :42-48), gamm / beta GetSize() x sizeof(T) multiples of 32 (batchnorm_check_common.h), the tensors
+// holding B x S x H / S x H / B, output / outputMean / outputVariance disjoint (CANN's kernel check,
+// batchnorm_check_common.h:91-92); isBasicBlock with B > 256 is not-emulated (GetReduceAddResult's repeat tail
+// restarts at row 1, pre_impl :202-205, a result we do not guess). tensor-bounds: a sharedTmpBuffer below
 // GetBatchNormMaxMinTmpSize's minimum (3 x B x 32 bytes for float, 3 x B x 64 for half, 3 x B x 256 with
 // isBasicBlock, plus 2 x align32(S x H x 4): batchnorm_tiling_impl.cpp:99-125) or below the tiling's tmpBufSize
-// floats (StackBufferChecker, pre_impl :33-40). Poison: a column is poison in every output when one of its inputX
+// floats (StackBufferChecker, pre_impl :41-48). Poison: a column is poison in every output when one of its inputX
 // lanes is; the output too when a gamm / beta lane is.
 #pragma once
 #include <vector>
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_disjoint.h"
 #include "opkit_emu/host_math.h"
 
 namespace opkit_emu {
@@ -71,7 +74,7 @@ void adv_batchnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
   if (basic && B > 256)
     fail("not-emulated", api, loc,
          strf("isBasicBlock with B = %u > 256: A2's basic-block batch sum re-adds from row 1 after 255 repeats "
-              "(batchnorm_common_pre_impl.h:228-232); the emulator does not guess that result", B));
+              "(batchnorm_common_pre_impl.h:202-205); the emulator does not guess that result", B));
   const uint64_t total = uint64_t(B) * SH;
   if (x.GetSize() < total || out.GetSize() < total || mean.GetSize() < SH || var.GetSize() < SH ||
       gamma.GetSize() < B || beta.GetSize() < B)
@@ -94,6 +97,9 @@ void adv_batchnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
            strf("sharedTmpBuffer holds %u bytes, below the tiling's tmpBufSize %u floats (the stackBufferByteSize it "
                 "was made for)", tmp->GetSize(), t.tmpBufSize));
   }
+  adv_check_disjoint(api, loc, {{reinterpret_cast<const uint8_t*>(out.data()), total * sizeof(T), "output"},
+                                {reinterpret_cast<const uint8_t*>(mean.data()), SH * sizeof(T), "outputMean"},
+                                {reinterpret_cast<const uint8_t*>(var.data()), SH * sizeof(T), "outputVariance"}});
   ApiCall c(Pipe::V, api, loc);
   c.dst(out, total, "output").dst(mean, SH, "outputMean").dst(var, SH, "outputVariance");
   c.src(x, total, "inputX").src(gamma, B, "gamm").src(beta, B, "beta");

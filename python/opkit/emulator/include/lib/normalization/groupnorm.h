@@ -19,22 +19,29 @@
 // in the smallShape float tail round (mvOffset != 0) the code zeroes one output lane per group instead of the round
 // (:358-367), so t of a padding lane there is the output's previous content (read, poison included).
 // Equal to CANN's within the rounding of Sqrt and Div (the emulator's IEEE float); not checked on a device.
-// isReuseSource (float only; half is refused as CANN's kernel check does, groupnorm_check_common.h): inputX is the
-// first work buffer (:480-489), so after the call its contents are undefined -- the emulator poisons it.
+// isReuseSource (float only; half is refused as CANN's kernel check does, groupnorm_check_common.h): inputX itself
+// (not the round's part) is the first work buffer (:480-481), written by every round: with smallShape its first
+// inputRoundSize floats (:420-425, :444), otherwise the lanes below N x groupNum (GetGroupNormOutputPre's masked
+// lanes, :133-146) -- the emulator poisons those; the rest of inputX keeps its values.
 // The rounds follow the tiling (bsCurLength groups, then the tail), restoring the tiling's round lengths after
 // the tail as the code does (:544-564).
-// Checked (api-argument): gamma / beta within [-100, 100] (the page's range), the tiling filled (oneTmpSize > 0, :580), thirdTmpStartPos (secondTmpStartPos with
-// isReuseSource) + oneTmpSize <= tmpBufSize (:460-499), c a multiple of g (GroupNorm.md: C split into groupNum
-// groups; the tiling truncates d = c / g), the tensors holding N x C x hwAlignSize / N x groupNum / C;
-// not-emulated: N x groupNum > 64 on the path without smallShape -- GetGroupNormOutputMean / Var scale the group's
-// sum under a mask 1 << (group index) (:77-79, :113-115), a shift past 63 whose result on the device we do not
-// guess. tensor-bounds: a sharedTmpBuffer below GetGroupNormMaxMinTmpSize's minimum (groupnorm_tiling_impl.cpp:
-// 42-76) or below the tiling's tmpBufSize floats (:465-469). Poison: a group is poison in every output when one of
+// Checked (api-argument): gamma / beta within [-100, 100] (the page's range), the tiling filled (oneTmpSize > 0, :580),
+// thirdTmpStartPos (secondTmpStartPos with isReuseSource) + oneTmpSize <= tmpBufSize (:460-499), c a multiple of g (a
+// check the emulator adds: GroupNorm.md only says C splits into groupNum groups, and the tiling truncates d = c / g,
+// groupnorm_tiling_impl.cpp:118, leaving CANN's result undefined), the tensors holding N x C x hwAlignSize / N x
+// groupNum / C, output / outputMean / outputVariance disjoint (CANN's kernel check, groupnorm_check_common.h:62-63);
+// not-emulated: N x groupNum > 64 on the path without smallShape, a CANN defect -- GetGroupNormOutputMean / Var
+// scale each group's sum by a Muls from element 0 with repeat 1 under the mask 1 << (group index), the index not
+// reduced mod 64 (:76-79, :112-115; the smallShape path and GetGroupNormOutputPre do reduce it, :127-130, :284-286):
+// groups 64 and up are never scaled by factor (and a wrapping shift would scale a lane below 64 twice), so the
+// device's mean / variance / output are wrong however the shift behaves. tensor-bounds: a sharedTmpBuffer below
+// GetGroupNormMaxMinTmpSize's minimum (groupnorm_tiling_impl.cpp:42-76) or below the tiling's tmpBufSize floats (:465-469). Poison: a group is poison in every output when one of
 // its inputX lanes (or, in the case above, previous output lanes) is; the output too when a gamma / beta lane is.
 #pragma once
 #include <vector>
 
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
+#include "opkit_emu/adv_disjoint.h"
 #include "opkit_emu/host_math.h"
 #include "opkit_emu/reduce.h"
 
@@ -83,14 +90,16 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
   if (G == 0 || C % G || D != C / G || HW == 0 || HW > HWA || HWA * sizeof(T) % kBlk || DHW != D * HWA ||
       t.inputXSize != N * C * HWA || t.meanVarSize != N * G)
     fail("api-argument", api, loc,
-         strf("tiling n %u, c %u, g %u, d %u, hw %u, hwAlignSize %u, dhwAlignSize %u: C must split into groupNum "
-              "groups (GroupNorm.md) and the sizes be GetGroupNormNDTilingInfo's", N, C, G, D, HW, HWA, DHW));
+         strf("tiling n %u, c %u, g %u, d %u, hw %u, hwAlignSize %u, dhwAlignSize %u: C must be a multiple of groupNum "
+              "(an emulator check: CANN's tiling truncates d = C / groupNum, an undefined result) and the sizes be "
+              "GetGroupNormNDTilingInfo's", N, C, G, D, HW, HWA, DHW));
   const uint32_t groups = N * G;
   if (!t.smallShape && groups > 64)
     fail("not-emulated", api, loc,
-         strf("N x groupNum = %u > 64 without smallShape: A2 scales each group's sum under the mask 1 << (group "
-              "index) (groupnorm_common_impl.h:77-79, :113-115), a shift past 63 whose device result the emulator "
-              "does not guess; call GroupNorm on at most 64 groups at a time", groups));
+         strf("N x groupNum = %u > 64 without smallShape: the A2 code gives wrong mean / variance there (a CANN "
+              "defect) -- it scales each group's sum by factor with one Muls repeat from element 0 under the mask "
+              "1 << (group index), the index not reduced mod 64 (groupnorm_common_impl.h:76-79, :112-115), so groups "
+              "64 and up are never scaled; call GroupNorm on at most 64 groups at a time", groups));
   const uint64_t total = uint64_t(N) * C * HWA;
   if (x.GetSize() < total || out.GetSize() < total || mean.GetSize() < groups || var.GetSize() < groups ||
       gamma.GetSize() < C || beta.GetSize() < C)
@@ -110,6 +119,9 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
            strf("sharedTmpBuffer holds %u bytes, below the tiling's tmpBufSize %u floats (the stackBufferSize it was "
                 "made for)", tmp->GetSize(), t.tmpBufSize));
   }
+  adv_check_disjoint(api, loc, {{reinterpret_cast<const uint8_t*>(out.data()), total * sizeof(T), "output"},
+                                {reinterpret_cast<const uint8_t*>(mean.data()), groups * sizeof(T), "outputMean"},
+                                {reinterpret_cast<const uint8_t*>(var.data()), groups * sizeof(T), "outputVariance"}});
   ApiCall c(Pipe::V, api, loc);
   c.dst(out, total, "output").dst(mean, groups, "outputMean").dst(var, groups, "outputVariance");
   c.src(x, total, "inputX").src(gamma, C, "gamma").src(beta, C, "beta");
@@ -184,7 +196,10 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
   for (uint32_t r = 0; r < groups; ++r)
     if (done[r]) mean.data()[r] = from_f<T>(mf[r]), var.data()[r] = from_f<T>(vf[r]);
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
-  if (reuse) shadow_fill(x.m_.ub_off(), static_cast<uint32_t>(total * sizeof(T)), false);  // a work buffer now
+  if (reuse) {  // inputX (its start, not the round's) is tempTensorA (:480-481): poison what A2 writes there
+    const uint64_t used = t.smallShape ? t.inputRoundSize : groups;  // :420-425, :444 / GetGroupNormOutputPre's lanes
+    shadow_fill(x.m_.ub_off(), static_cast<uint32_t>((used < total ? used : total) * sizeof(T)), false);
+  }
   for (uint32_t r = 0; r < groups; ++r) {
     if (!done[r]) continue;
     const uint32_t len = DHW * sizeof(T), off = static_cast<uint32_t>(uint64_t(r) * len);

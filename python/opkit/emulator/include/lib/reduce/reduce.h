@@ -28,13 +28,15 @@
 // device). Its buffer (reduce_tiling.cpp:121-150): AR 0 for last <= 64, else first x k x 4 (k = the power of two <=
 // last, halved when equal and first > 1); RA k x padLast x 4 (k for first likewise).
 // ReduceMean<float, pattern> (float only on A2: ReduceMean.md; GetReduceMeanMaxMinTmpSize refuses other types,
-// reduce_tiling.cpp:329-331): ReduceSum's order, then one Muls by the float 1 / last (AR) or 1 / first (RA)
-// (reduce_mean_v220_impl.h:49-64); its buffer ReduceSum's. ReduceProd<float, pattern> (ReduceProd.md): AR as
+// reduce_tiling.cpp:329-331 -- CANN's kernel itself accepts half, reduce_mean_v220_impl.h:42-43, so the emulator's
+// compile error for half is its own, not CANN's static_assert): ReduceSum's order, then one Muls by the float 1 / last
+// (AR) or 1 / first (RA) (reduce_mean_v220_impl.h:49-64); its buffer ReduceSum's. ReduceProd<float, pattern> (ReduceProd.md): AR as
 // ReduceProdByLastAxis multiplies a row (reduce_prod_v220_impl.h:34-128, see reduce_prod_ar_row), RA
 // BinaryReduceByFirstAxis with Mul (ReduceSum's RA order); both leave through Adds(x, 0); buffer reduce_tiling.cpp:
 // 181-212 (AR 256 bytes even with isReuseSource). ReduceAny / ReduceAll<float | uint8_t, pattern>: the source may
 // hold only 0 or 1 (the pages' constraint; any other value is api-argument), the result the logical or / and, which
-// is what A2's max / min (Or / And for uint8_t RA) give on such input; buffers reduce_tiling.cpp:155-179.
+// is what A2's max / min (Or / And for uint8_t RA) give on such input; buffers reduce_tiling.cpp:155-179. uint8_t RA
+// with an odd last also writes dst[last], the bitwise Or / And of the rows' padding byte (A2 reduces int16 lanes).
 #pragma once
 #include <vector>
 
@@ -359,17 +361,30 @@ void adv_reduce_anyall_pattern(const AscendC::LocalTensor<T>& dst, const AscendC
          strf("sharedTmpBuffer holds %u bytes, below the %u bytes Get%sMaxMinTmpSize gives for srcShape {%u, %u}",
               tmp->GetSize(), need, api, first, last));
   const T* s = src.data();
+  // uint8_t RA with an odd last: A2 reduces int16 lanes, (last + 1) / 2 of them (reduce_any_v220_impl.h:61-67,
+  // reduce_all_v220_impl.h alike), so it also writes dst[last], the bitwise Or / And of the rows' padding byte
+  // `last`; modelled when dst holds that byte (else the device writes past dst: not modelled)
+  const bool odd_byte = std::is_same<T, uint8_t>::value && !ar && last % 2 && dst.GetSize() > nd;
+  ApiCall c(Pipe::V, api, loc);
+  c.src(src, n, "srcTensor").dst(dst, nd + odd_byte, "dstTensor");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  const std::vector<uint8_t> bad = pattern_poisoned_outputs(c, ar, first, last, pad, nd);
+  bool odd_bad = false;
+  uint8_t odd_val = any ? 0 : 0xff;
+  for (uint32_t q = 0; odd_byte && q < first; ++q) {
+    const uint64_t e = uint64_t(q) * pad + last;
+    odd_val = any ? uint8_t(odd_val | uint8_t(s[e])) : uint8_t(odd_val & uint8_t(s[e]));
+    odd_bad = odd_bad || (!bad.empty() && ApiCall::lane_poisoned(c.operand(0), e));
+  }
   for (uint32_t i = 0; i < first; ++i)
     for (uint32_t j = 0; j < last; ++j) {
-      const float v = static_cast<float>(s[uint64_t(i) * pad + j]);
+      const uint64_t e = uint64_t(i) * pad + j;
+      if (!bad.empty() && ApiCall::lane_poisoned(c.operand(0), e)) continue;  // no value: it poisons its result
+      const float v = static_cast<float>(s[e]);
       if (v != 0.0f && v != 1.0f)
         fail("api-argument", api, loc,
              strf("srcTensor[%u][%u] is %g: the source may hold only 0 or 1 (%s.md)", i, j, double(v), api));
     }
-  ApiCall c(Pipe::V, api, loc);
-  c.src(src, n, "srcTensor").dst(dst, nd, "dstTensor");
-  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
-  const std::vector<uint8_t> bad = pattern_poisoned_outputs(c, ar, first, last, pad, nd);
   ctx().stats.vector_elems += n;
   for (uint64_t o = 0; o < nd; ++o) {
     bool r = !any;
@@ -382,6 +397,10 @@ void adv_reduce_anyall_pattern(const AscendC::LocalTensor<T>& dst, const AscendC
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
   for (uint64_t o = 0; o < nd; ++o)
     shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(o * sizeof(T)), sizeof(T), bad.empty() || !bad[o]);
+  if (odd_byte) {
+    dst.data()[nd] = static_cast<T>(odd_val);
+    shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(nd), 1, !odd_bad);
+  }
   if (reuse) shadow_fill(src.m_.ub_off(), static_cast<uint32_t>(n * sizeof(T)), false);  // CANN's partial results
 }
 }  // namespace opkit_emu

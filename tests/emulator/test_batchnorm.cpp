@@ -9,7 +9,8 @@ using namespace AscendC;
 
 struct BnCase {
   uint32_t isHalf, tmp, reuse, basic, gexact;  // tmp: sharedTmpBuffer bytes, 0 = the framework form
-  uint32_t alias;  // 1: outputVariance is outputMean (refused), 2: output is inputX (in place, BatchNorm.md allows)
+  uint32_t alias;  // 1: outputVariance is outputMean (refused), 2: output is inputX (in place, BatchNorm.md allows),
+                   // float only: 3 outputVariance is output[8] (a partial overlap), 4 output's first SH floats
   float eps;                                   // gexact: gamm / beta hold exactly B elements
   BatchNormTiling tiling;
 };
@@ -76,7 +77,8 @@ extern "C" __global__ __aicore__ void bn_call(GM_ADDR in, GM_ADDR out, GM_ADDR t
     PipeBarrier<PIPE_ALL>();
   } else {
     LocalTensor<float> gf = bg.Get<float>(gn), bf = bb.Get<float>(gn);
-    dispatch<float>(t, bt, t.alias == 2 ? x : y, m, t.alias == 1 ? m : v, x, gf, bf, tmp);
+    const LocalTensor<float> vv = t.alias == 1 ? m : t.alias == 3 ? y[8] : t.alias == 4 ? by.Get<float>(SH) : v;
+    dispatch<float>(t, bt, t.alias == 2 ? x : y, m, vv, x, gf, bf, tmp);
     PipeBarrier<PIPE_ALL>();
   }
   DataCopy(go, t.alias == 2 && !t.isHalf ? x : y, total);

@@ -156,11 +156,23 @@ def test_unfilled_tiling_is_refused(mod, host):
 
 def test_overlapping_outputs_are_refused(mod, host):
     # CANN's kernel check TensorReuseVerifyingParameters(output, outputMean, outputVariance)
-    # (batchnorm_check_common.h:91-92): here outputVariance is outputMean
+    # (batchnorm_check_common.h:91-92; TensorReuseLoopCheck, multiple_tensor_check.h:71-97: the same start and
+    # GetSize bytes): here outputVariance is outputMean
     with pytest.raises(EmulatorError) as e:
         run(mod, host, 3, 4, 16, 0, alias=1)
     assert (e.value.rule, e.value.call) == ("api-argument", "BatchNorm")
-    assert "outputMean and outputVariance overlap" in e.value.detail
+    assert "outputMean and outputVariance are the same tensor" in e.value.detail
+    assert "TensorReuseLoopCheck" in e.value.detail
+
+
+@pytest.mark.parametrize("alias", [3, 4], ids=["partial", "same-start-other-size"])
+def test_outputs_sharing_bytes_are_refused_as_an_emulator_check(mod, host, alias):
+    # CANN's check lets these through (not the same start and size); the device's result would depend on its write
+    # order, so the emulator refuses them -- and says the check is its own
+    with pytest.raises(EmulatorError) as e:
+        run(mod, host, 3, 4, 16, 0, alias=alias)
+    assert (e.value.rule, e.value.call) == ("api-argument", "BatchNorm")
+    assert "output and outputVariance overlap" in e.value.detail and "the emulator adds" in e.value.detail
 
 
 @pytest.mark.parametrize("half", [0, 1], ids=["float", "half"])

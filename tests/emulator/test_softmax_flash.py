@@ -10,6 +10,7 @@ within a few ulp of torch; half within the half rounding of the outputs."""
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -138,10 +139,11 @@ def test_ori_k_beyond_k_is_refused(mod, host):
     assert (e.value.rule, e.value.call) == ("api-argument", "SoftmaxFlash") and "oriSrcK" in e.value.detail
 
 
-def test_a_zero_tiling_is_retiled_and_one_for_the_shape_followed(mod, host):
+def test_a_zero_tiling_and_one_for_the_shape_are_both_accepted_with_the_same_rows(mod, host):
     """The tiling above is all zero: its srcM / srcK differ from the shape, so A2 re-tiles on the work buffer it has
     (softmax_common_flash.h:50-86, 109-145). One SoftMaxFlashTilingFunc made for the shape (20 rows, 8 a round, a
-    tail of 4) is used as given: the same rows come out."""
+    tail of 4) is used as given. Neither is refused and the rows are the same (the emulator computes row by row
+    whatever the rounds: this shows acceptance, not that the rounds are followed)."""
     m, k = 20, 64
     mn = max(host(m, k, 4, update=0)[1], host(m, k, 4, update=1)[1])
     f = host(m, k, 4, update=1, work=10 * 160 * 4, fields=True)
@@ -179,20 +181,40 @@ def test_a_tiling_for_a_bigger_buffer_than_given_is_a_rule_violation(mod, host):
 
 @pytest.mark.parametrize("mode", [0, 1, 2], ids=["float", "half", "half-float"])
 def test_all_half_update_does_not_use_shared_tmp_buffer(mod, host, mode):
-    """All-half with isUpdate runs on the stack buffer (softmax_flash_nd_process_impl.h:296-303): a sharedTmpBuffer
-    enough for the no-update call only is no fault there; the other forms use it and are refused."""
+    """All-half with isUpdate runs on the stack buffer (softmax_flash_nd_process_impl.h:296-303): on a tiling made for
+    the shape, a sharedTmpBuffer enough for the no-update call only is no fault there; the other forms lay the
+    update's work out in it and are refused."""
     m, k = 4, 64
     size = 2 if mode == 1 else 4
     first = host(m, k, size, update=0)[1]
     assert first < host(m, k, size, update=1)[1]
+    f = host(m, k, size, update=1, fields=True)
+    assert f[TILING["splitM"]] == 4
     if mode == 1:
-        x, d1, d2, b = run(mod, host, m, k, mode, tmp=first)
+        x, d1, d2, b = run(mod, host, m, k, mode, tmp=first, tiling=f)
         full = torch.softmax(torch.from_numpy(np.concatenate([x[0], x[1]], -1)).double(), -1).numpy()
         np.testing.assert_allclose(d2, full[:, k:], rtol=4e-3, atol=1e-3)
         return
     with pytest.raises(EmulatorError) as e:
+        run(mod, host, m, k, mode, tmp=first, tiling=f)
+    assert (e.value.rule, e.value.call) == ("tensor-bounds", "SoftmaxFlash")
+    assert "2 splitSize + 4 reduceSize" in e.value.detail
+
+
+@pytest.mark.parametrize("mode", [0, 1], ids=["float", "half"])
+def test_a_retiling_buffer_below_one_row_is_a_rule_violation(mod, host, mode):
+    """A zero tiling is re-tiled on the device from the sharedTmpBuffer (softmax_tiling_func.h:72-111): W floats give
+    W / (2 blk + 2 srcK) rows a round without update. GetSoftMaxFlashMinTmpSize's no-update minimum (blk + srcK + 64
+    floats) is below that for srcK 64, so the first call already gets 0 rows: CANN's ASCENDC_ASSERT fires."""
+    m, k = 4, 64
+    first = host(m, k, 2 if mode == 1 else 4, update=0)[1]
+    with pytest.raises(EmulatorError) as e:
         run(mod, host, m, k, mode, tmp=first)
-    assert (e.value.rule, e.value.call) == ("tensor-bounds", "SoftmaxFlash") and "isUpdate" in e.value.detail
+    assert (e.value.rule, e.value.call) == ("tensor-bounds", "SoftmaxFlash")
+    row = (16 if mode == 1 else 8) * 2 + 2 * k
+    assert "re-tiles on the device" in e.value.detail and f"below one row's {row}" in e.value.detail
+    assert e.value.file.endswith("test_softmax_flash.cpp")   # the first call, the one without update
+    assert "SF:first" in Path(__file__).with_suffix(".cpp").read_text().splitlines()[e.value.line - 1]
 
 
 def test_in_max_lanes_that_differ_are_refused(mod, host):

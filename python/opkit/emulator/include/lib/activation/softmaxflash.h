@@ -18,8 +18,9 @@
 // SoftMax's here (count-form ReduceSum): equal within float rounding, not bitwise; the basic-block code
 // (softmax_flash_basic_block_impl.h) is the same arithmetic in another order.
 // The tiling: CANN re-tiles on the device when its srcM / srcK differ from the shape (softmax_common_flash.h:50-86,
-// 109-145: SoftMaxFlashTilingFunc on the work buffer it has), so such a tiling (a zero one too) is harmless and the
-// rows come out the same; a tiling made for this shape is used as given, its rounds and work-buffer layout
+// 109-145: SoftMaxFlashTilingFunc on the work buffer it has), so such a tiling (a zero one too) gives the same rows
+// when the sharedTmpBuffer holds one row of that re-tiling (2 blk + 2 srcK floats, 4 blk + 2 srcK with isUpdate:
+// below that the device's assert fails, tensor-bounds here; the stack-buffer forms are not checked); a tiling made for this shape is used as given, its rounds and work-buffer layout
 // (softmax_flash_nd_process_impl.h:173-188, 192-285, 331-338) -- so it is checked: not of SoftMaxFlashTilingFunc's
 // form (splitK = srcK, reduceK = 32 / sizeof(sum type), the sizes splitM / tailM times those, rangeM x splitM +
 // tailM = srcM) is api-argument; with isUpdate and a sharedTmpBuffer the kernel uses, one holding fewer than
@@ -81,7 +82,12 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
   const bool on_stack = update && sizeof(T) == 2 && sizeof(U) == 2;
   if (t.srcM == M && t.srcK == K) {  // used as given (otherwise CANN re-tiles, softmax_common_flash.h:50-86)
     const uint32_t rk = kBlk / sizeof(U);
-    if (t.splitM == 0 || t.splitK != K || t.reduceM != t.splitM || t.reduceK != rk || t.splitSize != t.splitM * K ||
+    if (t.splitM == 0)
+      fail("api-argument", api, loc,
+           "the tiling is for this shape but has splitM 0: SoftMaxFlashTilingFunc makes that for a localWorkSpaceSize "
+           "below one row (impl/adv_api/tiling/activation/softmax_tiling.cpp:328-358), and the device then runs no "
+           "rounds and writes nothing -- make it for a buffer of at least GetSoftMaxFlashMinTmpSize");
+    if (t.splitK != K || t.reduceM != t.splitM || t.reduceK != rk || t.splitSize != t.splitM * K ||
         t.reduceSize != t.splitM * rk || t.tailM >= t.splitM || t.tailSplitSize != t.tailM * K ||
         t.tailReduceSize != t.tailM * rk || uint64_t(t.rangeM) * t.splitM + t.tailM != M)
       fail("api-argument", api, loc,
@@ -105,6 +111,22 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
            strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetSoftMaxFlashMinTmpSize gives as the minimum "
                 "for srcK %u%s", tmp->GetSize(), need, K, update ? " with isUpdate" : ""));
   }
+  if (tmp && !(t.srcM == M && t.srcK == K)) {
+    // Re-tiled on the device from the sharedTmpBuffer's size W in floats (softmax_common_flash.h:109-145; all-half
+    // with isUpdate too, before it turns to the stack buffer): SoftMaxFlashTilingFunc's kernel side
+    // (softmax_tiling_func.h:72-111) makes W / (2 blk + 2 srcK) rows a round, W / (4 blk + 2 srcK) with isUpdate,
+    // blk = 8 for half with float sums, else 32 / sizeof(T); 0 rows trips its ASCENDC_ASSERT. Below 2 blk + 2 srcK
+    // floats this is tighter than the host's minimum (blk + srcK + 64) once srcK > 64 - blk.
+    const uint32_t blk = (sizeof(T) == 2 && sizeof(U) == 4) ? 8 : kBlk / sizeof(T);
+    const uint32_t row = blk * (update ? 4 : 2) + 2 * K;
+    if (tmp->GetSize() / 4 < row)
+      fail("tensor-bounds", api, loc,
+           strf("the tiling is not for [srcM, srcK] = [%u, %u] (it has [%u, %u]), so A2 re-tiles on the device from "
+                "the sharedTmpBuffer: %u bytes hold %u floats, below one row's %u (%u x %u + 2 x srcK%s), and "
+                "SoftMaxFlashTilingFunc's ASCENDC_ASSERT (reduceM > 0) fails -- pass a tiling made for this shape",
+                M, K, t.srcM, t.srcK, tmp->GetSize(), tmp->GetSize() / 4, row, blk, update ? 4 : 2,
+                update ? ", isUpdate" : ""));
+  }
   if (!update) {  // SoftMax itself (SoftMaxNDImpl)
     softmax_nd<T, U>(dst, &sum, &max, src, tmp, s, loc, api);
     return;
@@ -112,7 +134,7 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
   ApiCall c(Pipe::V, api, loc);
   c.src(src, n, "srcTensor").dst(dst, n, "dstTensor").dst(sum, nu, "sumTensor").dst(max, nu, "maxTensor");
   c.dst(emax, nt, "expMaxTensor").src(in_sum, nu, "inSumTensor").src(in_max, nu, "inMaxTensor");
-  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  if (tmp && tmp->GetSize() && !on_stack) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");  // on_stack: untouched
   std::vector<uint8_t> bad;
   const bool tracked = c.commit(Flow::Manual);  // before dst (may be src) and sum / max (may be inSum / inMax) change
   if (tracked) {
@@ -169,7 +191,7 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
     }
     for (uint32_t k = 0; k < bt; ++k) emax.data()[uint64_t(r) * bt + k] = softmax_out<T>(oe[r]);
   }
-  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+  if (tmp && tmp->GetSize() && !on_stack) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
   for (uint32_t r = 0; r < M; ++r) {
     const bool ok = bad.empty() || !bad[r];
     shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(uint64_t(r) * K * sizeof(T)), K * sizeof(T), ok);

@@ -21,8 +21,8 @@
 // Checked (api-argument): the tiling filled (oneTmpSize > 0), thirdTmpStartPos + oneTmpSize <= tmpBufSize
 // (:187-191), S x H x sizeof(T) a multiple of 32 (tiling :66-69), isBasicBlock only with S x H % 64 == 0, S x H < 2048
 // (BatchNorm.md) and B % 8 == 0 (tiling :42-48), gamm / beta GetSize() x sizeof(T) multiples of 32 (batchnorm_check_common.h), the tensors
-// holding B x S x H / S x H / B, output / outputMean / outputVariance disjoint (CANN's kernel check,
-// batchnorm_check_common.h:91-92); isBasicBlock with B > 256 is not-emulated (GetReduceAddResult's repeat tail
+// holding B x S x H / S x H / B, output / outputMean / outputVariance not the same tensor (CANN's kernel check,
+// batchnorm_check_common.h:91-92) nor overlapping (the emulator's, adv_disjoint.h); isBasicBlock with B > 256 is not-emulated (GetReduceAddResult's repeat tail
 // restarts at row 1, pre_impl :202-205, a result we do not guess). tensor-bounds: a sharedTmpBuffer below
 // GetBatchNormMaxMinTmpSize's minimum (3 x B x 32 bytes for float, 3 x B x 64 for half, 3 x B x 256 with
 // isBasicBlock, plus 2 x align32(S x H x 4): batchnorm_tiling_impl.cpp:99-125) or below the tiling's tmpBufSize
@@ -97,9 +97,8 @@ void adv_batchnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
            strf("sharedTmpBuffer holds %u bytes, below the tiling's tmpBufSize %u floats (the stackBufferByteSize it "
                 "was made for)", tmp->GetSize(), t.tmpBufSize));
   }
-  adv_check_disjoint(api, loc, {{reinterpret_cast<const uint8_t*>(out.data()), total * sizeof(T), "output"},
-                                {reinterpret_cast<const uint8_t*>(mean.data()), SH * sizeof(T), "outputMean"},
-                                {reinterpret_cast<const uint8_t*>(var.data()), SH * sizeof(T), "outputVariance"}});
+  adv_check_disjoint(api, loc, {used_range(out, total, "output"), used_range(mean, SH, "outputMean"),
+                                used_range(var, SH, "outputVariance")});
   ApiCall c(Pipe::V, api, loc);
   c.dst(out, total, "output").dst(mean, SH, "outputMean").dst(var, SH, "outputVariance");
   c.src(x, total, "inputX").src(gamma, B, "gamm").src(beta, B, "beta");

@@ -29,7 +29,8 @@
 // thirdTmpStartPos (secondTmpStartPos with isReuseSource) + oneTmpSize <= tmpBufSize (:460-499), c a multiple of g (a
 // check the emulator adds: GroupNorm.md only says C splits into groupNum groups, and the tiling truncates d = c / g,
 // groupnorm_tiling_impl.cpp:118, leaving CANN's result undefined), the tensors holding N x C x hwAlignSize / N x
-// groupNum / C, output / outputMean / outputVariance disjoint (CANN's kernel check, groupnorm_check_common.h:62-63);
+// groupNum / C, output / outputMean / outputVariance not the same tensor (CANN's kernel check, groupnorm_check_common.h:62-63)
+// nor overlapping (the emulator's, adv_disjoint.h);
 // not-emulated: N x groupNum > 64 on the path without smallShape, a CANN defect -- GetGroupNormOutputMean / Var
 // scale each group's sum by a Muls from element 0 with repeat 1 under the mask 1 << (group index), the index not
 // reduced mod 64 (:76-79, :112-115; the smallShape path and GetGroupNormOutputPre do reduce it, :127-130, :284-286):
@@ -119,9 +120,8 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
            strf("sharedTmpBuffer holds %u bytes, below the tiling's tmpBufSize %u floats (the stackBufferSize it was "
                 "made for)", tmp->GetSize(), t.tmpBufSize));
   }
-  adv_check_disjoint(api, loc, {{reinterpret_cast<const uint8_t*>(out.data()), total * sizeof(T), "output"},
-                                {reinterpret_cast<const uint8_t*>(mean.data()), groups * sizeof(T), "outputMean"},
-                                {reinterpret_cast<const uint8_t*>(var.data()), groups * sizeof(T), "outputVariance"}});
+  adv_check_disjoint(api, loc, {used_range(out, total, "output"), used_range(mean, groups, "outputMean"),
+                                used_range(var, groups, "outputVariance")});
   ApiCall c(Pipe::V, api, loc);
   c.dst(out, total, "output").dst(mean, groups, "outputMean").dst(var, groups, "outputVariance");
   c.src(x, total, "inputX").src(gamma, C, "gamma").src(beta, C, "beta");
@@ -197,7 +197,9 @@ void adv_groupnorm(const AscendC::LocalTensor<T>& out, const AscendC::LocalTenso
     if (done[r]) mean.data()[r] = from_f<T>(mf[r]), var.data()[r] = from_f<T>(vf[r]);
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
   if (reuse) {  // inputX (its start, not the round's) is tempTensorA (:480-481): poison what A2 writes there
-    const uint64_t used = t.smallShape ? t.inputRoundSize : groups;  // :420-425, :444 / GetGroupNormOutputPre's lanes
+    // :420-425, :444; GetGroupNormOutputPre also writes lane (group index mod 64) of it (:125-147)
+    const uint64_t pre = groups < 64 ? groups : 64;
+    const uint64_t used = t.smallShape ? (t.inputRoundSize > pre ? t.inputRoundSize : pre) : groups;
     shadow_fill(x.m_.ub_off(), static_cast<uint32_t>((used < total ? used : total) * sizeof(T)), false);
   }
   for (uint32_t r = 0; r < groups; ++r) {

@@ -139,9 +139,21 @@ def test_capture_not_served_for_another_graph_batch_or_model():
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
     base.config.do_fusion = not base.config.do_fusion
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
-    calib[0, 0, 0, 0] += 0.0                                                           # a write to the batch
-    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
     conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
     with torch.no_grad():
-        conv.weight.mul_(1.0)                                                          # a version bump
+        conv.weight.mul_(1.0)                   # a version bump of a model tensor, the batch untouched
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
+
+
+def test_capture_not_served_after_a_model_swap_or_a_batch_write():
+    """Each check of FirstCapture alone: a fresh capture, served right before each change, not right after."""
+    m, b, base, calib, first, _ = _report_parts()
+    names = list(first.names)
+    conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
+    conv.weight.data = conv.weight.data.clone()     # the model's storage swapped, no version bump
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
+    m, b, base, calib, first, _ = _report_parts()
+    assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
+    calib[0, 0, 0, 0] += 0.0                    # a write to the batch, the model untouched
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is None

@@ -92,13 +92,15 @@ def test_kept_layers_follow_a_changed_record(monkeypatch):
 
 
 def _report_parts():
+    from opkit.quant.report import plot_layers
     from opkit.quant.run import _base
     from opkit.quant.search import sensitivity
     m, b = _builder()
     base = _base(b, None, [])
     calib = b.calib
     first: list = []
-    sens = sensitivity(m, [calib[:8], calib[8:16]], base.config, base.records, b.graph, first=first)
+    sens = sensitivity(m, [calib[:8], calib[8:16]], base.config, base.records, b.graph, first=first,
+                       plotted=plot_layers(base.config, base.variant))
     return m, b, base, calib, first[0], sens
 
 
@@ -157,3 +159,41 @@ def test_capture_not_served_after_a_model_swap_or_a_batch_write():
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
     calib[0, 0, 0, 0] += 0.0                    # a write to the batch, the model untouched
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
+
+
+def _quantize_counting_captures(monkeypatch, calib, **kw):
+    """opkit.quantize() on a small model, search off; returns (report, FirstCaptures built)."""
+    import opkit
+    from opkit.quant import capture as CP
+    from quantdata.models import labelled
+    built = []
+    real = CP.FirstCapture.__init__
+    monkeypatch.setattr(CP.FirstCapture, "__init__", lambda self, *a, **k: built.append(1) or real(self, *a, **k))
+    m = with_dead_channel()
+    rep = opkit.quantize(m, calib, labelled(m, 32, seed=1), batch_size=8, workers=1, search=False,
+                         table_samples=8, **kw)
+    return rep, built
+
+
+def test_quantize_takes_an_inference_mode_batch(monkeypatch):
+    """A calibration tensor made under torch.inference_mode() has no version counter: the capture is not shared
+    (nothing can prove the batch unchanged), the report is the same as from an ordinary tensor."""
+    with torch.inference_mode():
+        calib = inputs(16, seed=2)
+    assert calib.is_inference()
+    rep, built = _quantize_counting_captures(monkeypatch, calib)
+    assert not built and rep.activations
+    rep2, built2 = _quantize_counting_captures(monkeypatch, inputs(16, seed=2))
+    assert built2                                  # an ordinary batch: shared (the model has <= MAX_PLOTS layers)
+    assert {n: [list(a) for a in v] for n, v in rep.activations.items()} == \
+        {n: [list(a) for a in v] for n, v in rep2.activations.items()}
+
+
+def test_no_capture_kept_when_sharing_is_off_or_cannot_serve(monkeypatch):
+    from opkit.quant import capture as CP
+    from opkit.quant import report as R
+    monkeypatch.setattr(CP, "SHARE_CAPTURE", False)
+    assert not _quantize_counting_captures(monkeypatch, inputs(16, seed=2))[1]
+    monkeypatch.setattr(CP, "SHARE_CAPTURE", True)
+    monkeypatch.setattr(R, "MAX_PLOTS", 1)        # the report plots fewer layers than sensitivity captures
+    assert not _quantize_counting_captures(monkeypatch, inputs(16, seed=2))[1]

@@ -4,6 +4,7 @@ across a search's variants (variant.KEEP_LAYERS). Each against the path it skips
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from opkit.accuracy.policy import load_policy
@@ -14,6 +15,20 @@ from opkit.quant.modes import QuantLayer
 
 sys.path.insert(0, str(Path(__file__).parent))
 from quantdata.models import inputs, with_dead_channel  # noqa: E402
+
+
+@pytest.fixture
+def hits(monkeypatch):
+    """Kept layers handed out (the kept path taken): a test of KEEP_LAYERS that never took it shows nothing."""
+    got = []
+    real = V._kept_layer
+
+    def counting(w, key):
+        layer = real(w, key)
+        got.append(layer is not None)
+        return layer
+    monkeypatch.setattr(V, "_kept_layer", counting)
+    return got
 
 
 def _builder():
@@ -36,7 +51,7 @@ def _out(v, model, x):
     return y
 
 
-def test_kept_layers_equal_fresh_builds_and_are_not_shared(monkeypatch):
+def test_kept_layers_equal_fresh_builds_and_are_not_shared(monkeypatch, hits):
     m, b = _builder()
     cfg = default_config(m)
     x = inputs(8, seed=3)
@@ -56,15 +71,17 @@ def test_kept_layers_equal_fresh_builds_and_are_not_shared(monkeypatch):
     monkeypatch.undo()
     assert _state(v3) == _state(fresh3)
     assert torch.equal(_out(v3, m, x), _out(fresh3, m, x))
+    assert sum(hits) >= len(v1.quantized)          # v2's layers (at least) came from the kept ones
 
 
-def test_kept_layers_follow_a_changed_model(monkeypatch):
+def test_kept_layers_follow_a_changed_model(monkeypatch, hits):
     """A weight edited in place (or swapped through ``.data``) between two builds gives the layer of the edited
     weight, not the kept one."""
     m, b = _builder()
     cfg = default_config(m)
     recs = b.records(cfg)
     before = _state(b.variant(cfg, "a", records=recs))
+    assert _state(b.variant(cfg, "a2", records=recs)) == before and any(hits)     # kept while nothing changed
     conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
     with torch.no_grad():
         conv.weight.mul_(0.5)
@@ -73,15 +90,20 @@ def test_kept_layers_follow_a_changed_model(monkeypatch):
     want = _state(b.variant(cfg, "c", records=recs))
     monkeypatch.undo()
     assert edited == want and edited != before          # the edit changes the codes: the check can fail
-    conv.weight.data = conv.weight.data * 2.0           # no version bump: the storage differs
-    assert _state(b.variant(cfg, "d", records=recs)) == before
+    conv.weight.data = conv.weight.data * 3.0           # no version bump: the storage differs
+    swapped = _state(b.variant(cfg, "d", records=recs))
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    want = _state(b.variant(cfg, "e", records=recs))
+    monkeypatch.undo()
+    assert swapped == want and swapped != edited and swapped != before
 
 
-def test_kept_layers_follow_a_changed_record(monkeypatch):
+def test_kept_layers_follow_a_changed_record(monkeypatch, hits):
     m, b = _builder()
     cfg = default_config(m)
     recs = dict(b.records(cfg))
     before = _state(b.variant(cfg, "a", records=recs))
+    assert _state(b.variant(cfg, "a2", records=recs)) == before and any(hits)
     name = next(iter(recs))
     import dataclasses
     recs[name] = dataclasses.replace(recs[name], scale_d=recs[name].scale_d * 2)
@@ -89,6 +111,55 @@ def test_kept_layers_follow_a_changed_record(monkeypatch):
     monkeypatch.setattr(V, "KEEP_LAYERS", False)
     want = _state(b.variant(cfg, "c", records=recs))
     assert got == want and got != before
+
+
+def _unfolded_dmq(m, b):
+    """The default config with every Conv+BN left unfolded (the layer's weight is the module's own) and DMQ on."""
+    from opkit.quant.layer_algorithms import by_name
+    cfg = default_config(m)
+    cfg.do_fusion = False
+    return by_name("dmq").enable(cfg)
+
+
+def test_kept_layers_see_a_write_that_bumps_no_version(monkeypatch, hits):
+    """``p.data.mul_()`` and a NumPy view write keep the version and the storage: the key's content digest
+    sees them. A DMQ layer without a fold makes its codes from the module's weight anew on every build (no kept
+    codes between), so a kept layer would be the stale one."""
+    m, b = _builder()
+    cfg = _unfolded_dmq(m, b)
+    recs = b.records(cfg)
+    assert cfg.dmq_layers
+    v = b.variant(cfg, "a", records=recs)
+    assert any(v.layers[n].in_scale is not None and not v.layers[n].folded_bn for n in cfg.dmq_layers)
+    before = _state(v)
+    assert _state(b.variant(cfg, "a2", records=recs)) == before and any(hits)
+    conv = m.get_submodule(next(n for n in cfg.dmq_layers if v.layers[n].in_scale is not None))
+    version = conv.weight._version
+    conv.weight.data.mul_(3.0)
+    conv.weight.detach().numpy()[0] *= 0.5
+    assert conv.weight._version == version                   # nothing a version-only key could see
+    hits.clear()
+    edited = _state(b.variant(cfg, "b", records=recs))
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    want = _state(b.variant(cfg, "c", records=recs))
+    monkeypatch.undo()
+    assert edited == want and edited != before
+
+
+def test_a_kept_layer_carries_the_name_it_is_built_under():
+    """One module reached under two qualified names (the model, and a wrapper around it): with no fold the weight
+    tensor is shared, the records equal; each variant's layer must carry its own name (the engine's layer= and
+    the overflow messages)."""
+    m, b = _builder()
+    cfg = _unfolded_dmq(m, b)
+    v1 = b.variant(cfg, "a")
+    wrapped = torch.nn.Sequential(m)
+    wb = VariantBuilder(wrapped, b.calib, Deploy(load_policy("cann-force-fp16")), lambda s: None)
+    wcfg = _unfolded_dmq(wrapped, wb)
+    v2 = wb.variant(wcfg, "b")
+    assert v1.quantized and [f"0.{n}" for n in v1.quantized] == v2.quantized
+    for v in (v1, v2):
+        assert all(v.layers[n].name == n for n in v.quantized)
 
 
 def _report_parts():

@@ -219,13 +219,27 @@ def test_capture_not_served_for_another_graph_batch_or_model():
 
 
 def test_capture_not_served_after_a_model_swap_or_a_batch_write():
-    """Each check of FirstCapture alone: a fresh capture, served right before each change, not right after."""
+    """Each check of FirstCapture alone: a fresh capture, served right before each change, not right after (and
+    again once a change is undone): a storage swap, the training flag, a norm's eps, a forward hook, a batch
+    write."""
     m, b, base, calib, first, _ = _report_parts()
     names = list(first.names)
     conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
     conv.weight.data = conv.weight.data.clone()     # the model's storage swapped, no version bump
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
+    for change, undo in ((lambda: m.train(), lambda: m.eval()),
+                         (lambda: setattr(bn, "eps", bn.eps * 2), lambda: setattr(bn, "eps", bn.eps / 2)),
+                         (lambda: hooks.append(conv.register_forward_hook(lambda *a: None)),
+                          lambda: hooks.pop().remove())):
+        m, b, base, calib, first, _ = _report_parts()
+        conv = next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d))
+        bn = next(mod for mod in m.modules() if isinstance(mod, torch.nn.BatchNorm2d))
+        hooks = []
+        change()
+        assert first.serves(m, b.graph, base.config, names, calib[:8]) is None
+        undo()
+        assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
     m, b, base, calib, first, _ = _report_parts()
     assert first.serves(m, b.graph, base.config, names, calib[:8]) is not None
     calib[0, 0, 0, 0] += 0.0                    # a write to the batch, the model untouched

@@ -115,7 +115,12 @@ class FirstCapture:
 
 
 def _model_state(model: nn.Module) -> tuple:
-    return tuple(p for t in model.state_dict(keep_vars=True).values() for p in tensor_state(t))
+    """Every parameter and buffer (non-persistent ones too), and per module what else changes its forward: the
+    training flag, the number of forward hooks and pre-hooks, a norm's eps."""
+    tensors = [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]
+    mods = tuple((n, m.training, len(m._forward_hooks), len(m._forward_pre_hooks), getattr(m, "eps", None))
+                 for n, m in model.named_modules())
+    return tuple(p for _, t in tensors for p in tensor_state(t)) + mods
 
 
 def _batch_state(x: torch.Tensor) -> tuple | None:

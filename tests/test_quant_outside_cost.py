@@ -146,6 +146,21 @@ def test_kept_layers_see_a_write_that_bumps_no_version(monkeypatch, hits):
     assert edited == want and edited != before
 
 
+def test_kept_layers_are_no_staler_than_a_fresh_build_without_dmq(monkeypatch, hits):
+    """The documented limit, pinned: without DMQ an untracked write is missed by the kept codes (variant.KEEP_CODES,
+    keyed on versions) whether or not the layer is kept -- KEEP_LAYERS (no digest there) adds no staleness."""
+    m, b = _builder()
+    cfg = default_config(m)
+    cfg.do_fusion = False
+    recs = b.records(cfg)
+    b.variant(cfg, "a", records=recs)
+    next(mod for mod in m.modules() if isinstance(mod, torch.nn.Conv2d)).weight.data.mul_(3.0)
+    kept = _state(b.variant(cfg, "b", records=recs))
+    assert any(hits)
+    monkeypatch.setattr(V, "KEEP_LAYERS", False)
+    assert _state(b.variant(cfg, "c", records=recs)) == kept
+
+
 def test_a_kept_layer_carries_the_name_it_is_built_under():
     """One module reached under two qualified names (the model, and a wrapper around it): with no fold the weight
     tensor is shared, the records equal; each variant's layer must carry its own name (the engine's layer= and

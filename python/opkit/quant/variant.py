@@ -30,7 +30,7 @@ from ..evaluate.variants import SimVariant
 from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
-from .layer_algorithms import prepare
+from .layer_algorithms import ALGORITHMS, prepare
 from .capture import layer_weights
 from .modes import (ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, TensorMemo, fold_bn, same_state,
                     tensor_state)
@@ -198,9 +198,9 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
 
 
 # True: a built QuantLayer is kept per (folded) weight tensor and everything else it is made of (the layer's name,
-# the module, its geometry, the bias and folded BatchNorm, every field of the layer's record, and a digest of the
-# weight's and bias' contents); each variant gets its own copy (add_requant and a run write to it). A search builds
-# the same layers from equal records at every step. False: built on every call.
+# the module, its geometry, the bias and folded BatchNorm, every field of the layer's record, and for an unfolded
+# DMQ layer a digest of the weight's and bias' contents); each variant gets its own copy (add_requant and a run
+# write to it). A search builds the same layers from equal records at every step. False: built on every call.
 KEEP_LAYERS = True
 _LAYERS = TensorMemo()
 
@@ -209,14 +209,20 @@ def _layer_key(lname: str, module: nn.Module, geo: ConvGeometry, w: torch.Tensor
                r: LayerRecord) -> tuple | None:
     """(w, what else a QuantLayer built from ``w`` depends on), or None (not kept: ADA's learned weight is a
     tensor of the record's own). ``w`` itself is the memo's key (by identity, with its version, storage, dtype
-    and shape here): it is not held in the key, so the entry goes with it. The contents' digest: a write through
-    ``p.data`` or a NumPy view bumps no version and keeps the storage, and an unfolded ``w`` is the module's own
-    weight (a DMQ layer's codes are made from it anew on every build, so a kept layer would be stale)."""
+    and shape here): it is not held in the key, so the entry goes with it.
+
+    The contents' digest, for an unfolded layer with an algorithm that remakes its weight (DMQ): a write through
+    ``p.data`` or a NumPy view bumps no version and keeps the storage; an unfolded ``w`` and ``b`` are the module's
+    own tensors, and such a layer's codes are made from them anew on every build (``prepare`` returns a new
+    tensor, which no kept codes match), so a kept layer would be stale where a fresh build is not. Any other
+    layer's fresh build is as blind to such a write (the kept fold or codes, keyed on versions, are reused), so
+    the digest -- slower than a rebuild for a small layer -- is not taken there."""
     if r.ada_weight is not None or r.ada_scale is not None:
         return None
     fields = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in r.__dict__.items())
-    return w, (lname, w._version, w.data_ptr(), w.dtype, tuple(w.shape), _digest(w), id(module), geo,
-               *tensor_state(b), _digest(b), bn, fields)
+    own = not bn and any(a.active(r) for a in ALGORITHMS)
+    return w, (lname, w._version, w.data_ptr(), w.dtype, tuple(w.shape), _digest(w) if own else None, id(module),
+               geo, *tensor_state(b), _digest(b) if own else None, bn, fields)
 
 
 def _digest(t: torch.Tensor | None) -> bytes | None:

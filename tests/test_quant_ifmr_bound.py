@@ -4,6 +4,7 @@ kernel's sums pushed to the edge of the proved bound."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -106,3 +107,63 @@ def test_kernel_sums_are_its_documented_order():
     ref = fused.ifmr_sums_reference(fused.ifmr_sq_torch(x, lo, cands, scales))
     assert [v.hex() for v in sums] == [v.hex() for v in ref]
     assert all(math.isfinite(v) for v in sums)
+
+
+def _edge_world(tie: bool):
+    """Five candidates whose kernel sums sit at the far edges of the proved interval, against the loss order.
+
+    Candidate A (the true winner) and B: NumPy's sums P_A <= P_B -- losses one ulp apart (A below), or equal with
+    A first (a tie). Exact sums S chosen so that P_A = S_A (1-g) and P_B = S_B (1+g), the most the bound lets
+    NumPy's order move them; the kernel's sums then at the other edge, T_A = S_A (1+g) rounded down and
+    T_B = S_B (1-g) rounded up -- so T_B < T_A, by the largest ratio any valid pair of summation orders can give.
+    The other three are far above (the skip must drop them). Returns (n, sums, losses, A)."""
+    n = 4096                                 # a power of two: P / n is exact, the loss is P / n
+    g = Fraction(n - 1, 2 ** 53) / (1 - Fraction(n - 1, 2 ** 53))
+    la = 0.3710937
+    lb = la if tie else math.nextafter(la, math.inf)
+    pa, pb = Fraction(la * n), Fraction(lb * n)
+
+    def down(q):
+        f = float(q)
+        return f if Fraction(f) <= q else math.nextafter(f, -math.inf)
+
+    def up(q):
+        f = float(q)
+        return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+    ta, tb = down(pa * (1 + g) / (1 - g)), up(pb * (1 - g) / (1 + g))
+    assert tb < ta
+    far = [10 * la * n, 11 * la * n, 12 * la * n]
+    if tie:                                  # A first: a tie goes to the lower index
+        return n, [ta, tb] + far, [la, lb] + [f / n for f in far], 0
+    return n, [tb, far[0], ta] + far[1:], [lb, far[0] / n, la] + [f / n for f in far[1:]], 2
+
+
+def _edge_pick(monkeypatch, tie: bool) -> tuple[int, int, int]:
+    """(_ifmr_best's pick, argmin's pick, how many exact losses it computed) in _edge_world."""
+    n, sums, losses, want = _edge_world(tie)
+    assert int(np.argmin(losses)) == want
+    k = len(sums)
+    x, cands = torch.zeros(n), torch.arange(k, dtype=torch.float32)
+    seen = []
+
+    def exact(x_, lows, c, s):
+        seen.append(len(lows))
+        return [losses[int(v)] for v in c.tolist()]
+    monkeypatch.setattr(A, "IFMR_BOUND", True)
+    monkeypatch.setattr(A, "IFMR_FUSED", True)
+    monkeypatch.setattr(fused, "ifmr_sums", lambda *a: list(sums))
+    monkeypatch.setattr(A, "_mse_losses", exact)
+    return A._ifmr_best(x, [0.0] * k, cands, torch.ones(k)), want, seen[-1]
+
+
+@pytest.mark.parametrize("tie", [False, True], ids=["one-ulp", "tie"])
+def test_sums_at_the_interval_edges_against_the_loss_order(tie, monkeypatch):
+    """The skip keeps the winner when the kernel's sums and NumPy's sit at opposite edges of the bound with losses
+    one ulp apart (or tied) -- and the check can fail: a zero margin, or one of n u (half the proof's 2 g), drops
+    the winner."""
+    got, want, computed = _edge_pick(monkeypatch, tie)
+    assert got == want and computed < 5                     # the far candidates skipped, the winner not
+    monkeypatch.setattr(A, "_skip_margin", lambda n: 0.0)
+    assert _edge_pick(monkeypatch, tie)[0] != want
+    monkeypatch.setattr(A, "_skip_margin", lambda n: n * 2.0 ** -53)
+    assert _edge_pick(monkeypatch, tie)[0] != want

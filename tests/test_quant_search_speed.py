@@ -88,6 +88,7 @@ def test_the_speed_switches_change_no_result(make, monkeypatch):
         M._PLAN_OF_TENSOR.clear()
         capture._FOLDS.clear()
         variant._CODES.clear()
+        variant._LAYERS.clear()
         fp32_runs.clear()
         reps[on] = opkit.quantize(model, calib, data, batch_size=64, workers=1, **kw)
         runs = sum(fp32_runs)

@@ -159,6 +159,11 @@ IFMR_FUSED = True                # the squared errors by quant/fused.py's kernel
 IFMR_FUSED_ELEMENTS = 1 << 18    # the kernel's candidates per block (float32 errors + their float64 copy: 3 MB)
 
 
+def _skip_margin(n: int) -> float:
+    """r of _ifmr_best for n elements (a function of its own so the tests can show a smaller one fails)."""
+    return 8.0 * n * 2.0 ** -53 + 2.0 ** -48
+
+
 IFMR_BOUND = True    # skip candidates that provably cannot win before their exact losses (False: every loss computed)
 
 
@@ -184,7 +189,7 @@ def _ifmr_best(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales: 
                                scales.to(torch.float32).contiguous())
     if sums is None or not all(math.isfinite(v) for v in sums):
         return int(np.argmin(_mse_losses(x, lows, cands, scales)))
-    r = 8.0 * n * 2.0 ** -53 + 2.0 ** -48
+    r = _skip_margin(n)
     ceiling = min(sums) * (1.0 + r)
     keep = [j for j, t in enumerate(sums) if not t * (1.0 - r) > ceiling]
     if len(keep) == len(sums):

@@ -92,7 +92,17 @@ class FirstCapture:
         self.stamp = _model_state(model)
         self.config_json = config.to_json()     # the same object, and unchanged in between (do_fusion & co)
         self.x_state = _batch_state(x)      # self.x kept alive: its storage cannot be reused for another batch
+        if self.x_state is None:
+            raise ValueError("FirstCapture: an inference-mode batch has no version counter (check can_serve first)")
         self.inputs = inputs
+
+    @staticmethod
+    def can_serve(names, plotted, x: torch.Tensor, modes: dict) -> bool:
+        """Worth keeping at all: sharing on, the layers captured are the ones the report plots (not past its
+        MAX_PLOTS, no RNN -- its capture holds no input), and the batch has a version counter to prove it unchanged
+        (a tensor made under torch.inference_mode() has none)."""
+        return (SHARE_CAPTURE and set(names) == set(plotted) and _batch_state(x) is not None
+                and all(isinstance(modes.get(n), CalibLayer) for n in names))
 
     def serves(self, model, graph, config, names, x: torch.Tensor) -> dict[str, torch.Tensor] | None:
         names = tuple(names)
@@ -100,15 +110,23 @@ class FirstCapture:
                 and config.to_json() == self.config_json
                 and len(set(names)) == len(names) and set(names) == set(self.names)
                 and set(self.inputs) == set(names) and same_state(_model_state(model), self.stamp)
-                and _batch_state(x) == self.x_state)
+                and self.x_state is not None and _batch_state(x) == self.x_state)
         return dict(self.inputs) if same else None
 
 
 def _model_state(model: nn.Module) -> tuple:
-    return tuple(p for t in model.state_dict(keep_vars=True).values() for p in tensor_state(t))
+    """Every parameter and buffer (non-persistent ones too), and per module what else changes its forward: the
+    training flag, the number of forward hooks and pre-hooks, a norm's eps."""
+    tensors = [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]
+    mods = tuple((n, m.training, len(m._forward_hooks), len(m._forward_pre_hooks), getattr(m, "eps", None))
+                 for n, m in model.named_modules())
+    return tuple(p for _, t in tensors for p in tensor_state(t)) + mods
 
 
-def _batch_state(x: torch.Tensor) -> tuple:
+def _batch_state(x: torch.Tensor) -> tuple | None:
     """The same memory, layout and version: ``calib[:n]`` and ``calib[0:n]`` are two views of one batch. No
-    torch op (a comparison would run inside whatever dispatch mode the caller runs quant under)."""
+    torch op (a comparison would run inside whatever dispatch mode the caller runs quant under). None for an
+    inference-mode tensor: it has no version counter, so a write to it could not be seen."""
+    if x.is_inference():
+        return None
     return (x.data_ptr(), tuple(x.shape), x.stride(), x.dtype, x.device, x._version)

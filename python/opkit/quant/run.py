@@ -27,7 +27,7 @@ from .config import QuantConfig, default_config, load_config, parse_config, unsi
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
-from .report import QuantReport, Recommended, StrategyRow, activation_histograms
+from .report import QuantReport, Recommended, StrategyRow, activation_histograms, plot_layers
 from .scoring import Run, Scorer
 from .layer_algorithms import ALGORITHMS, chosen
 from .linear_flow import deploy_dtype as deploy_dtype_of
@@ -115,7 +115,8 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     first_capture: list = []          # sensitivity's first batch, for the report's activation histograms
     sens = sensitivity(inp.model, [inp.calib[i:i + batch_size] for i in range(0, min(len(inp.calib), 4 * batch_size),
                                                                               batch_size)],
-                       base.config, base.records, b.graph, first=first_capture)
+                       base.config, base.records, b.graph, first=first_capture,
+                       plotted=plot_layers(base.config, base.variant))
     order = sorted(sens, key=lambda n: sens[n])            # most sensitive (lowest similarity) first
     rec = _recommend(b, sc, base, order, target, search, greedy_width, log, algos)
     if rec.fix:

@@ -35,9 +35,11 @@ from .variant import LayerRecord, build_variant
 
 
 def sensitivity(model: nn.Module, batches: list[torch.Tensor], config: QuantConfig, records: dict[str, LayerRecord],
-                graph: ModelGraph, first: list | None = None) -> dict[str, float]:
+                graph: ModelGraph, first: list | None = None, plotted=()) -> dict[str, float]:
     """Layer -> AMCT similarity (0.5 + 0.5 cos) of its fake-quant output vs float output on its own FP32 input.
-    ``first``: a list that receives the first batch's capture (capture.FirstCapture) for the report's histograms."""
+    ``first``: a list that receives the first batch's capture (capture.FirstCapture) for the report's histograms
+    of the layers ``plotted`` -- only when it can serve them (capture.FirstCapture.can_serve): else the first
+    batch's inputs are not cloned and kept."""
     variant = build_variant(model, config, records, graph, atc_conv_bn=False)
     capture = capture_modes(model, graph, config,           # float weights: records each layer's FP32 input
                             [n for n in config.quant_layers if n in variant.quantized])
@@ -46,7 +48,7 @@ def sensitivity(model: nn.Module, batches: list[torch.Tensor], config: QuantConf
     mods = dict(model.named_modules())
     for i, x in enumerate(batches):
         sim.run(model, (x,), record=False)
-        if i == 0 and first is not None:
+        if i == 0 and first is not None and FirstCapture.can_serve(sims, plotted, x, capture):
             kept = {n: capture[n].inputs[0].clone() for n in sims
                     if isinstance(capture[n], CalibLayer) and capture[n].inputs}
             first.append(FirstCapture(model, graph, config, list(sims), x, kept))

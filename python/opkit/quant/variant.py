@@ -16,8 +16,10 @@ ConvBatchnormFusionPass does (fold in FP32, weights stored in the policy's dtype
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 import torch.nn as nn
 
@@ -28,7 +30,7 @@ from ..evaluate.variants import SimVariant
 from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
-from .layer_algorithms import prepare
+from .layer_algorithms import ALGORITHMS, prepare
 from .capture import layer_weights
 from .modes import (ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, TensorMemo, fold_bn, same_state,
                     tensor_state)
@@ -165,7 +167,7 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
                                          torch.tensor(r.scale_w, dtype=torch.float32), float(r.scale_d),
                                          int(r.offset_d), r.act_bits, r.wts_bits, clip=(r.clip_min, r.clip_max))
             continue
-        key = _layer_key(mods[lname], geo, w, b, bn, r) if KEEP_LAYERS else None
+        key = _layer_key(lname, mods[lname], geo, w, b, bn, r) if KEEP_LAYERS else None
         kept = _kept_layer(w, key) if key is not None else None
         if kept is not None:
             v.layers[lname] = kept
@@ -195,23 +197,42 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
     return v
 
 
-# True: a built QuantLayer is kept per (folded) weight tensor and everything else it is made of (the module, its
-# geometry, the bias and folded BatchNorm, every field of the layer's record); each variant gets its own copy
-# (add_requant and a run write to it). A search builds the same layers from equal records at every step.
-# False: built on every call.
+# True: a built QuantLayer is kept per (folded) weight tensor and everything else it is made of (the layer's name,
+# the module, its geometry, the bias and folded BatchNorm, every field of the layer's record, and for an unfolded
+# DMQ layer a digest of the weight's and bias' contents); each variant gets its own copy (add_requant and a run
+# write to it). A search builds the same layers from equal records at every step. False: built on every call.
 KEEP_LAYERS = True
 _LAYERS = TensorMemo()
 
 
-def _layer_key(module: nn.Module, geo: ConvGeometry, w: torch.Tensor, b: torch.Tensor | None, bn: str,
+def _layer_key(lname: str, module: nn.Module, geo: ConvGeometry, w: torch.Tensor, b: torch.Tensor | None, bn: str,
                r: LayerRecord) -> tuple | None:
     """(w, what else a QuantLayer built from ``w`` depends on), or None (not kept: ADA's learned weight is a
     tensor of the record's own). ``w`` itself is the memo's key (by identity, with its version, storage, dtype
-    and shape here): it is not held in the key, so the entry goes with it."""
+    and shape here): it is not held in the key, so the entry goes with it.
+
+    The contents' digest, for an unfolded layer with an algorithm that remakes its weight (DMQ): a write through
+    ``p.data`` or a NumPy view bumps no version and keeps the storage; an unfolded ``w`` and ``b`` are the module's
+    own tensors, and such a layer's codes are made from them anew on every build (``prepare`` returns a new
+    tensor, which no kept codes match), so a kept layer would be stale where a fresh build is not. Any other
+    layer's fresh build is as blind to such a write (the kept fold or codes, keyed on versions, are reused), so
+    the digest -- slower than a rebuild for a small layer -- is not taken there."""
     if r.ada_weight is not None or r.ada_scale is not None:
         return None
     fields = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in r.__dict__.items())
-    return w, (w._version, w.data_ptr(), w.dtype, tuple(w.shape), id(module), geo, *tensor_state(b), bn, fields)
+    own = not bn and any(a.active(r) for a in ALGORITHMS)
+    return w, (lname, w._version, w.data_ptr(), w.dtype, tuple(w.shape), _digest(w) if own else None, id(module),
+               geo, *tensor_state(b), _digest(b) if own else None, bn, fields)
+
+
+def _digest(t: torch.Tensor | None) -> bytes | None:
+    """BLAKE2b-128 of the tensor's bytes (about 0.5 GB/s here, below the cost of quantizing it again)."""
+    if t is None:
+        return None
+    a = t.detach()
+    if a.dtype == torch.bfloat16:         # no NumPy dtype: the same bits as int16
+        a = a.view(torch.int16)
+    return hashlib.blake2b(np.ascontiguousarray(a.cpu().numpy()).view(np.uint8), digest_size=16).digest()
 
 
 def _kept_layer(w: torch.Tensor, key: tuple) -> "QuantLayer | None":

@@ -331,6 +331,15 @@ CANN_BUGS = {
                                                            "the extra floats are never used (reductions masked to n, "
                                                            ":84-91, :221-245) and TTK / torch_npu allocate more, so "
                                                            "the device's output is likely right: the rule keeps it out"),
+    ("ops-nn", "experimental/activation/hard_shrink_grad"): (r"\[ub-capacity\].*hard_shrink_grad\.h:278",
+                                                             "float16 / bf16, single-buffered (<= 1024 elements): "
+                                                             "the tiling reserves 256 bytes for the compare mask "
+                                                             "and fills the rest at 30 bytes an element "
+                                                             "(op_host/hard_shrink_grad_tiling.cpp:182,188-198: "
+                                                             "ubFactor 6528), the kernel sizes the mask "
+                                                             "ceil(ubFactor / 8) rounded up to 256 = 1024 bytes "
+                                                             "(op_kernel/hard_shrink_grad.h:263-278): 195840 + 1024 "
+                                                             "= 196864 bytes, past the 196608-byte UB"),
     ("ops-nn", "experimental/activation/tanh_grad"): (r"CAST_RINT is not supported for Cast half -> float",
                                                       "float16: Cast half->float with "
                                                       "CAST_RINT (op_kernel/tanh_grad.h:131-132); on the A2 only "

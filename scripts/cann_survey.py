@@ -340,6 +340,21 @@ CANN_BUGS = {
                                                              "ceil(ubFactor / 8) rounded up to 256 = 1024 bytes "
                                                              "(op_kernel/hard_shrink_grad.h:263-278): 195840 + 1024 "
                                                              "= 196864 bytes, past the 196608-byte UB"),
+    ("ops-nn", "experimental/activation/celu_v2"): (r"^wrong: float16", "float16 computed in half: exp(x / alpha) - 1 "
+                                                    "(op_kernel/celu_v2.h:120-129, T = half): cancellation near 0; "
+                                                    "the half steps in torch (scripts/cann_half_steps.py) give the "
+                                                    "emulator's MARE 0.88 and worst value exactly"),
+    ("ops-nn", "experimental/activation/soft_plus_v2"): (r"^wrong: float16", "float16 computed in half as ln(1 + "
+                                                         "exp(x)) (op_kernel/soft_plus_v2.h:94-103): 1 + exp(x) "
+                                                         "rounds to half's 2^-10 spacing, so x < ~-3 loses exp(x) "
+                                                         "(MARE 0.022; the half steps give it exactly, "
+                                                         "scripts/cann_half_steps.py)"),
+    ("ops-nn", "experimental/activation/selu_grad"): (r"^wrong: float16", "float16 computed in half: the factor "
+                                                      "outputs + scale * alpha with scale * alpha rounded to half "
+                                                      "(1.7578 for 1.7581) and the sum to half (op_kernel/selu_grad."
+                                                      "h:150-155,163-166; selu_grad.cpp:35 SeluGrad<half, half>): "
+                                                      "0 where outputs ~ -1.758 (MARE 1; the half steps give it "
+                                                      "exactly, scripts/cann_half_steps.py)"),
     ("ops-nn", "experimental/activation/tanh_grad"): (r"CAST_RINT is not supported for Cast half -> float",
                                                       "float16: Cast half->float with "
                                                       "CAST_RINT (op_kernel/tanh_grad.h:131-132); on the A2 only "

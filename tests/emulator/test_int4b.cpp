@@ -1,20 +1,23 @@
 // int4b_t tensors (test_int4b.py). Built standalone, once per MODE; MODE 0 reads x.bin from argv[1] and writes
 // p4.bin (count-form Cast half -> int4b_t, CAST_RINT, 255 elements: odd), back.bin (int4b_t -> half of 256),
-// l0.bin (level-0 Cast half -> int4b_t, CAST_FLOOR, mask 128, 2 repeats, {1, 1, 2, 8}) and sc.bin (scalar reads).
+// l0.bin (level-0 Cast half -> int4b_t, CAST_FLOOR, mask 128, 2 repeats, {1, 1, 2, 8}), aq.bin (AscendAntiQuant
+// from int4b_t, scalar offset 1.5 and scale 0.25) and sc.bin (scalar reads).
 #include "kernel_operator.h"
 #include "tikicpulib.h"
 #include <cstdio>
 #include <vector>
 using namespace AscendC;
 constexpr uint32_t N = 256;
-extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_ADDR l0, GM_ADDR sc) {
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_ADDR l0, GM_ADDR sc, GM_ADDR aq) {
   TPipe pipe;
-  TBuf<TPosition::VECCALC> bx, b4, bh, bl;
+  TBuf<TPosition::VECCALC> bx, b4, bh, bl, bq;
+  pipe.InitBuffer(bq, N * 2);
   pipe.InitBuffer(bx, N * 2);
   pipe.InitBuffer(b4, N / 2);
   pipe.InitBuffer(bh, N * 2);
   pipe.InitBuffer(bl, N / 2);
-  GlobalTensor<half> gx, gback;
+  GlobalTensor<half> gx, gback, gaq;
+  gaq.SetGlobalBuffer((__gm__ half*)aq, N);
   GlobalTensor<int4b_t> gp4, gl0;
   GlobalTensor<int32_t> gsc;
   gx.SetGlobalBuffer((__gm__ half*)x, N);
@@ -43,6 +46,10 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
   Cast(uh, u4, RoundMode::CAST_NONE, N);
   Cast<int4b_t, half>(ul, ux, RoundMode::CAST_FLOOR, 128, 2, {1, 1, 2, 8});
   PipeBarrier<PIPE_ALL>();
+  LocalTensor<half> uq = bq.Get<half>();
+  AscendAntiQuant<int4b_t, half, false>(uq, u4, half(1.5f), half(0.25f), 2);  // k 2 rows of N 128
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(gaq, uq, N);
   // DataCopy's count for int4b_t is in bytes on A2 (sizeof(int4b_t) units): N / 2
   DataCopy(gp4, u4, MODE == 6 ? 40 : N / 2);
   DataCopy(gback, uh, N);
@@ -81,15 +88,16 @@ int main(int argc, char** argv) {
   auto* back = (uint8_t*)AscendC::GmAlloc(N * 2);
   auto* l0 = (uint8_t*)AscendC::GmAlloc(N / 2);
   auto* sc = (uint8_t*)AscendC::GmAlloc(64);
+  auto* aq = (uint8_t*)AscendC::GmAlloc(N * 2);
   FILE* f = std::fopen((dir + "/x.bin").c_str(), "rb");
   if (!f || std::fread(x, 1, N * 2, f) != N * 2) return 3;
   std::fclose(f);
   memset(p4, 0, N / 2); memset(back, 0, N * 2); memset(l0, 0, N / 2); memset(sc, 0, 64);
-  ICPU_RUN_KF(k, 1, x, p4, back, l0, sc);
+  ICPU_RUN_KF(k, 1, x, p4, back, l0, sc, aq);
   auto put = [&](const char* n, const uint8_t* p, size_t b) {
     FILE* o = std::fopen((dir + "/" + n).c_str(), "wb");
     std::fwrite(p, 1, b, o);
     std::fclose(o);
   };
-  put("p4.bin", p4, N / 2); put("back.bin", back, N * 2); put("l0.bin", l0, N / 2); put("sc.bin", sc, 64);
+  put("p4.bin", p4, N / 2); put("back.bin", back, N * 2); put("l0.bin", l0, N / 2); put("sc.bin", sc, 64); put("aq.bin", aq, N * 2);
 }

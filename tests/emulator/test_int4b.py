@@ -3,7 +3,7 @@
 sizes and offsets in elements, bytes = n / 2; sizeof(int4b_t) 1 (impl/utils/common_types.h:57-80). Cast half <->
 int4b_t as A2's table has it (Cast.md:221, 226): half -> int4b_t rounds by the mode and saturates to [-8, 7] (CANN's
 cast sample golden), int4b_t -> half is exact, CAST_NONE only. The level-0 form packs 128 half lanes into 64 bytes
-(dstRepStride 2, CANN's cast sample). Broken rules: an odd view offset or SetSize (api-argument), a round mode the
+(dstRepStride 2, CANN's cast sample). AscendAntiQuant takes an int4b_t source on A2 (ascend_antiquant_c220_impl.h:36-41). Broken rules: an odd view offset or SetSize (api-argument), a round mode the
 table lacks (dtype-unsupported), an index past the end (tensor-bounds), a DataCopy not a multiple of 32 bytes
 (datacopy-length), int4b_t UB nothing wrote reaching GM (ub-uninitialized), a pair A2 lacks (compile error)."""
 from __future__ import annotations
@@ -65,6 +65,10 @@ def test_int4b_tensors_match_numpy_packing(gxx, tmp_path):
     assert np.array_equal(p4, _pack(want_gm)) and np.array_equal(_unpack(p4), want_gm)
     l0 = np.fromfile(tmp_path / "l0.bin", np.uint8)
     assert np.array_equal(l0, _pack(np.clip(np.floor(x), -8, 7)))  # level-0, CAST_FLOOR, 2 x 128 lanes
+    # AscendAntiQuant from int4b_t, half: (v + 1.5) then x 0.25, each rounded in half (as for int8_t)
+    aq = np.fromfile(tmp_path / "aq.bin", np.float16)
+    ref = ((want.astype(np.float16) + np.float16(1.5)).astype(np.float16) * np.float16(0.25)).astype(np.float16)
+    assert np.array_equal(aq.view(np.uint16), ref.view(np.uint16))
     sc = np.fromfile(tmp_path / "sc.bin", np.int32)
     assert list(sc[:11]) == [256, 192, want[65], -5, 3, 0x3B, want[11], -8, 256, 100, 1]
 

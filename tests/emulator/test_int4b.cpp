@@ -74,6 +74,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
   gsc.SetValue(10, int32_t(sizeof(int4b_t)));
   if (MODE == 1) { LocalTensor<int4b_t> odd = u4[3]; (void)odd; }
   if (MODE == 2) u4.SetSize(5);
+  if (MODE == 9) { GlobalTensor<int4b_t> g = gp4[3]; (void)g; }
+  if (MODE == 10) { LocalTensor<int4b_t> t(TPosition::VECCALC, 0, 7); (void)t; }
   if (MODE == 5) (void)u4.GetValue(100);
 #if MODE == 8
   LocalTensor<float> f = bh.Get<float>();

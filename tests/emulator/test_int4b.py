@@ -81,6 +81,8 @@ def test_int4b_tensors_match_numpy_packing(gxx, tmp_path):
     (5, "[tensor-bounds] LocalTensor::GetValue", "index 100 is out of range for a tensor of 100 elements"),
     (6, "[datacopy-length] DataCopy", "count 40"),
     (7, "[ub-uninitialized]", ""),
+    (9, "[api-argument] GlobalTensor::operator[] at", "int4b_t offset 3 is odd"),
+    (10, "[api-argument] LocalTensor(pos, addr, tileSize)", "int4b_t tileSize 7 is odd"),
 ])
 def test_int4b_rules(gxx, tmp_path, mode, rule, text):
     out = _run(gxx, tmp_path, mode)

@@ -105,6 +105,14 @@ struct Offset {
   Offset(I i, SrcLoc l = SrcLoc::current()) : v(static_cast<uint32_t>(i)), loc(l) {}
 };
 
+// GlobalTensor's operator[] index: as Offset, 64-bit.
+struct Offset64 {
+  uint64_t v;
+  SrcLoc loc;
+  template <class I, class = std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value>>
+  Offset64(I i, SrcLoc l = SrcLoc::current()) : v(static_cast<uint64_t>(i)), loc(l) {}
+};
+
 // `tensor(i)`: CANN returns a reference to the element, read and written by the scalar unit
 // (include/basic_api/kernel_tensor.h, `__inout_pipe__(S) PrimType& operator()`). Here a proxy, so that a read is
 // checked as GetValue (bounds, poison, pipe hazards) and a write as SetValue, each at the caller's line.
@@ -260,13 +268,14 @@ class GlobalTensor {
   void SetGlobalBuffer(__gm__ T* buffer) { ptr_ = buffer; size_ = 0; }
   uint64_t GetSize() const { return size_; }
   __gm__ T* GetPhyAddr() const { return ptr_; }
-  __gm__ T* GetPhyAddr(uint64_t off) const {
-    if (opkit_emu::is_int4_v<T> && off % 2) opkit_emu::int4_odd("GlobalTensor::GetPhyAddr", off, opkit_emu::SrcLoc{"?", 0});
+  __gm__ T* GetPhyAddr(uint64_t off, OPKIT_LOC) const {
+    if (opkit_emu::is_int4_v<T> && off % 2) opkit_emu::int4_odd("GlobalTensor::GetPhyAddr", off, loc);
     return reinterpret_cast<__gm__ T*>(reinterpret_cast<uint8_t*>(ptr_) + opkit_emu::elem_bytes<T>(off));
   }
-  GlobalTensor operator[](uint64_t off) const {
+  GlobalTensor operator[](opkit_emu::Offset64 o) const {
+    const uint64_t off = o.v;
     GlobalTensor r = *this;
-    if (opkit_emu::is_int4_v<T> && off % 2) opkit_emu::int4_odd("GlobalTensor::operator[]", off, opkit_emu::SrcLoc{"?", 0});
+    if (opkit_emu::is_int4_v<T> && off % 2) opkit_emu::int4_odd("GlobalTensor::operator[]", off, o.loc);
     r.ptr_ = reinterpret_cast<__gm__ T*>(reinterpret_cast<uint8_t*>(ptr_) + opkit_emu::elem_bytes<T>(off));
     r.size_ = size_ > off ? size_ - off : 0;
     r.sized_ = sized_ || size_ > 0;
@@ -313,10 +322,10 @@ class GlobalTensor {
     opkit_emu::gm_check(reinterpret_cast<uint8_t*>(ptr_) + opkit_emu::elem_bytes<T>(off), count * sizeof(T), call, loc,
                         "GlobalTensor");
     if constexpr (opkit_emu::is_int4_v<T>) { off /= 2; }
-    const uint64_t size_ = opkit_emu::is_int4_v<T> ? (this->size_ + 1) / 2 : this->size_;
-    bool limited = size_ > 0 || sized_;
-    if (limited && (overrun_ || off + count > size_)) {
-      const uint64_t first = overrun_ ? off : std::max<uint64_t>(off, size_);  // first element out of range
+    const uint64_t lim = opkit_emu::is_int4_v<T> ? (size_ + 1) / 2 : size_;  // in count's units
+    bool limited = lim > 0 || sized_;
+    if (limited && (overrun_ || off + count > lim)) {
+      const uint64_t first = overrun_ ? off : std::max<uint64_t>(off, lim);  // first element out of range
       opkit_emu::warn_once("gm-bounds", call, loc,
                            opkit_emu::strf("element %llu is beyond the SetGlobalBuffer size: the access covers elements "
                                            "[%llu, %llu) and this view holds %s; it stays inside the GM buffer, which "

@@ -367,7 +367,8 @@ CASE = ttk.Case(name="survey", op_name="", input_shapes=(), input_dtypes=(), out
 
 def dtype_defines(project: layout.Project) -> dict[str, str]:
     """DTYPE_<NAME> from the first DataType entry of each Input/Output in the op_host text: a list written in
-    place (`DataType({ge::DT_FLOAT, ...})`) or named (`DataType(xDtype)` with `xDtype = {ge::DT_INT32, ...}`)."""
+    place (`DataType({ge::DT_FLOAT, ...})`) or named (`DataType(xDtype)` with `xDtype = {ge::DT_INT32, ...}`); float
+    where neither is found (a list built in code)."""
     out = {}
     for p in project.own_host_sources:
         text = p.read_text(errors="replace")
@@ -378,6 +379,8 @@ def dtype_defines(project: layout.Project) -> dict[str, str]:
                 dt = re.search(re.escape(named.group(1)) + r"\s*(?:=\s*)?\\?\s*\{\s*(?:ge::)?(DT_\w+)", text)
             if dt and dt.group(1) in GE_CXX:
                 out[m.group(1)] = GE_CXX[dt.group(1)]
+            elif dt is None:  # a list the op_host computes (foreach scalars): float, as cann_inplace_survey.py does
+                out.setdefault(m.group(1), "float")
     return out
 
 

@@ -12,7 +12,10 @@ calibration samples, target drop 3 points. CPU seconds of this process (one torc
 
 With --no-linear: the classic flow (no --deploy-dtype) before and after, interleaved --repeats times, fastest CPU
 counting, time in the evaluations and outside them split, reports compared; --model zoo:NAME or resnet18 (--size)
-for a larger model than the encoder. --before round5 (default): the fifth round's changes off (ROUND5_FLAGS:
+for a larger model than the encoder. --before round6 (default): the sixth round's changes off (ROUND6_FLAGS:
+IFMR's every candidate's exact loss instead of the bound's survivors' only, every INT8 layer built anew
+per variant, the report's activation histograms from their own capture run); --before round5: the fifth round's
+changes off too (ROUND5_FLAGS:
 the torch ops instead of quant/fused.py's kernels, IFMR's row means one at a time, the engine's forwards through
 nn.Module's setattr, the channels-first LayerNorm probe on every module, three keyed checks per INT8 call, the
 per-op bookkeeping as before); --before fixed: the fourth round's cuts of the fixed cost off too (FIXED_FLAGS:
@@ -20,7 +23,7 @@ rows recomputed per query, metrics through the masks, IFMR one candidate at a ti
 --before engine: the third round's engine changes off too (ENGINE_FLAGS).
 
     .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]
-                                                              [--before round5|fixed|engine]]
+                                                              [--before round6|round5|fixed|engine]]
 """
 from __future__ import annotations
 
@@ -51,9 +54,9 @@ def main() -> None:
                     "calibration images, labels its own top-1)")
     ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
     ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
-    ap.add_argument("--before", choices=["round5", "fixed", "engine"], default="round5",
-                    help="--no-linear: what the before side turns off (ROUND5_FLAGS; fixed: FIXED_FLAGS too; "
-                    "engine: ENGINE_FLAGS too)")
+    ap.add_argument("--before", choices=["round6", "round5", "fixed", "engine"], default="round6",
+                    help="--no-linear: what the before side turns off (ROUND6_FLAGS; round5: ROUND5_FLAGS too; "
+                    "fixed: FIXED_FLAGS too; engine: ENGINE_FLAGS too)")
     a = ap.parse_args()
     torch.set_num_threads(1)
     import opkit
@@ -164,6 +167,12 @@ FIXED_FLAGS = (("opkit.quant.scoring", "REUSE_ROWS", False, True),
                ("opkit.quant.algorithms", "IFMR_ROWS_ELEMENTS", 0, 1 << 16))
 
 
+# round 6 (the work outside the evaluations): (module, switch, before, after)
+ROUND6_FLAGS = (("opkit.quant.algorithms", "IFMR_BOUND", False, True),
+                ("opkit.quant.variant", "KEEP_LAYERS", False, True),
+                ("opkit.quant.capture", "SHARE_CAPTURE", False, True))
+
+
 # round 5 (an evaluation's own cost and IFMR's): (module, switch, before, after)
 ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.algorithms", "IFMR_FUSED", False, True),
@@ -174,20 +183,23 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.modes", "ONE_KEY", False, True))
 
 
-def engine(after: bool, before: str = "round5") -> None:
-    """before: round 5's changes off (ROUND5_FLAGS); with ``before="fixed"`` also the fourth round's cuts (rows
+def engine(after: bool, before: str = "round6") -> None:
+    """before: round 6's changes off (ROUND6_FLAGS); with ``before="round5"`` also round 5's (ROUND5_FLAGS);
+    with ``before="fixed"`` also the fourth round's cuts (rows
     recomputed for every query, the overflow scan through full rows,
     metrics through the finiteness masks, IFMR one candidate at a time and run on every calibration); with
     ``before="engine"`` also the third round's (FP32 rerun beside every evaluation, the engine's function mode on
     inside every op, float32 ops through the casts, a layer's constants made per call, its Conv+BN fold, codes and
     plan made per variant); after: none of these (the same arithmetic)."""
     import importlib
-    for mod, flag, off, on in ROUND5_FLAGS:
+    for mod, flag, off, on in ROUND6_FLAGS:
         setattr(importlib.import_module(mod), flag, on if after else off)
+    for mod, flag, off, on in ROUND5_FLAGS:
+        setattr(importlib.import_module(mod), flag, on if after or before == "round6" else off)
     for mod, flag, off, on in FIXED_FLAGS:
-        setattr(importlib.import_module(mod), flag, on if after or before == "round5" else off)
+        setattr(importlib.import_module(mod), flag, on if after or before in ("round6", "round5") else off)
     for mod, flag in ENGINE_FLAGS:
-        setattr(importlib.import_module(mod), flag, after or before in ("fixed", "round5"))
+        setattr(importlib.import_module(mod), flag, after or before in ("fixed", "round5", "round6"))
 
 
 def classic(a, m, x, y, c, plain) -> None:
@@ -226,7 +238,9 @@ def classic(a, m, x, y, c, plain) -> None:
             if same != "equal":
                 raise SystemExit(f"two runs of the same side differ: {same}")
     engine(True)
-    print(f"   before: {dict(round5='round 5 off', fixed='rounds 4 and 5 off', engine='rounds 3, 4 and 5 off')[a.before]}")
+    off = dict(round6="round 6 off", round5="rounds 5 and 6 off", fixed="rounds 4, 5 and 6 off",
+               engine="rounds 3, 4, 5 and 6 off")
+    print(f"   before: {off[a.before]}")
     for after in (False, True):
         rep, total = runs[after], best[after]
         budget = (rep.evals + 2) * plain
@@ -248,9 +262,15 @@ def _same(b, f) -> str:
     js = lambda v: json.dumps(v, sort_keys=True, default=str)      # noqa: E731 - NaN equal to NaN
     differ = [k for k in bd if k not in drop and js(bd[k]) != js(fd[k])]
     preds = [k for k in b.predictions if b.predictions[k] != f.predictions.get(k)]
+    if _hists(b) != _hists(f):                   # the HTML report's activation histograms (not in to_dict)
+        differ.append("activations")
     if differ or preds or set(b.predictions) != set(f.predictions):
         return f"DIFFER: fields {differ}, classes of rows {preds}"
     return "equal"
+
+
+def _hists(rep) -> dict:
+    return {n: [list(map(float.hex, map(float, a))) for a in v] for n, v in rep.activations.items()}
 
 
 if __name__ == "__main__":

@@ -38,8 +38,19 @@ if(ENABLE_CCACHE AND NOT DEFINED ENV{OPKIT_NO_CCACHE})
     # before): ccache refuses such a compile ("could not use precompiled header": every kernel compile was a
     # miss) unless told these sloppinesses, its manual's recipe for GCC PCHs (ccache.dev/manual, "Precompiled
     # headers"). The .gch's own content is still hashed, so an edited emulator header still misses.
-    set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env
-        "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime" "${OPKIT_CCACHE}")
+    # CCACHE_SLOPPINESS replaces ccache.conf's setting, so the user's own (env or config, as ccache reports it)
+    # is kept beside these.
+    set(_opkit_sloppy pch_defines time_macros include_file_mtime include_file_ctime)
+    execute_process(COMMAND "${OPKIT_CCACHE}" --get-config sloppiness OUTPUT_VARIABLE _user_sloppy
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
+    if(_rc EQUAL 0 AND _user_sloppy)
+      string(REPLACE "," ";" _user_sloppy "${_user_sloppy}")
+      string(REPLACE " " "" _user_sloppy "${_user_sloppy}")
+      list(PREPEND _opkit_sloppy ${_user_sloppy})
+      list(REMOVE_DUPLICATES _opkit_sloppy)
+    endif()
+    list(JOIN _opkit_sloppy "," _opkit_sloppy)
+    set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env "CCACHE_SLOPPINESS=${_opkit_sloppy}" "${OPKIT_CCACHE}")
   endif()
 endif()
 

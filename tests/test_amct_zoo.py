@@ -188,6 +188,7 @@ def test_recorded_ifmr_winners_are_clear_of_cross_host_noise(name, monkeypatch):
         searches.append((losses, scales.tolist()))
         return losses
     monkeypatch.setattr(A, "_mse_losses", kept)
+    monkeypatch.setattr(A, "IFMR_BOUND", False)     # every candidate's loss, not only the bound's survivors
     _, recs = opkit_variant(model, calib, parse_config(sc.config, model), portable=ref.arithmetic == "float64")
     assert searches, f"{name}: no IFMR search ran"
     recorded = {float(torch.tensor(r.scale_d, dtype=torch.float32)) for r in sc.records.values()}
@@ -204,3 +205,13 @@ def test_recorded_ifmr_winners_are_clear_of_cross_host_noise(name, monkeypatch):
           f"{len(ties)} within {IFMR_TIE:g} of the runner-up")
     for margin, both in ties:     # a tie: AMCT may record either candidate; the record must hold one of them
         assert both & recorded, f"{name}: near-tie (margin {margin:.2e}) and the record holds neither {both}"
+
+
+def test_float64_arithmetic_passes_a_plain_answer_through():
+    """aten.equal answers a bool, aten._local_scalar_dense a number: not a tensor or a sequence of them, handed
+    back as they are (they used to raise TypeError inside the mode)."""
+    from opkit.quant.amct.portable import Float64Arithmetic
+    a = torch.tensor([1.0, 2.0])
+    with Float64Arithmetic():
+        assert torch.equal(a, a.clone()) is True and torch.equal(a, a + 1) is False
+        assert a.sum().item() == 3.0

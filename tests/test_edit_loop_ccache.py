@@ -60,20 +60,24 @@ def test_edit_loop_kernel_edit_recompiles_only_the_lead_dtype_kernel_units(built
 
 
 def _fake_ccache(bin_dir: Path, record: Path) -> None:
-    """A `ccache` that records the sloppiness it was given per compile and runs the compiler."""
+    """A `ccache` that records the sloppiness it was given per compile and runs the compiler; asked for its
+    configuration (`--get-config sloppiness`), it answers with the environment's, as ccache does."""
     bin_dir.mkdir()
     exe = bin_dir / "ccache"
-    exe.write_text(f'#!/bin/sh\necho "$CCACHE_SLOPPINESS $*" >> {record}\nexec "$@"\n')
+    exe.write_text('#!/bin/sh\nif [ "$1" = --get-config ]; then echo "$CCACHE_SLOPPINESS"; exit 0; fi\n'
+                   f'echo "$CCACHE_SLOPPINESS $*" >> {record}\nexec "$@"\n')
     exe.chmod(0o755)
 
 
 def test_edit_loop_ccache_launcher_carries_the_pch_sloppiness(built_ws, tmp_path, monkeypatch):
-    """Every compile goes through ccache with the sloppiness its manual asks for GCC precompiled headers, and
-    the modules are byte-identical to the ones built without it."""
+    """Every compile goes through ccache with the sloppiness its manual asks for GCC precompiled headers, the
+    user's own sloppiness kept beside it (CCACHE_SLOPPINESS replaces ccache.conf's), and the modules are
+    byte-identical to the ones built without it."""
     record = tmp_path / "calls.txt"
     _fake_ccache(tmp_path / "bin", record)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("OPKIT_NO_CCACHE", raising=False)
+    monkeypatch.setenv("CCACHE_SLOPPINESS", "locale, time_macros")
     build(workspace=built_ws)
     out = tmp_path / "build"
     build_specs(workspace_specs(built_ws, ("scale_mul",)), out, target="cpu")
@@ -81,7 +85,7 @@ def test_edit_loop_ccache_launcher_carries_the_pch_sloppiness(built_ws, tmp_path
     kernel_calls = [c for c in calls if "kernel_module.cpp" in c]
     assert len(kernel_calls) == 4, calls          # 2 dtypes x (opkit, naive)
     for c in calls:
-        assert set(c.split()[0].split(",")) >= SLOPPINESS, c
+        assert set(c.split()[0].split(",")) >= SLOPPINESS | {"locale"}, c
     assert _modules(out) == _modules(built_ws / "build" / "opkit" / "cpu")
 
 

@@ -29,7 +29,9 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          (scoring, "REUSE_ROWS"), (L, "ALL_FINITE_SHORTCUT"), (C, "REUSE_IFMR"),
          # round 5, an evaluation's own cost and IFMR's: fused kernels, IFMR's row means, the engine's bookkeeping
          (fused, "ENABLED"), (A, "IFMR_FUSED"), (A, "ROW_MEANS"), (S, "DICT_FORWARD"), (S, "SKIP_LN_PROBE"),
-         (S, "LEAN_DISPATCH"), (M, "ONE_KEY"))
+         (S, "LEAN_DISPATCH"), (M, "ONE_KEY"),
+         # round 6, outside the evaluations: IFMR's candidate skip, built layers kept across variants
+         (A, "IFMR_BOUND"), (variant, "KEEP_LAYERS"), (capture, "SHARE_CAPTURE"))
 
 
 def _encoder():
@@ -50,6 +52,9 @@ def _same(a, b):
     js = lambda v: json.dumps(v, sort_keys=True, default=str)      # noqa: E731 - NaN equal to NaN
     differ = [k for k in ad if k not in ("eval_seconds", "seconds", "eval_backends") and js(ad[k]) != js(bd[k])]
     assert not differ, differ
+    assert a.activations.keys() == b.activations.keys()      # the HTML's histograms: not in to_dict
+    for n in a.activations:
+        assert all((p == q).all() and len(p) == len(q) for p, q in zip(a.activations[n], b.activations[n])), n
     assert a.predictions.keys() == b.predictions.keys()
     for k in a.predictions:
         assert a.predictions[k] == b.predictions[k], k
@@ -83,6 +88,7 @@ def test_the_speed_switches_change_no_result(make, monkeypatch):
         M._PLAN_OF_TENSOR.clear()
         capture._FOLDS.clear()
         variant._CODES.clear()
+        variant._LAYERS.clear()
         fp32_runs.clear()
         reps[on] = opkit.quantize(model, calib, data, batch_size=64, workers=1, **kw)
         runs = sum(fp32_runs)

@@ -154,12 +154,21 @@ extern "C" __global__ __aicore__ void utils_mask(GM_ADDR len, GM_ADDR out) {
   go.SetValue(0, go.GetValue(0) + static_cast<half>(static_cast<float>(AscendCUtils::GetC0Count(sizeof(half)) - 16)));
 }
 
-// AscendCUtils::SetOverflow(mode): 1 (CTRL[48] non-saturating, how the emulator computes) returns; 0 is refused.
+// AscendCUtils::SetOverflow(mode) then a half Duplicate, SetOverflow(1) and another; mode 2: SetOverflow(0) as the
+// kernel's last call (CANN's layernorm_v2 sample ends so).
 extern "C" __global__ __aicore__ void utils_overflow(GM_ADDR mode) {
   GlobalTensor<int32_t> gm;
   gm.SetGlobalBuffer((__gm__ int32_t*)mode, 1);
+  const int32_t m = gm.GetValue(0);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 256);
+  auto t = b.Get<half>();
+  AscendCUtils::SetOverflow(m == 2 ? 1 : m);
+  Duplicate(t, static_cast<half>(1.0f), 128);
   AscendCUtils::SetOverflow(1);
-  AscendCUtils::SetOverflow(gm.GetValue(0));
+  Duplicate(t, static_cast<half>(2.0f), 128);
+  if (m == 2) AscendCUtils::SetOverflow(0);
 }
 
 // printf / PRINTF / KERNEL_LOG print; mode 1 fails ASCENDC_ASSERT (its behavior runs first), mode 2 fails

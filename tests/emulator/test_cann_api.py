@@ -103,13 +103,15 @@ def test_ascendc_utils_set_mask(emu, length):
 
 
 # AscendCUtils::SetOverflow (impl/basic_api/kernel_utils_base.h:185-197, A2: CTRL[48]): 1 is the non-saturating
-# mode the emulator computes in; 0, the saturating mode, is refused as SetCtrlSpr<48, 48>(0) is (test_system).
+# mode the emulator computes in; 0, the saturating mode, is recorded as SetCtrlSpr<48, 48>(0) is (test_system): a
+# half call under it is refused, SetOverflow(1) ends it, and a kernel that ends with SetOverflow(0) runs.
 def test_ascendc_utils_set_overflow(emu):
     emu("cann_api").utils_overflow([np.array([1], np.int32)])
+    emu("cann_api").utils_overflow([np.array([2], np.int32)])
     with pytest.raises(EmulatorError) as e:
         emu("cann_api").utils_overflow([np.array([0], np.int32)])
-    assert (e.value.rule, e.value.call) == ("not-emulated", "AscendCUtils::SetOverflow")
-    assert "CTRL[48] = 0" in e.value.detail
+    assert (e.value.rule, e.value.call) == ("not-emulated", "Duplicate")
+    assert "CTRL[48] = 0, set at" in e.value.detail and "test_cann_api.cpp:" in e.value.detail
 
 
 def test_prints_and_kernel_log(emu, capfd):

@@ -9,13 +9,27 @@
 
 using namespace AscendC;
 
-// out[0] = GetCtrlSpr<48, 48>(); then SetCtrlSpr<48, 48>(value) (1: the mode the emulator computes in).
-extern "C" __global__ __aicore__ void ctrl_spr(GM_ADDR value, GM_ADDR out) {
-  GlobalTensor<int64_t> gv, go;
-  gv.SetGlobalBuffer((__gm__ int64_t*)value, 1);
-  go.SetGlobalBuffer((__gm__ int64_t*)out, 1);
+// out = {GetCtrlSpr<48, 48>() before, after SetCtrlSpr<48, 48>(args[0])}; then args[1]: 0 nothing, 1 a float
+// Adds, 2 a half Adds (the saturating mode changes half / bfloat16 results only).
+extern "C" __global__ __aicore__ void ctrl_spr(GM_ADDR args, GM_ADDR out) {
+  GlobalTensor<int64_t> ga, go;
+  ga.SetGlobalBuffer((__gm__ int64_t*)args, 2);
+  go.SetGlobalBuffer((__gm__ int64_t*)out, 2);
   go.SetValue(0, GetCtrlSpr<48, 48>());
-  SetCtrlSpr<48, 48>(gv.GetValue(0));
+  SetCtrlSpr<48, 48>(ga.GetValue(0));
+  go.SetValue(1, GetCtrlSpr<48, 48>());
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 256);
+  if (ga.GetValue(1) == 1) {
+    auto t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    Adds(t, t, 1.0f, 64);
+  } else if (ga.GetValue(1) == 2) {
+    auto t = b.Get<half>();
+    Duplicate(t, static_cast<half>(1.0f), 128);
+    Adds(t, t, static_cast<half>(1.0f), 128);
+  }
 }
 
 // mode 1 traps.

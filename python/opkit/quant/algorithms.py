@@ -144,8 +144,7 @@ def ifmr(data: torch.Tensor, bits: int = 8, with_offset: bool = True, max_percen
         scales = candidates / ((1 << (bits - 1)) if negative else (1 << (bits - 1)) - 1)
     scales = torch.where(scales < FLT_EPSILON, torch.ones_like(scales), scales)
     lows = [bottom] * len(candidates) if with_offset else [-c for c in candidates.tolist()]
-    losses = _mse_losses(x, lows, candidates, scales)
-    best = int(np.argmin(losses))
+    best = _ifmr_best(x, lows, candidates, scales)
     scale = float(scales[best])
     offset = 0
     if with_offset:   # float32 division and half-to-even rounding, as AMCT's tensors do
@@ -158,6 +157,46 @@ def ifmr(data: torch.Tensor, bits: int = 8, with_offset: bool = True, max_percen
 IFMR_ROWS_ELEMENTS = 1 << 16     # candidates searched side by side while they fit this many elements (L2-sized)
 IFMR_FUSED = True                # the squared errors by quant/fused.py's kernel (False: the torch ops below)
 IFMR_FUSED_ELEMENTS = 1 << 18    # the kernel's candidates per block (float32 errors + their float64 copy: 3 MB)
+
+
+def _skip_margin(n: int) -> float:
+    """r of _ifmr_best for n elements (a function of its own so the tests can show a smaller one fails)."""
+    return 8.0 * n * 2.0 ** -53 + 2.0 ** -48
+
+
+IFMR_BOUND = True    # skip candidates that provably cannot win before their exact losses (False: every loss computed)
+
+
+def _ifmr_best(x: torch.Tensor, lows: list[float], cands: torch.Tensor, scales: torch.Tensor) -> int:
+    """``int(np.argmin(_mse_losses(...)))`` -- the same index, ties to the first -- with the exact loss (NumPy's
+    float64 pairwise mean, ``_mse_losses``) computed only for the candidates that can still win.
+
+    Why it is the same index. Candidate j's squared errors e_i >= 0 are float32 values, exact in float64; S_j their
+    exact sum. Any float64 summation of n non-negative terms, in any order, lies within gamma * S_j of S_j,
+    gamma = (n-1)u / (1-(n-1)u), u = 2^-53 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+    eq. 4.4 with |x_i| = x_i); both the kernel's sum T_j (fused.ifmr_sums, the same e_i bits) and NumPy's P_j are
+    such sums, so P_j lies in [T_j (1-g)/(1+g), T_j (1+g)/(1-g)]. The loss is fl(P_j / n), monotone in P_j, and
+    P_j >= P_k (1 + 2^-50) makes fl(P_j / n) > fl(P_k / n) strictly. With r = 8 n u + 2^-48 (above 2g + 2^-50 +
+    the rounding of the two products below while n u < 2^-10): T_j (1-r) > min_k T_k (1+r) means candidate j's
+    loss is strictly above some other candidate's, so it is neither the minimum nor the first of a tie -- skipped.
+    Every other candidate gets its exact loss and the first minimum among them is argmin's answer, because each
+    skipped one is strictly above it. No bound (every loss computed) when the kernel is off, n u >= 2^-10, or a
+    sum is not finite (an overflowing error: inf ties, which the exact path orders as argmin does)."""
+    n = x.numel()
+    sums = None
+    if IFMR_BOUND and IFMR_FUSED and x.is_contiguous() and 0 < n < (1 << 43):
+        sums = fused.ifmr_sums(x, torch.tensor(lows, dtype=torch.float32), cands.to(torch.float32).contiguous(),
+                               scales.to(torch.float32).contiguous())
+    if sums is None or not all(math.isfinite(v) for v in sums):
+        return int(np.argmin(_mse_losses(x, lows, cands, scales)))
+    r = _skip_margin(n)
+    ceiling = min(sums) * (1.0 + r)
+    keep = [j for j, t in enumerate(sums) if not t * (1.0 - r) > ceiling]
+    if len(keep) == len(sums):
+        return int(np.argmin(_mse_losses(x, lows, cands, scales)))
+    idx = torch.tensor(keep)
+    losses = _mse_losses(x, [lows[j] for j in keep], cands[idx], scales[idx])
+    return keep[int(np.argmin(losses))]
 
 
 ROW_MEANS = True     # numerics.mean of every row of a block in one NumPy reduce, once checked equal (False: row by row)

@@ -52,13 +52,18 @@ HFMG_DEFAULTS = {"num_bits": 8, "num_of_bins": 4096, "act_algo": "hfmg"}
 ADA_DEFAULTS = {"num_iteration": 10000, "reg_param": 0.01, "beta_range": [20.0, 2.0], "warm_start": 0.2}
 
 
+_SHARED = frozenset((int, float, str, bool, type(None)))     # immutable: shared, not copied
+
+
 def _plain_copy(v):
     """copy.deepcopy of a config value: dicts, lists and tuples rebuilt, numbers / strings / None shared (they are
-    immutable); anything else through copy.deepcopy."""
+    immutable); anything else through copy.deepcopy. (A scalar inside a dict or list is taken as it is without a
+    call: most of a config is scalars, and the search copies the config at every step.)"""
     if isinstance(v, dict):
-        return {k: _plain_copy(x) for k, x in v.items()} if type(v) is dict else copy.deepcopy(v)
+        return {k: x if type(x) in _SHARED else _plain_copy(x) for k, x in v.items()} if type(v) is dict \
+            else copy.deepcopy(v)
     if type(v) is list:
-        return [_plain_copy(x) for x in v]
+        return [x if type(x) in _SHARED else _plain_copy(x) for x in v]
     if type(v) is tuple:
         return tuple(_plain_copy(x) for x in v)
     if v is None or type(v) in (int, float, str, bool):

@@ -98,6 +98,33 @@ void opkit_ifmr_sq(const float *x, int64_t n, const float *lo, const float *hi, 
         }
     }
 }
+/* sums[k] = the squared errors above of candidate k added in float64: lane j (0..7) adds e[j], e[j+8], ... in
+   order, then ((l0+l1)+(l2+l3))+((l4+l5)+(l6+l7)). Any order does for algorithms._ifmr_best's bound; this one is
+   fixed so that the self-check can reproduce it bit for bit. */
+void opkit_ifmr_sums(const float *x, int64_t n, const float *lo, const float *hi, const float *s, int64_t k,
+                     double *sums) {
+    float e[256];
+    for (int64_t c = 0; c < k; c++) {
+        const float l = lo[c], h = hi[c], sc = s[c];
+        double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+        for (int64_t i0 = 0; i0 < n; i0 += 256) {
+            const int64_t m = n - i0 < 256 ? n - i0 : 256;
+            for (int64_t i = 0; i < m; i++) {          /* opkit_ifmr_sq's operations, a block at a time */
+                float t = x[i0 + i];
+                t = t < l ? l : t;
+                t = t > h ? h : t;
+                t = rintf(t / sc) * sc - x[i0 + i];
+                e[i] = t * t;
+            }
+            for (int64_t i = m; i < ((m + 7) & ~7); i++) e[i] = 0.0f;   /* +0.0 changes no sum of e >= 0 */
+            for (int64_t i = 0; i < m; i += 8) {
+                a0 += (double)e[i]; a1 += (double)e[i + 1]; a2 += (double)e[i + 2]; a3 += (double)e[i + 3];
+                a4 += (double)e[i + 4]; a5 += (double)e[i + 5]; a6 += (double)e[i + 6]; a7 += (double)e[i + 7];
+            }
+        }
+        sums[c] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+    }
+}
 """
 
 _lock = threading.Lock()
@@ -105,12 +132,15 @@ _state: dict = {}
 
 
 def _load():
-    lib = native.load(_SOURCE, "fused_quant", "fused", ("opkit_codes", "opkit_dequant", "opkit_ifmr_sq"))
+    lib = native.load(_SOURCE, "fused_quant", "fused", ("opkit_codes", "opkit_dequant", "opkit_ifmr_sq",
+                                                         "opkit_ifmr_sums"))
     ptr, i64, f32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_float
     lib.opkit_codes.restype = lib.opkit_dequant.restype = lib.opkit_ifmr_sq.restype = None
     lib.opkit_codes.argtypes = [ptr, ptr, i64, f32, f32, f32, f32]
     lib.opkit_dequant.argtypes = [ptr, i64, ptr, i64, ptr, i64, i64]
     lib.opkit_ifmr_sq.argtypes = [ptr, i64, ptr, ptr, ptr, i64, ptr]
+    lib.opkit_ifmr_sums.restype = None
+    lib.opkit_ifmr_sums.argtypes = [ptr, i64, ptr, ptr, ptr, i64, ptr]
     return lib
 
 
@@ -156,6 +186,24 @@ def _ifmr_sq(lib, x, lo, hi, s) -> torch.Tensor:
     return out
 
 
+def ifmr_sums_reference(e: torch.Tensor) -> list[float]:
+    """``opkit_ifmr_sums``' float64 sums of a block of squared errors (one row per candidate), in its order: lane j
+    adds elements j, j+8, ... one after another (``np.add.accumulate`` is sequential), then the lanes pairwise."""
+    import numpy as np
+    out = []
+    for row in e.detach().to(torch.float64).numpy():
+        a = [float(np.add.accumulate(row[j::8])[-1]) if len(row) > j else 0.0 for j in range(8)]
+        out.append(((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])))
+    return out
+
+
+def _ifmr_sums(lib, x, lo, hi, s) -> list[float]:
+    out = torch.empty(len(lo), dtype=torch.float64)
+    lib.opkit_ifmr_sums(x.data_ptr(), x.numel(), lo.data_ptr(), hi.data_ptr(), s.data_ptr(), len(lo),
+                        out.data_ptr())
+    return out.tolist()
+
+
 def _self_check(lib) -> str | None:
     """None when every kernel equals its torch ops bit for bit here; else what differed."""
     g = torch.Generator().manual_seed(4321)
@@ -198,6 +246,11 @@ def _self_check(lib) -> str | None:
         want, got = ifmr_sq_torch(x, lo, hi, s), _ifmr_sq(lib, x, lo, hi, s)
         if not torch.equal(want.view(I32), got.view(I32)):
             return f"IFMR squared errors differ ({k} candidates)"
+        for m in (0, 1, 7, 8, 9, 23, len(x)):      # every lane filled or not, the tail of 0..7 elements
+            xs = x[:m].contiguous()
+            sums, ref = _ifmr_sums(lib, xs, lo, hi, s), ifmr_sums_reference(ifmr_sq_torch(xs, lo, hi, s))
+            if [v.hex() for v in sums] != [v.hex() for v in ref]:
+                return f"IFMR float64 sums differ ({k} candidates, {m} elements)"
     return None
 
 
@@ -247,3 +300,10 @@ def ifmr_sq(x: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, s: torch.Tensor
     """IFMR's squared errors, one row per candidate (``ifmr_sq_torch``'s bits); None when the kernel is off."""
     lib = kernels() if ENABLED and _usable(x, lo, hi, s) else None
     return None if lib is None else _ifmr_sq(lib, x, lo, hi, s)
+
+
+def ifmr_sums(x: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, s: torch.Tensor) -> list[float] | None:
+    """Each candidate's squared errors (``ifmr_sq``'s, the same float32 bits) added up in float64 in the kernel's
+    own order (``ifmr_sums_reference``) -- not NumPy's: a bound, not the loss; None when the kernel is off."""
+    lib = kernels() if ENABLED and _usable(x, lo, hi, s) else None
+    return None if lib is None else _ifmr_sums(lib, x, lo, hi, s)

@@ -352,18 +352,22 @@ def plots(rep: QuantReport) -> list[tuple[str, str]]:
     return out
 
 
-def activation_histograms(model, graph, base, x: torch.Tensor, bins: int = 100) -> dict:
+def activation_histograms(model, graph, base, x: torch.Tensor, bins: int = 100, captured=None) -> dict:
     """Layer -> (counts, edges) of the input each plotted layer sees in the FP32 calibration graph on ``x``:
-    computed once by quantize(), so writing the HTML runs nothing."""
-    from ..evaluate import SimVariant
-    from .capture import capture_modes
+    computed once by quantize(), so writing the HTML runs nothing. ``captured``: sensitivity's first capture
+    (capture.FirstCapture), used when it is provably this graph on this batch, else the capture runs here."""
     names = plot_layers(base.config, base.variant)
-    modes = capture_modes(model, graph, base.config, names)
-    SimVariant("capture", layers=modes).simulator().run(model, (x,), record=False)
+    got = captured.serves(model, graph, base.config, names, x) if captured is not None else None
+    if got is None:
+        from ..evaluate import SimVariant
+        from .capture import capture_modes
+        modes = capture_modes(model, graph, base.config, names)
+        SimVariant("capture", layers=modes).simulator().run(model, (x,), record=False)
+        got = {n: modes[n].inputs[0] for n in names if modes[n].inputs}
     out = {}
     for n in names:
-        if modes[n].inputs:
-            a = modes[n].inputs[0].flatten().float()
+        if n in got:
+            a = got[n].flatten().float()
             lo, hi = float(a.min()), float(a.max())
             counts = torch.histc(a, bins, lo, hi if hi > lo else lo + 1.0)
             out[n] = (counts.numpy(), torch.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1).numpy())

@@ -27,7 +27,7 @@ from .config import QuantConfig, default_config, load_config, parse_config, unsi
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
-from .report import QuantReport, Recommended, StrategyRow, activation_histograms
+from .report import QuantReport, Recommended, StrategyRow, activation_histograms, plot_layers
 from .scoring import Run, Scorer
 from .layer_algorithms import ALGORITHMS, chosen
 from .linear_flow import deploy_dtype as deploy_dtype_of
@@ -112,9 +112,11 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
 
     log("per-layer comparison and AMCT sensitivity")
     rows = sc.rows(base.variant)
+    first_capture: list = []          # sensitivity's first batch, for the report's activation histograms
     sens = sensitivity(inp.model, [inp.calib[i:i + batch_size] for i in range(0, min(len(inp.calib), 4 * batch_size),
                                                                               batch_size)],
-                       base.config, base.records, b.graph)
+                       base.config, base.records, b.graph, first=first_capture,
+                       plotted=plot_layers(base.config, base.variant))
     order = sorted(sens, key=lambda n: sens[n])            # most sensitive (lowest similarity) first
     rec = _recommend(b, sc, base, order, target, search, greedy_width, log, algos)
     if rec.fix:
@@ -137,7 +139,8 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         data=inp.data.describe(), calib_samples=int(inp.calib.shape[0]),
         fusion_result=str(fusion_result) if fusion_result else "", graph=b.graph,
         variants={"fp16": v_fp16, base.name: base.variant, "recommended": rec.variant}, model=inp.model,
-        activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size]),
+        activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size],
+                                          captured=first_capture[0] if first_capture else None),
         predictions={r.name: sc.scored(r.name).predictions for r in table},
         evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
         seconds=time.monotonic() - t0, columns=columns, amct_only=amct_only(inp.model), linear=linear)

@@ -30,21 +30,28 @@ from .config import CHANNEL_WISE_TYPES, QuantConfig
 from .graph import ModelGraph
 from .modes import CalibLayer
 from .rnn import CalibRnn
-from .capture import capture_modes
+from .capture import FirstCapture, capture_modes
 from .variant import LayerRecord, build_variant
 
 
 def sensitivity(model: nn.Module, batches: list[torch.Tensor], config: QuantConfig, records: dict[str, LayerRecord],
-                graph: ModelGraph) -> dict[str, float]:
-    """Layer -> AMCT similarity (0.5 + 0.5 cos) of its fake-quant output vs float output on its own FP32 input."""
+                graph: ModelGraph, first: list | None = None, plotted=()) -> dict[str, float]:
+    """Layer -> AMCT similarity (0.5 + 0.5 cos) of its fake-quant output vs float output on its own FP32 input.
+    ``first``: a list that receives the first batch's capture (capture.FirstCapture) for the report's histograms
+    of the layers ``plotted`` -- only when it can serve them (capture.FirstCapture.can_serve): else the first
+    batch's inputs are not cloned and kept."""
     variant = build_variant(model, config, records, graph, atc_conv_bn=False)
     capture = capture_modes(model, graph, config,           # float weights: records each layer's FP32 input
                             [n for n in config.quant_layers if n in variant.quantized])
     sim = SimVariant("capture", layers=capture).simulator()      # an engine query: the FP32 capture graph
     sims: dict[str, list[float]] = {n: [] for n, m in capture.items() if isinstance(m, (CalibLayer, CalibRnn))}
     mods = dict(model.named_modules())
-    for x in batches:
+    for i, x in enumerate(batches):
         sim.run(model, (x,), record=False)
+        if i == 0 and first is not None and FirstCapture.can_serve(sims, plotted, x, capture):
+            kept = {n: capture[n].inputs[0].clone() for n in sims
+                    if isinstance(capture[n], CalibLayer) and capture[n].inputs}
+            first.append(FirstCapture(model, graph, config, list(sims), x, kept))
         for name in sims:
             mode = capture[name]
             if isinstance(mode, CalibRnn):     # the float RNN vs AMCT's fake-quant one on the same (x, hx)

@@ -16,8 +16,10 @@ ConvBatchnormFusionPass does (fold in FP32, weights stored in the policy's dtype
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 import torch.nn as nn
 
@@ -28,7 +30,7 @@ from ..evaluate.variants import SimVariant
 from .algorithms import int_range, quantize
 from .config import QuantConfig
 from .graph import ModelGraph
-from .layer_algorithms import prepare
+from .layer_algorithms import ALGORITHMS, prepare
 from .capture import layer_weights
 from .modes import (ConvGeometry, FloatConv, FoldedBatchNorm, QuantLayer, QuantMatmul, TensorMemo, fold_bn, same_state,
                     tensor_state)
@@ -160,11 +162,17 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
             raise OpkitError(f"{lname}: wts_algo ada_quantize, but the record has no learned weights -- AMCT keeps "
                              "ADA's weights in the model quantize_model exports, not in the record file: rebuild "
                              "with opkit quant (it recalibrates from the config)")
-        scale_w = torch.tensor(r.scale_w, dtype=torch.float32)
         if not geo.weighted:       # AvgPool2d: the pool on the activation codes, dequantized by scale_d x 1.0
-            v.layers[lname] = QuantLayer(lname, geo, torch.zeros(0, dtype=torch.int8), scale_w, float(r.scale_d),
+            v.layers[lname] = QuantLayer(lname, geo, torch.zeros(0, dtype=torch.int8),
+                                         torch.tensor(r.scale_w, dtype=torch.float32), float(r.scale_d),
                                          int(r.offset_d), r.act_bits, r.wts_bits, clip=(r.clip_min, r.clip_max))
             continue
+        key = _layer_key(lname, mods[lname], geo, w, b, bn, r) if KEEP_LAYERS else None
+        kept = _kept_layer(w, key) if key is not None else None
+        if kept is not None:
+            v.layers[lname] = kept
+            continue
+        scale_w = torch.tensor(r.scale_w, dtype=torch.float32)
         w, in_scale = prepare(mods[lname], w, r)          # DMQ & co (layer_algorithms.py); as calibrated
         codes, bias_codes, bad = weight_codes(w, b, scale_w, float(r.scale_d), r.wts_bits, geo)
         if bad is not None:
@@ -177,6 +185,8 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
                                      scale_w, float(r.scale_d), int(r.offset_d), r.act_bits, r.wts_bits,
                                      bias_codes, folded_bn=bn, clip=(r.clip_min, r.clip_max), bias=b,
                                      in_scale=in_scale)
+        if key is not None:
+            _keep_layer(key[0], key[1], v.layers[lname])
     for key, r in records.items():            # function-level matmuls (what-if): "matmul#k"
         if key.startswith("matmul#"):
             v.functions[key] = QuantMatmul(key, r.scale_d, r.offset_d, r.scale_w[0], r.act_bits)
@@ -185,6 +195,73 @@ def build_variant(model: nn.Module, config: QuantConfig, records: dict[str, Laye
     if requant:
         add_requant(v, graph)
     return v
+
+
+# True: a built QuantLayer is kept per (folded) weight tensor and everything else it is made of (the layer's name,
+# the module, its geometry, the bias and folded BatchNorm, every field of the layer's record, and for an unfolded
+# DMQ layer a digest of the weight's and bias' contents); each variant gets its own copy (add_requant and a run
+# write to it). A search builds the same layers from equal records at every step. False: built on every call.
+KEEP_LAYERS = True
+_LAYERS = TensorMemo()
+
+
+def _layer_key(lname: str, module: nn.Module, geo: ConvGeometry, w: torch.Tensor, b: torch.Tensor | None, bn: str,
+               r: LayerRecord) -> tuple | None:
+    """(w, what else a QuantLayer built from ``w`` depends on), or None (not kept: ADA's learned weight is a
+    tensor of the record's own). ``w`` itself is the memo's key (by identity, with its version, storage, dtype
+    and shape here): it is not held in the key, so the entry goes with it.
+
+    The contents' digest, for an unfolded layer with an algorithm that remakes its weight (DMQ): a write through
+    ``p.data`` or a NumPy view bumps no version and keeps the storage; an unfolded ``w`` and ``b`` are the module's
+    own tensors, and such a layer's codes are made from them anew on every build (``prepare`` returns a new
+    tensor, which no kept codes match), so a kept layer would be stale where a fresh build is not. Any other
+    layer's fresh build is as blind to such a write (the kept fold or codes, keyed on versions, are reused), so
+    the digest -- slower than a rebuild for a small layer -- is not taken there."""
+    if r.ada_weight is not None or r.ada_scale is not None:
+        return None
+    fields = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in r.__dict__.items())
+    own = not bn and any(a.active(r) for a in ALGORITHMS)
+    return w, (lname, w._version, w.data_ptr(), w.dtype, tuple(w.shape), _digest(w) if own else None, id(module),
+               geo, *tensor_state(b), _digest(b) if own else None, bn, fields)
+
+
+def _digest(t: torch.Tensor | None) -> bytes | None:
+    """BLAKE2b-128 of the tensor's bytes (about 0.5 GB/s here, below the cost of quantizing it again)."""
+    if t is None:
+        return None
+    a = t.detach()
+    if a.dtype == torch.bfloat16:         # no NumPy dtype: the same bits as int16
+        a = a.view(torch.int16)
+    return hashlib.blake2b(np.ascontiguousarray(a.cpu().numpy()).view(np.uint8), digest_size=16).digest()
+
+
+def _kept_layer(w: torch.Tensor, key: tuple) -> "QuantLayer | None":
+    got = _LAYERS.get(w)
+    if got is None:
+        return None
+    for k, layer in got:
+        if same_state(k, key[1]):
+            return _fresh(layer)
+    return None
+
+
+def _keep_layer(w: torch.Tensor, key: tuple, layer: QuantLayer) -> None:
+    got = _LAYERS.get(w)
+    if got is None:
+        got = []                     # (key, layer) pairs: a key holds unhashable values (ConvGeometry)
+        _LAYERS.put(w, got)
+    if len(got) >= 8:
+        got.pop(0)
+    got.append((key, _fresh(layer)))
+
+
+def _fresh(layer: QuantLayer) -> QuantLayer:
+    """A copy sharing its read-only tensors and kept plans (each checked against its own key on use), with the
+    fields a variant's build or run writes reset: requant_to / from_requant (add_requant), overflow (runs)."""
+    new = object.__new__(QuantLayer)
+    new.__dict__.update(layer.__dict__)
+    new.overflow, new.requant_to, new.from_requant = [], None, False
+    return new
 
 
 # True: a layer's weight and bias codes are kept per (folded) weight tensor and factors -- a search rebuilds the

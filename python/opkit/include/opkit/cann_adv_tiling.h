@@ -37,4 +37,4 @@
   X(TConv3DBpFilterBasicBlockTiling) X(Conv3DBackpropFilterTilingData) X(TConv3DBackpropInputTiling)      \
   X(Conv3DBackpropInputTilingData) X(Mc2ServerCfg) X(Mc2HcommCfg) X(Mc2InitTiling) X(Mc2CcTiling)
 #define OPKIT_OTHER_ADV_TILING_STRUCTS(X)                                                                 \
-  X(RmsNormTiling) X(BatchNormTiling) X(GroupNormTiling)
+  X(RmsNormTiling)

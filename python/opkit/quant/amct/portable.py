@@ -94,6 +94,8 @@ class Float64Arithmetic(TorchDispatchMode):
             return g.to(torch.float32).to(w.dtype) if isinstance(g, torch.Tensor) and g.dtype != w.dtype else g
         if isinstance(got, torch.Tensor):
             return back(want, got)
+        if not isinstance(got, (tuple, list)):      # a plain answer (aten.equal's bool, a number): as it is
+            return got
         return type(got)(back(w, g) for w, g in zip(want, got))
 
 

@@ -1,6 +1,6 @@
 // Host side of CANN's tiling/tiling_api.h for opkit's CPU run of a project's TilingFunc (docs/cann.md).
-// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's, DeepNorm's (normalization/*_tiling.h), SoftmaxGrad's
-// (activation/softmax_grad_tiling.h), LogSoftMax's (activation/logsoftmax_tiling.h), SoftmaxFlashV2's, Sort's
+// Implemented: LayerNorm's, LayerNormGrad's, LayerNormGradBeta's, DeepNorm's, BatchNorm's, GroupNorm's (normalization/*_tiling.h), SoftmaxGrad's
+// (activation/softmax_grad_tiling.h), LogSoftMax's (activation/logsoftmax_tiling.h), SoftmaxFlash's, SoftmaxFlashV2's, Sort's
 // queries and TopK's tiling (sort/sort_tiling_intf.h, sort/topk_tiling.h), AscendAntiQuant's buffer queries
 // (quantization/ascend_antiquant_tiling.h), Pad's / UnPad's tiling (pad/pad_tiling.h),
 // Transpose's scenes 1, 2, 7 (transpose/confusion_transpose_tiling.h), TransData's buffer query
@@ -26,6 +26,8 @@
 #include "normalization/layernorm_grad_tiling.h"
 #include "normalization/layernorm_grad_beta_tiling.h"
 #include "normalization/deepnorm_tiling.h"
+#include "normalization/batchnorm_tiling.h"
+#include "normalization/groupnorm_tiling.h"
 #include "normalization/welfordfinalize_tiling.h"
 #include "normalization/normalize_tiling.h"
 #include "reduce/reduce_tiling.h"
@@ -145,6 +147,7 @@ inline bool IsBasicBlockInSoftMax(AscendC::tiling::SoftMaxTiling& t, const uint3
 // the SoftMax family's further host functions, after SoftMaxTiling above
 #include "activation/softmax_grad_tiling.h"
 #include "activation/logsoftmax_tiling.h"
+#include "activation/softmax_flash_tiling.h"
 #include "activation/softmax_flashv2_tiling.h"
 #include "activation/softmax_flashv3_tiling.h"
 #include "tiling/opkit_adv_tmp_sizes.h"

@@ -60,12 +60,12 @@ inline T softmax_out(float v) {
 template <class T1, class T2>
 void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<T2>* sum,
                 const AscendC::LocalTensor<T2>* max, const AscendC::LocalTensor<T1>& src,
-                const AscendC::LocalTensor<uint8_t>* tmp, const AscendC::SoftMaxShapeInfo& s, SrcLoc loc) {
+                const AscendC::LocalTensor<uint8_t>* tmp, const AscendC::SoftMaxShapeInfo& s, SrcLoc loc,
+                const char* call = "SoftMax") {  // SoftmaxFlash without update runs this too, under its own name
   static_assert(std::is_same<T1, half>::value || std::is_same<T1, float>::value,
                 "opkit emulator: SoftMax supports half and float");
   static_assert(std::is_same<T2, T1>::value || (std::is_same<T1, half>::value && std::is_same<T2, float>::value),
                 "opkit emulator: SoftMax's sum / max tensors are of the source type, or float for a half source");
-  const char* call = "SoftMax";
   if (s.srcM == 0 || s.srcK == 0)
     fail("api-argument", call, loc,
          "SoftMaxShapeInfo is empty: CANN then takes the shape from the tensor's ShapeInfo, which the emulator does "

@@ -100,6 +100,7 @@ class ApiCall {
   // Hazards, sinks, poison flow. Returns true when a source lane was poison.
   bool commit(Flow flow = Flow::Lanes) {
     BlockCtx& c = c_;
+    if (c.saturating.line && pipe_ == Pipe::V) refuse_saturating(c);
     if (!c.checks) return false;  // a fast launch: nothing is poison, nothing races (the checked launch proved it)
     const int p = static_cast<int>(pipe_);
     const uint32_t me = c.hz.issue(p, loc_.line, call_, loc_.file);
@@ -161,6 +162,18 @@ class ApiCall {
   }
 
  private:
+  // The saturating mode turns a half / bfloat16 result's inf into +-MAX and NaN into 0 (SetCtrlSpr(ISASI).md,
+  // the A2 table: CTRL[48] "浮点数计算时支持half、bfloat16_t"); float results are unchanged. Not modelled: a vector
+  // call with a 16-bit operand (half, bfloat16 -- or int16, which the Operand cannot tell apart) stops here.
+  void refuse_saturating(const BlockCtx& c) const {
+    for (int k = 0; k < n_; ++k)
+      if (ops_[k].lane_bits == 16)
+        fail("not-emulated", call_, loc_,
+             strf("%s on 16-bit lanes ('%s') in the saturating float mode (CTRL[48] = 0, set at %s:%d: inf -> "
+                  "+-MAX, NaN -> 0 for half / bfloat16 results) -- the emulator models the non-saturating mode "
+                  "only; SetOverflow(1) or SetCtrlSpr<48, 48>(1) before it",
+                  call_, ops_[k].name, c.saturating.file, c.saturating.line));
+  }
   ApiCall& add(const TensorMeta& t, uint32_t rel_off, uint64_t lanes, uint32_t lane_bits, uint32_t rows,
                uint32_t pitch, const char* name, unsigned flags, bool write) {
     if (n_ == kMaxOperands) throw std::logic_error("opkit emulator: too many operands in one API call");

@@ -43,13 +43,11 @@ class AscendCUtils {
   static void SetMaskCount() { AscendC::SetMaskCount(); }
   template <class T>
   static void SetMaskNorm() { AscendC::SetMaskNorm(); }
-  // CTRL[48], the float saturation mode (impl/basic_api/kernel_utils_base.h:185-197, A2): 1 the non-saturating mode
-  // the emulator computes in; 0 (saturating) is not emulated, as SetCtrlSpr<48, 48>(0) (opkit_emu/system.h)
+  // CTRL[48], the float saturation mode (impl/basic_api/kernel_utils_base.h:185-197, A2): 1 sets the bit (the
+  // non-saturating mode the emulator computes in), anything else clears it -- the saturating mode, recorded as
+  // SetCtrlSpr<48, 48>(0) records it (opkit_emu/system.h: a later vector call on 16-bit lanes is not-emulated).
   static void SetOverflow(uint64_t ctrlValue, OPKIT_LOC) {
-    if (ctrlValue != 1)
-      opkit_emu::fail("not-emulated", "AscendCUtils::SetOverflow", loc,
-                      "SetOverflow(0) selects the saturating float mode (CTRL[48] = 0: inf -> +-MAX, NaN -> 0); the "
-                      "emulator computes in the non-saturating mode (SetOverflow(1)) only");
+    opkit_emu::ctx().saturating = ctrlValue == 1 ? opkit_emu::SrcLoc{nullptr, 0} : loc;
   }
   template <bool isSetMask = true>
   static void ResetMask() {

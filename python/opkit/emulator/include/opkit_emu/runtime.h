@@ -140,6 +140,9 @@ struct BlockCtx {
   uint64_t cmp_mask[2] = {0, 0}, cmp_def[2] = {0, 0};
   uint32_t cross_core_waits[16] = {};  // CrossCoreWaitFlag rounds this block has passed, per flagId (sync_all.h)
   float deq_scale = 1.0f;  // SetDeqScale(half): scale of the int32_t -> half Cast (cast.h)
+  // CTRL[48] = 0, the saturating float mode (SetOverflow(0), SetCtrlSpr<48, 48>(0); system.h): where it was set.
+  // line 0: the non-saturating mode every block starts in here, the one the emulator computes in.
+  SrcLoc saturating{nullptr, 0};
   std::vector<AscendC::ShapeInfo> shapes;  // SetShapeInfo: tensors hold an index (1-based) into this table
   uint16_t mrg_sort_used[4] = {0, 0, 0, 0};
   // The special registers the count-form reductions leave their result in (reduce.h: GetReduceRepeatSumSpr,

@@ -14,8 +14,11 @@
 //  - MetricsProfStart / MetricsProfStop: msOpProf markers (调试接口/性能统计/MetricsProfStart.md);
 //  - SetCtrlSpr / GetCtrlSpr: A2 has CTRL[48] only (特殊寄存器访问/SetCtrlSpr(ISASI).md; CANN's A2 build
 //    static_asserts startBit == endBit == 48, impl/basic_api/dav_c220/kernel_operator_common_impl.h).
-//    CTRL[48] = 1 is the non-saturating mode (inf / NaN results kept), which is how the emulator computes;
-//    GetCtrlSpr<48, 48>() reads 1 and SetCtrlSpr<48, 48>(0), the saturating mode, stops with rule not-emulated.
+//    CTRL[48] = 1 is the non-saturating mode (inf / NaN results kept), which is how the emulator computes and
+//    every block starts (the page's A2 table gives the register's reset value as 0; what a kernel meets is the
+//    mode the runtime set, aclrtSetDeviceSatMode). SetCtrlSpr<48, 48>(0), the saturating mode, is recorded
+//    (GetCtrlSpr reads it back); a vector call on 16-bit lanes while it holds stops with rule not-emulated
+//    (api_call.h), float calls run unchanged, as the mode changes half / bfloat16 results only.
 #pragma once
 #include "opkit_emu/runtime.h"
 
@@ -61,16 +64,15 @@ inline void MetricsProfStop() {}
 template <int8_t startBit, int8_t endBit>
 inline void SetCtrlSpr(int64_t value, OPKIT_LOC) {
   static_assert(startBit == endBit && startBit == 48, "startBit and endBit must be both 48 on current platform!");
-  if (value != 1)
-    opkit_emu::fail("not-emulated", "SetCtrlSpr", loc,
-                    opkit_emu::strf("CTRL[48] = %lld selects the saturating float mode (inf -> +-MAX, NaN -> 0); "
-                                    "the emulator computes in the non-saturating mode (CTRL[48] = 1) only",
-                                    (long long)value));
+  if (value != 0 && value != 1)
+    opkit_emu::fail("api-argument", "SetCtrlSpr", loc,
+                    opkit_emu::strf("CTRL[48] is one bit: value %lld", static_cast<long long>(value)));
+  opkit_emu::ctx().saturating = value == 0 ? loc : opkit_emu::SrcLoc{nullptr, 0};
 }
 template <int8_t startBit, int8_t endBit>
 inline int64_t GetCtrlSpr() {
   static_assert(startBit == endBit && startBit == 48, "startBit and endBit must be both 48 on current platform!");
-  return 1;
+  return opkit_emu::ctx().saturating.line ? 0 : 1;
 }
 
 }  // namespace AscendC

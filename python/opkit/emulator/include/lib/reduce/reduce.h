@@ -27,7 +27,16 @@
 // + k/2, ...) down to one row (BinaryReduceByFirstAxis). Bitwise the device's order as read (not checked on a
 // device). Its buffer (reduce_tiling.cpp:121-150): AR 0 for last <= 64, else first x k x 4 (k = the power of two <=
 // last, halved when equal and first > 1); RA k x padLast x 4 (k for first likewise).
-// Not implemented: ReduceMean, ReduceProd, ReduceAny, ReduceAll with a pattern -- each a compile error naming it.
+// ReduceMean<float, pattern> (float only on A2: ReduceMean.md; GetReduceMeanMaxMinTmpSize refuses other types,
+// reduce_tiling.cpp:329-331 -- CANN's kernel itself accepts half, reduce_mean_v220_impl.h:42-43, so the emulator's
+// compile error for half is its own, not CANN's static_assert): ReduceSum's order, then one Muls by the float 1 / last
+// (AR) or 1 / first (RA) (reduce_mean_v220_impl.h:49-64); its buffer ReduceSum's. ReduceProd<float, pattern> (ReduceProd.md): AR as
+// ReduceProdByLastAxis multiplies a row (reduce_prod_v220_impl.h:34-128, see reduce_prod_ar_row), RA
+// BinaryReduceByFirstAxis with Mul (ReduceSum's RA order); both leave through Adds(x, 0); buffer reduce_tiling.cpp:
+// 181-212 (AR 256 bytes even with isReuseSource). ReduceAny / ReduceAll<float | uint8_t, pattern>: the source may
+// hold only 0 or 1 (the pages' constraint; any other value is api-argument), the result the logical or / and, which
+// is what A2's max / min (Or / And for uint8_t RA) give on such input; buffers reduce_tiling.cpp:155-179. uint8_t RA
+// with an odd last also writes dst[last], the bitwise Or / And of the rows' padding byte (A2 reduces int16 lanes).
 #pragma once
 #include <vector>
 
@@ -184,24 +193,26 @@ inline float reduce_sum_ar_row(const float* x, uint32_t last, uint32_t pad) {
   return pair_tree(blk, 8, 8);
 }
 
-template <class T, class pattern, bool reuse>
+// mean: ReduceMean, ReduceSum's order then one Muls by 1 / last (AR) or 1 / first (RA), the reciprocal a float
+// (reduce_mean_v220_impl.h:49-64)
+template <class T, class pattern, bool reuse, bool mean = false>
 void adv_reduce_sum_pattern(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
                             const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t shape[], bool inner_pad,
                             SrcLoc loc) {
   static_assert(std::is_same<T, float>::value,
-                "failed to check the data type, current api supports data type is float! (ReduceSum with a pattern, "
-                "A2)");
+                "failed to check the data type, current api supports data type is float! (ReduceSum / ReduceMean with "
+                "a pattern, A2: ReduceMean.md, reduce_tiling.cpp:329-331)");
   constexpr bool ar = std::is_same<pattern, AscendC::Pattern::Reduce::AR>::value;
   static_assert(ar || std::is_same<pattern, AscendC::Pattern::Reduce::RA>::value,
-                "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceSum on A2)");
-  const char* api = "ReduceSum";
+                "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceSum / ReduceMean on A2)");
+  const char* api = mean ? "ReduceMean" : "ReduceSum";
   const PatternShape ps = pattern_shape<T>(api, dst, src, shape, inner_pad, ar, loc);
   const uint32_t first = ps.first, last = ps.last, pad = ps.pad;
   const uint64_t n = ps.n, nd = ps.nd;
   if (tmp && !reuse && tmp->GetSize() < reduce_sum_pattern_tmp(ar, first, last))
     fail("tensor-bounds", api, loc,
-         strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetReduceSumMaxMinTmpSize gives for srcShape {%u, "
-              "%u}", tmp->GetSize(), reduce_sum_pattern_tmp(ar, first, last), first, last));
+         strf("sharedTmpBuffer holds %u bytes, below the %u bytes Get%sMaxMinTmpSize gives for srcShape {%u, %u}",
+              tmp->GetSize(), reduce_sum_pattern_tmp(ar, first, last), api, first, last));
   ApiCall c(Pipe::V, api, loc);
   c.src(src, n, "srcTensor").dst(dst, nd, "dstTensor");
   if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
@@ -220,14 +231,178 @@ void adv_reduce_sum_pattern(const AscendC::LocalTensor<T>& dst, const AscendC::L
       for (uint64_t e = 0; e < uint64_t(k / 2) * pad; ++e) t[e] = t[e] + t[uint64_t(k / 2) * pad + e];
     for (uint32_t j = 0; j < last; ++j) out[j] = t[j] + 0.0f;  // the closing Adds(dst, x, 0), :525
   }
+  if (mean) {
+    const float r = 1.0f / static_cast<float>(static_cast<int32_t>(ar ? last : first));
+    for (uint64_t o = 0; o < nd; ++o) out[o] = out[o] * r;
+  }
   for (uint64_t o = 0; o < nd; ++o) dst.data()[o] = out[o];
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
   for (uint64_t o = 0; o < nd; ++o)
     shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(o * 4), 4, bad.empty() || !bad[o]);
   if (reuse) shadow_fill(src.m_.ub_off(), static_cast<uint32_t>(n * 4), false);  // CANN's partial results
 }
-template <class...>
-inline constexpr bool reduce_pattern_missing = false;
+// GetReduceProdMaxMinTmpSize (reduce_tiling.cpp:181-212), bytes: AR (max(8, k) + first x 8) x 4 + 256 (k the power
+// of two <= last, halved when equal and first > 1), 256 with isReuseSource; RA as Max's (0 with isReuseSource)
+inline uint32_t reduce_prod_pattern_tmp(bool ar, uint32_t first, uint32_t last, bool reuse) {
+  if (reuse) return ar ? 256 : 0;
+  if (!ar) return reduce_pattern_tmp(false, first, last, 4);
+  uint32_t k = 1;
+  for (uint32_t n = last; n > 1; n >>= 1) k <<= 1;
+  if (k == last && first > 1) k >>= 1;
+  return ((k > 8 ? k : 8) + first * 8) * 4 + 256;
+}
+// One row's product as ReduceProdByLastAxis multiplies it (reduce_prod_v220_impl.h:34-128): splitK the largest
+// power of two <= last, the rest multiplied onto the first lanes (or, last a power of two above 8, the halves),
+// halving down to 8 lanes, then the 8 lanes broadcast to blocks (Brcb) and halved down to one; a row shorter than
+// 8 folds its lanes beyond splitK first. The result leaves through Adds(x, 0): a -0 is +0 (:126).
+inline float reduce_prod_ar_row(const float* x, uint32_t last) {
+  uint32_t split = 1;
+  while (split * 2 <= last) split *= 2;
+  const uint32_t remain = last - split;
+  float cur[8];
+  std::vector<float> t;
+  uint32_t k = split;
+  if (last >= 8 && remain != 0) {
+    t.assign(x, x + split);
+    for (uint32_t i = 0; i < remain; ++i) t[i] = t[i] * x[split + i];
+  } else if (split > 8) {
+    k = split / 2;
+    t.resize(k);
+    for (uint32_t i = 0; i < k; ++i) t[i] = x[i] * x[k + i];
+  } else {
+    t.assign(x, x + last);
+  }
+  while (k > 8) {
+    k /= 2;
+    for (uint32_t i = 0; i < k; ++i) t[i] = t[i] * t[k + i];
+  }
+  for (uint32_t b = 0; b < 8; ++b) cur[b] = b < t.size() ? t[b] : 1.0f;  // lanes past the row are never read
+  uint32_t fin = last < 8 ? split : 8;
+  if (split != last && fin < 8)
+    for (uint32_t b = 0; b < remain; ++b) cur[b] = cur[b] * cur[split + b];
+  while (fin > 1) {
+    fin /= 2;
+    for (uint32_t b = 0; b < fin; ++b) cur[b] = cur[b] * cur[fin + b];
+  }
+  return cur[0] + 0.0f;
+}
+
+template <class T, class pattern, bool reuse>
+void adv_reduce_prod_pattern(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                             const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t shape[], bool inner_pad,
+                             SrcLoc loc) {
+  static_assert(std::is_same<T, float>::value,
+                "failed to check the data type, current api supports data type is float! (ReduceProd with a pattern, "
+                "A2: ReduceProd.md)");
+  constexpr bool ar = std::is_same<pattern, AscendC::Pattern::Reduce::AR>::value;
+  static_assert(ar || std::is_same<pattern, AscendC::Pattern::Reduce::RA>::value,
+                "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceProd on A2)");
+  const char* api = "ReduceProd";
+  const PatternShape ps = pattern_shape<T>(api, dst, src, shape, inner_pad, ar, loc);
+  const uint32_t first = ps.first, last = ps.last, pad = ps.pad;
+  const uint64_t n = ps.n, nd = ps.nd;
+  const uint32_t need = reduce_prod_pattern_tmp(ar, first, last, reuse);
+  if (tmp && tmp->GetSize() < need)
+    fail("tensor-bounds", api, loc,
+         strf("sharedTmpBuffer holds %u bytes, below the %u bytes GetReduceProdMaxMinTmpSize gives for srcShape {%u, "
+              "%u}", tmp->GetSize(), need, first, last));
+  ApiCall c(Pipe::V, api, loc);
+  c.src(src, n, "srcTensor").dst(dst, nd, "dstTensor");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  const std::vector<uint8_t> bad = pattern_poisoned_outputs(c, ar, first, last, pad, nd);
+  ctx().stats.vector_elems += n;
+  const float* x = src.data();
+  std::vector<float> out(nd);
+  if (ar) {
+    for (uint32_t i = 0; i < first; ++i) out[i] = reduce_prod_ar_row(x + uint64_t(i) * pad, last);
+  } else {  // BinaryReduceByFirstAxis with Mul (reduce_common_util_v220_impl.h:467-530), as ReduceSum's RA
+    uint32_t k = 1;
+    while (k * 2 <= first) k *= 2;
+    std::vector<float> t(x, x + uint64_t(k) * pad);
+    for (uint64_t e = 0; e < uint64_t(first - k) * pad; ++e) t[e] = t[e] * x[uint64_t(k) * pad + e];
+    for (; k > 1; k /= 2)
+      for (uint64_t e = 0; e < uint64_t(k / 2) * pad; ++e) t[e] = t[e] * t[uint64_t(k / 2) * pad + e];
+    for (uint32_t j = 0; j < last; ++j) out[j] = t[j] + 0.0f;  // the closing Adds(dst, x, 0)
+  }
+  for (uint64_t o = 0; o < nd; ++o) dst.data()[o] = out[o];
+  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+  for (uint64_t o = 0; o < nd; ++o)
+    shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(o * 4), 4, bad.empty() || !bad[o]);
+  if (reuse) shadow_fill(src.m_.ub_off(), static_cast<uint32_t>(n * 4), false);  // CANN's partial results
+}
+
+// GetReduceAny/AllMaxMinTmpSize (reduce_tiling.cpp:155-179, 266-300), bytes: float as ReduceMax's; uint8_t AR
+// align32(last) x 2 + first x 32 (isReuseSource too), RA k x align32(last) (0 with isReuseSource)
+inline uint32_t reduce_anyall_pattern_tmp(bool ar, uint32_t first, uint32_t last, uint32_t size, bool reuse) {
+  if (size == 4) return reuse ? 0 : reduce_pattern_tmp(ar, first, last, 4);
+  if (ar) return (last + 31) / 32 * 32 * 2 + first * 32;
+  return reuse ? 0 : reduce_pattern_tmp(false, first, last, 1);
+}
+// ReduceAny (any = true) / ReduceAll on 0 / 1 inputs (ReduceAny.md, ReduceAll.md: "源操作数srcTensor的输入数据只能为0或
+// 1"): A2 takes the max / min (float: BlockReduceByLastAxis / BinaryReduceByFirstAxis with Max / Min; uint8_t AR
+// through half, RA a bitwise Or / And of int16 pairs: reduce_any_v220_impl.h:50-79), on 0 / 1 the logical or / and.
+template <class T, class pattern, bool reuse, bool any>
+void adv_reduce_anyall_pattern(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                               const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t shape[], bool inner_pad,
+                               SrcLoc loc) {
+  static_assert(std::is_same<T, float>::value || std::is_same<T, uint8_t>::value,
+                "failed to check the data type, current api supports data type is float/uint8_t! (ReduceAny / "
+                "ReduceAll on A2)");
+  constexpr bool ar = std::is_same<pattern, AscendC::Pattern::Reduce::AR>::value;
+  static_assert(ar || std::is_same<pattern, AscendC::Pattern::Reduce::RA>::value,
+                "failed to check the reduce pattern, it only supports AR/RA pattern! (ReduceAny / ReduceAll on A2)");
+  const char* api = any ? "ReduceAny" : "ReduceAll";
+  const PatternShape ps = pattern_shape<T>(api, dst, src, shape, inner_pad, ar, loc);
+  const uint32_t first = ps.first, last = ps.last, pad = ps.pad;
+  const uint64_t n = ps.n, nd = ps.nd;
+  const uint32_t need = reduce_anyall_pattern_tmp(ar, first, last, sizeof(T), reuse);
+  if (tmp && tmp->GetSize() < need)
+    fail("tensor-bounds", api, loc,
+         strf("sharedTmpBuffer holds %u bytes, below the %u bytes Get%sMaxMinTmpSize gives for srcShape {%u, %u}",
+              tmp->GetSize(), need, api, first, last));
+  const T* s = src.data();
+  // uint8_t RA with an odd last: A2 reduces int16 lanes, (last + 1) / 2 of them (reduce_any_v220_impl.h:61-67,
+  // reduce_all_v220_impl.h alike), so it also writes dst[last], the bitwise Or / And of the rows' padding byte
+  // `last`; modelled when dst holds that byte (else the device writes past dst: not modelled)
+  const bool odd_byte = std::is_same<T, uint8_t>::value && !ar && last % 2 && dst.GetSize() > nd;
+  ApiCall c(Pipe::V, api, loc);
+  c.src(src, n, "srcTensor").dst(dst, nd + odd_byte, "dstTensor");
+  if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
+  const std::vector<uint8_t> bad = pattern_poisoned_outputs(c, ar, first, last, pad, nd);
+  bool odd_bad = false;
+  uint8_t odd_val = any ? 0 : 0xff;
+  for (uint32_t q = 0; odd_byte && q < first; ++q) {
+    const uint64_t e = uint64_t(q) * pad + last;
+    odd_val = any ? uint8_t(odd_val | uint8_t(s[e])) : uint8_t(odd_val & uint8_t(s[e]));
+    odd_bad = odd_bad || (!bad.empty() && ApiCall::lane_poisoned(c.operand(0), e));
+  }
+  for (uint32_t i = 0; i < first; ++i)
+    for (uint32_t j = 0; j < last; ++j) {
+      const uint64_t e = uint64_t(i) * pad + j;
+      if (!bad.empty() && ApiCall::lane_poisoned(c.operand(0), e)) continue;  // no value: it poisons its result
+      const float v = static_cast<float>(s[e]);
+      if (v != 0.0f && v != 1.0f)
+        fail("api-argument", api, loc,
+             strf("srcTensor[%u][%u] is %g: the source may hold only 0 or 1 (%s.md)", i, j, double(v), api));
+    }
+  ctx().stats.vector_elems += n;
+  for (uint64_t o = 0; o < nd; ++o) {
+    bool r = !any;
+    for (uint32_t q = 0; q < (ar ? last : first); ++q) {
+      const bool one = static_cast<float>(ar ? s[o * pad + q] : s[uint64_t(q) * pad + o]) != 0.0f;
+      r = any ? (r || one) : (r && one);
+    }
+    dst.data()[o] = static_cast<T>(r ? 1 : 0);
+  }
+  if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);
+  for (uint64_t o = 0; o < nd; ++o)
+    shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(o * sizeof(T)), sizeof(T), bad.empty() || !bad[o]);
+  if (odd_byte) {
+    dst.data()[nd] = static_cast<T>(odd_val);
+    shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(nd), 1, !odd_bad);
+  }
+  if (reuse) shadow_fill(src.m_.ub_off(), static_cast<uint32_t>(n * sizeof(T)), false);  // CANN's partial results
+}
 }  // namespace opkit_emu
 
 namespace AscendC {
@@ -260,17 +435,20 @@ void ReduceSum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
   ::opkit_emu::adv_reduce_sum_pattern<T, pattern, isReuseSource>(dstTensor, srcTensor, nullptr, srcShape, srcInnerPad,
                                                                  loc);
 }
-// On A2 but not implemented here: a call stops the build naming it (never a silent stub)
-#define OPKIT_EMU_REDUCE_PATTERN_MISSING(NAME)                                                                      \
-  template <class T, class pattern, bool isReuseSource = false, class... A>                                         \
-  void NAME(const LocalTensor<T>&, const LocalTensor<T>&, A&&...) {                                                  \
-    static_assert(::opkit_emu::reduce_pattern_missing<T, pattern>,                                                 \
-                  "not supported on the emulator: " #NAME "<T, pattern> (the advanced API's pattern form; see "      \
-                  "lib/reduce/reduce.h)");                                                                          \
+#define OPKIT_EMU_REDUCE_PATTERN_FN(NAME, IMPL)                                                                     \
+  template <class T, class pattern, bool isReuseSource = false>                                                     \
+  void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,                                        \
+            const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t srcShape[], bool srcInnerPad, OPKIT_LOC) {   \
+    IMPL(dstTensor, srcTensor, &sharedTmpBuffer, srcShape, srcInnerPad, loc);                                        \
+  }                                                                                                                 \
+  template <class T, class pattern, bool isReuseSource = false>                                                     \
+  void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const uint32_t srcShape[],             \
+            bool srcInnerPad, OPKIT_LOC) {                                                                          \
+    IMPL(dstTensor, srcTensor, nullptr, srcShape, srcInnerPad, loc);                                                 \
   }
-OPKIT_EMU_REDUCE_PATTERN_MISSING(ReduceMean)
-OPKIT_EMU_REDUCE_PATTERN_MISSING(ReduceProd)
-OPKIT_EMU_REDUCE_PATTERN_MISSING(ReduceAny)
-OPKIT_EMU_REDUCE_PATTERN_MISSING(ReduceAll)
-#undef OPKIT_EMU_REDUCE_PATTERN_MISSING
+OPKIT_EMU_REDUCE_PATTERN_FN(ReduceMean, (::opkit_emu::adv_reduce_sum_pattern<T, pattern, isReuseSource, true>))
+OPKIT_EMU_REDUCE_PATTERN_FN(ReduceProd, (::opkit_emu::adv_reduce_prod_pattern<T, pattern, isReuseSource>))
+OPKIT_EMU_REDUCE_PATTERN_FN(ReduceAny, (::opkit_emu::adv_reduce_anyall_pattern<T, pattern, isReuseSource, true>))
+OPKIT_EMU_REDUCE_PATTERN_FN(ReduceAll, (::opkit_emu::adv_reduce_anyall_pattern<T, pattern, isReuseSource, false>))
+#undef OPKIT_EMU_REDUCE_PATTERN_FN
 }  // namespace AscendC

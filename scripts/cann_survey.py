@@ -55,6 +55,7 @@ from opkit.errors import OpkitError  # noqa: E402
 GE_CXX = {"DT_FLOAT": "float", "DT_FLOAT16": "half", "DT_BF16": "bfloat16_t", "DT_INT32": "int32_t",
           "DT_INT8": "int8_t", "DT_UINT8": "uint8_t", "DT_INT16": "int16_t", "DT_INT64": "int64_t",
           "DT_BOOL": "bool", "DT_UINT32": "uint32_t", "DT_DOUBLE": "double"}
+CXX_GE = {v: k for k, v in GE_CXX.items()}  # the kernel's C++ type -> its DT_ name (kernel_type.h defines them)
 
 
 def _one(f):
@@ -401,7 +402,8 @@ CASE = ttk.Case(name="survey", op_name="", input_shapes=(), input_dtypes=(), out
 
 def dtype_defines(project: layout.Project) -> dict[str, str]:
     """DTYPE_<NAME> from the first DataType entry of each Input/Output in the op_host text: a list written in
-    place (`DataType({ge::DT_FLOAT, ...})`) or named (`DataType(xDtype)` with `xDtype = {ge::DT_INT32, ...}`)."""
+    place (`DataType({ge::DT_FLOAT, ...})`) or named (`DataType(xDtype)` with `xDtype = {ge::DT_INT32, ...}`); float
+    where neither is found (a list built in code)."""
     out = {}
     for p in project.own_host_sources:
         text = p.read_text(errors="replace")
@@ -412,6 +414,8 @@ def dtype_defines(project: layout.Project) -> dict[str, str]:
                 dt = re.search(re.escape(named.group(1)) + r"\s*(?:=\s*)?\\?\s*\{\s*(?:ge::)?(DT_\w+)", text)
             if dt and dt.group(1) in GE_CXX:
                 out[m.group(1)] = GE_CXX[dt.group(1)]
+            elif dt is None:  # a list the op_host computes (foreach scalars): float, as cann_inplace_survey.py does
+                out.setdefault(m.group(1), "float")
     return out
 
 
@@ -493,7 +497,9 @@ def compiles(project: layout.Project, op_type: str, work: Path) -> tuple[bool, s
     src += "namespace {\n" + "".join(f"auto* const opkit_inst_{i} = &{ENTRY_PREFIX}{e};\n"
                                      for i, e in enumerate(exprs)) + "}\n"
     defs = dtype_defines(project)
-    flags = [f"-D{k}={v}" for n, v in defs.items() for k in (f"DTYPE_{n.upper()}", f"ORIG_DTYPE_{n.upper()}")]
+    flags = [f"-DDTYPE_{n.upper()}={v}" for n, v in defs.items()]
+    # ORIG_DTYPE_<X> is the ge::DataType (DT_INT8, a number), as import-cann gives it (cannproject/op.py)
+    flags += [f"-DORIG_DTYPE_{n.upper()}={CXX_GE[v]}" for n, v in defs.items()]
     cmd = ["g++", "-fsyntax-only", "-w", *emulator.cflags(), f"-DOPKIT_CANN_OP_TYPE={op_type}", *flags,
            f"-I{project.op_kernel}", f"-I{project.root}", *(f"-I{d}" for d in project.libs.kernel_include),
            *(f"-I{d}" for d in libs.staged_siblings(project.root, project.op_kernel, project.libs.repo, work)),

@@ -1,6 +1,5 @@
 """ShapeInfo on tensors (opkit_emu/shape_info.h) against 数据结构/ShapeInfo.md and the Set/GetShapeInfo pages
-(asc-devkit docs/zh/api/SIMD-API/基础API/ at mirror-cann/asc-devkit 82b89a15), and int4b_t (impl/utils/
-common_types.h): the type exists, tensors of it stop the build."""
+(asc-devkit docs/zh/api/SIMD-API/基础API/ at mirror-cann/asc-devkit 82b89a15) (int4b_t tensors: test_int4b.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,16 +22,3 @@ def test_more_than_eight_dimensions_asserts(emu):
     with pytest.raises(EmulatorError) as e:
         emu("shape_info").shapes([np.array([1], np.int32), np.zeros(48, np.uint32)])
     assert e.value.rule == "kernel-assert" and "9 dimensions" in str(e.value)
-
-
-def test_int4b_t_exists_but_its_tensors_stop_the_build(gxx, tmp_path):
-    src = tmp_path / "k.cpp"
-    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
-                   'template <class T> constexpr bool is4 = std::is_same<T, int4b_t>::value;\n'
-                   'static_assert(is4<AscendC::int4b_t> && !is4<int8_t>, "int4b_t");\n')
-    r = gxx(src, tmp_path / "k.o", extra=["-fsyntax-only"], link=False)
-    assert r.returncode == 0, r.stderr
-    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
-                   'void f(LocalTensor<half> x) { auto y = x.ReinterpretCast<int4b_t>(); (void)y; }\n')
-    r = gxx(src, tmp_path / "k.o", extra=["-fsyntax-only"], link=False)
-    assert r.returncode != 0 and "not supported on the emulator: int4b_t tensors" in r.stderr

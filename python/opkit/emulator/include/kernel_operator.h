@@ -49,6 +49,7 @@
 #include "opkit_emu/gm_init.h"         // InitOutput
 #include "opkit_emu/list_tensor.h"     // ListTensorDesc, TensorDesc
 #include "opkit_emu/ib_sync.h"         // IBSet / IBWait (a GM flag between two blocks)
+#include "opkit_emu/group_barrier.h"   // GroupBarrier (GM counters between groups of vector blocks)
 #include "opkit_emu/dump_tensor.h"     // DumpTensor, DumpAccChkPoint
 #include "opkit_emu/transpose.h"       // TransDataTo5HD, Transpose
 #include "opkit_emu/sort.h"            // Sort32, MrgSort, Sort, Concat, Extract

@@ -78,7 +78,8 @@ DIFFERENCES = {
     "GetProgramCounter": "the host's code address of the caller",
     "SetCtrlSpr": "CTRL[48] = 1 only (the non-saturating mode); 0 is rule not-emulated",
     "GetCtrlSpr": "always 1: CTRL[48], the non-saturating mode the emulator computes in",
-    "int4b_t": "the type only: tensors of it stop the build",
+    "int4b_t": "tensors: the A2 set (sizes / offsets, GetValue / SetValue, DataCopy, Cast with half, AscendAntiQuant); "
+               "an odd view offset or SetSize is api-argument",
 }
 
 _KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "decltype", "static_assert", "alignof",

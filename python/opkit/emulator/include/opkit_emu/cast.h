@@ -47,6 +47,10 @@ constexpr uint32_t cast_modes() {
   // The rest of the A2 table (Cast.md, mirror-cann/asc-devkit 7359511d); the 310P table is not modelled
   // for these pairs, so they are A2-only here.
   else if constexpr (kIs310P) return 0;
+  // int4b_t (Cast.md A2 table, asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Memory矢量计算/类型转换/Cast.md:221, 226;
+  // impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h:901-968: vconv_f162s4{r,f,c,a,z,} and vconv_s42f16).
+  else if constexpr (is_same<S, int4b_t>::value && is_same<D, half>::value) return kNone;
+  else if constexpr (is_same<S, half>::value && is_same<D, int4b_t>::value) return kFive | kNone;
   else if constexpr ((is_same<S, int8_t>::value || is_same<S, uint8_t>::value) && is_same<D, half>::value) return kNone;
   else if constexpr (is_same<S, int16_t>::value && is_same<D, half>::value) return kFive | kNone;
   else if constexpr (is_same<S, int16_t>::value && is_same<D, float>::value) return kNone;
@@ -258,14 +262,42 @@ inline void cast_values(D* d, const S* s, uint32_t n, RoundMode mode) {
   }
 }
 
+// half -> int4b_t: rounded as the mode says (NONE as RINT, as for half -> int8_t), saturated to [-8, 7] (CANN's
+// cast sample golden, examples/01_simd_cpp_api/03_basic_api/01_memory_vector_compute/cast/scripts/gen_data.py:60-63:
+// np.clip(ceil(x), -8, 7)); NaN gives 0 as for the other integer destinations here. int4b_t -> half is exact.
+inline int4b_t half_to_int4(half v, RoundMode m) {
+  const int8_t i = to_int_sat<int8_t>(to_f(v), m);
+  return int4b_t(int32_t(i < -8 ? -8 : (i > 7 ? 7 : i)));
+}
+// Count form with an int4b_t side: `count` elements; the int4b_t operand is (count + 1) / 2 bytes, element 2k in the
+// low nibble (tensor.h). An odd count writes the low nibble of the last byte and keeps its high nibble.
+template <class D, class S>
+void cast_int4_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode,
+                    uint32_t count, SrcLoc loc) {
+  if (!vec_prologue<half>(VecOp::Cast, "Cast", count, loc)) return;
+  const uint32_t nb = (count + 1) / 2;
+  ApiCall c(Pipe::V, "Cast", loc);
+  if constexpr (is_int4_v<D>) c.write(dst.m_, 0, nb, 8, "dst").src(src, count);
+  else c.dst(dst, count).read(src.m_, 0, nb, 8, "src");
+  c.commit(Flow::All);
+  for (uint32_t i = 0; i < count; ++i) {
+    if constexpr (is_int4_v<D>) dst.m_.addr[i / 2] = nibble_set(dst.m_.addr[i / 2], i, half_to_int4(src.data()[i], mode));
+    else dst.data()[i] = from_f<half>(static_cast<float>(int8_t(nibble_get(src.m_.addr[i / 2], i))));
+  }
+}
+
 template <class D, class S>
 void cast_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode, uint32_t count,
                SrcLoc loc) {
   check_cast_mode<D, S>(mode, loc);
-  using Big = std::conditional_t<(sizeof(D) > sizeof(S)), D, S>;
-  if (!vec_prologue<Big>(VecOp::Cast, "Cast", count, loc)) return;
-  ApiCall(Pipe::V, "Cast", loc).dst(dst, count).src(src, count).commit();
-  cast_values<D, S>(dst.data(), src.data(), count, mode);
+  if constexpr (is_int4_v<D> || is_int4_v<S>) {
+    cast_int4_impl<D, S>(dst, src, mode, count, loc);
+  } else {
+    using Big = std::conditional_t<(sizeof(D) > sizeof(S)), D, S>;
+    if (!vec_prologue<Big>(VecOp::Cast, "Cast", count, loc)) return;
+    ApiCall(Pipe::V, "Cast", loc).dst(dst, count).src(src, count).commit();
+    cast_values<D, S>(dst.data(), src.data(), count, mode);
+  }
 }
 
 }  // namespace opkit_emu

@@ -71,10 +71,54 @@ inline L0Geom bg_dst(const AscendC::BinaryRepeatParams& r) { return {r.dstBlkStr
 inline L0Geom bg_src0(const AscendC::BinaryRepeatParams& r) { return {r.src0BlkStride, r.src0RepStride}; }
 inline L0Geom bg_src1(const AscendC::BinaryRepeatParams& r) { return {r.src1BlkStride, r.src1RepStride}; }
 
+// Level-0 Cast with an int4b_t operand: 128 lanes (half's), the int4b_t operand 64 elements to a DataBlock, so lane
+// l of repeat r is its element (r * repStride + (l / 64) * blkStride) * 64 + l % 64 -- CANN's own sample packs 128
+// half per repeat into dstRepStride 2 (cast.asc:47, Cast.md:479 `{1, 1, 2, 8}`); its count form takes a quarter of
+// the half stride (kernel_operator_vec_vconv_impl.h:1002-1012, ONE_FOURTH_DEFAULT_REPEAT_STRIDE).
+inline uint64_t int4_at(const L0Geom& g, uint32_t r, uint32_t l) {
+  return (uint64_t(r) * g.rep + uint64_t(l / 64) * g.blk) * 64 + l % 64;
+}
+template <class D, class S>
+void cast_int4_l0(bool setMask, const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode,
+                  MaskArg m, int64_t repeat, const AscendC::UnaryRepeatParams& rp, SrcLoc loc) {
+  const L0Plan p = l0_plan<half>(setMask, m, repeat, "Cast", loc);
+  if (p.repeats == 0) return;
+  const L0Geom gd = ug_dst<D>(rp), gs = ug_src<S>(rp);
+  const L0Geom& g4 = is_int4_v<D> ? gd : gs;
+  uint64_t ext4 = 0;
+  l0_for_lanes<half>(p, [&](uint32_t r, uint32_t l) { ext4 = std::max(ext4, int4_at(g4, r, l) + 1); });
+  ApiCall c(Pipe::V, "Cast", loc);
+  if constexpr (is_int4_v<D>) {
+    c.write(dst.m_, 0, (ext4 + 1) / 2, 8, "dst");
+    l0_declare<half>(c, src, p, gs, false, "src");
+  } else {
+    l0_declare<half>(c, dst, p, gd, true, "dst");
+    c.read(src.m_, 0, (ext4 + 1) / 2, 8, "src");
+  }
+  const bool poisoned = c.commit(Flow::Manual);
+  l0_count<half>(VecOp::Cast, p);
+  l0_for_lanes<half>(p, [&](uint32_t r, uint32_t l) {
+    if constexpr (is_int4_v<D>) {
+      const uint64_t at = int4_at(gd, r, l);
+      dst.m_.addr[at / 2] = nibble_set(dst.m_.addr[at / 2], at, half_to_int4(src.data()[gs.at<half>(r, l)], mode));
+      shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(at / 2), 1, !(poisoned && l0_poisoned(src, gs, r, l)));
+    } else {
+      const uint64_t at4 = int4_at(gs, r, l), at = gd.at<half>(r, l);
+      dst.data()[at] = from_f<half>(static_cast<float>(int8_t(nibble_get(src.m_.addr[at4 / 2], at4))));
+      const bool bad = poisoned && shadow_first_hole(src.m_.ub_off() + static_cast<uint32_t>(at4 / 2), 1) >= 0;
+      shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(at * 2), 2, !bad);
+    }
+  });
+}
+
 template <class D, class S>
 void cast_l0(bool setMask, const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode,
              MaskArg m, int64_t repeat, const AscendC::UnaryRepeatParams& rp, SrcLoc loc) {
   check_cast_mode<D, S>(mode, loc);
+  if constexpr (is_int4_v<D> || is_int4_v<S>) {
+    cast_int4_l0<D, S>(setMask, dst, src, mode, m, repeat, rp, loc);
+    return;
+  } else {
   l0_mixed<D, S, 1>(VecOp::Cast, "Cast", setMask, dst, ug_dst<D>(rp), &src, ug_src<S>(rp), nullptr, L0Geom{}, false, m,
                     repeat, loc, [mode](D* out, const S* a, const S*, const D*, uint64_t lo, uint64_t hi) {
                       constexpr uint32_t lanes = kLanes<std::conditional_t<(sizeof(D) > sizeof(S)), D, S>>;
@@ -86,6 +130,7 @@ void cast_l0(bool setMask, const AscendC::LocalTensor<D>& dst, const AscendC::Lo
                       cast_values<D, S>(res, in, n, mode);
                       for (uint32_t k = 0; k < n; ++k) out[idx[k]] = res[k];
                     });
+  }
 }
 
 }  // namespace opkit_emu

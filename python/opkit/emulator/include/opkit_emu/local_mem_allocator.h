@@ -46,7 +46,9 @@ class LocalMemAllocator {
   template <class T>
   LocalTensor<T> take(uint32_t tileSize, TPosition pos, opkit_emu::SrcLoc loc) {
     using namespace opkit_emu;
-    const uint64_t bytes = uint64_t(tileSize) * sizeof(T);
+    const uint64_t bytes = elem_bytes<T>(tileSize);
+    if (is_int4_v<T> && tileSize % 2)  // two int4b_t to a byte: an odd tile would lose its last element
+      fail("api-argument", "LocalMemAllocator::Alloc", loc, strf("int4b_t tile of %u elements is odd", tileSize));
     if (bytes == 0) fail("ub-capacity", "LocalMemAllocator::Alloc", loc, "tile of 0 elements");
     if (head_ + bytes > kChip.ub_total_bytes)
       fail("ub-capacity", "LocalMemAllocator::Alloc", loc,
@@ -74,7 +76,9 @@ LocalTensor<T>::LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize, opk
   const char* call = "LocalTensor(pos, addr, tileSize)";
   if (pos != TPosition::VECIN && pos != TPosition::VECOUT && pos != TPosition::VECCALC)
     fail("api-argument", call, loc, "the emulator holds UB tensors only (VECIN / VECOUT / VECCALC)");
-  const uint64_t bytes = uint64_t(tileSize) * sizeof(T);
+  const uint64_t bytes = elem_bytes<T>(tileSize);
+  if (is_int4_v<T> && tileSize % 2)  // CANN asserts an even int4b_t tileSize (kernel_tensor_impl.h:1058-1063)
+    fail("api-argument", call, loc, strf("int4b_t tileSize %u is odd: two elements to a byte", tileSize));
   if (addr % kBlk) fail("ub-alignment", call, loc, strf("UB address %u is not 32-byte aligned", addr));
   if (bytes == 0 || addr + bytes > kChip.ub_total_bytes)
     fail("ub-capacity", call, loc,

@@ -11,6 +11,7 @@
 #pragma once
 #include <condition_variable>
 #include <map>
+#include <set>
 #include <mutex>
 
 #include "opkit_emu/runtime.h"
@@ -39,6 +40,8 @@ struct SyncAllBarrier {
   // GM flag waits (ib_sync.h): `epoch` counts the writes that may release a waiter, `checked` the waiters that
   // have looked at the state since the last one -- when every block waits or ended and all of them have, none can go on
   int64_t epoch = 0, checked = 0;
+  std::set<int64_t> gm_waiters;     // blocks inside a GroupBarrier wait (group_barrier.h names them on a hang)
+  std::set<int64_t> ended_blocks;   // blocks whose body returned normally
 };
 struct SyncAllRegistry {
   std::mutex mu;
@@ -60,7 +63,10 @@ inline void sync_all_block_done(const BlockCtx& c, bool ok) {
   std::lock_guard<std::mutex> lk(b.mu);
   b.done++;
   if (!ok) b.failed = true;
-  else if (b.ended_block < 0) b.ended_block = c.idx;
+  else {
+    if (b.ended_block < 0) b.ended_block = c.idx;
+    b.ended_blocks.insert(c.idx);
+  }
   b.cv.notify_all();
 }
 // Called by run_blocks after every block has finished.

@@ -105,6 +105,14 @@ struct Offset {
   Offset(I i, SrcLoc l = SrcLoc::current()) : v(static_cast<uint32_t>(i)), loc(l) {}
 };
 
+// GlobalTensor's operator[] index: as Offset, 64-bit.
+struct Offset64 {
+  uint64_t v;
+  SrcLoc loc;
+  template <class I, class = std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value>>
+  Offset64(I i, SrcLoc l = SrcLoc::current()) : v(static_cast<uint64_t>(i)), loc(l) {}
+};
+
 // `tensor(i)`: CANN returns a reference to the element, read and written by the scalar unit
 // (include/basic_api/kernel_tensor.h, `__inout_pipe__(S) PrimType& operator()`). Here a proxy, so that a read is
 // checked as GetValue (bounds, poison, pipe hazards) and a write as SetValue, each at the caller's line.
@@ -135,17 +143,30 @@ class ElemRef {
 
 }  // namespace opkit_emu
 
-namespace AscendC {
+namespace opkit_emu {
+// int4b_t tensors: two elements to a byte, element 2k in the low nibble (asc-devkit 82b89a15
+// impl/basic_api/kernel_tensor_impl.h:195-196 GetValue, :325-328 SetValue). Sizes and offsets are in elements, the
+// tensor's bytes n / 2 (GetSize :992, SetSize :973, operator[] :453-455); a view must start on a byte -- CANN's
+// operator[] drops an odd offset's half byte silently and its GetPhyAddr asserts it even (:117-119) -- so an odd
+// offset is api-argument here.
+template <class T> inline constexpr bool is_int4_v = std::is_same<T, int4b_t>::value;
+template <class T> constexpr uint64_t elem_bytes(uint64_t n) { return is_int4_v<T> ? n / 2 : n * sizeof(T); }
+[[noreturn]] inline void int4_odd(const char* call, uint64_t off, SrcLoc loc) {
+  fail("api-argument", call, loc,
+       strf("int4b_t offset %llu is odd: a view of int4b_t must start on a byte (two elements to a byte; CANN drops "
+            "the half byte, kernel_tensor_impl.h:453)", (unsigned long long)off));
+}
+inline int4b_t nibble_get(uint8_t byte, uint64_t idx) { return int4b_t(uint32_t(byte >> (4 * (idx % 2)))); }
+inline uint8_t nibble_set(uint8_t byte, uint64_t idx, int4b_t v) {
+  return idx % 2 ? uint8_t((byte & 0x0fu) | (v.storage << 4)) : uint8_t((byte & 0xf0u) | v.storage);
+}
+}  // namespace opkit_emu
 
-#define OPKIT_EMU_NO_INT4(T)                                                                                  \
-  static_assert(!std::is_same<T, int4b_t>::value,                                                             \
-                "not supported on the emulator: int4b_t tensors (two elements to a byte are not modelled; see "  \
-                "docs/emulator.md)")
+namespace AscendC {
 
 template <class T>
 class LocalTensor {
  public:
-  OPKIT_EMU_NO_INT4(T);
   using PrimType = T;
   LocalTensor() = default;
   // A tensor at a fixed UB byte address, outside any TPipe (asc-devkit 82b89a15 include/basic_api/kernel_tensor.h:189,
@@ -155,6 +176,10 @@ class LocalTensor {
   // Element access (scalar unit). Checked: bounds, buffer liveness, initialisation on read.
   T GetValue(uint32_t idx, OPKIT_LOC) const {
     check_index(idx, "LocalTensor::GetValue", loc);
+    if constexpr (opkit_emu::is_int4_v<T>) {
+      opkit_emu::scalar_access(m_, idx / 2, 1, false, "LocalTensor::GetValue", loc);
+      return opkit_emu::nibble_get(m_.addr[idx / 2], idx);
+    }
     opkit_emu::scalar_access(m_, idx * sizeof(T), sizeof(T), false, "LocalTensor::GetValue", loc);
     T v;
     std::memcpy(&v, m_.addr + idx * sizeof(T), sizeof(T));
@@ -162,6 +187,11 @@ class LocalTensor {
   }
   void SetValue(uint32_t idx, T v, OPKIT_LOC) const {
     check_index(idx, "LocalTensor::SetValue", loc);
+    if constexpr (opkit_emu::is_int4_v<T>) {  // the byte's other nibble is kept (CANN reads the byte, :327-328)
+      opkit_emu::scalar_access(m_, idx / 2, 1, true, "LocalTensor::SetValue", loc);
+      m_.addr[idx / 2] = opkit_emu::nibble_set(m_.addr[idx / 2], idx, v);
+      return;
+    }
     opkit_emu::scalar_access(m_, idx * sizeof(T), sizeof(T), true, "LocalTensor::SetValue", loc);
     std::memcpy(m_.addr + idx * sizeof(T), &v, sizeof(T));
   }
@@ -170,31 +200,39 @@ class LocalTensor {
   opkit_emu::ElemRef<LocalTensor, T> operator()(opkit_emu::Offset off) const { return {*this, off.v, off.loc}; }
   // Same as operator[] but with the caller's location (used by the emulator's own helpers).
   LocalTensor at(uint32_t off, opkit_emu::SrcLoc loc) const {
-    if (static_cast<uint64_t>(off) * sizeof(T) > m_.bytes)
+    if (static_cast<uint64_t>(off) > GetSize())
       opkit_emu::fail("tensor-bounds", "LocalTensor::operator[]", loc,
                       opkit_emu::strf("offset %u is past the end of a tensor of %u elements", off, GetSize()));
+    if (opkit_emu::is_int4_v<T> && off % 2) opkit_emu::int4_odd("LocalTensor::operator[]", off, loc);
+    const uint32_t b = static_cast<uint32_t>(opkit_emu::elem_bytes<T>(off));
     LocalTensor r = *this;
-    r.m_.addr += static_cast<size_t>(off) * sizeof(T);
-    r.m_.bytes -= off * static_cast<uint32_t>(sizeof(T));
+    r.m_.addr += b;
+    r.m_.bytes -= b;
     return r;
   }
-  uint32_t GetSize() const { return m_.bytes / sizeof(T); }
+  uint32_t GetSize() const { return opkit_emu::is_int4_v<T> ? m_.bytes * 2 : m_.bytes / uint32_t(sizeof(T)); }
   uint32_t GetLength() const { return m_.bytes; }
   void SetSize(uint32_t n, OPKIT_LOC) {
     const opkit_emu::BlockCtx& c = opkit_emu::ctx();
     uint32_t cap = (m_.buf >= 0 && static_cast<size_t>(m_.buf) < c.bufs.size())
                        ? c.bufs[m_.buf].off + c.bufs[m_.buf].len - m_.ub_off() : m_.bytes;
-    if (static_cast<uint64_t>(n) * sizeof(T) > cap)
+    if (opkit_emu::elem_bytes<T>(n) > cap)
       opkit_emu::fail("tensor-bounds", "LocalTensor::SetSize", loc,
                       opkit_emu::strf("size %u elements exceeds the %u bytes left in the buffer", n, cap));
-    m_.bytes = n * sizeof(T);
+    if (opkit_emu::is_int4_v<T> && n % 2)  // CANN keeps n / 2 bytes (:973): the last element would be lost
+      opkit_emu::fail("api-argument", "LocalTensor::SetSize", loc,
+                      opkit_emu::strf("int4b_t size %u is odd: a tensor holds whole bytes, two elements each", n));
+    m_.bytes = static_cast<uint32_t>(opkit_emu::elem_bytes<T>(n));
   }
   TPosition GetPosition() const { return m_.pos; }
   void SetShapeInfo(const ShapeInfo& shapeInfo) { m_.shape = opkit_emu::shape_index(shapeInfo); }
   ShapeInfo GetShapeInfo() const { return opkit_emu::shape_at(m_.shape); }
   // Host pointer of the first element (the device returns a UB address; only use it for arithmetic).
   T* GetPhyAddr() const { return reinterpret_cast<T*>(m_.addr); }
-  T* GetPhyAddr(uint32_t off) const { return reinterpret_cast<T*>(m_.addr) + off; }
+  T* GetPhyAddr(uint32_t off, OPKIT_LOC) const {
+    if (opkit_emu::is_int4_v<T> && off % 2) opkit_emu::int4_odd("LocalTensor::GetPhyAddr", off, loc);
+    return reinterpret_cast<T*>(m_.addr + opkit_emu::elem_bytes<T>(off));
+  }
   template <class U> LocalTensor<U> ReinterpretCast() const {
     LocalTensor<U> r;
     r.m_ = m_;
@@ -224,17 +262,21 @@ class LocalTensor {
 template <class T>
 class GlobalTensor {
  public:
-  OPKIT_EMU_NO_INT4(T);
   using PrimType = T;
   GlobalTensor() = default;
   void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { ptr_ = buffer; size_ = bufferSize; }
   void SetGlobalBuffer(__gm__ T* buffer) { ptr_ = buffer; size_ = 0; }
   uint64_t GetSize() const { return size_; }
   __gm__ T* GetPhyAddr() const { return ptr_; }
-  __gm__ T* GetPhyAddr(uint64_t off) const { return ptr_ + off; }
-  GlobalTensor operator[](uint64_t off) const {
+  __gm__ T* GetPhyAddr(uint64_t off, OPKIT_LOC) const {
+    if (opkit_emu::is_int4_v<T> && off % 2) opkit_emu::int4_odd("GlobalTensor::GetPhyAddr", off, loc);
+    return reinterpret_cast<__gm__ T*>(reinterpret_cast<uint8_t*>(ptr_) + opkit_emu::elem_bytes<T>(off));
+  }
+  GlobalTensor operator[](opkit_emu::Offset64 o) const {
+    const uint64_t off = o.v;
     GlobalTensor r = *this;
-    r.ptr_ += off;
+    if (opkit_emu::is_int4_v<T> && off % 2) opkit_emu::int4_odd("GlobalTensor::operator[]", off, o.loc);
+    r.ptr_ = reinterpret_cast<__gm__ T*>(reinterpret_cast<uint8_t*>(ptr_) + opkit_emu::elem_bytes<T>(off));
     r.size_ = size_ > off ? size_ - off : 0;
     r.sized_ = sized_ || size_ > 0;
     r.overrun_ = size_ > 0 && off > size_;
@@ -242,6 +284,10 @@ class GlobalTensor {
   }
   opkit_emu::ElemRef<GlobalTensor, T> operator()(opkit_emu::Offset off) const { return {*this, off.v, off.loc}; }
   T GetValue(uint64_t off, OPKIT_LOC) const {
+    if constexpr (opkit_emu::is_int4_v<T>) {
+      check(off & ~uint64_t(1), 1, "GlobalTensor::GetValue", loc);
+      return opkit_emu::nibble_get(reinterpret_cast<const uint8_t*>(ptr_)[off / 2], off);
+    }
     check(off, 1, "GlobalTensor::GetValue", loc);
     opkit_emu::ctx().stats.gm_read_bytes += sizeof(T);
     T v;
@@ -249,6 +295,12 @@ class GlobalTensor {
     return v;
   }
   void SetValue(uint64_t off, T v, OPKIT_LOC) const {
+    if constexpr (opkit_emu::is_int4_v<T>) {
+      check(off & ~uint64_t(1), 1, "GlobalTensor::SetValue", loc);
+      uint8_t* b = reinterpret_cast<uint8_t*>(ptr_) + off / 2;
+      *b = opkit_emu::nibble_set(*b, off, v);
+      return;
+    }
     check(off, 1, "GlobalTensor::SetValue", loc);
     opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
     std::memcpy(ptr_ + off, &v, sizeof(T));
@@ -262,13 +314,18 @@ class GlobalTensor {
   // but inside the buffer is legal on the device -- the size is bookkeeping for GetSize(), no hardware or
   // CANN CPU-debug check reads it (asc-devkit impl/basic_api/utils/kernel_check_data_copy_overflow.h passes
   // 0 as the GM size) -- so it is a warning, once per call site.
+  // For int4b_t, `count` is in bytes (sizeof(int4b_t) units: what A2's DataCopy moves, kernel_operator_data_copy_
+  // intf_impl.h:800-812 with sizeof 1) and off in elements; the size check compares bytes.
   void check(uint64_t off, uint64_t count, const char* call, opkit_emu::SrcLoc loc) const {
     if (count == 0) return;
     if (!ptr_) opkit_emu::fail("gm-bounds", call, loc, "GlobalTensor used before SetGlobalBuffer");
-    opkit_emu::gm_check(ptr_ + off, count * sizeof(T), call, loc, "GlobalTensor");
-    bool limited = size_ > 0 || sized_;
-    if (limited && (overrun_ || off + count > size_)) {
-      const uint64_t first = overrun_ ? off : std::max<uint64_t>(off, size_);  // first element out of range
+    opkit_emu::gm_check(reinterpret_cast<uint8_t*>(ptr_) + opkit_emu::elem_bytes<T>(off), count * sizeof(T), call, loc,
+                        "GlobalTensor");
+    if constexpr (opkit_emu::is_int4_v<T>) { off /= 2; }
+    const uint64_t lim = opkit_emu::is_int4_v<T> ? (size_ + 1) / 2 : size_;  // in count's units
+    bool limited = lim > 0 || sized_;
+    if (limited && (overrun_ || off + count > lim)) {
+      const uint64_t first = overrun_ ? off : std::max<uint64_t>(off, lim);  // first element out of range
       opkit_emu::warn_once("gm-bounds", call, loc,
                            opkit_emu::strf("element %llu is beyond the SetGlobalBuffer size: the access covers elements "
                                            "[%llu, %llu) and this view holds %s; it stays inside the GM buffer, which "

@@ -391,10 +391,10 @@ class TBuf {
   template <class T>
   LocalTensor<T> Get(uint32_t len, OPKIT_LOC) {
     const opkit_emu::BufRec& b = rec("TBuf::Get", loc);
-    if (static_cast<uint64_t>(len) * sizeof(T) > b.len)
+    if (opkit_emu::elem_bytes<T>(len) > b.len)
       opkit_emu::fail("tbuf-bounds", "TBuf::Get", loc,
                       opkit_emu::strf("%u elements of %zu bytes exceed the buffer's %u bytes", len, sizeof(T), b.len));
-    auto t = opkit_emu::make_tensor<T>(static_cast<uint32_t>(buf_), 0, len * static_cast<uint32_t>(sizeof(T)));
+    auto t = opkit_emu::make_tensor<T>(static_cast<uint32_t>(buf_), 0, static_cast<uint32_t>(opkit_emu::elem_bytes<T>(len)));
     t.m_.pos = pos;
     return t;
   }
@@ -402,14 +402,14 @@ class TBuf {
   template <class T>
   LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset, OPKIT_LOC) {
     const opkit_emu::BufRec& b = rec("TBuf::GetWithOffset", loc);
-    if (static_cast<uint64_t>(bufOffset) + static_cast<uint64_t>(size) * sizeof(T) > b.len)
+    if (static_cast<uint64_t>(bufOffset) + opkit_emu::elem_bytes<T>(size) > b.len)
       opkit_emu::fail("tbuf-bounds", "TBuf::GetWithOffset", loc,
                       opkit_emu::strf("offset %u bytes + %u elements of %zu bytes exceed the buffer's %u bytes",
                                       bufOffset, size, sizeof(T), b.len));
     if (bufOffset % opkit_emu::kBlk != 0)
       opkit_emu::fail("ub-alignment", "TBuf::GetWithOffset", loc,
                       opkit_emu::strf("bufOffset %u is not a multiple of 32 bytes", bufOffset));
-    auto t = opkit_emu::make_tensor<T>(static_cast<uint32_t>(buf_), bufOffset, size * static_cast<uint32_t>(sizeof(T)));
+    auto t = opkit_emu::make_tensor<T>(static_cast<uint32_t>(buf_), bufOffset, static_cast<uint32_t>(opkit_emu::elem_bytes<T>(size)));
     t.m_.pos = pos;
     return t;
   }

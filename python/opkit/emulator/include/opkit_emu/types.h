@@ -94,21 +94,22 @@ struct bfloat16_t {
   bfloat16_t operator-() const { return FromBits(static_cast<uint16_t>(bits_ ^ 0x8000u)); }
 };
 
-// int4b_t (CANN impl/utils/common_types.h: integer_sub_type<4, true>, global): a signed 4-bit integer, two to a
-// byte in memory. The type exists so kernels that test for it (`is_same<T, int4b_t>`) compile; tensors of it are
-// not emulated (tensor.h stops the build naming it; docs/emulator.md).
+// int4b_t (CANN asc-devkit 82b89a15 impl/utils/common_types.h:57-108: integer_sub_type<4, true>, global): a signed
+// 4-bit integer whose value is the low nibble of one uint8_t (`storage`, masked on construction, :69-71), read back
+// sign-extended to int8_t (:73-80); sizeof 1. In a tensor two share a byte, element 2k in the low nibble and 2k+1 in
+// the high one (impl/basic_api/kernel_tensor_impl.h:195-196, 325-328): tensor.h.
 struct int4b_t {
-  int8_t storage = 0;
+  uint8_t storage = 0;
   int4b_t() = default;
   template <class A, class = std::enable_if_t<std::is_integral<A>::value>>
-  constexpr explicit int4b_t(A v) : storage(static_cast<int8_t>(static_cast<int8_t>(v << 4) >> 4)) {}
-  constexpr explicit operator int() const { return storage; }
+  constexpr int4b_t(A v) : storage(static_cast<uint8_t>(static_cast<uint32_t>(v) & 0xfu)) {}
+  constexpr operator int8_t() const { return static_cast<int8_t>((storage & 0x8u) ? (storage | 0xf0u) : storage); }
   constexpr bool operator==(const int4b_t& o) const { return storage == o.storage; }
   constexpr bool operator!=(const int4b_t& o) const { return storage != o.storage; }
-  constexpr bool operator<(const int4b_t& o) const { return storage < o.storage; }
-  constexpr bool operator>(const int4b_t& o) const { return storage > o.storage; }
-  constexpr bool operator<=(const int4b_t& o) const { return storage <= o.storage; }
-  constexpr bool operator>=(const int4b_t& o) const { return storage >= o.storage; }
+  constexpr bool operator<(const int4b_t& o) const { return int8_t(*this) < int8_t(o); }
+  constexpr bool operator>(const int4b_t& o) const { return int8_t(*this) > int8_t(o); }
+  constexpr bool operator<=(const int4b_t& o) const { return int8_t(*this) <= int8_t(o); }
+  constexpr bool operator>=(const int4b_t& o) const { return int8_t(*this) >= int8_t(o); }
 };
 namespace AscendC { using ::int4b_t; }
 
@@ -142,6 +143,7 @@ template <class T> constexpr const char* type_name() {
   else if constexpr (std::is_same<T, uint32_t>::value) return "uint32_t";
   else if constexpr (std::is_same<T, int64_t>::value) return "int64_t";
   else if constexpr (std::is_same<T, uint64_t>::value) return "uint64_t";
+  else if constexpr (std::is_same<T, int4b_t>::value) return "int4b_t";
   else return "?";
 }
 }  // namespace opkit_emu

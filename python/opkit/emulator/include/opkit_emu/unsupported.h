@@ -174,10 +174,6 @@ OPKIT_EMU_REJECT_CONST(CFG_COLUMN_MAJOR, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_CONST(CFG_NZ, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TEMPLATE_V(TSCM, "TSCM queues hold the cube's L1 buffer, which is not emulated")
 OPKIT_EMU_REJECT_TEMPLATE(AippParams, OPKIT_EMU_CUBE)
-namespace AscendC {  // GroupBarrier's argument (impl/basic_api/utils/kernel_utils_cube_group.h:23): the name resolves,
-enum class PipeMode : uint8_t { SCALAR_MODE = 0, MTE3_MODE = 1, MAX };  // so the rejection below is what stops it
-}  // namespace AscendC
-OPKIT_EMU_REJECT_TEMPLATE_V(GroupBarrier, "GroupBarrier synchronises cube and vector groups, which are not emulated")
 
 // ---- vector-side names that Atlas A2 does not have ----
 OPKIT_EMU_REJECT_FN(Neg, OPKIT_EMU_NOT_A2)

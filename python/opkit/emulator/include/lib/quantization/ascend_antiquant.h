@@ -1,6 +1,6 @@
 // CANN's lib/quantization/ascend_antiquant.h (asc-devkit 82b89a15 include/adv_api/quantization/ascend_antiquant.h:20-
 // 100, AntiQuantShapeInfo ascend_antiquant_utils.h:27-32; page docs/zh/api/SIMD-API/高阶API/量化操作/AscendAntiQuant.md):
-// int8_t to half / bfloat16_t, the A2 forms
+// int8_t / int4b_t to half / bfloat16_t, the A2 forms
 //   template <typename InputDataType, typename OutputDataType, bool isTranspose>
 //   AscendAntiQuant(dst, src, offsetTensor, scaleTensor[, sharedTmpBuffer], k, shapeInfo = {})
 //   AscendAntiQuant(dst, src, scaleTensor, sharedTmpBuffer, k, shapeInfo = {})
@@ -18,7 +18,7 @@
 //  - the scale-only tensor form groups rows: groupCount = shapeInfo.scaleHeight (else scale's ShapeInfo shape[0]),
 //    N = shapeInfo.scaleWidth (else shape[1]); row r uses scale row r / (K / groupCount) (:326-347).
 //  - scalar offset / scale: every element (isTranspose or not, :350-360, :410-420).
-// Checked: src of int8_t (int4b_t tensors are not modelled; fp8_e8m0_t scales are Ascend 950 forms), dst half or
+// Checked: src of int8_t or int4b_t (two elements to a byte, tensor.h; fp8_e8m0_t scales are Ascend 950 forms), dst half or
 // bfloat16_t (compile errors); k > 0 dividing src.GetSize(), the tensors large enough, the scale-only form's shape
 // known and its groupCount dividing k (api-argument). sharedTmpBuffer, bfloat16_t only (half needs none: min 0): the
 // tensor forms below scale.GetSize() x 8 + 64 x k x 4 bytes -- the size at which the A2 code takes its full path
@@ -43,8 +43,9 @@ struct AntiQuantShapeInfo {
 namespace opkit_emu {
 template <class S, class D>
 void antiquant_types() {
-  static_assert(std::is_same<S, int8_t>::value,
-                "opkit emulator: AscendAntiQuant supports an int8_t source (int4b_t tensors are not modelled)");
+  // int8_t and int4b_t (ascend_antiquant_c220_impl.h:36-41; int4b_t goes through Cast<half, int4b_t>, :131-135)
+  static_assert(std::is_same<S, int8_t>::value || std::is_same<S, int4b_t>::value,
+                "opkit emulator: AscendAntiQuant takes an int8_t or int4b_t source (AscendAntiQuant.md, A2)");
   static_assert(std::is_same<D, half>::value || std::is_same<D, bfloat16_t>::value,
                 "opkit emulator: AscendAntiQuant writes half or bfloat16_t (AscendAntiQuant.md, A2)");
 }
@@ -98,7 +99,9 @@ void adv_antiquant(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTenso
                 kind <= 1 ? "scale.GetSize() x 8 + 64 x k x 4" : "1024 for scalar offset / scale"));
   }
   ApiCall c(Pipe::V, api, loc);
-  c.dst(dst, total, "dst").src(src, total, "src");
+  c.dst(dst, total, "dst");
+  if constexpr (is_int4_v<S>) c.read(src.m_, 0, (total + 1) / 2, 8, "src");  // two elements to a byte
+  else c.src(src, total, "src");
   if (sc_t) c.src(*sc_t, groups * N, "scale");
   if (off_t) c.src(*off_t, N, "offset");
   if (tmp && tmp->GetSize()) c.dst(*tmp, tmp->GetSize(), "sharedTmpBuffer");
@@ -108,7 +111,7 @@ void adv_antiquant(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTenso
     const uint32_t gs = K / groups;
     for (uint32_t i = 0; i < total; ++i) {
       const uint32_t r = i / N, n = i % N, si_ = kind == 1 ? (r / gs) * N + n : n;
-      bad[i] = ApiCall::lane_poisoned(c.operand(1), i) || (sc_t && ApiCall::lane_poisoned(c.operand(2), si_)) ||
+      bad[i] = ApiCall::lane_poisoned(c.operand(1), is_int4_v<S> ? i / 2 : i) || (sc_t && ApiCall::lane_poisoned(c.operand(2), si_)) ||
                (off_t && ApiCall::lane_poisoned(c.operand(3), n));
     }
   }
@@ -117,7 +120,10 @@ void adv_antiquant(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTenso
     const uint32_t r = i / N, n = i % N;
     const float sc = sc_t ? to_f(sc_t->data()[kind == 1 ? (r / gs) * N + n : n]) : to_f(sc_s);
     const float of = off_t ? to_f(off_t->data()[n]) : to_f(off_s);
-    dst.data()[i] = antiquant_one<D>(src.data()[i], of, sc, kind == 0 || kind == 2);
+    int8_t v;
+    if constexpr (is_int4_v<S>) v = int8_t(nibble_get(src.m_.addr[i / 2], i));
+    else v = src.data()[i];
+    dst.data()[i] = antiquant_one<D>(v, of, sc, kind == 0 || kind == 2);
   }
   ctx().stats.vector_elems += total;
   if (tmp && tmp->GetSize()) shadow_fill(tmp->m_.ub_off(), tmp->m_.bytes, true);

@@ -94,6 +94,12 @@ def test_cann_bugs_match_only_the_documented_failure():
     assert not mod.cann_bug(*soft, "wrong", doc.replace("MARE 0.0219", "MARE 1e+03"))      # a worse error
     assert not mod.cann_bug(*soft, "wrong", doc.replace("(8, 2048)", "(3, 77)"))          # another shape
     assert not mod.cann_bug(*soft, "wrong", "float16 (8, 2048): output has NaN")
+    elu = ("ops-nn", "experimental/activation/elu_v2")
+    gm = ("opkit emulator: [gm-bounds] DataCopy at /k/op_kernel/elu_v2.h:95 (block 3): GlobalTensor: byte 960 is "
+          "past the end of the GM buffer of kernel argument 0 (960 bytes); the access covers bytes [768, 1024)")
+    assert mod.cann_bug(*elu, "run failed", gm)
+    assert not mod.cann_bug(*elu, "run failed", gm.replace("960", "512"))                 # float16's tensor
+    assert not mod.cann_bug(*elu, "run failed", gm.replace("elu_v2.h:95", "elu_v2.h:120"))  # another site
     lsm = ("ops-nn", "experimental/activation/log_softmax_v2")
     gm = ("opkit emulator: [gm-bounds] DataCopy at /k/op_kernel/log_softmax_v2.h:206 (block 5): GlobalTensor: byte "
           "960 is past the end of the GM buffer of kernel argument 0 (960 bytes); the access covers bytes [616, 1000)")

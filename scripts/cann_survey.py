@@ -374,10 +374,24 @@ CANN_BUGS = {
 }
 
 
+# computes_right runs every case; the failures after the first follow it in the detail, each after this line
+ALSO = "\n[also failing] "
+
+
+def joined(failures: list[tuple[str, str]]) -> tuple[str, str]:
+    """One (result, detail) for several failing cases: a run failure leads (it names the op's result), the rest
+    follow as `ALSO` lines, each with its own result."""
+    failures = sorted(failures, key=lambda f: f[0] != "run failed")
+    return failures[0][0], failures[0][1] + "".join(f"{ALSO}{r}: {d}" for r, d in failures[1:])
+
+
 def cann_bug(repo: str, project: str, result: str, detail: str) -> str:
-    """The documented CANN finding that explains this op's failure, or ''."""
+    """The documented CANN finding that explains this op's failure -- every failing case of it -- or ''."""
     hit = CANN_BUGS.get((repo, project))
-    return hit[1] if hit and re.search(hit[0], f"{result}: {detail}" if result == "wrong" else detail) else ""
+    if not hit:
+        return ""
+    cases = [(result, detail.split(ALSO)[0])] + [tuple(c.split(": ", 1)) for c in detail.split(ALSO)[1:]]
+    return hit[1] if all(re.search(hit[0], f"{r}: {d}" if r == "wrong" else d) for r, d in cases) else ""
 
 
 # attrs the survey sets (an OpDef default that tests nothing: LeakyreluV2's negativeSlope has none, `.Float()`)
@@ -550,7 +564,7 @@ def computes_right(project: layout.Project, op_type: str, work: Path) -> tuple[s
         attrs = {a["name"]: a["default"] for a in op.info["attrs"]} | ATTRS.get(name, {})
         if any(op.dynamic()):
             return foreach_right(op, name, ref, attrs)
-        done = []
+        done, failures = [], []
         for col in op.columns():
             dname = FLOATS.get(col.get(op.input_names[0]))
             if dname is None or dname in done or any(col.get(n) != col.get(op.input_names[0])
@@ -559,18 +573,31 @@ def computes_right(project: layout.Project, op_type: str, work: Path) -> tuple[s
             done.append(dname)
             dtype = getattr(torch, dname)
             for shape in SHAPES_FOR.get(name, SHAPES):
-                xs = inputs_for(name, len(op.input_names), shape, dtype)
-                got = op(xs, attrs)[0]
+                # every dtype column and shape runs: a documented failure must not hide the cases after it
+                try:
+                    xs = inputs_for(name, len(op.input_names), shape, dtype)
+                    got = op(xs, attrs)[0]
+                except OpkitError as e:
+                    failures.append(("run failed", str(e)))
+                    if "does not compile on the emulator" in str(e):
+                        break          # the column's module: the other shape would fail the same way
+                    continue
+                except Exception as e:  # noqa: BLE001 - an emulator rule or a crash: the survey records it
+                    failures.append(("run failed", f"{type(e).__name__}: {e}"))
+                    continue
                 want = ref(*[x.double() if x.dtype == torch.float32 else x.float() for x in xs], **attrs)
                 ok, m = ttk.compare(got, want, CASE, 0, "stat_rel_err")   # CANN's own criterion (ttk.py)
                 if not ok:
                     # the worst element as the criterion sees it: relative to the golden (ttk.py stat_rel_err)
                     g = want.to(got.dtype).double()
                     bad = ((got.double() - g).abs() / (g.abs() + 1e-7)).nan_to_num(1e30).reshape(-1).argmax().item()
-                    return "wrong", (f"{dname} {shape}: {m.get('reason') or 'MERE %.3g MARE %.3g (T %.3g)' % (m['mere'], m['mare'], m['threshold'])}; "
-                                     f"worst element {bad} is {got.reshape(-1)[bad].item():.6g}, "
-                                     f"reference {want.reshape(-1)[bad].item():.6g}")
-        return ("right", "") if done else ("run failed", "no floating dtype column shared by all inputs")
+                    failures.append(("wrong", (
+                        f"{dname} {shape}: {m.get('reason') or 'MERE %.3g MARE %.3g (T %.3g)' % (m['mere'], m['mare'], m['threshold'])}; "
+                        f"worst element {bad} is {got.reshape(-1)[bad].item():.6g}, "
+                        f"reference {want.reshape(-1)[bad].item():.6g}")))
+        if not done:
+            return "run failed", "no floating dtype column shared by all inputs"
+        return joined(failures) if failures else ("right", "")
     except OpkitError as e:
         return "run failed", str(e)
     except Exception as e:  # noqa: BLE001 - an emulator rule or a crash: the survey records it

@@ -110,3 +110,17 @@ def test_cann_bugs_match_only_the_documented_failure():
           "InitBuffer of 1 x 1024 bytes brings UB use to 196864 bytes; ascend910b allows 196608 bytes per core")
     assert mod.cann_bug(*hsg, "run failed", ub)
     assert not mod.cann_bug(*hsg, "run failed", ub.replace("196864", "262144"))
+
+
+def test_cann_bug_needs_every_failing_case_documented():
+    """The survey runs every dtype and shape; an op counts as CANN's only when each failing case is the documented
+    one (a new failure behind a documented one is not hidden)."""
+    mod = _survey_module()
+    soft = ("ops-nn", "experimental/activation/soft_plus_v2")
+    doc = ("float16 (8, 2048): MERE 0.000439 MARE 0.0219 (T 0.000977); worst element 9058 is 0.012619, "
+           "reference 0.0129041")
+    res, detail = mod.joined([("wrong", doc)])
+    assert mod.cann_bug(*soft, res, detail)
+    res, detail = mod.joined([("wrong", doc), ("run failed", "opkit emulator: [ub-uninitialized] a new failure")])
+    assert res == "run failed" and detail.startswith("opkit emulator:")    # the run failure leads
+    assert not mod.cann_bug(*soft, res, detail)

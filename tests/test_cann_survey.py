@@ -124,3 +124,19 @@ def test_cann_bug_needs_every_failing_case_documented():
     res, detail = mod.joined([("wrong", doc), ("run failed", "opkit emulator: [ub-uninitialized] a new failure")])
     assert res == "run failed" and detail.startswith("opkit emulator:")    # the run failure leads
     assert not mod.cann_bug(*soft, res, detail)
+
+
+def test_rule_only_entries_are_counted_apart(tmp_path, monkeypatch):
+    """An entry where CANN's kernel breaks only a rule the emulator enforces (device output likely right, e.g.
+    LogSoftmaxV2's read past the aclrtMalloc extent) is not counted with the real defects."""
+    mod = _survey_module()
+    (tmp_path / ".commit").write_text("89abcdef01\n")
+    rec = {"repo": tmp_path.name, "excluded": "", "reference": True, "compiles": True, "compile_error": "",
+           "result": "run failed", "detail": "opkit emulator: [gm-bounds] planted"}
+    recs = [rec | {"project": "a", "op": "A"}, rec | {"project": "b", "op": "B"}]
+    monkeypatch.setitem(mod.CANN_BUGS, (tmp_path.name, "a"), (r"planted", "a real defect"))
+    monkeypatch.setitem(mod.CANN_BUGS, (tmp_path.name, "b"), (r"planted", "an extent rule only"))
+    monkeypatch.setattr(mod, "RULE_ONLY", {(tmp_path.name, "b")})
+    s = mod.summary(tmp_path, recs)
+    assert (s["cann_bug"], s["rule_only"]) == (1, 1)
+    assert "| 0 (0 %) | 1 + 1 rule only (device likely right) |" in mod.table([s])

@@ -348,7 +348,7 @@ CANN_BUGS = {
         r"^wrong: float16 (\(8, 2048\): MERE 0\.000522 MARE 0\.88 \(T 0\.000977\); worst element 4886 is -0\.000488281,"
         r"|\(3, 77\): MERE 0\.000492 MARE 0\.0679 \(T 0\.000977\); worst element 227 is -0\.00341797,)",
         "float16 computed in half: exp(x / alpha) - 1 "
-                                                    "(op_kernel/celu_v2.h:120-129, T = half): cancellation near 0; "
+                                                    "(op_kernel/celu_v2.h:120-130, T = half): cancellation near 0; "
                                                     "the half steps in torch (scripts/cann_half_steps.py) give the "
                                                     "emulator's MARE 0.88 and worst value exactly"),
     ("ops-nn", "experimental/activation/soft_plus_v2"): (

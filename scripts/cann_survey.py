@@ -352,7 +352,9 @@ CANN_BUGS = {
                                                     "the half steps in torch (scripts/cann_half_steps.py) give the "
                                                     "emulator's MARE 0.88 and worst value exactly"),
     ("ops-nn", "experimental/activation/soft_plus_v2"): (
-        r"^wrong: float16 \(8, 2048\): MERE 0\.000439 MARE 0\.0219 \(T 0\.000977\); worst element 9058 is 0\.012619,",
+        r"^wrong: float16 \(8, 2048\): MERE 0\.000439 MARE 0\.0219 \(T 0\.000977\); worst element 9058 is 0\.012619,"
+        # (3, 77), float16 and float32: the 1-element tiles (below), stopped at their first DataCopy
+        r"|\[datacopy-length\] DataCopy at \S*soft_plus_v2\.h:83 \(block 0\): count 1 x (2|4) bytes = (2|4) bytes ",
         "float16 computed in half as ln(1 + "
                                                          "exp(x)) (op_kernel/soft_plus_v2.h:94-103): 1 + exp(x) "
                                                          "rounds to half's 2^-10 spacing, so x < ~-3 loses exp(x) "

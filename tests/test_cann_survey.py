@@ -81,3 +81,62 @@ def test_cann_survey_cause_has_no_paths():
         "missing header atvoss/util/dag.h"
     odd = mod.cause("/p/q.h:12:5: error: something odd at /x/y/z.cpp line 40")
     assert "/x/y" not in odd and "40" not in odd
+
+
+def test_cann_bugs_match_only_the_documented_failure():
+    """A CANN_BUGS entry names one failure (dtype, shape, site, figures): a near miss -- what an emulator
+    regression would look like -- is not labelled CANN's."""
+    mod = _survey_module()
+    soft = ("ops-nn", "experimental/activation/soft_plus_v2")
+    doc = ("float16 (8, 2048): MERE 0.000439 MARE 0.0219 (T 0.000977); worst element 9058 is 0.012619, "
+           "reference 0.0129041")
+    assert mod.cann_bug(*soft, "wrong", doc)
+    assert not mod.cann_bug(*soft, "wrong", doc.replace("MARE 0.0219", "MARE 1e+03"))      # a worse error
+    assert not mod.cann_bug(*soft, "wrong", doc.replace("(8, 2048)", "(3, 77)"))          # another shape
+    assert not mod.cann_bug(*soft, "wrong", "float16 (8, 2048): output has NaN")
+    elu = ("ops-nn", "experimental/activation/elu_v2")
+    gm = ("opkit emulator: [gm-bounds] DataCopy at /k/op_kernel/elu_v2.h:95 (block 3): GlobalTensor: byte 960 is "
+          "past the end of the GM buffer of kernel argument 0 (960 bytes); the access covers bytes [768, 1024)")
+    assert mod.cann_bug(*elu, "run failed", gm)
+    assert not mod.cann_bug(*elu, "run failed", gm.replace("960", "512"))                 # float16's tensor
+    assert not mod.cann_bug(*elu, "run failed", gm.replace("elu_v2.h:95", "elu_v2.h:120"))  # another site
+    lsm = ("ops-nn", "experimental/activation/log_softmax_v2")
+    gm = ("opkit emulator: [gm-bounds] DataCopy at /k/op_kernel/log_softmax_v2.h:206 (block 5): GlobalTensor: byte "
+          "960 is past the end of the GM buffer of kernel argument 0 (960 bytes); the access covers bytes [616, 1000)")
+    assert mod.cann_bug(*lsm, "run failed", gm)
+    assert not mod.cann_bug(*lsm, "run failed", gm.replace("[616, 1000)", "[616, 1200)"))
+    hsg = ("ops-nn", "experimental/activation/hard_shrink_grad")
+    ub = ("opkit emulator: [ub-capacity] TPipe::InitBuffer at /k/op_kernel/hard_shrink_grad.h:278 (block 0): "
+          "InitBuffer of 1 x 1024 bytes brings UB use to 196864 bytes; ascend910b allows 196608 bytes per core")
+    assert mod.cann_bug(*hsg, "run failed", ub)
+    assert not mod.cann_bug(*hsg, "run failed", ub.replace("196864", "262144"))
+
+
+def test_cann_bug_needs_every_failing_case_documented():
+    """The survey runs every dtype and shape; an op counts as CANN's only when each failing case is the documented
+    one (a new failure behind a documented one is not hidden)."""
+    mod = _survey_module()
+    soft = ("ops-nn", "experimental/activation/soft_plus_v2")
+    doc = ("float16 (8, 2048): MERE 0.000439 MARE 0.0219 (T 0.000977); worst element 9058 is 0.012619, "
+           "reference 0.0129041")
+    res, detail = mod.joined([("wrong", doc)])
+    assert mod.cann_bug(*soft, res, detail)
+    res, detail = mod.joined([("wrong", doc), ("run failed", "opkit emulator: [ub-uninitialized] a new failure")])
+    assert res == "run failed" and detail.startswith("opkit emulator:")    # the run failure leads
+    assert not mod.cann_bug(*soft, res, detail)
+
+
+def test_rule_only_entries_are_counted_apart(tmp_path, monkeypatch):
+    """An entry where CANN's kernel breaks only a rule the emulator enforces (device output likely right, e.g.
+    LogSoftmaxV2's read past the aclrtMalloc extent) is not counted with the real defects."""
+    mod = _survey_module()
+    (tmp_path / ".commit").write_text("89abcdef01\n")
+    rec = {"repo": tmp_path.name, "excluded": "", "reference": True, "compiles": True, "compile_error": "",
+           "result": "run failed", "detail": "opkit emulator: [gm-bounds] planted"}
+    recs = [rec | {"project": "a", "op": "A"}, rec | {"project": "b", "op": "B"}]
+    monkeypatch.setitem(mod.CANN_BUGS, (tmp_path.name, "a"), (r"planted", "a real defect"))
+    monkeypatch.setitem(mod.CANN_BUGS, (tmp_path.name, "b"), (r"planted", "an extent rule only"))
+    monkeypatch.setattr(mod, "RULE_ONLY", {(tmp_path.name, "b")})
+    s = mod.summary(tmp_path, recs)
+    assert (s["cann_bug"], s["rule_only"]) == (1, 1)
+    assert "| 0 (0 %) | 1 + 1 rule only (device likely right) |" in mod.table([s])

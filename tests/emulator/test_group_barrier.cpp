@@ -12,9 +12,10 @@ extern "C" __global__ __aicore__ void gb(GM_ADDR ws, GM_ADDR data, GM_ADDR out) 
   TBuf<TPosition::VECCALC> buf;
   pipe.InitBuffer(buf, 32);
   LocalTensor<int32_t> ub = buf.Get<int32_t>();
-  GlobalTensor<int32_t> d, a, o;
+  GlobalTensor<int32_t> d, a, e, o;
   d.SetGlobalBuffer((__gm__ int32_t*)data, 8);
   a.SetGlobalBuffer((__gm__ int32_t*)data + 8, 16);
+  e.SetGlobalBuffer((__gm__ int32_t*)data + 24, 16);
   o.SetGlobalBuffer((__gm__ int32_t*)out, 16);
   GroupBarrier<PipeMode::MTE3_MODE> bar(ws, MODE == 4 ? 6 : 2, 3);
   const int64_t id = GetBlockIdx();
@@ -26,9 +27,10 @@ extern "C" __global__ __aicore__ void gb(GM_ADDR ws, GM_ADDR data, GM_ADDR out) 
       PipeBarrier<PIPE_ALL>();
       SetAtomicAdd<int32_t>();
       DataCopy(a[round * 8], ub, 8);  // a round's own 8: the next round's adds may start once the waiters have
-      SetAtomicNone();
+      if (round == 0) SetAtomicNone();  // round 1 leaves it on: CANN's Arrive turns it off (below)
       PipeBarrier<PIPE_ALL>();
       bar.Arrive(id);
+      if (round == 1) DataCopy(e[id * 8], ub, 8);  // a plain copy: e[id * 8] = id + 1, not 1000 + id + 1
     } else {
       bar.Wait(MODE == 3 ? 7 : id - 2);
       o.SetValue(id * 2 + round, d.GetValue(round * 2) + d.GetValue(round * 2 + 1) + 100 * a.GetValue(round * 8) +
@@ -40,13 +42,18 @@ int main() {
   AscendC::SetKernelMode(KernelMode::AIV_MODE);
   const size_t wsBytes = MODE == 2 ? 2 * 512 : 3 * 512;
   auto* ws = (uint8_t*)AscendC::GmAlloc(wsBytes);
-  auto* data = (uint8_t*)AscendC::GmAlloc(96);
+  auto* data = (uint8_t*)AscendC::GmAlloc(160);
   auto* out = (uint8_t*)AscendC::GmAlloc(96);
-  memset(ws, 0, wsBytes); memset(data, 0, 96); memset(out, 0, 64);
+  memset(ws, 0, wsBytes); memset(data, 0, 160);
+  memset(out, 0, 64);
+  for (int i = 24; i < 40; ++i) ((int32_t*)data)[i] = 1000;
   ICPU_RUN_KF(gb, 5, ws, data, out);
   int32_t* o = (int32_t*)out; uint32_t* w = (uint32_t*)ws;
   for (int i = 4; i < 10; ++i) std::printf("%d ", o[i]);
   // the counters after 2 rounds: arrive counters 2 * 2, wait counters 2 * 3, at 0 / 64 + i * 512
   for (int i = 0; i < 3; ++i) std::printf("%u %u ", w[i * 128], w[(64 + i * 512) / 4]);
+  // e after the arrivers' plain copies past their last Arrive (GroupBarrier turned the atomic mode off)
+  const int32_t* dv = (const int32_t*)data;
+  std::printf("%d %d ", dv[24], dv[32]);
   std::printf("\n");
 }

@@ -135,6 +135,9 @@ class GroupBarrier {
     c.atomics.clear();
     for (uint32_t i = 0, n = std::max(arriveSize_, waitSize_); i < n; ++i) *counter_at(area, i) += 1;
     opkit_emu::gm_flag_written(b);
+    // CANN's counter write ends in SetAtomicNoneImpl (group_barrier_impl.h:148): a SetAtomicAdd the kernel left on
+    // before Arrive / Wait is off after it, so a later DataCopy to GM overwrites
+    c.atomic_dtype = -1;
   }
   GM_ADDR ws_;
   uint32_t arriveSize_, waitSize_;

@@ -55,5 +55,7 @@ int main() {
   // e after the arrivers' plain copies past their last Arrive (GroupBarrier turned the atomic mode off)
   const int32_t* dv = (const int32_t*)data;
   std::printf("%d %d ", dv[24], dv[32]);
+  // a's final GM: each round's atomic adds 1 + 2 applied once (flushed at the barrier, not again at the launch's end)
+  std::printf("%d %d ", dv[8], dv[16]);
   std::printf("\n");
 }

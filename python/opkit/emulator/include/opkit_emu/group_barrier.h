@@ -126,7 +126,8 @@ class GroupBarrier {
   // The atomic add of every counter of one area (one MTE3 copy under SetAtomicAdd<int32_t>, under the lock). The
   // block's earlier atomic GM writes, which the emulator otherwise applies at the end of the launch, land first: on
   // the NPU they are earlier copies on the same MTE3 queue, so a block past the barrier sees them (CANN's sample
-  // group_barrier atomically adds its output, then arrives).
+  // group_barrier atomically adds its output, then arrives). They go in host-thread arrival order, not block order, so
+  // float sums flushed here are order-dependent, and a failed launch keeps them (docs/emulator.md, SetAtomicAdd).
   void add_one(uint32_t area) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     opkit_emu::SyncAllBarrier& b = opkit_emu::barrier_of(c);

@@ -31,6 +31,19 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
   LocalTensor<int4b_t> ul = bl.Get<int4b_t>();
   DataCopy(ux, gx, N);
   PipeBarrier<PIPE_ALL>();
+  if (MODE == 11 || MODE == 12) {  // Cast of a half tile whose first 128 lanes only were written, both ways
+    LocalTensor<half> uy = bq.Get<half>();
+    DataCopy(uy, gx, N / 2);
+    PipeBarrier<PIPE_ALL>();
+    Cast(u4, uy, RoundMode::CAST_RINT, N);
+    PipeBarrier<PIPE_ALL>();
+    Cast(uh, u4, RoundMode::CAST_NONE, N);
+    PipeBarrier<PIPE_ALL>();
+    // MODE 11 copies out the written part only (fine); MODE 12 all of it (ub-uninitialized)
+    DataCopy(gp4, u4, MODE == 11 ? N / 4 : N / 2);
+    DataCopy(gback, uh, MODE == 11 ? N / 2 : N);
+    return;
+  }
   if (MODE == 7) {  // an int4b_t buffer nothing wrote, cast and copied out
     Cast(uh, ul, RoundMode::CAST_NONE, N);
     PipeBarrier<PIPE_ALL>();

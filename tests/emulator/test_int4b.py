@@ -73,6 +73,16 @@ def test_int4b_tensors_match_numpy_packing(gxx, tmp_path):
     assert list(sc[:11]) == [256, 192, want[65], -5, 3, 0x3B, want[11], -8, 256, 100, 1]
 
 
+def test_int4b_cast_poison_is_per_element(gxx, tmp_path):
+    """Count-form Cast with an int4b_t side marks poison per element / byte, as the other Casts (and CANN's vconv)
+    are element-wise: a tile whose first 128 lanes only were written, cast both ways, copies out its written part."""
+    out = _run(gxx, tmp_path, 11)
+    assert out.returncode == 0, out.stdout + out.stderr
+    q = np.clip(np.rint(_x()[:128].astype(np.float64)), -8, 7)
+    assert np.array_equal(np.fromfile(tmp_path / "p4.bin", np.uint8)[:64], _pack(q))
+    assert np.array_equal(np.fromfile(tmp_path / "back.bin", np.float16)[:128].astype(np.int64), q)
+
+
 @pytest.mark.parametrize("mode,rule,text", [
     (1, "[api-argument] LocalTensor::operator[]", "int4b_t offset 3 is odd"),
     (2, "[api-argument] LocalTensor::SetSize", "int4b_t size 5 is odd"),
@@ -81,6 +91,7 @@ def test_int4b_tensors_match_numpy_packing(gxx, tmp_path):
     (5, "[tensor-bounds] LocalTensor::GetValue", "index 100 is out of range for a tensor of 100 elements"),
     (6, "[datacopy-length] DataCopy", "count 40"),
     (7, "[ub-uninitialized]", ""),
+    (12, "[ub-uninitialized] DataCopy", ""),
     (9, "[api-argument] GlobalTensor::operator[] at", "int4b_t offset 3 is odd"),
     (10, "[api-argument] LocalTensor(pos, addr, tileSize)", "int4b_t tileSize 7 is odd"),
 ])

@@ -279,7 +279,22 @@ void cast_int4_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTens
   ApiCall c(Pipe::V, "Cast", loc);
   if constexpr (is_int4_v<D>) c.write(dst.m_, 0, nb, 8, "dst").src(src, count);
   else c.dst(dst, count).read(src.m_, 0, nb, 8, "src");
-  c.commit(Flow::All);
+  // Poison per element, as vconv is element-wise: an int4b_t dst byte is poison if either of its source lanes is;
+  // a half dst lane if its source byte is (a byte cannot tell its nibbles apart).
+  const bool bad = c.commit(Flow::Manual);
+  const uint32_t doff = dst.m_.ub_off();
+  const Operand& so = c.operand(1);
+  if constexpr (is_int4_v<D>) {
+    if (!bad) shadow_fill(doff, nb, true);
+    else
+      for (uint32_t k = 0; k < nb; ++k)
+        shadow_fill(doff + k, 1, !ApiCall::lane_poisoned(so, 2 * k) &&
+                                     (2 * k + 1 >= count || !ApiCall::lane_poisoned(so, 2 * k + 1)));
+  } else {
+    if (!bad) shadow_fill(doff, count * 2, true);
+    else
+      for (uint32_t i = 0; i < count; ++i) shadow_fill(doff + 2 * i, 2, !ApiCall::lane_poisoned(so, i / 2));
+  }
   for (uint32_t i = 0; i < count; ++i) {
     if constexpr (is_int4_v<D>) dst.m_.addr[i / 2] = nibble_set(dst.m_.addr[i / 2], i, half_to_int4(src.data()[i], mode));
     else dst.data()[i] = from_f<half>(static_cast<float>(int8_t(nibble_get(src.m_.addr[i / 2], i))));

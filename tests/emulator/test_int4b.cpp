@@ -31,6 +31,24 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
   LocalTensor<int4b_t> ul = bl.Get<int4b_t>();
   DataCopy(ux, gx, N);
   PipeBarrier<PIPE_ALL>();
+  if (MODE == 13) {  // odd-count Cast into a fresh int4b_t buffer: the last byte's high nibble nothing wrote
+    Cast(u4, ux, RoundMode::CAST_RINT, N - 1);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(gp4, u4, N / 2);
+    return;
+  }
+  if (MODE == 14 || MODE == 15) {  // level 0, one byte read back whole: 14 writes lane 0 of a fresh byte only;
+    LocalTensor<half> uy = bq.Get<half>();  // 15 writes lanes 0 (source nothing wrote) and 1 (written) of a set byte
+    if (MODE == 15) {
+      Duplicate(ul.ReinterpretCast<int16_t>(), int16_t(0), N / 4);
+      uy.SetValue(1, half(3.0f));
+    }
+    PipeBarrier<PIPE_ALL>();
+    Cast<int4b_t, half>(ul, MODE == 14 ? ux : uy, RoundMode::CAST_FLOOR, MODE == 14 ? 1 : 2, 1, {1, 1, 2, 8});
+    PipeBarrier<PIPE_ALL>();
+    gsc.SetValue(0, int32_t(ul.ReinterpretCast<uint8_t>().GetValue(0)));
+    return;
+  }
   if (MODE == 11 || MODE == 12) {  // Cast of a half tile whose first 128 lanes only were written, both ways
     LocalTensor<half> uy = bq.Get<half>();
     DataCopy(uy, gx, N / 2);

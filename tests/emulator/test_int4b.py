@@ -92,6 +92,10 @@ def test_int4b_cast_poison_is_per_element(gxx, tmp_path):
     (6, "[datacopy-length] DataCopy", "count 40"),
     (7, "[ub-uninitialized]", ""),
     (12, "[ub-uninitialized] DataCopy", ""),
+    # a byte-grained shadow for nibbles: a byte one nibble of which nothing wrote, or whose nibble came from poison
+    (13, "[ub-uninitialized] DataCopy", "element 127"),  # odd-count Cast into a fresh buffer: the last byte
+    (14, "[ub-uninitialized] LocalTensor::GetValue", ""),  # level 0 writes lane 0 of a fresh byte only
+    (15, "[ub-uninitialized] LocalTensor::GetValue", ""),  # level 0: lane 0 from poison, lane 1 from written data
     (9, "[api-argument] GlobalTensor::operator[] at", "int4b_t offset 3 is odd"),
     (10, "[api-argument] LocalTensor(pos, addr, tileSize)", "int4b_t tileSize 7 is odd"),
 ])

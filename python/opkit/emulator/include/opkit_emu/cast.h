@@ -285,11 +285,14 @@ void cast_int4_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTens
   const uint32_t doff = dst.m_.ub_off();
   const Operand& so = c.operand(1);
   if constexpr (is_int4_v<D>) {
+    // an odd count writes the last byte's low nibble only: the byte stays poison if it was (byte-grained shadow)
+    const bool last_was = !(count % 2) || shadow_first_hole(doff + nb - 1, 1) < 0;
     if (!bad) shadow_fill(doff, nb, true);
     else
       for (uint32_t k = 0; k < nb; ++k)
         shadow_fill(doff + k, 1, !ApiCall::lane_poisoned(so, 2 * k) &&
                                      (2 * k + 1 >= count || !ApiCall::lane_poisoned(so, 2 * k + 1)));
+    if (!last_was) shadow_clear(doff + nb - 1, 1);
   } else {
     if (!bad) shadow_fill(doff, count * 2, true);
     else

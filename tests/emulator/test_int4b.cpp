@@ -108,6 +108,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
   if (MODE == 9) { GlobalTensor<int4b_t> g = gp4[3]; (void)g; }
   if (MODE == 10) { LocalTensor<int4b_t> t(TPosition::VECCALC, 0, 7); (void)t; }
   if (MODE == 5) (void)u4.GetValue(100);
+  if (MODE == 16) (void)b4.Get<int4b_t>(5);
+  if (MODE == 17) (void)b4.GetWithOffset<int4b_t>(7, 0);
 #if MODE == 8
   LocalTensor<float> f = bh.Get<float>();
   Cast(f, u4, RoundMode::CAST_NONE, 64);

@@ -98,6 +98,8 @@ def test_int4b_cast_poison_is_per_element(gxx, tmp_path):
     (15, "[ub-uninitialized] LocalTensor::GetValue", ""),  # level 0: lane 0 from poison, lane 1 from written data
     (9, "[api-argument] GlobalTensor::operator[] at", "int4b_t offset 3 is odd"),
     (10, "[api-argument] LocalTensor(pos, addr, tileSize)", "int4b_t tileSize 7 is odd"),
+    (16, "[api-argument] TBuf::Get", "int4b_t len 5 is odd"),  # CANN truncates to 2 bytes (kernel_tbuf_impl.h:34-35)
+    (17, "[api-argument] TBuf::GetWithOffset", "int4b_t size 7 is odd"),
 ])
 def test_int4b_rules(gxx, tmp_path, mode, rule, text):
     out = _run(gxx, tmp_path, mode)

@@ -270,7 +270,9 @@ inline int4b_t half_to_int4(half v, RoundMode m) {
   return int4b_t(int32_t(i < -8 ? -8 : (i > 7 ? 7 : i)));
 }
 // Count form with an int4b_t side: `count` elements; the int4b_t operand is (count + 1) / 2 bytes, element 2k in the
-// low nibble (tensor.h). An odd count writes the low nibble of the last byte and keeps its high nibble.
+// low nibble (tensor.h). An odd count writes the low nibble of the last byte and keeps its high nibble: the emulator's
+// choice -- CANN runs it as vconv in counter mode (kernel_operator_vec_vconv_impl.h:1000-1012) and says nothing of the
+// other nibble; the byte stays poison if it was (below), so a kernel relying on it is flagged when it was unwritten.
 template <class D, class S>
 void cast_int4_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode,
                     uint32_t count, SrcLoc loc) {

@@ -31,6 +31,14 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
   LocalTensor<int4b_t> ul = bl.Get<int4b_t>();
   DataCopy(ux, gx, N);
   PipeBarrier<PIPE_ALL>();
+  if (MODE == 18) {  // a copy past a 100-element int4b_t view (inside the GM buffer): a gm-bounds warning
+    GlobalTensor<int4b_t> g;
+    g.SetGlobalBuffer((__gm__ int4b_t*)p4, 100);
+    Duplicate(u4.ReinterpretCast<int16_t>(), int16_t(0), N / 4);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(g, u4, 64);
+    return;
+  }
   if (MODE == 13) {  // odd-count Cast into a fresh int4b_t buffer: the last byte's high nibble nothing wrote
     Cast(u4, ux, RoundMode::CAST_RINT, N - 1);
     PipeBarrier<PIPE_ALL>();

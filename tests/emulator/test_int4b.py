@@ -83,6 +83,13 @@ def test_int4b_cast_poison_is_per_element(gxx, tmp_path):
     assert np.array_equal(np.fromfile(tmp_path / "back.bin", np.float16)[:128].astype(np.int64), q)
 
 
+def test_int4b_gm_bounds_warning_counts_elements(gxx, tmp_path):
+    out = _run(gxx, tmp_path, 18)  # 64 bytes = 128 elements into a 100-element view
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "element 100 is beyond the SetGlobalBuffer size: the access covers elements [0, 128) and this view holds " \
+           "100 elements" in out.stderr, out.stderr
+
+
 @pytest.mark.parametrize("mode,rule,text", [
     (1, "[api-argument] LocalTensor::operator[]", "int4b_t offset 3 is odd"),
     (2, "[api-argument] LocalTensor::SetSize", "int4b_t size 5 is odd"),

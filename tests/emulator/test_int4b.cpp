@@ -39,6 +39,14 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
     DataCopy(g, u4, 64);
     return;
   }
+  if (MODE == 19) {  // level 0 with dstBlkStride 2: a repeat's two 64-element DataBlocks 128 elements apart
+    Duplicate(ul.ReinterpretCast<int16_t>(), int16_t(0x7777), N / 4);
+    PipeBarrier<PIPE_ALL>();
+    Cast<int4b_t, half>(ul, ux, RoundMode::CAST_FLOOR, 128, 1, {2, 1, 4, 8});
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(gl0, ul, N / 2);
+    return;
+  }
   if (MODE == 13) {  // odd-count Cast into a fresh int4b_t buffer: the last byte's high nibble nothing wrote
     Cast(u4, ux, RoundMode::CAST_RINT, N - 1);
     PipeBarrier<PIPE_ALL>();
@@ -142,5 +150,6 @@ int main(int argc, char** argv) {
     std::fwrite(p, 1, b, o);
     std::fclose(o);
   };
+  if (MODE == 19) { put("l0.bin", l0, N / 2); return 0; }
   put("p4.bin", p4, N / 2); put("back.bin", back, N * 2); put("l0.bin", l0, N / 2); put("sc.bin", sc, 64); put("aq.bin", aq, N * 2);
 }

@@ -83,6 +83,17 @@ def test_int4b_cast_poison_is_per_element(gxx, tmp_path):
     assert np.array_equal(np.fromfile(tmp_path / "back.bin", np.float16)[:128].astype(np.int64), q)
 
 
+def test_int4b_level0_strides_leave_the_gaps(gxx, tmp_path):
+    """int4_at with a DataBlock stride: {2, 1, 4, 8} puts lanes 64..127 at elements 128..191 (bytes 64..95); the
+    bytes between keep the 0x77 fill."""
+    out = _run(gxx, tmp_path, 19)
+    assert out.returncode == 0, out.stdout + out.stderr
+    q = np.clip(np.floor(_x()[:128].astype(np.float64)), -8, 7)
+    l0 = np.fromfile(tmp_path / "l0.bin", np.uint8)
+    assert np.array_equal(l0[:32], _pack(q[:64])) and np.array_equal(l0[64:96], _pack(q[64:]))
+    assert (l0[32:64] == 0x77).all() and (l0[96:] == 0x77).all()
+
+
 def test_int4b_gm_bounds_warning_counts_elements(gxx, tmp_path):
     out = _run(gxx, tmp_path, 18)  # 64 bytes = 128 elements into a 100-element view
     assert out.returncode == 0, out.stdout + out.stderr

@@ -6,7 +6,8 @@ using namespace AscendC;
 // 5 blocks: 0-1 arrive, 2-4 wait, for 2 rounds. Each arriver DataCopies round * 10 + idx + 1 into d[(round * 2 + idx) * 8]
 // before its Arrive (an MTE3 copy: the barrier orders those, not scalar GM SetValue, which goes through the data cache); each waiter then writes the round's two values' sum plus 100 x a[round * 8] into out[idx * 2 + round] (303, then 323).
 // MODE 1: block 1 never arrives (a hang). MODE 2: the workspace holds 2 lines, the barrier needs 3.
-// MODE 3: a waitIndex past max(arriveSize, waitSize). MODE 4: arriveSize above GetBlockNum().
+// MODE 3: a waitIndex past max(arriveSize, waitSize). MODE 4: arriveSize above GetBlockNum(). MODE 5: the UB word
+// the barrier adds overwritten with 0 (the NPU's barrier never releases).
 extern "C" __global__ __aicore__ void gb(GM_ADDR ws, GM_ADDR data, GM_ADDR out) {
   TPipe pipe;
   TBuf<TPosition::VECCALC> buf;
@@ -19,6 +20,10 @@ extern "C" __global__ __aicore__ void gb(GM_ADDR ws, GM_ADDR data, GM_ADDR out) 
   o.SetGlobalBuffer((__gm__ int32_t*)out, 16);
   GroupBarrier<PipeMode::MTE3_MODE> bar(ws, MODE == 4 ? 6 : 2, 3);
   const int64_t id = GetBlockIdx();
+  if (MODE == 5) {  // a kernel tensor over the barrier's UB words, written after construction: increments of 0
+    LocalTensor<int32_t> top(TPosition::VECCALC, TOTAL_UB_SIZE - 32 * 50, 8);
+    top.SetValue(0, 0);
+  }
   for (int round = 0; round < 2; ++round) {
     if (id < 2) {
       if (MODE == 1 && id == 1) return;

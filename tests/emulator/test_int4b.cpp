@@ -31,6 +31,53 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
   LocalTensor<int4b_t> ul = bl.Get<int4b_t>();
   DataCopy(ux, gx, N);
   PipeBarrier<PIPE_ALL>();
+  if (MODE == 18) {  // a copy past a 100-element int4b_t view (inside the GM buffer): a gm-bounds warning
+    GlobalTensor<int4b_t> g;
+    g.SetGlobalBuffer((__gm__ int4b_t*)p4, 100);
+    Duplicate(u4.ReinterpretCast<int16_t>(), int16_t(0), N / 4);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(g, u4, 64);
+    return;
+  }
+  if (MODE == 19) {  // level 0 with dstBlkStride 2: a repeat's two 64-element DataBlocks 128 elements apart
+    Duplicate(ul.ReinterpretCast<int16_t>(), int16_t(0x7777), N / 4);
+    PipeBarrier<PIPE_ALL>();
+    Cast<int4b_t, half>(ul, ux, RoundMode::CAST_FLOOR, 128, 1, {2, 1, 4, 8});
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(gl0, ul, N / 2);
+    return;
+  }
+  if (MODE == 13) {  // odd-count Cast into a fresh int4b_t buffer: the last byte's high nibble nothing wrote
+    Cast(u4, ux, RoundMode::CAST_RINT, N - 1);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(gp4, u4, N / 2);
+    return;
+  }
+  if (MODE == 14 || MODE == 15) {  // level 0, one byte read back whole: 14 writes lane 0 of a fresh byte only;
+    LocalTensor<half> uy = bq.Get<half>();  // 15 writes lanes 0 (source nothing wrote) and 1 (written) of a set byte
+    if (MODE == 15) {
+      Duplicate(ul.ReinterpretCast<int16_t>(), int16_t(0), N / 4);
+      uy.SetValue(1, half(3.0f));
+    }
+    PipeBarrier<PIPE_ALL>();
+    Cast<int4b_t, half>(ul, MODE == 14 ? ux : uy, RoundMode::CAST_FLOOR, MODE == 14 ? 1 : 2, 1, {1, 1, 2, 8});
+    PipeBarrier<PIPE_ALL>();
+    gsc.SetValue(0, int32_t(ul.ReinterpretCast<uint8_t>().GetValue(0)));
+    return;
+  }
+  if (MODE == 11 || MODE == 12) {  // Cast of a half tile whose first 128 lanes only were written, both ways
+    LocalTensor<half> uy = bq.Get<half>();
+    DataCopy(uy, gx, N / 2);
+    PipeBarrier<PIPE_ALL>();
+    Cast(u4, uy, RoundMode::CAST_RINT, N);
+    PipeBarrier<PIPE_ALL>();
+    Cast(uh, u4, RoundMode::CAST_NONE, N);
+    PipeBarrier<PIPE_ALL>();
+    // MODE 11 copies out the written part only (fine); MODE 12 all of it (ub-uninitialized)
+    DataCopy(gp4, u4, MODE == 11 ? N / 4 : N / 2);
+    DataCopy(gback, uh, MODE == 11 ? N / 2 : N);
+    return;
+  }
   if (MODE == 7) {  // an int4b_t buffer nothing wrote, cast and copied out
     Cast(uh, ul, RoundMode::CAST_NONE, N);
     PipeBarrier<PIPE_ALL>();
@@ -77,6 +124,8 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR p4, GM_ADDR back, GM_
   if (MODE == 9) { GlobalTensor<int4b_t> g = gp4[3]; (void)g; }
   if (MODE == 10) { LocalTensor<int4b_t> t(TPosition::VECCALC, 0, 7); (void)t; }
   if (MODE == 5) (void)u4.GetValue(100);
+  if (MODE == 16) (void)b4.Get<int4b_t>(5);
+  if (MODE == 17) (void)b4.GetWithOffset<int4b_t>(7, 0);
 #if MODE == 8
   LocalTensor<float> f = bh.Get<float>();
   Cast(f, u4, RoundMode::CAST_NONE, 64);
@@ -101,5 +150,6 @@ int main(int argc, char** argv) {
     std::fwrite(p, 1, b, o);
     std::fclose(o);
   };
+  if (MODE == 19) { put("l0.bin", l0, N / 2); return 0; }
   put("p4.bin", p4, N / 2); put("back.bin", back, N * 2); put("l0.bin", l0, N / 2); put("sc.bin", sc, 64); put("aq.bin", aq, N * 2);
 }

@@ -73,6 +73,34 @@ def test_int4b_tensors_match_numpy_packing(gxx, tmp_path):
     assert list(sc[:11]) == [256, 192, want[65], -5, 3, 0x3B, want[11], -8, 256, 100, 1]
 
 
+def test_int4b_cast_poison_is_per_element(gxx, tmp_path):
+    """Count-form Cast with an int4b_t side marks poison per element / byte, as the other Casts (and CANN's vconv)
+    are element-wise: a tile whose first 128 lanes only were written, cast both ways, copies out its written part."""
+    out = _run(gxx, tmp_path, 11)
+    assert out.returncode == 0, out.stdout + out.stderr
+    q = np.clip(np.rint(_x()[:128].astype(np.float64)), -8, 7)
+    assert np.array_equal(np.fromfile(tmp_path / "p4.bin", np.uint8)[:64], _pack(q))
+    assert np.array_equal(np.fromfile(tmp_path / "back.bin", np.float16)[:128].astype(np.int64), q)
+
+
+def test_int4b_level0_strides_leave_the_gaps(gxx, tmp_path):
+    """int4_at with a DataBlock stride: {2, 1, 4, 8} puts lanes 64..127 at elements 128..191 (bytes 64..95); the
+    bytes between keep the 0x77 fill."""
+    out = _run(gxx, tmp_path, 19)
+    assert out.returncode == 0, out.stdout + out.stderr
+    q = np.clip(np.floor(_x()[:128].astype(np.float64)), -8, 7)
+    l0 = np.fromfile(tmp_path / "l0.bin", np.uint8)
+    assert np.array_equal(l0[:32], _pack(q[:64])) and np.array_equal(l0[64:96], _pack(q[64:]))
+    assert (l0[32:64] == 0x77).all() and (l0[96:] == 0x77).all()
+
+
+def test_int4b_gm_bounds_warning_counts_elements(gxx, tmp_path):
+    out = _run(gxx, tmp_path, 18)  # 64 bytes = 128 elements into a 100-element view
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "element 100 is beyond the SetGlobalBuffer size: the access covers elements [0, 128) and this view holds " \
+           "100 elements" in out.stderr, out.stderr
+
+
 @pytest.mark.parametrize("mode,rule,text", [
     (1, "[api-argument] LocalTensor::operator[]", "int4b_t offset 3 is odd"),
     (2, "[api-argument] LocalTensor::SetSize", "int4b_t size 5 is odd"),
@@ -81,8 +109,15 @@ def test_int4b_tensors_match_numpy_packing(gxx, tmp_path):
     (5, "[tensor-bounds] LocalTensor::GetValue", "index 100 is out of range for a tensor of 100 elements"),
     (6, "[datacopy-length] DataCopy", "count 40"),
     (7, "[ub-uninitialized]", ""),
+    (12, "[ub-uninitialized] DataCopy", ""),
+    # a byte-grained shadow for nibbles: a byte one nibble of which nothing wrote, or whose nibble came from poison
+    (13, "[ub-uninitialized] DataCopy", "element 127"),  # odd-count Cast into a fresh buffer: the last byte
+    (14, "[ub-uninitialized] LocalTensor::GetValue", ""),  # level 0 writes lane 0 of a fresh byte only
+    (15, "[ub-uninitialized] LocalTensor::GetValue", ""),  # level 0: lane 0 from poison, lane 1 from written data
     (9, "[api-argument] GlobalTensor::operator[] at", "int4b_t offset 3 is odd"),
     (10, "[api-argument] LocalTensor(pos, addr, tileSize)", "int4b_t tileSize 7 is odd"),
+    (16, "[api-argument] TBuf::Get", "int4b_t len 5 is odd"),  # CANN truncates to 2 bytes (kernel_tbuf_impl.h:34-35)
+    (17, "[api-argument] TBuf::GetWithOffset", "int4b_t size 7 is odd"),
 ])
 def test_int4b_rules(gxx, tmp_path, mode, rule, text):
     out = _run(gxx, tmp_path, mode)

@@ -119,10 +119,7 @@ class CannOp:
         if key not in self._modules:
             defines = {}
             for name, ge in col.items():
-                defines[f"DTYPE_{name.upper()}"] = dtypes.cxx(ge)
-                # CANN's build gives ORIG_DTYPE_<X> the ge::DataType name, DT_INT8 (ops-nn e5c3fa93
-                # scripts/util/ascendc_impl_build.py:90), a number kernels compare in `#if` and `if (... == DT_INT4)`
-                defines[f"ORIG_DTYPE_{name.upper()}"] = str(ge)
+                defines.update(dtypes.kernel_defines(name, ge))
             defines["OPKIT_CANN_OP_TYPE"] = self.op_type
             if not self.auto_sync:
                 defines["OPKIT_EMU_NO_AUTO_SYNC"] = "1"

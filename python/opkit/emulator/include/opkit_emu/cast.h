@@ -270,7 +270,9 @@ inline int4b_t half_to_int4(half v, RoundMode m) {
   return int4b_t(int32_t(i < -8 ? -8 : (i > 7 ? 7 : i)));
 }
 // Count form with an int4b_t side: `count` elements; the int4b_t operand is (count + 1) / 2 bytes, element 2k in the
-// low nibble (tensor.h). An odd count writes the low nibble of the last byte and keeps its high nibble.
+// low nibble (tensor.h). An odd count writes the low nibble of the last byte and keeps its high nibble: the emulator's
+// choice -- CANN runs it as vconv in counter mode (kernel_operator_vec_vconv_impl.h:1000-1012) and says nothing of the
+// other nibble; the byte stays poison if it was (below), so a kernel relying on it is flagged when it was unwritten.
 template <class D, class S>
 void cast_int4_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src, RoundMode mode,
                     uint32_t count, SrcLoc loc) {
@@ -279,7 +281,25 @@ void cast_int4_impl(const AscendC::LocalTensor<D>& dst, const AscendC::LocalTens
   ApiCall c(Pipe::V, "Cast", loc);
   if constexpr (is_int4_v<D>) c.write(dst.m_, 0, nb, 8, "dst").src(src, count);
   else c.dst(dst, count).read(src.m_, 0, nb, 8, "src");
-  c.commit(Flow::All);
+  // Poison per element, as vconv is element-wise: an int4b_t dst byte is poison if either of its source lanes is;
+  // a half dst lane if its source byte is (a byte cannot tell its nibbles apart).
+  const bool bad = c.commit(Flow::Manual);
+  const uint32_t doff = dst.m_.ub_off();
+  const Operand& so = c.operand(1);
+  if constexpr (is_int4_v<D>) {
+    // an odd count writes the last byte's low nibble only: the byte stays poison if it was (byte-grained shadow)
+    const bool last_was = !(count % 2) || shadow_first_hole(doff + nb - 1, 1) < 0;
+    if (!bad) shadow_fill(doff, nb, true);
+    else
+      for (uint32_t k = 0; k < nb; ++k)
+        shadow_fill(doff + k, 1, !ApiCall::lane_poisoned(so, 2 * k) &&
+                                     (2 * k + 1 >= count || !ApiCall::lane_poisoned(so, 2 * k + 1)));
+    if (!last_was) shadow_clear(doff + nb - 1, 1);
+  } else {
+    if (!bad) shadow_fill(doff, count * 2, true);
+    else
+      for (uint32_t i = 0; i < count; ++i) shadow_fill(doff + 2 * i, 2, !ApiCall::lane_poisoned(so, i / 2));
+  }
   for (uint32_t i = 0; i < count; ++i) {
     if constexpr (is_int4_v<D>) dst.m_.addr[i / 2] = nibble_set(dst.m_.addr[i / 2], i, half_to_int4(src.data()[i], mode));
     else dst.data()[i] = from_f<half>(static_cast<float>(int8_t(nibble_get(src.m_.addr[i / 2], i))));

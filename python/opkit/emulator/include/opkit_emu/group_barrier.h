@@ -88,7 +88,9 @@ class GroupBarrier {
       const int32_t one = 1;
       std::memcpy(ub + 32 * i, &one, sizeof(one));
     }
-    opkit_emu::shadow_set(opkit_emu::kChip.ub_total_bytes - 32 * opkit_emu::kBarrierMaxAiv, 32 * opkit_emu::kBarrierMaxAiv);
+    // CANN writes 4 bytes of each 32 (group_barrier_impl.h:62-64): the other 28 keep their state
+    for (uint32_t i = 0; i < opkit_emu::kBarrierMaxAiv; ++i)
+      opkit_emu::shadow_set(opkit_emu::kChip.ub_total_bytes - 32 * (opkit_emu::kBarrierMaxAiv - i), 4);
   }
   void Arrive(uint32_t arriveIndex, OPKIT_LOC) {
     check_index(arriveIndex, "GroupBarrier::Arrive", "arriveIndex", loc);
@@ -126,15 +128,26 @@ class GroupBarrier {
   // The atomic add of every counter of one area (one MTE3 copy under SetAtomicAdd<int32_t>, under the lock). The
   // block's earlier atomic GM writes, which the emulator otherwise applies at the end of the launch, land first: on
   // the NPU they are earlier copies on the same MTE3 queue, so a block past the barrier sees them (CANN's sample
-  // group_barrier atomically adds its output, then arrives).
+  // group_barrier atomically adds its output, then arrives). They go in host-thread arrival order, not block order, so
+  // float sums flushed here are order-dependent, and a failed launch keeps them (docs/emulator.md, SetAtomicAdd).
   void add_one(uint32_t area) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     opkit_emu::SyncAllBarrier& b = opkit_emu::barrier_of(c);
     std::lock_guard<std::mutex> lk(b.mu);
     for (const opkit_emu::AtomicRecord& r : c.atomics) opkit_emu::atomic_apply(r);
     c.atomics.clear();
-    for (uint32_t i = 0, n = std::max(arriveSize_, waitSize_); i < n; ++i) *counter_at(area, i) += 1;
+    // the increment is UB block i's first int32 at the time of the copy, as on the NPU (group_barrier_impl.h:139-146):
+    // 1 as the constructor wrote it, unless the kernel has written over it since (then the NPU's barrier breaks too)
+    const uint8_t* inc = c.ub + opkit_emu::kChip.ub_total_bytes - 32 * opkit_emu::kBarrierMaxAiv;
+    for (uint32_t i = 0, n = std::max(arriveSize_, waitSize_); i < n; ++i) {
+      int32_t v;
+      std::memcpy(&v, inc + 32 * i, sizeof(v));
+      *counter_at(area, i) += uint32_t(v);
+    }
     opkit_emu::gm_flag_written(b);
+    // CANN's counter write ends in SetAtomicNoneImpl (group_barrier_impl.h:148): a SetAtomicAdd the kernel left on
+    // before Arrive / Wait is off after it, so a later DataCopy to GM overwrites
+    c.atomic_dtype = -1;
   }
   GM_ADDR ws_;
   uint32_t arriveSize_, waitSize_;

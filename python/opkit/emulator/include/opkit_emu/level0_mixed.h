@@ -97,11 +97,15 @@ void cast_int4_l0(bool setMask, const AscendC::LocalTensor<D>& dst, const Ascend
   }
   const bool poisoned = c.commit(Flow::Manual);
   l0_count<half>(VecOp::Cast, p);
+  // int4b_t dst, byte-grained shadow: per byte, which nibbles the lanes write (bits 0 / 1) and whether a source is
+  // poison (bit 2). A byte is defined when no source lane of it is poison and both nibbles are written, or one is
+  // and the byte was defined before (the other nibble keeps its content).
+  std::vector<uint8_t> st(is_int4_v<D> ? (ext4 + 1) / 2 : 0);
   l0_for_lanes<half>(p, [&](uint32_t r, uint32_t l) {
     if constexpr (is_int4_v<D>) {
       const uint64_t at = int4_at(gd, r, l);
       dst.m_.addr[at / 2] = nibble_set(dst.m_.addr[at / 2], at, half_to_int4(src.data()[gs.at<half>(r, l)], mode));
-      shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(at / 2), 1, !(poisoned && l0_poisoned(src, gs, r, l)));
+      st[at / 2] |= uint8_t((1u << (at % 2)) | (poisoned && l0_poisoned(src, gs, r, l) ? 4u : 0u));
     } else {
       const uint64_t at4 = int4_at(gs, r, l), at = gd.at<half>(r, l);
       dst.data()[at] = from_f<half>(static_cast<float>(int8_t(nibble_get(src.m_.addr[at4 / 2], at4))));
@@ -109,6 +113,11 @@ void cast_int4_l0(bool setMask, const AscendC::LocalTensor<D>& dst, const Ascend
       shadow_fill(dst.m_.ub_off() + static_cast<uint32_t>(at * 2), 2, !bad);
     }
   });
+  for (uint32_t k = 0; k < st.size(); ++k) {
+    if (!st[k]) continue;
+    const uint32_t off = dst.m_.ub_off() + k;
+    shadow_fill(off, 1, !(st[k] & 4) && ((st[k] & 3) == 3 || shadow_first_hole(off, 1) < 0));
+  }
 }
 
 template <class D, class S>

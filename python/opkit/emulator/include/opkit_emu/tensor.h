@@ -286,6 +286,7 @@ class GlobalTensor {
   T GetValue(uint64_t off, OPKIT_LOC) const {
     if constexpr (opkit_emu::is_int4_v<T>) {
       check(off & ~uint64_t(1), 1, "GlobalTensor::GetValue", loc);
+      opkit_emu::ctx().stats.gm_read_bytes += 1;  // the byte holding the nibble
       return opkit_emu::nibble_get(reinterpret_cast<const uint8_t*>(ptr_)[off / 2], off);
     }
     check(off, 1, "GlobalTensor::GetValue", loc);
@@ -297,6 +298,7 @@ class GlobalTensor {
   void SetValue(uint64_t off, T v, OPKIT_LOC) const {
     if constexpr (opkit_emu::is_int4_v<T>) {
       check(off & ~uint64_t(1), 1, "GlobalTensor::SetValue", loc);
+      opkit_emu::ctx().stats.gm_write_bytes += 1;
       uint8_t* b = reinterpret_cast<uint8_t*>(ptr_) + off / 2;
       *b = opkit_emu::nibble_set(*b, off, v);
       return;
@@ -325,13 +327,16 @@ class GlobalTensor {
     const uint64_t lim = opkit_emu::is_int4_v<T> ? (size_ + 1) / 2 : size_;  // in count's units
     bool limited = lim > 0 || sized_;
     if (limited && (overrun_ || off + count > lim)) {
-      const uint64_t first = overrun_ ? off : std::max<uint64_t>(off, lim);  // first element out of range
+      const uint64_t first = overrun_ ? off : std::max<uint64_t>(off, lim);  // first unit out of range
+      // int4b_t: off / count are bytes here; reported as elements (two to a byte), as the view's size is
+      const uint64_t k = opkit_emu::is_int4_v<T> ? 2 : 1;
       opkit_emu::warn_once("gm-bounds", call, loc,
                            opkit_emu::strf("element %llu is beyond the SetGlobalBuffer size: the access covers elements "
                                            "[%llu, %llu) and this view holds %s; it stays inside the GM buffer, which "
                                            "the NPU allows (the size is not checked on the device)",
-                                           (unsigned long long)first, (unsigned long long)off,
-                                           (unsigned long long)(off + count), opkit_emu::plural(size_, "element").c_str()));
+                                           (unsigned long long)(first * k), (unsigned long long)(off * k),
+                                           (unsigned long long)((off + count) * k),
+                                           opkit_emu::plural(size_, "element").c_str()));
     }
   }
 

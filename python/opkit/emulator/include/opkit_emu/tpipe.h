@@ -391,6 +391,7 @@ class TBuf {
   template <class T>
   LocalTensor<T> Get(uint32_t len, OPKIT_LOC) {
     const opkit_emu::BufRec& b = rec("TBuf::Get", loc);
+    odd_int4<T>(len, "TBuf::Get", "len", loc);
     if (opkit_emu::elem_bytes<T>(len) > b.len)
       opkit_emu::fail("tbuf-bounds", "TBuf::Get", loc,
                       opkit_emu::strf("%u elements of %zu bytes exceed the buffer's %u bytes", len, sizeof(T), b.len));
@@ -398,10 +399,19 @@ class TBuf {
     t.m_.pos = pos;
     return t;
   }
+  // CANN takes len / 2 bytes (kernel_tbuf_impl.h:34-35): an odd int4b_t count would lose its last element silently,
+  // so it is api-argument here as for LocalTensor::SetSize.
+  template <class T>
+  static void odd_int4(uint32_t n, const char* call, const char* what, opkit_emu::SrcLoc loc) {
+    if (opkit_emu::is_int4_v<T> && n % 2)
+      opkit_emu::fail("api-argument", call, loc,
+                      opkit_emu::strf("int4b_t %s %u is odd: a tensor holds whole bytes, two elements each", what, n));
+  }
   // size in elements, bufOffset in bytes from the buffer start.
   template <class T>
   LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset, OPKIT_LOC) {
     const opkit_emu::BufRec& b = rec("TBuf::GetWithOffset", loc);
+    odd_int4<T>(size, "TBuf::GetWithOffset", "size", loc);
     if (static_cast<uint64_t>(bufOffset) + opkit_emu::elem_bytes<T>(size) > b.len)
       opkit_emu::fail("tbuf-bounds", "TBuf::GetWithOffset", loc,
                       opkit_emu::strf("offset %u bytes + %u elements of %zu bytes exceed the buffer's %u bytes",

@@ -538,7 +538,7 @@ def compiles(project: layout.Project, op_type: str, work: Path) -> tuple[bool, s
                                      for i, e in enumerate(exprs)) + "}\n"
     defs = dtype_defines(project)
     flags = [f"-DDTYPE_{n.upper()}={v}" for n, v in defs.items()]
-    # ORIG_DTYPE_<X> is the ge::DataType (DT_INT8, a number), as import-cann gives it (cannproject/op.py)
+    # ORIG_DTYPE_<X> is the ge::DataType's name (DT_INT8), as import-cann gives it (cannproject/dtypes.kernel_defines)
     flags += [f"-DORIG_DTYPE_{n.upper()}={CXX_GE[v]}" for n, v in defs.items()]
     cmd = ["g++", "-fsyntax-only", "-w", *emulator.cflags(), f"-DOPKIT_CANN_OP_TYPE={op_type}", *flags,
            f"-I{project.op_kernel}", f"-I{project.root}", *(f"-I{d}" for d in project.libs.kernel_include),

@@ -30,7 +30,8 @@ RIGHT = ["00_introduction/01_add/add_tpipe_tque", "04_advanced_api/01_activation
          "04_advanced_api/07_filter/dropout", "04_advanced_api/05_sort/topk",
          "04_advanced_api/08_transpose/pad", "04_advanced_api/08_transpose/unpad",
          "04_advanced_api/08_transpose/transpose", "04_advanced_api/08_transpose/transdata",
-         "04_advanced_api/03_quantization/antiquant", "04_advanced_api/02_normalization/layernorm_v2"]
+         "04_advanced_api/03_quantization/antiquant", "04_advanced_api/02_normalization/layernorm_v2",
+         "03_basic_api/01_memory_vector_compute/cast"]
 
 
 def test_asc_examples_run_right(tmp_path):

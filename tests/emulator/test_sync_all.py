@@ -69,6 +69,21 @@ def test_single_block_sees_its_own_atomic_add_after_sync_all(mod):
     np.testing.assert_array_equal(out.view(np.uint32), sequential(ws0, x).view(np.uint32))
 
 
+def test_group_barrier_round_applies_atomic_adds_in_block_order(mod):
+    # group_barrier.h: the round's last Arrive applies every arriver's atomic writes in block order before its
+    # counter write, so the waiter reads the block-order sum whichever host thread arrives first
+    blocks = 7
+    x, ws0 = order_dependent_inputs(blocks - 1, seed=7)
+    want = sequential(ws0, x)
+    assert not np.array_equal(want.view(np.uint32), sequential(ws0, x[::-1]).view(np.uint32))
+    for _ in range(5):
+        ws, out = ws0.copy(), np.full(L, np.nan, np.float32)
+        mod.reduce_gb([np.concatenate([x.reshape(-1), np.zeros(L, np.float32)]), ws,
+                       np.zeros((blocks - 1) * 512, np.uint8), out], block_dim=blocks)
+        np.testing.assert_array_equal(out.view(np.uint32), want.view(np.uint32))
+        np.testing.assert_array_equal(ws.view(np.uint32), want.view(np.uint32))
+
+
 def test_failed_launch_drops_atomics_of_an_unfinished_sync_all(mod):
     x, ws0 = order_dependent_inputs(4, seed=4)
     ws = ws0.copy()

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <map>
 #include <set>
+#include <utility>
 #include <mutex>
 
 #include "opkit_emu/atomic_apply.h"
@@ -49,7 +50,26 @@ struct SyncAllBarrier {
   std::set<int64_t> ended_blocks;   // blocks whose body returned normally
   // atomic GM writes handed over by the blocks waiting at the current SyncAll, keyed (and applied) by block index
   std::map<int64_t, std::vector<AtomicRecord>> atomics;
+  // the same for a GroupBarrier round (group_barrier.h), keyed by (workspace, counter area): the adds made to the
+  // counters this round so far and the atomic writes handed over with them, by block
+  struct GroupRound {
+    uint32_t adds = 0;
+    std::map<int64_t, std::vector<AtomicRecord>> atomics;
+  };
+  std::map<std::pair<const void*, uint32_t>, GroupRound> group_rounds;
 };
+// Moves a block's pending atomic writes into `into` (keyed by block, so they are applied in block order).
+inline void hand_over_atomics(BlockCtx& c, std::map<int64_t, std::vector<AtomicRecord>>& into) {
+  if (c.atomics.empty()) return;
+  std::vector<AtomicRecord>& mine = into[c.idx];
+  for (AtomicRecord& r : c.atomics) mine.push_back(std::move(r));
+  c.atomics.clear();
+}
+inline void apply_in_block_order(std::map<int64_t, std::vector<AtomicRecord>>& pending) {
+  for (const auto& kv : pending)
+    for (const AtomicRecord& r : kv.second) atomic_apply(r);
+  pending.clear();
+}
 struct SyncAllRegistry {
   std::mutex mu;
   std::map<const void*, SyncAllBarrier> by_launch;  // key: the launch's GM region list (one per launch)
@@ -95,16 +115,10 @@ inline void sync_all(SrcLoc loc) {
   const int64_t gen = b.generation;
   // Handed over, not kept: if this SyncAll never completes (a block fails or ends first) the launch fails and they
   // are dropped with the block's later ones, as at the end of a failed launch.
-  if (!c.atomics.empty()) {
-    std::vector<AtomicRecord>& mine = b.atomics[c.idx];
-    for (AtomicRecord& r : c.atomics) mine.push_back(std::move(r));
-    c.atomics.clear();
-  }
+  hand_over_atomics(c, b.atomics);
   if (++b.arrived == b.num) {
     // every block waits here, so GM is not touched by any other thread while the writes land
-    for (const auto& kv : b.atomics)
-      for (const AtomicRecord& r : kv.second) atomic_apply(r);
-    b.atomics.clear();
+    apply_in_block_order(b.atomics);
     b.arrived = 0;
     b.generation++;
     b.cv.notify_all();

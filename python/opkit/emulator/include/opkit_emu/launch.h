@@ -1,6 +1,6 @@
 // Running a kernel: one BlockCtx (own UB + shadow) per block, blocks spread over host threads,
-// results independent of the thread count (atomic GM adds are applied after all blocks, in block
-// order). Also: the module ABI and CANN's CPU-debug entry points (ICPU_RUN_KF).
+// results independent of the thread count (atomic GM writes are applied in block order: after all blocks,
+// or at a completed SyncAll / GroupBarrier round). Also: the module ABI and CANN's CPU-debug entry points (ICPU_RUN_KF).
 #pragma once
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 // Running a kernel: one BlockCtx (own UB + shadow) per block, blocks spread over host threads,
-// results independent of the thread count (atomic GM adds are applied after all blocks, in block
-// order). Also: the module ABI and CANN's CPU-debug entry points (ICPU_RUN_KF).
+// results independent of the thread count (atomic GM writes are applied in block order: after all blocks,
+// or at a completed SyncAll / GroupBarrier round). Also: the module ABI and CANN's CPU-debug entry points (ICPU_RUN_KF).
 #pragma once
 #include <unistd.h>
 
@@ -61,37 +61,6 @@ inline void end_of_kernel_checks(BlockCtx& c) {
              strf("SetFlag<HardEvent::%s>(%d) was never matched by a WaitFlag before the kernel ended",
                   event_name(static_cast<AscendC::HardEvent>(e)), id));
   });
-}
-
-template <class T>
-inline void atomic_apply_t(uint8_t* dst, const uint8_t* src, size_t bytes, int op = 0) {
-  for (size_t o = 0; o + sizeof(T) <= bytes; o += sizeof(T)) {
-    T a, b;
-    std::memcpy(&a, dst + o, sizeof(T));
-    std::memcpy(&b, src + o, sizeof(T));
-    T r;
-    if (op != 0) {  // SetAtomicMax (1) / SetAtomicMin (2); a NaN operand is kept
-      const float fa = to_f(a), fb = to_f(b);
-      const bool take_b = fb != fb || (fa == fa && (op == 1 ? fb > fa : fb < fa));
-      if constexpr (std::is_integral<T>::value) r = op == 1 ? std::max(a, b) : std::min(a, b);
-      else r = take_b ? b : a;
-    } else if constexpr (std::is_integral<T>::value)
-      r = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-    else
-      r = from_f<T>(to_f(a) + to_f(b));
-    std::memcpy(dst + o, &r, sizeof(T));
-  }
-}
-inline void atomic_apply(const AtomicRecord& r) {
-  const int op = r.dtype / 8;  // 0 add, 1 max, 2 min (datacopy.h)
-  switch (r.dtype % 8) {
-    case 0: atomic_apply_t<float>(r.dst, r.data.data(), r.data.size(), op); break;
-    case 1: atomic_apply_t<half>(r.dst, r.data.data(), r.data.size(), op); break;
-    case 2: atomic_apply_t<bfloat16_t>(r.dst, r.data.data(), r.data.size(), op); break;
-    case 3: atomic_apply_t<int32_t>(r.dst, r.data.data(), r.data.size(), op); break;
-    case 4: atomic_apply_t<int16_t>(r.dst, r.data.data(), r.data.size(), op); break;
-    default: atomic_apply_t<int8_t>(r.dst, r.data.data(), r.data.size(), op); break;
-  }
 }
 
 // Below this much GM traffic a launch runs its blocks on the calling thread: starting host threads

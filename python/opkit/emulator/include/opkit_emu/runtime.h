@@ -76,7 +76,7 @@ struct QueueRec {
   int8_t producer = -1, consumer = -1;  // pipes the queue's events order (-1: same pipe, no event)
 };
 
-struct AtomicRecord {  // a UB->GM copy under SetAtomicAdd, applied after all blocks in block order (or at a GroupBarrier)
+struct AtomicRecord {  // a UB->GM copy under SetAtomicAdd / Max / Min, applied in block order at the launch end or a SyncAll / GroupBarrier round
   uint8_t* dst;
   int dtype;  // 0 float, 1 half, 2 bf16, 3 int32, 4 int16, 5 int8; + 8 for SetAtomicMax, + 16 for SetAtomicMin
   std::vector<uint8_t> data;

@@ -8,12 +8,18 @@
 // A kernel that calls SyncAll makes its launches run every block on its own host thread (a barrier
 // needs all blocks alive); if one block fails or ends without reaching a SyncAll the others reach,
 // the waiting blocks stop instead of hanging (the device would hang).
+// Atomic GM writes (SetAtomicAdd / Max / Min copies, deferred to the launch's end otherwise) land at a completed
+// SyncAll: each arriving block hands its pending ones to the barrier, and the last to arrive applies them all in
+// block order before releasing anyone -- the launch-end order, so float sums are the same run to run. On the NPU an
+// MTE3 copy is in GM once its pipe is done, and CANN's A2 SyncAll starts with PipeBarrier<PIPE_ALL>() (below).
 #pragma once
 #include <condition_variable>
 #include <map>
 #include <set>
+#include <utility>
 #include <mutex>
 
+#include "opkit_emu/atomic_apply.h"
 #include "opkit_emu/runtime.h"
 
 namespace opkit_emu {
@@ -42,7 +48,28 @@ struct SyncAllBarrier {
   int64_t epoch = 0, checked = 0;
   std::set<int64_t> gm_waiters;     // blocks inside a GroupBarrier wait (group_barrier.h names them on a hang)
   std::set<int64_t> ended_blocks;   // blocks whose body returned normally
+  // atomic GM writes handed over by the blocks waiting at the current SyncAll, keyed (and applied) by block index
+  std::map<int64_t, std::vector<AtomicRecord>> atomics;
+  // the same for a GroupBarrier round (group_barrier.h), keyed by (workspace, counter area): the adds made to the
+  // counters this round so far and the atomic writes handed over with them, by block
+  struct GroupRound {
+    uint32_t adds = 0;
+    std::map<int64_t, std::vector<AtomicRecord>> atomics;
+  };
+  std::map<std::pair<const void*, uint32_t>, GroupRound> group_rounds;
 };
+// Moves a block's pending atomic writes into `into` (keyed by block, so they are applied in block order).
+inline void hand_over_atomics(BlockCtx& c, std::map<int64_t, std::vector<AtomicRecord>>& into) {
+  if (c.atomics.empty()) return;
+  std::vector<AtomicRecord>& mine = into[c.idx];
+  for (AtomicRecord& r : c.atomics) mine.push_back(std::move(r));
+  c.atomics.clear();
+}
+inline void apply_in_block_order(std::map<int64_t, std::vector<AtomicRecord>>& pending) {
+  for (const auto& kv : pending)
+    for (const AtomicRecord& r : kv.second) atomic_apply(r);
+  pending.clear();
+}
 struct SyncAllRegistry {
   std::mutex mu;
   std::map<const void*, SyncAllBarrier> by_launch;  // key: the launch's GM region list (one per launch)
@@ -78,11 +105,20 @@ inline void sync_all_release(const void* launch) {
 
 inline void sync_all(SrcLoc loc) {
   BlockCtx& c = ctx();
-  if (c.num == 1) return;
+  if (c.num == 1) {  // the block's own atomic writes are in GM after the barrier as well
+    for (const AtomicRecord& r : c.atomics) atomic_apply(r);
+    c.atomics.clear();
+    return;
+  }
   SyncAllBarrier& b = barrier_of(c);
   std::unique_lock<std::mutex> lk(b.mu);
   const int64_t gen = b.generation;
+  // Handed over, not kept: if this SyncAll never completes (a block fails or ends first) the launch fails and they
+  // are dropped with the block's later ones, as at the end of a failed launch.
+  hand_over_atomics(c, b.atomics);
   if (++b.arrived == b.num) {
+    // every block waits here, so GM is not touched by any other thread while the writes land
+    apply_in_block_order(b.atomics);
     b.arrived = 0;
     b.generation++;
     b.cv.notify_all();

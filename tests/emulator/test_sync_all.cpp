@@ -5,7 +5,8 @@ using namespace AscendC;
 
 // The multi-core reduction CANN kernels use: every block atomically writes its 64 floats x[idx * 64 ..) into the
 // workspace ws, SyncAll, then block 0 copies ws to out. mode[0]: 0 SetAtomicAdd, 1 SetAtomicMax, 2 SetAtomicAdd
-// and block 2 (of 3 or more) writes past ws before its SyncAll (gm-bounds).
+// and block 2 (of 3 or more) writes past ws before its SyncAll (gm-bounds), 3 SetAtomicAdd and the older
+// SyncAll(gmWorkspace, ubWorkspace, usedCores) form. Low blocks do busy work first, so they arrive last.
 extern "C" __global__ __aicore__ void reduce_ws(GM_ADDR x, GM_ADDR ws, GM_ADDR out, GM_ADDR mode) {
   constexpr int32_t L = 64;
   const int64_t n = GetBlockNum(), i = GetBlockIdx();
@@ -18,14 +19,25 @@ extern "C" __global__ __aicore__ void reduce_ws(GM_ADDR x, GM_ADDR ws, GM_ADDR o
   TBuf<TPosition::VECCALC> buf;
   pipe.InitBuffer(buf, L * sizeof(float));
   LocalTensor<float> t = buf.Get<float>();
+  TBuf<TPosition::VECCALC> busy;
+  pipe.InitBuffer(busy, L * sizeof(float));
+  LocalTensor<float> scratch = busy.Get<float>();
+  Duplicate(scratch, 0.0f, L);
+  for (int64_t k = 0; k < (n - 1 - i) * 2000; ++k) Adds(scratch, scratch, 1.0f, L);
   DataCopy(t, xg[L * i], L);
   PipeBarrier<PIPE_ALL>();
   if (md == 1) SetAtomicMax<float>();
   else SetAtomicAdd<float>();
-  DataCopy(wg, t, L);
+  DataCopy(wg, t, L);  // t is read by MTE3 here and written by MTE2 below: SyncAll's own PipeBarrier orders them
   SetAtomicNone();
   if (md == 2 && i == 2) wg.SetValue(L, 0.0f);  // past the end: gm-bounds
-  SyncAll();
+  if (md == 3) {
+    GlobalTensor<int32_t> gw;
+    gw.SetGlobalBuffer((__gm__ int32_t*)ws, L);
+    SyncAll(gw, scratch.ReinterpretCast<int32_t>(), 0);
+  } else {
+    SyncAll();
+  }
   if (i != 0) return;
   DataCopy(t, wg, L);
   PipeBarrier<PIPE_ALL>();

@@ -43,15 +43,15 @@ def run(mod, x, ws, mode, blocks):
     return out
 
 
-@pytest.mark.parametrize("blocks", [4, 8])
-def test_atomic_add_before_sync_all_is_read_after_it_in_block_order(mod, blocks):
+@pytest.mark.parametrize("blocks,mode", [(4, 0), (8, 0), (4, 3)], ids=["4", "8", "4-gm-workspace-form"])
+def test_atomic_add_before_sync_all_is_read_after_it_in_block_order(mod, blocks, mode):
     x, ws0 = order_dependent_inputs(blocks, seed=blocks)
     want = sequential(ws0, x)
     # the inputs make the order matter: the reverse block order gives other bits for some lanes
     assert not np.array_equal(want.view(np.uint32), sequential(ws0, x[::-1]).view(np.uint32))
-    for _ in range(3):  # the blocks reach SyncAll in host-thread order; the sum must not depend on it
+    for _ in range(3):  # low blocks arrive last (the kernel's busy work); the sum must not depend on arrival
         ws = ws0.copy()
-        out = run(mod, x, ws, 0, blocks)
+        out = run(mod, x, ws, mode, blocks)
         np.testing.assert_array_equal(out.view(np.uint32), want.view(np.uint32))
         np.testing.assert_array_equal(ws.view(np.uint32), want.view(np.uint32))  # applied once, not again at the end
 
@@ -65,23 +65,27 @@ def test_atomic_max_before_sync_all_is_read_after_it(mod):
 
 def test_single_block_sees_its_own_atomic_add_after_sync_all(mod):
     x, ws0 = order_dependent_inputs(1, seed=3)
-    out = run(mod, x, ws0.copy(), 0, 1)
+    ws = ws0.copy()
+    out = run(mod, x, ws, 0, 1)
     np.testing.assert_array_equal(out.view(np.uint32), sequential(ws0, x).view(np.uint32))
+    np.testing.assert_array_equal(ws.view(np.uint32), sequential(ws0, x).view(np.uint32))  # not added again at the end
 
 
-def test_group_barrier_round_applies_atomic_adds_in_block_order(mod):
-    # group_barrier.h: the round's last Arrive applies every arriver's atomic writes in block order before its
-    # counter write, so the waiter reads the block-order sum whichever host thread arrives first
+def test_group_barrier_arrive_applies_a_blocks_atomic_adds_before_the_wait_passes(mod):
+    # group_barrier.h: each Arrive applies its block's pending atomic writes under the barrier's lock before its
+    # counter write, so the waiter reads every arriver's add. They land in host-thread order (Arrive does not wait
+    # for the round): integer-valued floats make the sum exact in any order, so the check is bitwise.
     blocks = 7
-    x, ws0 = order_dependent_inputs(blocks - 1, seed=7)
-    want = sequential(ws0, x)
-    assert not np.array_equal(want.view(np.uint32), sequential(ws0, x[::-1]).view(np.uint32))
-    for _ in range(5):
+    rng = np.random.default_rng(7)
+    x = rng.integers(-1000, 1000, size=(blocks - 1, L)).astype(np.float32)
+    ws0 = rng.integers(-1000, 1000, size=L).astype(np.float32)
+    want = ws0 + x.sum(axis=0)
+    for _ in range(3):
         ws, out = ws0.copy(), np.full(L, np.nan, np.float32)
         mod.reduce_gb([np.concatenate([x.reshape(-1), np.zeros(L, np.float32)]), ws,
                        np.zeros((blocks - 1) * 512, np.uint8), out], block_dim=blocks)
-        np.testing.assert_array_equal(out.view(np.uint32), want.view(np.uint32))
-        np.testing.assert_array_equal(ws.view(np.uint32), want.view(np.uint32))
+        np.testing.assert_array_equal(out, want)
+        np.testing.assert_array_equal(ws, want)   # applied once, not again at the end
 
 
 def test_failed_launch_drops_atomics_of_an_unfinished_sync_all(mod):

@@ -126,21 +126,18 @@ class GroupBarrier {
                                       name, index, lines));
   }
   // The atomic add of every counter of one area (one MTE3 copy under SetAtomicAdd<int32_t>, under the lock). The
-  // block's earlier atomic GM writes, which the emulator otherwise applies at the end of the launch, must land before
-  // anyone passes the barrier: on the NPU they are earlier copies on the same MTE3 queue (CANN's sample group_barrier
-  // atomically adds its output, then arrives). They are handed to the round, and the round's last add (the
-  // arriveSize-th Arrive, the waitSize-th Wait) applies the round's in block order before its counter write -- no
-  // block passes before it, and float sums do not depend on the host threads' order (docs/emulator.md, SetAtomicAdd).
+  // block's earlier atomic GM writes, which the emulator otherwise applies at the end of the launch, land first: on
+  // the NPU they are earlier copies on the same MTE3 queue, so a block past the barrier sees them (CANN's sample
+  // group_barrier atomically adds its output, then arrives). They go in host-thread arrival order, not block order:
+  // Arrive / Wait do not wait for the round, so holding them back until the round completes would leave a block
+  // running on while its own writes are not yet in GM. Float sums flushed here are therefore order-dependent, and a
+  // failed launch keeps them (docs/emulator.md, SetAtomicAdd).
   void add_one(uint32_t area) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     opkit_emu::SyncAllBarrier& b = opkit_emu::barrier_of(c);
     std::lock_guard<std::mutex> lk(b.mu);
-    opkit_emu::SyncAllBarrier::GroupRound& round = b.group_rounds[{static_cast<const void*>(ws_), area}];
-    opkit_emu::hand_over_atomics(c, round.atomics);
-    if (++round.adds == (area == 0 ? arriveSize_ : waitSize_)) {
-      opkit_emu::apply_in_block_order(round.atomics);
-      round.adds = 0;
-    }
+    for (const opkit_emu::AtomicRecord& r : c.atomics) opkit_emu::atomic_apply(r);
+    c.atomics.clear();
     // the increment is UB block i's first int32 at the time of the copy, as on the NPU (group_barrier_impl.h:139-146):
     // 1 as the constructor wrote it, unless the kernel has written over it since (then the NPU's barrier breaks too)
     const uint8_t* inc = c.ub + opkit_emu::kChip.ub_total_bytes - 32 * opkit_emu::kBarrierMaxAiv;

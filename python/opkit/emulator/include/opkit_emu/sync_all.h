@@ -50,13 +50,6 @@ struct SyncAllBarrier {
   std::set<int64_t> ended_blocks;   // blocks whose body returned normally
   // atomic GM writes handed over by the blocks waiting at the current SyncAll, keyed (and applied) by block index
   std::map<int64_t, std::vector<AtomicRecord>> atomics;
-  // the same for a GroupBarrier round (group_barrier.h), keyed by (workspace, counter area): the adds made to the
-  // counters this round so far and the atomic writes handed over with them, by block
-  struct GroupRound {
-    uint32_t adds = 0;
-    std::map<int64_t, std::vector<AtomicRecord>> atomics;
-  };
-  std::map<std::pair<const void*, uint32_t>, GroupRound> group_rounds;
 };
 // Moves a block's pending atomic writes into `into` (keyed by block, so they are applied in block order).
 inline void hand_over_atomics(BlockCtx& c, std::map<int64_t, std::vector<AtomicRecord>>& into) {
@@ -195,6 +188,8 @@ inline void SyncAll(const G& gmWorkspace, const U& ubWorkspace, const int32_t us
                     opkit_emu::strf("usedCores %d differs from the launch's %lld blocks: only full-launch SyncAll is "
                                     "emulated",
                                     usedCores, (long long)opkit_emu::ctx().num));
+  // CANN's A2 SoftSyncAllImpl also starts with PipeBarrier<PIPE_ALL>() (kernel_operator_sync_impl.h:70)
+  opkit_emu::ctx().hz.barrier_all();
   opkit_emu::sync_all(loc);
 }
 

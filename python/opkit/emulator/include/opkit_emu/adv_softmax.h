@@ -57,6 +57,21 @@ inline T softmax_out(float v) {
   }
 }
 
+// The checks every SoftMax-family API makes on its SoftMaxShapeInfo (api-argument): not empty, the last axis 32-byte
+// aligned (each API's page, <api>.md), and -- for the APIs that reduce over oriSrcK -- oriSrcK within srcK.
+template <class T>
+inline void softmax_shape_checks(const char* api, const AscendC::SoftMaxShapeInfo& s, SrcLoc loc, bool ori = true) {
+  if (s.srcM == 0 || s.srcK == 0)
+    fail("api-argument", api, loc,
+         "SoftMaxShapeInfo is empty: CANN then takes the shape from the tensor's ShapeInfo, which the emulator does "
+         "not keep; pass {srcM, srcK, oriSrcM, oriSrcK}");
+  if (s.srcK * sizeof(T) % kBlk != 0)
+    fail("api-argument", api, loc,
+         strf("srcK %u x %zu bytes is not 32-byte aligned (%s.md: the last axis must be)", s.srcK, sizeof(T), api));
+  if (ori && s.oriSrcK > s.srcK)
+    fail("api-argument", api, loc, strf("oriSrcK %u is beyond srcK %u", s.oriSrcK, s.srcK));
+}
+
 template <class T1, class T2>
 void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<T2>* sum,
                 const AscendC::LocalTensor<T2>* max, const AscendC::LocalTensor<T1>& src,
@@ -66,13 +81,7 @@ void softmax_nd(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<
                 "opkit emulator: SoftMax supports half and float");
   static_assert(std::is_same<T2, T1>::value || (std::is_same<T1, half>::value && std::is_same<T2, float>::value),
                 "opkit emulator: SoftMax's sum / max tensors are of the source type, or float for a half source");
-  if (s.srcM == 0 || s.srcK == 0)
-    fail("api-argument", call, loc,
-         "SoftMaxShapeInfo is empty: CANN then takes the shape from the tensor's ShapeInfo, which the emulator does "
-         "not keep; pass {srcM, srcK, oriSrcM, oriSrcK}");
-  if (s.srcK * sizeof(T1) % kBlk != 0)
-    fail("api-argument", call, loc,
-         strf("srcK %u x %zu bytes is not 32-byte aligned (SoftMax.md: the last axis must be)", s.srcK, sizeof(T1)));
+  softmax_shape_checks<T1>(call, s, loc, false);  // oriSrcK beyond srcK: clamped below
   const uint32_t M = s.srcM, K = s.srcK, oriK = s.oriSrcK == 0 || s.oriSrcK > K ? K : s.oriSrcK;
   const uint32_t blk = kBlk / sizeof(T2);
   const uint64_t n = uint64_t(M) * K;

@@ -34,14 +34,7 @@ void adv_log_softmax(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTen
   static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
                 "opkit emulator: LogSoftMax supports half and float (LogSoftMax.md, A2)");
   const char* api = "LogSoftMax";
-  if (s.srcM == 0 || s.srcK == 0)
-    fail("api-argument", api, loc,
-         "SoftMaxShapeInfo is empty: CANN then takes the shape from the tensor's ShapeInfo, which the emulator does "
-         "not keep; pass {srcM, srcK, oriSrcM, oriSrcK}");
-  if (s.srcK * sizeof(T) % kBlk != 0)
-    fail("api-argument", api, loc,
-         strf("srcK %u x %zu bytes is not 32-byte aligned (LogSoftMax.md: the last axis must be)", s.srcK, sizeof(T)));
-  if (s.oriSrcK > s.srcK) fail("api-argument", api, loc, strf("oriSrcK %u is beyond srcK %u", s.oriSrcK, s.srcK));
+  softmax_shape_checks<T>(api, s, loc);
   const uint32_t M = s.srcM, K = s.srcK, oriK = s.oriSrcK == 0 ? K : s.oriSrcK, blk = kBlk / sizeof(T);
   const uint64_t n = uint64_t(M) * K, nr = uint64_t(M) * blk;
   if (src.GetSize() < n || dst.GetSize() < n || sum.GetSize() < nr || max.GetSize() < nr)

@@ -28,14 +28,7 @@ void adv_simple_softmax(const AscendC::LocalTensor<T>& dst, const AscendC::Local
   static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
                 "opkit emulator: SimpleSoftMax supports half and float (SimpleSoftMax.md, A2)");
   const char* api = "SimpleSoftMax";
-  if (s.srcM == 0 || s.srcK == 0)
-    fail("api-argument", api, loc,
-         "SoftMaxShapeInfo is empty: CANN then takes the shape from the tensor's ShapeInfo, which the emulator does "
-         "not keep; pass {srcM, srcK, oriSrcM, oriSrcK}");
-  if (s.srcK * sizeof(T) % kBlk != 0)
-    fail("api-argument", api, loc,
-         strf("srcK %u x %zu bytes is not 32-byte aligned (SimpleSoftMax.md: the last axis must be)", s.srcK,
-              sizeof(T)));
+  softmax_shape_checks<T>(api, s, loc, false);
   const uint32_t M = s.srcM, K = s.srcK, bu = kBlk / sizeof(U);
   const uint64_t n = uint64_t(M) * K, nu = uint64_t(M) * bu;
   if (src.GetSize() < n || dst.GetSize() < n || in_sum.GetSize() < nu || in_max.GetSize() < nu)

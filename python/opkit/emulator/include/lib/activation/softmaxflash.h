@@ -59,15 +59,7 @@ void adv_softmax_flash(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
   static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
                 "opkit emulator: SoftmaxFlash supports half and float (SoftmaxFlash.md, A2)");
   const char* api = "SoftmaxFlash";
-  if (s.srcM == 0 || s.srcK == 0)
-    fail("api-argument", api, loc,
-         "SoftMaxShapeInfo is empty: CANN then takes the shape from the tensor's ShapeInfo, which the emulator does "
-         "not keep; pass {srcM, srcK, oriSrcM, oriSrcK}");
-  if (s.srcK * sizeof(T) % kBlk != 0)
-    fail("api-argument", api, loc,
-         strf("srcK %u x %zu bytes is not 32-byte aligned (SoftmaxFlash.md: the last axis must be)", s.srcK,
-              sizeof(T)));
-  if (s.oriSrcK > s.srcK) fail("api-argument", api, loc, strf("oriSrcK %u is beyond srcK %u", s.oriSrcK, s.srcK));
+  softmax_shape_checks<T>(api, s, loc);
   const uint32_t M = s.srcM, K = s.srcK, oriK = s.oriSrcK == 0 ? K : s.oriSrcK;
   const uint32_t bu = kBlk / sizeof(U), bt = kBlk / sizeof(T);
   const uint64_t n = uint64_t(M) * K, nu = uint64_t(M) * bu, nt = uint64_t(M) * bt;

@@ -41,15 +41,7 @@ void adv_softmax_grad(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTe
                       const AscendC::SoftMaxShapeInfo& s, const char* api, SrcLoc loc) {
   static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
                 "opkit emulator: SoftmaxGrad supports half and float (SoftmaxGrad.md, A2)");
-  if (s.srcM == 0 || s.srcK == 0)
-    fail("api-argument", api, loc,
-         "SoftMaxShapeInfo is empty: CANN then takes the shape from the tensor's ShapeInfo, which the emulator does "
-         "not keep; pass {srcM, srcK, oriSrcM, oriSrcK}");
-  if (s.srcK * sizeof(T) % kBlk != 0)
-    fail("api-argument", api, loc,
-         strf("srcK %u x %zu bytes is not 32-byte aligned (%s.md: the last axis must be)", s.srcK, sizeof(T), api));
-  if (s.oriSrcK > s.srcK)
-    fail("api-argument", api, loc, strf("oriSrcK %u is beyond srcK %u", s.oriSrcK, s.srcK));
+  softmax_shape_checks<T>(api, s, loc);
   const uint32_t M = s.srcM, K = s.srcK, oriK = s.oriSrcK == 0 ? K : s.oriSrcK, blk = kBlk / sizeof(T);
   const uint64_t n = uint64_t(M) * K, nd = front ? uint64_t(M) * blk : n;
   if (src.GetSize() < n || grad.GetSize() < n || dst.GetSize() < nd)

@@ -99,6 +99,7 @@ inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_
   const uint64_t in = r->data_end() > g ? static_cast<uint64_t>(r->data_end() - g) : 0;
   const uint32_t full = in < row_bytes ? 0 : static_cast<uint32_t>(std::min<uint64_t>(rows, (in - row_bytes) / gm_pitch + 1));
   const uint32_t lb = lane_bits / 8;
+  // (full < rows here: all rows inside the data took the branch above)
   uint32_t part = static_cast<uint32_t>(std::min<uint64_t>(row_bytes, in - std::min(in, uint64_t(full) * gm_pitch)));
   part = (part + lb - 1) / lb * lb;  // a lane that reaches into the data counts whole
   unsigned first = 0;                // the first operand keeps the alignment check; the others start mid-call

@@ -18,6 +18,28 @@ extern "C" __global__ __aicore__ void cross_core(GM_ADDR out, GM_ADDR skip) {
   g.SetValue(16 * i + 8, sum);
 }
 
+// acc: 8 int32 (the host sets 100). Each block atomically adds blockIdx + 1 to them (SetAtomicAdd<int32_t> and a
+// DataCopy: deferred on the emulator), sets the flag, waits for every block's, then reads acc[0] into out[blockIdx]
+// -- CANN's SyncAll written by hand; each block's copy is in GM once it sets its flag, so all see the sum.
+extern "C" __global__ __aicore__ void cross_core_atomic(GM_ADDR acc, GM_ADDR out) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 32);
+  LocalTensor<int32_t> t = b.Get<int32_t>();
+  GlobalTensor<int32_t> a, o;
+  const int64_t i = GetBlockIdx();
+  a.SetGlobalBuffer((__gm__ int32_t*)acc, 8);
+  o.SetGlobalBuffer((__gm__ int32_t*)out, GetBlockNum());
+  Duplicate(t, static_cast<int32_t>(i + 1), 8);
+  PipeBarrier<PIPE_ALL>();
+  SetAtomicAdd<int32_t>();
+  DataCopy(a, t, 8);
+  SetAtomicNone();
+  CrossCoreSetFlag<0x0, PIPE_MTE3>(SYNC_AIV_ONLY_ALL);
+  CrossCoreWaitFlag(SYNC_AIV_ONLY_ALL);
+  o.SetValue(i, a.GetValue(0));
+}
+
 // A kernel class holding its own TPipe, assigned the entry's (as ops-nn norm/layer_norm_grad_v3 does).
 class CopyPipeOp {
  public:
@@ -54,4 +76,5 @@ PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   opkit_emu::pybind::register_translator();
   OPKIT_EMU_PY_KERNEL(m, cross_core, 2);
   OPKIT_EMU_PY_KERNEL(m, pipe_copy, 2);
+  OPKIT_EMU_PY_KERNEL(m, cross_core_atomic, 2);
 }

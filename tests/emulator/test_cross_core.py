@@ -28,6 +28,18 @@ def test_wait_sees_every_blocks_write(mod, blocks):
     np.testing.assert_array_equal(slots[:, 8], np.full(blocks, blocks * (blocks + 1) // 2))
 
 
+@pytest.mark.parametrize("blocks", [2, 4])
+def test_wait_sees_every_setters_atomic_add(mod, blocks):
+    # each block atomically adds blockIdx + 1 into acc, CrossCoreSetFlag, CrossCoreWaitFlag, reads acc[0]: a block's
+    # atomic copies land before its flag (docs/emulator.md, SetAtomicAdd), so every block reads 100 + the sum
+    acc = np.full(8, 100, np.int32)
+    out = np.zeros(blocks, np.int32)
+    mod.cross_core_atomic([acc, out], block_dim=blocks)
+    total = 100 + blocks * (blocks + 1) // 2
+    np.testing.assert_array_equal(out, np.full(blocks, total))
+    np.testing.assert_array_equal(acc, np.full(8, total))   # applied once: nothing left for the launch's end
+
+
 def test_a_block_that_never_sets_is_the_hang(mod):
     out = np.zeros(16 * 3, np.int32)
     with pytest.raises(EmulatorError) as e:

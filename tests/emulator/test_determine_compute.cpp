@@ -2,7 +2,9 @@
 // appends its blockIdx to a GM log between WaitPreBlock and NotifyNextBlock, two rounds; MODE 1: block 2 skips its
 // NotifyNextBlock in round 0 (the blocks after it wait forever on the NPU); MODE 2: gmWorkspace set without a size
 // (CANN's sequential_block_sync sample) and a UB tile loaded before WaitPreBlock, stored after it with no flag of its
-// own (ordered by the call's PipeBarrier<PIPE_ALL>, as in that sample); MODE 3: the same over a GM buffer of 3 blocks' 32 bytes, short of 4.
+// own (ordered by the call's PipeBarrier<PIPE_ALL>, as in that sample); MODE 3: the same over a GM buffer of 3 blocks' 32 bytes, short of 4;
+// MODE 4: each block logs extra[0] instead of its blockIdx, then atomically adds blockIdx + 1 to extra[0..8) before
+// its NotifyNextBlock (the next block reads the running sum: 0 1 3 6, then 10 11 13 16).
 #include "kernel_operator.h"
 #include "tikicpulib.h"
 #include <cstdio>
@@ -31,7 +33,18 @@ extern "C" __global__ __aicore__ void det(GM_ADDR ws, GM_ADDR log, GM_ADDR extra
     WaitPreBlock(g, ub);
     if (MODE == 2) DataCopy(e, x, 8);  // ... MTE3 reads it: ordered by WaitPreBlock's PipeBarrier<PIPE_ALL> alone
     const int32_t n = l.GetValue(8);
+#if MODE == 4
+    GlobalTensor<int32_t> acc;
+    acc.SetGlobalBuffer((__gm__ int32_t*)extra, 8);
+    l.SetValue(n, acc.GetValue(0));
+    Duplicate(x, static_cast<int32_t>(GetBlockIdx() + 1), 8);
+    PipeBarrier<PIPE_ALL>();
+    SetAtomicAdd<int32_t>();
+    DataCopy(acc, x, 8);
+    SetAtomicNone();
+#else
     l.SetValue(n, static_cast<int32_t>(GetBlockIdx()));
+#endif
     l.SetValue(8, n + 1);
     if (!(MODE == 1 && round == 0 && GetBlockIdx() == 2)) NotifyNextBlock(g, ub);
   }
@@ -43,6 +56,7 @@ int main() {
   for (int i = 0; i < 32; ++i) ws[i] = 0;
   for (int i = 0; i < 16; ++i) log[i] = 0;
   auto* extra = (int32_t*)GmAlloc(4 * 32);
+  for (int i = 0; i < 32; ++i) extra[i] = 0;
   ICPU_RUN_KF(det, 4, (uint8_t*)ws, (uint8_t*)log, (uint8_t*)extra);
   for (int i = 0; i < 8; ++i) std::printf("%d ", log[i]);
   std::printf("\n");

@@ -31,3 +31,11 @@ def test_a_workspace_set_without_a_size_holds_its_gm_buffer(gxx, tmp_path):
     assert out.returncode == 0 and out.stdout.split() == ["0", "1", "2", "3"] * 2, out.stdout + out.stderr
     short = _run(gxx, tmp_path, 3)
     assert short.returncode == 1 and "gmWorkspace holds 24 int32_t" in short.stderr, short.stdout + short.stderr
+
+
+def test_the_next_block_sees_the_atomic_adds_before_notify(gxx, tmp_path):
+    # each block logs extra[0], then SetAtomicAdd<int32_t> + DataCopy of blockIdx + 1 onto it, then NotifyNextBlock:
+    # its copies land before its notify (docs/emulator.md, SetAtomicAdd), so the next block reads the running sum
+    out = _run(gxx, tmp_path, 4)
+    assert out.returncode == 0 and out.stdout.split() == ["0", "1", "3", "6", "10", "11", "13", "16"], \
+        out.stdout + out.stderr

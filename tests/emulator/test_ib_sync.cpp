@@ -4,19 +4,31 @@
 #include <cstdio>
 using namespace AscendC;
 // MODE 0: block 0 writes data then IBSet; block 1 IBWait then reads it. MODE 1: block 1 waits, nobody sets.
-// MODE 2: gmWorkspace too small.
+// MODE 2: gmWorkspace too small. MODE 3: block 0 atomically adds 5 to data's 8 words (10 each) then IBSet; block 1
+// IBWait then reads word 0 (15: the setter's atomic write landed before its flag).
 extern "C" __global__ __aicore__ void ib(GM_ADDR data, GM_ADDR sync, GM_ADDR out) {
   TPipe pipe;
   TBuf<TPosition::VECCALC> b;
   pipe.InitBuffer(b, 32);
   LocalTensor<int32_t> ub = b.Get<int32_t>();
   GlobalTensor<int32_t> d, s, o;
-  d.SetGlobalBuffer((__gm__ int32_t*)data, 1);
+  d.SetGlobalBuffer((__gm__ int32_t*)data, MODE == 3 ? 8 : 1);
   s.SetGlobalBuffer((__gm__ int32_t*)sync, MODE == 2 ? 8 : 2 * 8 * 2 + 8);
   o.SetGlobalBuffer((__gm__ int32_t*)out, 2);
   if (GetBlockIdx() == 1) {
     IBWait(s, ub, 0, 1);
     o.SetValue(1, d.GetValue(0) + ub.GetValue(0));
+  } else if (MODE == 3) {
+    TBuf<TPosition::VECCALC> a;
+    pipe.InitBuffer(a, 32);
+    LocalTensor<int32_t> five = a.Get<int32_t>();
+    Duplicate(five, 5, 8);
+    PipeBarrier<PIPE_ALL>();
+    SetAtomicAdd<int32_t>();
+    DataCopy(d, five, 8);
+    SetAtomicNone();
+    IBSet(s, ub, 0, 1);
+    o.SetValue(0, ub.GetValue(0));
   } else if (MODE != 1) {
     d.SetValue(0, 41);
     IBSet(s, ub, 0, 1);
@@ -29,6 +41,7 @@ int main() {
   auto* sync = (uint8_t*)AscendC::GmAlloc(4 * 64);
   auto* out = (uint8_t*)AscendC::GmAlloc(32);
   memset(data, 0, 32); memset(sync, 0, 4 * 64); memset(out, 0, 32);
+  if (MODE == 3) for (int i = 0; i < 8; ++i) ((int32_t*)data)[i] = 10;
   ICPU_RUN_KF(ib, 2, data, sync, out);
   int32_t* o = (int32_t*)out; int32_t* s = (int32_t*)sync;
   std::printf("%d %d %d\n", o[0], o[1], s[2 * 8 * 1 + 0]);

@@ -25,6 +25,13 @@ def test_ib_wait_returns_after_ib_set_and_sees_its_write(gxx, tmp_path):
     assert out.stdout.split() == ["1", "41", "0"], out.stdout + out.stderr
 
 
+def test_ib_wait_sees_the_setters_atomic_add(gxx, tmp_path):
+    # block 0: SetAtomicAdd<int32_t>, DataCopy 5 onto data's 10, IBSet; block 1: IBWait, reads data[0]. On the NPU
+    # the setter's MTE3 copy is in GM before its flag (docs/emulator.md, SetAtomicAdd): 15, not the 10 of before.
+    out = _run(gxx, tmp_path, 3)
+    assert out.returncode == 0 and out.stdout.split() == ["1", "15", "0"], out.stdout + out.stderr
+
+
 @pytest.mark.parametrize("mode,rule,text", [
     (1, "[sync-all] IBWait", "no block left can write it"),
     (2, "[tensor-bounds] IB", "gmWorkspace holds 8 int32_t"),

@@ -214,24 +214,32 @@ class CannOp:
                 ts.append(t)
             outs.append(ts)
         ws = int(sum(r["workspace"]))
-        bufs, spans = [], []
+        # per buffer, its data extent (launch_abi.h arg_data_bytes): a tensor's own bytes, the rest of its
+        # device_extent is padding nobody reads; None (all of it) for a list buffer, the workspace and the tiling
+        bufs, spans, extents = [], [], []
         for ts, dyn in zip(self._per_ir(inputs), self.dynamic()):
             if dyn:
                 buf, _ = list_buffer([t.detach().contiguous() for t in ts])
                 bufs.append(buf)
+                extents.append(None)
             else:
-                bufs.append(_device(_bytes(ts[0].detach().contiguous())) if ts else None)
+                data = _bytes(ts[0].detach().contiguous()) if ts else None
+                bufs.append(_device(data) if ts else None)
+                extents.append(data.nbytes or None if ts else None)
         for ts, dyn in zip(outs, self.dynamic("outputs")):
             if dyn:
                 buf, offs = list_buffer(ts)
+                extents.append(None)
             else:
                 buf, offs = _device(_bytes(ts[0])), [0]
+                extents.append(ts[0].numel() * ts[0].element_size() or None)
             bufs.append(buf)
             spans.append((buf, offs))
         bufs.append(_device(np.zeros(ws, np.uint8)) if ws else None)
         # the tiling buffer stays exact: reading past SetDataSize is the kernel's bug (gm-bounds GET_TILING_DATA)
         bufs.append(np.frombuffer(bytes.fromhex(r["tiling"]), np.uint8).copy() if r["data_size"] else None)
-        mod.launch(bufs, r["block_dim"], tiling_key=r["tiling_key"])
+        extents += [None, None]
+        mod.launch(bufs, r["block_dim"], tiling_key=r["tiling_key"], data_bytes=extents)
         for ts, (buf, offs) in zip(outs, spans):
             for t, off in zip(ts, offs):
                 _bytes(t)[:] = buf[off:off + t.numel() * t.element_size()]

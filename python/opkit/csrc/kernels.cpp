@@ -121,14 +121,15 @@ CheckMode check_mode() {
   TORCH_CHECK(false, "OPKIT_EMU_CHECKS is '", e, "'; expected once, always or fast");
 }
 
-// What makes two launches of one module the same for the rules: blocks, tiling key, every GM size and the
-// tiling struct's bytes (the shape, the attributes and the tiling function's choices all land there).
+// What makes two launches of one module the same for the rules: blocks, tiling key, every GM size and data extent,
+// and the tiling struct's bytes (the shape, the attributes and the tiling function's choices all land there).
 std::string launch_key(const opkit_launch_args& a, const unsigned char* td, size_t td_size) {
   std::string k;
   k.reserve(16 + 8 * a.num_args + td_size);
   k.append(reinterpret_cast<const char*>(&a.block_dim), sizeof a.block_dim);
   k.append(reinterpret_cast<const char*>(&a.tiling_key), sizeof a.tiling_key);
   k.append(reinterpret_cast<const char*>(a.arg_bytes), sizeof(uint64_t) * a.num_args);
+  k.append(reinterpret_cast<const char*>(a.arg_data_bytes), sizeof(uint64_t) * a.num_args);
   k.append(reinterpret_cast<const char*>(td), td_size);
   return k;
 }
@@ -264,13 +265,15 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     la.block_dim = ctx.block_dim;
     la.num_args = static_cast<uint32_t>(d.num_gm_args);
     la.tiling_key = ctx.tiling_key;
+    // Each tensor is allocated exactly (torch's storage): its data extent is all of it (no padding to write into).
     size_t k = 0;
-    for (const at::Tensor& t : ins) { la.args[k] = t.data_ptr(); la.arg_bytes[k++] = static_cast<uint64_t>(t.nbytes()); }
-    for (const at::Tensor& t : outs) { la.args[k] = t.data_ptr(); la.arg_bytes[k++] = static_cast<uint64_t>(t.nbytes()); }
+    for (const at::Tensor& t : ins) { la.args[k] = t.data_ptr(); la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes(); ++k; }
+    for (const at::Tensor& t : outs) { la.args[k] = t.data_ptr(); la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes(); ++k; }
     la.args[k] = ctx.workspace_bytes > 0 ? workspace.data_ptr() : nullptr;
-    la.arg_bytes[k++] = ctx.workspace_bytes;   // the kernel may use exactly what tiling asked for
+    la.arg_bytes[k] = la.arg_data_bytes[k] = ctx.workspace_bytes;   // the kernel may use exactly what tiling asked for
+    ++k;
     la.args[k] = td;
-    la.arg_bytes[k] = td_size;
+    la.arg_bytes[k] = la.arg_data_bytes[k] = td_size;
     const CheckMode mode = check_mode();
     std::string key;
     bool fast = mode == CheckMode::Fast;

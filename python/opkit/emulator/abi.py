@@ -13,7 +13,7 @@ import numpy as np
 
 from opkit.errors import EmulatorError
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 LAUNCH_FAST = 1      # OPKIT_LAUNCH_FAST: skip the per-call rules (docs/emulator.md "Checked once, then fast")
 LAUNCH_ALT_FILL = 2  # with it: fresh UB buffers hold 0x5A, not the checked launch's 0xFF
 MAX_GM_ARGS = 32
@@ -29,6 +29,7 @@ class LaunchArgs(ctypes.Structure):
         ("tiling_key", ctypes.c_uint64),
         ("threads", ctypes.c_uint32),
         ("flags", ctypes.c_uint32),
+        ("arg_data_bytes", ctypes.c_uint64 * MAX_GM_ARGS),
     ]
 
 
@@ -69,11 +70,16 @@ class KernelModule:
         self._fn.restype = ctypes.c_int32
 
     def launch(self, buffers: Sequence[np.ndarray | None], block_dim: int, *, tiling_key: int = 0,
-               threads: int = 0, fast: bool = False, alt_fill: bool = False) -> dict:
+               threads: int = 0, fast: bool = False, alt_fill: bool = False,
+               data_bytes: Sequence[int | None] | None = None) -> dict:
         """Run the kernel; buffers are C-contiguous numpy arrays (GM), None for an absent one. fast: skip the
         per-call rules (only for a launch whose tiling and GM sizes passed them once); alt_fill (with fast):
-        fresh UB buffers hold 0x5A instead of being left as they were.
+        fresh UB buffers hold 0x5A instead of being left as they were. data_bytes: per buffer, the bytes of real
+        data at its start (the rest is allocation padding the kernel may write garbage into; launch_abi.h
+        arg_data_bytes); None, or None for a buffer: all of it.
         Returns the stats as a dict; raises EmulatorError on a rule violation, RuntimeError otherwise."""
+        if data_bytes is not None and len(data_bytes) != len(buffers):
+            raise ValueError(f"data_bytes has {len(data_bytes)} entries for {len(buffers)} buffers")
         a = LaunchArgs()
         a.abi_version, a.block_dim, a.num_args = ABI_VERSION, block_dim, len(buffers)
         a.tiling_key, a.threads, a.flags = tiling_key, threads, \
@@ -85,6 +91,10 @@ class KernelModule:
                 raise ValueError(f"GM argument {i} is not C-contiguous")
             a.args[i] = b.ctypes.data
             a.arg_bytes[i] = b.nbytes
+            n = b.nbytes if data_bytes is None or data_bytes[i] is None else int(data_bytes[i])
+            if b.nbytes and not 0 < n <= b.nbytes:
+                raise ValueError(f"GM argument {i}: data_bytes {n} is outside (0, {b.nbytes}] (its buffer's bytes)")
+            a.arg_data_bytes[i] = n
         r = LaunchResult()
         self._fn(ctypes.byref(a), ctypes.byref(r))
         if r.status == 1:

@@ -8,7 +8,7 @@
 extern "C" {
 #endif
 
-#define OPKIT_LAUNCH_ABI_VERSION 2   // 2: + flags
+#define OPKIT_LAUNCH_ABI_VERSION 3   // 2: + flags; 3: + arg_data_bytes
 #define OPKIT_MAX_GM_ARGS 32
 
 typedef struct opkit_launch_args {
@@ -20,6 +20,10 @@ typedef struct opkit_launch_args {
   uint64_t tiling_key;      // ICPU_SET_TILING_KEY value
   uint32_t threads;         // host threads for blocks (0 = emulator default); results never depend on it
   uint32_t flags;           // OPKIT_LAUNCH_* bits
+  // Bytes of real data at the start of each buffer (0: all of arg_bytes). The rest of arg_bytes is the allocation's
+  // padding (the device allocates ALIGN_UP(n, 32) + 32): a kernel may write there (a tail's 32-byte block), and
+  // poison (never-written UB) landing there is no error -- nobody reads it (docs/emulator.md "Data extent").
+  uint64_t arg_data_bytes[OPKIT_MAX_GM_ARGS];
 } opkit_launch_args;
 // The launch skips the per-call rules (operand checks, pipe hazards, poison): only for a launch whose module,
 // tiling and GM sizes already passed them once (docs/emulator.md "Checked once, then fast"). Outputs are

@@ -1,5 +1,6 @@
 // Applying a deferred atomic GM write (AtomicRecord, runtime.h): SetAtomicAdd / SetAtomicMax / SetAtomicMin copies
-// land when the launch ends (launch.h), when a SyncAll completes (sync_all.h) or at a GroupBarrier (group_barrier.h).
+// land when the launch ends (launch.h), when a SyncAll completes (sync_all.h), at a GroupBarrier (group_barrier.h)
+// or, a block's own, when it sets a flag another block waits on (CrossCoreSetFlag, IBSet, NotifyNextBlock).
 #pragma once
 #include <algorithm>
 #include <cstring>

@@ -80,6 +80,39 @@ inline void gm_load(uint8_t* dst, const uint8_t* src, size_t bytes) {
   std::memcpy(dst, src, bytes);
 }
 
+// The UB source of a UB->GM copy (plain or atomic): `rows` rows of row_bytes, ub_pitch bytes apart from byte rel_off
+// of t, landing gm_pitch bytes apart from `gm`. Poison is an error (ub-uninitialized) only in the bytes that land
+// inside the GM argument's data extent (GmRegion::data_end, launch ABI arg_data_bytes): a tail's 32-byte block
+// written past the tensor into its allocation's padding carries whatever UB held, on the device too, and nobody
+// reads it (docs/emulator.md "Data extent"). The bytes past it stay operands (pipe hazards), not sinks.
+inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_t rows, uint32_t row_bytes,
+                      uint32_t ub_pitch, uint32_t lane_bits, const char* name, const void* gm, uint64_t gm_pitch,
+                      unsigned flags = 0) {
+  const auto* g = static_cast<const uint8_t*>(gm);
+  const GmRegion* r = ctx().checks && rows && row_bytes ? gm_find(g) : nullptr;
+  const uint64_t end = static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes;  // GM bytes from g the copy spans
+  if (!r || r->data_end() >= g + end) {  // the usual case: all of it is data (or the GM check will fail it)
+    c.read_rows(t, rel_off, rows, row_bytes, ub_pitch, lane_bits, name, flags | kSink);
+    return;
+  }
+  // GM rows go up (gm_pitch >= row_bytes): rows [0, full) lie inside the data, row `full` may straddle its end
+  const uint64_t in = r->data_end() > g ? static_cast<uint64_t>(r->data_end() - g) : 0;
+  const uint32_t full = in < row_bytes ? 0 : static_cast<uint32_t>(std::min<uint64_t>(rows, (in - row_bytes) / gm_pitch + 1));
+  const uint32_t lb = lane_bits / 8;
+  // (full < rows here: all rows inside the data took the branch above)
+  uint32_t part = static_cast<uint32_t>(std::min<uint64_t>(row_bytes, in - std::min(in, uint64_t(full) * gm_pitch)));
+  part = (part + lb - 1) / lb * lb;  // a lane that reaches into the data counts whole
+  unsigned first = 0;                // the first operand keeps the alignment check; the others start mid-call
+  if (full) {
+    c.read_rows(t, rel_off, full, row_bytes, ub_pitch, lane_bits, name, flags | kSink);
+    first = kUnaligned;
+  }
+  const uint32_t at = rel_off + full * ub_pitch;
+  if (part) c.read(t, at, part / lb, lane_bits, name, flags | kSink | first), first = kUnaligned;
+  if (part < row_bytes) c.read(t, at + part, (row_bytes - part) / lb, lane_bits, name, flags | first), first = kUnaligned;
+  if (full + 1 < rows) c.read_rows(t, at + ub_pitch, rows - full - 1, row_bytes, ub_pitch, lane_bits, name, flags | first);
+}
+
 }  // namespace opkit_emu
 
 namespace AscendC {
@@ -118,7 +151,8 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint3
   detail::check_count_len<T>(count, "DataCopy", loc);
   uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
   opkit_emu::ApiCall c(opkit_emu::Pipe::MTE3, "DataCopy", loc);
-  c.src(src, count, "src (UB)", opkit_emu::kSink);
+  opkit_emu::sink_rows(c, src.m_, 0, 1, static_cast<uint32_t>(bytes), static_cast<uint32_t>(bytes), 8 * sizeof(T),
+                       "src (UB)", dst.GetPhyAddr(), bytes);
   dst.check(0, count, "DataCopy", loc);
   c.commit();
   opkit_emu::gm_store(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), src.m_.addr, bytes);
@@ -168,8 +202,9 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataC
     opkit_emu::fail("datacopy-length", "DataCopy", loc, "block length/gap is not a whole number of elements");
   (void)ub_span;
   opkit_emu::ApiCall c(opkit_emu::Pipe::MTE3, "DataCopy", loc);
-  c.read_rows(src.m_, 0, p.blockCount, static_cast<uint32_t>(blk), static_cast<uint32_t>(blk + p.srcGap * 32ull),
-              8 * sizeof(T), "src (UB)", opkit_emu::kSink);
+  opkit_emu::sink_rows(c, src.m_, 0, p.blockCount, static_cast<uint32_t>(blk),
+                       static_cast<uint32_t>(blk + p.srcGap * 32ull), 8 * sizeof(T), "src (UB)", dst.GetPhyAddr(),
+                       blk + p.dstGap * 32ull);
   dst.check(0, gm_span / sizeof(T), "DataCopy", loc);
   c.commit();
   uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
@@ -290,8 +325,8 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
   const uint64_t gm_span = (p.blockCount - 1) * gm_pitch + p.blockLen;
   (void)ub_span;
   opkit_emu::ApiCall c(opkit_emu::Pipe::MTE3, call, loc);
-  c.read_rows(src.m_, 0, p.blockCount, p.blockLen, static_cast<uint32_t>(ub_pitch), 8 * sizeof(T), "src (UB)",
-              opkit_emu::kSink);
+  opkit_emu::sink_rows(c, src.m_, 0, p.blockCount, p.blockLen, static_cast<uint32_t>(ub_pitch), 8 * sizeof(T),
+                       "src (UB)", dst.GetPhyAddr(), gm_pitch);
   if (gm_span % sizeof(T) == 0) dst.check(0, gm_span / sizeof(T), call, loc);
   else opkit_emu::gm_check(dst.GetPhyAddr(), gm_span, call, loc, "dst (GM)");
   c.commit();

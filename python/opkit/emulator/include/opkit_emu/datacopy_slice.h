@@ -199,8 +199,9 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Slice
   uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (size_t k = 0; k < sp.starts.size(); ++k) {  // one MTE3 instruction per row
     ApiCall c(Pipe::MTE3, call, loc);
-    c.read_rows(src.m_, static_cast<uint32_t>(sp.starts[k] * sizeof(T)), sp.bursts, burst,
-                static_cast<uint32_t>(spitch * sizeof(T)), 8 * sizeof(T), "src (UB)", kSink);
+    sink_rows(c, src.m_, static_cast<uint32_t>(sp.starts[k] * sizeof(T)), sp.bursts, burst,
+              static_cast<uint32_t>(spitch * sizeof(T)), 8 * sizeof(T), "src (UB)", g + dp.starts[k] * sizeof(T),
+              dpitch * sizeof(T));
     dst.check(dp.starts[k], (sp.bursts - 1) * dpitch + sp.burst_elems, call, loc);
     c.commit();
     for (uint32_t b = 0; b < sp.bursts; ++b)

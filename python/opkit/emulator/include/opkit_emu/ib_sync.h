@@ -73,6 +73,7 @@ inline void ib_flag(const AscendC::GlobalTensor<int32_t>& gm, const AscendC::Loc
               "(the NPU would hang)", blockIdx, eventID, int(*flag), want));
   }
   for (uint32_t i = 0; i < 8; ++i) ub.SetValue(i, i == 0 ? 1 - want : flag[i], loc);
+  if (set) apply_own_atomics(c);  // the waiter this releases sees the setter's atomic writes (sync_all.h)
   *flag = 1 - want;
   gm_flag_written(b);
 }
@@ -155,6 +156,7 @@ inline void determine_notify(const AscendC::GlobalTensor<int32_t>& gm, const Asc
     SyncAllBarrier& b = barrier_of(c);
     std::lock_guard<std::mutex> lk(b.mu);
     const bool last = c.idx + 1 == c.num;
+    apply_own_atomics(c);  // the next block sees this one's atomic writes (sync_all.h)
     for (uint32_t i = last ? 0 : me; i < (last ? n : me + 8); ++i) {
       ub.SetValue(i, last ? 0 : k, loc);
       gm.GetPhyAddr()[i] = last ? 0 : k;

@@ -331,8 +331,19 @@ int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const 
       return 2;
     }
     std::vector<GmRegion> gm;
-    for (uint32_t i = 0; i < a->num_args; ++i)
-      if (a->args[i] && a->arg_bytes[i]) gm.push_back({static_cast<const uint8_t*>(a->args[i]), a->arg_bytes[i], static_cast<int>(i)});
+    for (uint32_t i = 0; i < a->num_args; ++i) {
+      if (a->arg_data_bytes[i] > a->arg_bytes[i]) {
+        r->status = 2;
+        copy_str(r->message, sizeof r->message,
+                 strf("opkit emulator: kernel %s GM argument %u: arg_data_bytes %llu is past its arg_bytes %llu (the "
+                      "data extent lies inside the allocation)", entry, i, (unsigned long long)a->arg_data_bytes[i],
+                      (unsigned long long)a->arg_bytes[i]));
+        return 2;
+      }
+      if (a->args[i] && a->arg_bytes[i])
+        gm.push_back({static_cast<const uint8_t*>(a->args[i]), a->arg_bytes[i], static_cast<int>(i),
+                      a->arg_data_bytes[i] ? a->arg_data_bytes[i] : a->arg_bytes[i]});
+    }
     void* const* args = a->args;
     LaunchOutcome o = run_blocks(a->block_dim, a->tiling_key, a->threads, gm,
                                  [&]() { (void)sizeof(Tag); invoke_gm(f, args, std::make_index_sequence<N>{}); },

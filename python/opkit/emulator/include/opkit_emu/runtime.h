@@ -51,6 +51,10 @@ struct GmRegion {
   const uint8_t* base;
   uint64_t bytes;
   int arg;  // kernel argument index, -1 for GmAlloc'ed memory
+  // bytes of real data from base (launch ABI arg_data_bytes); [data, bytes) is the allocation's padding, where the
+  // UB->GM sinks let poison land (datacopy.h sink_rows). Unset: all of it.
+  uint64_t data = ~uint64_t(0);
+  const uint8_t* data_end() const { return base + (data < bytes ? data : bytes); }
 };
 
 enum class BufKind : uint8_t { Queue, TBuf };

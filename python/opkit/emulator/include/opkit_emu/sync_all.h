@@ -9,7 +9,7 @@
 // needs all blocks alive); if one block fails or ends without reaching a SyncAll the others reach,
 // the waiting blocks stop instead of hanging (the device would hang).
 // Atomic GM writes (SetAtomicAdd / Max / Min copies, deferred to the launch's end otherwise) land at a completed
-// SyncAll: each arriving block hands its pending ones to the barrier, and the last to arrive applies them all in
+// SyncAll (and a setter's own at CrossCoreSetFlag / IBSet / NotifyNextBlock: apply_own_atomics): each arriving block hands its pending ones to the barrier, and the last to arrive applies them all in
 // block order before releasing anyone -- the launch-end order, so float sums are the same run to run. On the NPU an
 // MTE3 copy is in GM once its pipe is done, and CANN's A2 SyncAll starts with PipeBarrier<PIPE_ALL>() (below).
 #pragma once
@@ -56,6 +56,15 @@ inline void hand_over_atomics(BlockCtx& c, std::map<int64_t, std::vector<AtomicR
   if (c.atomics.empty()) return;
   std::vector<AtomicRecord>& mine = into[c.idx];
   for (AtomicRecord& r : c.atomics) mine.push_back(std::move(r));
+  c.atomics.clear();
+}
+// A block about to publish a flag another block waits on (CrossCoreSetFlag, IBSet, NotifyNextBlock; lock held):
+// its own pending atomic writes land first. On the NPU they are earlier MTE3 copies of this block, in GM once its
+// pipe is done, so the waiter it releases sees them. In program order for the block; across blocks in the order
+// the host threads get here (one setter handing over to one waiter: deterministic). A failed launch keeps them, as
+// it keeps what a completed SyncAll applied (docs/emulator.md, SetAtomicAdd).
+inline void apply_own_atomics(BlockCtx& c) {
+  for (const AtomicRecord& r : c.atomics) atomic_apply(r);
   c.atomics.clear();
 }
 inline void apply_in_block_order(std::map<int64_t, std::vector<AtomicRecord>>& pending) {
@@ -137,6 +146,7 @@ inline void cross_core_set(uint16_t flagId, SrcLoc loc) {
   BlockCtx& c = ctx();
   SyncAllBarrier& b = barrier_of(c);
   std::lock_guard<std::mutex> lk(b.mu);
+  apply_own_atomics(c);
   b.flag_sets[flagId]++;
   b.cv.notify_all();
 }

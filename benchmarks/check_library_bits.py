@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 
-def dump(out: Path, mode: str) -> None:
+def dump(out: Path, mode: str, only: list[str] | None = None) -> None:
     import torch
 
     import opkit
@@ -30,7 +30,7 @@ def dump(out: Path, mode: str) -> None:
     from opkit.workspace import bundled_ops_dir
 
     specs = [load_spec(d) for d in sorted(bundled_ops_dir().iterdir()) if (d / "op.yaml").is_file()]
-    specs = [s for s in specs if s.lang == "ascendc"]
+    specs = [s for s in specs if s.lang == "ascendc" and (not only or s.snake in only)]
     opkit.load(ops=[s.snake for s in specs], quiet=True, outside_workspace=True)
     rec: dict[str, object] = {}
     for spec in specs:
@@ -51,10 +51,12 @@ def dump(out: Path, mode: str) -> None:
     torch.save(rec, out)
 
 
-def compare(a: Path, b: Path) -> int:
+def compare(a: Path, b: Path, only: list[str] | None = None) -> int:
     import torch
 
     ra, rb = torch.load(a), torch.load(b)
+    if only:
+        ra, rb = ({k: v for k, v in r.items() if k.split("::", 1)[1].split("[", 1)[0] in only} for r in (ra, rb))
     diffs = [f"only in {a.name}: {k}" for k in ra.keys() - rb.keys()] + \
             [f"only in {b.name}: {k}" for k in rb.keys() - ra.keys()]
     same = 0
@@ -82,10 +84,14 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="the other opkit tree (python/, cmake/, ops/)")
     ap.add_argument("--dump", type=Path, help="only record this process's opkit to this file")
     ap.add_argument("--mode", default="default", choices=("quick", "default", "full"))
+    ap.add_argument("--ops", nargs="*", help="only these ops (snake names)")
+    ap.add_argument("--compare", type=Path, nargs=2, help="only compare two recorded files")
     args = ap.parse_args()
     if args.dump:
-        dump(args.dump, args.mode)
+        dump(args.dump, args.mode, args.ops)
         return
+    if args.compare:
+        sys.exit(compare(*args.compare, args.ops))
     if not args.before:
         ap.error("--before DIR or --dump OUT")
     tmp = Path(tempfile.mkdtemp(prefix="opkit-bits-"))
@@ -96,9 +102,9 @@ def main() -> None:
         env = dict(os.environ, PYTHONPATH=str(pythonpath), OPKIT_CACHE_DIR=f"{cache}-bits-{side}")
         files[side] = tmp / f"{side}.pt"
         print(f"  -- {side}: {pythonpath}", flush=True)
-        subprocess.run([sys.executable, str(here), "--dump", str(files[side]), "--mode", args.mode], env=env, check=True,
-                       cwd=tmp)
-    sys.exit(compare(files["before"], files["after"]))
+        subprocess.run([sys.executable, str(here), "--dump", str(files[side]), "--mode", args.mode,
+                        *(["--ops", *args.ops] if args.ops else [])], env=env, check=True, cwd=tmp)
+    sys.exit(compare(files["before"], files["after"], args.ops))
 
 
 if __name__ == "__main__":

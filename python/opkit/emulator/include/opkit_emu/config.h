@@ -97,8 +97,12 @@ inline constexpr uint32_t kRepeat = 256;       // one vector repeat
 #endif
 #if defined(OPKIT_EMU_RUNTIME_IMPL) || defined(OPKIT_EMU_RUNTIME_EXTERN)
 #define OPKIT_EMU_RT __attribute__((visibility("hidden")))
+#define OPKIT_EMU_RT_LOCAL __attribute__((visibility("hidden")))
 #else
 #define OPKIT_EMU_RT inline
+// The launch functions whose lambdas become std::thread / std::function states: internal linkage header-only, so
+// those states are not exported from a module (as when the launch was a template over an anonymous-namespace tag).
+#define OPKIT_EMU_RT_LOCAL static inline
 #endif
 #ifdef OPKIT_EMU_RUNTIME_EXTERN
 #define OPKIT_EMU_RT_DEFS 0

@@ -16,6 +16,10 @@ else()
 endif()
 find_package(Threads REQUIRED)
 option(OPKIT_EMULATOR_PCH "precompile the emulator headers once for all kernel modules" ON)
+# The emulator's non-template runtime (OPKIT_EMU_RT functions: launch, block threads, rule bookkeeping; see
+# opkit_emu/config.h) compiled once per flavour and linked into every kernel module, instead of generated again
+# in each (~1 CPU s a module). OFF: every module compiles the headers header-only, as before.
+option(OPKIT_EMULATOR_RUNTIME "compile the emulator's runtime once for all kernel modules" ON)
 # `opkit build --no-auto-sync` (OFF) or an op.yaml's `auto_sync: false` (OPKIT_OP_AUTO_SYNC): the kernel modules
 # are built as CANN's `--cce-auto-sync=off` would build the kernel -- OPKIT_EMU_NO_AUTO_SYNC (opkit_emu/hazard.h)
 option(OPKIT_EMU_AUTO_SYNC "kernels built with CANN's default --cce-auto-sync=on" ON)
@@ -30,8 +34,31 @@ function(_opkit_emulator_pch name naive)
   file(WRITE "${CMAKE_BINARY_DIR}/${name}.cpp" "// carries the precompiled emulator headers\n")
   add_library(${name} OBJECT "${CMAKE_BINARY_DIR}/${name}.cpp")
   _opkit_emulator_flags(${name} "${naive}")
+  _opkit_emulator_runtime_extern(${name})
   target_include_directories(${name} PRIVATE "${OPKIT_EMULATOR_INCLUDE}" "${OPKIT_HOST_INCLUDE}")
   target_precompile_headers(${name} PRIVATE "${OPKIT_EMULATOR_INCLUDE}/kernel_operator.h")
+endfunction()
+
+# The runtime object of a flavour (naive: "" | _naive; nosync: "" | _nosync): the same flags as the flavour's
+# kernel modules, so it is the code they compiled before (the bits are unchanged), once.
+function(_opkit_emulator_runtime name naive nosync)
+  if(TARGET ${name})
+    return()
+  endif()
+  add_library(${name} OBJECT "${OPKIT_CSRC}/op/emulator_runtime.cpp")
+  _opkit_emulator_flags(${name} "${naive}")
+  target_include_directories(${name} PRIVATE "${OPKIT_EMULATOR_INCLUDE}" "${OPKIT_HOST_INCLUDE}")
+  target_compile_definitions(${name} PRIVATE OPKIT_EMU_RUNTIME_IMPL)
+  if(nosync)
+    target_compile_definitions(${name} PRIVATE OPKIT_EMU_NO_AUTO_SYNC)
+  endif()
+endfunction()
+
+# A kernel module (or its PCH) that links the runtime object: the headers give it declarations only.
+function(_opkit_emulator_runtime_extern tgt)
+  if(OPKIT_EMULATOR_RUNTIME)
+    target_compile_definitions(${tgt} PRIVATE OPKIT_EMU_RUNTIME_EXTERN)
+  endif()
 endfunction()
 
 # Flags every kernel-module compile of a flavour shares (the PCH is only valid for identical ones).
@@ -83,6 +110,15 @@ function(opkit_emulator_op dir)
       if(OPKIT_EMULATOR_PCH AND auto_sync)
         _opkit_emulator_pch(opkit_emulator_pch${naive} "${naive}")
         target_precompile_headers(${tgt} REUSE_FROM opkit_emulator_pch${naive})
+      endif()
+      if(OPKIT_EMULATOR_RUNTIME)
+        set(nosync "")
+        if(NOT auto_sync)
+          set(nosync "_nosync")
+        endif()
+        _opkit_emulator_runtime(opkit_emulator_runtime${naive}${nosync} "${naive}" "${nosync}")
+        _opkit_emulator_runtime_extern(${tgt})
+        target_sources(${tgt} PRIVATE $<TARGET_OBJECTS:opkit_emulator_runtime${naive}${nosync}>)
       endif()
       target_link_libraries(${tgt} PRIVATE Threads::Threads)
       list(APPEND modules "$<TARGET_FILE:${tgt}>")

@@ -24,8 +24,14 @@ inline void atomic_apply_t(uint8_t* dst, const uint8_t* src, size_t bytes, int o
       else r = take_b ? b : a;
     } else if constexpr (std::is_integral<T>::value)
       r = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-    else
-      r = from_f<T>(to_f(a) + to_f(b));
+    else {
+      // NaN + NaN: x86 returns the first operand's NaN, and which operand g++ puts first is its own choice -- it
+      // differed between the launch's code compiled in each kernel module and compiled once in the runtime
+      // object (config.h, OPKIT_EMU_RT), flipping a NaN's sign. Spelled out: the GM value's NaN first, then the
+      // added value's (quieted, as addss does), which is what the modules gave before (issue 38 item 3).
+      const float fa = to_f(a), fb = to_f(b);
+      r = from_f<T>(fa != fa ? fa + 0.0f : fb != fb ? fb + 0.0f : fa + fb);
+    }
     std::memcpy(dst + o, &r, sizeof(T));
   }
 }

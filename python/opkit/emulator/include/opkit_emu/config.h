@@ -84,3 +84,28 @@ inline constexpr uint32_t kRepeat = 256;       // one vector repeat
 #else
 #define OPKIT_EMU_HOT __attribute__((noinline))
 #endif
+
+// The emulator's non-template runtime (the launch and its block threads, the rule bookkeeping every API call
+// runs, the reports), marked OPKIT_EMU_RT: header-only by default (inline), so a standalone program compiled with
+// `opkit cflags` needs nothing else. opkit's build compiles it once per module flavour into an object linked into
+// every kernel module (python/opkit/csrc/op/emulator_runtime.cpp, -DOPKIT_EMU_RUNTIME_IMPL) and compiles the
+// modules with -DOPKIT_EMU_RUNTIME_EXTERN, which leaves only the declarations (OPKIT_EMU_RT_DEFS 0): ~1 CPU s of
+// every module's compile was this code, generated again for each. Hidden: each module keeps its own copy (one
+// worker pool, one launch state per module, as before).
+#if defined(OPKIT_EMU_RUNTIME_IMPL) && defined(OPKIT_EMU_RUNTIME_EXTERN)
+#error "OPKIT_EMU_RUNTIME_IMPL and OPKIT_EMU_RUNTIME_EXTERN exclude each other"
+#endif
+#if defined(OPKIT_EMU_RUNTIME_IMPL) || defined(OPKIT_EMU_RUNTIME_EXTERN)
+#define OPKIT_EMU_RT __attribute__((visibility("hidden")))
+#define OPKIT_EMU_RT_LOCAL __attribute__((visibility("hidden")))
+#else
+#define OPKIT_EMU_RT inline
+// The launch functions whose lambdas become std::thread / std::function states: internal linkage header-only, so
+// those states are not exported from a module (as when the launch was a template over an anonymous-namespace tag).
+#define OPKIT_EMU_RT_LOCAL static inline
+#endif
+#ifdef OPKIT_EMU_RUNTIME_EXTERN
+#define OPKIT_EMU_RT_DEFS 0
+#else
+#define OPKIT_EMU_RT_DEFS 1
+#endif

@@ -6,6 +6,8 @@
 #include <string>
 #include <type_traits>
 
+#include "opkit_emu/config.h"  // OPKIT_EMU_RT
+
 namespace opkit_emu {
 
 // Where a kernel called an API: filled by default arguments at the call site.
@@ -24,8 +26,9 @@ struct SrcLoc {
 #define OPKIT_NOLOC_PARAM OpkitNoLoc...
 #define OPKIT_PTR_LOC ::opkit_emu::SrcLoc{"(an API called through a function pointer)", 0}
 
-inline std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-inline std::string strf(const char* fmt, ...) {
+OPKIT_EMU_RT std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT std::string strf(const char* fmt, ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -33,23 +36,31 @@ inline std::string strf(const char* fmt, ...) {
   va_end(ap);
   return buf;
 }
+#endif
 
 // "1 element", "3 elements".
-inline std::string plural(unsigned long long n, const char* noun) {
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT std::string plural(unsigned long long n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
+#else
+OPKIT_EMU_RT std::string plural(unsigned long long n, const char* noun);
+#endif
 
 // A broken hardware rule. The message format is fixed by docs/architecture.md "Errors".
 struct Violation : std::exception {
   std::string rule, call, file, detail, msg;
   int line = 0, block = -1;
-  Violation(std::string r, std::string c, SrcLoc loc, int b, std::string d)
-      : rule(std::move(r)), call(std::move(c)), file(loc.file ? loc.file : "<unknown>"), detail(std::move(d)),
-        line(loc.line), block(b) {
-    msg = "opkit emulator: [" + rule + "] " + call + " at " + file + ":" + std::to_string(line) + " (block " +
-          std::to_string(block) + "): " + detail;
-  }
+  Violation(std::string r, std::string c, SrcLoc loc, int b, std::string d);
   const char* what() const noexcept override { return msg.c_str(); }
 };
+#if OPKIT_EMU_RT_DEFS  // Violation members compiled once (OPKIT_EMU_RT, config.h)
+OPKIT_EMU_RT Violation::Violation(std::string r, std::string c, SrcLoc loc, int b, std::string d)
+    : rule(std::move(r)), call(std::move(c)), file(loc.file ? loc.file : "<unknown>"), detail(std::move(d)),
+      line(loc.line), block(b) {
+  msg = "opkit emulator: [" + rule + "] " + call + " at " + file + ":" + std::to_string(line) + " (block " +
+        std::to_string(block) + "): " + detail;
+}
+#endif
 
 }  // namespace opkit_emu

@@ -112,68 +112,17 @@ struct HazardState {
 
   // Record an access of [lo, hi) on pipe p by the instruction at log index `me`; returns the first race
   // with an earlier access.
-  Race access(uint32_t lo, uint32_t hi, int p, bool write, uint32_t me) {
-    Race race;
-    if (lo >= hi) return race;
-    size_t i = cover(lo, hi), j = i;
-    for (; j < segs.size() && segs[j].lo < hi; ++j) {
-      Seg& s = segs[j];
-      if (!race.found) {
-        const Touch& w = log[s.w];
-        if (w.seq && !ordered(p, w.pipe, w.seq)) race = {true, true, w.pipe, w, s.lo};
-        if (write && !race.found)
-          for (int q = 0; q < kPipes; ++q) {
-            const Touch& r = log[s.r[q]];
-            if (r.seq && !ordered(p, q, r.seq)) { race = {true, false, q, r, s.lo}; break; }
-          }
-      }
-      if (write) {
-        s.w = me;
-        for (uint32_t& t : s.r) t = 0;
-      } else if (p != static_cast<int>(Pipe::S)) {
-        // A scalar read completes before the scalar unit issues anything after it (its value is in a
-        // register), so it never needs recording: no later write can overtake it.
-        s.r[p] = me;
-      }
-    }
-    if (write && j - i > 1) {  // identical histories now: keep one record
-      segs[i].hi = segs[j - 1].hi;
-      segs.erase(segs.begin() + i + 1, segs.begin() + j);
-    }
-    return race;
-  }
+  Race access(uint32_t lo, uint32_t hi, int p, bool write, uint32_t me);
 
   // A scalar read (GetValue) of [lo, hi): never recorded, checked against the last write. The result, the
   // reported byte and the records left behind are those of access() + coalesce_scalar(lo) (split the
   // segment around the element, merge the pieces back and the neighbours at lo); inside one segment
   // (the usual case) without splitting anything.
-  Race scalar_read(uint32_t lo, uint32_t hi, uint32_t me) {
-    const int p = static_cast<int>(Pipe::S);
-    auto it = std::lower_bound(segs.begin(), segs.end(), lo, [](const Seg& s, uint32_t v) { return s.hi <= v; });
-    const size_t i = static_cast<size_t>(it - segs.begin());
-    if (lo >= hi || i >= segs.size() || segs[i].lo > lo || segs[i].hi < hi) {
-      Race r = access(lo, hi, p, false, me);
-      coalesce_scalar(lo);
-      return r;
-    }
-    Race race;
-    const Touch& w = log[segs[i].w];
-    if (w.seq && !ordered(p, w.pipe, w.seq)) race = {true, true, w.pipe, w, lo};
-    const bool at_start = segs[i].lo == lo;
-    if (segs[i].hi == hi && i + 1 < segs.size() && mergeable(segs[i], segs[i + 1])) merge_into(i);
-    if (at_start && i > 0 && mergeable(segs[i - 1], segs[i])) merge_into(i - 1);
-    return race;
-  }
+  Race scalar_read(uint32_t lo, uint32_t hi, uint32_t me);
 
   // A scalar loop (GetValue/SetValue element by element) would leave one record per element: merge the
   // record at `off` with neighbours holding the same calls (scalar accesses keep the latest sequence).
-  void coalesce_scalar(uint32_t off) {
-    auto it = std::lower_bound(segs.begin(), segs.end(), off, [](const Seg& s, uint32_t v) { return s.hi <= v; });
-    size_t i = static_cast<size_t>(it - segs.begin());
-    if (i >= segs.size()) return;
-    if (i + 1 < segs.size() && mergeable(segs[i], segs[i + 1])) merge_into(i);
-    if (i > 0 && mergeable(segs[i - 1], segs[i])) merge_into(i - 1);
-  }
+  void coalesce_scalar(uint32_t off);
 
  private:
   static constexpr size_t kLogCompactAt = 1u << 16;
@@ -202,20 +151,7 @@ struct HazardState {
     segs.erase(segs.begin() + i + 1);
   }
   // Keeps only the log entries segments still name (a long kernel issues millions of calls).
-  void compact() {
-    std::vector<uint32_t> map(log.size(), 0);
-    std::vector<Touch> kept{Touch{}};
-    auto keep = [&](uint32_t& ix) {
-      if (!ix) return;
-      if (!map[ix]) { map[ix] = static_cast<uint32_t>(kept.size()); kept.push_back(log[ix]); }
-      ix = map[ix];
-    };
-    for (Seg& s : segs) {
-      keep(s.w);
-      for (uint32_t& r : s.r) keep(r);
-    }
-    log.swap(kept);
-  }
+  void compact();
   // Makes [lo, hi) exactly covered by segments (splitting and filling gaps); returns the first one.
   // fast path: the range is exactly one existing segment (the steady state of a kernel's loop), and a
   // kernel keeps coming back to the same few ranges
@@ -257,5 +193,75 @@ struct HazardState {
     return i;
   }
 };
+#if OPKIT_EMU_RT_DEFS  // HazardState members compiled once (OPKIT_EMU_RT, config.h)
+OPKIT_EMU_RT Race HazardState::access(uint32_t lo, uint32_t hi, int p, bool write, uint32_t me) {
+  Race race;
+  if (lo >= hi) return race;
+  size_t i = cover(lo, hi), j = i;
+  for (; j < segs.size() && segs[j].lo < hi; ++j) {
+    Seg& s = segs[j];
+    if (!race.found) {
+      const Touch& w = log[s.w];
+      if (w.seq && !ordered(p, w.pipe, w.seq)) race = {true, true, w.pipe, w, s.lo};
+      if (write && !race.found)
+        for (int q = 0; q < kPipes; ++q) {
+          const Touch& r = log[s.r[q]];
+          if (r.seq && !ordered(p, q, r.seq)) { race = {true, false, q, r, s.lo}; break; }
+        }
+    }
+    if (write) {
+      s.w = me;
+      for (uint32_t& t : s.r) t = 0;
+    } else if (p != static_cast<int>(Pipe::S)) {
+      // A scalar read completes before the scalar unit issues anything after it (its value is in a
+      // register), so it never needs recording: no later write can overtake it.
+      s.r[p] = me;
+    }
+  }
+  if (write && j - i > 1) {  // identical histories now: keep one record
+    segs[i].hi = segs[j - 1].hi;
+    segs.erase(segs.begin() + i + 1, segs.begin() + j);
+  }
+  return race;
+}
+OPKIT_EMU_RT Race HazardState::scalar_read(uint32_t lo, uint32_t hi, uint32_t me) {
+  const int p = static_cast<int>(Pipe::S);
+  auto it = std::lower_bound(segs.begin(), segs.end(), lo, [](const Seg& s, uint32_t v) { return s.hi <= v; });
+  const size_t i = static_cast<size_t>(it - segs.begin());
+  if (lo >= hi || i >= segs.size() || segs[i].lo > lo || segs[i].hi < hi) {
+    Race r = access(lo, hi, p, false, me);
+    coalesce_scalar(lo);
+    return r;
+  }
+  Race race;
+  const Touch& w = log[segs[i].w];
+  if (w.seq && !ordered(p, w.pipe, w.seq)) race = {true, true, w.pipe, w, lo};
+  const bool at_start = segs[i].lo == lo;
+  if (segs[i].hi == hi && i + 1 < segs.size() && mergeable(segs[i], segs[i + 1])) merge_into(i);
+  if (at_start && i > 0 && mergeable(segs[i - 1], segs[i])) merge_into(i - 1);
+  return race;
+}
+OPKIT_EMU_RT void HazardState::coalesce_scalar(uint32_t off) {
+  auto it = std::lower_bound(segs.begin(), segs.end(), off, [](const Seg& s, uint32_t v) { return s.hi <= v; });
+  size_t i = static_cast<size_t>(it - segs.begin());
+  if (i >= segs.size()) return;
+  if (i + 1 < segs.size() && mergeable(segs[i], segs[i + 1])) merge_into(i);
+  if (i > 0 && mergeable(segs[i - 1], segs[i])) merge_into(i - 1);
+}
+OPKIT_EMU_RT void HazardState::compact() {
+  std::vector<uint32_t> map(log.size(), 0);
+  std::vector<Touch> kept{Touch{}};
+  auto keep = [&](uint32_t& ix) {
+    if (!ix) return;
+    if (!map[ix]) { map[ix] = static_cast<uint32_t>(kept.size()); kept.push_back(log[ix]); }
+    ix = map[ix];
+  };
+  for (Seg& s : segs) {
+    keep(s.w);
+    for (uint32_t& r : s.r) keep(r);
+  }
+  log.swap(kept);
+}
+#endif
 
 }  // namespace opkit_emu

@@ -48,7 +48,9 @@ struct UbMemory {  // one per host worker, reused across the blocks it runs
 };
 
 // After the kernel returns: queue leaks and unwaited SetFlags are violations too.
-inline void end_of_kernel_checks(BlockCtx& c) {
+OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c);
+#if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): end_of_kernel_checks, default_threads, run_blocks_fn
+OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c) {
   if (!c.deferred.empty()) throw c.deferred.front();
   for (const BufRec& b : c.bufs)
     if (b.pipe > 0 && (b.state == BufState::Allocated || b.state == BufState::Queued || b.state == BufState::Dequeued))
@@ -67,7 +69,7 @@ inline void end_of_kernel_checks(BlockCtx& c) {
 // (tens of microseconds) would cost more than the blocks themselves. Results never depend on it.
 inline constexpr uint64_t kInlineLaunchBytes = 256 * 1024;
 
-inline uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes) {
+OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes) {
   if (gm_bytes < kInlineLaunchBytes && !std::getenv("OPKIT_EMU_THREADS")) return 1;
   uint32_t hw = std::max(1u, std::thread::hardware_concurrency());
   if (const char* e = std::getenv("OPKIT_EMU_THREADS")) {
@@ -159,10 +161,11 @@ class WorkerPool {
 };
 }  // namespace
 
-// Runs body() once per block with that block's context installed. Never throws.
-template <class Body>
-LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threads, const std::vector<GmRegion>& gm,
-                         const Body& body, uint32_t flags = 0) {
+// Runs body(arg) once per block with that block's context installed. Never throws. Not a template (run_blocks
+// below adapts a callable), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.
+OPKIT_EMU_RT_LOCAL LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
+                                         const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
+                                         uint32_t flags) {
   const bool checks = !(flags & OPKIT_LAUNCH_FAST);
   const int fill = checks ? 0xff : (flags & OPKIT_LAUNCH_ALT_FILL) ? 0x5a : -1;
   LaunchOutcome out;
@@ -207,7 +210,7 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
       c.bufs.reserve(32);
       t_ctx = &c;
       try {
-        body();
+        body(arg);
         if (checks) end_of_kernel_checks(c);
         sync_all_block_done(c, true);
       } catch (const SyncAllAborted&) {
@@ -272,10 +275,34 @@ LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threa
   s.total.ub_high_water = s.ub_high_water;
   return out;
 }
+#else
+OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes);
+OPKIT_EMU_RT_LOCAL LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
+                                         const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
+                                         uint32_t flags);
+#endif  // OPKIT_EMU_RT_DEFS
+
+// Runs body() once per block with that block's context installed. Never throws.
+template <class Body>
+LaunchOutcome run_blocks(uint32_t block_dim, uint64_t tiling_key, uint32_t threads, const std::vector<GmRegion>& gm,
+                         const Body& body, uint32_t flags = 0) {
+  return run_blocks_fn(block_dim, tiling_key, threads, gm, [](const void* b) { (*static_cast<const Body*>(b))(); },
+                       &body, flags);
+}
 
 // ---- the module ABI (python/opkit/include/opkit/launch_abi.h) ----------------------------------
 inline void copy_str(char* dst, size_t cap, const std::string& s) { std::snprintf(dst, cap, "%s", s.c_str()); }
 
+template <class F, size_t... I>
+void invoke_gm(F f, void* const* a, std::index_sequence<I...>) {
+  f(static_cast<uint8_t*>(a[I])...);
+}
+
+// The launch ABI's entry for a kernel of n GM arguments: invoke(fn, args) calls the kernel. Not a template
+// (module_launch below adapts the kernel), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.
+OPKIT_EMU_RT_LOCAL int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
+                                      void (*invoke)(const void* fn, void* const* args), const void* fn);
+#if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): fill_stats, fill_result, module_launch_fn
 inline void fill_stats(opkit_launch_stats& d, const LaunchStats& s) {
   d.gm_read_bytes = s.total.gm_read_bytes;
   d.gm_write_bytes = s.total.gm_write_bytes;
@@ -305,13 +332,8 @@ inline void fill_result(opkit_launch_result* r, const LaunchOutcome& o) {
   fill_stats(r->stats, o.stats);
 }
 
-template <class F, size_t... I>
-void invoke_gm(F f, void* const* a, std::index_sequence<I...>) {
-  f(static_cast<uint8_t*>(a[I])...);
-}
-
-template <size_t N, class Tag, class F>
-int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, F f) {
+OPKIT_EMU_RT_LOCAL int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
+                                      void (*invoke)(const void* fn, void* const* args), const void* fn) {
   if (!r) return 2;
   std::memset(r, 0, sizeof *r);
   r->block = -1;
@@ -324,10 +346,10 @@ int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const 
                     OPKIT_LAUNCH_ABI_VERSION));
       return 2;
     }
-    if (a->num_args != N) {
+    if (a->num_args != n) {
       r->status = 2;
       copy_str(r->message, sizeof r->message,
-               strf("opkit emulator: kernel %s takes %zu GM arguments, launch passed %u", entry, N, a->num_args));
+               strf("opkit emulator: kernel %s takes %zu GM arguments, launch passed %u", entry, n, a->num_args));
       return 2;
     }
     std::vector<GmRegion> gm;
@@ -346,7 +368,7 @@ int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const 
     }
     void* const* args = a->args;
     LaunchOutcome o = run_blocks(a->block_dim, a->tiling_key, a->threads, gm,
-                                 [&]() { (void)sizeof(Tag); invoke_gm(f, args, std::make_index_sequence<N>{}); },
+                                 [&]() { invoke(fn, args); },
                                  a->flags);
     fill_result(r, o);
     return r->status;
@@ -359,6 +381,17 @@ int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const 
     copy_str(r->message, sizeof r->message, "opkit emulator: unknown C++ exception");
     return 2;
   }
+}
+#endif  // OPKIT_EMU_RT_DEFS
+
+// The kernel's side of module_launch_fn; Tag (an anonymous-namespace type) gives the instantiation internal
+// linkage, so dtype variants of one kernel never export colliding weak symbols.
+template <size_t N, class Tag, class F>
+int32_t module_launch(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, F f) {
+  return module_launch_fn(a, r, entry, N, [](const void* fn, void* const* args) {
+    (void)sizeof(Tag);
+    invoke_gm(*static_cast<const F*>(fn), args, std::make_index_sequence<N>{});
+  }, &f);
 }
 
 // ---- tiling ----------------------------------------------------------------------------------

@@ -178,11 +178,16 @@ inline uint64_t current_tiling_key() { return ctx().tiling_key; }  // TILING_KEY
 }
 
 // ---- UB init-shadow: one bit per UB byte (1 = written), updated with whole-word operations ----
-inline void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint32_t off, uint32_t bytes) {
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint32_t off, uint32_t bytes) {
   m.erase(std::remove_if(m.begin(), m.end(), [&](const std::pair<uint32_t, uint8_t>& e) { return e.first - off < bytes; }),
           m.end());
 }
-inline void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v) {
+#else
+OPKIT_EMU_RT void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint32_t off, uint32_t bytes);
+#endif
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v) {
   if (bytes == 0) return;
   if (!v && !c.partial_bits.empty()) drop_partial_bits(c.partial_bits, off, bytes);
   uint64_t* w = c.shadow;
@@ -196,6 +201,9 @@ inline void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v) {
   if (j > i + 1) std::memset(w + i + 1, v ? 0xff : 0, (j - i - 1) * sizeof(uint64_t));
   if (v) w[j] |= last; else w[j] &= ~last;
 }
+#else
+OPKIT_EMU_RT void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v);
+#endif
 inline void shadow_fill(uint32_t off, uint32_t bytes, bool v) { shadow_fill(ctx(), off, bytes, v); }
 inline void shadow_set(uint32_t off, uint32_t bytes) { shadow_fill(ctx(), off, bytes, true); }
 inline void shadow_clear(uint32_t off, uint32_t bytes) { shadow_fill(ctx(), off, bytes, false); }
@@ -207,7 +215,8 @@ OPKIT_EMU_HOT inline bool shadow_words_set(const uint64_t* w, uint32_t n) {
   return all == ~0ull;
 }
 // Offset (from off) of the first unwritten byte in [off, off+bytes), or -1.
-inline int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes) {
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes) {
   if (bytes == 0) return -1;
   const uint32_t end = off + bytes, i = off >> 6, j = (end - 1) >> 6;
   const uint64_t first = ~0ull << (off & 63), last = ~0ull >> (63 - ((end - 1) & 63));
@@ -225,10 +234,14 @@ inline int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes
   }
   return -1;
 }
+#else
+OPKIT_EMU_RT int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes);
+#endif
 inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) { return shadow_first_hole(ctx().shadow, off, bytes); }
 
 // A finding that is legal on the device but worth knowing: one stderr line per rule, call site and process.
-inline void warn_once(const char* rule, const char* call, SrcLoc loc, const std::string& detail) {
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void warn_once(const char* rule, const char* call, SrcLoc loc, const std::string& detail) {
   static std::mutex mu;
   static std::vector<std::pair<std::string, std::pair<const char*, int>>> seen;
   std::lock_guard<std::mutex> lk(mu);
@@ -238,9 +251,13 @@ inline void warn_once(const char* rule, const char* call, SrcLoc loc, const std:
   std::fprintf(stderr, "opkit emulator: warning: [%s] %s at %s:%d: %s\n", rule, call, loc.file ? loc.file : "<unknown>",
                loc.line, detail.c_str());
 }
+#else
+OPKIT_EMU_RT void warn_once(const char* rule, const char* call, SrcLoc loc, const std::string& detail);
+#endif
 
 // ---- GM bounds ----------------------------------------------------------------------------------
-inline const GmRegion* gm_find(const void* p) {
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT const GmRegion* gm_find(const void* p) {
   const BlockCtx& c = ctx();
   if (!c.gm) return nullptr;
   auto b = static_cast<const uint8_t*>(p);
@@ -248,14 +265,22 @@ inline const GmRegion* gm_find(const void* p) {
     if (b >= r.base && b < r.base + r.bytes) return &r;
   return nullptr;
 }
-inline const GmRegion* gm_ending_at(const uint8_t* b) {
+#else
+OPKIT_EMU_RT const GmRegion* gm_find(const void* p);
+#endif
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT const GmRegion* gm_ending_at(const uint8_t* b) {
   const BlockCtx& c = ctx();
   if (!c.gm) return nullptr;
   for (const GmRegion& r : *c.gm)
     if (b == r.base + r.bytes) return &r;
   return nullptr;
 }
-inline void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what) {
+#else
+OPKIT_EMU_RT const GmRegion* gm_ending_at(const uint8_t* b);
+#endif
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what) {
   if (bytes == 0) return;
   const GmRegion* r = gm_find(p);
   auto b = static_cast<const uint8_t*>(p);
@@ -270,5 +295,8 @@ inline void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc
               plural(r->bytes, "byte").c_str(), (unsigned long long)(b - r->base),
               (unsigned long long)(b - r->base + bytes)));
 }
+#else
+OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what);
+#endif
 
 }  // namespace opkit_emu

@@ -27,7 +27,8 @@ inline constexpr uint32_t kMaxQueBuffersPerPos = 8;    // facts §1: 8 TQue buff
 // Past the usable size the buffers overlap UB the compiler reserves by default (A2: 8 KB that Select and
 // other APIs use internally). CANN accepts it; the device build needs the reservation turned off, so
 // this is a warning naming the flag (once per call site and process), not a failure.
-inline void warn_reserved(uint64_t end, const char* call, SrcLoc loc) {
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void warn_reserved(uint64_t end, const char* call, SrcLoc loc) {
   if (kIs310P)
     warn_once("ub-capacity", call, loc,
               strf("UB use reaches %llu bytes, above CANN's TOTAL_VEC_LOCAL_SIZE for ascend310p (%u bytes); CANN's "
@@ -40,6 +41,9 @@ inline void warn_reserved(uint64_t end, const char* call, SrcLoc loc) {
                    "that use the reservation (Select and others) a compile error",
                    (unsigned long long)end, kChip.ub_usable_bytes));
 }
+#else
+OPKIT_EMU_RT void warn_reserved(uint64_t end, const char* call, SrcLoc loc);
+#endif
 
 class TPipeBase {
  public:
@@ -51,36 +55,40 @@ class TPipeBase {
   uint8_t next_event_[64] = {};
 
   // Hands out a 32-byte rounded UB range; enforces the chip's usable UB capacity.
-  uint32_t carve(uint32_t len, uint32_t num, const char* call, SrcLoc loc) {
-    BlockCtx& c = ctx();
-    if (len == 0) c.fail("ub-capacity", call, loc, "buffer length is 0 bytes");
-    if (nbufs_ + num > kMaxBuffersPerPipe)
-      c.fail("buffer-limit", call, loc,
-             strf("%u buffers requested, %u already in this TPipe: at most %u are allowed", num, nbufs_,
-                  kMaxBuffersPerPipe));
-    uint64_t rounded = (static_cast<uint64_t>(len) + kBlk - 1) / kBlk * kBlk;
-    uint64_t end = used_ + rounded * num;
-    // The limit is CANN's own: its CPU-debug TPipe asserts the UB pool end <= bufferInitLen(UB), the
-    // whole UB (asc-devkit impl/basic_api/kernel_tpipe_impl.h, utils/kernel_utils_mode_cpu.h).
-    if (end > kChip.ub_total_bytes)
-      c.fail("ub-capacity", call, loc,
-             strf("InitBuffer of %u x %llu bytes brings UB use to %llu bytes; %s allows %u bytes per core "
-                  "(the whole UB, as CANN's TPipe checks)",
-                  num, (unsigned long long)rounded, (unsigned long long)end, kChip.profile, kChip.ub_total_bytes));
-    if (limit_ && end > limit_)
-      c.fail("ub-capacity", call, loc,
-             strf("InitBuffer of %u x %llu bytes ends at UB offset %llu, past the TBufPool's %u bytes at %u", num,
-                  (unsigned long long)rounded, (unsigned long long)end, limit_ - base_, base_));
-    if (end > kChip.ub_usable_bytes && used_ <= kChip.ub_usable_bytes) warn_reserved(end, call, loc);
-    uint32_t off = used_;
-    used_ = static_cast<uint32_t>(end);
-    nbufs_ += num;
-    if (used_ > c.stats.ub_high_water) c.stats.ub_high_water = used_;
-    return off;
-  }
+  uint32_t carve(uint32_t len, uint32_t num, const char* call, SrcLoc loc);
 };
+#if OPKIT_EMU_RT_DEFS  // TPipeBase members compiled once (OPKIT_EMU_RT, config.h)
+OPKIT_EMU_RT uint32_t TPipeBase::carve(uint32_t len, uint32_t num, const char* call, SrcLoc loc) {
+  BlockCtx& c = ctx();
+  if (len == 0) c.fail("ub-capacity", call, loc, "buffer length is 0 bytes");
+  if (nbufs_ + num > kMaxBuffersPerPipe)
+    c.fail("buffer-limit", call, loc,
+           strf("%u buffers requested, %u already in this TPipe: at most %u are allowed", num, nbufs_,
+                kMaxBuffersPerPipe));
+  uint64_t rounded = (static_cast<uint64_t>(len) + kBlk - 1) / kBlk * kBlk;
+  uint64_t end = used_ + rounded * num;
+  // The limit is CANN's own: its CPU-debug TPipe asserts the UB pool end <= bufferInitLen(UB), the
+  // whole UB (asc-devkit impl/basic_api/kernel_tpipe_impl.h, utils/kernel_utils_mode_cpu.h).
+  if (end > kChip.ub_total_bytes)
+    c.fail("ub-capacity", call, loc,
+           strf("InitBuffer of %u x %llu bytes brings UB use to %llu bytes; %s allows %u bytes per core "
+                "(the whole UB, as CANN's TPipe checks)",
+                num, (unsigned long long)rounded, (unsigned long long)end, kChip.profile, kChip.ub_total_bytes));
+  if (limit_ && end > limit_)
+    c.fail("ub-capacity", call, loc,
+           strf("InitBuffer of %u x %llu bytes ends at UB offset %llu, past the TBufPool's %u bytes at %u", num,
+                (unsigned long long)rounded, (unsigned long long)end, limit_ - base_, base_));
+  if (end > kChip.ub_usable_bytes && used_ <= kChip.ub_usable_bytes) warn_reserved(end, call, loc);
+  uint32_t off = used_;
+  used_ = static_cast<uint32_t>(end);
+  nbufs_ += num;
+  if (used_ > c.stats.ub_high_water) c.stats.ub_high_water = used_;
+  return off;
+}
+#endif
 
-inline uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int pipe) {
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int pipe) {
   BlockCtx& c = ctx();
   BufRec b;
   b.off = off;
@@ -99,6 +107,9 @@ inline uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int
   if (c.ub_fill >= 0) std::memset(c.ub + off, c.ub_fill, len);
   return static_cast<uint32_t>(c.bufs.size() - 1);
 }
+#else
+OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int pipe);
+#endif
 
 template <class T>
 AscendC::LocalTensor<T> make_tensor(uint32_t buf, uint32_t rel_off, uint32_t bytes) {
@@ -624,27 +635,30 @@ class TPipe : public TPipeAllocator {
 
  private:
   // Buffers of a released pipe become invalid; what is still allocated is a leak (checked at kernel end).
-  void Release() {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    for (opkit_emu::BufRec& b : c.bufs) {
-      if (b.pipe != id_) continue;
-      if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
-          b.state == opkit_emu::BufState::Dequeued)
-        c.deferred.emplace_back("queue-protocol", "TQue::AllocTensor", b.alloc_loc, static_cast<int>(c.idx),
-                                opkit_emu::strf("tensor allocated here (UB offset %u) was never freed before the "
-                                                "TPipe was released",
-                                                b.off));
-      b.state = opkit_emu::BufState::Free;
-      b.gen++;
-      b.pipe = -b.pipe;
-    }
-    for (auto& n : c.queue_bufs_per_pos) n = 0;
-    used_ = 0;
-    nbufs_ = 0;
-    if (c.pipe == this) c.pipe = nullptr;
-    if (c.live_pipe == id_) c.live_pipe = -1;
-  }
+  void Release();
 };
+#if OPKIT_EMU_RT_DEFS  // TPipe members compiled once (OPKIT_EMU_RT, config.h)
+OPKIT_EMU_RT void TPipe::Release() {
+  opkit_emu::BlockCtx& c = opkit_emu::ctx();
+  for (opkit_emu::BufRec& b : c.bufs) {
+    if (b.pipe != id_) continue;
+    if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
+        b.state == opkit_emu::BufState::Dequeued)
+      c.deferred.emplace_back("queue-protocol", "TQue::AllocTensor", b.alloc_loc, static_cast<int>(c.idx),
+                              opkit_emu::strf("tensor allocated here (UB offset %u) was never freed before the "
+                                              "TPipe was released",
+                                              b.off));
+    b.state = opkit_emu::BufState::Free;
+    b.gen++;
+    b.pipe = -b.pipe;
+  }
+  for (auto& n : c.queue_bufs_per_pos) n = 0;
+  used_ = 0;
+  nbufs_ = 0;
+  if (c.pipe == this) c.pipe = nullptr;
+  if (c.live_pipe == id_) c.live_pipe = -1;
+}
+#endif
 
 // TBufPool<pos, bufIDSize> (资源管理/TBufPool/*.md; include/basic_api/kernel_tpipe.h:262-295): a range of the UB
 // taken by TPipe::InitBufPool or TBufPool::InitBufPool, planned with InitBuffer / InitBufPool like a TPipe

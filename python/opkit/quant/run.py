@@ -107,6 +107,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     notes: list[str] = []
     base = _base(b, config, notes)
     v_fp16 = b.float_variant()
+    sc.keep_prefix(base.variant)          # the search's variants differ from it in a few layers
     scores = sc.score([FP32, v_fp16, base.variant])
     target = Target.drop(scores["fp32"].top1, target_drop)
 

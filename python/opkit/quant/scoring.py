@@ -15,6 +15,7 @@ import torch.nn as nn
 from ..accuracy.layers import compare_runs
 from ..data import LabelledSet
 from ..evaluate import FP32, SimVariant, evaluate
+from . import prefix
 from .modes import FoldedBatchNorm, QuantLayer
 from .variant import QuantVariant
 
@@ -27,6 +28,10 @@ REUSE_FP32 = True
 # the first non-finite layer computes only the non-finite shares, not cosines and errors. False: every query runs
 # the engine and compares every layer again, as before (tests and the benchmark compare the two).
 REUSE_ROWS = True
+# True: a variant evaluated in this process starts from the kept module outputs of the reference variant
+# (keep_prefix: the base all-INT8 deployment) up to its first changed module (quant/prefix.py). False: every
+# evaluation runs the whole model (tests and the benchmark compare the two).
+REUSE_PREFIX = True
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class Run:
     workers: int | None = 1         # None: the machine's cores (evaluate's default)
     ray: str | None = None
     model_spec: str | None = None
+    prefix_mb: float = prefix.DEFAULT_MB   # memory for the reference's kept outputs (prefix reuse; 0: off)
 
 
 def nonfinite_share(out: torch.Tensor, ref: torch.Tensor) -> float:
@@ -71,6 +77,28 @@ class Scorer:
         self._described: dict | None = None  # data.describe(), once (quant never changes its labelled set)
         self._rows: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, v's rows): kept so its ids stay theirs
         self._scans: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, first_nonfinite(v))
+        self._prefix_from: str | None = None  # the variant whose module outputs later evaluations start from
+        self.prefix: prefix.PrefixCache | None = None
+
+    def keep_prefix(self, v) -> None:
+        """Keep the module outputs of ``v`` (by name) when it is evaluated, for later variants that equal it up to
+        their first changed module (quant/prefix.py); in process only, within ``Run.prefix_mb``."""
+        self._prefix_from = v.name
+
+    def _prefixed(self, sv):
+        """``sv`` as it runs in this evaluation: recording the reference, from its kept outputs, or as it is."""
+        r = self.run
+        if not REUSE_PREFIX or r.prefix_mb <= 0 or r.ray or (r.workers != 1 and r.model_spec is not None) \
+                or not isinstance(sv, SimVariant):
+            return sv
+        if self.prefix is None:
+            if sv.name != self._prefix_from or not prefix.eligible(sv, self.model):
+                return sv
+            batches = -(-len(self.data) // r.batch_size)
+            self.prefix = prefix.PrefixCache(self.model, sv, batches, r.prefix_mb)
+            return prefix.Recorder(sv, self.prefix)
+        skip = self.prefix.plan_for(sv)
+        return prefix.Replayer(sv, self.prefix, skip) if skip else sv
 
     # -- labelled evaluation ----------------------------------------------------------------------------------
     def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
@@ -83,7 +111,10 @@ class Scorer:
             r = self.run
             # FP32 runs when it is asked for, when it is not cached yet, or beside a changed model (not cached)
             ref = not REUSE_FP32 or "fp32" not in self._scores or model is not None
-            res = evaluate(model if model is not None else self.model, self.data, [_sim_variant(v) for v in todo],
+            svs = [_sim_variant(v) for v in todo]
+            if model is None:
+                svs = [self._prefixed(sv) for sv in svs]
+            res = evaluate(model if model is not None else self.model, self.data, svs,
                            topk=5, batch_size=r.batch_size, workers=r.workers if model is None else 1,
                            ray=r.ray if model is None else None, model_spec=r.model_spec if model is None else None,
                            reference=ref, described=dict(self._described) if REUSE_FP32 and self._described

@@ -1,0 +1,283 @@
+"""Prefix reuse for the search's labelled evaluations: a variant whose engine modes equal a reference variant's up
+to its first changed module computes the same activations as the reference up to there, so it starts from the
+reference's outputs instead of running the model's prefix again.
+
+How (scoring.Scorer drives it, in process only):
+
+- The reference (the base all-INT8 variant, ``Scorer.keep_prefix``) is evaluated through ``Recorder``: hooks on
+  every module the engine sees (not inside a module it runs as one op) record, per batch, the order modules start
+  and end and a copy of each module's output. From the first batch: each module's first start, last end and
+  number of calls; the outputs kept are those some later variant can use, within a memory budget.
+- For another variant ``Replayer`` finds the modules whose engine mode (or per-layer override) differs from the
+  reference's (``changed``: same type, every dataclass field equal, tensors by identity or equal bits; the
+  ``overflow`` notes a run appends aside) -- the policy, op overrides, function modes, patch and naive
+  settings must be the same. With k the first changed module to start (execution order), the variant's run is
+  given the outputs of the maximal modules that ended before k starts, each called once in a batch and returning
+  one tensor (``Simulator.run(given=...)``): the model's own forward runs as before, those calls return a copy
+  of the reference's output (a copy: the forward may write into it in place), the rest runs. A skip connection
+  around k needs nothing special: what the forward does with a module's output after k is computed as before.
+
+Why the same bits: up to k both runs execute the same Python with the same engine modes on the same tensors --
+the same model object with every parameter and buffer unchanged (identity, version, storage, dtype, shape:
+checked per evaluation, the cache is dropped on a change), the same batch (compared with torch.equal; a batch
+not recorded runs in full), and the same order of module calls in every batch (checked while recording; a model
+whose calls differ between batches is not reused). Assumed, as for every cached run in quant: a module's output
+depends only on its inputs, parameters and buffers (eval mode; no randomness, no state written between calls),
+and no forward hooks (a model with hooks is not reused). Off with ``scoring.REUSE_PREFIX = False``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import torch
+import torch.nn as nn
+
+from ..accuracy.simulate import atomic_modules, inside
+from ..evaluate.variants import SimVariant
+
+DEFAULT_MB = 256.0        # memory the kept outputs may take (scoring.Run.prefix_mb)
+
+
+def state_key(model: nn.Module) -> tuple:
+    """What a run depends on in the model's tensors (an in-place edit, ``p.data = t`` or ``.half()`` changes it)."""
+    return tuple((n, id(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape))
+                 for n, t in model.state_dict(keep_vars=True).items())
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype == b.dtype
+                and a.shape == b.shape and bool(torch.equal(a, b)))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and \
+            all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b)
+    except Exception:         # noqa: BLE001 - a value without a plain equality is not known to be the same
+        return False
+
+
+def same_mode(a, b) -> bool:
+    """Whether two engine modes run a module the same way: the same object, or the same dataclass type with every
+    field equal (tensors by identity or equal bits) except ``overflow`` (the notes a run appends)."""
+    if a is b:
+        return True
+    if a is None or b is None or type(a) is not type(b) or not dataclasses.is_dataclass(a):
+        return False
+    return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a) if f.name != "overflow")
+
+
+def changed(ref: SimVariant, v: SimVariant) -> set[str] | None:
+    """The modules ``v`` runs otherwise than ``ref`` (engine mode or per-layer override), or None when the two
+    differ in what applies to every op (policy, op overrides, function modes, patch, naive kernels)."""
+    if (ref.policy is not v.policy and not (isinstance(ref.policy, str) and ref.policy == v.policy)) \
+            or ref.functions or v.functions or ref.patch or v.patch or ref.naive != v.naive \
+            or ref.mixlist != v.mixlist or not _same(ref.overrides, v.overrides):
+        return None
+    names = set(ref.layers) | set(v.layers) | set(ref.layer_overrides) | set(v.layer_overrides)
+    return {n for n in names if not same_mode(ref.layers.get(n), v.layers.get(n))
+            or not _same(ref.layer_overrides.get(n), v.layer_overrides.get(n))}
+
+
+def eligible(v: SimVariant, model: nn.Module) -> bool:
+    """A variant and model prefix reuse can serve: run by the engine (a policy or modes), no function modes or
+    patch, the model in eval mode and without forward hooks (a hook could change what a kept output is)."""
+    from torch.nn.modules import module as M
+    if v.patch or v.functions or (v.policy is None and not v.layers and not v.layer_overrides):
+        return False
+    if model.training or M._global_forward_hooks or M._global_forward_pre_hooks:
+        return False
+    return not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+
+
+class PrefixCache:
+    """The reference variant's module outputs per batch, and the plan of which outputs serve which variant."""
+
+    def __init__(self, model: nn.Module, ref: SimVariant, batches: int, budget_mb: float = DEFAULT_MB):
+        self.model, self.ref, self.batches, self.budget = model, ref, batches, budget_mb * 2 ** 20
+        self.state = state_key(model)
+        atomic = atomic_modules(model)
+        self.atomic = set(atomic)
+        self.visible = [(n, m) for n, m in model.named_modules() if n and not inside(n, atomic)]
+        self.children = {n: [f"{n}.{c}" if n else c for c, _ in m.named_children()]
+                         for n, m in model.named_modules() if not inside(n, atomic) and n not in atomic}
+        self.events: tuple | None = None   # batch 0's module starts and ends, in order
+        self.start: dict[str, int] = {}
+        self.end: dict[str, int] = {}
+        self.calls: dict[str, int] = {}
+        self.keep: set[str] | None = None   # outputs kept (after the first batch)
+        self.covered: list[tuple[int, str]] = []   # (start, k) of the first-changed modules the outputs serve
+        self.xs: list[torch.Tensor] = []
+        self.outs: list[dict[str, torch.Tensor]] = []
+        self.valid = True
+        self.why = ""
+        self.served = 0                     # batches a variant ran from kept outputs
+
+    # -- recording ----------------------------------------------------------------------------------------
+    def record(self, x: torch.Tensor, events: list, outs: dict) -> None:
+        if not self.valid:
+            return
+        ev = tuple(events)
+        if self.events is None:
+            self.events = ev
+            self._plan(outs)
+        elif ev != self.events:
+            self._drop("the module calls differ between batches")
+            return
+        self.xs.append(x.clone())
+        self.outs.append({n: t for n, t in outs.items() if n in self.keep})
+
+    def _plan(self, outs: dict) -> None:
+        for i, (what, n) in enumerate(self.events):
+            if what == "s":
+                self.start.setdefault(n, i)
+                self.calls[n] = self.calls.get(n, 0) + 1
+            else:
+                self.end[n] = i
+        self.cacheable = {n for n, t in outs.items() if self.calls.get(n) == 1 and t is not None}
+        per_batch = {n: t.numel() * t.element_size() for n, t in outs.items() if n in self.cacheable}
+        keep: set[str] = set()
+        # the latest first-changed modules first: the most a variant can skip; stop at the budget
+        for k in sorted((n for n in self.atomic if n in self.start), key=lambda n: -self.start[n]):
+            more = keep | self.skip_for(self.start[k])
+            if sum(per_batch[n] for n in more) * self.batches > self.budget:
+                break
+            keep = more
+            self.covered.append((self.start[k], k))
+        self.keep = keep
+        self.covered.sort()
+        if not self.covered:
+            self.why = f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)"
+
+    def skip_for(self, k_start: int) -> set[str]:
+        """The outermost modules that ended before event ``k_start``, called once, with one tensor out."""
+        got: set[str] = set()
+        todo = list(self.children.get("", []))
+        while todo:
+            n = todo.pop()
+            if n not in self.start or self.start[n] >= k_start:
+                continue
+            if self.end.get(n, math.inf) < k_start and n in self.cacheable:
+                got.add(n)
+            else:
+                todo.extend(self.children.get(n, []))
+        return got
+
+    def _drop(self, why: str) -> None:
+        self.valid, self.why = False, why
+        self.xs, self.outs = [], []
+
+    # -- serving ------------------------------------------------------------------------------------------
+    def plan_for(self, v: SimVariant) -> set[str] | None:
+        """The modules whose kept outputs ``v``'s run is given, or None (runs in full)."""
+        if not self.valid or self.events is None or state_key(self.model) != self.state:
+            if self.valid and self.events is not None:
+                self._drop("the model's parameters or buffers changed")
+            return None
+        diff = changed(self.ref, v)
+        if diff is None:
+            return None
+        k_start = min((self.start[n] for n in diff if n in self.start), default=math.inf)
+        usable = [k for s, k in self.covered if s <= k_start]
+        if not usable:
+            return None
+        skip = self.skip_for(self.start[usable[-1]])
+        return skip or None
+
+    def find(self, x: torch.Tensor, hint: int) -> int | None:
+        """The recorded batch equal to ``x`` (tried at ``hint`` first: batches run in the same order)."""
+        order = [hint] + [i for i in range(len(self.xs)) if i != hint] if hint < len(self.xs) else range(len(self.xs))
+        for i in order:
+            r = self.xs[i]
+            if r.dtype == x.dtype and r.shape == x.shape and torch.equal(r, x):
+                return i
+        return None
+
+
+class Recorder:
+    """The reference variant, run as usual while its batch's module order and outputs go into the cache."""
+
+    def __init__(self, inner: SimVariant, cache: PrefixCache):
+        self.inner, self.cache, self.name = inner, cache, inner.name
+
+    def describe(self) -> dict:
+        return self.inner.describe()
+
+    def warm(self) -> None:
+        self.inner.warm()
+
+    def prepare(self, model: nn.Module):
+        model.eval()
+        sim = self.inner.simulator()
+        cache = self.cache
+        if model is not cache.model:
+            return lambda x: sim.run(model, (x,), record=False)[0]
+
+        def run(x):
+            events: list = []
+            outs: dict = {}
+            want = cache.keep
+
+            def pre(name):
+                return lambda m, args: events.append(("s", name))
+
+            def post(name):
+                def hook(m, args, out):
+                    events.append(("e", name))
+                    if want is not None and name not in want:
+                        return
+                    if name in outs or not isinstance(out, torch.Tensor):
+                        outs[name] = None             # a second call, or not one tensor: not kept
+                        return
+                    sim.depth += 1                    # the copy is no op of the model: the engine's mode lets it by
+                    try:
+                        outs[name] = out.detach().clone()
+                    finally:
+                        sim.depth -= 1
+                return hook
+            hs = []
+            try:
+                for n, m in cache.visible:
+                    hs.append(m.register_forward_pre_hook(pre(n)))
+                    hs.append(m.register_forward_hook(post(n)))
+                out = sim.run(model, (x,), record=False)[0]
+            finally:
+                for h in hs:
+                    h.remove()
+            cache.record(x, events, outs)
+            return out
+        return run
+
+
+class Replayer:
+    """A variant run from the reference's kept outputs of ``skip`` (the modules before its first change)."""
+
+    def __init__(self, inner: SimVariant, cache: PrefixCache, skip: set[str]):
+        self.inner, self.cache, self.skip, self.name = inner, cache, skip, inner.name
+
+    def describe(self) -> dict:
+        return self.inner.describe()
+
+    def warm(self) -> None:
+        self.inner.warm()
+
+    def prepare(self, model: nn.Module):
+        model.eval()
+        sim = self.inner.simulator()
+        cache, skip = self.cache, sorted(self.skip)
+        calls = [0]
+
+        def run(x):
+            i = cache.find(x, calls[0]) if model is cache.model else None
+            calls[0] += 1
+            if i is None:
+                return sim.run(model, (x,), record=False)[0]
+            kept = cache.outs[i]
+            cache.served += 1
+            return sim.run(model, (x,), record=False, given={n: kept[n].clone for n in skip})[0]
+        return run

@@ -1,0 +1,189 @@
+"""Issue 37: prefix reuse (quant/prefix.py). A variant that runs the reference's modes up to its first changed
+module starts from the reference's kept module outputs; its logits are the same bits as a full run's. A skip
+connection around the changed module, a module called twice, a batch not recorded, module calls that differ
+between batches and a changed weight: each handled (or refused) as the module says."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from opkit.evaluate.variants import SimVariant
+from opkit.quant import prefix as P
+from opkit.quant.calibrate import calibrate
+from opkit.quant.config import default_config
+from opkit.quant.graph import read_graph
+from opkit.quant.variant import build_variant
+
+POLICIES = ("amct-fake-quant", "cann-force-fp16")
+
+
+class Chain(nn.Module):
+    """conv -> conv -> conv (the middle one changes) -> pool -> linear; one activation module used twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2, self.c3 = nn.Conv2d(3, 8, 3), nn.Conv2d(8, 8, 3), nn.Conv2d(8, 8, 3)
+        self.act = nn.ReLU()                     # called twice: never a kept output
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = self.act(self.c1(x))
+        x = self.act(self.c2(x))
+        return self.fc(F.adaptive_avg_pool2d(self.c3(x), 1).flatten(1))
+
+
+class Skip(nn.Module):
+    """h = c1(x); the changed c2 sits inside a residual: out = fc(pool(h + c2(h)) ...)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.c3 = nn.Conv2d(8, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        h = F.relu(self.c1(x).mul_(0.5))         # in place on c1's output: a kept output handed out is a copy
+        h = h + self.c2(h)                       # the skip around c2 reads c1's (kept) output after c2 ran
+        h.add_(1.0)
+        return self.fc(F.adaptive_avg_pool2d(self.c3(h), 1).flatten(1))
+
+
+def _variants(model, changed, policy):
+    torch.manual_seed(0)
+    x = torch.randn(40, 3, 12, 12)
+    cfg = default_config(model)
+    g = read_graph(model, (x[:2],))
+    recs = calibrate(model, x[:16], cfg, g)
+    dev = policy != "amct-fake-quant"               # ATC's fusions as quantize() deploys them
+    base = build_variant(model, cfg, recs, g, atc_conv_bn=dev, requant=dev, name="base")
+    other = build_variant(model, cfg.with_float([changed]), recs, g, atc_conv_bn=dev, requant=dev, name="other")
+    base.policy = other.policy = policy
+    return x, base.as_variant(), other.as_variant()
+
+
+def _batches(x, n=8):
+    return [x[i:i + n].clone() for i in range(0, len(x), n)]      # new tensors each time, as a data set gives
+
+
+def _record(model, ref, x):
+    cache = P.PrefixCache(model, ref, batches=len(_batches(x)), budget_mb=64)
+    run = P.Recorder(ref, cache).prepare(model)
+    full = ref.prepare(model)
+    for b in _batches(x):
+        assert torch.equal(run(b), full(b))        # recording does not change the reference's own outputs
+    return cache
+
+
+def _replayed(model, cache, v, x):
+    skip = cache.plan_for(v)
+    assert skip, cache.why
+    run, full = P.Replayer(v, cache, skip).prepare(model), v.prepare(model)
+    served = cache.served
+    for b in _batches(x):
+        a, f = run(b), full(b)
+        assert a.dtype == f.dtype and torch.equal(a, f)
+    assert cache.served - served == len(_batches(x))      # every batch started from the kept outputs
+    return skip
+
+
+def test_a_changed_middle_layer_gives_the_same_logits():
+    for policy in POLICIES:
+        torch.manual_seed(1)
+        m = Chain().eval()
+        x, base, other = _variants(m, "c2", policy)
+        cache = _record(m, base, x)
+        if policy == "amct-fake-quant":
+            assert P.changed(base, other) == {"c2"}
+            assert _replayed(m, cache, other, x) == {"c1"}   # act is called twice: recomputed, c1's output given
+        else:   # AscendRequant: c1 hands c2 its requantized codes, so c1 changes with c2
+            assert P.changed(base, other) == {"c1", "c2"} and cache.plan_for(other) is None
+            x, base, other = _variants(m, "c3", policy)
+            cache = _record(m, base, x)
+            assert P.changed(base, other) == {"c3"}      # no requant fusion into c3 here: c2 unchanged
+            assert _replayed(m, cache, other, x) == {"c1", "c2"}
+        # the reference itself (nothing changed): everything up to the last layer given
+        assert _replayed(m, cache, base, x) == {"c1", "c2", "c3"}
+
+
+def test_a_skip_connection_around_the_changed_layer():
+    for policy in POLICIES:
+        torch.manual_seed(2)
+        m = Skip().eval()
+        x, base, other = _variants(m, "c2", policy)
+        cache = _record(m, base, x)
+        assert _replayed(m, cache, other, x) == {"c1"}
+        assert _replayed(m, cache, other, x) == {"c1"}      # again: the kept outputs were not written into
+        # the change at c3 (after the in-place add): c1 and c2 given, the residual add and add_ recomputed
+        x3, base3, other3 = _variants(m, "c3", policy)
+        cache3 = _record(m, base3, x3)
+        assert _replayed(m, cache3, other3, x3) == {"c1", "c2"}
+
+
+def test_the_first_changed_layer_gives_nothing_to_skip():
+    m = Chain().eval()
+    x, base, other = _variants(m, "c1", "amct-fake-quant")
+    cache = _record(m, base, x)
+    assert cache.plan_for(other) is None
+
+
+def test_a_changed_weight_drops_the_cache():
+    m = Chain().eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    cache = _record(m, base, x)
+    assert cache.plan_for(other)
+    with torch.no_grad():
+        m.c1.weight.mul_(1.5)                      # before the changed layer: the kept outputs are stale
+    assert cache.plan_for(other) is None and not cache.valid and "changed" in cache.why
+    m2 = Chain().eval()
+    x, base, other = _variants(m2, "c3", "amct-fake-quant")
+    cache = _record(m2, base, x)
+    m2.c1.weight.data = m2.c1.weight.data.clone()  # a .data swap: a new storage
+    assert cache.plan_for(other) is None
+
+
+def test_a_batch_not_recorded_runs_in_full():
+    m = Chain().eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    cache = _record(m, base, x)
+    run = P.Replayer(other, cache, cache.plan_for(other)).prepare(m)
+    y = torch.randn(8, 3, 12, 12)
+    served = cache.served
+    assert torch.equal(run(y), other.prepare(m)(y)) and cache.served == served
+
+
+def test_module_calls_that_differ_between_batches_are_not_reused():
+    class Branchy(Chain):
+        def forward(self, x):
+            big = bool(x.abs().amax() > 100)       # data-dependent: c2 runs for some batches only
+            x = self.act(self.c1(x))
+            if not big:
+                x = self.act(self.c2(x))
+            else:
+                x = F.pad(x, (1, 1, 1, 1))[..., 1:-3, 1:-3]
+            return self.fc(F.adaptive_avg_pool2d(self.c3(x), 1).flatten(1))
+    torch.manual_seed(3)
+    m = Branchy().eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    x = torch.cat([x[:8] * 1000.0, x[8:]])     # the first batch takes one branch, the rest the other
+    cache = _record(m, base, x)
+    assert not cache.valid and "differ" in cache.why and cache.plan_for(other) is None
+
+
+def test_a_model_with_a_forward_hook_is_not_served():
+    m = Chain().eval()
+    _, base, _ = _variants(m, "c3", "amct-fake-quant")
+    assert P.eligible(base, m)
+    h = m.c1.register_forward_hook(lambda mod, a, out: out * 2)
+    try:
+        assert not P.eligible(base, m)
+    finally:
+        h.remove()
+    assert not P.eligible(SimVariant("fp32"), m)      # the plain FP32 run: nothing of the engine's to reuse
+
+
+def test_modes_compare_by_content():
+    m = Chain().eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    _, base2, _ = _variants(m, "c3", "amct-fake-quant")     # built again: equal modes, maybe other objects
+    assert P.changed(base, base2) == set()
+    assert P.changed(base, SimVariant("x", policy="cann-force-fp16", layers=base.layers)) is None

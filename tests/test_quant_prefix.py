@@ -65,8 +65,8 @@ def _batches(x, n=8):
     return [x[i:i + n].clone() for i in range(0, len(x), n)]      # new tensors each time, as a data set gives
 
 
-def _record(model, ref, x):
-    cache = P.PrefixCache(model, ref, batches=len(_batches(x)), budget_mb=64)
+def _record(model, ref, x, budget_mb=64):
+    cache = P.PrefixCache(model, ref, batches=len(_batches(x)), budget_mb=budget_mb)
     run = P.Recorder(ref, cache).prepare(model)
     full = ref.prepare(model)
     for b in _batches(x):
@@ -101,8 +101,9 @@ def test_a_changed_middle_layer_gives_the_same_logits():
             cache = _record(m, base, x)
             assert P.changed(base, other) == {"c3"}      # no requant fusion into c3 here: c2 unchanged
             assert _replayed(m, cache, other, x) == {"c1", "c2"}
-        # the reference itself (nothing changed): everything up to the last layer given
-        assert _replayed(m, cache, base, x) == {"c1", "c2", "c3"}
+        # the reference itself (nothing changed): the model's output given whole
+        assert _replayed(m, cache, base, x) == {""}
+        assert cache.skip_for(cache.start["fc"]) == {"c1", "c2", "c3"}   # a change at fc: all before it given
 
 
 def test_a_skip_connection_around_the_changed_layer():
@@ -187,3 +188,16 @@ def test_modes_compare_by_content():
     _, base2, _ = _variants(m, "c3", "amct-fake-quant")     # built again: equal modes, maybe other objects
     assert P.changed(base, base2) == set()
     assert P.changed(base, SimVariant("x", policy="cann-force-fp16", layers=base.layers)) is None
+
+
+def test_the_memory_budget():
+    m = Chain().eval()
+    x, base, other = _variants(m, "c2", "amct-fake-quant")
+    assert _record(m, base, x).plan_for(other) == {"c1"}
+    tiny = _record(m, base, x, budget_mb=1e-6)
+    assert tiny.plan_for(other) is None and not tiny.covered and "budget" in tiny.why and not any(tiny.outs)
+    # room for the model's output (5 batches of 8 x 5 float32 logits) only: a variant equal to the reference is
+    # served (the latest first change), one changing c2 runs in full
+    some = _record(m, base, x, budget_mb=5 * 8 * 5 * 4 * 1.5 / 2 ** 20)
+    assert [k for _, k in some.covered] == [""] and some.keep == {""}
+    assert some.plan_for(other) is None and _replayed(m, some, base, x) == {""}

@@ -103,7 +103,8 @@ class PrefixCache:
         self.state = state_key(model)
         atomic = atomic_modules(model)
         self.atomic = set(atomic)
-        self.visible = [(n, m) for n, m in model.named_modules() if n and not inside(n, atomic)]
+        # the model itself too: a variant whose modes all equal the reference's gets its output whole
+        self.visible = [(n, m) for n, m in model.named_modules() if not inside(n, atomic)]
         self.children = {n: [f"{n}.{c}" if n else c for c, _ in m.named_children()]
                          for n, m in model.named_modules() if not inside(n, atomic) and n not in atomic}
         self.events: tuple | None = None   # batch 0's module starts and ends, in order
@@ -142,20 +143,26 @@ class PrefixCache:
         self.cacheable = {n for n, t in outs.items() if self.calls.get(n) == 1 and t is not None}
         per_batch = {n: t.numel() * t.element_size() for n, t in outs.items() if n in self.cacheable}
         keep: set[str] = set()
-        # the latest first-changed modules first: the most a variant can skip; stop at the budget
-        for k in sorted((n for n in self.atomic if n in self.start), key=lambda n: -self.start[n]):
-            more = keep | self.skip_for(self.start[k])
+        # the latest first-changed modules first: the most a variant can skip (nothing changed: the model's
+        # output, k = "" at event infinity); stop at the budget
+        ks = sorted((n for n in self.atomic if n in self.start), key=lambda n: -self.start[n])
+        for k in [""] + ks:
+            at = math.inf if k == "" else self.start[k]
+            more = keep | self.skip_for(at)
             if sum(per_batch[n] for n in more) * self.batches > self.budget:
                 break
             keep = more
-            self.covered.append((self.start[k], k))
+            self.covered.append((at, k))
         self.keep = keep
         self.covered.sort()
         if not self.covered:
             self.why = f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)"
 
     def skip_for(self, k_start: int) -> set[str]:
-        """The outermost modules that ended before event ``k_start``, called once, with one tensor out."""
+        """The outermost modules that ended before event ``k_start``, called once, with one tensor out (the model
+        itself when nothing changed: ``k_start`` infinite)."""
+        if k_start == math.inf and "" in self.cacheable:
+            return {""}
         got: set[str] = set()
         todo = list(self.children.get("", []))
         while todo:
@@ -183,10 +190,10 @@ class PrefixCache:
         if diff is None:
             return None
         k_start = min((self.start[n] for n in diff if n in self.start), default=math.inf)
-        usable = [k for s, k in self.covered if s <= k_start]
+        usable = [s for s, _ in self.covered if s <= k_start]
         if not usable:
             return None
-        skip = self.skip_for(self.start[usable[-1]])
+        skip = self.skip_for(usable[-1])
         return skip or None
 
     def find(self, x: torch.Tensor, hint: int) -> int | None:

@@ -27,6 +27,7 @@ from .config import QuantConfig, default_config, load_config, parse_config, unsi
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
+from . import prefix
 from .report import QuantReport, Recommended, StrategyRow, activation_histograms, plot_layers
 from .scoring import Run, Scorer
 from .layer_algorithms import ALGORITHMS, chosen
@@ -73,7 +74,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
              transform=None, calib_transform=None, workers: int | None = 1, ray: str | None = None,
              model_spec: str | None = None, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
              quant_matmul: bool = False, deploy_dtype: str | None = None, algorithms=None,
-             log: Callable[[str], None] | None = None) -> QuantReport:
+             prefix_mb: float = prefix.DEFAULT_MB, log: Callable[[str], None] | None = None) -> QuantReport:
     """Simulate AMCT PTQ + ATC conversion of ``model`` on the CPU and find what meets ``target_drop``.
 
     ``calib``: calibration inputs (tensor, labelled set, or a .pt/.npz/folder path, read with ``calib_transform``,
@@ -86,7 +87,9 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     the model is deployed in; AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, GPTQ, AWQ) run on the
     model cast to it, as rows and a per-layer search (quant/linear_flow.py). The model is deep-copied; nothing
     given is modified. ``algorithms``: AMCT's per-layer algorithms tried as strategy rows and search actions
-    (names, default ("dmq",); "ada" trains AMCT's 10,000 steps per layer). See docs/quant.md.
+    (names, default ("dmq",); "ada" trains AMCT's 10,000 steps per layer). ``prefix_mb``: memory (MB) the
+    search may keep of the base variant's module outputs on the labelled set, so that a variant starts from them
+    up to its first changed layer (in-process evaluations only; 0: off; quant/prefix.py). See docs/quant.md.
     """
     from . import fusion as F
     t0 = time.monotonic()
@@ -103,7 +106,9 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     deploy = Deploy(pol, conv_bn=not pol.fake_quant and F.took_effect(fr, (F.CONV_BN,)) is not False,
                     requant=not pol.fake_quant and F.took_effect(fr, F.REQUANT_NAMES) is not False)
     b = VariantBuilder(inp.model, inp.calib, deploy, log, quant_matmul)
-    sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec), log)
+    if not prefix_mb >= 0:
+        raise OpkitError(f"quantize: prefix_mb must be >= 0 (megabytes; 0 turns prefix reuse off); got {prefix_mb}")
+    sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec, prefix_mb), log)
     notes: list[str] = []
     base = _base(b, config, notes)
     v_fp16 = b.float_variant()

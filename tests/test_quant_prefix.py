@@ -201,3 +201,24 @@ def test_the_memory_budget():
     some = _record(m, base, x, budget_mb=5 * 8 * 5 * 4 * 1.5 / 2 ** 20)
     assert [k for _, k in some.covered] == [""] and some.keep == {""}
     assert some.plan_for(other) is None and _replayed(m, some, base, x) == {""}
+
+
+def test_outputs_nothing_reads_get_a_placeholder():
+    """A chain (nn.Sequential): for a change at c3, c1's and c2's outputs are read only by modules that are skipped
+    too -- only the output c3 reads is kept; the others are handed a placeholder, and the logits are the same."""
+    from collections import OrderedDict
+    torch.manual_seed(4)
+    m = nn.Sequential(OrderedDict(c1=nn.Conv2d(3, 8, 3), r1=nn.ReLU(inplace=True), c2=nn.Conv2d(8, 8, 3),
+                                  r2=nn.ReLU(), c3=nn.Conv2d(8, 8, 3), pool=nn.AdaptiveAvgPool2d(1),
+                                  flat=nn.Flatten(), fc=nn.Linear(8, 5))).eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    cache = _record(m, base, x)
+    live, dead = cache.plans[cache.start["c3"]]
+    assert live == {"r2"} and dead == {"c1", "r1", "c2"}
+    assert _replayed(m, cache, other, x) == {"c1", "r1", "c2", "r2"}
+    x2, base2, other2 = _variants(m, "c2", "amct-fake-quant")
+    cache2 = _record(m, base2, x2)
+    # in place: r1 returns c1's tensor object, which c2 reads -- kept for both (an object's readers count for
+    # every module that returned it)
+    assert cache2.plans[cache2.start["c2"]] == ({"c1", "r1"}, set())
+    assert _replayed(m, cache2, other2, x2) == {"c1", "r1"}

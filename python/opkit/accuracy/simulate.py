@@ -385,6 +385,9 @@ class Simulator:
         self._bufs: dict = {}                 # (shape, dtype, slot) -> a cast buffer reused (see _cast_input)
         self._mode: "_PolicyMode | None" = None   # the function mode of the run under way, if any
         self._cpu_keys: dict[str, str] = {}   # op type -> its "op: cpu" kernels key (formatted once)
+        # called with (args, kwargs) of every function op the policy mode sees outside the modules it runs as
+        # one op (quant/prefix.py: which module outputs the model's own code reads)
+        self.observe: Callable[[tuple, dict], None] | None = None
 
     # -- resolution ---------------------------------------------------------------------------------
     def entry(self, op_type: str, layer: str | None = None) -> Entry:
@@ -684,6 +687,8 @@ class _PolicyMode(TorchFunctionMode):
         sim = self.sim
         if sim.depth:
             return func(*args, **kwargs)
+        if sim.observe is not None:
+            sim.observe(args, kwargs)
         name = op_name(func)
         floats = counted_floats(name, args, kwargs)
         if not floats:

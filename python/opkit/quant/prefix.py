@@ -32,6 +32,7 @@ import math
 
 import torch
 import torch.nn as nn
+from torch.utils._pytree import tree_leaves
 
 from ..accuracy.simulate import atomic_modules, inside
 from ..evaluate.variants import SimVariant
@@ -88,7 +89,7 @@ def eligible(v: SimVariant, model: nn.Module) -> bool:
     """A variant and model prefix reuse can serve: run by the engine (a policy or modes), no function modes or
     patch, the model in eval mode and without forward hooks (a hook could change what a kept output is)."""
     from torch.nn.modules import module as M
-    if v.patch or v.functions or (v.policy is None and not v.layers and not v.layer_overrides):
+    if v.patch or v.functions or v.policy is None:   # the policy's mode sees the model's own ops (Recorder)
         return False
     if model.training or M._global_forward_hooks or M._global_forward_pre_hooks:
         return False
@@ -115,23 +116,33 @@ class PrefixCache:
         self.covered: list[tuple[int, str]] = []   # (start, k) of the first-changed modules the outputs serve
         self.xs: list[torch.Tensor] = []
         self.outs: list[dict[str, torch.Tensor]] = []
+        self.uses: tuple = ()
+        self.metas: list[dict[str, tuple]] = []   # per batch: name -> (shape, dtype) of an output not kept
+        self.placed: set[str] = set()             # outputs some plan hands out as a placeholder
+        self.plans: dict[float, tuple[set, set]] = {}   # first change's event -> (outputs given, placeholders)
+        self._empty: dict[tuple, torch.Tensor] = {}
         self.valid = True
         self.why = ""
         self.served = 0                     # batches a variant ran from kept outputs
 
     # -- recording ----------------------------------------------------------------------------------------
-    def record(self, x: torch.Tensor, events: list, outs: dict) -> None:
+    def record(self, x: torch.Tensor, events: list, outs: dict, uses: list, metas: dict) -> None:
+        """One batch of the reference: module ``events`` (("s" | "e", name) in order), ``outs`` (name -> a copy of
+        its output, or None), ``uses`` ((producer, event index, consumer) for every module output read by a module
+        call, a function op of the model's own code (consumer None) or returned ("<return>")), ``metas`` (name ->
+        the output's shape and dtype)."""
         if not self.valid:
             return
-        ev = tuple(events)
+        ev, us = tuple(events), tuple(uses)
         if self.events is None:
-            self.events = ev
+            self.events, self.uses = ev, us
             self._plan(outs)
-        elif ev != self.events:
+        elif ev != self.events or us != self.uses:
             self._drop("the module calls differ between batches")
             return
         self.xs.append(x.clone())
         self.outs.append({n: t for n, t in outs.items() if n in self.keep})
+        self.metas.append({n: metas[n] for n in self.placed if n in metas})
 
     def _plan(self, outs: dict) -> None:
         for i, (what, n) in enumerate(self.events):
@@ -144,14 +155,19 @@ class PrefixCache:
         per_batch = {n: t.numel() * t.element_size() for n, t in outs.items() if n in self.cacheable}
         keep: set[str] = set()
         # the latest first-changed modules first: the most a variant can skip (nothing changed: the model's
-        # output, k = "" at event infinity); stop at the budget
+        # output, k = "" at event infinity); stop at the budget. Of the modules skipped, only the outputs read
+        # by what still runs are kept; the others get a placeholder (nothing reads it)
         ks = sorted((n for n in self.atomic if n in self.start), key=lambda n: -self.start[n])
         for k in [""] + ks:
             at = math.inf if k == "" else self.start[k]
-            more = keep | self.skip_for(at)
+            skip = self.skip_for(at)
+            live = self.live(skip, at)
+            more = keep | live
             if sum(per_batch[n] for n in more) * self.batches > self.budget:
                 break
             keep = more
+            self.plans[at] = (live, skip - live)
+            self.placed |= skip - live
             self.covered.append((at, k))
         self.keep = keep
         self.covered.sort()
@@ -175,13 +191,25 @@ class PrefixCache:
                 todo.extend(self.children.get(n, []))
         return got
 
+    def live(self, skip: set[str], at: float) -> set[str]:
+        """Of the modules ``skip`` (all ended before event ``at``), those whose output something that still runs
+        reads: a module call or function op outside every skipped module, anything at or after ``at``, or the
+        caller (the model's output)."""
+        spans = [(self.start[g], self.end[g]) for g in skip]
+        need = set()
+        for prod, i, _ in self.uses:
+            if prod in skip and prod not in need and (i >= at or not any(a <= i <= b for a, b in spans)):
+                need.add(prod)
+        return need
+
     def _drop(self, why: str) -> None:
         self.valid, self.why = False, why
         self.xs, self.outs = [], []
 
     # -- serving ------------------------------------------------------------------------------------------
     def plan_for(self, v: SimVariant) -> set[str] | None:
-        """The modules whose kept outputs ``v``'s run is given, or None (runs in full)."""
+        """The modules ``v``'s run is given (a kept output, or a placeholder where nothing reads it), or None
+        (runs in full)."""
         if not self.valid or self.events is None or state_key(self.model) != self.state:
             if self.valid and self.events is not None:
                 self._drop("the model's parameters or buffers changed")
@@ -193,8 +221,24 @@ class PrefixCache:
         usable = [s for s, _ in self.covered if s <= k_start]
         if not usable:
             return None
-        skip = self.skip_for(usable[-1])
-        return skip or None
+        live, dead = self.plans[usable[-1]]
+        return (live | dead) or None
+
+    def given(self, i: int, skip: set[str]) -> dict:
+        """Batch ``i``'s outputs for the modules ``skip``: a copy of a kept one (the forward may write into it), a
+        placeholder of the output's shape and dtype for one nothing that runs reads."""
+        kept, metas = self.outs[i], self.metas[i]
+        out = {}
+        for n in skip:
+            if n in kept:
+                out[n] = kept[n].clone
+            else:
+                shape, dtype = metas[n]
+                t = self._empty.get((shape, dtype))
+                if t is None:
+                    t = self._empty[(shape, dtype)] = torch.empty(shape, dtype=dtype)
+                out[n] = lambda t=t: t
+        return out
 
     def find(self, x: torch.Tensor, hint: int) -> int | None:
         """The recorded batch equal to ``x`` (tried at ``hint`` first: batches run in the same order)."""
@@ -228,21 +272,39 @@ class Recorder:
         def run(x):
             events: list = []
             outs: dict = {}
+            uses: list = []
+            metas: dict = {}
+            made: dict[int, list[str]] = {}     # id of a module's output -> the modules that returned that object
+            alive: list = []
             want = cache.keep
 
+            def read(obj, consumer):
+                at = len(events)
+                for t in tree_leaves(obj):
+                    if isinstance(t, torch.Tensor):
+                        for prod in made.get(id(t), ()):
+                            uses.append((prod, at, consumer))
+
             def pre(name):
-                return lambda m, args: events.append(("s", name))
+                def hook(m, args, kwargs):
+                    read((args, kwargs), name)
+                    events.append(("s", name))
+                return hook
 
             def post(name):
                 def hook(m, args, out):
                     events.append(("e", name))
-                    if want is not None and name not in want:
-                        return
-                    if name in outs or not isinstance(out, torch.Tensor):
-                        outs[name] = None             # a second call, or not one tensor: not kept
-                        return
-                    sim.depth += 1                    # the copy is no op of the model: the engine's mode lets it by
+                    sim.depth += 1        # what the hook reads and copies is no op of the model: the mode lets it by
                     try:
+                        if isinstance(out, torch.Tensor):
+                            alive.append(out)     # held for the batch: no other object takes its id meanwhile
+                            made.setdefault(id(out), []).append(name)
+                            metas[name] = (tuple(out.shape), out.dtype)
+                        if want is not None and name not in want:
+                            return
+                        if name in outs or not isinstance(out, torch.Tensor):
+                            outs[name] = None             # a second call, or not one tensor: not kept
+                            return
                         outs[name] = out.detach().clone()
                     finally:
                         sim.depth -= 1
@@ -250,13 +312,16 @@ class Recorder:
             hs = []
             try:
                 for n, m in cache.visible:
-                    hs.append(m.register_forward_pre_hook(pre(n)))
+                    hs.append(m.register_forward_pre_hook(pre(n), with_kwargs=True))
                     hs.append(m.register_forward_hook(post(n)))
+                sim.observe = lambda args, kwargs: read((args, kwargs), None)
                 out = sim.run(model, (x,), record=False)[0]
+                read(out, "<return>")
             finally:
+                sim.observe = None
                 for h in hs:
                     h.remove()
-            cache.record(x, events, outs)
+            cache.record(x, events, outs, uses, metas)
             return out
         return run
 
@@ -284,7 +349,6 @@ class Replayer:
             calls[0] += 1
             if i is None:
                 return sim.run(model, (x,), record=False)[0]
-            kept = cache.outs[i]
             cache.served += 1
-            return sim.run(model, (x,), record=False, given={n: kept[n].clone for n in skip})[0]
+            return sim.run(model, (x,), record=False, given=cache.given(i, skip))[0]
         return run

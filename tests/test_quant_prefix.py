@@ -222,3 +222,15 @@ def test_outputs_nothing_reads_get_a_placeholder():
     # every module that returned it)
     assert cache2.plans[cache2.start["c2"]] == ({"c1", "r1"}, set())
     assert _replayed(m, cache2, other2, x2) == {"c1", "r1"}
+
+
+def test_an_uncovered_first_change_uses_an_earlier_plan():
+    """The budget holds c1's output (read by the shared act) but not c2's as well: a variant changing c3 starts
+    from the plan of the first change at c2 (skips c1 only), and its logits are the same."""
+    torch.manual_seed(5)
+    m = Chain().eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    c1_bytes = 40 * 8 * 10 * 10 * 4                       # 40 samples x c1's [8, 10, 10] float32 output
+    cache = _record(m, base, x, budget_mb=(c1_bytes + 40 * 5 * 4 + 1000) / 2 ** 20)
+    assert sorted(k for _, k in cache.covered) == ["", "c2"]
+    assert _replayed(m, cache, other, x) == {"c1"}

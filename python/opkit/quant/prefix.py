@@ -154,18 +154,26 @@ class PrefixCache:
         self.cacheable = {n for n, t in outs.items() if self.calls.get(n) == 1 and t is not None}
         per_batch = {n: t.numel() * t.element_size() for n, t in outs.items() if n in self.cacheable}
         keep: set[str] = set()
-        # the latest first-changed modules first: the most a variant can skip (nothing changed: the model's
-        # output, k = "" at event infinity); stop at the budget. Of the modules skipped, only the outputs read
-        # by what still runs are kept; the others get a placeholder (nothing reads it)
-        ks = sorted((n for n in self.atomic if n in self.start), key=lambda n: -self.start[n])
-        for k in [""] + ks:
+        # Which first changes to serve, within the budget. Candidates: the modules the reference runs in a mode of
+        # its own or with an override (what a variant changes: quantized layers and what is folded into them;
+        # a variant changing another module uses the plan of the latest served first change before it), and
+        # nothing changed (the model's output, k = "" at event infinity). Served first: the one adding the fewest
+        # bytes to what is kept (ties: the later, which skips more) -- as many as fit, spread over the model.
+        # Of the modules a plan skips, only the outputs read by what still runs are kept; the others get a
+        # placeholder (nothing reads them).
+        cands = {}
+        for k in [""] + [n for n in set(self.ref.layers) | set(self.ref.layer_overrides) if n in self.start]:
             at = math.inf if k == "" else self.start[k]
             skip = self.skip_for(at)
-            live = self.live(skip, at)
-            more = keep | live
-            if sum(per_batch[n] for n in more) * self.batches > self.budget:
+            if skip:                             # the first module: nothing before it to skip
+                cands[k] = (at, skip, self.live(skip, at))
+        size = lambda names: sum(per_batch[n] for n in names) * self.batches       # noqa: E731
+        while cands:
+            k = min(cands, key=lambda n: (size(cands[n][2] - keep), -cands[n][0]))
+            at, skip, live = cands.pop(k)
+            if size(keep | live) > self.budget:
                 break
-            keep = more
+            keep |= live
             self.plans[at] = (live, skip - live)
             self.placed |= skip - live
             self.covered.append((at, k))

@@ -118,6 +118,12 @@ def test_a_skip_connection_around_the_changed_layer():
         x3, base3, other3 = _variants(m, "c3", policy)
         cache3 = _record(m, base3, x3)
         assert _replayed(m, cache3, other3, x3) == {"c1", "c2"}
+        # the change at fc: c3 given too; the residual add that reads c2's output runs just before c3 starts,
+        # outside every given module -- c2's output is kept, not a placeholder
+        xf, basef, otherf = _variants(m, "fc", policy)
+        cachef = _record(m, basef, xf)
+        live, dead = cachef.plans[cachef.start["fc"]]
+        assert "c2" in live and "c3" in live and _replayed(m, cachef, otherf, xf) == {"c1", "c2", "c3"}
 
 
 def test_the_first_changed_layer_gives_nothing_to_skip():

@@ -287,7 +287,8 @@ class Recorder:
             want = cache.keep
 
             def read(obj, consumer):
-                at = len(events)
+                # a module call reads at its own start event; a function op or the caller between two events
+                at = len(events) if consumer is not None and consumer != "<return>" else len(events) - 0.5
                 for t in tree_leaves(obj):
                     if isinstance(t, torch.Tensor):
                         for prod in made.get(id(t), ()):

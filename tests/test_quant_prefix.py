@@ -240,3 +240,14 @@ def test_an_uncovered_first_change_uses_an_earlier_plan():
     cache = _record(m, base, x, budget_mb=(c1_bytes + 40 * 5 * 4 + 1000) / 2 ** 20)
     assert sorted(k for _, k in cache.covered) == ["", "c2"]
     assert _replayed(m, cache, other, x) == {"c1"}
+
+
+def test_a_bad_budget_is_refused():
+    import pytest
+    import opkit
+    from opkit.errors import OpkitError
+    m = Chain().eval()
+    x = torch.randn(8, 3, 12, 12)
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(OpkitError, match="prefix_mb must be >= 0"):
+            opkit.quantize(m, x, (x, torch.zeros(8, dtype=torch.long)), prefix_mb=bad)

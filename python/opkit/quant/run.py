@@ -96,6 +96,8 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     log = log or (lambda s: None)
     if target_drop < 0:
         raise OpkitError(f"--target-drop must be >= 0 points; got {target_drop}")
+    if not prefix_mb >= 0:      # NaN too
+        raise OpkitError(f"quantize: prefix_mb must be >= 0 (megabytes; 0 turns prefix reuse off); got {prefix_mb}")
     dtype = deploy_dtype_of(deploy_dtype)
     algos = chosen(algorithms)
     inp = read_inputs(model, calib, data, transform=transform, calib_transform=calib_transform,
@@ -106,8 +108,6 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     deploy = Deploy(pol, conv_bn=not pol.fake_quant and F.took_effect(fr, (F.CONV_BN,)) is not False,
                     requant=not pol.fake_quant and F.took_effect(fr, F.REQUANT_NAMES) is not False)
     b = VariantBuilder(inp.model, inp.calib, deploy, log, quant_matmul)
-    if not prefix_mb >= 0:
-        raise OpkitError(f"quantize: prefix_mb must be >= 0 (megabytes; 0 turns prefix reuse off); got {prefix_mb}")
     sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec, prefix_mb), log)
     notes: list[str] = []
     base = _base(b, config, notes)

@@ -251,3 +251,38 @@ def test_a_bad_budget_is_refused():
     for bad in (-1.0, float("nan")):
         with pytest.raises(OpkitError, match="prefix_mb must be >= 0"):
             opkit.quantize(m, x, (x, torch.zeros(8, dtype=torch.long)), prefix_mb=bad)
+
+
+def test_quantize_serves_search_variants_with_the_same_report(monkeypatch):
+    """opkit.quantize on the encoder: with reuse on, search variants are served from the base's kept outputs
+    (counted), and the report equals the one with reuse off, every row's class per sample included."""
+    import sys
+    from pathlib import Path
+    import opkit
+    from opkit.quant import scoring
+    sys.path.insert(0, str(Path(__file__).parent))
+    from quantdata import encoder as E
+    m = E.encoder().float().eval()
+    x = E.patches(96, 1).float()
+    with torch.no_grad():
+        y = m(x).argmax(-1)
+    served = []
+    orig = scoring.Scorer._prefixed
+
+    def counting(self, sv):
+        got = orig(self, sv)
+        if isinstance(got, P.Replayer):
+            served.append(sv.name)
+        return got
+    monkeypatch.setattr(scoring.Scorer, "_prefixed", counting)
+    reps = {}
+    for on in (False, True):
+        monkeypatch.setattr(scoring, "REUSE_PREFIX", on)
+        reps[on] = opkit.quantize(m, E.patches(16, 2).float(), (x, y), policy="amct-fake-quant", target_drop=3.0,
+                                  batch_size=32, workers=1)
+    assert len(served) >= 10 and any(n.startswith("search-") for n in served)
+    a, b = reps[False].to_dict(), reps[True].to_dict()
+    for k in a:
+        if k not in ("eval_seconds", "seconds", "eval_backends"):
+            assert repr(a[k]) == repr(b[k]), k
+    assert reps[False].predictions == reps[True].predictions

@@ -643,7 +643,6 @@ class Simulator:
                 _set_forward(m, fwd)
         return out, records
 
-
     def _given(self, out: Callable[[], object]):
         def fwd(*args, **kwargs):
             self.depth += 1              # what ``out`` does (a copy) is no op of the model: the mode lets it pass

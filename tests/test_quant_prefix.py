@@ -202,16 +202,18 @@ def test_the_memory_budget():
     assert _record(m, base, x).plan_for(other) == {"c1"}
     tiny = _record(m, base, x, budget_mb=1e-6)
     assert tiny.plan_for(other) is None and not tiny.covered and "budget" in tiny.why and not any(tiny.outs)
-    # room for the model's output (5 batches of 8 x 5 float32 logits) only: a variant equal to the reference is
-    # served (the latest first change), one changing c2 runs in full
-    some = _record(m, base, x, budget_mb=5 * 8 * 5 * 4 * 1.5 / 2 ** 20)
+    # room for the inputs (kept to find a batch again: 40 x 3 x 12 x 12 float32) and the model's output (5 batches
+    # of 8 x 5 float32 logits) only: a variant equal to the reference is served (the latest first change), one
+    # changing c2 runs in full
+    some = _record(m, base, x, budget_mb=(40 * 3 * 12 * 12 * 4 + 5 * 8 * 5 * 4 * 1.5) / 2 ** 20)
     assert [k for _, k in some.covered] == [""] and some.keep == {""}
     assert some.plan_for(other) is None and _replayed(m, some, base, x) == {""}
 
 
 def test_outputs_nothing_reads_get_a_placeholder():
-    """A chain (nn.Sequential): for a change at c3, c1's and c2's outputs are read only by modules that are skipped
-    too -- only the output c3 reads is kept; the others are handed a placeholder, and the logits are the same."""
+    """A chain (nn.Sequential): for a change at c3, c2's output is read only by r2, skipped too -- a placeholder
+    (NaN); r2's output (read by c3) is kept. r1 is an in-place ReLU: never skipped, it reruns on a copy of c1's
+    (kept) output. The logits are the same."""
     from collections import OrderedDict
     torch.manual_seed(4)
     m = nn.Sequential(OrderedDict(c1=nn.Conv2d(3, 8, 3), r1=nn.ReLU(inplace=True), c2=nn.Conv2d(8, 8, 3),
@@ -219,15 +221,14 @@ def test_outputs_nothing_reads_get_a_placeholder():
                                   flat=nn.Flatten(), fc=nn.Linear(8, 5))).eval()
     x, base, other = _variants(m, "c3", "amct-fake-quant")
     cache = _record(m, base, x)
+    assert cache.writes == {"r1", "flat"}       # flat returns a view of its input: rerun too
     live, dead = cache.plans[cache.start["c3"]]
-    assert live == {"r2"} and dead == {"c1", "r1", "c2"}
-    assert _replayed(m, cache, other, x) == {"c1", "r1", "c2", "r2"}
+    assert live == {"c1", "r2"} and dead == {"c2"}
+    assert _replayed(m, cache, other, x) == {"c1", "c2", "r2"}
     x2, base2, other2 = _variants(m, "c2", "amct-fake-quant")
     cache2 = _record(m, base2, x2)
-    # in place: r1 returns c1's tensor object, which c2 reads -- kept for both (an object's readers count for
-    # every module that returned it)
-    assert cache2.plans[cache2.start["c2"]] == ({"c1", "r1"}, set())
-    assert _replayed(m, cache2, other2, x2) == {"c1", "r1"}
+    assert cache2.plans[cache2.start["c2"]] == ({"c1"}, set())
+    assert _replayed(m, cache2, other2, x2) == {"c1"}
 
 
 def test_an_uncovered_first_change_uses_an_earlier_plan():
@@ -237,7 +238,7 @@ def test_an_uncovered_first_change_uses_an_earlier_plan():
     m = Chain().eval()
     x, base, other = _variants(m, "c3", "amct-fake-quant")
     c1_bytes = 40 * 8 * 10 * 10 * 4                       # 40 samples x c1's [8, 10, 10] float32 output
-    cache = _record(m, base, x, budget_mb=(c1_bytes + 40 * 5 * 4 + 1000) / 2 ** 20)
+    cache = _record(m, base, x, budget_mb=(40 * 3 * 12 * 12 * 4 + c1_bytes + 40 * 5 * 4 + 1000) / 2 ** 20)
     assert sorted(k for _, k in cache.covered) == ["", "c2"]
     assert _replayed(m, cache, other, x) == {"c1"}
 
@@ -286,3 +287,134 @@ def test_quantize_serves_search_variants_with_the_same_report(monkeypatch):
         if k not in ("eval_seconds", "seconds", "eval_backends"):
             assert repr(a[k]) == repr(b[k]), k
     assert reps[False].predictions == reps[True].predictions
+
+
+class Alias(nn.Module):
+    """c1 -> an in-place ReLU called once; the pre-activation name h is read after the changed c2 (h is g)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.act = nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(inplace=True)
+        self.c2, self.fc = nn.Conv2d(8, 8, 3, padding=1), nn.Linear(8, 5)
+
+    def forward(self, x):
+        h = self.c1(x)
+        g = self.act(h)
+        return self.fc(F.adaptive_avg_pool2d(self.c2(g) + h, 1).flatten(1))
+
+
+class Discard(Alias):
+    """An in-place module whose return value the forward drops."""
+
+    def forward(self, x):
+        h = self.c1(x) * 1.0
+        self.act(h)
+        return self.fc(F.adaptive_avg_pool2d(self.c2(h), 1).flatten(1))
+
+
+class AddInto(nn.Module):
+    """A block that writes into its input (``x += f(x)``), a tensor from outside its span."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x):
+        x += self.c(x)
+        return x * 0.5
+
+
+class Into(Alias):
+    def __init__(self):
+        super().__init__()
+        self.blk = AddInto()
+
+    def forward(self, x):
+        h = self.c1(x) + 0.0
+        y = self.blk(h)
+        return self.fc(F.adaptive_avg_pool2d(self.c2(y) + h, 1).flatten(1))
+
+
+def test_a_module_writing_into_its_input_is_never_skipped():
+    """Review q8 #1: skipped, an in-place module's write misses the other names for its tensor (the logits
+    differed in every batch). It is recorded as a writer and reruns; the logits are the same bits."""
+    for cls, writer, skip in ((Alias, "act", {"c1"}), (Discard, "act", {"c1"}), (Into, "blk", {"c1", "blk.c"})):
+        torch.manual_seed(6)
+        m = cls().eval()
+        x, base, other = _variants(m, "c2", "amct-fake-quant")
+        cache = _record(m, base, x)
+        assert _replayed(m, cache, other, x) == skip, cls.__name__      # the same logits, batch by batch
+        assert writer in cache.writes and writer not in cache.cacheable, cls.__name__
+
+
+def test_a_non_persistent_buffer_change_drops_the_cache():
+    """Review q8 #3: a non-persistent buffer (not in state_dict) read inside a skipped block."""
+    class Sub(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = nn.Conv2d(3, 8, 3, padding=1)
+            self.register_buffer("g", torch.ones(1, 8, 1, 1), persistent=False)
+
+        def forward(self, x):
+            return self.c(x) * self.g
+
+    class NP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.b, self.c2, self.fc = Sub(), nn.Conv2d(8, 8, 3, padding=1), nn.Linear(8, 5)
+
+        def forward(self, x):
+            return self.fc(F.adaptive_avg_pool2d(self.c2(self.b(x)), 1).flatten(1))
+    m = NP().eval()
+    x, base, other = _variants(m, "c2", "amct-fake-quant")
+    cache = _record(m, base, x)
+    assert cache.plan_for(other)
+    m.b.g.mul_(3)
+    assert cache.plan_for(other) is None and "changed" in cache.why
+
+
+def test_the_cache_never_holds_more_than_the_budget(monkeypatch):
+    """Review q8 #2: what the cache holds (kept outputs and the inputs), measured after every batch, stays within
+    the budget, for budgets from ample to barely enough; the first batch copies nothing until the plan is made."""
+    from collections import OrderedDict
+    torch.manual_seed(7)
+    m = nn.Sequential(OrderedDict(c1=nn.Conv2d(3, 8, 3), r1=nn.ReLU(), c2=nn.Conv2d(8, 8, 3),
+                                  r2=nn.ReLU(), c3=nn.Conv2d(8, 8, 3), pool=nn.AdaptiveAvgPool2d(1),
+                                  flat=nn.Flatten(), fc=nn.Linear(8, 5))).eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    held = lambda c: sum(t.numel() * t.element_size() for t in c.xs) + \
+        sum(t.numel() * t.element_size() for o in c.outs for t in o.values())      # noqa: E731
+    peaks = []
+    orig = P.PrefixCache.record
+
+    def measured(self, x, events, outs, uses, metas, writes=()):
+        copies = sum(t.numel() * t.element_size() for t in outs.values())
+        if self.events is None:
+            assert copies == 0                     # batch 0's first run only plans
+        orig(self, x, events, outs, uses, metas, writes)
+        peaks.append((held(self) + copies, self.budget))
+        assert held(self) == self.held
+    monkeypatch.setattr(P.PrefixCache, "record", measured)
+    inputs = 40 * 3 * 12 * 12 * 4
+    for mb in (64, (inputs + 40 * 8 * 8 * 8 * 4 + 40 * 5 * 4) / 2 ** 20, inputs / 2 ** 20, 1e-3):
+        peaks.clear()
+        cache = _record(m, base, x, budget_mb=mb)
+        assert peaks and all(p <= b for p, b in peaks), (mb, peaks)
+        if cache.valid:
+            assert len(cache.xs) == cache.batches
+    assert not cache.valid and not cache.xs         # 1 KB: not even the inputs fit -- nothing recorded
+
+
+def test_placeholders_are_nan_and_reuse_refuses_to_be_pickled():
+    """Review q8 #5/#6: a placeholder read by mistake poisons the logits (NaN); a Recorder or Replayer sent to a
+    worker process fails loudly instead of recording into the worker's copy."""
+    import pickle
+    import pytest
+    assert torch.isnan(P._poison((2, 3), torch.float16)).all()
+    assert (P._poison((2,), torch.int32) == torch.iinfo(torch.int32).min).all()
+    m = Chain().eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    cache = _record(m, base, x)
+    for w in (P.Recorder(base, cache), P.Replayer(other, cache, {"c1"})):
+        with pytest.raises(TypeError, match="in process only"):
+            pickle.dumps(w)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 
 import torch
 import torch.nn as nn
@@ -41,9 +42,25 @@ DEFAULT_MB = 256.0        # memory the kept outputs may take (scoring.Run.prefix
 
 
 def state_key(model: nn.Module) -> tuple:
-    """What a run depends on in the model's tensors (an in-place edit, ``p.data = t`` or ``.half()`` changes it)."""
-    return tuple((n, id(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape))
-                 for n, t in model.state_dict(keep_vars=True).items())
+    """What a run depends on in the model's tensors (an in-place edit, ``p.data = t`` or ``.half()`` changes it):
+    every parameter and buffer, non-persistent buffers included (``state_dict`` leaves those out: rotary tables,
+    masks). Tensors kept as plain attributes are not seen (assumed constant). Shared with ``Scorer.run_key``."""
+    named = list(model.named_parameters(remove_duplicate=False)) + list(model.named_buffers(remove_duplicate=False))
+    return tuple((n, id(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape)) for n, t in named)
+
+
+def _nbytes(shape: tuple, dtype: torch.dtype) -> int:
+    return math.prod(shape) * dtype.itemsize
+
+
+def _poison(shape: tuple, dtype: torch.dtype) -> torch.Tensor:
+    """A placeholder's value: NaN (an integer dtype's minimum), so a read the recording missed shows in the logits
+    instead of computing on whatever memory held."""
+    if dtype.is_floating_point or dtype.is_complex:
+        return torch.full(shape, float("nan"), dtype=dtype)
+    if dtype == torch.bool:
+        return torch.ones(shape, dtype=dtype)
+    return torch.full(shape, torch.iinfo(dtype).min, dtype=dtype)
 
 
 def _same(a, b) -> bool:
@@ -85,15 +102,27 @@ def changed(ref: SimVariant, v: SimVariant) -> set[str] | None:
             or not _same(ref.layer_overrides.get(n), v.layer_overrides.get(n))}
 
 
+def _hooked(model: nn.Module) -> bool:
+    """Whether a forward hook sits on the model or globally (a hook could change what a kept output is)."""
+    from torch.nn.modules import module as M
+    if M._global_forward_hooks or M._global_forward_pre_hooks:
+        return True
+    return any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+
+
 def eligible(v: SimVariant, model: nn.Module) -> bool:
     """A variant and model prefix reuse can serve: run by the engine (a policy or modes), no function modes or
-    patch, the model in eval mode and without forward hooks (a hook could change what a kept output is)."""
-    from torch.nn.modules import module as M
+    patch, and the model without forward hooks (``prepare`` puts it in eval mode)."""
     if v.patch or v.functions or v.policy is None:   # the policy's mode sees the model's own ops (Recorder)
         return False
-    if model.training or M._global_forward_hooks or M._global_forward_pre_hooks:
-        return False
-    return not any(m._forward_hooks or m._forward_pre_hooks for m in model.modules())
+    return not _hooked(model)
+
+
+def _storage(t: torch.Tensor) -> int:
+    try:
+        return t.untyped_storage().data_ptr()
+    except RuntimeError:      # a tensor without storage (sparse, a wrapper subclass): shares nothing we can see
+        return 0
 
 
 class PrefixCache:
@@ -112,10 +141,13 @@ class PrefixCache:
         self.start: dict[str, int] = {}
         self.end: dict[str, int] = {}
         self.calls: dict[str, int] = {}
+        self.writes: frozenset = frozenset()   # modules that write into or alias a tensor they were given
+        self.cacheable: set[str] = set()       # called once, one tensor out, no write into their inputs
         self.keep: set[str] | None = None   # outputs kept (after the first batch)
         self.covered: list[tuple[int, str]] = []   # (start, k) of the first-changed modules the outputs serve
         self.xs: list[torch.Tensor] = []
         self.outs: list[dict[str, torch.Tensor]] = []
+        self.held = 0                       # bytes of xs and outs: never above the budget
         self.uses: tuple = ()
         self.metas: list[dict[str, tuple]] = []   # per batch: name -> (shape, dtype) of an output not kept
         self.placed: set[str] = set()             # outputs some plan hands out as a placeholder
@@ -126,33 +158,49 @@ class PrefixCache:
         self.served = 0                     # batches a variant ran from kept outputs
 
     # -- recording ----------------------------------------------------------------------------------------
-    def record(self, x: torch.Tensor, events: list, outs: dict, uses: list, metas: dict) -> None:
+    @property
+    def full(self) -> bool:
+        """Every batch recorded (a second evaluation of the reference records nothing more)."""
+        return len(self.xs) >= self.batches
+
+    def record(self, x: torch.Tensor, events: list, outs: dict, uses: list, metas: dict, writes=()) -> None:
         """One batch of the reference: module ``events`` (("s" | "e", name) in order), ``outs`` (name -> a copy of
-        its output, or None), ``uses`` ((producer, event index, consumer) for every module output read by a module
-        call, a function op of the model's own code (consumer None) or returned ("<return>")), ``metas`` (name ->
-        the output's shape and dtype)."""
-        if not self.valid:
+        its output; empty for the first batch, which only makes the plan), ``uses`` ((producer, event index,
+        consumer) for every module output read by a module call, a function op of the model's own code (consumer
+        None) or returned ("<return>")), ``metas`` (name -> the output's shape and dtype), ``writes`` (modules
+        that wrote into or returned a view of a tensor they were given)."""
+        if not self.valid or self.full:
             return
-        ev, us = tuple(events), tuple(uses)
+        ev, us, ws = tuple(events), tuple(uses), frozenset(writes)
         if self.events is None:
-            self.events, self.uses = ev, us
-            self._plan(outs)
-        elif ev != self.events or us != self.uses:
+            self.events, self.uses, self.writes = ev, us, ws
+            self._plan(metas, _nbytes(tuple(x.shape), x.dtype))
+            return
+        if ev != self.events or us != self.uses or ws != self.writes:
             self._drop("the module calls differ between batches")
             return
+        kept = {n: t for n, t in outs.items() if n in self.keep}
+        size = x.numel() * x.element_size() + sum(t.numel() * t.element_size() for t in kept.values())
+        if self.held + size > self.budget:     # a later batch larger than the first: nothing past the budget
+            self._drop(f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)")
+            return
+        self.held += size
         self.xs.append(x.clone())
-        self.outs.append({n: t for n, t in outs.items() if n in self.keep})
+        self.outs.append(kept)
         self.metas.append({n: metas[n] for n in self.placed if n in metas})
 
-    def _plan(self, outs: dict) -> None:
+    def _plan(self, metas: dict, x_bytes: int) -> None:
         for i, (what, n) in enumerate(self.events):
             if what == "s":
                 self.start.setdefault(n, i)
                 self.calls[n] = self.calls.get(n, 0) + 1
             else:
                 self.end[n] = i
-        self.cacheable = {n for n, t in outs.items() if self.calls.get(n) == 1 and t is not None}
-        per_batch = {n: t.numel() * t.element_size() for n, t in outs.items() if n in self.cacheable}
+        # a module writing into its input (an in-place ReLU, ``x += f(x)``) or returning a view of it is never
+        # skipped: skipped, its write would miss the other names for that tensor. It reruns on its input's copy.
+        self.cacheable = {n for n in metas if self.calls.get(n) == 1 and n not in self.writes}
+        per_batch = {n: _nbytes(*metas[n]) for n in self.cacheable}
+        budget = self.budget - x_bytes * self.batches      # each batch's input is kept too (to find it again)
         keep: set[str] = set()
         # Which first changes to serve, within the budget. Candidates: the modules the reference runs in a mode of
         # its own or with an override (what a variant changes: quantized layers and what is folded into them;
@@ -171,7 +219,7 @@ class PrefixCache:
         while cands:
             k = min(cands, key=lambda n: (size(cands[n][2] - keep), -cands[n][0]))
             at, skip, live = cands.pop(k)
-            if size(keep | live) > self.budget:
+            if size(keep | live) > budget:
                 break
             keep |= live
             self.plans[at] = (live, skip - live)
@@ -179,8 +227,8 @@ class PrefixCache:
             self.covered.append((at, k))
         self.keep = keep
         self.covered.sort()
-        if not self.covered:
-            self.why = f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)"
+        if not self.covered:    # nothing to serve: record no inputs either
+            self._drop(f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)")
 
     def skip_for(self, k_start: int) -> set[str]:
         """The outermost modules that ended before event ``k_start``, called once, with one tensor out (the model
@@ -212,15 +260,18 @@ class PrefixCache:
 
     def _drop(self, why: str) -> None:
         self.valid, self.why = False, why
-        self.xs, self.outs = [], []
+        self.xs, self.outs, self.held = [], [], 0
 
     # -- serving ------------------------------------------------------------------------------------------
     def plan_for(self, v: SimVariant) -> set[str] | None:
         """The modules ``v``'s run is given (a kept output, or a placeholder where nothing reads it), or None
         (runs in full)."""
-        if not self.valid or self.events is None or state_key(self.model) != self.state:
-            if self.valid and self.events is not None:
-                self._drop("the model's parameters or buffers changed")
+        if not self.valid or self.events is None:
+            return None
+        if state_key(self.model) != self.state:
+            self._drop("the model's parameters or buffers changed")
+            return None
+        if _hooked(self.model):        # a hook added since the recording
             return None
         diff = changed(self.ref, v)
         if diff is None:
@@ -234,7 +285,7 @@ class PrefixCache:
 
     def given(self, i: int, skip: set[str]) -> dict:
         """Batch ``i``'s outputs for the modules ``skip``: a copy of a kept one (the forward may write into it), a
-        placeholder of the output's shape and dtype for one nothing that runs reads."""
+        placeholder of the output's shape and dtype for one nothing that runs reads (NaN: a missed read shows)."""
         kept, metas = self.outs[i], self.metas[i]
         out = {}
         for n in skip:
@@ -244,7 +295,7 @@ class PrefixCache:
                 shape, dtype = metas[n]
                 t = self._empty.get((shape, dtype))
                 if t is None:
-                    t = self._empty[(shape, dtype)] = torch.empty(shape, dtype=dtype)
+                    t = self._empty[(shape, dtype)] = _poison(shape, dtype)
                 out[n] = lambda t=t: t
         return out
 
@@ -258,8 +309,8 @@ class PrefixCache:
         return None
 
 
-class Recorder:
-    """The reference variant, run as usual while its batch's module order and outputs go into the cache."""
+class _Wrapped:
+    """A variant run another way in this process; never sent to a worker (its cache would fill the worker's copy)."""
 
     def __init__(self, inner: SimVariant, cache: PrefixCache):
         self.inner, self.cache, self.name = inner, cache, inner.name
@@ -270,33 +321,55 @@ class Recorder:
     def warm(self) -> None:
         self.inner.warm()
 
+    def __reduce__(self):
+        raise TypeError(f"{type(self).__name__} ({self.name}): prefix reuse runs in process only; it cannot be "
+                        "sent to a worker (see evaluate.runner.in_process)")
+
+
+class Recorder(_Wrapped):
+    """The reference variant, run as usual while its batch's module order and outputs go into the cache. The first
+    batch records only the module order, reads and output shapes, and makes the plan; it then runs a second time
+    copying the outputs the plan keeps (no copy of anything else is ever held)."""
+
     def prepare(self, model: nn.Module):
         model.eval()
         sim = self.inner.simulator()
         cache = self.cache
+        plain = lambda x: sim.run(model, (x,), record=False)[0]       # noqa: E731
         if model is not cache.model:
-            return lambda x: sim.run(model, (x,), record=False)[0]
+            return plain
 
-        def run(x):
+        def once(x, want):
             events: list = []
             outs: dict = {}
             uses: list = []
             metas: dict = {}
-            made: dict[int, list[str]] = {}     # id of a module's output -> the modules that returned that object
-            alive: list = []
-            want = cache.keep
+            writes: set = set()
+            # id of a module's output -> (a weak reference to it, the modules that returned that object); weak: an
+            # output is freed when the forward drops it, and an id reused afterwards is told apart by the reference
+            made: dict[int, tuple] = {}
+            given: dict[str, list] = {}          # module -> per open call, its inputs (tensor, version, storage)
 
             def read(obj, consumer):
                 # a module call reads at its own start event; a function op or the caller between two events
                 at = len(events) if consumer is not None and consumer != "<return>" else len(events) - 0.5
                 for t in tree_leaves(obj):
                     if isinstance(t, torch.Tensor):
-                        for prod in made.get(id(t), ()):
-                            uses.append((prod, at, consumer))
+                        got = made.get(id(t))
+                        if got is not None and got[0]() is t:
+                            for prod in got[1]:
+                                uses.append((prod, at, consumer))
 
             def pre(name):
                 def hook(m, args, kwargs):
-                    read((args, kwargs), name)
+                    sim.depth += 1        # what the hook reads is no op of the model: the mode lets it by
+                    try:
+                        read((args, kwargs), name)
+                        given.setdefault(name, []).append(
+                            [(t, t._version, _storage(t)) for t in tree_leaves((args, kwargs))
+                             if isinstance(t, torch.Tensor)])
+                    finally:
+                        sim.depth -= 1
                     events.append(("s", name))
                 return hook
 
@@ -305,16 +378,20 @@ class Recorder:
                     events.append(("e", name))
                     sim.depth += 1        # what the hook reads and copies is no op of the model: the mode lets it by
                     try:
-                        if isinstance(out, torch.Tensor):
-                            alive.append(out)     # held for the batch: no other object takes its id meanwhile
-                            made.setdefault(id(out), []).append(name)
-                            metas[name] = (tuple(out.shape), out.dtype)
-                        if want is not None and name not in want:
+                        ins = given[name].pop()
+                        outs_ptr = {_storage(t) for t in tree_leaves(out) if isinstance(t, torch.Tensor)} - {0}
+                        if any(t._version != v or p in outs_ptr for t, v, p in ins):
+                            writes.add(name)
+                        if not isinstance(out, torch.Tensor):
                             return
-                        if name in outs or not isinstance(out, torch.Tensor):
-                            outs[name] = None             # a second call, or not one tensor: not kept
-                            return
-                        outs[name] = out.detach().clone()
+                        got = made.get(id(out))
+                        if got is not None and got[0]() is out:
+                            got[1].append(name)
+                        else:
+                            made[id(out)] = (weakref.ref(out), [name])
+                        metas[name] = (tuple(out.shape), out.dtype)
+                        if want and name in want:
+                            outs[name] = out.detach().clone()
                     finally:
                         sim.depth -= 1
                 return hook
@@ -330,22 +407,26 @@ class Recorder:
                 sim.observe = None
                 for h in hs:
                     h.remove()
-            cache.record(x, events, outs, uses, metas)
+            cache.record(x, events, outs, uses, metas, writes)
+            return out
+
+        def run(x):
+            if not cache.valid or cache.full:
+                return plain(x)
+            first = cache.events is None
+            out = once(x, cache.keep)
+            if first and cache.valid:       # the plan is made: batch 0 again, copying what it keeps
+                once(x, cache.keep)
             return out
         return run
 
 
-class Replayer:
+class Replayer(_Wrapped):
     """A variant run from the reference's kept outputs of ``skip`` (the modules before its first change)."""
 
     def __init__(self, inner: SimVariant, cache: PrefixCache, skip: set[str]):
-        self.inner, self.cache, self.skip, self.name = inner, cache, skip, inner.name
-
-    def describe(self) -> dict:
-        return self.inner.describe()
-
-    def warm(self) -> None:
-        self.inner.warm()
+        super().__init__(inner, cache)
+        self.skip = skip
 
     def prepare(self, model: nn.Module):
         model.eval()

@@ -267,11 +267,13 @@ def test_quantize_serves_search_variants_with_the_same_report(monkeypatch):
     x = E.patches(96, 1).float()
     with torch.no_grad():
         y = m(x).argmax(-1)
-    served = []
+    served, scorers = [], []
     orig = scoring.Scorer._prefixed
 
     def counting(self, sv):
         got = orig(self, sv)
+        if self not in scorers:
+            scorers.append(self)
         if isinstance(got, P.Replayer):
             served.append(sv.name)
         return got
@@ -282,6 +284,11 @@ def test_quantize_serves_search_variants_with_the_same_report(monkeypatch):
         reps[on] = opkit.quantize(m, E.patches(16, 2).float(), (x, y), policy="amct-fake-quant", target_drop=3.0,
                                   batch_size=32, workers=1)
     assert len(served) >= 10 and any(n.startswith("search-") for n in served)
+    # every batch (96 samples in batches of 32) of every evaluation built from kept outputs started from them
+    sc = scorers[-1]
+    assert sc.prefix.valid and sc.replayed == len(served) and sc.prefix.served == 3 * len(served)
+    assert f"served {3 * len(served)} batches of {len(served)} evaluations" in reps[True].eval_backends[-1]
+    assert reps[False].eval_backends[-1].startswith("prefix reuse: off")
     a, b = reps[False].to_dict(), reps[True].to_dict()
     for k in a:
         if k not in ("eval_seconds", "seconds", "eval_backends"):
@@ -418,3 +425,44 @@ def test_placeholders_are_nan_and_reuse_refuses_to_be_pickled():
     for w in (P.Recorder(base, cache), P.Replayer(other, cache, {"c1"})):
         with pytest.raises(TypeError, match="in process only"):
             pickle.dumps(w)
+
+
+def test_the_cli_passes_prefix_mb(tmp_path, monkeypatch):
+    """Review q8 #7: ``opkit quant --prefix-mb N`` reaches quantize (default: the library's budget)."""
+    from click.testing import CliRunner
+    from opkit.cli import cli
+    from opkit.quant import run as R
+    got = []
+
+    def fake(*a, **kw):
+        got.append(kw)
+        raise SystemExit(0)                   # the arguments are all this test needs
+    monkeypatch.setattr(R, "quantize", fake)
+    torch.save({"x": torch.randn(4, 3, 12, 12)}, tmp_path / "calib.pt")
+    torch.save({"x": torch.randn(4, 3, 12, 12), "y": torch.zeros(4, dtype=torch.long)}, tmp_path / "val.pt")
+    spec = f"{tmp_path / 'm.py'}:make"
+    (tmp_path / "m.py").write_text("import torch\ndef make():\n    return torch.nn.Conv2d(3, 2, 3)\n")
+    args = ["quant", spec, "--calib", str(tmp_path / "calib.pt"), "--data", str(tmp_path / "val.pt"), "--workers", "1"]
+    for extra, want in (([], P.DEFAULT_MB), (["--prefix-mb", "0"], 0.0), (["--prefix-mb", "512"], 512.0)):
+        CliRunner().invoke(cli, args + extra)
+        assert got and got[-1]["prefix_mb"] == want, extra
+    res = CliRunner().invoke(cli, args + ["--prefix-mb", "-1"])
+    assert res.exit_code != 0 and "--prefix-mb" in res.output
+
+
+def test_reuse_follows_evaluates_in_process_rule():
+    """Review q8 #6: reuse is on exactly when evaluate() runs in this process -- a labelled set in one shard runs
+    in process with several workers too, and so reuse is on there."""
+    from opkit.evaluate.runner import in_process
+    from opkit.quant.scoring import Run, Scorer
+    assert in_process(96, 32, 4, None, "m.py:f") is False          # 3 batches over 4 workers: a pool
+    assert in_process(96, 32, 4, None, None) is True                # a module without a spec: in process
+    assert in_process(96, 32, 1, None, "m.py:f") is True
+    assert in_process(32, 32, 4, None, "m.py:f") is True            # one shard: in process
+    assert in_process(96, 32, 1, "auto", None) is False             # Ray
+    sc = Scorer.__new__(Scorer)
+    sc.data, sc.prefix = [0] * 32, None
+    sc.run = Run(32, 4, None, "m.py:f", P.DEFAULT_MB)
+    assert sc.reuse_allowed() and sc.prefix_status().startswith("prefix reuse: on")
+    sc.data = [0] * 96
+    assert not sc.reuse_allowed() and "in 4 worker processes" in sc.prefix_status()

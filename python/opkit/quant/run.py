@@ -109,6 +109,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
                     requant=not pol.fake_quant and F.took_effect(fr, F.REQUANT_NAMES) is not False)
     b = VariantBuilder(inp.model, inp.calib, deploy, log, quant_matmul)
     sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec, prefix_mb), log)
+    log(sc.prefix_status())
     notes: list[str] = []
     base = _base(b, config, notes)
     v_fp16 = b.float_variant()
@@ -148,8 +149,14 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size],
                                           captured=first_capture[0] if first_capture else None),
         predictions={r.name: sc.scored(r.name).predictions for r in table},
-        evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
+        evals=sc.evals, eval_backends=sorted(sc.backends) + [_logged(log, sc.prefix_status())],
+        eval_seconds=sc.eval_seconds,
         seconds=time.monotonic() - t0, columns=columns, amct_only=amct_only(inp.model), linear=linear)
+
+
+def _logged(log: Callable[[str], None], line: str) -> str:
+    log(line)
+    return line
 
 
 def _base(b: VariantBuilder, config, notes: list[str]) -> Base:

@@ -466,3 +466,17 @@ def test_reuse_follows_evaluates_in_process_rule():
     assert sc.reuse_allowed() and sc.prefix_status().startswith("prefix reuse: on")
     sc.data = [0] * 96
     assert not sc.reuse_allowed() and "in 4 worker processes" in sc.prefix_status()
+
+
+def test_a_model_drawing_random_numbers_is_not_reused():
+    """Review q8 #10: a module drawing random numbers in eval mode, skipped, would move the RNG for what follows."""
+    class Noisy(Chain):
+        def forward(self, x):
+            return super().forward(x + 0.01 * torch.randn_like(x))
+    m = Noisy().eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    cache = P.PrefixCache(m, base, batches=len(_batches(x)))
+    run = P.Recorder(base, cache).prepare(m)
+    for b in _batches(x):
+        run(b)
+    assert not cache.valid and "random" in cache.why and cache.plan_for(other) is None

@@ -585,7 +585,9 @@ class Simulator:
 
         ``given``: module path -> a function returning that module's output; the module is not run (nor anything
         inside it) -- its call returns ``given[path]()`` (opkit quant's prefix reuse, quant/prefix.py, hands in
-        what an earlier run of the same modes computed). Only with ``record=False``."""
+        what an earlier run of the same modes computed). Only with ``record=False``. A module given is not run, so
+        this Simulator's ``notes`` (int32 overflow), ``seen``, ``lowered`` and ``kernels`` miss what it would have
+        added: read them from a full run."""
         if given and record:
             raise ValueError("Simulator.run: given outputs and a recorded run exclude each other")
         records: list[LayerOut] = []

@@ -6,24 +6,36 @@ How (scoring.Scorer drives it, in process only):
 
 - The reference (the base all-INT8 variant, ``Scorer.keep_prefix``) is evaluated through ``Recorder``: hooks on
   every module the engine sees (not inside a module it runs as one op) record, per batch, the order modules start
-  and end and a copy of each module's output. From the first batch: each module's first start, last end and
-  number of calls; the outputs kept are those some later variant can use, within a memory budget.
+  and end, who reads each output, and which modules write into (or return a view of) a tensor they were given.
+  The first batch records only that and the output shapes, makes the plan, and runs again copying what the plan
+  keeps; later batches copy only those outputs. The kept outputs and the kept inputs (to find a batch again) stay
+  within a memory budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies
+  of that batch's kept outputs.
 - For another variant ``Replayer`` finds the modules whose engine mode (or per-layer override) differs from the
   reference's (``changed``: same type, every dataclass field equal, tensors by identity or equal bits; the
   ``overflow`` notes a run appends aside) -- the policy, op overrides, function modes, patch and naive
   settings must be the same. With k the first changed module to start (execution order), the variant's run is
-  given the outputs of the maximal modules that ended before k starts, each called once in a batch and returning
-  one tensor (``Simulator.run(given=...)``): the model's own forward runs as before, those calls return a copy
-  of the reference's output (a copy: the forward may write into it in place), the rest runs. A skip connection
+  given the outputs of the maximal modules that ended before k starts, each called once in a batch, returning
+  one tensor and writing into none of its inputs (``Simulator.run(given=...)``): the model's own forward runs as
+  before, those calls return a copy of the reference's output (a copy: the forward may write into it in place),
+  the rest runs. An in-place module (``ReLU(inplace=True)``, ``x += f(x)``, a view such as Flatten) is never
+  given: skipped, its write would miss the other names for its tensor; it reruns on a copy of its input. An
+  output nothing that runs reads gets a NaN placeholder (a missed read shows in the logits). A skip connection
   around k needs nothing special: what the forward does with a module's output after k is computed as before.
 
 Why the same bits: up to k both runs execute the same Python with the same engine modes on the same tensors --
-the same model object with every parameter and buffer unchanged (identity, version, storage, dtype, shape:
-checked per evaluation, the cache is dropped on a change), the same batch (compared with torch.equal; a batch
-not recorded runs in full), and the same order of module calls in every batch (checked while recording; a model
-whose calls differ between batches is not reused). Assumed, as for every cached run in quant: a module's output
-depends only on its inputs, parameters and buffers (eval mode; no randomness, no state written between calls),
-and no forward hooks (a model with hooks is not reused). Off with ``scoring.REUSE_PREFIX = False``.
+the same model object with every parameter and buffer unchanged (``state_key``: non-persistent buffers too;
+identity, version, storage, dtype, shape: checked per evaluation, the cache is dropped on a change), the same
+batch (compared with torch.equal; a batch not recorded runs in full), the same order of module calls, readers and
+in-place writers in every batch (checked while recording; a model whose calls differ between batches is not
+reused), no random numbers drawn (the RNG state is compared around each recorded batch). Assumed, as for every
+cached run in quant: a module's output depends only on its inputs, parameters and buffers (eval mode; no state
+written between calls; tensors kept as plain attributes are not checked), a mode object is not changed after
+its variant is built (``same_mode`` compares live objects), the model's code reads tensors through torch's
+functions (``__torch_function__``) and passes them in containers pytree walks (a tensor inside an unregistered
+object, such as an HF ``Cache``, is not seen as a read: a NaN placeholder would show it), and no forward hooks
+(a model with hooks is not reused). Skipped modules add no ``Simulator.notes``: the variant's notes miss the
+prefix's (quant does not report them). Off with ``scoring.REUSE_PREFIX = False`` or ``prefix_mb=0``.
 """
 from __future__ import annotations
 
@@ -414,7 +426,11 @@ class Recorder(_Wrapped):
             if not cache.valid or cache.full:
                 return plain(x)
             first = cache.events is None
+            rng = torch.random.get_rng_state()
             out = once(x, cache.keep)
+            if not torch.equal(rng, torch.random.get_rng_state()):   # a skipped draw would shift every later one
+                cache._drop("the model draws random numbers")
+                return out
             if first and cache.valid:       # the plan is made: batch 0 again, copying what it keeps
                 once(x, cache.keep)
             return out

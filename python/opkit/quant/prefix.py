@@ -39,6 +39,7 @@ prefix's (quant does not report them). Off with ``scoring.REUSE_PREFIX = False``
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 import weakref
@@ -130,6 +131,12 @@ def eligible(v: SimVariant, model: nn.Module) -> bool:
     return not _hooked(model)
 
 
+def between(events: list) -> float:
+    """Where a read by a function op or the caller sits: after the last event, before the next (a module call
+    reads at its own start event, an integer)."""
+    return len(events) - 0.5
+
+
 def _storage(t: torch.Tensor) -> int:
     try:
         return t.untyped_storage().data_ptr()
@@ -156,14 +163,15 @@ class PrefixCache:
         self.writes: frozenset = frozenset()   # modules that write into or alias a tensor they were given
         self.cacheable: set[str] = set()       # called once, one tensor out, no write into their inputs
         self.keep: set[str] | None = None   # outputs kept (after the first batch)
-        self.covered: list[tuple[int, str]] = []   # (start, k) of the first-changed modules the outputs serve
         self.xs: list[torch.Tensor] = []
         self.outs: list[dict[str, torch.Tensor]] = []
         self.held = 0                       # bytes of xs and outs: never above the budget
         self.uses: tuple = ()
         self.metas: list[dict[str, tuple]] = []   # per batch: name -> (shape, dtype) of an output not kept
         self.placed: set[str] = set()             # outputs some plan hands out as a placeholder
-        self.plans: dict[float, tuple[set, set]] = {}   # first change's event -> (outputs given, placeholders)
+        # first change's start event -> (outputs given, placeholders); its module: ``served``
+        self.plans: dict[float, tuple[set, set]] = {}
+        self.served_k: dict[float, str] = {}
         self._empty: dict[tuple, torch.Tensor] = {}
         self.valid = True
         self.why = ""
@@ -235,11 +243,11 @@ class PrefixCache:
                 break
             keep |= live
             self.plans[at] = (live, skip - live)
+            self.served_k[at] = k
             self.placed |= skip - live
-            self.covered.append((at, k))
         self.keep = keep
-        self.covered.sort()
-        if not self.covered:    # nothing to serve: record no inputs either
+        self.plans = dict(sorted(self.plans.items()))
+        if not self.plans:    # nothing to serve: record no inputs either
             self._drop(f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)")
 
     def skip_for(self, k_start: int) -> set[str]:
@@ -274,6 +282,11 @@ class PrefixCache:
         self.valid, self.why = False, why
         self.xs, self.outs, self.held = [], [], 0
 
+    @property
+    def covered(self) -> list[tuple[float, str]]:
+        """(start event, module) of the first changes a plan serves, in order."""
+        return [(at, self.served_k[at]) for at in self.plans]
+
     # -- serving ------------------------------------------------------------------------------------------
     def plan_for(self, v: SimVariant) -> set[str] | None:
         """The modules ``v``'s run is given (a kept output, or a placeholder where nothing reads it), or None
@@ -289,10 +302,11 @@ class PrefixCache:
         if diff is None:
             return None
         k_start = min((self.start[n] for n in diff if n in self.start), default=math.inf)
-        usable = [s for s, _ in self.covered if s <= k_start]
-        if not usable:
+        starts = list(self.plans)               # sorted
+        i = bisect.bisect_right(starts, k_start)
+        if i == 0:
             return None
-        live, dead = self.plans[usable[-1]]
+        live, dead = self.plans[starts[i - 1]]
         return (live | dead) or None
 
     def given(self, i: int, skip: set[str]) -> dict:
@@ -364,7 +378,7 @@ class Recorder(_Wrapped):
 
             def read(obj, consumer):
                 # a module call reads at its own start event; a function op or the caller between two events
-                at = len(events) if consumer is not None and consumer != "<return>" else len(events) - 0.5
+                at = len(events) if consumer is not None and consumer != "<return>" else between(events)
                 for t in tree_leaves(obj):
                     if isinstance(t, torch.Tensor):
                         got = made.get(id(t))

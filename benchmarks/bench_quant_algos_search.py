@@ -56,7 +56,7 @@ def main() -> None:
                     "calibration images, labels its own top-1)")
     ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
     ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
-    ap.add_argument("--before", choices=["round7", "round6", "round5", "fixed", "engine"], default="round7",
+    ap.add_argument("--before", choices=list(reversed(ROUNDS)), default="round7",
                     help="--no-linear: what the before side turns off (ROUND7_FLAGS; round6: ROUND6_FLAGS too; "
                     "round5: ROUND5_FLAGS too; "
                     "fixed: FIXED_FLAGS too; engine: ENGINE_FLAGS too)")
@@ -191,6 +191,9 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.modes", "ONE_KEY", False, True))
 
 
+ROUNDS = ("engine", "fixed", "round5", "round6", "round7")   # oldest first: --before R turns R and later off
+
+
 def engine(after: bool, before: str = "round7") -> None:
     """before: round 7's prefix reuse off (ROUND7_FLAGS); with ``before="round6"`` also round 6's (ROUND6_FLAGS);
     with ``before="round5"`` also round 5's (ROUND5_FLAGS); with ``before="fixed"`` also the fourth round's cuts (rows
@@ -200,17 +203,14 @@ def engine(after: bool, before: str = "round7") -> None:
     inside every op, float32 ops through the casts, a layer's constants made per call, its Conv+BN fold, codes and
     plan made per variant); after: none of these (the same arithmetic)."""
     import importlib
-    for mod, flag, off, on in ROUND7_FLAGS:
-        setattr(importlib.import_module(mod), flag, on if after else off)
-    for mod, flag, off, on in ROUND6_FLAGS:
-        setattr(importlib.import_module(mod), flag, on if after or before == "round7" else off)
-    for mod, flag, off, on in ROUND5_FLAGS:
-        setattr(importlib.import_module(mod), flag, on if after or before in ("round7", "round6") else off)
-    for mod, flag, off, on in FIXED_FLAGS:
-        setattr(importlib.import_module(mod), flag, on if after or before in ("round7", "round6", "round5") else off)
+    first_off = ROUNDS.index(before)
+    for rnd, flags in (("fixed", FIXED_FLAGS), ("round5", ROUND5_FLAGS), ("round6", ROUND6_FLAGS),
+                       ("round7", ROUND7_FLAGS)):
+        kept = after or ROUNDS.index(rnd) < first_off       # rounds older than ``before`` stay on
+        for mod, flag, off, on in flags:
+            setattr(importlib.import_module(mod), flag, on if kept else off)
     for mod, flag in ENGINE_FLAGS:
-        setattr(importlib.import_module(mod), flag, after or before in ("fixed", "round5", "round6", "round7"))
-
+        setattr(importlib.import_module(mod), flag, after or first_off > 0)
 
 def classic(a, m, x, y, c, plain) -> None:
     """The classic flow (no --deploy-dtype) before and after the engine changes, interleaved ``--repeats`` times,

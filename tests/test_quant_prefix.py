@@ -480,3 +480,14 @@ def test_a_model_drawing_random_numbers_is_not_reused():
     for b in _batches(x):
         run(b)
     assert not cache.valid and "random" in cache.why and cache.plan_for(other) is None
+
+
+def test_a_reference_mode_changed_in_place_drops_the_cache():
+    """Review q8 #8: same_mode compares live objects; a field of the reference's mode written after the recording
+    (as add_requant writes requant_to) would leave the kept outputs stale."""
+    m = Chain().eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    cache = _record(m, base, x)
+    assert cache.plan_for(other)
+    base.layers["c1"].scale_d = base.layers["c1"].scale_d * 2
+    assert cache.plan_for(other) is None and "modes changed" in cache.why

@@ -30,8 +30,9 @@ batch (compared with torch.equal; a batch not recorded runs in full), the same o
 in-place writers in every batch (checked while recording; a model whose calls differ between batches is not
 reused), no random numbers drawn (the RNG state is compared around each recorded batch). Assumed, as for every
 cached run in quant: a module's output depends only on its inputs, parameters and buffers (eval mode; no state
-written between calls; tensors kept as plain attributes are not checked), a mode object is not changed after
-its variant is built (``same_mode`` compares live objects), the model's code reads tensors through torch's
+written between calls; tensors kept as plain attributes are not checked), a variant's mode object is not
+changed after it is built (the reference's modes are fingerprinted at the recording and checked, ``modes_print``;
+a variant's are compared live), the model's code reads tensors through torch's
 functions (``__torch_function__``) and passes them in containers pytree walks (a tensor inside an unregistered
 object, such as an HF ``Cache``, is not seen as a read: a NaN placeholder would show it), and no forward hooks
 (a model with hooks is not reused). Skipped modules add no ``Simulator.notes``: the variant's notes miss the
@@ -103,6 +104,26 @@ def same_mode(a, b) -> bool:
     return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a) if f.name != "overflow")
 
 
+def _print(x):
+    """A value's fingerprint: tensors by (identity, version, storage, dtype, shape), containers walked, other
+    values by repr (a field changed in place after the recording shows)."""
+    if isinstance(x, torch.Tensor):
+        return ("T", id(x), x._version, x.data_ptr(), x.dtype, tuple(x.shape))
+    if isinstance(x, dict):
+        return ("D",) + tuple((k, _print(v)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__,) + tuple(_print(v) for v in x)
+    return repr(x)
+
+
+def modes_print(v: SimVariant) -> tuple:
+    """The reference's modes as they were recorded with (``overflow`` aside): ``same_mode`` compares the live
+    objects, so a mode changed in place after the recording is caught here."""
+    return tuple((n, type(m).__name__, tuple((f.name, _print(getattr(m, f.name))) for f in dataclasses.fields(m)
+                                             if f.name != "overflow") if dataclasses.is_dataclass(m) else repr(m))
+                 for n, m in sorted(v.layers.items()))
+
+
 def changed(ref: SimVariant, v: SimVariant) -> set[str] | None:
     """The modules ``v`` runs otherwise than ``ref`` (engine mode or per-layer override), or None when the two
     differ in what applies to every op (policy, op overrides, function modes, patch, naive kernels)."""
@@ -150,6 +171,7 @@ class PrefixCache:
     def __init__(self, model: nn.Module, ref: SimVariant, batches: int, budget_mb: float = DEFAULT_MB):
         self.model, self.ref, self.batches, self.budget = model, ref, batches, budget_mb * 2 ** 20
         self.state = state_key(model)
+        self.modes = modes_print(ref)
         atomic = atomic_modules(model)
         self.atomic = set(atomic)
         # the model itself too: a variant whose modes all equal the reference's gets its output whole
@@ -295,6 +317,9 @@ class PrefixCache:
             return None
         if state_key(self.model) != self.state:
             self._drop("the model's parameters or buffers changed")
+            return None
+        if modes_print(self.ref) != self.modes:
+            self._drop("the reference's engine modes changed")
             return None
         if _hooked(self.model):        # a hook added since the recording
             return None

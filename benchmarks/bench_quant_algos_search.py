@@ -12,7 +12,9 @@ calibration samples, target drop 3 points. CPU seconds of this process (one torc
 
 With --no-linear: the classic flow (no --deploy-dtype) before and after, interleaved --repeats times, fastest CPU
 counting, time in the evaluations and outside them split, reports compared; --model zoo:NAME or resnet18 (--size)
-for a larger model than the encoder. --before round6 (default): the sixth round's changes off (ROUND6_FLAGS:
+for a larger model than the encoder. --before round7 (default): the seventh round's change off (ROUND7_FLAGS:
+prefix reuse -- every search variant runs the whole model instead of starting from the base variant's kept
+module outputs up to its first changed module); --before round6: the sixth round's changes off too (ROUND6_FLAGS:
 IFMR's every candidate's exact loss instead of the bound's survivors' only, every INT8 layer built anew
 per variant, the report's activation histograms from their own capture run); --before round5: the fifth round's
 changes off too (ROUND5_FLAGS:
@@ -23,7 +25,7 @@ rows recomputed per query, metrics through the masks, IFMR one candidate at a ti
 --before engine: the third round's engine changes off too (ENGINE_FLAGS).
 
     .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]
-                                                              [--before round6|round5|fixed|engine]]
+                                                              [--before round7|round6|round5|fixed|engine]]
 """
 from __future__ import annotations
 
@@ -54,8 +56,9 @@ def main() -> None:
                     "calibration images, labels its own top-1)")
     ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
     ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
-    ap.add_argument("--before", choices=["round6", "round5", "fixed", "engine"], default="round6",
-                    help="--no-linear: what the before side turns off (ROUND6_FLAGS; round5: ROUND5_FLAGS too; "
+    ap.add_argument("--before", choices=list(reversed(ROUNDS)), default="round7",
+                    help="--no-linear: what the before side turns off (ROUND7_FLAGS; round6: ROUND6_FLAGS too; "
+                    "round5: ROUND5_FLAGS too; "
                     "fixed: FIXED_FLAGS too; engine: ENGINE_FLAGS too)")
     a = ap.parse_args()
     torch.set_num_threads(1)
@@ -173,6 +176,11 @@ ROUND6_FLAGS = (("opkit.quant.algorithms", "IFMR_BOUND", False, True),
                 ("opkit.quant.capture", "SHARE_CAPTURE", False, True))
 
 
+# round 7 (the evaluations themselves): a search variant starts from the base variant's kept module outputs up to
+# its first changed module (quant/prefix.py)
+ROUND7_FLAGS = (("opkit.quant.scoring", "REUSE_PREFIX", False, True),)
+
+
 # round 5 (an evaluation's own cost and IFMR's): (module, switch, before, after)
 ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.algorithms", "IFMR_FUSED", False, True),
@@ -183,24 +191,26 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.modes", "ONE_KEY", False, True))
 
 
-def engine(after: bool, before: str = "round6") -> None:
-    """before: round 6's changes off (ROUND6_FLAGS); with ``before="round5"`` also round 5's (ROUND5_FLAGS);
-    with ``before="fixed"`` also the fourth round's cuts (rows
+ROUNDS = ("engine", "fixed", "round5", "round6", "round7")   # oldest first: --before R turns R and later off
+
+
+def engine(after: bool, before: str = "round7") -> None:
+    """before: round 7's prefix reuse off (ROUND7_FLAGS); with ``before="round6"`` also round 6's (ROUND6_FLAGS);
+    with ``before="round5"`` also round 5's (ROUND5_FLAGS); with ``before="fixed"`` also the fourth round's cuts (rows
     recomputed for every query, the overflow scan through full rows,
     metrics through the finiteness masks, IFMR one candidate at a time and run on every calibration); with
     ``before="engine"`` also the third round's (FP32 rerun beside every evaluation, the engine's function mode on
     inside every op, float32 ops through the casts, a layer's constants made per call, its Conv+BN fold, codes and
     plan made per variant); after: none of these (the same arithmetic)."""
     import importlib
-    for mod, flag, off, on in ROUND6_FLAGS:
-        setattr(importlib.import_module(mod), flag, on if after else off)
-    for mod, flag, off, on in ROUND5_FLAGS:
-        setattr(importlib.import_module(mod), flag, on if after or before == "round6" else off)
-    for mod, flag, off, on in FIXED_FLAGS:
-        setattr(importlib.import_module(mod), flag, on if after or before in ("round6", "round5") else off)
+    first_off = ROUNDS.index(before)
+    for rnd, flags in (("fixed", FIXED_FLAGS), ("round5", ROUND5_FLAGS), ("round6", ROUND6_FLAGS),
+                       ("round7", ROUND7_FLAGS)):
+        kept = after or ROUNDS.index(rnd) < first_off       # rounds older than ``before`` stay on
+        for mod, flag, off, on in flags:
+            setattr(importlib.import_module(mod), flag, on if kept else off)
     for mod, flag in ENGINE_FLAGS:
-        setattr(importlib.import_module(mod), flag, after or before in ("fixed", "round5", "round6"))
-
+        setattr(importlib.import_module(mod), flag, after or first_off > 0)
 
 def classic(a, m, x, y, c, plain) -> None:
     """The classic flow (no --deploy-dtype) before and after the engine changes, interleaved ``--repeats`` times,
@@ -238,8 +248,9 @@ def classic(a, m, x, y, c, plain) -> None:
             if same != "equal":
                 raise SystemExit(f"two runs of the same side differ: {same}")
     engine(True)
-    off = dict(round6="round 6 off", round5="rounds 5 and 6 off", fixed="rounds 4, 5 and 6 off",
-               engine="rounds 3, 4, 5 and 6 off")
+    off = dict(round7="round 7 (prefix reuse) off", round6="rounds 6 and 7 off", round5="rounds 5-7 off",
+               fixed="rounds 4-7 off",
+               engine="rounds 3-7 off")
     print(f"   before: {off[a.before]}")
     for after in (False, True):
         rep, total = runs[after], best[after]

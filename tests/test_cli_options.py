@@ -104,6 +104,8 @@ def test_the_check_catches_two_meanings():
 def test_the_defaults_agree_with_the_library():
     from opkit.evaluate.runner import DEFAULT_BATCH
     assert O.DEFAULT_BATCH == DEFAULT_BATCH
+    from opkit.quant.prefix import DEFAULT_MB
+    assert O.DEFAULT_PREFIX_MB == DEFAULT_MB
 
 
 def test_docs_cli_md_holds_the_option_table():

@@ -31,7 +31,9 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          (fused, "ENABLED"), (A, "IFMR_FUSED"), (A, "ROW_MEANS"), (S, "DICT_FORWARD"), (S, "SKIP_LN_PROBE"),
          (S, "LEAN_DISPATCH"), (M, "ONE_KEY"),
          # round 6, outside the evaluations: IFMR's candidate skip, built layers kept across variants
-         (A, "IFMR_BOUND"), (variant, "KEEP_LAYERS"), (capture, "SHARE_CAPTURE"))
+         (A, "IFMR_BOUND"), (variant, "KEEP_LAYERS"), (capture, "SHARE_CAPTURE"),
+         # round 7, the evaluations: a search variant starts from the base variant's kept outputs (prefix reuse)
+         (scoring, "REUSE_PREFIX"))
 
 
 def _encoder():

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import torch
@@ -384,6 +385,9 @@ class Simulator:
         self._bufs: dict = {}                 # (shape, dtype, slot) -> a cast buffer reused (see _cast_input)
         self._mode: "_PolicyMode | None" = None   # the function mode of the run under way, if any
         self._cpu_keys: dict[str, str] = {}   # op type -> its "op: cpu" kernels key (formatted once)
+        # called with (args, kwargs) of every function op the policy mode sees outside the modules it runs as
+        # one op (quant/prefix.py: which module outputs the model's own code reads)
+        self.observe: Callable[[tuple, dict], None] | None = None
 
     # -- resolution ---------------------------------------------------------------------------------
     def entry(self, op_type: str, layer: str | None = None) -> Entry:
@@ -575,8 +579,17 @@ class Simulator:
         return fwd
 
     # -- a whole run ----------------------------------------------------------------------------------
-    def run(self, model: nn.Module, inputs: tuple, record: bool = True) -> tuple[object, list[LayerOut]]:
-        """The model's output and, with ``record``, every layer's output (module calls in order)."""
+    def run(self, model: nn.Module, inputs: tuple, record: bool = True,
+            given: dict[str, Callable[[], object]] | None = None) -> tuple[object, list[LayerOut]]:
+        """The model's output and, with ``record``, every layer's output (module calls in order).
+
+        ``given``: module path -> a function returning that module's output; the module is not run (nor anything
+        inside it) -- its call returns ``given[path]()`` (opkit quant's prefix reuse, quant/prefix.py, hands in
+        what an earlier run of the same modes computed). Only with ``record=False``. A module given is not run, so
+        this Simulator's ``notes`` (int32 overflow), ``seen``, ``lowered`` and ``kernels`` miss what it would have
+        added: read them from a full run."""
+        if given and record:
+            raise ValueError("Simulator.run: given outputs and a recorded run exclude each other")
         records: list[LayerOut] = []
         calls: Counter = Counter()
         atomic = atomic_modules(model)
@@ -613,9 +626,15 @@ class Simulator:
         self._mode = _PolicyMode(self) if policy_mode else None
         try:
             for name, (m, t) in atomic.items():
-                if policy_mode or name in self.layers:
+                if (policy_mode or name in self.layers) and not (given and name in given):
                     saved.append((m, m.__dict__.get("forward")))
                     _set_forward(m, self._wrap_module(m, t, m.forward, name))
+            if given:
+                mods = dict(model.named_modules())
+                for name, out in given.items():
+                    m = mods[name]
+                    saved.append((m, m.__dict__.get("forward")))
+                    _set_forward(m, self._given(out))
             with torch.no_grad(), (self._mode if policy_mode else _null()):
                 out = model(*inputs)
         finally:
@@ -625,6 +644,15 @@ class Simulator:
             for m, fwd in saved:
                 _set_forward(m, fwd)
         return out, records
+
+    def _given(self, out: Callable[[], object]):
+        def fwd(*args, **kwargs):
+            self.depth += 1              # what ``out`` does (a copy) is no op of the model: the mode lets it pass
+            try:
+                return out()
+            finally:
+                self.depth -= 1
+        return fwd
 
 
 def _set_forward(m: nn.Module, fwd) -> None:
@@ -660,6 +688,8 @@ class _PolicyMode(TorchFunctionMode):
         sim = self.sim
         if sim.depth:
             return func(*args, **kwargs)
+        if sim.observe is not None:
+            sim.observe(args, kwargs)
         name = op_name(func)
         floats = counted_floats(name, args, kwargs)
         if not floats:

@@ -23,6 +23,7 @@ from ..errors import OpkitError
 MODEL_HELP = "pkg.module:factory, path/to/file.py:factory or ./file.py:factory (a function returning the model)"
 DEFAULT_POLICY = "cann-force-fp16"
 DEFAULT_BATCH = 16          # = opkit.evaluate.runner.DEFAULT_BATCH (a test checks they agree)
+DEFAULT_PREFIX_MB = 256.0      # quant.prefix.DEFAULT_MB (not imported: the CLI loads torch only when a command runs)
 
 
 # -- renamed options ------------------------------------------------------------------------------------------

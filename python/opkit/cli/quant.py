@@ -53,9 +53,12 @@ from .app import cli, err
               help="with --deploy-dtype: write the current-API plan as AMCT configs (a JSON list, one "
                    "amct_pytorch.quantize call each, in order)")
 @click.option("--fail-on-miss", is_flag=True, help="exit 1 when nothing meets --target-drop")
+@click.option("--prefix-mb", type=click.FloatRange(min=0), default=O.DEFAULT_PREFIX_MB, show_default=True, metavar="MB",
+              help="memory for the base variant's kept activations that later search evaluations start from "
+                   "(prefix reuse; 0: off); in-process evaluations only: --workers 1 turns it on")
 def quant(model, calib, calib_transform, data, transform, config, policy, target_drop, fusion_result, chip,
           batch_size, workers, ray_address, no_search, quant_matmul, deploy_dtype, algorithms, json_out, html_out, amct_config_out,
-          record_out, fusion_switch_out, linear_config_out, fail_on_miss):
+          record_out, fusion_switch_out, linear_config_out, fail_on_miss, prefix_mb):
     """What AMCT post-training quantization and ATC conversion make of MODEL, simulated on the CPU: labelled
     top-1 of FP32, fp16 and INT8 variants, per-layer table, sensitivity and the smallest fix that meets
     --target-drop (verified by a rerun), strategy table, fusions, fp16 overflow.
@@ -84,7 +87,7 @@ def quant(model, calib, calib_transform, data, transform, config, policy, target
         rep = quantize(m, x_calib, ds, config=config, policy=policy, target_drop=target_drop,
                        fusion_result=fusion_result, chip=chip, batch_size=batch_size, workers=workers,
                        ray=ray_address, model_spec=model, search=not no_search, quant_matmul=quant_matmul,
-                       deploy_dtype=deploy_dtype,
+                       deploy_dtype=deploy_dtype, prefix_mb=prefix_mb,
                        algorithms=tuple(a.strip() for a in algorithms.split(",") if a.strip()),
                        log=status.update)
     say = O.text_console(json_out)

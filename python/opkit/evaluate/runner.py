@@ -40,6 +40,26 @@ def shards_of(n: int, batch_size: int, shard_batches: int) -> list[list[int]]:
     return [list(range(s, min(s + step, n))) for s in range(0, n, step)]
 
 
+def layout(n: int, batch_size: int, workers: int | None, shard_batches: int | None = None) -> tuple[int, list]:
+    """The workers (default: the machine's cores) and shards ``evaluate`` uses for ``n`` samples."""
+    workers = max(1, int(workers if workers is not None else os.cpu_count() or 1))
+    if shard_batches is None:        # about 4 shards per worker: balance, and little lost when one dies
+        shard_batches = max(1, min(16, math.ceil(math.ceil(n / batch_size) / (4 * workers))))
+    return workers, shards_of(n, batch_size, shard_batches)
+
+
+def _pooled(workers: int, shards: list, spec) -> bool:
+    return workers > 1 and len(shards) > 1 and spec is not None
+
+
+def in_process(n: int, batch_size: int, workers: int | None, ray: str | None, spec: str | None,
+               shard_batches: int | None = None) -> bool:
+    """Whether ``evaluate`` runs these arguments' evaluation in this process (what state kept across
+    evaluations in the caller's process, such as opkit quant's prefix reuse, needs)."""
+    w, shards = layout(n, batch_size, workers, shard_batches)
+    return not ray and not _pooled(w, shards, spec)
+
+
 def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transform=None, topk: int = 5,
              batch_size: int = DEFAULT_BATCH, workers: int | None = None, ray: str | None = None,
              shard_batches: int | None = None, retries: int = 2, progress: bool | Callable = False,
@@ -73,15 +93,11 @@ def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transfor
     if n == 0:
         raise OpkitError(f"{ds.source}: the labelled set is empty")
     cores = os.cpu_count() or 1
-    workers = max(1, int(workers if workers is not None else cores))
-    nbatches = math.ceil(n / batch_size)
-    if shard_batches is None:        # about 4 shards per worker: balance, and little lost when one dies
-        shard_batches = max(1, min(16, math.ceil(nbatches / (4 * workers))))
-    shards = shards_of(n, batch_size, shard_batches)
+    workers, shards = layout(n, batch_size, workers, shard_batches)
     merger = Merger(n, names, topk, check_classes=lambda c: ds.check_labels(c, f"model {ref.describe()}"))
     bar = _Progress(progress, n, len(shards))
     notes: list[str] = []
-    if ray or (workers > 1 and len(shards) > 1 and ref.spec is not None):
+    if ray or (_pooled(workers, shards, ref.spec)):
         for v in variants:           # kernels built once here; workers load them from the cache
             getattr(v, "warm", lambda: None)()
     with bar:
@@ -89,7 +105,7 @@ def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transfor
             from .ray_runner import run_on_ray
             backend, used, reruns, prepared_variants = run_on_ray(ray, ref, ds, variants, shards, topk, batch_size,
                                                                   merger, bar, retries)
-        elif workers > 1 and len(shards) > 1 and ref.spec is not None:
+        elif _pooled(workers, shards, ref.spec):
             backend, used = f"local ({workers} processes)", workers
             reruns, prepared_variants = _run_pool(ref, ds, variants, shards, topk, batch_size, workers, cores,
                                                   merger, bar, retries)

@@ -27,6 +27,7 @@ from .config import QuantConfig, default_config, load_config, parse_config, unsi
 from .inputs import read_inputs
 from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
+from . import prefix
 from .report import QuantReport, Recommended, StrategyRow, activation_histograms, plot_layers
 from .scoring import Run, Scorer
 from .layer_algorithms import ALGORITHMS, chosen
@@ -73,7 +74,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
              transform=None, calib_transform=None, workers: int | None = 1, ray: str | None = None,
              model_spec: str | None = None, table_samples: int = 32, greedy_width: int = 6, search: bool = True,
              quant_matmul: bool = False, deploy_dtype: str | None = None, algorithms=None,
-             log: Callable[[str], None] | None = None) -> QuantReport:
+             prefix_mb: float = prefix.DEFAULT_MB, log: Callable[[str], None] | None = None) -> QuantReport:
     """Simulate AMCT PTQ + ATC conversion of ``model`` on the CPU and find what meets ``target_drop``.
 
     ``calib``: calibration inputs (tensor, labelled set, or a .pt/.npz/folder path, read with ``calib_transform``,
@@ -86,13 +87,17 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     the model is deployed in; AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, GPTQ, AWQ) run on the
     model cast to it, as rows and a per-layer search (quant/linear_flow.py). The model is deep-copied; nothing
     given is modified. ``algorithms``: AMCT's per-layer algorithms tried as strategy rows and search actions
-    (names, default ("dmq",); "ada" trains AMCT's 10,000 steps per layer). See docs/quant.md.
+    (names, default ("dmq",); "ada" trains AMCT's 10,000 steps per layer). ``prefix_mb``: memory (MB) the
+    search may keep of the base variant's module outputs on the labelled set, so that a variant starts from them
+    up to its first changed layer (in-process evaluations only; 0: off; quant/prefix.py). See docs/quant.md.
     """
     from . import fusion as F
     t0 = time.monotonic()
     log = log or (lambda s: None)
     if target_drop < 0:
         raise OpkitError(f"--target-drop must be >= 0 points; got {target_drop}")
+    if not prefix_mb >= 0:      # NaN too
+        raise OpkitError(f"quantize: prefix_mb must be >= 0 (megabytes; 0 turns prefix reuse off); got {prefix_mb}")
     dtype = deploy_dtype_of(deploy_dtype)
     algos = chosen(algorithms)
     inp = read_inputs(model, calib, data, transform=transform, calib_transform=calib_transform,
@@ -103,10 +108,12 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     deploy = Deploy(pol, conv_bn=not pol.fake_quant and F.took_effect(fr, (F.CONV_BN,)) is not False,
                     requant=not pol.fake_quant and F.took_effect(fr, F.REQUANT_NAMES) is not False)
     b = VariantBuilder(inp.model, inp.calib, deploy, log, quant_matmul)
-    sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec), log)
+    sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec, prefix_mb), log)
+    log(sc.prefix_status())
     notes: list[str] = []
     base = _base(b, config, notes)
     v_fp16 = b.float_variant()
+    sc.keep_prefix(base.variant)          # the search's variants differ from it in a few layers
     scores = sc.score([FP32, v_fp16, base.variant])
     target = Target.drop(scores["fp32"].top1, target_drop)
 
@@ -142,8 +149,14 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
         activations=activation_histograms(inp.model, b.graph, base, inp.calib[:batch_size],
                                           captured=first_capture[0] if first_capture else None),
         predictions={r.name: sc.scored(r.name).predictions for r in table},
-        evals=sc.evals, eval_backends=sorted(sc.backends), eval_seconds=sc.eval_seconds,
+        evals=sc.evals, eval_backends=sorted(sc.backends) + [_logged(log, sc.prefix_status())],
+        eval_seconds=sc.eval_seconds,
         seconds=time.monotonic() - t0, columns=columns, amct_only=amct_only(inp.model), linear=linear)
+
+
+def _logged(log: Callable[[str], None], line: str) -> str:
+    log(line)
+    return line
 
 
 def _base(b: VariantBuilder, config, notes: list[str]) -> Base:

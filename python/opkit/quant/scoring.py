@@ -15,6 +15,8 @@ import torch.nn as nn
 from ..accuracy.layers import compare_runs
 from ..data import LabelledSet
 from ..evaluate import FP32, SimVariant, evaluate
+from ..evaluate.runner import in_process, layout
+from . import prefix
 from .modes import FoldedBatchNorm, QuantLayer
 from .variant import QuantVariant
 
@@ -27,6 +29,10 @@ REUSE_FP32 = True
 # the first non-finite layer computes only the non-finite shares, not cosines and errors. False: every query runs
 # the engine and compares every layer again, as before (tests and the benchmark compare the two).
 REUSE_ROWS = True
+# True: a variant evaluated in this process starts from the kept module outputs of the reference variant
+# (keep_prefix: the base all-INT8 deployment) up to its first changed module (quant/prefix.py). False: every
+# evaluation runs the whole model (tests and the benchmark compare the two).
+REUSE_PREFIX = True
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class Run:
     workers: int | None = 1         # None: the machine's cores (evaluate's default)
     ray: str | None = None
     model_spec: str | None = None
+    prefix_mb: float = prefix.DEFAULT_MB   # memory for the reference's kept outputs (prefix reuse; 0: off)
 
 
 def nonfinite_share(out: torch.Tensor, ref: torch.Tensor) -> float:
@@ -71,6 +78,53 @@ class Scorer:
         self._described: dict | None = None  # data.describe(), once (quant never changes its labelled set)
         self._rows: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, v's rows): kept so its ids stay theirs
         self._scans: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, first_nonfinite(v))
+        self._prefix_from: str | None = None  # the variant whose module outputs later evaluations start from
+        self.prefix: prefix.PrefixCache | None = None
+        self.replayed = 0                     # evaluations run from the reference's kept outputs
+
+    def keep_prefix(self, v) -> None:
+        """Keep the module outputs of ``v`` (by name) when it is evaluated, for later variants that equal it up to
+        their first changed module (quant/prefix.py); in process only, within ``Run.prefix_mb``."""
+        self._prefix_from = v.name
+
+    def reuse_allowed(self) -> bool:
+        """Whether prefix reuse is on: allowed, a budget, and the evaluations in this process (evaluate's rule)."""
+        r = self.run
+        return REUSE_PREFIX and r.prefix_mb > 0 and \
+            in_process(len(self.data), r.batch_size, r.workers, r.ray, r.model_spec)
+
+    def prefix_status(self) -> str:
+        """One line for the log and the report: whether prefix reuse is on, why not, or what it served."""
+        r = self.run
+        if not REUSE_PREFIX or r.prefix_mb <= 0:
+            return "prefix reuse: off (prefix_mb 0" + ("" if REUSE_PREFIX else ", scoring.REUSE_PREFIX False") + ")"
+        if not self.reuse_allowed():
+            where = "on Ray" if r.ray else f"in {layout(len(self.data), r.batch_size, r.workers)[0]} worker processes"
+            return f"prefix reuse: off (evaluations {where}; workers=1 turns it on)"
+        c = self.prefix
+        if c is None:
+            return f"prefix reuse: on ({r.prefix_mb:g} MB), nothing recorded yet"
+        if not c.valid:
+            return f"prefix reuse: off ({c.why}); served {c.served} batches of {self.replayed} evaluations before"
+        return (f"prefix reuse: served {c.served} batches of {self.replayed} evaluations, "
+                f"{c.held / 2 ** 20:.1f} of {r.prefix_mb:g} MB kept")
+
+    def _prefixed(self, sv):
+        """``sv`` as it runs in this evaluation: recording the reference, from its kept outputs, or as it is."""
+        r = self.run
+        if not self.reuse_allowed() or not isinstance(sv, SimVariant):
+            return sv
+        if self.prefix is None:
+            if sv.name != self._prefix_from or not prefix.eligible(sv, self.model):
+                return sv
+            batches = len(layout(len(self.data), r.batch_size, 1, 1)[1])     # one shard per batch: the batch count
+            self.prefix = prefix.PrefixCache(self.model, sv, batches, r.prefix_mb)
+            return prefix.Recorder(sv, self.prefix)
+        skip = self.prefix.plan_for(sv)
+        if not skip:
+            return sv
+        self.replayed += 1
+        return prefix.Replayer(sv, self.prefix, skip)
 
     # -- labelled evaluation ----------------------------------------------------------------------------------
     def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
@@ -83,7 +137,10 @@ class Scorer:
             r = self.run
             # FP32 runs when it is asked for, when it is not cached yet, or beside a changed model (not cached)
             ref = not REUSE_FP32 or "fp32" not in self._scores or model is not None
-            res = evaluate(model if model is not None else self.model, self.data, [_sim_variant(v) for v in todo],
+            svs = [_sim_variant(v) for v in todo]
+            if model is None:
+                svs = [self._prefixed(sv) for sv in svs]
+            res = evaluate(model if model is not None else self.model, self.data, svs,
                            topk=5, batch_size=r.batch_size, workers=r.workers if model is None else 1,
                            ray=r.ray if model is None else None, model_spec=r.model_spec if model is None else None,
                            reference=ref, described=dict(self._described) if REUSE_FP32 and self._described
@@ -117,8 +174,7 @@ class Scorer:
                 tuple((n, id(m)) for n, m in v.layers.items()),
                 tuple((n, e.io, e.compute) for n, e in sorted(v.layer_overrides.items())),
                 tuple((n, id(m)) for n, m in v.functions.items()),
-                tuple((id(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape))
-                      for t in self.model.state_dict(keep_vars=True).values()))
+                prefix.state_key(self.model))
 
     @staticmethod
     def _keep(v: QuantVariant) -> tuple:

@@ -82,7 +82,8 @@ def _replayed(model, cache, v, x):
     for b in _batches(x):
         a, f = run(b), full(b)
         assert a.dtype == f.dtype and torch.equal(a, f)
-    assert cache.served - served == len(_batches(x))      # every batch started from the kept outputs
+    # every batch but the first (it made the plan and is never served) started from the kept outputs
+    assert cache.served - served == len(_batches(x)) - 1
     return skip
 
 
@@ -286,8 +287,9 @@ def test_quantize_serves_search_variants_with_the_same_report(monkeypatch):
     assert len(served) >= 10 and any(n.startswith("search-") for n in served)
     # every batch (96 samples in batches of 32) of every evaluation built from kept outputs started from them
     sc = scorers[-1]
-    assert sc.prefix.valid and sc.replayed == len(served) and sc.prefix.served == 3 * len(served)
-    assert f"served {3 * len(served)} batches of {len(served)} evaluations" in reps[True].eval_backends[-1]
+    # three labelled batches: the first made the plan and runs in full, the other two are served
+    assert sc.prefix.valid and sc.replayed == len(served) and sc.prefix.served == 2 * len(served)
+    assert f"served {2 * len(served)} batches of {len(served)} evaluations" in reps[True].eval_backends[-1]
     assert reps[False].eval_backends[-1].startswith("prefix reuse: off")
     a, b = reps[False].to_dict(), reps[True].to_dict()
     for k in a:
@@ -389,7 +391,7 @@ def test_the_cache_never_holds_more_than_the_budget(monkeypatch):
                                   r2=nn.ReLU(), c3=nn.Conv2d(8, 8, 3), pool=nn.AdaptiveAvgPool2d(1),
                                   flat=nn.Flatten(), fc=nn.Linear(8, 5))).eval()
     x, base, other = _variants(m, "c3", "amct-fake-quant")
-    held = lambda c: sum(t.numel() * t.element_size() for t in c.xs) + \
+    held = lambda c: sum(t.numel() * t.element_size() for t in c.xs if t is not None) + \
         sum(t.numel() * t.element_size() for o in c.outs for t in o.values())      # noqa: E731
     peaks = []
     orig = P.PrefixCache.record
@@ -461,11 +463,15 @@ def test_reuse_follows_evaluates_in_process_rule():
     assert in_process(32, 32, 4, None, "m.py:f") is True            # one shard: in process
     assert in_process(96, 32, 1, "auto", None) is False             # Ray
     sc = Scorer.__new__(Scorer)
-    sc.data, sc.prefix = [0] * 32, None
+    sc.data, sc.prefix, sc._prefix_why = [0] * 32, None, ""
     sc.run = Run(32, 4, None, "m.py:f", P.DEFAULT_MB)
     assert sc.reuse_allowed() and sc.prefix_status().startswith("prefix reuse: on")
+    sc._prefix_why = "forward hooks"        # review fixq8 N6: a base that cannot be recorded is not "on"
+    assert sc.prefix_status() == "prefix reuse: off (forward hooks)"
     sc.data = [0] * 96
     assert not sc.reuse_allowed() and "in 4 worker processes" in sc.prefix_status()
+    sc.run = Run(32, 1, "auto", None, P.DEFAULT_MB)
+    assert "on Ray" in sc.prefix_status() and "workers=1 turns it on" not in sc.prefix_status()
 
 
 def test_a_model_drawing_random_numbers_is_not_reused():
@@ -491,3 +497,40 @@ def test_a_reference_mode_changed_in_place_drops_the_cache():
     assert cache.plan_for(other)
     base.layers["c1"].scale_d = base.layers["c1"].scale_d * 2
     assert cache.plan_for(other) is None and "modes changed" in cache.why
+
+
+class Ema(nn.Module):
+    """A buffer the forward updates (a running average that moves in eval too), added into the output."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(3, 8, 3), nn.Conv2d(8, 8, 3)
+        self.fc = nn.Linear(8, 5)
+        self.register_buffer("ema", torch.zeros(()))
+
+    def forward(self, x):
+        h = self.c1(x)
+        self.ema.mul_(0.9).add_(0.1 * h.mean())
+        return self.fc(F.adaptive_avg_pool2d(self.c2(h), 1).flatten(1)) + self.ema
+
+
+def test_a_forward_writing_a_buffer_runs_each_batch_once_and_drops_the_cache():
+    # Batch 0 used to run twice (plan, then copies): the buffer moved one step more and the reference's own logits
+    # changed with reuse on. Now each batch runs once and the write drops the cache.
+    torch.manual_seed(3)
+    m = Ema().eval()
+    x, base, _ = _variants(m, "c2", "amct-fake-quant")
+    m2 = Ema().eval()
+    m2.load_state_dict(m.state_dict())
+    full = base.prepare(m2)
+    cache = P.PrefixCache(m, base, batches=len(_batches(x)), budget_mb=64)
+    run = P.Recorder(base, cache).prepare(m)
+    for b in _batches(x):
+        assert torch.equal(run(b), full(b))
+    assert not cache.valid and "writes its parameters or buffers" in cache.why
+
+
+def test_placeholders_take_no_memory_and_mark_a_missed_read():
+    t = P._poison((64, 1024), torch.float32)
+    assert t.isnan().all() and t.untyped_storage().nbytes() == 4
+    assert P._poison((3,), torch.uint8).eq(255).all() and P._poison((3,), torch.int8).eq(-128).all()

@@ -7,8 +7,8 @@ How (scoring.Scorer drives it, in process only):
 - The reference (the base all-INT8 variant, ``Scorer.keep_prefix``) is evaluated through ``Recorder``: hooks on
   every module the engine sees (not inside a module it runs as one op) record, per batch, the order modules start
   and end, who reads each output, and which modules write into (or return a view of) a tensor they were given.
-  The first batch records only that and the output shapes, makes the plan, and runs again copying what the plan
-  keeps; later batches copy only those outputs. The kept outputs and the kept inputs (to find a batch again) stay
+  The first batch records only that and the output shapes and makes the plan (it is never served: running it
+  again would repeat whatever the forward writes); later batches copy only the outputs the plan keeps. The kept outputs and the kept inputs (to find a batch again) stay
   within a memory budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies
   of that batch's kept outputs.
 - For another variant ``Replayer`` finds the modules whose engine mode (or per-layer override) differs from the
@@ -52,6 +52,7 @@ from torch.utils._pytree import tree_leaves
 from ..accuracy.simulate import atomic_modules, inside
 from ..evaluate.variants import SimVariant
 
+_QUANTIZED = {torch.qint8, torch.quint8, torch.qint32, torch.quint4x2, torch.quint2x4}
 DEFAULT_MB = 256.0        # memory the kept outputs may take (scoring.Run.prefix_mb)
 
 
@@ -68,13 +69,17 @@ def _nbytes(shape: tuple, dtype: torch.dtype) -> int:
 
 
 def _poison(shape: tuple, dtype: torch.dtype) -> torch.Tensor:
-    """A placeholder's value: NaN (an integer dtype's minimum), so a read the recording missed shows in the logits
-    instead of computing on whatever memory held."""
+    """A placeholder's value: NaN (an integer dtype's extreme: its minimum, an unsigned one's maximum), so a read the
+    recording missed shows in the logits instead of computing on whatever memory held. One element expanded to the
+    shape: it takes no memory, and a write into it (nothing may write into a dead output) raises."""
     if dtype.is_floating_point or dtype.is_complex:
-        return torch.full(shape, float("nan"), dtype=dtype)
-    if dtype == torch.bool:
-        return torch.ones(shape, dtype=dtype)
-    return torch.full(shape, torch.iinfo(dtype).min, dtype=dtype)
+        v = float("nan")
+    elif dtype == torch.bool:
+        v = True
+    else:
+        info = torch.iinfo(dtype)
+        v = info.max if info.min == 0 else info.min
+    return torch.full((), v, dtype=dtype).expand(shape)
 
 
 def _same(a, b) -> bool:
@@ -217,6 +222,10 @@ class PrefixCache:
         if self.events is None:
             self.events, self.uses, self.writes = ev, us, ws
             self._plan(metas, _nbytes(tuple(x.shape), x.dtype))
+            if self.valid:   # batch 0 made the plan and kept nothing: never served, it runs in full every time
+                self.xs.append(None)
+                self.outs.append({})
+                self.metas.append({})
             return
         if ev != self.events or us != self.uses or ws != self.writes:
             self._drop("the module calls differ between batches")
@@ -240,7 +249,9 @@ class PrefixCache:
                 self.end[n] = i
         # a module writing into its input (an in-place ReLU, ``x += f(x)``) or returning a view of it is never
         # skipped: skipped, its write would miss the other names for that tensor. It reruns on its input's copy.
-        self.cacheable = {n for n in metas if self.calls.get(n) == 1 and n not in self.writes}
+        # a quantized tensor (torch.ao) has no placeholder value: such an output is never skipped
+        self.cacheable = {n for n in metas if self.calls.get(n) == 1 and n not in self.writes
+                          and metas[n][1] not in _QUANTIZED}
         per_batch = {n: _nbytes(*metas[n]) for n in self.cacheable}
         budget = self.budget - x_bytes * self.batches      # each batch's input is kept too (to find it again)
         keep: set[str] = set()
@@ -302,7 +313,7 @@ class PrefixCache:
 
     def _drop(self, why: str) -> None:
         self.valid, self.why = False, why
-        self.xs, self.outs, self.held = [], [], 0
+        self.xs, self.outs, self.held, self._empty = [], [], 0, {}
 
     @property
     def covered(self) -> list[tuple[float, str]]:
@@ -355,7 +366,7 @@ class PrefixCache:
         order = [hint] + [i for i in range(len(self.xs)) if i != hint] if hint < len(self.xs) else range(len(self.xs))
         for i in order:
             r = self.xs[i]
-            if r.dtype == x.dtype and r.shape == x.shape and torch.equal(r, x):
+            if r is not None and r.dtype == x.dtype and r.shape == x.shape and torch.equal(r, x):
                 return i
         return None
 
@@ -379,8 +390,10 @@ class _Wrapped:
 
 class Recorder(_Wrapped):
     """The reference variant, run as usual while its batch's module order and outputs go into the cache. The first
-    batch records only the module order, reads and output shapes, and makes the plan; it then runs a second time
-    copying the outputs the plan keeps (no copy of anything else is ever held)."""
+    batch records only the module order, reads and output shapes, and makes the plan (it keeps nothing and is never
+    served: running it twice would repeat whatever the forward writes); later batches copy the outputs the plan keeps
+    (no copy of anything else is ever held). A forward that writes the model's parameters or buffers drops the
+    cache."""
 
     def prepare(self, model: nn.Module):
         model.eval()
@@ -464,14 +477,12 @@ class Recorder(_Wrapped):
         def run(x):
             if not cache.valid or cache.full:
                 return plain(x)
-            first = cache.events is None
             rng = torch.random.get_rng_state()
             out = once(x, cache.keep)
             if not torch.equal(rng, torch.random.get_rng_state()):   # a skipped draw would shift every later one
                 cache._drop("the model draws random numbers")
-                return out
-            if first and cache.valid:       # the plan is made: batch 0 again, copying what it keeps
-                once(x, cache.keep)
+            elif state_key(model) != cache.state:     # a skipped module's write would be missed
+                cache._drop("the model's forward writes its parameters or buffers")
             return out
         return run
 

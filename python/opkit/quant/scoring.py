@@ -81,6 +81,7 @@ class Scorer:
         self._prefix_from: str | None = None  # the variant whose module outputs later evaluations start from
         self.prefix: prefix.PrefixCache | None = None
         self.replayed = 0                     # evaluations run from the reference's kept outputs
+        self._prefix_why = ""                 # why the reference could not be recorded (the status line says it)
 
     def keep_prefix(self, v) -> None:
         """Keep the module outputs of ``v`` (by name) when it is evaluated, for later variants that equal it up to
@@ -96,14 +97,19 @@ class Scorer:
     def prefix_status(self) -> str:
         """One line for the log and the report: whether prefix reuse is on, why not, or what it served."""
         r = self.run
-        if not REUSE_PREFIX or r.prefix_mb <= 0:
-            return "prefix reuse: off (prefix_mb 0" + ("" if REUSE_PREFIX else ", scoring.REUSE_PREFIX False") + ")"
+        if not REUSE_PREFIX:
+            return "prefix reuse: off (scoring.REUSE_PREFIX False)"
+        if r.prefix_mb <= 0:
+            return "prefix reuse: off (prefix_mb 0)"
         if not self.reuse_allowed():
-            where = "on Ray" if r.ray else f"in {layout(len(self.data), r.batch_size, r.workers)[0]} worker processes"
-            return f"prefix reuse: off (evaluations {where}; workers=1 turns it on)"
+            if r.ray:
+                return "prefix reuse: off (evaluations on Ray; without a Ray address and with workers=1 it is on)"
+            n = layout(len(self.data), r.batch_size, r.workers)[0]
+            return f"prefix reuse: off (evaluations in {n} worker processes; workers=1 turns it on)"
         c = self.prefix
         if c is None:
-            return f"prefix reuse: on ({r.prefix_mb:g} MB), nothing recorded yet"
+            return f"prefix reuse: off ({self._prefix_why})" if self._prefix_why else \
+                f"prefix reuse: on ({r.prefix_mb:g} MB), nothing recorded yet"
         if not c.valid:
             return f"prefix reuse: off ({c.why}); served {c.served} batches of {self.replayed} evaluations before"
         return (f"prefix reuse: served {c.served} batches of {self.replayed} evaluations, "
@@ -115,7 +121,10 @@ class Scorer:
         if not self.reuse_allowed() or not isinstance(sv, SimVariant):
             return sv
         if self.prefix is None:
-            if sv.name != self._prefix_from or not prefix.eligible(sv, self.model):
+            if sv.name != self._prefix_from:
+                return sv
+            if not prefix.eligible(sv, self.model):
+                self._prefix_why = "the base variant cannot be recorded: forward hooks, a patch, or no policy"
                 return sv
             batches = len(layout(len(self.data), r.batch_size, 1, 1)[1])     # one shard per batch: the batch count
             self.prefix = prefix.PrefixCache(self.model, sv, batches, r.prefix_mb)

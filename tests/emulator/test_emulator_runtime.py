@@ -111,6 +111,20 @@ def test_emulator_runtime_headers_stay_header_only_by_default(tmp_path):
     assert _defined(syms, "opkit_emu::run_blocks_fn") in ("W", "T", "t")
 
 
+def test_emulator_runtime_functions_are_declared_once_for_object_and_modules():
+    # every runtime function's definition in the object follows the one declaration an EXTERN module sees: a
+    # definition whose signature drifted from it has no prior declaration (-Wmissing-declarations), instead of
+    # becoming an overload the modules never call (undefined reference at link time, or worse)
+    r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Werror=missing-declarations", *INC,
+                        "-DOPKIT_EMU_RUNTIME_IMPL", str(RUNTIME_SOURCE)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    # and header-only (what `opkit cflags` gives) compiles clean with them: no inline / noinline clash
+    r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", *INC, "-DDTYPE_X=float",
+                        "-x", "c++", "-"], input=module_source(KERNEL, "emu_layer_norm", 6), capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
 def test_emulator_runtime_impl_and_extern_exclude_each_other():
     r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", *INC, "-DOPKIT_EMU_RUNTIME_IMPL",
                         "-DOPKIT_EMU_RUNTIME_EXTERN", str(RUNTIME_SOURCE)], capture_output=True, text=True)

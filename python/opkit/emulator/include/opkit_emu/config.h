@@ -106,6 +106,14 @@ inline constexpr uint32_t kRepeat = 256;       // one vector repeat
 #define OPKIT_EMU_RT inline
 #define OPKIT_EMU_RT_LAUNCH static inline
 #endif
+// A noinline runtime function (OPKIT_EMU_HOT, cast.h) is declared through OPKIT_EMU_RT_NOINLINE_DECL: header-only
+// it is one inline noinline definition with no declaration apart (GCC warns on an inline declaration and a noinline
+// definition of one function), with IMPL / EXTERN the one declaration both the object and the modules see.
+#if defined(OPKIT_EMU_RUNTIME_IMPL) || defined(OPKIT_EMU_RUNTIME_EXTERN)
+#define OPKIT_EMU_RT_NOINLINE_DECL(...) __VA_ARGS__;
+#else
+#define OPKIT_EMU_RT_NOINLINE_DECL(...)
+#endif
 #ifdef OPKIT_EMU_RUNTIME_EXTERN
 #define OPKIT_EMU_RT_DEFS 0
 #else

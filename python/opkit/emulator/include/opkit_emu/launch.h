@@ -49,6 +49,10 @@ struct UbMemory {  // one per host worker, reused across the blocks it runs
 
 // After the kernel returns: queue leaks and unwaited SetFlags are violations too.
 OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c);
+OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes);
+OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
+                                         const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
+                                         uint32_t flags);
 #if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): end_of_kernel_checks, default_threads, run_blocks_fn
 OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c) {
   if (!c.deferred.empty()) throw c.deferred.front();
@@ -275,11 +279,6 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
   s.total.ub_high_water = s.ub_high_water;
   return out;
 }
-#else
-OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes);
-OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
-                                         const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
-                                         uint32_t flags);
 #endif  // OPKIT_EMU_RT_DEFS
 
 // Runs body() once per block with that block's context installed. Never throws.

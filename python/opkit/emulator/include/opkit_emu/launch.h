@@ -34,6 +34,14 @@ struct LaunchOutcome {
   LaunchStats stats;
 };
 
+// After the kernel returns: queue leaks and unwaited SetFlags are violations too.
+OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c);
+OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes);
+OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
+                                         const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
+                                         uint32_t flags);
+#if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): end_of_kernel_checks, default_threads, run_blocks_fn
+// the launch's own state (run_blocks_fn, WorkerPool below): only the runtime object / header-only compile it
 struct UbMemory {  // one per host worker, reused across the blocks it runs
   uint8_t* ub;
   uint64_t* shadow;
@@ -47,13 +55,6 @@ struct UbMemory {  // one per host worker, reused across the blocks it runs
   UbMemory& operator=(const UbMemory&) = delete;
 };
 
-// After the kernel returns: queue leaks and unwaited SetFlags are violations too.
-OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c);
-OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes);
-OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
-                                         const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
-                                         uint32_t flags);
-#if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): end_of_kernel_checks, default_threads, run_blocks_fn
 OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c) {
   if (!c.deferred.empty()) throw c.deferred.front();
   for (const BufRec& b : c.bufs)

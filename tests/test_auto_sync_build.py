@@ -86,10 +86,18 @@ def test_the_build_defines_it(tmp_path, how):
     if how == "op.yaml":
         (d / "op.yaml").write_text(ROWSUM_YAML + "auto_sync: false\n")
     extra = ("-DOPKIT_EMU_AUTO_SYNC=OFF",) if how.startswith("opkit build") else ()
-    kernel_compile = [c for c in _compile_commands(tmp_path, *extra).splitlines()
-                      if re.search(r" -c \S*kernel_module\.cpp(\s|$)", c)]
+    commands = _compile_commands(tmp_path, *extra).splitlines()
+    kernel_compile = [c for c in commands if re.search(r" -c \S*kernel_module\.cpp(\s|$)", c)]
     assert kernel_compile
     assert all(("-DOPKIT_EMU_NO_AUTO_SYNC" in c) == (how != "default") for c in kernel_compile)
+    assert all("-DOPKIT_EMU_RUNTIME_EXTERN" in c for c in kernel_compile)
+    # the runtime object the module links is compiled for the same flavour (config.h OPKIT_EMU_RT_FLAVOUR makes a
+    # mismatch a link error; this is the build choosing the right one)
+    runtime_compile = [c for c in commands if re.search(r" -c \S*emulator_runtime\.cpp(\s|$)", c)]
+    assert len(runtime_compile) == 1
+    assert "-DOPKIT_EMU_RUNTIME_IMPL" in runtime_compile[0]
+    assert ("-DOPKIT_EMU_NO_AUTO_SYNC" in runtime_compile[0]) == (how != "default")
+    assert ("_nosync" in runtime_compile[0]) == (how != "default")
 
 
 def test_cli_option_reaches_the_configure(monkeypatch, tmp_path):

@@ -116,3 +116,22 @@ def test_build_tree_of_another_opkit_source_is_reconfigured(tmp_path):
     assert stale.returncode != 0 and "does not match the source" in stale.stderr   # what users saw before
     configure(tree, tmp_path / "out", [str(op)])
     assert f"CMAKE_HOME_DIRECTORY:INTERNAL={home}" in cache.read_text()
+
+
+def test_emulator_runtime_off_builds_header_only_modules(tmp_path):
+    """-DOPKIT_EMULATOR_RUNTIME=OFF: no runtime object, modules compiled header-only (every runtime function in the
+    module), and such a module builds. One module, no PCH, to keep it cheap."""
+    op = write_op(tmp_path / "ws", "row_sum", ROWSUM_YAML, ROWSUM_TILING, ROWSUM_KERNEL)
+    proc = _workspace_configure(tmp_path, [op], "-DOPKIT_EMULATOR_RUNTIME=OFF", "-DOPKIT_EMULATOR_PCH=OFF")
+    assert proc.returncode == 0, proc.stderr
+    target = "row_sum__kernel_fp32"
+    commands = subprocess.run([ninja_exe(), "-C", str(tmp_path / "cmk"), "-t", "commands", target],
+                              capture_output=True, text=True, check=True).stdout
+    assert "kernel_module.cpp" in commands
+    assert "emulator_runtime.cpp" not in commands and "OPKIT_EMU_RUNTIME" not in commands
+    build = subprocess.run([ninja_exe(), "-C", str(tmp_path / "cmk"), target], capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout[-4000:]
+    so = tmp_path / "out" / "row_sum" / "kernel_fp32.so"
+    syms = subprocess.run(["nm", "-C", str(so)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r" [tTW] opkit_emu::run_blocks_fn\(", syms), "run_blocks_fn is not compiled into the module"
+    assert "opkit_emu_runtime_flavour" not in syms

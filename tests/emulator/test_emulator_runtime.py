@@ -3,8 +3,10 @@ a kernel module that links the runtime object computes, counts and reports exact
 does; its own compile leaves the runtime to the object; the headers stay header-only by default."""
 from __future__ import annotations
 
+import re
 import struct
 import subprocess
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,7 @@ import pytest
 from conftest import CACHE
 from opkit.emulator import host_include_dir, include_dir
 from opkit.emulator.abi import KernelModule
+from opkit.emulator import modules
 from opkit.emulator.modules import RUNTIME_SOURCE, compile_module, module_source, runtime_object
 from opkit.errors import EmulatorError
 
@@ -108,7 +111,138 @@ def test_emulator_runtime_headers_stay_header_only_by_default(tmp_path):
     assert _defined(syms, "opkit_emu::run_blocks_fn") in ("W", "T", "t")
 
 
+def test_emulator_runtime_functions_are_declared_once_for_object_and_modules():
+    # every runtime function's definition in the object follows the one declaration an EXTERN module sees: a
+    # definition whose signature drifted from it has no prior declaration (-Wmissing-declarations), instead of
+    # becoming an overload the modules never call (undefined reference at link time, or worse)
+    r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Werror=missing-declarations", *INC,
+                        "-DOPKIT_EMU_RUNTIME_IMPL", str(RUNTIME_SOURCE)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    # and header-only (what `opkit cflags` gives) compiles clean with them: no inline / noinline clash
+    r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", *INC, "-DDTYPE_X=float",
+                        "-x", "c++", "-"], input=module_source(KERNEL, "emu_layer_norm", 6), capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
 def test_emulator_runtime_impl_and_extern_exclude_each_other():
     r = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", *INC, "-DOPKIT_EMU_RUNTIME_IMPL",
                         "-DOPKIT_EMU_RUNTIME_EXTERN", str(RUNTIME_SOURCE)], capture_output=True, text=True)
     assert r.returncode != 0 and "exclude each other" in r.stderr
+
+
+# ---- SyncAll + atomics across the two translation units ---------------------------------------------------------
+# test_sync_all.cpp's reduce_ws: SyncAll's registry and kernel_uses_sync_all() are set in the module's TU and read
+# by the launch in the runtime object's; its atomic adds / maxes are applied by the runtime object's launch, the
+# code whose NaN choice once differed between the two builds (atomic_apply.h).
+F32_SNAN, F32_NEG_SNAN, F32_NEG_QNAN = 0x7F800001, 0xFF800002, 0xFFC00003
+
+
+@pytest.fixture(scope="module")
+def sync_pair(tmp_path_factory):
+    text = (HERE / "test_sync_all.cpp").read_text()
+    start = text.index('extern "C" __global__ __aicore__ void reduce_ws')
+    kernel = tmp_path_factory.mktemp("reduce_ws") / "reduce_ws.cpp"
+    kernel.write_text("using namespace AscendC;\n" + text[start:text.index("// The same reduction over a GroupBarrier")])
+    # -O2: the opkit flavour's level (the LayerNorm pair above is the naive flavour's -O1)
+    return tuple(compile_module(kernel, "reduce_ws", 4, CACHE / "modules", opt="-O2", runtime=rt)
+                 for rt in (False, True))
+
+
+def nan_inputs(blocks: int):
+    rng = np.random.default_rng(blocks)
+    x = (rng.standard_normal((blocks, 64)) * 10.0 ** rng.uniform(-8, 8, (blocks, 64))).astype(np.float32)
+    ws = (rng.standard_normal(64) * 1e3).astype(np.float32)
+    xb, wb = x.view(np.uint32), ws.view(np.uint32)
+    wb[0], xb[:, 0] = F32_NEG_QNAN, 0x7FC00000        # GM -NaN + src +NaN: GM's
+    wb[1] = F32_SNAN                                   # a signalling NaN in GM: quieted, sign and payload kept
+    xb[0, 2] = F32_NEG_SNAN                            # a signalling NaN added into a number: it, quieted
+    xb[1, 3], xb[2, 3] = 0x7FC00000, 0xFFC00000        # +NaN then -NaN added: the first to land stays
+    return x, ws
+
+
+@pytest.mark.parametrize("blocks", [4, 8])
+def test_emulator_runtime_sync_all_and_atomics_give_the_header_only_bytes(sync_pair, blocks):
+    x, ws0 = nan_inputs(blocks)
+    for mode in (0, 1, 3):           # SetAtomicAdd + SyncAll, SetAtomicMax + SyncAll, SyncAll(gm, ub, cores)
+        got = []
+        for path in sync_pair:
+            ws, out = ws0.copy(), np.full(64, np.nan, np.float32)
+            KernelModule(path).launch([x.reshape(-1).copy(), ws, out, np.array([mode], np.int32)], blocks)
+            got.append((ws.tobytes(), out.tobytes()))
+        assert got[0] == got[1], mode
+    # the add rule itself (atomic_apply.h), on the runtime object's launch: GM's NaN first, quieted bits
+    ws, out = ws0.copy(), np.zeros(64, np.float32)
+    KernelModule(sync_pair[1]).launch([x.reshape(-1).copy(), ws, out, np.array([0], np.int32)], blocks)
+    assert [hex(v) for v in out.view(np.uint32)[:4]] == \
+        [hex(F32_NEG_QNAN), hex(F32_SNAN | 0x400000), hex(F32_NEG_SNAN | 0x400000), hex(0x7FC00000)]
+
+
+def test_emulator_runtime_sync_all_reports_what_the_header_only_module_reports(sync_pair):
+    x, ws0 = nan_inputs(4)
+    errs = []
+    for path in sync_pair:
+        with pytest.raises(EmulatorError) as e:
+            KernelModule(path).launch([x.reshape(-1).copy(), ws0.copy(), np.zeros(64, np.float32),
+                                       np.array([2], np.int32)], 4)
+        errs.append((e.value.rule, e.value.call, e.value.line, e.value.block, str(e.value)))
+    assert errs[0] == errs[1] and errs[0][0] == "gm-bounds"
+
+
+# ---- the flavour a module was compiled for must be the runtime object's -----------------------------------------
+def test_emulator_runtime_flavour_mismatch_fails_the_link(tmp_path):
+    tu = tmp_path / "module.cpp"
+    tu.write_text(module_source(KERNEL, "emu_layer_norm", 6))
+    obj = tmp_path / "module.o"
+    subprocess.run(["g++", "-std=c++17", "-O0", "-fPIC", "-fvisibility=hidden", "-c", *INC, "-DDTYPE_X=float",
+                    "-DOPKIT_EMU_NO_AUTO_SYNC", "-DOPKIT_EMU_RUNTIME_EXTERN", str(tu), "-o", str(obj)], check=True)
+    autosync = runtime_object(["-DDTYPE_X=float"], "-O0", CACHE / "modules")
+    r = subprocess.run(["g++", "-shared", str(obj), str(autosync), "-o", str(tmp_path / "m.so"), "-lpthread"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "opkit_emu_runtime_flavour_ascend910b_npu2201_nosync_nobf16math_f16c" in r.stderr, r.stderr
+    # the object of its own flavour links
+    nosync = runtime_object(["-DDTYPE_X=float", "-DOPKIT_EMU_NO_AUTO_SYNC"], "-O0", CACHE / "modules")
+    subprocess.run(["g++", "-shared", str(obj), str(nosync), "-o", str(tmp_path / "m.so"), "-lpthread"], check=True)
+
+
+@pytest.mark.parametrize("flags,name", [
+    ([], "ascend910b_npu2201_autosync_nobf16math_f16c"),
+    (["-DOPKIT_EMU_NO_AUTO_SYNC"], "ascend910b_npu2201_nosync_nobf16math_f16c"),
+    (["-DOPKIT_NAIVE_COMPUTE", "-DOPKIT_EMU_ALLOW_BF16_MATH"], "ascend910b_npu2201_autosync_bf16math_f16c"),
+    (["-DOPKIT_CHIP_ASCEND310P", "-D__NPU_ARCH__=2002"], "ascend310p_npu2002_autosync_nobf16math_f16c"),
+    (["-D__NPU_ARCH__=2002"], "ascend310p_npu2002_autosync_nobf16math_f16c"),
+])
+def test_emulator_runtime_flavour_names_the_macros_the_runtime_reads(flags, name):
+    # the preprocessor only: the name the runtime object defines and an EXTERN module references
+    r = subprocess.run(["g++", "-std=c++17", "-E", "-P", *INC, *flags, "-DOPKIT_EMU_RUNTIME_IMPL", "-x", "c++", "-"],
+                       input='#include "opkit_emu/config.h"\n', capture_output=True, text=True, check=True)
+    assert re.findall(r"opkit_emu_runtime_flavour_\w+", r.stdout) == [f"opkit_emu_runtime_flavour_{name}"] * 2
+
+
+# ---- concurrent writers of one cached object ----------------------------------------------------------------------
+def test_emulator_runtime_object_written_by_concurrent_callers(tmp_path, monkeypatch):
+    # a tiny source in place of the runtime, so many writers overlap cheaply; every one must get the complete object
+    src = tmp_path / "rt.cpp"
+    src.write_text("".join(f"int opkit_race_{i}(int x) {{ return x * {i} + {i}; }}\n" for i in range(400)))
+    monkeypatch.setattr(modules, "RUNTIME_SOURCE", src)
+    for round_ in range(3):
+        out_dir = tmp_path / f"r{round_}"
+        start, results, errors = threading.Barrier(6), [], []
+
+        def ask():
+            start.wait()
+            try:
+                results.append(runtime_object([], "-O0", out_dir))
+            except Exception as e:  # noqa: BLE001 -- the failure the test looks for
+                errors.append(e)
+        threads = [threading.Thread(target=ask) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        assert len(set(results)) == 1
+        syms = subprocess.run(["nm", str(results[0])], capture_output=True, text=True, check=True).stdout
+        assert syms.count("opkit_race_") == 400
+        assert sorted(p.name for p in out_dir.iterdir()) == [results[0].name]   # no temp left behind

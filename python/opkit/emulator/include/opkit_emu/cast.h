@@ -139,6 +139,8 @@ inline bool host_has_f16c() {
   static const bool ok = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
   return ok;
 }
+OPKIT_EMU_RT_NOINLINE_DECL(__attribute__((target("avx,f16c"))) OPKIT_EMU_RT void h2f_f16c(
+    float* d, const half* s, uint32_t n))
 #if OPKIT_EMU_RT_DEFS
 __attribute__((target("avx,f16c"), noinline)) OPKIT_EMU_RT void h2f_f16c(float* d, const half* s, uint32_t n) {
   uint32_t i = 0;
@@ -146,9 +148,9 @@ __attribute__((target("avx,f16c"), noinline)) OPKIT_EMU_RT void h2f_f16c(float* 
     _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
   for (; i < n; ++i) d[i] = half_bits_to_float(s[i].bits_);
 }
-#else
-__attribute__((target("avx,f16c"), noinline)) OPKIT_EMU_RT void h2f_f16c(float* d, const half* s, uint32_t n);
 #endif
+OPKIT_EMU_RT_NOINLINE_DECL(__attribute__((target("avx,f16c"))) OPKIT_EMU_RT void f2h_f16c(
+    half* d, const float* s, uint32_t n))
 #if OPKIT_EMU_RT_DEFS
 __attribute__((target("avx,f16c"), noinline)) OPKIT_EMU_RT void f2h_f16c(half* d, const float* s, uint32_t n) {
   uint32_t i = 0;
@@ -156,8 +158,6 @@ __attribute__((target("avx,f16c"), noinline)) OPKIT_EMU_RT void f2h_f16c(half* d
     _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
   for (; i < n; ++i) d[i].bits_ = float_to_half_bits(s[i]);
 }
-#else
-__attribute__((target("avx,f16c"), noinline)) OPKIT_EMU_RT void f2h_f16c(half* d, const float* s, uint32_t n);
 #endif
 #endif
 
@@ -172,6 +172,7 @@ inline void cast_to_float_loop(float* d, const S* s, uint32_t n) {
 }
 // 310P: finite values that round to inf saturate to the largest finite value instead (saturation mode).
 // Written as arithmetic (inf bits minus one) rather than a select so that the loop vectorises.
+OPKIT_EMU_RT_NOINLINE_DECL(OPKIT_EMU_RT void saturate_half_loop(half* d, const float* s, uint32_t n))
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_HOT OPKIT_EMU_RT void saturate_half_loop(half* d, const float* s, uint32_t n) {
   if constexpr (!kIs310P) return;   // A2: Inf/NaN mode, RNE overflow is +-inf
@@ -182,9 +183,8 @@ OPKIT_EMU_HOT OPKIT_EMU_RT void saturate_half_loop(half* d, const float* s, uint
     d[i].bits_ = static_cast<uint16_t>(h - ovf);
   }
 }
-#else
-OPKIT_EMU_HOT OPKIT_EMU_RT void saturate_half_loop(half* d, const float* s, uint32_t n);
 #endif
+OPKIT_EMU_RT_NOINLINE_DECL(OPKIT_EMU_RT void cast_f2h_rint_loop_generic(half* d, const float* s, uint32_t n))
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_HOT OPKIT_EMU_RT void cast_f2h_rint_loop_generic(half* d, const float* s, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
@@ -195,8 +195,6 @@ OPKIT_EMU_HOT OPKIT_EMU_RT void cast_f2h_rint_loop_generic(half* d, const float*
     d[i].bits_ = static_cast<uint16_t>(h - ovf);  // 0x7c00 -> 0x7bff (65504), sign kept
   }
 }
-#else
-OPKIT_EMU_HOT OPKIT_EMU_RT void cast_f2h_rint_loop_generic(half* d, const float* s, uint32_t n);
 #endif
 inline void cast_f2h_rint_loop(half* d, const float* s, uint32_t n) {
 #ifdef OPKIT_EMU_F16C
@@ -207,6 +205,7 @@ inline void cast_f2h_rint_loop(half* d, const float* s, uint32_t n) {
 #endif
   cast_f2h_rint_loop_generic(d, s, n);
 }
+OPKIT_EMU_RT_NOINLINE_DECL(OPKIT_EMU_RT void cast_f2bf_rint_loop(bfloat16_t* d, const float* s, uint32_t n))
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_HOT OPKIT_EMU_RT void cast_f2bf_rint_loop(bfloat16_t* d, const float* s, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
@@ -217,8 +216,6 @@ OPKIT_EMU_HOT OPKIT_EMU_RT void cast_f2bf_rint_loop(bfloat16_t* d, const float* 
     d[i].bits_ = static_cast<uint16_t>(h - ovf);  // 0x7f80 -> 0x7f7f (max finite bf16)
   }
 }
-#else
-OPKIT_EMU_HOT OPKIT_EMU_RT void cast_f2bf_rint_loop(bfloat16_t* d, const float* s, uint32_t n);
 #endif
 
 template <class D, class S>

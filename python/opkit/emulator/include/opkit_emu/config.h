@@ -95,17 +95,75 @@ inline constexpr uint32_t kRepeat = 256;       // one vector repeat
 #if defined(OPKIT_EMU_RUNTIME_IMPL) && defined(OPKIT_EMU_RUNTIME_EXTERN)
 #error "OPKIT_EMU_RUNTIME_IMPL and OPKIT_EMU_RUNTIME_EXTERN exclude each other"
 #endif
+// OPKIT_EMU_RT_LAUNCH marks the launch functions whose lambdas become std::thread / std::function states
+// (run_blocks_fn, module_launch_fn): header-only they have internal linkage, so those states are not exported from
+// a module (as when the launch was a template over an anonymous-namespace tag); with IMPL / EXTERN they are hidden
+// runtime functions like every OPKIT_EMU_RT one (the object defines them, each module references them).
 #if defined(OPKIT_EMU_RUNTIME_IMPL) || defined(OPKIT_EMU_RUNTIME_EXTERN)
 #define OPKIT_EMU_RT __attribute__((visibility("hidden")))
-#define OPKIT_EMU_RT_LOCAL __attribute__((visibility("hidden")))
+#define OPKIT_EMU_RT_LAUNCH __attribute__((visibility("hidden")))
 #else
 #define OPKIT_EMU_RT inline
-// The launch functions whose lambdas become std::thread / std::function states: internal linkage header-only, so
-// those states are not exported from a module (as when the launch was a template over an anonymous-namespace tag).
-#define OPKIT_EMU_RT_LOCAL static inline
+#define OPKIT_EMU_RT_LAUNCH static inline
+#endif
+// A noinline runtime function (OPKIT_EMU_HOT, cast.h) is declared through OPKIT_EMU_RT_NOINLINE_DECL: header-only
+// it is one inline noinline definition with no declaration apart (GCC warns on an inline declaration and a noinline
+// definition of one function), with IMPL / EXTERN the one declaration both the object and the modules see.
+#if defined(OPKIT_EMU_RUNTIME_IMPL) || defined(OPKIT_EMU_RUNTIME_EXTERN)
+#define OPKIT_EMU_RT_NOINLINE_DECL(...) __VA_ARGS__;
+#else
+#define OPKIT_EMU_RT_NOINLINE_DECL(...)
 #endif
 #ifdef OPKIT_EMU_RUNTIME_EXTERN
 #define OPKIT_EMU_RT_DEFS 0
 #else
 #define OPKIT_EMU_RT_DEFS 1
+#endif
+
+// The runtime object's flavour as a symbol name, spelled from the macros the runtime code reads: the chip
+// (OPKIT_CHIP_ASCEND310P: kChip, __NPU_ARCH__: kIs310P), auto-sync (OPKIT_EMU_NO_AUTO_SYNC: hazard.h kAutoSync), the naive-AMP bf16 math
+// (OPKIT_EMU_ALLOW_BF16_MATH: kAllowBf16Math) and the F16C casts (cast.h OPKIT_EMU_F16C). The object defines it,
+// every EXTERN translation unit references it, both hidden: a module compiled for another flavour than the object
+// it is linked with fails to link, naming the flavour it wanted (undefined hidden symbol), instead of running the
+// other flavour's rules. A macro the runtime starts to read belongs in this name.
+#ifdef OPKIT_CHIP_ASCEND310P
+#define OPKIT_EMU_RT_FLAVOUR_CHIP ascend310p
+#else
+#define OPKIT_EMU_RT_FLAVOUR_CHIP ascend910b
+#endif
+#ifdef OPKIT_EMU_NO_AUTO_SYNC
+#define OPKIT_EMU_RT_FLAVOUR_SYNC nosync
+#else
+#define OPKIT_EMU_RT_FLAVOUR_SYNC autosync
+#endif
+#ifdef OPKIT_EMU_ALLOW_BF16_MATH
+#define OPKIT_EMU_RT_FLAVOUR_BF16 bf16math
+#else
+#define OPKIT_EMU_RT_FLAVOUR_BF16 nobf16math
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(OPKIT_EMU_NO_F16C)  // the condition of cast.h's OPKIT_EMU_F16C
+#define OPKIT_EMU_RT_FLAVOUR_F16C f16c
+#else
+#define OPKIT_EMU_RT_FLAVOUR_F16C nof16c
+#endif
+#define OPKIT_EMU_RT_CAT6_(a, b, c, d, e, f) a##_##b##_npu##c##_##d##_##e##_##f
+#define OPKIT_EMU_RT_CAT6(a, b, c, d, e, f) OPKIT_EMU_RT_CAT6_(a, b, c, d, e, f)
+#define OPKIT_EMU_RT_FLAVOUR                                                                             \
+  OPKIT_EMU_RT_CAT6(opkit_emu_runtime_flavour, OPKIT_EMU_RT_FLAVOUR_CHIP, __NPU_ARCH__, OPKIT_EMU_RT_FLAVOUR_SYNC, \
+                    OPKIT_EMU_RT_FLAVOUR_BF16, OPKIT_EMU_RT_FLAVOUR_F16C)
+#if defined(OPKIT_EMU_RUNTIME_IMPL) || defined(OPKIT_EMU_RUNTIME_EXTERN)
+extern "C" {
+__attribute__((visibility("hidden"))) extern const char OPKIT_EMU_RT_FLAVOUR;
+}
+#endif
+#ifdef OPKIT_EMU_RUNTIME_IMPL
+extern "C" {
+const char OPKIT_EMU_RT_FLAVOUR = 0;  // external linkage: the declaration above
+}
+#endif
+#ifdef OPKIT_EMU_RUNTIME_EXTERN
+// `used`: kept at any -O, so the reference is in every EXTERN object whatever the TU calls.
+namespace {
+[[gnu::used]] const char* const opkit_emu_rt_flavour_ref_ = &OPKIT_EMU_RT_FLAVOUR;
+}
 #endif

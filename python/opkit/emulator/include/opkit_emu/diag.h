@@ -39,12 +39,11 @@ OPKIT_EMU_RT std::string strf(const char* fmt, ...) {
 #endif
 
 // "1 element", "3 elements".
+OPKIT_EMU_RT std::string plural(unsigned long long n, const char* noun);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT std::string plural(unsigned long long n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
-#else
-OPKIT_EMU_RT std::string plural(unsigned long long n, const char* noun);
 #endif
 
 // A broken hardware rule. The message format is fixed by docs/architecture.md "Errors".

@@ -34,6 +34,14 @@ struct LaunchOutcome {
   LaunchStats stats;
 };
 
+// After the kernel returns: queue leaks and unwaited SetFlags are violations too.
+OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c);
+OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes);
+OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
+                                         const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
+                                         uint32_t flags);
+#if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): end_of_kernel_checks, default_threads, run_blocks_fn
+// the launch's own state (run_blocks_fn, WorkerPool below): only the runtime object / header-only compile it
 struct UbMemory {  // one per host worker, reused across the blocks it runs
   uint8_t* ub;
   uint64_t* shadow;
@@ -47,9 +55,6 @@ struct UbMemory {  // one per host worker, reused across the blocks it runs
   UbMemory& operator=(const UbMemory&) = delete;
 };
 
-// After the kernel returns: queue leaks and unwaited SetFlags are violations too.
-OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c);
-#if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): end_of_kernel_checks, default_threads, run_blocks_fn
 OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c) {
   if (!c.deferred.empty()) throw c.deferred.front();
   for (const BufRec& b : c.bufs)
@@ -163,7 +168,7 @@ class WorkerPool {
 
 // Runs body(arg) once per block with that block's context installed. Never throws. Not a template (run_blocks
 // below adapts a callable), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.
-OPKIT_EMU_RT_LOCAL LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
+OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
                                          const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
                                          uint32_t flags) {
   const bool checks = !(flags & OPKIT_LAUNCH_FAST);
@@ -275,11 +280,6 @@ OPKIT_EMU_RT_LOCAL LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tili
   s.total.ub_high_water = s.ub_high_water;
   return out;
 }
-#else
-OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes);
-OPKIT_EMU_RT_LOCAL LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t tiling_key, uint32_t threads,
-                                         const std::vector<GmRegion>& gm, void (*body)(const void*), const void* arg,
-                                         uint32_t flags);
 #endif  // OPKIT_EMU_RT_DEFS
 
 // Runs body() once per block with that block's context installed. Never throws.
@@ -300,7 +300,7 @@ void invoke_gm(F f, void* const* a, std::index_sequence<I...>) {
 
 // The launch ABI's entry for a kernel of n GM arguments: invoke(fn, args) calls the kernel. Not a template
 // (module_launch below adapts the kernel), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.
-OPKIT_EMU_RT_LOCAL int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
+OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
                                       void (*invoke)(const void* fn, void* const* args), const void* fn);
 #if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): fill_stats, fill_result, module_launch_fn
 inline void fill_stats(opkit_launch_stats& d, const LaunchStats& s) {
@@ -332,7 +332,7 @@ inline void fill_result(opkit_launch_result* r, const LaunchOutcome& o) {
   fill_stats(r->stats, o.stats);
 }
 
-OPKIT_EMU_RT_LOCAL int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
+OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
                                       void (*invoke)(const void* fn, void* const* args), const void* fn) {
   if (!r) return 2;
   std::memset(r, 0, sizeof *r);

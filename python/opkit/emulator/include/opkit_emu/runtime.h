@@ -178,14 +178,14 @@ inline uint64_t current_tiling_key() { return ctx().tiling_key; }  // TILING_KEY
 }
 
 // ---- UB init-shadow: one bit per UB byte (1 = written), updated with whole-word operations ----
+OPKIT_EMU_RT void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint32_t off, uint32_t bytes);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint32_t off, uint32_t bytes) {
   m.erase(std::remove_if(m.begin(), m.end(), [&](const std::pair<uint32_t, uint8_t>& e) { return e.first - off < bytes; }),
           m.end());
 }
-#else
-OPKIT_EMU_RT void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint32_t off, uint32_t bytes);
 #endif
+OPKIT_EMU_RT void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v) {
   if (bytes == 0) return;
@@ -201,8 +201,6 @@ OPKIT_EMU_RT void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v)
   if (j > i + 1) std::memset(w + i + 1, v ? 0xff : 0, (j - i - 1) * sizeof(uint64_t));
   if (v) w[j] |= last; else w[j] &= ~last;
 }
-#else
-OPKIT_EMU_RT void shadow_fill(BlockCtx& c, uint32_t off, uint32_t bytes, bool v);
 #endif
 inline void shadow_fill(uint32_t off, uint32_t bytes, bool v) { shadow_fill(ctx(), off, bytes, v); }
 inline void shadow_set(uint32_t off, uint32_t bytes) { shadow_fill(ctx(), off, bytes, true); }
@@ -215,6 +213,7 @@ OPKIT_EMU_HOT inline bool shadow_words_set(const uint64_t* w, uint32_t n) {
   return all == ~0ull;
 }
 // Offset (from off) of the first unwritten byte in [off, off+bytes), or -1.
+OPKIT_EMU_RT int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes) {
   if (bytes == 0) return -1;
@@ -234,12 +233,11 @@ OPKIT_EMU_RT int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t
   }
   return -1;
 }
-#else
-OPKIT_EMU_RT int64_t shadow_first_hole(const uint64_t* w, uint32_t off, uint32_t bytes);
 #endif
 inline int64_t shadow_first_hole(uint32_t off, uint32_t bytes) { return shadow_first_hole(ctx().shadow, off, bytes); }
 
 // A finding that is legal on the device but worth knowing: one stderr line per rule, call site and process.
+OPKIT_EMU_RT void warn_once(const char* rule, const char* call, SrcLoc loc, const std::string& detail);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void warn_once(const char* rule, const char* call, SrcLoc loc, const std::string& detail) {
   static std::mutex mu;
@@ -251,11 +249,10 @@ OPKIT_EMU_RT void warn_once(const char* rule, const char* call, SrcLoc loc, cons
   std::fprintf(stderr, "opkit emulator: warning: [%s] %s at %s:%d: %s\n", rule, call, loc.file ? loc.file : "<unknown>",
                loc.line, detail.c_str());
 }
-#else
-OPKIT_EMU_RT void warn_once(const char* rule, const char* call, SrcLoc loc, const std::string& detail);
 #endif
 
 // ---- GM bounds ----------------------------------------------------------------------------------
+OPKIT_EMU_RT const GmRegion* gm_find(const void* p);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT const GmRegion* gm_find(const void* p) {
   const BlockCtx& c = ctx();
@@ -265,9 +262,8 @@ OPKIT_EMU_RT const GmRegion* gm_find(const void* p) {
     if (b >= r.base && b < r.base + r.bytes) return &r;
   return nullptr;
 }
-#else
-OPKIT_EMU_RT const GmRegion* gm_find(const void* p);
 #endif
+OPKIT_EMU_RT const GmRegion* gm_ending_at(const uint8_t* b);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT const GmRegion* gm_ending_at(const uint8_t* b) {
   const BlockCtx& c = ctx();
@@ -276,9 +272,8 @@ OPKIT_EMU_RT const GmRegion* gm_ending_at(const uint8_t* b) {
     if (b == r.base + r.bytes) return &r;
   return nullptr;
 }
-#else
-OPKIT_EMU_RT const GmRegion* gm_ending_at(const uint8_t* b);
 #endif
+OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what) {
   if (bytes == 0) return;
@@ -295,8 +290,6 @@ OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcL
               plural(r->bytes, "byte").c_str(), (unsigned long long)(b - r->base),
               (unsigned long long)(b - r->base + bytes)));
 }
-#else
-OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what);
 #endif
 
 }  // namespace opkit_emu

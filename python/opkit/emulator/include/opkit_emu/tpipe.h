@@ -27,6 +27,7 @@ inline constexpr uint32_t kMaxQueBuffersPerPos = 8;    // facts §1: 8 TQue buff
 // Past the usable size the buffers overlap UB the compiler reserves by default (A2: 8 KB that Select and
 // other APIs use internally). CANN accepts it; the device build needs the reservation turned off, so
 // this is a warning naming the flag (once per call site and process), not a failure.
+OPKIT_EMU_RT void warn_reserved(uint64_t end, const char* call, SrcLoc loc);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void warn_reserved(uint64_t end, const char* call, SrcLoc loc) {
   if (kIs310P)
@@ -41,8 +42,6 @@ OPKIT_EMU_RT void warn_reserved(uint64_t end, const char* call, SrcLoc loc) {
                    "that use the reservation (Select and others) a compile error",
                    (unsigned long long)end, kChip.ub_usable_bytes));
 }
-#else
-OPKIT_EMU_RT void warn_reserved(uint64_t end, const char* call, SrcLoc loc);
 #endif
 
 class TPipeBase {
@@ -87,6 +86,7 @@ OPKIT_EMU_RT uint32_t TPipeBase::carve(uint32_t len, uint32_t num, const char* c
 }
 #endif
 
+OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int pipe);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int pipe) {
   BlockCtx& c = ctx();
@@ -107,8 +107,6 @@ OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queu
   if (c.ub_fill >= 0) std::memset(c.ub + off, c.ub_fill, len);
   return static_cast<uint32_t>(c.bufs.size() - 1);
 }
-#else
-OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int pipe);
 #endif
 
 template <class T>

@@ -22,6 +22,7 @@
 #include <mutex>
 
 #include "opkit_emu/atomic_apply.h"
+#include "opkit_emu/gm_pad.h"
 #include "opkit_emu/runtime.h"
 
 namespace opkit_emu {
@@ -106,8 +107,9 @@ inline void sync_all_block_done(const BlockCtx& c, bool ok) {
     for (auto& pending : b.flag_atomics) apply_in_block_order(pending);
   b.cv.notify_all();
 }
-// Called by run_blocks after every block has finished.
+// Called by run_blocks after every block has finished (every launch): the launch's barrier and padding poison go.
 inline void sync_all_release(const void* launch) {
+  gm_pad_release(launch);
   SyncAllRegistry& r = SyncAllRegistry::get();
   std::lock_guard<std::mutex> lk(r.mu);
   r.by_launch.erase(launch);

@@ -136,3 +136,15 @@ def test_a_zero_data_extent_means_all_of_the_buffer(mod):
 def test_the_module_refuses_an_extent_past_the_buffer(mod):
     r = _raw_launch(mod, np.zeros(480, np.uint8), np.array([0, 216], np.uint32), 481)
     assert r.status == 2 and "arg_data_bytes 481 is past its arg_bytes 480" in r.message.decode(), r.message.decode()
+
+
+def test_padding_poison_with_the_runtime_object():
+    # the same write-then-read with the emulator runtime compiled once and linked (gm_pad.h's OPKIT_EMU_RT
+    # functions live in the runtime object there): the same failure, and a launch after it starts clean
+    rt = KernelModule(compile_module(HERE / "test_data_extent.cpp", "emu_data_extent", 2, CACHE / "modules",
+                                     opt="-O1", runtime=True))
+    with pytest.raises(EmulatorError) as e:
+        run(rt, 5, 216, 480, 432)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    y = run(rt, 7, 216, 480, 432)
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.zeros(16, np.float16))

@@ -3,7 +3,8 @@
 // here, per byte, for the rest of the launch; a GM->UB load of them leaves the UB bytes poison, so the garbage is
 // still caught if it reaches a tensor's data or a scalar (ub-uninitialized). Padding nobody wrote poison into loads
 // as defined, as before. Cost: one relaxed atomic load per copy until some launch writes poison into padding; then
-// the copies touching padding of that launch take a lock and look their bytes up.
+// the copies touching padding of that launch take a lock and look their bytes up. The functions are runtime
+// (OPKIT_EMU_RT, config.h): compiled once in the runtime object for kernel modules, inline otherwise.
 #pragma once
 #include <atomic>
 #include <map>
@@ -27,7 +28,8 @@ struct GmPadPoison {
 // from `g` in region r. Called before the copy's commit (the shadow is the UB state the copy reads). Each padding
 // byte becomes poison if its UB byte is; a plain copy of a defined byte clears it, an atomic one does not (garbage
 // plus a value is garbage).
-inline void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
                          uint32_t ub_pitch, uint64_t gm_pitch) {
   BlockCtx& c = ctx();
   const uint8_t* pad = r.data_end();
@@ -64,9 +66,14 @@ inline void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint3
     }
   }
 }
+#else
+OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
+                         uint32_t ub_pitch, uint64_t gm_pitch);
+#endif
 
 // A GM->UB load, after its commit marked the UB bytes defined: the ones loaded from poison padding go back to poison.
-inline void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t ub_pitch, const void* gm,
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t ub_pitch, const void* gm,
                         uint64_t gm_pitch) {
   GmPadPoison& p = GmPadPoison::get();
   if (p.live.load(std::memory_order_relaxed) == 0 || !rows || !row_bytes) return;
@@ -88,13 +95,21 @@ inline void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t
       if (it->second[static_cast<size_t>(gr + j - pad)]) shadow_clear(ub + row * ub_pitch + j, 1);
   }
 }
+#else
+OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t ub_pitch, const void* gm,
+                        uint64_t gm_pitch);
+#endif
 
 // The launch is over (sync_all_release): its padding is forgotten.
-inline void gm_pad_release(const void* launch) {
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_release(const void* launch) {
   GmPadPoison& p = GmPadPoison::get();
   if (p.live.load(std::memory_order_relaxed) == 0) return;
   std::lock_guard<std::mutex> lk(p.mu);
   if (p.by_launch.erase(launch)) p.live.fetch_sub(1);
 }
+#else
+OPKIT_EMU_RT void gm_pad_release(const void* launch);
+#endif
 
 }  // namespace opkit_emu

@@ -73,6 +73,23 @@ extern "C" __global__ __aicore__ void cross_core_pipe_v(GM_ADDR acc, GM_ADDR val
   cross_core_float_sum<PIPE_V>(acc, vals, out);
 }
 
+// Block 0 atomically adds 5 into acc and sets flag 3 on PIPE_MTE3; block 1 adds 7 and never sets: the round stays
+// incomplete and nobody waits.
+extern "C" __global__ __aicore__ void cross_core_partial(GM_ADDR acc) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b;
+  pipe.InitBuffer(b, 32);
+  LocalTensor<int32_t> t = b.Get<int32_t>();
+  GlobalTensor<int32_t> a;
+  a.SetGlobalBuffer((__gm__ int32_t*)acc, 8);
+  Duplicate(t, GetBlockIdx() == 0 ? 5 : 7, 8);
+  PipeBarrier<PIPE_ALL>();
+  SetAtomicAdd<int32_t>();
+  DataCopy(a, t, 8);
+  SetAtomicNone();
+  if (GetBlockIdx() == 0) CrossCoreSetFlag<0x0, PIPE_MTE3>(3);
+}
+
 // A kernel class holding its own TPipe, assigned the entry's (as ops-nn norm/layer_norm_grad_v3 does).
 class CopyPipeOp {
  public:
@@ -112,4 +129,5 @@ PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   OPKIT_EMU_PY_KERNEL(m, cross_core_atomic, 2);
   OPKIT_EMU_PY_KERNEL(m, cross_core_order, 3);
   OPKIT_EMU_PY_KERNEL(m, cross_core_pipe_v, 3);
+  OPKIT_EMU_PY_KERNEL(m, cross_core_partial, 1);
 }

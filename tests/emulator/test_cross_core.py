@@ -78,6 +78,7 @@ def test_cross_core_set_on_another_pipe_leaves_atomics_pending(mod):
     np.testing.assert_array_equal(out, np.zeros(4, np.float32))
     assert acc.view(np.uint32).tolist() == [want.view(np.uint32)] * 8
 
+
 def test_a_block_that_never_sets_is_the_hang(mod):
     out = np.zeros(16 * 3, np.int32)
     with pytest.raises(EmulatorError) as e:
@@ -91,3 +92,11 @@ def test_tpipe_copy_assignment(mod):
     mod.pipe_copy([x, y], block_dim=1)
     np.testing.assert_array_equal(y[:64], x * np.float32(3))
     assert y[64] == 1
+
+
+def test_atomics_of_a_round_nobody_completes_land_at_the_end(mod):
+    # block 0 hands its add to flag 3's round and block 1 never sets it: the round's writes land once every block
+    # has ended, with block 1's launch-end add (dropped, they would leave 107)
+    acc = np.full(8, 100, np.int32)
+    mod.cross_core_partial([acc], block_dim=2)
+    np.testing.assert_array_equal(acc, np.full(8, 112, np.int32))

@@ -40,6 +40,45 @@ def test_wait_sees_every_setters_atomic_add(mod, blocks):
     np.testing.assert_array_equal(acc, np.full(8, total))   # applied once: nothing left for the launch's end
 
 
+def _float_sum_case(blocks):
+    # 1e8, 1, -1e8, 1, ...: float32 sums that differ by order (block order ends 1 above reverse order for 4 blocks)
+    vals = np.array([[1e8, 1, -1e8, 1][k % 4] * (1 + k // 4) for k in range(blocks)], np.float32)
+    acc = np.zeros(8, np.float32)
+    s = np.float32(0)
+    for x in vals:
+        s = np.float32(s + x)
+    return acc, vals, s
+
+
+@pytest.mark.parametrize("blocks", [4, 8])
+@pytest.mark.parametrize("threads", [0, 2])
+def test_cross_core_set_applies_atomics_in_block_order(mod, blocks, threads):
+    # the blocks reach CrossCoreSetFlag<0, PIPE_MTE3> in reverse block order (the kernel sleeps); their float atomic
+    # adds land when the round completes, in block order as at SyncAll, so acc is bitwise the block-order sum every
+    # run. Before, each setter applied its own at the set: the reverse-order sum (fails: 0 vs 1 for 4 blocks).
+    acc, vals, want = _float_sum_case(blocks)
+    rev = np.float32(0)
+    for x in vals[::-1]:
+        rev = np.float32(rev + x)
+    assert rev != want  # the case tells the orders apart
+    for _ in range(3):
+        acc[:] = 0
+        out = np.zeros(blocks, np.float32)
+        mod.cross_core_order([acc, vals, out], block_dim=blocks, threads=threads)
+        assert acc.view(np.uint32).tolist() == [want.view(np.uint32)] * 8
+        assert out.view(np.uint32).tolist() == [want.view(np.uint32)] * blocks   # every waiter sees all of them
+
+
+def test_cross_core_set_on_another_pipe_leaves_atomics_pending(mod):
+    # CrossCoreSetFlag<0, PIPE_V> reports the vector pipe done, not MTE3: the atomic copies are not known to be in GM,
+    # so the waiters read acc before them (0) and the adds land at the launch's end, in block order
+    acc, vals, want = _float_sum_case(4)
+    out = np.ones(4, np.float32)
+    mod.cross_core_pipe_v([acc, vals, out], block_dim=4)
+    np.testing.assert_array_equal(out, np.zeros(4, np.float32))
+    assert acc.view(np.uint32).tolist() == [want.view(np.uint32)] * 8
+
+
 def test_a_block_that_never_sets_is_the_hang(mod):
     out = np.zeros(16 * 3, np.int32)
     with pytest.raises(EmulatorError) as e:
@@ -53,3 +92,11 @@ def test_tpipe_copy_assignment(mod):
     mod.pipe_copy([x, y], block_dim=1)
     np.testing.assert_array_equal(y[:64], x * np.float32(3))
     assert y[64] == 1
+
+
+def test_atomics_of_a_round_nobody_completes_land_at_the_end(mod):
+    # block 0 hands its add to flag 3's round and block 1 never sets it: the round's writes land once every block
+    # has ended, with block 1's launch-end add (dropped, they would leave 107)
+    acc = np.full(8, 100, np.int32)
+    mod.cross_core_partial([acc], block_dim=2)
+    np.testing.assert_array_equal(acc, np.full(8, 112, np.int32))

@@ -2,7 +2,13 @@
 // ReluV3 float16 copies out its last tile (op_kernel/relu_v3.h:148-149,155 at e5c3fa93). tiling = {mode, n}:
 //   mode 0: Duplicate n halves, DataCopy the n rounded up to 16 (one 32-byte block);
 //   mode 1: the same under SetAtomicAdd<half> (the deferred atomic copy checks poison at the same sink);
-//   mode 2: DataCopyPad of 2 rows of 64 bytes (GM pitch 64) with only the first n halves written.
+//   mode 2: DataCopyPad of 2 rows of 64 bytes (GM pitch 64) with only the first n halves written;
+//   mode 3: strided DataCopy, 3 rows of 32 B, dstGap 1 (GM pitch 64), the first n halves written;
+//   mode 4: DataCopyPad, 3 rows of 20 B, dstStride 12 (GM pitch 32; UB rows 32 B), the first n halves written;
+//   mode 5: mode 0's tail into y's padding, then y's last block [208, 224) loaded back and copied into y[0, 16);
+//   mode 6: as 5, but the padding is written again with defined halves before the load;
+//   mode 7: the load and copy of mode 5 with nothing written into the padding (host zeros);
+//   mode 8: mode 0's tail, then all 224 halves loaded, doubled (Muls) and stored back the same way.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -11,15 +17,52 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
   const uint32_t mode = reinterpret_cast<__gm__ uint32_t*>(tiling)[0];
   const uint32_t n = reinterpret_cast<__gm__ uint32_t*>(tiling)[1];
   TPipe pipe;
-  TBuf<TPosition::VECCALC> buf;
+  TBuf<TPosition::VECCALC> buf, buf2;
   pipe.InitBuffer(buf, 512);
+  pipe.InitBuffer(buf2, 512);
   LocalTensor<half> t = buf.Get<half>();
+  LocalTensor<half> u = buf2.Get<half>();
   GlobalTensor<half> yg;
   yg.SetGlobalBuffer((__gm__ half*)y, 256);
   Duplicate(t, half(1.0f), n);
   PipeBarrier<PIPE_ALL>();
   if (mode == 2) {
     DataCopyPad(yg, t, DataCopyExtParams(2, 64, 0, 0, 0));
+    return;
+  }
+  if (mode == 3) {
+    DataCopyParams p;
+    p.blockCount = 3;
+    p.blockLen = 1;
+    p.srcGap = 0;
+    p.dstGap = 1;
+    DataCopy(yg, t, p);
+    return;
+  }
+  if (mode == 4) {
+    DataCopyPad(yg, t, DataCopyExtParams(3, 20, 0, 12, 0));
+    return;
+  }
+  if (mode >= 5) {
+    if (mode != 7) DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 6) {
+      Duplicate(t, half(2.0f), 224);
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(yg, t, 224);
+      PipeBarrier<PIPE_ALL>();
+    }
+    if (mode == 8) {
+      DataCopy(u, yg, 224);
+      PipeBarrier<PIPE_ALL>();
+      Muls(u, u, half(2.0f), 224);
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(yg, u, 224);
+      return;
+    }
+    DataCopy(u, yg[208], 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, u, 16);
     return;
   }
   if (mode == 1) SetAtomicAdd<half>();

@@ -7,12 +7,14 @@ device, so it must pass here; the same block reaching into the data still fails,
 gm-bounds."""
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import CACHE
+from opkit.emulator import abi
 from opkit.emulator.abi import KernelModule
 from opkit.emulator.modules import compile_module
 from opkit.errors import EmulatorError
@@ -64,3 +66,85 @@ def test_strided_rows_check_only_the_bytes_in_the_data(mod):
 def test_an_extent_past_the_buffer_is_refused(mod):
     with pytest.raises(ValueError, match="data_bytes 481"):
         run(mod, 0, 216, 480, 481)
+
+
+def test_strided_datacopy_checks_only_the_rows_in_the_data(mod):
+    # 3 rows of 32 B, GM pitch 64 (dstGap 1), 16 halves written: row 0 defined, rows 1-2 (GM [64, 96), [128, 160))
+    # poison. A data end inside the gap (40) or at row 1's start (64) passes; 66 reaches into row 1
+    for data in (32, 40, 64):
+        y = run(mod, 3, 16, 160, data)
+        np.testing.assert_array_equal(y[:32].view(np.float16), np.ones(16, np.float16))
+    for data in (66, None):
+        with pytest.raises(EmulatorError) as e:
+            run(mod, 3, 16, 160, data)
+        # the element counts from the start of the whole copy, split or not (before: "element 0" with extent 66)
+        assert e.value.rule == "ub-uninitialized" and "element 16 (UB offset 32)" in str(e.value), str(e.value)
+
+
+def test_datacopy_pad_rows_with_a_data_end_mid_lane(mod):
+    # 3 rows of 20 B, GM pitch 32, UB rows 32 B, 21 halves written: UB [0, 20) and [32, 42) defined, GM data [0, 20)
+    # and [32, 42). 43 ends inside the next lane, which counts whole
+    y = run(mod, 4, 21, 96, 42)
+    np.testing.assert_array_equal(y[32:42].view(np.float16), np.ones(5, np.float16))
+    for data in (43, 44, 52, 96):
+        with pytest.raises(EmulatorError) as e:
+            run(mod, 4, 21, 96, data)
+        # element 15: row 0's 10 halves + 5 (before: "element 5" with extent 43 / 44)
+        assert e.value.rule == "ub-uninitialized" and "element 15 (UB offset 42)" in str(e.value), str(e.value)
+
+
+def test_poison_written_into_padding_is_poison_when_loaded_back(mod):
+    # mode 5: ReluV3's tail (8 unwritten lanes into y's padding [432, 448)), then y[208:224] loaded into UB and
+    # copied into y[0:16], inside the data: its lanes 8-15 are that garbage, so the copy fails (before: it passed,
+    # and y[8:16] held whatever UB had)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 5, 216, 480, 432)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy", str(e.value)
+    assert "element 8 " in str(e.value), str(e.value)
+
+
+def test_padding_written_again_or_never_loads_as_before(mod):
+    y = run(mod, 6, 216, 480, 432)             # poison, then defined halves over it: the load is defined again
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.full(16, 2, np.float16))
+    y = run(mod, 7, 216, 480, 432)             # padding nobody wrote: the host's bytes, unchecked as before
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.zeros(16, np.float16))
+    # the rounded-up tail loaded, doubled element-wise and stored back rounded up: the poison lanes only go back
+    # into padding
+    y = run(mod, 8, 216, 480, 432)
+    np.testing.assert_array_equal(y[:432].view(np.float16), np.full(216, 2, np.float16))
+
+
+def _raw_launch(mod, y, tiling, data_bytes0):
+    # LaunchArgs filled directly (not through KernelModule.launch, whose ValueError comes first)
+    a = abi.LaunchArgs()
+    a.abi_version, a.block_dim, a.num_args = abi.ABI_VERSION, 1, 2
+    for i, b in enumerate((y, tiling)):
+        a.args[i], a.arg_bytes[i] = b.ctypes.data, b.nbytes
+    a.arg_data_bytes[0], a.arg_data_bytes[1] = data_bytes0, 0
+    r = abi.LaunchResult()
+    mod._fn(ctypes.byref(a), ctypes.byref(r))
+    return r
+
+
+def test_a_zero_data_extent_means_all_of_the_buffer(mod):
+    tiling = np.array([0, 216], np.uint32)
+    assert _raw_launch(mod, np.zeros(480, np.uint8), tiling, 432).status == 0
+    r = _raw_launch(mod, np.zeros(480, np.uint8), tiling, 0)
+    assert r.status == 1 and r.rule.decode() == "ub-uninitialized", r.message.decode()
+
+
+def test_the_module_refuses_an_extent_past_the_buffer(mod):
+    r = _raw_launch(mod, np.zeros(480, np.uint8), np.array([0, 216], np.uint32), 481)
+    assert r.status == 2 and "arg_data_bytes 481 is past its arg_bytes 480" in r.message.decode(), r.message.decode()
+
+
+def test_padding_poison_with_the_runtime_object():
+    # the same write-then-read with the emulator runtime compiled once and linked (gm_pad.h's OPKIT_EMU_RT
+    # functions live in the runtime object there): the same failure, and a launch after it starts clean
+    rt = KernelModule(compile_module(HERE / "test_data_extent.cpp", "emu_data_extent", 2, CACHE / "modules",
+                                     opt="-O1", runtime=True))
+    with pytest.raises(EmulatorError) as e:
+        run(rt, 5, 216, 480, 432)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    y = run(rt, 7, 216, 480, 432)
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.zeros(16, np.float16))

@@ -22,14 +22,22 @@ def _run(gxx, tmp_path, mode):
 def test_ib_wait_returns_after_ib_set_and_sees_its_write(gxx, tmp_path):
     out = _run(gxx, tmp_path, 0)
     # ub[0] after IBSet, block 1's read of block 0's 41 (+ its ub[0], 0 after IBWait), the flag word reset by IBWait
-    assert out.stdout.split() == ["1", "41", "0"], out.stdout + out.stderr
+    assert out.stdout.split()[:3] == ["1", "41", "0"], out.stdout + out.stderr
 
 
 def test_ib_wait_sees_the_setters_atomic_add(gxx, tmp_path):
     # block 0: SetAtomicAdd<int32_t>, DataCopy 5 onto data's 10, IBSet; block 1: IBWait, reads data[0]. On the NPU
     # the setter's MTE3 copy is in GM before its flag (docs/emulator.md, SetAtomicAdd): 15, not the 10 of before.
     out = _run(gxx, tmp_path, 3)
-    assert out.returncode == 0 and out.stdout.split() == ["1", "15", "0"], out.stdout + out.stderr
+    assert out.returncode == 0 and out.stdout.split() == ["1", "15", "0", "15"], out.stdout + out.stderr
+
+
+def test_ib_set_lands_its_atomic_add_before_it_spins(gxx, tmp_path):
+    # block 0 atomically adds 5 onto data's 10, then IBSet on a flag that is still 1, so it spins; block 1 polls
+    # data[0] meanwhile, then IBWait releases block 0. CANN's IBSet runs pipe_barrier(PIPE_ALL) before its spin, so
+    # the add is in GM while it waits: block 1 sees 15 (before, the add came after the spin and it saw 10)
+    out = _run(gxx, tmp_path, 4)
+    assert out.returncode == 0 and out.stdout.split() == ["1", "15", "1", "15"], out.stdout + out.stderr
 
 
 @pytest.mark.parametrize("mode,rule,text", [

@@ -225,7 +225,7 @@ class CannOp:
             else:
                 data = _bytes(ts[0].detach().contiguous()) if ts else None
                 bufs.append(_device(data) if ts else None)
-                extents.append(data.nbytes or None if ts else None)
+                extents.append((data.nbytes or None) if ts else None)
         for ts, dyn in zip(outs, self.dynamic("outputs")):
             if dyn:
                 buf, offs = list_buffer(ts)

@@ -22,7 +22,8 @@ typedef struct opkit_launch_args {
   uint32_t flags;           // OPKIT_LAUNCH_* bits
   // Bytes of real data at the start of each buffer (0: all of arg_bytes). The rest of arg_bytes is the allocation's
   // padding (the device allocates ALIGN_UP(n, 32) + 32): a kernel may write there (a tail's 32-byte block), and
-  // poison (never-written UB) landing there is no error -- nobody reads it (docs/emulator.md "Data extent").
+  // poison (never-written UB) landing there is no error; read back into UB it is poison again (docs/emulator.md
+  // "Data extent").
   uint64_t arg_data_bytes[OPKIT_MAX_GM_ARGS];
 } opkit_launch_args;
 // The launch skips the per-call rules (operand checks, pipe hazards, poison): only for a launch whose module,

@@ -34,6 +34,7 @@ struct Operand {  // no initialisers: an ApiCall's operand array is filled, neve
   uint32_t lanes;      // elements (bits, for a bitmask)
   uint32_t lane_bits;  // 8 * sizeof(T), or 1 for a bitmask
   uint32_t rows, row_bytes, pitch;  // rows of row_bytes, pitch bytes apart (rows = 1: contiguous)
+  uint32_t lane0;      // the call's element index of lane 0 (a piece of a split copy: sink_rows), for messages
   bool write, sink;
 
   uint32_t span() const { return (rows - 1) * pitch + row_bytes; }
@@ -101,6 +102,11 @@ class ApiCall {
   bool commit(Flow flow = Flow::Lanes);
 
   const Operand& operand(int k) const { return ops_[k]; }
+  // The last operand added is a piece of the call's whole operand starting at element `lane` (named so in messages).
+  ApiCall& lane_base(uint32_t lane) {
+    if (n_) ops_[n_ - 1].lane0 = lane;
+    return *this;
+  }
   int size() const { return n_; }
 
   static void mark_defined(const Operand& o) {
@@ -209,6 +215,7 @@ OPKIT_EMU_RT ApiCall& ApiCall::add(const TensorMeta& t, uint32_t rel_off, uint64
   // contiguous operands (rows = 1, nearly every call) skip the 64-bit division by rows
   o.row_bytes = static_cast<uint32_t>(((o.rows == 1 ? lanes : lanes / o.rows) * lane_bits + 7) / 8);
   o.pitch = rows > 1 ? pitch : o.row_bytes;
+  o.lane0 = 0;
   o.write = write;
   o.sink = flags & kSink;
   if (!c_.checks) {  // the operand stays described (some APIs read it back), the checks are skipped
@@ -292,7 +299,7 @@ OPKIT_EMU_RT void ApiCall::apply_lanes(const Operand& d, const std::vector<uint8
          strf("the element at UB offset %u is undefined: %s; the scalar unit would read garbage", at, why));
   fail("ub-uninitialized", call_, loc_,
        strf("%s: element %llu (UB offset %u) is undefined: %s; the NPU would write garbage to GM", o.name,
-            (unsigned long long)i, at, why));
+            (unsigned long long)(o.lane0 + i), at, why));
 }
 #endif
 

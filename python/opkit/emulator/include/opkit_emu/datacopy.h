@@ -1,6 +1,7 @@
 // DataCopy / DataCopyPad between GM and UB, SetAtomicAdd. Facts sheet §2.
 #pragma once
 #include "opkit_emu/api_call.h"
+#include "opkit_emu/gm_pad.h"
 
 namespace AscendC {
 
@@ -75,16 +76,21 @@ inline void gm_store(uint8_t* dst, const uint8_t* src, size_t bytes) {
     c.atomics.push_back(AtomicRecord{dst, c.atomic_dtype, std::vector<uint8_t>(src, src + bytes)});
   }
 }
+// One GM->UB block read (after the call's commit marked dst defined): bytes from poisoned GM padding stay poison.
 inline void gm_load(uint8_t* dst, const uint8_t* src, size_t bytes) {
-  ctx().stats.gm_read_bytes += bytes;
+  BlockCtx& c = ctx();
+  c.stats.gm_read_bytes += bytes;
   std::memcpy(dst, src, bytes);
+  if (GmPadPoison::get().live.load(std::memory_order_relaxed))
+    gm_pad_load(static_cast<uint32_t>(dst - c.ub), 1, static_cast<uint32_t>(bytes), 0, src, 0);
 }
 
 // The UB source of a UB->GM copy (plain or atomic): `rows` rows of row_bytes, ub_pitch bytes apart from byte rel_off
 // of t, landing gm_pitch bytes apart from `gm`. Poison is an error (ub-uninitialized) only in the bytes that land
 // inside the GM argument's data extent (GmRegion::data_end, launch ABI arg_data_bytes): a tail's 32-byte block
-// written past the tensor into its allocation's padding carries whatever UB held, on the device too, and nobody
-// reads it (docs/emulator.md "Data extent"). The bytes past it stay operands (pipe hazards), not sinks.
+// written past the tensor into its allocation's padding carries whatever UB held, on the device too, and is harmless
+// unless read back: gm_pad.h remembers it, and a GM->UB load of it gives poison UB (docs/emulator.md "Data extent").
+// The bytes past it stay operands (pipe hazards), not sinks.
 inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_t rows, uint32_t row_bytes,
                       uint32_t ub_pitch, uint32_t lane_bits, const char* name, const void* gm, uint64_t gm_pitch,
                       unsigned flags = 0) {
@@ -95,6 +101,7 @@ inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_
     c.read_rows(t, rel_off, rows, row_bytes, ub_pitch, lane_bits, name, flags | kSink);
     return;
   }
+  gm_pad_store(*r, g, t.ub_off(ctx()) + rel_off, rows, row_bytes, ub_pitch, gm_pitch);
   // GM rows go up (gm_pitch >= row_bytes): rows [0, full) lie inside the data, row `full` may straddle its end
   const uint64_t in = r->data_end() > g ? static_cast<uint64_t>(r->data_end() - g) : 0;
   const uint32_t full = in < row_bytes ? 0 : static_cast<uint32_t>(std::min<uint64_t>(rows, (in - row_bytes) / gm_pitch + 1));
@@ -107,10 +114,17 @@ inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_
     c.read_rows(t, rel_off, full, row_bytes, ub_pitch, lane_bits, name, flags | kSink);
     first = kUnaligned;
   }
+  // each piece counts its elements from the start of the whole copy (lane_base), as the unsplit operand would
   const uint32_t at = rel_off + full * ub_pitch;
-  if (part) c.read(t, at, part / lb, lane_bits, name, flags | kSink | first), first = kUnaligned;
-  if (part < row_bytes) c.read(t, at + part, (row_bytes - part) / lb, lane_bits, name, flags | first), first = kUnaligned;
-  if (full + 1 < rows) c.read_rows(t, at + ub_pitch, rows - full - 1, row_bytes, ub_pitch, lane_bits, name, flags | first);
+  const uint32_t lane_full = static_cast<uint32_t>(uint64_t(full) * row_bytes / lb);
+  if (part)
+    c.read(t, at, part / lb, lane_bits, name, flags | kSink | first).lane_base(lane_full), first = kUnaligned;
+  if (part < row_bytes)
+    c.read(t, at + part, (row_bytes - part) / lb, lane_bits, name, flags | first).lane_base(lane_full + part / lb),
+        first = kUnaligned;
+  if (full + 1 < rows)
+    c.read_rows(t, at + ub_pitch, rows - full - 1, row_bytes, ub_pitch, lane_bits, name, flags | first)
+        .lane_base(lane_full + row_bytes / lb);
 }
 
 }  // namespace opkit_emu

@@ -136,8 +136,7 @@ class GroupBarrier {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     opkit_emu::SyncAllBarrier& b = opkit_emu::barrier_of(c);
     std::lock_guard<std::mutex> lk(b.mu);
-    for (const opkit_emu::AtomicRecord& r : c.atomics) opkit_emu::atomic_apply(r);
-    c.atomics.clear();
+    opkit_emu::apply_own_atomics(c);
     // the increment is UB block i's first int32 at the time of the copy, as on the NPU (group_barrier_impl.h:139-146):
     // 1 as the constructor wrote it, unless the kernel has written over it since (then the NPU's barrier breaks too)
     const uint8_t* inc = c.ub + opkit_emu::kChip.ub_total_bytes - 32 * opkit_emu::kBarrierMaxAiv;

@@ -65,6 +65,9 @@ inline void ib_flag(const AscendC::GlobalTensor<int32_t>& gm, const AscendC::Loc
   const int32_t want = set ? 0 : 1;
   SyncAllBarrier& b = barrier_of(c);
   std::unique_lock<std::mutex> lk(b.mu);
+  // the waiter this releases sees the setter's atomic writes (sync_all.h); before the spin, as CANN's IBSet runs
+  // pipe_barrier(PIPE_ALL) before its while loop (kernel_operator_block_sync_intf_impl.h, IBSet)
+  if (set) apply_own_atomics(c);
   gm_flag_wait(b, lk, [&] { return *flag == want; });
   if (*flag != want) {
     if (b.failed) throw SyncAllAborted();
@@ -73,7 +76,6 @@ inline void ib_flag(const AscendC::GlobalTensor<int32_t>& gm, const AscendC::Loc
               "(the NPU would hang)", blockIdx, eventID, int(*flag), want));
   }
   for (uint32_t i = 0; i < 8; ++i) ub.SetValue(i, i == 0 ? 1 - want : flag[i], loc);
-  if (set) apply_own_atomics(c);  // the waiter this releases sees the setter's atomic writes (sync_all.h)
   *flag = 1 - want;
   gm_flag_written(b);
 }

@@ -9,9 +9,11 @@
 // needs all blocks alive); if one block fails or ends without reaching a SyncAll the others reach,
 // the waiting blocks stop instead of hanging (the device would hang).
 // Atomic GM writes (SetAtomicAdd / Max / Min copies, deferred to the launch's end otherwise) land at a completed
-// SyncAll (and a setter's own at CrossCoreSetFlag / IBSet / NotifyNextBlock: apply_own_atomics): each arriving block hands its pending ones to the barrier, and the last to arrive applies them all in
+// SyncAll: each arriving block hands its pending ones to the barrier, and the last to arrive applies them all in
 // block order before releasing anyone -- the launch-end order, so float sums are the same run to run. On the NPU an
 // MTE3 copy is in GM once its pipe is done, and CANN's A2 SyncAll starts with PipeBarrier<PIPE_ALL>() (below).
+// CrossCoreSetFlag<0, PIPE_MTE3> does the same per flagId round; IBSet / NotifyNextBlock / GroupBarrier apply the
+// setter's own at once (apply_own_atomics).
 #pragma once
 #include <condition_variable>
 #include <map>
@@ -20,6 +22,7 @@
 #include <mutex>
 
 #include "opkit_emu/atomic_apply.h"
+#include "opkit_emu/gm_pad.h"
 #include "opkit_emu/runtime.h"
 
 namespace opkit_emu {
@@ -42,6 +45,8 @@ struct SyncAllBarrier {
   bool failed = false;
   int64_t ended_block = -1;  // a block that ended normally while others wait
   int64_t flag_sets[16] = {};  // CrossCoreSetFlag<0> calls per flagId, all blocks together
+  // atomic GM writes handed over by CrossCoreSetFlag<0, PIPE_MTE3> in the flagId's current round, keyed by block
+  std::map<int64_t, std::vector<AtomicRecord>> flag_atomics[16];
   int64_t flag_waiting = 0;    // blocks inside CrossCoreWaitFlag
   // GM flag waits (ib_sync.h): `epoch` counts the writes that may release a waiter, `checked` the waiters that
   // have looked at the state since the last one -- when every block waits or ended and all of them have, none can go on
@@ -58,11 +63,11 @@ inline void hand_over_atomics(BlockCtx& c, std::map<int64_t, std::vector<AtomicR
   for (AtomicRecord& r : c.atomics) mine.push_back(std::move(r));
   c.atomics.clear();
 }
-// A block about to publish a flag another block waits on (CrossCoreSetFlag, IBSet, NotifyNextBlock; lock held):
-// its own pending atomic writes land first. On the NPU they are earlier MTE3 copies of this block, in GM once its
-// pipe is done, so the waiter it releases sees them. In program order for the block; across blocks in the order
-// the host threads get here (one setter handing over to one waiter: deterministic). A failed launch keeps them, as
-// it keeps what a completed SyncAll applied (docs/emulator.md, SetAtomicAdd).
+// A block about to publish a flag another block waits on at once (IBSet, NotifyNextBlock, GroupBarrier, a one-block
+// SyncAll; lock held): its own pending atomic writes land first. On the NPU they are earlier MTE3 copies of this
+// block, in GM once its pipe is done, so the waiter it releases sees them. In program order for the block; across
+// blocks in the order the host threads get here (one setter handing over to one waiter: deterministic). A failed
+// launch keeps them, as it keeps what a completed SyncAll applied (docs/emulator.md, SetAtomicAdd).
 inline void apply_own_atomics(BlockCtx& c) {
   for (const AtomicRecord& r : c.atomics) atomic_apply(r);
   c.atomics.clear();
@@ -96,10 +101,15 @@ inline void sync_all_block_done(const BlockCtx& c, bool ok) {
     if (b.ended_block < 0) b.ended_block = c.idx;
     b.ended_blocks.insert(c.idx);
   }
+  // CrossCoreSetFlag rounds no block completed (nobody waits on them): their writes land once every block has ended,
+  // before the launch-end ones (later in each block's program order); dropped with them if the launch failed
+  if (b.done == b.num && !b.failed)
+    for (auto& pending : b.flag_atomics) apply_in_block_order(pending);
   b.cv.notify_all();
 }
-// Called by run_blocks after every block has finished.
+// Called by run_blocks after every block has finished (every launch): the launch's barrier and padding poison go.
 inline void sync_all_release(const void* launch) {
+  gm_pad_release(launch);
   SyncAllRegistry& r = SyncAllRegistry::get();
   std::lock_guard<std::mutex> lk(r.mu);
   r.by_launch.erase(launch);
@@ -108,8 +118,7 @@ inline void sync_all_release(const void* launch) {
 inline void sync_all(SrcLoc loc) {
   BlockCtx& c = ctx();
   if (c.num == 1) {  // the block's own atomic writes are in GM after the barrier as well
-    for (const AtomicRecord& r : c.atomics) atomic_apply(r);
-    c.atomics.clear();
+    apply_own_atomics(c);
     return;
   }
   SyncAllBarrier& b = barrier_of(c);
@@ -141,13 +150,20 @@ inline void sync_all(SrcLoc loc) {
 inline void cross_core_check(uint16_t flagId, const char* call, SrcLoc loc) {
   if (flagId > 15) fail("api-argument", call, loc, strf("flagId %u is outside [0, 15] (modes 0-2)", flagId));
 }
-inline void cross_core_set(uint16_t flagId, SrcLoc loc) {
+// mte3: the set is issued on PIPE_MTE3. ffts_cross_core_sync(pipe, ...) (asc-devkit 82b89a15
+// impl/basic_api/dav_c220/kernel_operator_sync_impl.h:497) reports the core done "after its earlier tasks on that
+// pipe" (CrossCoreSetFlag(ISASI).md:33), so only then are the block's MTE3 (atomic) copies known to be in GM; on any
+// other pipe they stay pending (launch end, a SyncAll, or a later set on PIPE_MTE3).
+// The setters hand their atomic writes to the flagId's round; the set that completes the round (every block has set
+// it once more -- the point cross_core_wait releases its waiters at) applies them in block order, as SyncAll does,
+// so float sums do not depend on which host thread got here first.
+inline void cross_core_set(uint16_t flagId, bool mte3, SrcLoc loc) {
   cross_core_check(flagId, "CrossCoreSetFlag", loc);
   BlockCtx& c = ctx();
   SyncAllBarrier& b = barrier_of(c);
   std::lock_guard<std::mutex> lk(b.mu);
-  apply_own_atomics(c);
-  b.flag_sets[flagId]++;
+  if (mte3) hand_over_atomics(c, b.flag_atomics[flagId]);
+  if (++b.flag_sets[flagId] % b.num == 0) apply_in_block_order(b.flag_atomics[flagId]);
   b.cv.notify_all();
 }
 inline void cross_core_wait(uint16_t flagId, SrcLoc loc) {
@@ -216,7 +232,7 @@ inline void CrossCoreSetFlag(uint16_t flagId, OPKIT_LOC) {
                              "core, the cube core)");
   static_assert(pipe != PIPE_S && pipe != PIPE_ALL, "CrossCoreSetFlag: PIPE_S and PIPE_ALL are not allowed");
   (void)opkit_emu::SyncAllUser<std::integral_constant<int, 1000 + modeId>>::registered;
-  opkit_emu::cross_core_set(flagId, loc);
+  opkit_emu::cross_core_set(flagId, pipe == PIPE_MTE3, loc);
 }
 template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
 inline void CrossCoreWaitFlag(uint16_t flagId, OPKIT_LOC) {

@@ -1,0 +1,115 @@
+// Poison in GM padding (docs/emulator.md "Data extent"): a UB->GM copy may land never-written UB bytes in a GM
+// argument's padding (past its data extent, inside its allocation: sink_rows lets it). Those GM bytes are remembered
+// here, per byte, for the rest of the launch; a GM->UB load of them leaves the UB bytes poison, so the garbage is
+// still caught if it reaches a tensor's data or a scalar (ub-uninitialized). Padding nobody wrote poison into loads
+// as defined, as before. Cost: one relaxed atomic load per copy until some launch writes poison into padding; then
+// the copies touching padding of that launch take a lock and look their bytes up. The functions are runtime
+// (OPKIT_EMU_RT, config.h): compiled once in the runtime object for kernel modules, inline otherwise.
+#pragma once
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "opkit_emu/api_call.h"
+#include "opkit_emu/runtime.h"
+
+namespace opkit_emu {
+
+struct GmPadPoison {
+  std::mutex mu;
+  // per launch (its GM region list), per region: one byte per padding byte [data, bytes), 1 = poison
+  std::map<const void*, std::map<const GmRegion*, std::vector<uint8_t>>> by_launch;
+  std::atomic<int> live{0};  // launches with an entry in by_launch
+  static GmPadPoison& get() { static GmPadPoison p; return p; }
+};
+
+// A UB->GM copy's rows: `rows` rows of row_bytes from absolute UB byte `ub`, ub_pitch apart, landing gm_pitch apart
+// from `g` in region r. Called before the copy's commit (the shadow is the UB state the copy reads). Each padding
+// byte becomes poison if its UB byte is; a plain copy of a defined byte clears it, an atomic one does not (garbage
+// plus a value is garbage).
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
+                         uint32_t ub_pitch, uint64_t gm_pitch) {
+  BlockCtx& c = ctx();
+  const uint8_t* pad = r.data_end();
+  const uint8_t* end = r.base + r.bytes;  // a copy past it fails gm-bounds after this
+  const bool atomic = c.atomic_dtype >= 0;
+  GmPadPoison& p = GmPadPoison::get();
+  std::unique_lock<std::mutex> lk(p.mu, std::defer_lock);
+  std::vector<uint8_t>* bits = nullptr;  // the region's table, once looked up (or made: first poison)
+  bool looked = false;
+  for (uint32_t row = 0; row < rows; ++row) {
+    const uint8_t* gr = g + row * gm_pitch;
+    if (gr + row_bytes <= pad) continue;
+    for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < end; ++j) {
+      const bool poison = !shadow_bit(ub + row * ub_pitch + j);
+      if (!bits) {
+        if (!poison && (looked || p.live.load(std::memory_order_relaxed) == 0)) continue;  // nothing to clear
+        if (!lk.owns_lock()) lk.lock();
+        auto l = p.by_launch.find(c.gm);
+        if (l != p.by_launch.end()) {
+          auto it = l->second.find(&r);
+          if (it != l->second.end()) bits = &it->second;
+        }
+        looked = true;
+        if (!bits) {
+          if (!poison) continue;
+          auto& launch = p.by_launch[c.gm];
+          if (launch.empty()) p.live.fetch_add(1);
+          bits = &launch.emplace(&r, std::vector<uint8_t>(static_cast<size_t>(end - pad), 0)).first->second;
+        }
+      }
+      uint8_t& b = (*bits)[static_cast<size_t>(gr + j - pad)];
+      if (poison) b = 1;
+      else if (!atomic) b = 0;
+    }
+  }
+}
+#else
+OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
+                         uint32_t ub_pitch, uint64_t gm_pitch);
+#endif
+
+// A GM->UB load, after its commit marked the UB bytes defined: the ones loaded from poison padding go back to poison.
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t ub_pitch, const void* gm,
+                        uint64_t gm_pitch) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (p.live.load(std::memory_order_relaxed) == 0 || !rows || !row_bytes) return;
+  BlockCtx& c = ctx();
+  if (!c.checks) return;
+  const auto* g = static_cast<const uint8_t*>(gm);
+  const GmRegion* r = gm_find(g);
+  if (!r || g + (rows - 1) * gm_pitch + row_bytes <= r->data_end()) return;
+  std::lock_guard<std::mutex> lk(p.mu);
+  auto l = p.by_launch.find(c.gm);
+  if (l == p.by_launch.end()) return;
+  auto it = l->second.find(r);
+  if (it == l->second.end()) return;
+  const uint8_t* pad = r->data_end();
+  for (uint32_t row = 0; row < rows; ++row) {
+    const uint8_t* gr = g + row * gm_pitch;
+    if (gr + row_bytes <= pad) continue;
+    for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < r->base + r->bytes; ++j)
+      if (it->second[static_cast<size_t>(gr + j - pad)]) shadow_clear(ub + row * ub_pitch + j, 1);
+  }
+}
+#else
+OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t ub_pitch, const void* gm,
+                        uint64_t gm_pitch);
+#endif
+
+// The launch is over (sync_all_release): its padding is forgotten.
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_release(const void* launch) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (p.live.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard<std::mutex> lk(p.mu);
+  if (p.by_launch.erase(launch)) p.live.fetch_sub(1);
+}
+#else
+OPKIT_EMU_RT void gm_pad_release(const void* launch);
+#endif
+
+}  // namespace opkit_emu

@@ -1,0 +1,37 @@
+"""The data extents `opkit import-cann` passes to a launch (python/opkit/cannproject/op.py CannOp.__call__;
+launch_abi.h arg_data_bytes; docs/emulator.md "Data extent"): each tensor's own bytes inside its aclrtMalloc-sized
+buffer, None (all of the buffer) for a tensor list, an absent input, a 0-byte tensor, the workspace and the tiling.
+The CannOp is built without a CANN project: its tiling and kernel module are stand-ins that record the launch."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from opkit.cannproject.op import CannOp, device_extent
+
+
+class _RecordingModule:
+    def launch(self, bufs, block_dim, *, tiling_key=0, data_bytes=None):
+        self.bufs, self.data_bytes = bufs, data_bytes
+
+
+def test_cann_import_passes_each_tensors_bytes_as_its_data_extent():
+    op = CannOp.__new__(CannOp)     # no project, no host runner: only what __call__ reads
+    op.op_type, op.templated = "Fake", False
+    op.info = {"inputs": [{"name": "x", "param_type": 1}, {"name": "xs", "param_type": 3},
+                          {"name": "e", "param_type": 1}, {"name": "opt", "param_type": 0}],
+               "outputs": [{"name": "y", "param_type": 1, "init_value": False},
+                           {"name": "ys", "param_type": 3, "init_value": False}]}
+    mod = _RecordingModule()
+    r = {"block_dim": 1, "tiling_key": 0, "column": 0, "list_sizes": [1, 2], "workspace": [64],
+         "tiling": "00" * 8, "data_size": 8,
+         "outputs": [{"shape": [3, 72], "dtype": 1}, {"shape": [5], "dtype": 0}, {"shape": [7], "dtype": 0}]}
+    op.tiling = lambda inputs, attrs: r
+    op.module = lambda column, args: mod
+    x = torch.ones(3, 72, dtype=torch.float16)
+    op([x, [torch.ones(4), torch.ones(9)], torch.ones(0), None], {})
+    # x: 432 of device_extent(432) = 480 (ReluV3's case); the list: all; the 0-byte tensor: all of its 32 bytes (the
+    # ABI's 0 is "all"); the absent input; y: 432 bytes; the output list: all; the workspace and tiling: all
+    assert mod.data_bytes == [432, None, None, None, 432, None, None, None]
+    assert [None if b is None else b.nbytes for b in mod.bufs][:5] == \
+        [device_extent(432), mod.bufs[1].nbytes, device_extent(0), None, device_extent(432)]

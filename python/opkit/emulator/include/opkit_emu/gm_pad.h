@@ -28,6 +28,8 @@ struct GmPadPoison {
 // from `g` in region r. Called before the copy's commit (the shadow is the UB state the copy reads). Each padding
 // byte becomes poison if its UB byte is; a plain copy of a defined byte clears it, an atomic one does not (garbage
 // plus a value is garbage).
+OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
+                         uint32_t ub_pitch, uint64_t gm_pitch);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
                          uint32_t ub_pitch, uint64_t gm_pitch) {
@@ -66,12 +68,11 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
     }
   }
 }
-#else
-OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
-                         uint32_t ub_pitch, uint64_t gm_pitch);
 #endif
 
 // A GM->UB load, after its commit marked the UB bytes defined: the ones loaded from poison padding go back to poison.
+OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t ub_pitch, const void* gm,
+                        uint64_t gm_pitch);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t ub_pitch, const void* gm,
                         uint64_t gm_pitch) {
@@ -95,12 +96,10 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
       if (it->second[static_cast<size_t>(gr + j - pad)]) shadow_clear(ub + row * ub_pitch + j, 1);
   }
 }
-#else
-OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, uint32_t ub_pitch, const void* gm,
-                        uint64_t gm_pitch);
 #endif
 
 // The launch is over (sync_all_release): its padding is forgotten.
+OPKIT_EMU_RT void gm_pad_release(const void* launch);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_pad_release(const void* launch) {
   GmPadPoison& p = GmPadPoison::get();
@@ -108,8 +107,6 @@ OPKIT_EMU_RT void gm_pad_release(const void* launch) {
   std::lock_guard<std::mutex> lk(p.mu);
   if (p.by_launch.erase(launch)) p.live.fetch_sub(1);
 }
-#else
-OPKIT_EMU_RT void gm_pad_release(const void* launch);
 #endif
 
 }  // namespace opkit_emu

@@ -403,88 +403,91 @@ class Recorder(_Wrapped):
         if model is not cache.model:
             return plain
 
-        def once(x, want):
-            events: list = []
-            outs: dict = {}
-            uses: list = []
-            metas: dict = {}
-            writes: set = set()
-            # id of a module's output -> (a weak reference to it, the modules that returned that object); weak: an
-            # output is freed when the forward drops it, and an id reused afterwards is told apart by the reference
-            made: dict[int, tuple] = {}
-            given: dict[str, list] = {}          # module -> per open call, its inputs (tensor, version, storage)
-
-            def read(obj, consumer):
-                # a module call reads at its own start event; a function op or the caller between two events
-                at = len(events) if consumer is not None and consumer != "<return>" else between(events)
-                for t in tree_leaves(obj):
-                    if isinstance(t, torch.Tensor):
-                        got = made.get(id(t))
-                        if got is not None and got[0]() is t:
-                            for prod in got[1]:
-                                uses.append((prod, at, consumer))
-
-            def pre(name):
-                def hook(m, args, kwargs):
-                    sim.depth += 1        # what the hook reads is no op of the model: the mode lets it by
-                    try:
-                        read((args, kwargs), name)
-                        given.setdefault(name, []).append(
-                            [(t, t._version, _storage(t)) for t in tree_leaves((args, kwargs))
-                             if isinstance(t, torch.Tensor)])
-                    finally:
-                        sim.depth -= 1
-                    events.append(("s", name))
-                return hook
-
-            def post(name):
-                def hook(m, args, out):
-                    events.append(("e", name))
-                    sim.depth += 1        # what the hook reads and copies is no op of the model: the mode lets it by
-                    try:
-                        ins = given[name].pop()
-                        outs_ptr = {_storage(t) for t in tree_leaves(out) if isinstance(t, torch.Tensor)} - {0}
-                        if any(t._version != v or p in outs_ptr for t, v, p in ins):
-                            writes.add(name)
-                        if not isinstance(out, torch.Tensor):
-                            return
-                        got = made.get(id(out))
-                        if got is not None and got[0]() is out:
-                            got[1].append(name)
-                        else:
-                            made[id(out)] = (weakref.ref(out), [name])
-                        metas[name] = (tuple(out.shape), out.dtype)
-                        if want and name in want:
-                            outs[name] = out.detach().clone()
-                    finally:
-                        sim.depth -= 1
-                return hook
-            hs = []
-            try:
-                for n, m in cache.visible:
-                    hs.append(m.register_forward_pre_hook(pre(n), with_kwargs=True))
-                    hs.append(m.register_forward_hook(post(n)))
-                sim.observe = lambda args, kwargs: read((args, kwargs), None)
-                out = sim.run(model, (x,), record=False)[0]
-                read(out, "<return>")
-            finally:
-                sim.observe = None
-                for h in hs:
-                    h.remove()
-            cache.record(x, events, outs, uses, metas, writes)
-            return out
-
         def run(x):
             if not cache.valid or cache.full:
                 return plain(x)
             rng = torch.random.get_rng_state()
-            out = once(x, cache.keep)
+            out = self._record(sim, model, x, cache.keep)
             if not torch.equal(rng, torch.random.get_rng_state()):   # a skipped draw would shift every later one
                 cache._drop("the model draws random numbers")
             elif state_key(model) != cache.state:     # a skipped module's write would be missed
                 cache._drop("the model's forward writes its parameters or buffers")
             return out
         return run
+
+    def _record(self, sim, model: nn.Module, x: torch.Tensor, want) -> torch.Tensor:
+        """One batch of the reference, run with hooks that put its module order, reads, writes and (``want``)
+        output copies into the cache."""
+        cache = self.cache
+        events: list = []
+        outs: dict = {}
+        uses: list = []
+        metas: dict = {}
+        writes: set = set()
+        # id of a module's output -> (a weak reference to it, the modules that returned that object); weak: an
+        # output is freed when the forward drops it, and an id reused afterwards is told apart by the reference
+        made: dict[int, tuple] = {}
+        given: dict[str, list] = {}          # module -> per open call, its inputs (tensor, version, storage)
+
+        def read(obj, consumer):
+            # a module call reads at its own start event; a function op or the caller between two events
+            at = len(events) if consumer is not None and consumer != "<return>" else between(events)
+            for t in tree_leaves(obj):
+                if isinstance(t, torch.Tensor):
+                    got = made.get(id(t))
+                    if got is not None and got[0]() is t:
+                        for prod in got[1]:
+                            uses.append((prod, at, consumer))
+
+        def pre(name):
+            def hook(m, args, kwargs):
+                sim.depth += 1        # what the hook reads is no op of the model: the mode lets it by
+                try:
+                    read((args, kwargs), name)
+                    given.setdefault(name, []).append(
+                        [(t, t._version, _storage(t)) for t in tree_leaves((args, kwargs))
+                         if isinstance(t, torch.Tensor)])
+                finally:
+                    sim.depth -= 1
+                events.append(("s", name))
+            return hook
+
+        def post(name):
+            def hook(m, args, out):
+                events.append(("e", name))
+                sim.depth += 1        # what the hook reads and copies is no op of the model: the mode lets it by
+                try:
+                    ins = given[name].pop()
+                    outs_ptr = {_storage(t) for t in tree_leaves(out) if isinstance(t, torch.Tensor)} - {0}
+                    if any(t._version != v or p in outs_ptr for t, v, p in ins):
+                        writes.add(name)
+                    if not isinstance(out, torch.Tensor):
+                        return
+                    got = made.get(id(out))
+                    if got is not None and got[0]() is out:
+                        got[1].append(name)
+                    else:
+                        made[id(out)] = (weakref.ref(out), [name])
+                    metas[name] = (tuple(out.shape), out.dtype)
+                    if want and name in want:
+                        outs[name] = out.detach().clone()
+                finally:
+                    sim.depth -= 1
+            return hook
+        hs = []
+        try:
+            for n, m in cache.visible:
+                hs.append(m.register_forward_pre_hook(pre(n), with_kwargs=True))
+                hs.append(m.register_forward_hook(post(n)))
+            sim.observe = lambda args, kwargs: read((args, kwargs), None)
+            out = sim.run(model, (x,), record=False)[0]
+            read(out, "<return>")
+        finally:
+            sim.observe = None
+            for h in hs:
+                h.remove()
+        cache.record(x, events, outs, uses, metas, writes)
+        return out
 
 
 class Replayer(_Wrapped):

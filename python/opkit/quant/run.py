@@ -69,6 +69,14 @@ class Recommendation:
     fix: OverflowFix | None = None  # the overflow fix applied to it, if one was needed
 
 
+def _check_numbers(target_drop: float, prefix_mb: float) -> None:
+    """quantize's numeric options, refused with the option's name."""
+    if target_drop < 0:
+        raise OpkitError(f"--target-drop must be >= 0 points; got {target_drop}")
+    if not prefix_mb >= 0:      # NaN too
+        raise OpkitError(f"quantize: prefix_mb must be >= 0 (megabytes; 0 turns prefix reuse off); got {prefix_mb}")
+
+
 def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = "cann-force-fp16",
              target_drop: float = 0.5, *, fusion_result=None, chip: str = "ascend910b", batch_size: int = 64,
              transform=None, calib_transform=None, workers: int | None = 1, ray: str | None = None,
@@ -94,10 +102,7 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     from . import fusion as F
     t0 = time.monotonic()
     log = log or (lambda s: None)
-    if target_drop < 0:
-        raise OpkitError(f"--target-drop must be >= 0 points; got {target_drop}")
-    if not prefix_mb >= 0:      # NaN too
-        raise OpkitError(f"quantize: prefix_mb must be >= 0 (megabytes; 0 turns prefix reuse off); got {prefix_mb}")
+    _check_numbers(target_drop, prefix_mb)
     dtype = deploy_dtype_of(deploy_dtype)
     algos = chosen(algorithms)
     inp = read_inputs(model, calib, data, transform=transform, calib_transform=calib_transform,

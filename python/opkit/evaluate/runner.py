@@ -97,7 +97,7 @@ def evaluate(model: str | nn.Module | ModelRef, data, variants=None, *, transfor
     merger = Merger(n, names, topk, check_classes=lambda c: ds.check_labels(c, f"model {ref.describe()}"))
     bar = _Progress(progress, n, len(shards))
     notes: list[str] = []
-    if ray or (_pooled(workers, shards, ref.spec)):
+    if ray or _pooled(workers, shards, ref.spec):
         for v in variants:           # kernels built once here; workers load them from the cache
             getattr(v, "warm", lambda: None)()
     with bar:

@@ -5,6 +5,7 @@ FP32, the share of non-finite outputs, one layer's input). Every run goes throug
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -126,7 +127,7 @@ class Scorer:
             if not prefix.eligible(sv, self.model):
                 self._prefix_why = "the base variant cannot be recorded: forward hooks, a patch, or no policy"
                 return sv
-            batches = len(layout(len(self.data), r.batch_size, 1, 1)[1])     # one shard per batch: the batch count
+            batches = math.ceil(len(self.data) / r.batch_size)
             self.prefix = prefix.PrefixCache(self.model, sv, batches, r.prefix_mb)
             return prefix.Recorder(sv, self.prefix)
         skip = self.prefix.plan_for(sv)

@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from quantdata import amct_dmq  # noqa: E402
 
 from opkit.errors import OpkitError  # noqa: E402
-from opkit.quant.amct.portable import FORWARD, Float64Arithmetic  # noqa: E402
 from opkit.quant.calibrate import calibrate  # noqa: E402
 from opkit.quant.config import default_config, parse_config  # noqa: E402
 from opkit.quant.dmq import apply_balance, balance_factors  # noqa: E402
@@ -52,7 +51,7 @@ def _compare(ref, got):
 def _portable():
     meta = json.loads((amct_dmq.REFS / "meta.json").read_text())
     assert meta.get("arithmetic") == "float64", "recorded with one CPU's own kernels: record it again"
-    return Float64Arithmetic(only=FORWARD)
+    return amct_dmq.arithmetic(portable=True)
 
 
 def test_equal_to_recorded_amct():
@@ -108,3 +107,19 @@ def test_opkit_quant_config_takes_dmq_and_ada():
     d["conv1"]["weight_quant_params"] = {"wts_algo": "ada_quantize"}
     cfg = parse_config(d, m)
     assert cfg.dmq_layers == {"conv1": 0.5} and cfg.layers["conv1"].wts["num_iteration"] == 10000
+
+
+def test_the_recording_arithmetic_takes_powers_from_float64():
+    """The balance factor is a power (x ** a, and ATen's x ** 0.5 is its sqrt kernel, MKL's on an MKL build, whose
+    float32 bits depend on the CPU's vendor): under the recording arithmetic both are the float64 result rounded
+    once, so a record made on an AMD host compares bit for bit on an Intel one. Natively, torch's float32 pow
+    differs from that on some of these values on any host, so the check can fail."""
+    x = np.random.default_rng(3).uniform(1e-3, 1e3, 200_000).astype(np.float32)
+    exact = {a: (x.astype(np.float64) ** a).astype(np.float32) for a in (0.5, 0.3)}
+    native = {a: (torch.from_numpy(x) ** a).numpy() for a in (0.5, 0.3)}
+    with amct_dmq.arithmetic(portable=True):
+        got = {a: (torch.from_numpy(x) ** a).numpy() for a in (0.5, 0.3)}
+        root = torch.from_numpy(x).sqrt().numpy()
+    assert all(np.array_equal(got[a], exact[a]) for a in exact)
+    assert np.array_equal(root, exact[0.5])
+    assert not np.array_equal(native[0.3], exact[0.3])

@@ -39,9 +39,8 @@ def dmq_config(m, strengths):
 def test_config_dmq_records_equal_recorded_amct_and_the_dmq_module():
     """The config path (dmq_balancer_param) against AMCT's record, made under the portable arithmetic: every
     factor, scale and offset equal bit for bit."""
-    from opkit.quant.amct.portable import FORWARD, Float64Arithmetic
     m, x = amct_dmq.net(), amct_dmq.calib()
-    with Float64Arithmetic(only=FORWARD):
+    with amct_dmq.arithmetic(portable=True):
         recs = calibrate(m, x, dmq_config(m, amct_dmq.STRENGTH), read_graph(m, (x[:2],)))
         fm = amct_dmq.folded(m)
         factors = balance_factors(fm, x, amct_dmq.STRENGTH)

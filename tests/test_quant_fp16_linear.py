@@ -21,9 +21,12 @@ def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
 def _kernel_expected() -> bool:
     """The kernel reproduces ATen's AVX2 dot order (8 float lanes), which ATen runs on x86-64 under the avx2 and
     avx512 capabilities; forced down to ``ATEN_CPU_CAPABILITY=default`` (or on another ISA) ATen sums in another
-    order, the self-check refuses the kernel and F.linear runs instead -- the product's promise either way."""
+    order, and on a CPU with AVX512-FP16 or AMX-FP16 (Intel Sapphire Rapids on) ATen hands float16 matmuls above
+    16x16x16 to oneDNN (the device check `_is_mkldnn_fp16_supported` names): there the self-check refuses the
+    kernel and F.linear runs instead -- the product's promise either way."""
     return platform.machine() in ("x86_64", "AMD64") and \
-        torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
+        torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512") and \
+        not torch.ops.mkldnn._is_mkldnn_fp16_supported()
 
 
 def test_kernel_passes_its_self_check_on_x86_64():

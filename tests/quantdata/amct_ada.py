@@ -27,11 +27,12 @@ SEED, ITERATIONS, SAMPLES = 123, 60, 40
 
 
 def _training_ops():
-    from opkit.quant.amct.portable import FORWARD
+    from opkit.quant.amct.portable import FORWARD, VECTOR_MATH
     aten = torch.ops.aten
     # the CPU-dependent ops of a forward and its backward (oneDNN's conv/matmul kernels sum in a
-    # vector-width-dependent order); AMCT's numpy parts (KL search) are the same on every CPU as they are
-    return FORWARD | {aten.convolution_backward.default}
+    # vector-width-dependent order) and MKL's vendor-dependent sqrt / pow (DMQ's factor, Adam's denominator);
+    # AMCT's numpy parts (KL search) are the same on every CPU as they are
+    return FORWARD | VECTOR_MATH | {aten.convolution_backward.default}
 
 
 TRAINING = _training_ops()

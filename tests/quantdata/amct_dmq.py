@@ -79,9 +79,10 @@ def calib2() -> torch.Tensor:
 def arithmetic(portable: bool):
     """The calibration forwards' arithmetic: portable (opkit.quant.amct.portable, the same bits on every CPU) for
     what is recorded, the CPU's own kernels otherwise. Only the forwards: AMCT's ONNX export does not run under
-    a dispatch mode."""
-    from opkit.quant.amct.portable import FORWARD, Float64Arithmetic
-    return Float64Arithmetic(only=FORWARD) if portable else contextlib.nullcontext()
+    a dispatch mode. The portable set adds the vector-math ops (VECTOR_MATH): the balance factor is a power, and
+    ATen's float32 sqrt is MKL's, whose bits depend on the CPU's vendor."""
+    from opkit.quant.amct.portable import FORWARD, VECTOR_MATH, Float64Arithmetic
+    return Float64Arithmetic(only=FORWARD | VECTOR_MATH) if portable else contextlib.nullcontext()
 
 
 def run_amct_factors(root: str, portable: bool = False) -> dict[str, np.ndarray]:

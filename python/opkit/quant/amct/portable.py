@@ -47,6 +47,10 @@ MATMULS = frozenset({aten.mm.default, aten.addmm.default, aten.bmm.default, aten
 # (layer norm and softmax sum in vector lanes; GELU's erf comes from SLEEF per instruction set)
 FORWARD = MATMULS | {aten.native_layer_norm.default, aten._softmax.default, aten._log_softmax.default,
                      aten.gelu.default}
+# elementwise functions ATen takes from MKL's vector math library, which picks its code by the CPU's vendor: MKL's
+# float32 sqrt is one ulp off on 17 % of values on an AMD EPYC and exact on an Intel Xeon (docs/quant.md), and
+# `x ** 0.5` is the same kernel (ATen's pow special-cases 0.5 to sqrt). DMQ's balance factor is such a power.
+VECTOR_MATH = frozenset({aten.sqrt.default, aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor})
 
 
 class Float64Arithmetic(TorchDispatchMode):

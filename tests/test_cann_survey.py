@@ -137,6 +137,11 @@ def test_cann_bugs_name_the_later_cases_traced():
            "is used after FreeTensor (buffer at UB offset 120960 was freed)")
     assert mod.cann_bug(*rms, "run failed", brc)
     assert not mod.cann_bug(*rms, "run failed", brc.replace(":278", ":158"))            # BroadCastGamma: not this
+    atan = ("ops-math", "experimental/math/atan")
+    bf = ("opkit emulator: [dtype-unsupported] Cast at /k/op_kernel/atan.h:204 (block 0): RoundMode CAST_NONE is not "
+          "supported for Cast float -> bfloat16_t on ascend910b")
+    assert mod.cann_bug(*atan, "run failed", bf)
+    assert not mod.cann_bug(*atan, "run failed", bf.replace("atan.h:204", "atan.h:250"))
 
 def test_cann_bug_needs_every_failing_case_documented():
     """The survey runs every dtype and shape; an op counts as CANN's only when each failing case is the documented

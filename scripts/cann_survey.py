@@ -256,8 +256,12 @@ CANN_BUGS = {
     ("ops-math", "experimental/math/maximum_v2"): (r"\[ub-capacity\]", "the tiling splits UB for 3 double-buffered "
                                                    "queues (op_host/maximum_v2_tiling.cpp:141-145), the kernel also "
                                                    "allocates 2 temporary tiles (op_kernel/maximum_v2.h:93-97)"),
-    ("ops-math", "experimental/math/atan"): (r"\[gm-bounds\]", _GM_TAIL.format(256, "op_host/atan_tiling.cpp:25,138; "
-                                                                          "op_kernel/atan.h:109,116")),
+    ("ops-math", "experimental/math/atan"): (
+        r"\[gm-bounds\]|Cast at \S*atan\.h:204\b.*: RoundMode CAST_NONE is not supported for Cast float -> bfloat16_t",
+        _GM_TAIL.format(256, "op_host/atan_tiling.cpp:25,138; op_kernel/atan.h:109,116") + "; and bfloat16 casts "
+        "its float result back with CAST_NONE (op_kernel/atan.h:176,204), which A2 does not issue for float -> "
+        "bfloat16_t (asc-devkit@82b89a15 impl/basic_api/dav_c220/kernel_operator_vec_vconv_impl.h:590-594: no "
+        "conversion, only a debug assert), so the output is never written"),
     ("ops-math", "experimental/math/erf"): (r"\[gm-bounds\]", _GM_TAIL.format(256, "op_host/erf_tiling.cpp:207-210; "
                                                                          "op_kernel/erf.h:224,269")),
     ("ops-math", "experimental/math/floor"): (r"\[gm-bounds\]", _GM_TAIL.format(512, "op_host/floor_tiling.cpp:26,91; "
@@ -276,8 +280,11 @@ CANN_BUGS = {
                                          "blockFactor * (GetBlockIdx() - 1), one block too early "
                                          "(op_kernel/add_example.h:59): the last block copies a whole blockFactor "
                                          "past the tensor"),
-    ("ops-nn", "experimental/activation/relu_grad"): (r"\[gm-bounds\]", _GM_TAIL.format(
-        256, "op_host/relu_grad_tiling.cpp:29,103; op_kernel/relu_grad.h:117")),
+    ("ops-nn", "experimental/activation/relu_grad"): (
+        r"\[gm-bounds\]|^wrong: bfloat16 \((8, 2048|3, 77)\): .*; worst element \d+ is 0, reference",
+        _GM_TAIL.format(256, "op_host/relu_grad_tiling.cpp:29,103; op_kernel/relu_grad.h:117") + "; and bfloat16 is 0 "
+        "everywhere: its mask scale factors 2^38 and 2^44 are `constexpr int` (op_kernel/relu_grad.h:30-31), which "
+        "wraps both to 0 (g++ and clang alike, -Woverflow), so the features' mask is multiplied by 0 (:166-172)"),
     ("ops-nn", "foreach/foreach_add_scalar_list"): (r"^wrong: float16", "float16: the float scalar is converted to half "
                                                     "before the add (foreach_utils/op_kernel/foreach_one_scalar_list_"
                                                     "binary.h:44-46,76-78, T(...) for half; bf16 keeps float): the "
@@ -286,7 +293,11 @@ CANN_BUGS = {
     ("ops-nn", "foreach/foreach_sub_scalar_list"): (r"^wrong: float16", "as ForeachAddScalarList "
                                                     "(foreach_one_scalar_list_binary_level_zero_api.h): the kernel's "
                                                     "output equals x - half(s) in half arithmetic everywhere"),
-    ("ops-nn", "experimental/activation/hard_swish_v2"): (r"TBuf used before TPipe::InitBuffer", "float16: Init "
+    ("ops-nn", "experimental/activation/hard_swish_v2"): (
+        r"TBuf used before TPipe::InitBuffer|^wrong: bfloat16 \((8, 2048|3, 77)\): .*; worst element \d+ is 3, ",
+        "bfloat16: Duplicate(tmp0, 6.0) (op_kernel/hard_swish_v2.h:134) overwrites x, which tmp0 holds (:124), "
+        "before the Mul meant to take x (:138, `// use the original x`): the output is relu6(x + 3), 3 at x ~ 0; "
+        "float16: Init "
                                                           "gives a half input only tmpBuf0, sized tileDataNum * "
                                                           "sizeof(half) (op_kernel/hard_swish_v2.h:90-96), but "
                                                           "Compute sends half down the bf16 path, which takes "
@@ -303,10 +314,12 @@ CANN_BUGS = {
                                                             "output of the list, y[0] = x[0] (op_host/foreach_div_"
                                                             "scalar_infershape.cpp:35-44): the other outputs' shapes "
                                                             "are never inferred (the op has no aclnn layer to give them)"),
-    ("ops-nn", "norm/rms_norm"): (r"src is used after FreeTensor", "the merge-N path reads rstdLocal (Brcb, "
-                                  "op_kernel/rms_norm_merge_n.h:272 -> :333-335) after CopyOutRstd has dequeued and "
-                                  "freed it (:267-268 -> :314-320): a queue-protocol violation; on the device the "
-                                  "buffer is not reallocated before the read, so the output is likely unaffected"),
+    ("ops-nn", "norm/rms_norm"): (r"(Brcb|BroadCast) at \S*rms_norm_merge_n\.h:(335|278)\b.*: (src|srcLocal) is used after FreeTensor",
+                                  "the merge-N path reads rstdLocal (Brcb, op_kernel/rms_norm_merge_n.h:272 -> "
+                                  ":333-335, isPerformance 1; BroadCast, :278, isPerformance 0) after CopyOutRstd has "
+                                  "dequeued and freed it (:267-268 -> :314-320): a queue-protocol violation; on the "
+                                  "device the buffer is not reallocated before the read, so the output is likely "
+                                  "unaffected"),
     ("ops-nn", "foreach/foreach_sub_list"): (r"^wrong: float16", "float16 computed in half: alpha * x2 then x1 - "
                                              "it, each rounded to half (op_kernel/foreach_sub_list.cpp:60-61 "
                                              "SubListNormalAdapter<half>): cancellation where x1 ~ alpha x2"),
@@ -377,12 +390,13 @@ CANN_BUGS = {
                                                       "h:150-155,163-166; selu_grad.cpp:35 SeluGrad<half, half>): "
                                                       "0 where outputs ~ -1.758 (MARE 1; the half steps give it "
                                                       "exactly, scripts/cann_half_steps.py)"),
-    ("ops-nn", "experimental/activation/tanh_grad"): (r"CAST_RINT is not supported for Cast half -> float",
-                                                      "float16: Cast half->float with "
+    ("ops-nn", "experimental/activation/tanh_grad"): (r"CAST_RINT is not supported for Cast (half|bfloat16_t) -> float",
+                                                      "float16 and bfloat16: Cast to float with "
                                                       "CAST_RINT (op_kernel/tanh_grad.h:131-132); on the A2 only "
-                                                      "CAST_NONE issues the conversion, any other mode converts "
+                                                      "CAST_NONE issues either conversion, any other mode converts "
                                                       "nothing (asc-devkit@82b89a15 impl/basic_api/dav_c220/"
-                                                      "kernel_operator_vec_vconv_impl.h:132-150)"),
+                                                      "kernel_operator_vec_vconv_impl.h:132-150 half, :651-669 "
+                                                      "bfloat16_t)"),
 }
 
 

@@ -1,6 +1,7 @@
 """The data extents `opkit import-cann` passes to a launch (python/opkit/cannproject/op.py CannOp.__call__;
 launch_abi.h arg_data_bytes; docs/emulator.md "Data extent"): each tensor's own bytes inside its aclrtMalloc-sized
-buffer, None (all of the buffer) for a tensor list, an absent input, a 0-byte tensor, the workspace and the tiling.
+buffer; for a tensor list, all of the buffer as one extent and each member's own bytes (list_members); None (all of
+the buffer) for an absent input, a 0-byte tensor, the workspace and the tiling.
 The CannOp is built without a CANN project: its tiling and kernel module are stand-ins that record the launch."""
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from opkit.cannproject.op import CannOp, device_extent
 
 
 class _RecordingModule:
-    def launch(self, bufs, block_dim, *, tiling_key=0, data_bytes=None):
-        self.bufs, self.data_bytes = bufs, data_bytes
+    def launch(self, bufs, block_dim, *, tiling_key=0, data_bytes=None, list_members=None):
+        self.bufs, self.data_bytes, self.list_members = bufs, data_bytes, list_members
 
 
 def test_cann_import_passes_each_tensors_bytes_as_its_data_extent():
@@ -33,5 +34,9 @@ def test_cann_import_passes_each_tensors_bytes_as_its_data_extent():
     # x: 432 of device_extent(432) = 480 (ReluV3's case); the list: all; the 0-byte tensor: all of its 32 bytes (the
     # ABI's 0 is "all"); the absent input; y: 432 bytes; the output list: all; the workspace and tiling: all
     assert mod.data_bytes == [432, None, None, None, 432, None, None, None]
+    # each list member: (offset in the list buffer, its bytes, its device extent) -- a tail into one member's
+    # padding is padding (before: the whole list was data); 5 descriptor words + 2 pointers, members 32-aligned
+    assert mod.list_members == [None, [(64, 16, 64), (128, 36, 96)], None, None,
+                                None, [(64, 20, 64), (128, 28, 64)], None, None]
     assert [None if b is None else b.nbytes for b in mod.bufs][:5] == \
         [device_extent(432), mod.bufs[1].nbytes, device_extent(0), None, device_extent(432)]

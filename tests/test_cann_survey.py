@@ -112,6 +112,37 @@ def test_cann_bugs_match_only_the_documented_failure():
     assert not mod.cann_bug(*hsg, "run failed", ub.replace("196864", "262144"))
 
 
+
+def test_cann_bugs_name_the_later_cases_traced():
+    """The four ops whose later cases failed otherwise than their entry said (fid9): each entry now names the later
+    failure too -- and only it: ReluGrad bf16 all 0 (int-typed scale factors), HardSwishV2 bf16 relu6(x + 3),
+    TanhGrad bf16 Cast(CAST_RINT), RmsNorm's BroadCast at :278 -- a near miss is not labelled CANN's."""
+    mod = _survey_module()
+    relu = ("ops-nn", "experimental/activation/relu_grad")
+    zero = "bfloat16 (8, 2048): MERE 0.496 MARE 1 (T 0.00781); worst element 393 is 0, reference 4.09375"
+    assert mod.cann_bug(*relu, "wrong", zero)
+    assert not mod.cann_bug(*relu, "wrong", zero.replace("is 0,", "is 4.0625,"))       # not the all-0 output
+    assert not mod.cann_bug(*relu, "wrong", zero.replace("bfloat16", "float16"))
+    hsw = ("ops-nn", "experimental/activation/hard_swish_v2")
+    three = "bfloat16 (3, 77): MERE 56.4 MARE 6.72e+03 (T 0.00781); worst element 83 is 3, reference 0.000446452"
+    assert mod.cann_bug(*hsw, "wrong", three)
+    assert not mod.cann_bug(*hsw, "wrong", three.replace("is 3,", "is 0.5,"))
+    tanh = ("ops-nn", "experimental/activation/tanh_grad")
+    cast = ("opkit emulator: [dtype-unsupported] Cast at /k/op_kernel/tanh_grad.h:131 (block 0): RoundMode "
+            "CAST_RINT is not supported for Cast bfloat16_t -> float on ascend910b")
+    assert mod.cann_bug(*tanh, "run failed", cast)
+    assert not mod.cann_bug(*tanh, "run failed", cast.replace("bfloat16_t -> float", "float -> bfloat16_t"))
+    rms = ("ops-nn", "norm/rms_norm")
+    brc = ("opkit emulator: [queue-protocol] BroadCast at /k/op_kernel/rms_norm_merge_n.h:278 (block 0): srcLocal "
+           "is used after FreeTensor (buffer at UB offset 120960 was freed)")
+    assert mod.cann_bug(*rms, "run failed", brc)
+    assert not mod.cann_bug(*rms, "run failed", brc.replace(":278", ":158"))            # BroadCastGamma: not this
+    atan = ("ops-math", "experimental/math/atan")
+    bf = ("opkit emulator: [dtype-unsupported] Cast at /k/op_kernel/atan.h:204 (block 0): RoundMode CAST_NONE is not "
+          "supported for Cast float -> bfloat16_t on ascend910b")
+    assert mod.cann_bug(*atan, "run failed", bf)
+    assert not mod.cann_bug(*atan, "run failed", bf.replace("atan.h:204", "atan.h:250"))
+
 def test_cann_bug_needs_every_failing_case_documented():
     """The survey runs every dtype and shape; an op counts as CANN's only when each failing case is the documented
     one (a new failure behind a documented one is not hidden)."""

@@ -8,7 +8,9 @@
 //   mode 5: mode 0's tail into y's padding, then y's last block [208, 224) loaded back and copied into y[0, 16);
 //   mode 6: as 5, but the padding is written again with defined halves before the load;
 //   mode 7: the load and copy of mode 5 with nothing written into the padding (host zeros);
-//   mode 8: mode 0's tail, then all 224 halves loaded, doubled (Muls) and stored back the same way.
+//   mode 8: mode 0's tail, then all 224 halves loaded, doubled (Muls) and stored back the same way;
+//   mode 9: y as a tensor list of two 480-byte members (each 216 halves of data): mode 0's tail into each;
+//   mode 10: the same list, one copy from member 0's padding into member 1's data (t[208, 240) to y[224, 256)).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -23,9 +25,18 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
   LocalTensor<half> t = buf.Get<half>();
   LocalTensor<half> u = buf2.Get<half>();
   GlobalTensor<half> yg;
-  yg.SetGlobalBuffer((__gm__ half*)y, 256);
+  yg.SetGlobalBuffer((__gm__ half*)y, mode >= 9 ? 480 : 256);
   Duplicate(t, half(1.0f), n);
   PipeBarrier<PIPE_ALL>();
+  if (mode == 9) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    DataCopy(yg[240], t, (n + 15) / 16 * 16);
+    return;
+  }
+  if (mode == 10) {
+    DataCopy(yg[224], t[208], 32);
+    return;
+  }
   if (mode == 2) {
     DataCopyPad(yg, t, DataCopyExtParams(2, 64, 0, 0, 0));
     return;

@@ -28,9 +28,9 @@ def mod():
                                        opt="-O1"))
 
 
-def run(mod, mode, n, alloc, data):
+def run(mod, mode, n, alloc, data, members=None):
     y = np.zeros(alloc, np.uint8)
-    mod.launch([y, np.array([mode, n], np.uint32)], 1, data_bytes=[data, None])
+    mod.launch([y, np.array([mode, n], np.uint32)], 1, data_bytes=[data, None], list_members=[members, None])
     return y
 
 
@@ -114,6 +114,36 @@ def test_padding_written_again_or_never_loads_as_before(mod):
     np.testing.assert_array_equal(y[:432].view(np.float16), np.full(216, 2, np.float16))
 
 
+LIST = [(0, 432, 480), (480, 432, 480)]   # two members of 216 halves, each in its ALIGN_UP(432, 32) + 32 bytes
+
+
+def test_list_members_own_padding(mod):
+    """A tensor list's buffer holds several tensors (cannproject list_buffer); each member's tail block may land in
+    that member's own padding, as a lone tensor's may (before: one extent per buffer, so the list was all data and
+    this failed ub-uninitialized -- the foreach ops' tails)."""
+    y = run(mod, 9, 216, 960, None, LIST)
+    for off in (0, 480):
+        np.testing.assert_array_equal(y[off:off + 432].view(np.float16), np.ones(216, np.float16))
+    with pytest.raises(EmulatorError) as e:   # no members: the whole list is data, as before
+        run(mod, 9, 216, 960, None)
+    assert e.value.rule == "ub-uninitialized", str(e.value)
+
+
+def test_list_members_data_and_crossings_still_fail(mod):
+    # member 1's data reaching one lane into its tail's garbage
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 9, 216, 960, None, [(0, 432, 480), (480, 434, 480)])
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy", str(e.value)
+    # a copy from member 0's padding into member 1's data: garbage lands in member 1's data
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 10, 216, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized", str(e.value)
+
+
+def test_list_members_outside_the_buffer_are_refused(mod):
+    with pytest.raises(RuntimeError, match="tensor-list member"):
+        run(mod, 9, 216, 960, None, [(0, 432, 480), (480, 432, 512)])
+
 def _raw_launch(mod, y, tiling, data_bytes0):
     # LaunchArgs filled directly (not through KernelModule.launch, whose ValueError comes first)
     a = abi.LaunchArgs()
@@ -148,3 +178,4 @@ def test_padding_poison_with_the_runtime_object():
     assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
     y = run(rt, 7, 216, 480, 432)
     np.testing.assert_array_equal(y[:32].view(np.float16), np.zeros(16, np.float16))
+    run(rt, 9, 216, 960, None, LIST)           # the list members' table lives in the runtime object there too

@@ -215,31 +215,38 @@ class CannOp:
             outs.append(ts)
         ws = int(sum(r["workspace"]))
         # per buffer, its data extent (launch_abi.h arg_data_bytes): a tensor's own bytes, the rest of its
-        # device_extent is padding nobody reads; None (all of it) for a list buffer, the workspace and the tiling
-        bufs, spans, extents = [], [], []
+        # device_extent is padding nobody reads; a list buffer: each member's own (list_members); None (all of
+        # it) for the workspace and the tiling
+        bufs, spans, extents, members = [], [], [], []
         for ts, dyn in zip(self._per_ir(inputs), self.dynamic()):
             if dyn:
-                buf, _ = list_buffer([t.detach().contiguous() for t in ts])
+                ts = [t.detach().contiguous() for t in ts]
+                buf, offs = list_buffer(ts)
                 bufs.append(buf)
                 extents.append(None)
+                members.append(_members(ts, offs))
             else:
                 data = _bytes(ts[0].detach().contiguous()) if ts else None
                 bufs.append(_device(data) if ts else None)
                 extents.append((data.nbytes or None) if ts else None)
+                members.append(None)
         for ts, dyn in zip(outs, self.dynamic("outputs")):
             if dyn:
                 buf, offs = list_buffer(ts)
                 extents.append(None)
+                members.append(_members(ts, offs))
             else:
                 buf, offs = _device(_bytes(ts[0])), [0]
                 extents.append(ts[0].numel() * ts[0].element_size() or None)
+                members.append(None)
             bufs.append(buf)
             spans.append((buf, offs))
         bufs.append(_device(np.zeros(ws, np.uint8)) if ws else None)
         # the tiling buffer stays exact: reading past SetDataSize is the kernel's bug (gm-bounds GET_TILING_DATA)
         bufs.append(np.frombuffer(bytes.fromhex(r["tiling"]), np.uint8).copy() if r["data_size"] else None)
         extents += [None, None]
-        mod.launch(bufs, r["block_dim"], tiling_key=r["tiling_key"], data_bytes=extents)
+        members += [None, None]
+        mod.launch(bufs, r["block_dim"], tiling_key=r["tiling_key"], data_bytes=extents, list_members=members)
         for ts, (buf, offs) in zip(outs, spans):
             for t, off in zip(ts, offs):
                 _bytes(t)[:] = buf[off:off + t.numel() * t.element_size()]
@@ -283,6 +290,18 @@ def list_buffer(tensors: list[torch.Tensor]) -> tuple[np.ndarray, list[int]]:
         data = _bytes(t.detach().contiguous())
         buf[offs[i]:offs[i] + data.nbytes] = data
     return buf, offs
+
+
+def _members(ts: list[torch.Tensor], offs: list[int]) -> list[tuple[int, int, int]]:
+    """A list buffer's members for the launch (KernelModule.launch list_members): each tensor's offset, its own
+    bytes and the device extent list_buffer gave it, so a tail written into one member's padding is padding. A
+    0-byte member gets no entry (its extent is all padding, which the launch cannot tell from "all data")."""
+    out = []
+    for t, off in zip(ts, offs):
+        n = t.numel() * t.element_size()
+        if n:
+            out.append((off, n, device_extent(n)))
+    return out
 
 
 def _shapes(x):

@@ -71,12 +71,15 @@ class KernelModule:
 
     def launch(self, buffers: Sequence[np.ndarray | None], block_dim: int, *, tiling_key: int = 0,
                threads: int = 0, fast: bool = False, alt_fill: bool = False,
-               data_bytes: Sequence[int | None] | None = None) -> dict:
+               data_bytes: Sequence[int | None] | None = None,
+               list_members: Sequence[Sequence[tuple[int, int, int]] | None] | None = None) -> dict:
         """Run the kernel; buffers are C-contiguous numpy arrays (GM), None for an absent one. fast: skip the
         per-call rules (only for a launch whose tiling and GM sizes passed them once); alt_fill (with fast):
         fresh UB buffers hold 0x5A instead of being left as they were. data_bytes: per buffer, the bytes of real
         data at its start (the rest is allocation padding the kernel may write garbage into; launch_abi.h
-        arg_data_bytes); None, or None for a buffer: all of it.
+        arg_data_bytes); None, or None for a buffer: all of it. list_members: per buffer, for a tensor list's
+        buffer, each member's (offset, data bytes, allocation bytes), so each member's own padding is padding
+        (opkit_kernel_set_list_members); None: the buffer is one tensor.
         Returns the stats as a dict; raises EmulatorError on a rule violation, RuntimeError otherwise."""
         if data_bytes is not None and len(data_bytes) != len(buffers):
             raise ValueError(f"data_bytes has {len(data_bytes)} entries for {len(buffers)} buffers")
@@ -95,6 +98,9 @@ class KernelModule:
             if b.nbytes and not 0 < n <= b.nbytes:
                 raise ValueError(f"GM argument {i}: data_bytes {n} is outside (0, {b.nbytes}] (its buffer's bytes)")
             a.arg_data_bytes[i] = n
+        for i, ms in enumerate(list_members or ()):
+            if ms:
+                self._set_list_members(i, ms)
         r = LaunchResult()
         self._fn(ctypes.byref(a), ctypes.byref(r))
         if r.status == 1:
@@ -103,3 +109,13 @@ class KernelModule:
         if r.status != 0:
             raise RuntimeError(r.message.decode())
         return {name: getattr(r.stats, name) for name, _ in LaunchStats._fields_}
+
+    def _set_list_members(self, arg: int, members: Sequence[tuple[int, int, int]]) -> None:
+        fn = getattr(self._lib, "opkit_kernel_set_list_members", None)
+        if fn is None:
+            raise RuntimeError(f"kernel module {self.path} has no opkit_kernel_set_list_members (built by an older "
+                               "opkit): run `opkit build` again")
+        flat = (ctypes.c_uint64 * (3 * len(members)))(*[int(v) for m in members for v in m])
+        if fn(ctypes.c_uint32(arg), ctypes.c_uint32(len(members)), flat) != 0:
+            raise ValueError(f"GM argument {arg}: list_members refused (argument index past the ABI's "
+                             f"{MAX_GM_ARGS} or no members)")

@@ -87,7 +87,8 @@ inline void gm_load(uint8_t* dst, const uint8_t* src, size_t bytes) {
 
 // The UB source of a UB->GM copy (plain or atomic): `rows` rows of row_bytes, ub_pitch bytes apart from byte rel_off
 // of t, landing gm_pitch bytes apart from `gm`. Poison is an error (ub-uninitialized) only in the bytes that land
-// inside the GM argument's data extent (GmRegion::data_end, launch ABI arg_data_bytes): a tail's 32-byte block
+// inside the GM argument's data extent (GmRegion::data_end_for: launch ABI arg_data_bytes, or a tensor list member's
+// own data): a tail's 32-byte block
 // written past the tensor into its allocation's padding carries whatever UB held, on the device too, and is harmless
 // unless read back: gm_pad.h remembers it, and a GM->UB load of it gives poison UB (docs/emulator.md "Data extent").
 // The bytes past it stay operands (pipe hazards), not sinks.
@@ -97,13 +98,14 @@ inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_
   const auto* g = static_cast<const uint8_t*>(gm);
   const GmRegion* r = ctx().checks && rows && row_bytes ? gm_find(g) : nullptr;
   const uint64_t end = static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes;  // GM bytes from g the copy spans
-  if (!r || r->data_end() >= g + end) {  // the usual case: all of it is data (or the GM check will fail it)
+  const uint8_t* data_end = r ? r->data_end_for(g, end) : nullptr;  // a tensor list: the member's
+  if (!r || data_end >= g + end) {  // the usual case: all of it is data (or the GM check will fail it)
     c.read_rows(t, rel_off, rows, row_bytes, ub_pitch, lane_bits, name, flags | kSink);
     return;
   }
   gm_pad_store(*r, g, t.ub_off(ctx()) + rel_off, rows, row_bytes, ub_pitch, gm_pitch);
   // GM rows go up (gm_pitch >= row_bytes): rows [0, full) lie inside the data, row `full` may straddle its end
-  const uint64_t in = r->data_end() > g ? static_cast<uint64_t>(r->data_end() - g) : 0;
+  const uint64_t in = data_end > g ? static_cast<uint64_t>(data_end - g) : 0;
   const uint32_t full = in < row_bytes ? 0 : static_cast<uint32_t>(std::min<uint64_t>(rows, (in - row_bytes) / gm_pitch + 1));
   const uint32_t lb = lane_bits / 8;
   // (full < rows here: all rows inside the data took the branch above)

@@ -18,7 +18,7 @@ namespace opkit_emu {
 
 struct GmPadPoison {
   std::mutex mu;
-  // per launch (its GM region list), per region: one byte per padding byte [data, bytes), 1 = poison
+  // per launch (its GM region list), per region: one byte per byte of [pad_begin, bytes), 1 = poison
   std::map<const void*, std::map<const GmRegion*, std::vector<uint8_t>>> by_launch;
   std::atomic<int> live{0};  // launches with an entry in by_launch
   static GmPadPoison& get() { static GmPadPoison p; return p; }
@@ -34,7 +34,8 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
 OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
                          uint32_t ub_pitch, uint64_t gm_pitch) {
   BlockCtx& c = ctx();
-  const uint8_t* pad = r.data_end();
+  const uint8_t* pad = r.data_end_for(g, static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes);
+  const uint8_t* const table = r.pad_begin();  // the region's table starts there (a list: its first member's padding)
   const uint8_t* end = r.base + r.bytes;  // a copy past it fails gm-bounds after this
   const bool atomic = c.atomic_dtype >= 0;
   GmPadPoison& p = GmPadPoison::get();
@@ -59,10 +60,10 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
           if (!poison) continue;
           auto& launch = p.by_launch[c.gm];
           if (launch.empty()) p.live.fetch_add(1);
-          bits = &launch.emplace(&r, std::vector<uint8_t>(static_cast<size_t>(end - pad), 0)).first->second;
+          bits = &launch.emplace(&r, std::vector<uint8_t>(static_cast<size_t>(end - table), 0)).first->second;
         }
       }
-      uint8_t& b = (*bits)[static_cast<size_t>(gr + j - pad)];
+      uint8_t& b = (*bits)[static_cast<size_t>(gr + j - table)];
       if (poison) b = 1;
       else if (!atomic) b = 0;
     }
@@ -82,18 +83,20 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   if (!c.checks) return;
   const auto* g = static_cast<const uint8_t*>(gm);
   const GmRegion* r = gm_find(g);
-  if (!r || g + (rows - 1) * gm_pitch + row_bytes <= r->data_end()) return;
+  const uint64_t span = static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes;
+  if (!r || g + span <= r->data_end_for(g, span)) return;
   std::lock_guard<std::mutex> lk(p.mu);
   auto l = p.by_launch.find(c.gm);
   if (l == p.by_launch.end()) return;
   auto it = l->second.find(r);
   if (it == l->second.end()) return;
-  const uint8_t* pad = r->data_end();
+  const uint8_t* pad = r->data_end_for(g, span);
+  const uint8_t* const table = r->pad_begin();
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
     if (gr + row_bytes <= pad) continue;
     for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < r->base + r->bytes; ++j)
-      if (it->second[static_cast<size_t>(gr + j - pad)]) shadow_clear(ub + row * ub_pitch + j, 1);
+      if (it->second[static_cast<size_t>(gr + j - table)]) shadow_clear(ub + row * ub_pitch + j, 1);
   }
 }
 #endif

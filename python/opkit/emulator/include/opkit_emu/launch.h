@@ -300,6 +300,24 @@ void invoke_gm(F f, void* const* a, std::index_sequence<I...>) {
 
 // The launch ABI's entry for a kernel of n GM arguments: invoke(fn, args) calls the kernel. Not a template
 // (module_launch below adapts the kernel), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.
+// Tensor-list members for the next launch on this thread (opkit_kernel_set_list_members): per GM argument, its
+// members' (offset, data bytes, allocation bytes). The launch takes them into its regions and clears them.
+OPKIT_EMU_RT std::vector<std::vector<GmRegion::Member>>& pending_list_members();
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT std::vector<std::vector<GmRegion::Member>>& pending_list_members() {
+  static thread_local std::vector<std::vector<GmRegion::Member>> m;
+  return m;
+}
+#endif
+inline int32_t set_list_members(uint32_t arg, uint32_t n, const uint64_t* triples) {
+  if (arg >= OPKIT_MAX_GM_ARGS || (n && !triples)) return 2;
+  auto& p = pending_list_members();
+  if (p.size() <= arg) p.resize(arg + 1);
+  p[arg].clear();
+  for (uint32_t i = 0; i < n; ++i) p[arg].push_back({triples[3 * i], triples[3 * i + 1], triples[3 * i + 2]});
+  return 0;
+}
+
 OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
                                       void (*invoke)(const void* fn, void* const* args), const void* fn);
 #if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): fill_stats, fill_result, module_launch_fn
@@ -365,6 +383,27 @@ OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_l
       if (a->args[i] && a->arg_bytes[i])
         gm.push_back({static_cast<const uint8_t*>(a->args[i]), a->arg_bytes[i], static_cast<int>(i),
                       a->arg_data_bytes[i] ? a->arg_data_bytes[i] : a->arg_bytes[i]});
+    }
+    std::vector<std::vector<GmRegion::Member>> members;
+    members.swap(pending_list_members());  // this launch's, whatever happens next
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (members[i].empty()) continue;
+      GmRegion* g = nullptr;
+      for (GmRegion& x : gm) if (x.arg == static_cast<int>(i)) g = &x;
+      uint64_t prev = 0;
+      for (const GmRegion::Member& m : members[i])
+        if (!g || m.off < prev || m.data > m.alloc || m.off + m.alloc > g->bytes) {
+          r->status = 2;
+          copy_str(r->message, sizeof r->message,
+                   strf("opkit emulator: kernel %s GM argument %zu: tensor-list member (offset %llu, data %llu, "
+                        "allocation %llu) is not inside the buffer (%llu bytes) after the one before it", entry, i,
+                        (unsigned long long)m.off, (unsigned long long)m.data, (unsigned long long)m.alloc,
+                        (unsigned long long)(g ? g->bytes : 0)));
+          return 2;
+        } else {
+          prev = m.off + m.alloc;
+        }
+      g->members = std::move(members[i]);
     }
     void* const* args = a->args;
     LaunchOutcome o = run_blocks(a->block_dim, a->tiling_key, a->threads, gm,
@@ -461,4 +500,9 @@ enum KernelMetaType {
   extern "C" __attribute__((visibility("default"))) int32_t opkit_kernel_launch(const opkit_launch_args* a, \
                                                                                 opkit_launch_result* r) {   \
     return ::opkit_emu::module_launch<(num_gm_args), OpkitEmuModuleTag_>(a, r, #entry, entry);             \
+  }                                                                                                         \
+  /* a tensor list's members for the next launch on this thread: n (offset, data, allocation) triples */    \
+  extern "C" __attribute__((visibility("default"))) int32_t opkit_kernel_set_list_members(                  \
+      uint32_t arg, uint32_t n, const uint64_t* triples) {                                                 \
+    return ::opkit_emu::set_list_members(arg, n, triples);                                                  \
   }

@@ -54,7 +54,28 @@ struct GmRegion {
   // bytes of real data from base (launch ABI arg_data_bytes); [data, bytes) is the allocation's padding, where the
   // UB->GM sinks let poison land (datacopy.h sink_rows). Unset: all of it.
   uint64_t data = ~uint64_t(0);
+  // A tensor list's buffer (import-cann's list_buffer): each member's data [off, off + data) inside its own
+  // allocation [off, off + alloc); a member's bytes past its data are its padding, as a lone tensor's are. Empty:
+  // the region is one tensor (`data` above). Given per launch (opkit_kernel_set_list_members).
+  struct Member { uint64_t off, data, alloc; };
+  std::vector<Member> members;
   const uint8_t* data_end() const { return base + (data < bytes ? data : bytes); }
+  // The data end that applies to a copy over [g, g + span): the member's when the copy stays inside one member's
+  // allocation; else (the list's descriptor words, a copy across members) all of the buffer is data.
+  const uint8_t* data_end_for(const uint8_t* g, uint64_t span) const {
+    if (members.empty()) return data_end();
+    for (const Member& m : members) {
+      const uint8_t* s = base + m.off;
+      if (g >= s && g < s + m.alloc) return g + span <= s + m.alloc ? s + m.data : base + bytes;
+    }
+    return base + bytes;
+  }
+  // Where padding may start: gm_pad.h's table covers [pad_begin, end).
+  const uint8_t* pad_begin() const {
+    const uint8_t* p = data_end();
+    for (const Member& m : members) p = std::min(p, base + m.off + m.data);
+    return p;
+  }
 };
 
 enum class BufKind : uint8_t { Queue, TBuf };

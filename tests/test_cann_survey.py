@@ -122,6 +122,8 @@ def test_cann_bugs_name_the_later_cases_traced():
     zero = "bfloat16 (8, 2048): MERE 0.496 MARE 1 (T 0.00781); worst element 393 is 0, reference 4.09375"
     assert mod.cann_bug(*relu, "wrong", zero)
     assert not mod.cann_bug(*relu, "wrong", zero.replace("is 0,", "is 4.0625,"))       # not the all-0 output
+    assert not mod.cann_bug(*relu, "wrong", zero.replace("MARE 1 ", "MARE 0.5 "))       # some outputs 0, not all
+    assert not mod.cann_bug(*relu, "wrong", zero.replace("MARE 1 ", "MARE 1.5 "))
     assert not mod.cann_bug(*relu, "wrong", zero.replace("bfloat16", "float16"))
     hsw = ("ops-nn", "experimental/activation/hard_swish_v2")
     three = "bfloat16 (3, 77): MERE 56.4 MARE 6.72e+03 (T 0.00781); worst element 83 is 3, reference 0.000446452"

@@ -112,7 +112,6 @@ def test_cann_bugs_match_only_the_documented_failure():
     assert not mod.cann_bug(*hsg, "run failed", ub.replace("196864", "262144"))
 
 
-
 def test_cann_bugs_name_the_later_cases_traced():
     """The four ops whose later cases failed otherwise than their entry said (fid9): each entry now names the later
     failure too -- and only it: ReluGrad bf16 all 0 (int-typed scale factors), HardSwishV2 bf16 relu6(x + 3),
@@ -144,6 +143,7 @@ def test_cann_bugs_name_the_later_cases_traced():
           "supported for Cast float -> bfloat16_t on ascend910b")
     assert mod.cann_bug(*atan, "run failed", bf)
     assert not mod.cann_bug(*atan, "run failed", bf.replace("atan.h:204", "atan.h:250"))
+
 
 def test_cann_bug_needs_every_failing_case_documented():
     """The survey runs every dtype and shape; an op counts as CANN's only when each failing case is the documented

@@ -40,3 +40,20 @@ def test_cann_import_passes_each_tensors_bytes_as_its_data_extent():
                                 None, [(64, 20, 64), (128, 28, 64)], None, None]
     assert [None if b is None else b.nbytes for b in mod.bufs][:5] == \
         [device_extent(432), mod.bufs[1].nbytes, device_extent(0), None, device_extent(432)]
+
+
+def test_a_zero_byte_list_member_is_passed_as_all_padding():
+    # a member's data 0 is 0 bytes (the launch treats its whole extent as padding), unlike arg_data_bytes' 0 ("all"):
+    # so a 0-byte tensor in a list gets its entry (before: none, and its 32 bytes were data)
+    op = CannOp.__new__(CannOp)
+    op.op_type, op.templated = "Fake", False
+    op.info = {"inputs": [{"name": "xs", "param_type": 3}],
+               "outputs": [{"name": "y", "param_type": 1, "init_value": False}]}
+    mod = _RecordingModule()
+    r = {"block_dim": 1, "tiling_key": 0, "column": 0, "list_sizes": [1], "workspace": [0],
+         "tiling": "", "data_size": 0, "outputs": [{"shape": [4], "dtype": 0}]}
+    op.tiling = lambda inputs, attrs: r
+    op.module = lambda column, args: mod
+    op([[torch.ones(4), torch.ones(0)]], {})
+    # 1 + 2 * 2 descriptor words + 2 pointers = 56 bytes, members 32-aligned
+    assert mod.list_members[0] == [(64, 16, 64), (128, 0, device_extent(0))]

@@ -143,6 +143,70 @@ def test_list_members_data_and_crossings_still_fail(mod):
 def test_list_members_outside_the_buffer_are_refused(mod):
     with pytest.raises(RuntimeError, match="tensor-list member"):
         run(mod, 9, 216, 960, None, [(0, 432, 480), (480, 432, 512)])
+    # an offset whose end wraps past 2^64 (before: 2^64 - 32 + 64 = 32 <= 960, accepted)
+    with pytest.raises(RuntimeError, match="tensor-list member"):
+        run(mod, 9, 216, 960, None, [(2**64 - 32, 0, 64), (480, 432, 480)])
+    with pytest.raises(ValueError, match="non-negative"):
+        run(mod, 9, 216, 960, None, [(-32, 64, 64)])
+    with pytest.raises(ValueError, match="list_members has 3 entries for 2 buffers"):
+        mod.launch([np.zeros(960, np.uint8), np.array([9, 216], np.uint32)], 1, list_members=[LIST, None, None])
+
+
+def test_a_zero_byte_list_member_is_all_padding(mod):
+    # a member's data 0 is 0 bytes (its whole allocation padding), not arg_data_bytes' "all": mode 9's tail into
+    # member 0 passes; member 1 keeps its data
+    run(mod, 9, 216, 960, None, [(0, 0, 480), (480, 432, 480)])
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 9, 216, 960, None, [(0, 0, 480), (480, 434, 480)])
+    assert e.value.rule == "ub-uninitialized", str(e.value)
+
+
+def test_list_member_padding_poison_loaded_back(mod):
+    """gm_pad.h with members: a tail into member 0's padding, loaded back and copied into its data, fails as a lone
+    tensor's does (mode 5; before gm_pad.h knew members, the list's padding table began at the list's data end, so
+    this passed); written again (6), never written (7), or a rounded-up tail round trip (8): passes."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 5, 216, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    y = run(mod, 6, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.full(16, 2, np.float16))
+    y = run(mod, 7, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.zeros(16, np.float16))
+    y = run(mod, 8, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y[:432].view(np.float16), np.full(216, 2, np.float16))
+
+
+def _baseline_fails(mod):
+    # mode 9 without members: the whole list is data, its tails ub-uninitialized (test_list_members_own_padding)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 9, 216, 960, None)
+    assert e.value.rule == "ub-uninitialized", str(e.value)
+
+
+def test_a_refused_launch_does_not_leave_its_members_to_the_next(mod):
+    """Members set for a launch the module refuses are consumed by it (before: left pending, the thread's next
+    launch took them as its own and passed where it must fail)."""
+    y, tiling = np.zeros(960, np.uint8), np.array([9, 216], np.uint32)
+    with pytest.raises(RuntimeError, match="takes 2 GM arguments, launch passed 3"):
+        mod.launch([y, tiling, np.zeros(4, np.uint8)], 1, list_members=[LIST, None, None])
+    _baseline_fails(mod)
+    mod._set_list_members([LIST, None], 2)   # then a launch refused for its arg_data_bytes
+    assert _raw_launch(mod, y, tiling, 961).status == 2
+    _baseline_fails(mod)
+
+
+def test_a_refused_member_list_sets_none(mod):
+    """Python checks every buffer's members before setting any, and clears the ones set if the module refuses a later
+    one (before: buffer 0's stayed pending after buffer 1's ValueError)."""
+    with pytest.raises(ValueError) as e:
+        mod.launch([np.zeros(960, np.uint8), np.array([9, 216], np.uint32)], 1, list_members=[LIST, [("x", 1, 2)]])
+    _baseline_fails(mod)
+    assert "GM argument 1: list_members must be" in str(e.value), str(e.value)
+    lms = [LIST] + [None] * 31 + [LIST]        # the module refuses argument 32 (past the ABI's 32)
+    with pytest.raises(ValueError, match="GM argument 32: list_members refused"):
+        mod._set_list_members(lms, len(lms))
+    _baseline_fails(mod)
+
 
 def _raw_launch(mod, y, tiling, data_bytes0):
     # LaunchArgs filled directly (not through KernelModule.launch, whose ValueError comes first)

@@ -294,13 +294,12 @@ def list_buffer(tensors: list[torch.Tensor]) -> tuple[np.ndarray, list[int]]:
 
 def _members(ts: list[torch.Tensor], offs: list[int]) -> list[tuple[int, int, int]]:
     """A list buffer's members for the launch (KernelModule.launch list_members): each tensor's offset, its own
-    bytes and the device extent list_buffer gave it, so a tail written into one member's padding is padding. A
-    0-byte member gets no entry (its extent is all padding, which the launch cannot tell from "all data")."""
+    bytes and the device extent list_buffer gave it, so a tail written into one member's padding is padding (a
+    0-byte member's whole extent: a member's data 0 is 0 bytes, unlike arg_data_bytes' 0)."""
     out = []
     for t, off in zip(ts, offs):
         n = t.numel() * t.element_size()
-        if n:
-            out.append((off, n, device_extent(n)))
+        out.append((off, n, device_extent(n)))
     return out
 
 

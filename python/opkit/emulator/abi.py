@@ -79,7 +79,8 @@ class KernelModule:
         data at its start (the rest is allocation padding the kernel may write garbage into; launch_abi.h
         arg_data_bytes); None, or None for a buffer: all of it. list_members: per buffer, for a tensor list's
         buffer, each member's (offset, data bytes, allocation bytes), so each member's own padding is padding
-        (opkit_kernel_set_list_members); None: the buffer is one tensor.
+        (opkit_kernel_set_list_members); None: the buffer is one tensor. A buffer's members override its
+        data_bytes (a copy outside every member's allocation treats all of the buffer as data).
         Returns the stats as a dict; raises EmulatorError on a rule violation, RuntimeError otherwise."""
         if data_bytes is not None and len(data_bytes) != len(buffers):
             raise ValueError(f"data_bytes has {len(data_bytes)} entries for {len(buffers)} buffers")
@@ -98,9 +99,7 @@ class KernelModule:
             if b.nbytes and not 0 < n <= b.nbytes:
                 raise ValueError(f"GM argument {i}: data_bytes {n} is outside (0, {b.nbytes}] (its buffer's bytes)")
             a.arg_data_bytes[i] = n
-        for i, ms in enumerate(list_members or ()):
-            if ms:
-                self._set_list_members(i, ms)
+        self._set_list_members(list_members or (), len(buffers))  # last: nothing after it may raise
         r = LaunchResult()
         self._fn(ctypes.byref(a), ctypes.byref(r))
         if r.status == 1:
@@ -110,12 +109,33 @@ class KernelModule:
             raise RuntimeError(r.message.decode())
         return {name: getattr(r.stats, name) for name, _ in LaunchStats._fields_}
 
-    def _set_list_members(self, arg: int, members: Sequence[tuple[int, int, int]]) -> None:
+    def _set_list_members(self, list_members: Sequence[Sequence[tuple[int, int, int]] | None],
+                          n_buffers: int) -> None:
+        """Give the module every buffer's members for the next launch, or none: all are checked before the first is
+        set, and a refusal clears the ones set (left pending, they would apply to the thread's next launch)."""
+        if list_members and len(list_members) != n_buffers:
+            raise ValueError(f"list_members has {len(list_members)} entries for {n_buffers} buffers")
+        flats = []
+        for i, ms in enumerate(list_members):
+            if not ms:
+                continue
+            try:
+                vals = [int(v) for m in ms for v in m] if all(len(m) == 3 for m in ms) else [-1]
+            except (TypeError, ValueError):
+                vals = [-1]
+            if not all(0 <= v < 2**64 for v in vals):
+                raise ValueError(f"GM argument {i}: list_members must be (offset, data bytes, allocation bytes) "
+                                 f"triples of non-negative 64-bit integers, got {list(ms)}")
+            flats.append((i, len(ms), (ctypes.c_uint64 * len(vals))(*vals)))
+        if not flats:
+            return
         fn = getattr(self._lib, "opkit_kernel_set_list_members", None)
         if fn is None:
             raise RuntimeError(f"kernel module {self.path} has no opkit_kernel_set_list_members (built by an older "
                                "opkit): run `opkit build` again")
-        flat = (ctypes.c_uint64 * (3 * len(members)))(*[int(v) for m in members for v in m])
-        if fn(ctypes.c_uint32(arg), ctypes.c_uint32(len(members)), flat) != 0:
-            raise ValueError(f"GM argument {arg}: list_members refused (argument index past the ABI's "
-                             f"{MAX_GM_ARGS} or no members)")
+        for k, (i, n, flat) in enumerate(flats):
+            if fn(ctypes.c_uint32(i), ctypes.c_uint32(n), flat) != 0:
+                for j, _, _ in flats[:k]:
+                    fn(ctypes.c_uint32(j), ctypes.c_uint32(0), None)
+                raise ValueError(f"GM argument {i}: list_members refused (the argument index is past the ABI's "
+                                 f"{MAX_GM_ARGS})")

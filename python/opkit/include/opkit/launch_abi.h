@@ -57,10 +57,14 @@ typedef struct opkit_launch_result {
   opkit_launch_stats stats;
 } opkit_launch_result;
 
-// Every kernel module exports exactly these symbols: the launch, and the op's host tiling (its tiling.h,
+// Every kernel module exports these symbols: the launch, and the op's host tiling (its tiling.h,
 // compiled in a translation unit of its own: python/opkit/csrc/op/kernel_tiling.cpp). opkit_tiling_run
 // takes an opkit::TilingContext* (C++, opkit/tiling.h) and fills `tiling` (at least opkit_tiling_size()
 // bytes, 16-byte aligned); non-zero: the tiling function threw, `error` holds what().
+// An emulator module (OPKIT_EMU_DEFINE_MODULE, opkit_emu/launch.h) also exports
+// `int32_t opkit_kernel_set_list_members(uint32_t arg, uint32_t n, const uint64_t* triples)`: a tensor list's
+// members (offset, data bytes, allocation bytes) for argument `arg` of the thread's next launch, which consumes
+// them whether it runs or is refused; non-zero: arg >= OPKIT_MAX_GM_ARGS, or triples NULL with n > 0.
 typedef int32_t (*opkit_kernel_launch_fn)(const opkit_launch_args*, opkit_launch_result*);
 #define OPKIT_KERNEL_LAUNCH_SYMBOL "opkit_kernel_launch"
 #define OPKIT_TILING_SIZE_SYMBOL "opkit_tiling_size"

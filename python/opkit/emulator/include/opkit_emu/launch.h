@@ -298,8 +298,6 @@ void invoke_gm(F f, void* const* a, std::index_sequence<I...>) {
   f(static_cast<uint8_t*>(a[I])...);
 }
 
-// The launch ABI's entry for a kernel of n GM arguments: invoke(fn, args) calls the kernel. Not a template
-// (module_launch below adapts the kernel), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.
 // Tensor-list members for the next launch on this thread (opkit_kernel_set_list_members): per GM argument, its
 // members' (offset, data bytes, allocation bytes). The launch takes them into its regions and clears them.
 OPKIT_EMU_RT std::vector<std::vector<GmRegion::Member>>& pending_list_members();
@@ -318,6 +316,8 @@ inline int32_t set_list_members(uint32_t arg, uint32_t n, const uint64_t* triple
   return 0;
 }
 
+// The launch ABI's entry for a kernel of n GM arguments: invoke(fn, args) calls the kernel. Not a template
+// (module_launch below adapts the kernel), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.
 OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
                                       void (*invoke)(const void* fn, void* const* args), const void* fn);
 #if OPKIT_EMU_RT_DEFS  // OPKIT_EMU_RT (config.h): fill_stats, fill_result, module_launch_fn
@@ -352,6 +352,10 @@ inline void fill_result(opkit_launch_result* r, const LaunchOutcome& o) {
 
 OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
                                       void (*invoke)(const void* fn, void* const* args), const void* fn) {
+  // every launch consumes the pending members, refused or not: left pending, they would apply to the thread's
+  // next launch (of any module, with the runtime object) and hide its ub-uninitialized
+  std::vector<std::vector<GmRegion::Member>> members;
+  members.swap(pending_list_members());
   if (!r) return 2;
   std::memset(r, 0, sizeof *r);
   r->block = -1;
@@ -384,15 +388,14 @@ OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_l
         gm.push_back({static_cast<const uint8_t*>(a->args[i]), a->arg_bytes[i], static_cast<int>(i),
                       a->arg_data_bytes[i] ? a->arg_data_bytes[i] : a->arg_bytes[i]});
     }
-    std::vector<std::vector<GmRegion::Member>> members;
-    members.swap(pending_list_members());  // this launch's, whatever happens next
     for (size_t i = 0; i < members.size(); ++i) {
       if (members[i].empty()) continue;
       GmRegion* g = nullptr;
       for (GmRegion& x : gm) if (x.arg == static_cast<int>(i)) g = &x;
       uint64_t prev = 0;
       for (const GmRegion::Member& m : members[i])
-        if (!g || m.off < prev || m.data > m.alloc || m.off + m.alloc > g->bytes) {
+        // m.off + m.alloc > g->bytes could wrap past 2^64 and accept a member outside the buffer
+        if (!g || m.off < prev || m.data > m.alloc || m.alloc > g->bytes || m.off > g->bytes - m.alloc) {
           r->status = 2;
           copy_str(r->message, sizeof r->message,
                    strf("opkit emulator: kernel %s GM argument %zu: tensor-list member (offset %llu, data %llu, "

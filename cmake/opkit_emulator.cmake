@@ -76,7 +76,9 @@ endfunction()
 # opkit_emulator_op(<op folder>), after opinfo's OPKIT_OP_* variables are set (opkit_add_op):
 #   <snake>__tiling                   the op's tiling.h in a TU of its own (no emulator, no torch)
 #   <snake>__kernel_<tag>[_naive]     kernel_<tag>[_naive].so per lead dtype: the opkit variant at -O2, the
-#                                     naive-compute variant (a baseline the harness runs once per case) at -O1
+#                                     naive-compute variant (a baseline the harness runs once per case) at -O1;
+#                                     the naive one of the compute dtype (OPKIT_OP_NAIVE_ON_DEMAND) is not part
+#                                     of the op: built on its first call
 #   opkit_<snake>                     all of them, then the op's build.json (the stamp opkit.load() checks)
 function(opkit_emulator_op dir)
   set(op ${OPKIT_OP_SNAKE})
@@ -121,7 +123,13 @@ function(opkit_emulator_op dir)
         target_sources(${tgt} PRIVATE $<TARGET_OBJECTS:opkit_emulator_runtime${naive}${nosync}>)
       endif()
       target_link_libraries(${tgt} PRIVATE Threads::Threads)
-      list(APPEND modules "$<TARGET_FILE:${tgt}>")
+      if(naive AND tag IN_LIST OPKIT_OP_NAIVE_ON_DEMAND)
+        # the lead dtype is the compute dtype: the naive variant computes as the opkit one does and only an explicit
+        # torch.ops.opkit_naive call in this dtype needs it -- built then (opkit.loader), not with the op
+        set_target_properties(${tgt} PROPERTIES EXCLUDE_FROM_ALL ON)
+      else()
+        list(APPEND modules "$<TARGET_FILE:${tgt}>")
+      endif()
     endforeach()
   endforeach()
   set(stamp "${CMAKE_BINARY_DIR}/opkit_ops/${OPKIT_OP_FOLDER}.stamp.json")

@@ -184,9 +184,20 @@ def register(spec: OpSpec, lib: Path) -> None:
     if spec.lang != router.ASCENDC:     # its language registers it (tbe: from Python, the DSL emulation runs it)
         router.language(spec.lang).register(spec, lib)
     else:
+        registration.set_module_builder(_build_on_demand)
         registration.register_emulator(spec, lib.parent)
     _loaded[spec.snake] = lib
     _specs[spec.snake] = spec
+
+
+def _build_on_demand(snake: str, module_dir: str, file: str) -> None:
+    """The torch-side library asks for a kernel module built on first use (the naive module of the compute
+    dtype): built now, in the build folder the op was loaded from, under that folder's lock."""
+    spec = _specs.get(snake)
+    if spec is None:
+        raise OpkitError(f"opkit.{snake}: {file} is built on first use, but this process did not load the op "
+                         f"through opkit.load()")
+    router.build_module(TARGET, spec, Path(module_dir).parent, file)
 
 
 def _after_load(ws: Path | None, specs: list[OpSpec]) -> None:

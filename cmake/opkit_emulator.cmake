@@ -15,9 +15,10 @@ else()
   set(OPKIT_EMULATOR_DEFINES ASCENDC_CPU_DEBUG=1 __CCE_KT_TEST__=1 __NPU_ARCH__=2201)
 endif()
 find_package(Threads REQUIRED)
-# The host's vector ISA level (python/opkit/toolchain/isa.py, docs/emulator.md "Host ISA"): empty = this host's
-# (x86-64-v3 with AVX2, x86-64-v4 with AVX-512), baseline, or a named level; `opkit build` passes it.
-set(OPKIT_ISA "" CACHE STRING "kernel modules' ISA level: empty (the host's) | baseline | x86-64-v2 | -v3 | -v4")
+# The kernel modules' vector ISA level (python/opkit/toolchain/isa.py, docs/emulator.md "Host ISA"): empty or
+# baseline (the default: today's bits), host (x86-64-v3 with AVX2, x86-64-v4 with AVX-512), or a named level;
+# `opkit build` passes it (OPKIT_ISA in its environment).
+set(OPKIT_ISA "" CACHE STRING "kernel modules' ISA level: empty/baseline | host | x86-64-v2 | -v3 | -v4")
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${OPKIT_PYTHONPATH}" "OPKIT_ISA=${OPKIT_ISA}"
           "${Python3_EXECUTABLE}" -m opkit.toolchain.isa

@@ -1,6 +1,6 @@
 """The vector ISA level the emulator's kernel modules are compiled for (docs/emulator.md "Host ISA").
 
-x86-64: the highest of the named psABI levels the host has -- x86-64 (baseline, SSE2), x86-64-v2 (SSE4.2,
+The host's level (OPKIT_ISA=host), on x86-64: the highest of the named psABI levels the host has -- x86-64 (baseline, SSE2), x86-64-v2 (SSE4.2,
 POPCNT), x86-64-v3 (AVX2, FMA, F16C, BMI), x86-64-v4 (AVX-512 F/BW/CD/DQ/VL) -- passed as ``-march=<level>``
 (GCC >= 11), not ``-march=native``: a build is then shareable between hosts of one level, and its level is part
 of every cache key (a module built at one level is never loaded at another). aarch64: ``armv8-a``, whose
@@ -8,8 +8,11 @@ Advanced SIMD (NEON) is mandatory, i.e. the host's vector ISA already (no SVE le
 Every compile also gets ``-ffp-contract=off`` (cmake/opkit_emulator.cmake): the device rounds each operation, so
 no multiply-add may be fused, whatever the level.
 
-``OPKIT_ISA``: ``host`` (default), ``baseline`` (the architecture's baseline, no ``-march``: the build every
-host runs) or a named level no higher than the host's.
+``OPKIT_ISA``: ``baseline`` (default: the architecture's baseline, no ``-march``, what opkit always built: its
+bits are today's), ``host`` (the host's level) or a named level no higher than the host's. Not the default yet:
+measured, the host level (x86-64-v4) gives the same bits as the baseline for every non-NaN value but flips the
+sign bit of some NaN results (GCC commutes the operands of commutative vector ops, and x86 propagates the first
+operand's NaN), and today's NaNs are what the emulator keeps (docs/emulator.md "Host ISA").
 
 ``python -m opkit.toolchain.isa``: prints the level and its compiler flags (``<level>;<flag>...``, CMake).
 """
@@ -75,8 +78,9 @@ def _cpuinfo_flags() -> frozenset[str]:
 
 
 def level(env: dict | None = None, cpu_flags: set[str] | None = None, machine: str | None = None) -> str:
-    """The level kernel modules are built for: OPKIT_ISA (host | baseline | a named level <= the host's)."""
-    want = (os.environ if env is None else env).get(ENV, "").strip() or "host"
+    """The level kernel modules are built for: OPKIT_ISA (baseline, the default | host | a named level <= the
+    host's)."""
+    want = (os.environ if env is None else env).get(ENV, "").strip() or "baseline"
     host = host_level(cpu_flags, machine)
     if want == "host":
         return host
@@ -84,7 +88,7 @@ def level(env: dict | None = None, cpu_flags: set[str] | None = None, machine: s
         return baseline(machine)
     names = levels(machine)
     if want not in names:
-        raise OpkitError(f"{ENV}={want!r}: expected host, baseline or one of {', '.join(names)}")
+        raise OpkitError(f"{ENV}={want!r}: expected baseline, host or one of {', '.join(names)}")
     if names.index(want) > names.index(host):
         raise OpkitError(f"{ENV}={want}: this host is {host}; modules built for {want} would stop on an illegal "
                          f"instruction here")

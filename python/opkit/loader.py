@@ -31,6 +31,7 @@ _specs: dict[str, OpSpec] = {}
 _said: set[str] = set()
 _build_failures: dict[str, str] = {}  # bundled op -> why its build failed (this process)
 _unbuilt_needs: dict[str, str] = {}   # workspace op skipped by load(unbuilt_needs_ok=True) -> why
+_builder_set: list[bool] = []         # the on-demand module builder is installed (registration.set_module_builder)
 
 
 class ShadowWarning(UserWarning):
@@ -184,7 +185,9 @@ def register(spec: OpSpec, lib: Path) -> None:
     if spec.lang != router.ASCENDC:     # its language registers it (tbe: from Python, the DSL emulation runs it)
         router.language(spec.lang).register(spec, lib)
     else:
-        registration.set_module_builder(_build_on_demand)
+        if not _builder_set:     # once per process: the torch-side library keeps it
+            registration.set_module_builder(_build_on_demand)
+            _builder_set.append(True)
         registration.register_emulator(spec, lib.parent)
     _loaded[spec.snake] = lib
     _specs[spec.snake] = spec

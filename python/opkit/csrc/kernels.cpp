@@ -51,11 +51,11 @@ T sym(void* handle, const char* name) {
   return reinterpret_cast<T>(dlsym(handle, name));
 }
 
-// kernel_<tag>[_naive].so of one variant, dlopen'ed RTLD_LOCAL once (dtype variants of one kernel hold
-// classes of the same name: each module keeps its own).
 std::mutex g_builder_mu;
 std::shared_ptr<const ModuleBuilder> g_builder;   // set_module_builder's
 
+// kernel_<tag>[_naive].so of one variant, dlopen'ed RTLD_LOCAL once (dtype variants of one kernel hold
+// classes of the same name: each module keeps its own).
 const Module& module(const OpDesc& d, int variant, bool naive) {
   const size_t slot = 2 * static_cast<size_t>(variant) + (naive ? 1 : 0);
   const Module* m = d.modules[slot].load(std::memory_order_acquire);

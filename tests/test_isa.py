@@ -106,3 +106,23 @@ def test_a_module_built_at_one_level_is_rebuilt_at_another_and_every_compile_has
     finally:
         monkeypatch.delenv("OPKIT_ISA")
         build(["row_sum"], workspace=built_ws)
+
+
+def test_loading_a_build_of_another_level_says_so(monkeypatch, tmp_path):
+    import opkit
+    from opkit.toolchain import stamps
+    from opkit.opspec import load_spec
+
+    from test_build import ROWSUM_KERNEL, ROWSUM_TILING, ROWSUM_YAML, write_op
+    ws = tmp_path / "ws"
+    (ws / "opkit.yaml").parent.mkdir(parents=True)
+    (ws / "opkit.yaml").write_text("opkit_version: test\n")
+    spec = load_spec(write_op(ws, "row_sum", ROWSUM_YAML, ROWSUM_TILING, ROWSUM_KERNEL))
+    monkeypatch.setattr(isa, "host_level", lambda cpu_flags=None, machine=None: "x86-64-v4")
+    monkeypatch.setattr(isa, "_arch", lambda machine=None: "x86_64")
+    monkeypatch.setenv("OPKIT_ISA", "x86-64-v4")
+    stamps.write_stamp(spec, ws / "build" / "opkit" / "cpu" / "row_sum", "cpu")   # "built" on a v4 host
+    monkeypatch.setenv("OPKIT_ISA", "baseline")
+    with pytest.raises(OpkitError, match=r"not built .* built for ISA level x86-64-v4 and this process builds for "
+                                         r"x86-64 \(OPKIT_ISA"):
+        opkit.load(ws, ops=["row_sum"], bundled=False, quiet=True)

@@ -130,7 +130,8 @@ def report(label: str, runs: list[dict], startup: float, breakdown: bool = True)
     return wall, cpu
 
 
-ROWS = (("constant edit, full `opkit build` (3 dtypes x 2 variants)", (), "constant", True),
+ROWS = (("constant edit, full `opkit build` (3 dtypes x 2 variants; 5 modules since issue 38 item 3)", (), "constant",
+         True),
         ("constant edit, edit loop `opkit build layer_norm_fp32 --dtype float32`", (OP, "--dtype", "float32"),
          "constant", True),
         ("comment-only edit, full `opkit build`", (), "comment", False),

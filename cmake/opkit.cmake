@@ -86,7 +86,8 @@ function(opkit_add_op dir)
   set(info "${CMAKE_BINARY_DIR}/opkit_ops/${folder}.cmake")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${dir}/op.yaml")
   execute_process(
-    COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${OPKIT_PYTHONPATH}" "${Python3_EXECUTABLE}" -m opkit.opinfo "${dir}" "${info}"
+    COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${OPKIT_PYTHONPATH}" "OPKIT_ISA=${OPKIT_ISA_LEVEL}"
+            "${Python3_EXECUTABLE}" -m opkit.opinfo "${dir}" "${info}"
     RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
   if(NOT rc EQUAL 0)
     string(STRIP "${err}" err)

@@ -15,6 +15,21 @@ else()
   set(OPKIT_EMULATOR_DEFINES ASCENDC_CPU_DEBUG=1 __CCE_KT_TEST__=1 __NPU_ARCH__=2201)
 endif()
 find_package(Threads REQUIRED)
+# The kernel modules' vector ISA level (python/opkit/toolchain/isa.py, docs/emulator.md "Host ISA"): empty or
+# baseline (the default: today's bits), host (x86-64-v3 with AVX2, x86-64-v4 with AVX-512), or a named level;
+# `opkit build` passes it (OPKIT_ISA in its environment).
+set(OPKIT_ISA "" CACHE STRING "kernel modules' ISA level: empty/baseline | host | x86-64-v2 | -v3 | -v4")
+execute_process(
+  COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${OPKIT_PYTHONPATH}" "OPKIT_ISA=${OPKIT_ISA}"
+          "${Python3_EXECUTABLE}" -m opkit.toolchain.isa
+  RESULT_VARIABLE _isa_rc OUTPUT_VARIABLE _isa_out ERROR_VARIABLE _isa_err OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT _isa_rc EQUAL 0)
+  message(FATAL_ERROR "opkit: OPKIT_ISA: ${_isa_err}")
+endif()
+list(POP_FRONT _isa_out OPKIT_ISA_LEVEL)
+# no FMA contraction at any level (the device rounds every operation), then the level's -march (none: baseline)
+set(OPKIT_ISA_FLAGS -ffp-contract=off ${_isa_out})
+message(STATUS "opkit: kernel modules for ${OPKIT_ISA_LEVEL}: ${OPKIT_ISA_FLAGS}")
 option(OPKIT_EMULATOR_PCH "precompile the emulator headers once for all kernel modules" ON)
 # The emulator's non-template runtime (OPKIT_EMU_RT functions: launch, block threads, rule bookkeeping; see
 # opkit_emu/config.h) compiled once per flavour and linked into every kernel module, instead of generated again
@@ -66,6 +81,7 @@ function(_opkit_emulator_flags tgt naive)
   set_target_properties(${tgt} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
   target_compile_features(${tgt} PRIVATE cxx_std_17)
   target_compile_definitions(${tgt} PRIVATE ${OPKIT_EMULATOR_DEFINES})
+  target_compile_options(${tgt} PRIVATE ${OPKIT_ISA_FLAGS})
   if(naive)
     target_compile_definitions(${tgt} PRIVATE OPKIT_NAIVE_COMPUTE OPKIT_EMU_ALLOW_BF16_MATH)
     # -O1 compiles it ~25% faster (the emulator's element loops are OPKIT_EMU_HOT, optimised at O3 anyway)
@@ -76,7 +92,9 @@ endfunction()
 # opkit_emulator_op(<op folder>), after opinfo's OPKIT_OP_* variables are set (opkit_add_op):
 #   <snake>__tiling                   the op's tiling.h in a TU of its own (no emulator, no torch)
 #   <snake>__kernel_<tag>[_naive]     kernel_<tag>[_naive].so per lead dtype: the opkit variant at -O2, the
-#                                     naive-compute variant (a baseline the harness runs once per case) at -O1
+#                                     naive-compute variant (a baseline the harness runs once per case) at -O1;
+#                                     the naive one of the compute dtype (OPKIT_OP_NAIVE_ON_DEMAND) is not part
+#                                     of the op: built on its first call
 #   opkit_<snake>                     all of them, then the op's build.json (the stamp opkit.load() checks)
 function(opkit_emulator_op dir)
   set(op ${OPKIT_OP_SNAKE})
@@ -85,6 +103,7 @@ function(opkit_emulator_op dir)
 
   add_library(${op}__tiling OBJECT "${OPKIT_CSRC}/op/kernel_tiling.cpp")
   target_compile_features(${op}__tiling PRIVATE cxx_std_17)
+  target_compile_options(${op}__tiling PRIVATE ${OPKIT_ISA_FLAGS})
   target_include_directories(${op}__tiling BEFORE PRIVATE "${dir}" "${OPKIT_HOST_INCLUDE}")
   target_compile_definitions(${op}__tiling PRIVATE OPKIT_TILING_STRUCT=${OPKIT_OP_TILING_STRUCT}
                              OPKIT_TILING_FUNC=${OPKIT_OP_TILING_FUNC} ${OPKIT_EMULATOR_DEFINES})
@@ -121,7 +140,13 @@ function(opkit_emulator_op dir)
         target_sources(${tgt} PRIVATE $<TARGET_OBJECTS:opkit_emulator_runtime${naive}${nosync}>)
       endif()
       target_link_libraries(${tgt} PRIVATE Threads::Threads)
-      list(APPEND modules "$<TARGET_FILE:${tgt}>")
+      if(naive AND tag IN_LIST OPKIT_OP_NAIVE_ON_DEMAND)
+        # the lead dtype is the compute dtype: the naive variant computes as the opkit one does and only an explicit
+        # torch.ops.opkit_naive call in this dtype needs it -- built then (opkit.loader), not with the op
+        set_target_properties(${tgt} PROPERTIES EXCLUDE_FROM_ALL ON)
+      else()
+        list(APPEND modules "$<TARGET_FILE:${tgt}>")
+      endif()
     endforeach()
   endforeach()
   set(stamp "${CMAKE_BINARY_DIR}/opkit_ops/${OPKIT_OP_FOLDER}.stamp.json")

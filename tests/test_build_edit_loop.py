@@ -39,8 +39,8 @@ def test_tiling_edit_compiles_the_tiling_unit_once_and_relinks_the_modules(built
     after = outputs(built_ws)
     assert tiling_o.stat().st_mtime_ns != t0
     changed = {k for k in after if after[k] != before[k]}
-    assert changed == {"scale_mul/kernel_fp32.so", "scale_mul/kernel_fp32_naive.so", "scale_mul/kernel_fp16.so",
-                       "scale_mul/kernel_fp16_naive.so"}, changed
+    assert changed == {"scale_mul/kernel_fp32.so", "scale_mul/kernel_fp16.so", "scale_mul/kernel_fp16_naive.so"}, \
+        changed
     compiles = [m for m in logs if " -c " in m]
     assert sum("kernel_tiling.cpp" in m for m in compiles) == 1, compiles
     assert not any("torch/include" in m for m in compiles), "an op build compiled torch headers"
@@ -56,7 +56,7 @@ def test_dtype_build_deletes_the_stale_modules_of_other_dtypes(built_ws):
     try:
         logs = []
         build(["scale_mul"], workspace=built_ws, dtype=["fp32"], log=logs.append)
-        assert (out / "kernel_fp32.so").is_file() and (out / "kernel_fp32_naive.so").is_file()
+        assert (out / "kernel_fp32.so").is_file() and not (out / "kernel_fp32_naive.so").exists()  # on demand
         assert not (out / "kernel_fp16.so").exists() and not (out / "kernel_fp16_naive.so").exists(), logs
         assert any("removed the out-of-date kernel_fp16.so" in m for m in logs), logs
         assert json.loads((out / "build.json").read_text())["dtypes"] == ["float32"]

@@ -120,6 +120,16 @@ def build_state(target: str, spec: OpSpec, build_dir: Path) -> str:
     return targets.get(target).build_state(spec, build_dir)
 
 
+def build_module(target: str, spec: OpSpec, build_dir: Path, file: str) -> Path:
+    """Make one module of an AscendC op that its target builds on first use current (the cpu target: the naive
+    module of the compute dtype, lowering.Variant.naive_on_demand); BuildError when it cannot."""
+    backend = targets.get(target)
+    if spec.lang != ASCENDC or not hasattr(backend, "build_module"):
+        raise BuildError(f"opkit.{spec.snake}: {file} is missing from {Path(build_dir) / spec.snake} and target "
+                         f"{backend.NAME} does not build modules on demand: run `opkit build`")
+    return backend.build_module(Path(build_dir), spec, file)
+
+
 ASCENDC = "ascendc"     # the targets' own language: every target builds it
 # Every other kernel language (op.yaml `lang:`) -> its package, whose language.py the router calls.
 LANGUAGES = {"tbe": "tbe", "cann": "cannproject"}

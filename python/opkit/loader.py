@@ -31,6 +31,7 @@ _specs: dict[str, OpSpec] = {}
 _said: set[str] = set()
 _build_failures: dict[str, str] = {}  # bundled op -> why its build failed (this process)
 _unbuilt_needs: dict[str, str] = {}   # workspace op skipped by load(unbuilt_needs_ok=True) -> why
+_builder_set: list[bool] = []         # the on-demand module builder is installed (registration.set_module_builder)
 
 
 class ShadowWarning(UserWarning):
@@ -117,7 +118,7 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
                 continue
             if state == "not built":
                 raise OpkitError(f"op {e.spec.snake} in workspace {ws} is not built for target {TARGET}: "
-                                 f"run `opkit build` in {ws} (looked for {lib})")
+                                 f"run `opkit build` in {ws} (looked for {lib}){_other_level(lib)}")
             if state == "stale" and not quiet:
                 warnings.warn(f"opkit: {e.spec.snake}: sources changed since the last `opkit build`; "
                               f"loading the old build {lib}", stacklevel=2)
@@ -160,6 +161,21 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         return dict(_loaded)
 
 
+def _other_level(lib: Path) -> str:
+    """Why a present build counts as not built when its ISA level is not this process's (toolchain/isa.py)."""
+    import json
+
+    from .toolchain import isa
+    try:
+        data = json.loads(Path(lib).read_text())
+    except (OSError, ValueError):
+        return ""
+    if data.get("target") != "cpu" or data.get("isa") == isa.level():
+        return ""
+    return (f"; it was built for ISA level {data.get('isa') or 'unrecorded (an older opkit)'} and this process "
+            f"builds for {isa.level()} (OPKIT_ISA, docs/emulator.md \"Host ISA\")")
+
+
 def _named(entry, names: set[str]) -> bool:
     return entry.snake in names or entry.dir.name in names or bool(entry.spec and entry.spec.name in names)
 
@@ -184,9 +200,22 @@ def register(spec: OpSpec, lib: Path) -> None:
     if spec.lang != router.ASCENDC:     # its language registers it (tbe: from Python, the DSL emulation runs it)
         router.language(spec.lang).register(spec, lib)
     else:
+        if not _builder_set:     # once per process: the torch-side library keeps it
+            registration.set_module_builder(_build_on_demand)
+            _builder_set.append(True)
         registration.register_emulator(spec, lib.parent)
     _loaded[spec.snake] = lib
     _specs[spec.snake] = spec
+
+
+def _build_on_demand(snake: str, module_dir: str, file: str) -> None:
+    """The torch-side library asks for a kernel module built on first use (the naive module of the compute
+    dtype): built now, in the build folder the op was loaded from, under that folder's lock."""
+    spec = _specs.get(snake)
+    if spec is None:
+        raise OpkitError(f"opkit.{snake}: {file} is built on first use, but this process did not load the op "
+                         f"through opkit.load()")
+    router.build_module(TARGET, spec, Path(module_dir).parent, file)
 
 
 def _after_load(ws: Path | None, specs: list[OpSpec]) -> None:

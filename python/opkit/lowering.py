@@ -120,9 +120,14 @@ class Attr:
 
 @dataclass(frozen=True)
 class Variant:
-    """One kernel compile: the lead dtype and the DTYPE_<NAME> definitions of every input and output."""
+    """One kernel compile: the lead dtype and the DTYPE_<NAME> definitions of every input and output.
+    ``naive_on_demand``: the lead dtype is the op's compute dtype, so the naive variant (compute in the I/O dtype)
+    is the same computation and nothing in opkit's own runs needs it (the harness reuses the opkit output): its
+    module is built on the first call that asks for it (``torch.ops.opkit_naive`` in this dtype), not by
+    `opkit build` (docs/cli.md "The fastest edit loop")."""
     dtype: DType
     defines: tuple[str, ...]
+    naive_on_demand: bool = False
 
     @property
     def tag(self) -> str:
@@ -250,7 +255,7 @@ def lower(spec) -> Op:
         lead = DTYPES[d]
         defines = [f"DTYPE_{i.name.upper()}={lead.cpp}" for i in spec.inputs]   # non-lead inputs take the lead's
         defines += [f"DTYPE_{o.name.upper()}={o.kernel_dtype_for(lead).cpp}" for o in outputs]
-        variants.append(Variant(lead, tuple(defines)))
+        variants.append(Variant(lead, tuple(defines), naive_on_demand=(d == spec.compute_dtype)))
     return Op(spec, inputs, tuple(outputs), attrs, tuple(variants), dim_attr, keep_attr, _dim_checks(inputs))
 
 

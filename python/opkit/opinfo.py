@@ -36,7 +36,7 @@ def describe(op_dir: Path) -> dict:
     from .toolchain.stamps import stamp_data
     info.update(gm_args=len(spec.inputs) + len(spec.outputs) + 2, tiling_struct=spec.tiling_struct,
                 tiling_func=spec.tiling_func, variants={v.tag: list(v.defines) for v in op.variants},
-                auto_sync=spec.auto_sync,
+                auto_sync=spec.auto_sync, naive_on_demand=[v.tag for v in op.variants if v.naive_on_demand],
                 dtypes=list(spec.dtypes), stamp=stamp_data(spec, "cpu"))
     return info
 
@@ -54,7 +54,8 @@ def to_cmake(info: dict) -> str:
         lines += [f"set(OPKIT_OP_GM_ARGS {info['gm_args']})", f"set(OPKIT_OP_TILING_STRUCT {info['tiling_struct']})",
                   f"set(OPKIT_OP_TILING_FUNC {info['tiling_func']})",
                   f"set(OPKIT_OP_VARIANTS {_cmake_list(info['variants'])})",
-                  f"set(OPKIT_OP_AUTO_SYNC {'ON' if info.get('auto_sync', True) else 'OFF'})"]
+                  f"set(OPKIT_OP_AUTO_SYNC {'ON' if info.get('auto_sync', True) else 'OFF'})",
+                  f"set(OPKIT_OP_NAIVE_ON_DEMAND {_cmake_list(info.get('naive_on_demand', []))})"]
         lines += [f"set(OPKIT_OP_DEFINES_{tag} {_cmake_list(d)})" for tag, d in info["variants"].items()]
     return "\n".join(lines) + "\n"
 

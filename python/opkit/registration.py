@@ -118,7 +118,8 @@ def describe(spec: OpSpec, module_dir: Path | str = "") -> dict[str, Any]:
                    "choices": list(next(s for s in spec.attrs if s.name == a.name).choices),
                    "choices_text": a.choices_text} for a in op.attrs],
         "checks": checks,
-        "variants": [{"dtype": v.dtype.name, "tag": v.tag} for v in op.variants],
+        "variants": [{"dtype": v.dtype.name, "tag": v.tag, "naive_on_demand": v.naive_on_demand}
+                     for v in op.variants],
     }
 
 
@@ -155,6 +156,12 @@ def register_emulator(spec: OpSpec, module_dir: Path) -> None:
     for key in ("AutocastCPU", "AutocastPrivateUse1"):
         rt.impl("opkit", key, "autocast", desc)
     _descs[spec.snake] = desc
+
+
+def set_module_builder(fn: Callable[[str, str, str], None] | None) -> None:
+    """``fn(snake, module_dir, file)`` makes an on-demand kernel module current (builds it, or raises saying
+    why not) before the torch-side library first loads it in this process; opkit.loader sets it."""
+    runtime().set_module_builder(fn)
 
 
 _py_libs: dict = {}   # torch.library.Library per namespace for Python kernels of ops with list attrs (kept alive)

@@ -51,17 +51,30 @@ T sym(void* handle, const char* name) {
   return reinterpret_cast<T>(dlsym(handle, name));
 }
 
+std::mutex g_builder_mu;
+std::shared_ptr<const ModuleBuilder> g_builder;   // set_module_builder's
+
 // kernel_<tag>[_naive].so of one variant, dlopen'ed RTLD_LOCAL once (dtype variants of one kernel hold
 // classes of the same name: each module keeps its own).
 const Module& module(const OpDesc& d, int variant, bool naive) {
   const size_t slot = 2 * static_cast<size_t>(variant) + (naive ? 1 : 0);
   const Module* m = d.modules[slot].load(std::memory_order_acquire);
   if (m != nullptr) return *m;
+  const std::string file = "kernel_" + d.variants[variant].tag + (naive ? "_naive" : "") + ".so";
+  const std::string path = d.module_dir + "/" + file;
+  if (naive && d.variants[variant].naive_on_demand) {
+    // Built (or found current) before the lock: the builder runs Python, and a thread holding the GIL may be
+    // waiting for d.mu. Concurrent callers build once (the build folder's file lock; then Ninja has no work).
+    std::shared_ptr<const ModuleBuilder> b;
+    {
+      std::lock_guard<std::mutex> g(g_builder_mu);
+      b = g_builder;
+    }
+    if (b) (*b)(d.snake, d.module_dir, file);
+  }
   std::lock_guard<std::mutex> lock(d.mu);
   m = d.modules[slot].load(std::memory_order_relaxed);
   if (m != nullptr) return *m;
-  const std::string file = "kernel_" + d.variants[variant].tag + (naive ? "_naive" : "") + ".so";
-  const std::string path = d.module_dir + "/" + file;
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   TORCH_CHECK(handle != nullptr, d.label, ": cannot load kernel module ", path, ": ", dlerror(), " (run `opkit build`)");
   auto* loaded = new Module();   // kept for the life of the process, as the module is
@@ -138,6 +151,11 @@ std::string launch_key(const opkit_launch_args& a, const unsigned char* td, size
 }  // namespace
 
 const opkit_launch_result& last_launch() { return t_last; }
+
+void set_module_builder(ModuleBuilder builder) {
+  std::lock_guard<std::mutex> g(g_builder_mu);
+  g_builder = builder ? std::make_shared<const ModuleBuilder>(std::move(builder)) : nullptr;
+}
 bool last_launch_checked() { return t_last_checked; }
 
 void check_args(const OpDesc& d, const c10::IValue* args) {

@@ -4,7 +4,9 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "op_desc.h"
 
@@ -51,5 +53,10 @@ void check_args(const OpDesc& d, const c10::IValue* args);
 const opkit_launch_result& last_launch();
 // Whether it ran every rule (false: a fast launch of a key already checked, OPKIT_EMU_CHECKS).
 bool last_launch_checked();
+
+// Makes an on-demand module current before its first load in a process (builds it, or throws saying why not):
+// (op snake name, module folder, file name). Set once by opkit.loader; unset: the file is loaded as it is.
+using ModuleBuilder = std::function<void(const std::string&, const std::string&, const std::string&)>;
+void set_module_builder(ModuleBuilder builder);
 
 }  // namespace opkit_rt

@@ -59,6 +59,9 @@ struct DimCheck {
 struct Variant {
   at::ScalarType dtype;
   std::string tag;     // kernel_<tag>[_naive].so
+  // Its naive module is built on first use (its lead dtype is the op's compute dtype, so `opkit build` skips
+  // it): before it is first loaded, the module builder (registry.cpp set_module_builder) makes it current.
+  bool naive_on_demand = false;
 };
 
 // A loaded kernel module (kernel_<tag>[_naive].so): its launch entry and its tiling.

@@ -103,7 +103,8 @@ std::shared_ptr<OpDesc> parse(const py::dict& p) {
   }
   for (const auto& h : p["variants"]) {
     py::dict v = h.cast<py::dict>();
-    d->variants.push_back({scalar_type(v["dtype"].cast<std::string>()), v["tag"].cast<std::string>()});
+    d->variants.push_back({scalar_type(v["dtype"].cast<std::string>()), v["tag"].cast<std::string>(),
+                           v["naive_on_demand"].cast<bool>()});
   }
   d->modules.reset(new std::atomic<const Module*>[2 * d->variants.size()]);
   for (size_t i = 0; i < 2 * d->variants.size(); ++i) d->modules[i].store(nullptr);
@@ -244,6 +245,21 @@ PYBIND11_MODULE(_opkit_torch, m) {
       names.push_back(name);
     }
     return names;
+  });
+
+  // fn(snake, module_dir, file): makes an on-demand kernel module current or raises (opkit.loader sets it).
+  m.def("set_module_builder", [](py::object fn) {
+    if (fn.is_none()) return set_module_builder(nullptr);
+    // kept for the life of the process (no Python object is destroyed at exit without the GIL)
+    auto* keep = new py::object(std::move(fn));
+    set_module_builder([keep](const std::string& snake, const std::string& dir, const std::string& file) {
+      py::gil_scoped_acquire gil;
+      try {
+        (*keep)(snake, dir, file);
+      } catch (py::error_already_set& e) {
+        TORCH_CHECK(false, "opkit.", snake, ": ", file, " is built on first use, and that failed: ", e.what());
+      }
+    });
   });
 
   m.def("last_launch", []() {

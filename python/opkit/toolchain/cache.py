@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..workspace import share_dir
+from . import isa
 from .stamps import torch_version
 from .version import __version__
 
@@ -26,5 +27,7 @@ def bundled_cache_dir() -> Path:
     and the loader's ``sources_digest()`` decides cheaply whether Ninja needs to run at all."""
     # the installed version, not `import torch` (~3 s that every `opkit build` needing a bundled op paid);
     # read the same way whether or not torch is imported, so the CLI and a session find one folder
-    key = f"opkit {__version__} torch {torch_version()} py {sys.version_info[:2]} share {share_dir()}"
+    # and the ISA level (toolchain/isa.py): hosts of two levels sharing a home folder never share modules
+    key = (f"opkit {__version__} torch {torch_version()} py {sys.version_info[:2]} share {share_dir()} "
+           f"isa {isa.level()}")
     return cache_root() / f"{__version__}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"

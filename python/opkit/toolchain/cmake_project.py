@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import BuildError
 from ..workspace import cmake_dir
+from . import isa
 from .tools import Log, cmake_exe, default_jobs, ninja_exe, run_tool
 
 
@@ -21,6 +22,8 @@ def configure(tree: Path, out_dir: Path, op_dirs: list[str], *, keep_going: bool
             f"-DOPKIT_OP_DIRS={';'.join(op_dirs)}", f"-DOPKIT_KEEP_GOING={'ON' if keep_going else 'OFF'}",
             f"-DOPKIT_TORCH_LIBRARY={'ON' if torch_library else 'OFF'}", "-DCMAKE_BUILD_TYPE=Release",
             f"-DOPKIT_EMU_AUTO_SYNC={'ON' if auto_sync else 'OFF'}"]
+    if not torch_library:   # the kernel modules' ISA level: a new level configures again, Ninja rebuilds them all
+        args.append(f"-DOPKIT_ISA={isa.level()}")
     source = cmake_dir() / "workspace"
     stamp = [*args, f"source={source}"]     # another opkit checkout or install may share this cache folder
     key = tree / "opkit-configure.json"

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from ..opspec import OpSpec
+from . import isa
 from .version import __version__
 
 STAMP = "build.json"
@@ -20,9 +21,12 @@ def source_files(spec: OpSpec) -> list[Path]:
 
 def stamp_data(spec: OpSpec, target: str, dtypes: list[str] | None = None) -> dict:
     """The stamp's fields but the time (cmake/opkit_emulator.cmake copies them from opkit.opinfo after a build)."""
-    return {"op": spec.name, "dir": str(spec.dir), "target": target, "opkit": __version__,
+    data = {"op": spec.name, "dir": str(spec.dir), "target": target, "opkit": __version__,
             "torch": torch_version(), "sources": [str(p) for p in source_files(spec)],
             "dtypes": [d for d in spec.dtypes if dtypes is None or d in dtypes]}
+    if target == "cpu":     # the kernel modules' ISA level (toolchain/isa.py): another level's are not loaded
+        data["isa"] = isa.level()
+    return data
 
 
 def write_stamp(spec: OpSpec, op_out_dir: Path, target: str, dtypes: list[str] | None = None) -> None:
@@ -41,6 +45,8 @@ def build_state(spec: OpSpec, op_out_dir: Path, library: Path) -> str:
         data = json.loads(stamp.read_text())
     except (OSError, ValueError):
         return "stale"
+    if data.get("target") == "cpu" and data.get("isa") != isa.level():
+        return "not built"      # built for another ISA level (or before levels): could stop on an illegal instruction
     t = stamp.stat().st_mtime
     if data.get("torch") != torch_version() or data.get("dir") != str(spec.dir):
         return "stale"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .builder import (TARGET, available, build, emulator_cflags, kernel_defines,  # noqa: F401
+from .builder import (TARGET, available, build, build_module, emulator_cflags, kernel_defines,  # noqa: F401
                       kernel_module, library)
 
 NAME = TARGET

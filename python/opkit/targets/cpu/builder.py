@@ -97,20 +97,58 @@ def _ninja_targets(specs: list[OpSpec], dtypes: list[str] | None) -> list[str]:
         return [f"opkit_{s.snake}" for s in specs]
     out = []
     for s in specs:
+        lazy = _naive_on_demand(s)
         for dt in s.dtypes:
             if dt in dtypes:
-                out += [f"{s.snake}__kernel_{DTYPES[dt][2]}", f"{s.snake}__kernel_{DTYPES[dt][2]}_naive"]
+                out += [f"{s.snake}__kernel_{DTYPES[dt][2]}"] + \
+                    ([] if dt in lazy else [f"{s.snake}__kernel_{DTYPES[dt][2]}_naive"])
     return out
+
+
+def _naive_on_demand(spec: OpSpec) -> set[str]:
+    """Lead dtypes whose naive module is built on its first call, not by `opkit build` (lowering.Variant)."""
+    return {v.dtype.name for v in lower(spec).variants if v.naive_on_demand}
+
+
+def build_module(build_dir: Path, spec: OpSpec, file: str, log: Log = lambda s: None) -> Path:
+    """Make the on-demand module ``file`` (kernel_<tag>_naive.so of the compute dtype) of ``spec`` current in
+    ``build_dir`` -- built on the first call that needs it (opkit.loader hands this to the torch-side library),
+    from the sources the op's other modules were built from. Raises BuildError when those changed since the
+    last `opkit build` (the module would not match the loaded ones) or the compile fails."""
+    build_dir = Path(build_dir).resolve()
+    tag = next((DTYPES[d][2] for d in _naive_on_demand(spec) if file == f"kernel_{DTYPES[d][2]}_naive.so"), None)
+    if tag is None:
+        raise BuildError(f"opkit.{spec.snake}: {file} is not a module built on demand "
+                         f"(those are kernel_<compute dtype>_naive.so; {spec.dir / 'op.yaml'})")
+    cmk = build_dir / "_cmake"
+    if not (cmk / "build.ninja").is_file():
+        raise BuildError(f"opkit.{spec.snake}: {build_dir / spec.snake / file} is built on first use, but "
+                         f"{build_dir} has no opkit build tree (_cmake/build.ninja); build the CMake target "
+                         f"{spec.snake}__kernel_{tag}_naive, or run `opkit build`")
+    with open(build_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        rc, out = run_tool([ninja_exe(), "-C", str(cmk), "-n", f"{spec.snake}__kernel_{tag}"])
+        if rc != 0 or "no work to do" not in out:
+            raise BuildError(f"opkit.{spec.snake}: {file} is built on first use from the sources of the loaded "
+                             f"kernel_{tag}.so, and they changed since the last `opkit build`: run `opkit build "
+                             f"{spec.snake}`, then call it again in a new process")
+        target = f"{spec.snake}__kernel_{tag}_naive"
+        rc, out = run_tool([ninja_exe(), "-C", str(cmk), target], log=log)
+        if rc != 0:
+            raise BuildError(compile_failure_message(out, [p for p in spec.dir.iterdir() if p.is_file()],
+                                                     f"{target} (built on first use, target cpu)"))
+    return build_dir / spec.snake / file
 
 
 _LINK = re.compile(r"Linking CXX shared module (\S+\.so)")
 
 
 def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str], log: Log) -> None:
-    """After a --dtype build: delete the modules of the other dtypes that Ninja would rebuild (their
-    sources changed), so nothing loads a kernel built from old sources; a full build makes them again."""
-    others = [f"{s.snake}__kernel_{DTYPES[dt][2]}{v}" for s in specs for dt in s.dtypes if dt not in dtypes
-              for v in ("", "_naive")]
+    """After a build: delete the modules Ninja would rebuild (their sources changed) that this build did not
+    make -- the other dtypes' after a --dtype build, and any on-demand naive module (its next first call builds
+    it again) -- so nothing loads a kernel built from old sources; a full build makes the dtypes' again."""
+    others = [f"{s.snake}__kernel_{DTYPES[dt][2]}{v}" for s in specs for dt in s.dtypes
+              for v in ("", "_naive") if dt not in dtypes or (v and dt in _naive_on_demand(s))]
     if not others:
         return
     rc, out = run_tool([ninja_exe(), "-C", str(cmk), "-n"] + others)
@@ -156,8 +194,8 @@ def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, k
         err = BuildError(compile_failure_message(out, users, f"opkit build ({names}, target cpu)"))
         err.failed_ops = failed
         raise err
-    if dtypes is not None:
-        _drop_stale_modules(cmk, specs, dtypes, log)
+    # a --dtype build: the other dtypes' modules it made stale; every build: an on-demand module it made stale
+    _drop_stale_modules(cmk, specs, dtypes or [], log)
     for s in specs:
         write_stamp(s, build_dir / s.snake, TARGET, dtypes=dtypes)
     _save_registry(build_dir, all_specs)

@@ -5,6 +5,7 @@ host CI gets (AVX2 or AVX-512) has."""
 from __future__ import annotations
 
 import json
+import platform
 import shlex
 import subprocess
 
@@ -74,6 +75,39 @@ def test_the_level_is_in_the_bundled_cache_key_and_the_stamp(monkeypatch, tmp_pa
     assert stamps.build_state(spec, out, lib) == "not built"
 
 
+def test_cann_project_ops_carry_no_level_their_kernels_are_not_built_at(monkeypatch, tmp_path):
+    # `lang: cann` kernels are compiled at run time without -march (cannproject/kernel.py): their stamp has no
+    # level, and changing OPKIT_ISA does not make them "not built" (review of iso9, M3)
+    import dataclasses
+
+    from opkit.opspec import load_spec
+    from opkit.toolchain import stamps
+    from opkit.workspace import bundled_ops_dir
+
+    monkeypatch.setattr(isa, "host_level", lambda cpu_flags=None, machine=None: "x86-64-v4")
+    monkeypatch.setattr(isa, "_arch", lambda machine=None: "x86_64")
+    spec = dataclasses.replace(load_spec(bundled_ops_dir() / "layer_norm_fp32"), lang="cann")
+    out = tmp_path / spec.snake
+    monkeypatch.setenv("OPKIT_ISA", "x86-64-v4")
+    stamps.write_stamp(spec, out, "cpu")
+    lib = out / "build.json"
+    assert "isa" not in json.loads(lib.read_text())
+    for lvl in ("x86-64-v4", "x86-64-v3", "baseline"):
+        monkeypatch.setenv("OPKIT_ISA", lvl)
+        assert stamps.build_state(spec, out, lib) == "built", lvl
+
+
+def test_standalone_and_run_time_compiles_have_no_contraction(tmp_path):
+    # opkit.emulator.cflags() is what `opkit cflags`, `opkit run-asc` and CANN-project kernel modules compile with;
+    # GCC contracts a*b+c into an FMA by default where the ISA has one (aarch64) (review of iso9, M3)
+    from opkit import emulator
+    from opkit.cannproject import asc_program
+
+    assert "-ffp-contract=off" in emulator.cflags()
+    assert "-ffp-contract=off" in emulator.cflags(profile="ascend310p")
+    assert "-ffp-contract=off" in asc_program.flags(tmp_path / "demo.asc")
+
+
 def _compile_lines(ws, snake: str) -> list[list[str]]:
     from opkit.toolchain.tools import ninja_exe
     cmk = ws / "build" / "opkit" / "cpu" / "_cmake"
@@ -83,6 +117,8 @@ def _compile_lines(ws, snake: str) -> list[list[str]]:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
+                    reason="builds at OPKIT_ISA=x86-64-v2, a level only an x86-64 host has")
 def test_a_module_built_at_one_level_is_rebuilt_at_another_and_every_compile_has_no_contraction(built_ws,
                                                                                                 monkeypatch):
     from opkit.build import build

@@ -73,3 +73,38 @@ def test_a_build_deletes_the_stale_on_demand_module_and_edited_sources_refuse_it
     finally:
         kernel.write_text(good)
         build(workspace=built_ws)
+
+
+def test_an_edit_to_another_ops_op_yaml_does_not_refuse_it(built_ws):
+    # Ninja's dry run stops at `Re-running CMake...` when any op.yaml is newer than build.ninja; that is not a
+    # change to scale_mul's kernel_fp32.so (review of iso9, M1)
+    out = built_ws / "build" / "opkit" / "cpu" / "scale_mul"
+    build(workspace=built_ws)
+    (out / "kernel_fp32_naive.so").unlink(missing_ok=True)
+    other = built_ws / "ops" / "row_sum" / "op.yaml"
+    good = other.read_text()
+    try:
+        time.sleep(0.01)
+        other.write_text(good + "# a comment\n")
+        assert _call(built_ws) == "same"
+        assert (out / "kernel_fp32_naive.so").is_file()
+    finally:
+        other.write_text(good)
+        build(workspace=built_ws)
+
+
+def test_a_refusal_reads_as_the_build_error_without_a_python_traceback(built_ws):
+    kernel = built_ws / "ops" / "scale_mul" / "kernel.cpp"
+    out = built_ws / "build" / "opkit" / "cpu" / "scale_mul"
+    build(workspace=built_ws)
+    (out / "kernel_fp32_naive.so").unlink(missing_ok=True)
+    good = kernel.read_text()
+    try:
+        time.sleep(0.01)
+        kernel.write_text(good + "static constexpr int opkit_test_edit = 3;\n")
+        msg = _call(built_ws)
+        assert "failed: BuildError: opkit.scale_mul:" in msg, msg
+        assert "At:" not in msg and "builder.py(" not in msg, msg
+    finally:
+        kernel.write_text(good)
+        build(workspace=built_ws)

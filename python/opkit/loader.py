@@ -118,7 +118,7 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
                 continue
             if state == "not built":
                 raise OpkitError(f"op {e.spec.snake} in workspace {ws} is not built for target {TARGET}: "
-                                 f"run `opkit build` in {ws} (looked for {lib}){_other_level(lib)}")
+                                 f"run `opkit build` in {ws} (looked for {lib}){_other_level(e.spec, lib)}")
             if state == "stale" and not quiet:
                 warnings.warn(f"opkit: {e.spec.snake}: sources changed since the last `opkit build`; "
                               f"loading the old build {lib}", stacklevel=2)
@@ -161,16 +161,17 @@ def load(path: str | Path | None = None, *, ops: Iterable[str] | None = None, bu
         return dict(_loaded)
 
 
-def _other_level(lib: Path) -> str:
+def _other_level(spec: OpSpec, lib: Path) -> str:
     """Why a present build counts as not built when its ISA level is not this process's (toolchain/isa.py)."""
     import json
 
     from .toolchain import isa
+    from .toolchain.stamps import isa_applies
     try:
         data = json.loads(Path(lib).read_text())
     except (OSError, ValueError):
         return ""
-    if data.get("target") != "cpu" or data.get("isa") == isa.level():
+    if not isa_applies(spec, data.get("target")) or data.get("isa") == isa.level():
         return ""
     return (f"; it was built for ISA level {data.get('isa') or 'unrecorded (an older opkit)'} and this process "
             f"builds for {isa.level()} (OPKIT_ISA, docs/emulator.md \"Host ISA\")")

@@ -124,7 +124,8 @@ class Variant:
     ``naive_on_demand``: the lead dtype is the op's compute dtype, so the naive variant (compute in the I/O dtype)
     is the same computation and nothing in opkit's own runs needs it (the harness reuses the opkit output): its
     module is built on the first call that asks for it (``torch.ops.opkit_naive`` in this dtype), not by
-    `opkit build` (docs/cli.md "The fastest edit loop")."""
+    `opkit build`, and only while the build folder's kernel_<dtype>.so is current (the folder's, not the one the
+    process loaded; docs/cli.md "The fastest edit loop")."""
     dtype: DType
     defines: tuple[str, ...]
     naive_on_demand: bool = False

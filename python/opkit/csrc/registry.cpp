@@ -257,7 +257,10 @@ PYBIND11_MODULE(_opkit_torch, m) {
       try {
         (*keep)(snake, dir, file);
       } catch (py::error_already_set& e) {
-        TORCH_CHECK(false, "opkit.", snake, ": ", file, " is built on first use, and that failed: ", e.what());
+        // the exception's type and text, not e.what(): that appends pybind's flattened Python traceback
+        const std::string why = py::str(e.type().attr("__name__")).cast<std::string>() + ": " +
+                                py::str(e.value()).cast<std::string>();
+        TORCH_CHECK(false, "opkit.", snake, ": ", file, " is built on first use, and that failed: ", why);
       }
     });
   });

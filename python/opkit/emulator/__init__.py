@@ -39,4 +39,6 @@ def cflags(libs: bool = False, profile: str = DEFAULT_PROFILE) -> list[str]:
     """Compiler flags (libs=False) or link flags (libs=True) for a standalone emulator program."""
     if libs:
         return ["-lpthread"]
-    return ["-std=c++17", f"-I{include_dir()}", f"-I{host_include_dir()}", *defines(profile)]
+    # -ffp-contract=off: no fused multiply-add the device would not do (GCC contracts by default where the ISA
+    # has FMA, e.g. aarch64); the same flag CMake puts on every opkit module (cmake/opkit_emulator.cmake)
+    return ["-std=c++17", "-ffp-contract=off", f"-I{include_dir()}", f"-I{host_include_dir()}", *defines(profile)]

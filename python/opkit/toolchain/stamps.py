@@ -24,9 +24,15 @@ def stamp_data(spec: OpSpec, target: str, dtypes: list[str] | None = None) -> di
     data = {"op": spec.name, "dir": str(spec.dir), "target": target, "opkit": __version__,
             "torch": torch_version(), "sources": [str(p) for p in source_files(spec)],
             "dtypes": [d for d in spec.dtypes if dtypes is None or d in dtypes]}
-    if target == "cpu":     # the kernel modules' ISA level (toolchain/isa.py): another level's are not loaded
+    if isa_applies(spec, target):  # the kernel modules' ISA level (toolchain/isa.py): another level's are not loaded
         data["isa"] = isa.level()
     return data
+
+
+def isa_applies(spec: OpSpec, target: str | None) -> bool:
+    """Whether a build's modules are compiled at the ISA level: the CPU target's AscendC ops (CMake OPKIT_ISA).
+    CANN-project ops compile theirs at run time without -march (cannproject/kernel.py), TBE ops have none."""
+    return target == "cpu" and spec.lang == "ascendc"
 
 
 def write_stamp(spec: OpSpec, op_out_dir: Path, target: str, dtypes: list[str] | None = None) -> None:
@@ -45,7 +51,7 @@ def build_state(spec: OpSpec, op_out_dir: Path, library: Path) -> str:
         data = json.loads(stamp.read_text())
     except (OSError, ValueError):
         return "stale"
-    if data.get("target") == "cpu" and data.get("isa") != isa.level():
+    if isa_applies(spec, data.get("target")) and data.get("isa") != isa.level():
         return "not built"      # built for another ISA level (or before levels): could stop on an illegal instruction
     t = stamp.stat().st_mtime
     if data.get("torch") != torch_version() or data.get("dir") != str(spec.dir):

@@ -112,9 +112,10 @@ def _naive_on_demand(spec: OpSpec) -> set[str]:
 
 def build_module(build_dir: Path, spec: OpSpec, file: str, log: Log = lambda s: None) -> Path:
     """Make the on-demand module ``file`` (kernel_<tag>_naive.so of the compute dtype) of ``spec`` current in
-    ``build_dir`` -- built on the first call that needs it (opkit.loader hands this to the torch-side library),
-    from the sources the op's other modules were built from. Raises BuildError when those changed since the
-    last `opkit build` (the module would not match the loaded ones) or the compile fails."""
+    ``build_dir`` -- built on the first call that needs it (opkit.loader hands this to the torch-side library)
+    when the op's kernel_<tag>.so in ``build_dir`` is current. Raises BuildError when its sources changed since
+    the last `opkit build` (the module would not match that build's; the check is against the folder, not
+    the module this process loaded), when Ninja cannot answer, or when the compile fails."""
     build_dir = Path(build_dir).resolve()
     tag = next((DTYPES[d][2] for d in _naive_on_demand(spec) if file == f"kernel_{DTYPES[d][2]}_naive.so"), None)
     if tag is None:
@@ -127,11 +128,10 @@ def build_module(build_dir: Path, spec: OpSpec, file: str, log: Log = lambda s: 
                          f"{spec.snake}__kernel_{tag}_naive, or run `opkit build`")
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        rc, out = run_tool([ninja_exe(), "-C", str(cmk), "-n", f"{spec.snake}__kernel_{tag}"])
-        if rc != 0 or "no work to do" not in out:
-            raise BuildError(f"opkit.{spec.snake}: {file} is built on first use from the sources of the loaded "
-                             f"kernel_{tag}.so, and they changed since the last `opkit build`: run `opkit build "
-                             f"{spec.snake}`, then call it again in a new process")
+        if _module_would_rebuild(cmk, spec, tag):
+            raise BuildError(f"opkit.{spec.snake}: {file} is built on first use from the sources of the current "
+                             f"build's kernel_{tag}.so, and they changed since the last `opkit build`: run "
+                             f"`opkit build {spec.snake}`, then call it again in a new process")
         target = f"{spec.snake}__kernel_{tag}_naive"
         rc, out = run_tool([ninja_exe(), "-C", str(cmk), target], log=log)
         if rc != 0:
@@ -141,6 +141,29 @@ def build_module(build_dir: Path, spec: OpSpec, file: str, log: Log = lambda s: 
 
 
 _LINK = re.compile(r"Linking CXX shared module (\S+\.so)")
+
+
+def _module_would_rebuild(cmk: Path, spec: OpSpec, tag: str) -> bool:
+    """Whether Ninja would relink ``<op>/kernel_<tag>.so`` -- its sources changed since the last build. A dry
+    run stops at `Re-running CMake...` when any configure input (any op's op.yaml, opkit's cmake files) is
+    newer than build.ninja, which says nothing about this module: regenerate then (what the next build does
+    first; a flag change for this op then shows as its relink) and dry-run again."""
+    def run(*args: str) -> str:
+        cmd = [ninja_exe(), "-C", str(cmk), *args]
+        rc, out = run_tool(cmd)
+        if rc != 0:
+            raise BuildError(f"opkit.{spec.snake}: kernel_{tag}_naive.so is built on first use, and checking "
+                             f"that kernel_{tag}.so is current failed: `{' '.join(cmd)}` exited {rc}:\n"
+                             f"{out.strip()}")
+        return out
+
+    target = f"{spec.snake}__kernel_{tag}"
+    out = run("-n", target)
+    if "Re-running CMake" in out:
+        run("build.ninja")
+        out = run("-n", target)
+    return any(Path(m.group(1)).name == f"kernel_{tag}.so" and Path(m.group(1)).parent.name == spec.snake
+               for m in _LINK.finditer(out))
 
 
 def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str], log: Log) -> None:

@@ -58,7 +58,7 @@ struct GmRegion {
   // allocation [off, off + alloc); a member's bytes past its data are its padding, as a lone tensor's are. Empty:
   // the region is one tensor (`data` above). Given per launch (opkit_kernel_set_list_members).
   struct Member { uint64_t off, data, alloc; };
-  std::vector<Member> members;
+  std::vector<Member> members{};   // an initializer, so aggregate initialisations without it stay -Wextra clean
   const uint8_t* data_end() const { return base + (data < bytes ? data : bytes); }
   // The data end that applies to a copy over [g, g + span): the member's when the copy stays inside one member's
   // allocation; else (the list's descriptor words, a copy across members) all of the buffer is data.

@@ -83,14 +83,15 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   if (!c.checks) return;
   const auto* g = static_cast<const uint8_t*>(gm);
   const GmRegion* r = gm_find(g);
+  if (!r) return;
   const uint64_t span = static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes;
-  if (!r || g + span <= r->data_end_for(g, span)) return;
+  const uint8_t* pad = r->data_end_for(g, span);
+  if (g + span <= pad) return;
   std::lock_guard<std::mutex> lk(p.mu);
   auto l = p.by_launch.find(c.gm);
   if (l == p.by_launch.end()) return;
   auto it = l->second.find(r);
   if (it == l->second.end()) return;
-  const uint8_t* pad = r->data_end_for(g, span);
   const uint8_t* const table = r->pad_begin();
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;

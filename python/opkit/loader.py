@@ -166,14 +166,14 @@ def _other_level(spec: OpSpec, lib: Path) -> str:
     import json
 
     from .toolchain import isa
-    from .toolchain.stamps import isa_applies
+    from .toolchain.stamps import other_level
     try:
-        data = json.loads(Path(lib).read_text())
+        built = other_level(spec, json.loads(Path(lib).read_text()))
     except (OSError, ValueError):
         return ""
-    if not isa_applies(spec, data.get("target")) or data.get("isa") == isa.level():
+    if built is None:
         return ""
-    return (f"; it was built for ISA level {data.get('isa') or 'unrecorded (an older opkit)'} and this process "
+    return (f"; it was built for ISA level {built or 'unrecorded (an older opkit)'} and this process "
             f"builds for {isa.level()} (OPKIT_ISA, docs/emulator.md \"Host ISA\")")
 
 

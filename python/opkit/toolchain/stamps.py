@@ -35,6 +35,14 @@ def isa_applies(spec: OpSpec, target: str | None) -> bool:
     return target == "cpu" and spec.lang == "ascendc"
 
 
+def other_level(spec: OpSpec, data: dict) -> str | None:
+    """The ISA level a build's stamp ``data`` records ('' if none: an older opkit) when its modules were compiled at
+    another level than this process builds for; None when the level matches or does not apply."""
+    if not isa_applies(spec, data.get("target")) or data.get("isa") == isa.level():
+        return None
+    return data.get("isa") or ""
+
+
 def write_stamp(spec: OpSpec, op_out_dir: Path, target: str, dtypes: list[str] | None = None) -> None:
     """dtypes: the lead dtypes built (a `--dtype` build); None: all of the op's."""
     op_out_dir.mkdir(parents=True, exist_ok=True)
@@ -51,7 +59,7 @@ def build_state(spec: OpSpec, op_out_dir: Path, library: Path) -> str:
         data = json.loads(stamp.read_text())
     except (OSError, ValueError):
         return "stale"
-    if isa_applies(spec, data.get("target")) and data.get("isa") != isa.level():
+    if other_level(spec, data) is not None:
         return "not built"      # built for another ISA level (or before levels): could stop on an illegal instruction
     t = stamp.stat().st_mtime
     if data.get("torch") != torch_version() or data.get("dir") != str(spec.dir):

@@ -166,12 +166,16 @@ def _module_would_rebuild(cmk: Path, spec: OpSpec, tag: str) -> bool:
                for m in _LINK.finditer(out))
 
 
-def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str], log: Log) -> None:
+def _drop_stale_modules(cmk: Path, specs: list[OpSpec], dtypes: list[str] | None, log: Log) -> None:
     """After a build: delete the modules Ninja would rebuild (their sources changed) that this build did not
-    make -- the other dtypes' after a --dtype build, and any on-demand naive module (its next first call builds
-    it again) -- so nothing loads a kernel built from old sources; a full build makes the dtypes' again."""
-    others = [f"{s.snake}__kernel_{DTYPES[dt][2]}{v}" for s in specs for dt in s.dtypes
-              for v in ("", "_naive") if dt not in dtypes or (v and dt in _naive_on_demand(s))]
+    make -- the other dtypes' after a --dtype build (``dtypes``; None: a full build), and any on-demand naive
+    module (its next first call builds it again) -- so nothing loads a kernel built from old sources; a full
+    build makes the dtypes' again."""
+    others = []
+    for s in specs:
+        lazy = _naive_on_demand(s)      # lowers the spec: once per op, not per module
+        others += [f"{s.snake}__kernel_{DTYPES[dt][2]}{v}" for dt in s.dtypes for v in ("", "_naive")
+                   if (dtypes is not None and dt not in dtypes) or (v and dt in lazy)]
     if not others:
         return
     rc, out = run_tool([ninja_exe(), "-C", str(cmk), "-n"] + others)
@@ -218,7 +222,7 @@ def _build_locked(specs: list[OpSpec], build_dir: Path, *, jobs, log, verbose, k
         err.failed_ops = failed
         raise err
     # a --dtype build: the other dtypes' modules it made stale; every build: an on-demand module it made stale
-    _drop_stale_modules(cmk, specs, dtypes or [], log)
+    _drop_stale_modules(cmk, specs, dtypes, log)
     for s in specs:
         write_stamp(s, build_dir / s.snake, TARGET, dtypes=dtypes)
     _save_registry(build_dir, all_specs)

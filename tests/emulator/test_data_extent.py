@@ -176,6 +176,19 @@ def test_list_member_padding_poison_loaded_back(mod):
     np.testing.assert_array_equal(y[:432].view(np.float16), np.full(216, 2, np.float16))
 
 
+def test_a_store_across_members_clears_the_padding_it_writes(mod):
+    """A defined copy running from member 0's data over all of its padding into member 1 writes that padding as a
+    lone tensor's store does: the tail's garbage remembered there is gone, so loading member 0's last block back
+    into its data passes (mode 11; before, the crossing copy took the strict path and left the poison, and this
+    failed ub-uninitialized where the device reads 2s). An atomic crossing copy adds to the garbage, so the same
+    load still fails (mode 12)."""
+    y = run(mod, 11, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.full(16, 2, np.float16))
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 12, 216, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+
+
 def _baseline_fails(mod):
     # mode 9 without members: the whole list is data, its tails ub-uninitialized (test_list_members_own_padding)
     with pytest.raises(EmulatorError) as e:

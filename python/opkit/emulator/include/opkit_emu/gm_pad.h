@@ -24,19 +24,41 @@ struct GmPadPoison {
   static GmPadPoison& get() { static GmPadPoison p; return p; }
 };
 
+// The padding bytes of r inside [a, b), as spans f(from, to): a lone tensor's [data end, end); a tensor list's, each
+// member's own [data end, allocation end), so a copy running from one member into the next reaches each padding it
+// covers (the list's descriptor words and the members' data are never padding).
+template <class F> void gm_pad_spans(const GmRegion& r, const uint8_t* a, const uint8_t* b, F&& f) {
+  const uint8_t* const end = r.base + r.bytes;
+  if (b > end) b = end;  // a copy past it fails gm-bounds after this
+  if (r.members.empty()) {
+    const uint8_t* d = r.data_end();
+    if (a < d) a = d;
+    if (a < b) f(a, b);
+    return;
+  }
+  for (const GmRegion::Member& m : r.members) {  // in offset order (the launch refuses overlaps)
+    const uint8_t* s = r.base + m.off + m.data;
+    if (s >= b) break;
+    const uint8_t* e = r.base + m.off + m.alloc;
+    if (e > b) e = b;
+    if (s < a) s = a;
+    if (s < e) f(s, e);
+  }
+}
+
 // A UB->GM copy's rows: `rows` rows of row_bytes from absolute UB byte `ub`, ub_pitch apart, landing gm_pitch apart
 // from `g` in region r. Called before the copy's commit (the shadow is the UB state the copy reads). Each padding
-// byte becomes poison if its UB byte is; a plain copy of a defined byte clears it, an atomic one does not (garbage
-// plus a value is garbage).
+// byte it writes (gm_pad_spans: a tensor list's members' too, when the copy runs from one into the next) becomes
+// poison if its UB byte is; a plain copy of a defined byte clears it, an atomic one does not (garbage plus a value
+// is garbage).
 OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
                          uint32_t ub_pitch, uint64_t gm_pitch);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
                          uint32_t ub_pitch, uint64_t gm_pitch) {
   BlockCtx& c = ctx();
-  const uint8_t* pad = r.data_end_for(g, static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes);
   const uint8_t* const table = r.pad_begin();  // the region's table starts there (a list: its first member's padding)
-  const uint8_t* end = r.base + r.bytes;  // a copy past it fails gm-bounds after this
+  const uint8_t* end = r.base + r.bytes;
   const bool atomic = c.atomic_dtype >= 0;
   GmPadPoison& p = GmPadPoison::get();
   std::unique_lock<std::mutex> lk(p.mu, std::defer_lock);
@@ -44,29 +66,31 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
   bool looked = false;
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
-    if (gr + row_bytes <= pad) continue;
-    for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < end; ++j) {
-      const bool poison = !shadow_bit(ub + row * ub_pitch + j);
-      if (!bits) {
-        if (!poison && (looked || p.live.load(std::memory_order_relaxed) == 0)) continue;  // nothing to clear
-        if (!lk.owns_lock()) lk.lock();
-        auto l = p.by_launch.find(c.gm);
-        if (l != p.by_launch.end()) {
-          auto it = l->second.find(&r);
-          if (it != l->second.end()) bits = &it->second;
-        }
-        looked = true;
+    const uint32_t u = ub + row * ub_pitch;
+    gm_pad_spans(r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
+      for (const uint8_t* q = from; q < to; ++q) {
+        const bool poison = !shadow_bit(u + static_cast<uint32_t>(q - gr));
         if (!bits) {
-          if (!poison) continue;
-          auto& launch = p.by_launch[c.gm];
-          if (launch.empty()) p.live.fetch_add(1);
-          bits = &launch.emplace(&r, std::vector<uint8_t>(static_cast<size_t>(end - table), 0)).first->second;
+          if (!poison && (looked || p.live.load(std::memory_order_relaxed) == 0)) continue;  // nothing to clear
+          if (!lk.owns_lock()) lk.lock();
+          auto l = p.by_launch.find(c.gm);
+          if (l != p.by_launch.end()) {
+            auto it = l->second.find(&r);
+            if (it != l->second.end()) bits = &it->second;
+          }
+          looked = true;
+          if (!bits) {
+            if (!poison) continue;
+            auto& launch = p.by_launch[c.gm];
+            if (launch.empty()) p.live.fetch_add(1);
+            bits = &launch.emplace(&r, std::vector<uint8_t>(static_cast<size_t>(end - table), 0)).first->second;
+          }
         }
+        uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
+        if (poison) b = 1;
+        else if (!atomic) b = 0;
       }
-      uint8_t& b = (*bits)[static_cast<size_t>(gr + j - table)];
-      if (poison) b = 1;
-      else if (!atomic) b = 0;
-    }
+    });
   }
 }
 #endif

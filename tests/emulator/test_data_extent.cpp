@@ -13,7 +13,9 @@
 //   mode 10: the same list, one copy from member 0's padding into member 1's data (t[208, 240) to y[224, 256));
 //   mode 11: the same list: mode 0's tail into member 0, then one defined copy over y[208, 256) (member 0's last
 //            data block, all of its padding, member 1's first block), then y[208, 224) loaded back into y[0, 16);
-//   mode 12: as 11 with the crossing copy atomic (SetAtomicAdd<half>): it adds, so the padding stays garbage.
+//   mode 12: as 11 with the crossing copy atomic (SetAtomicAdd<half>): it adds, so the padding stays garbage;
+//   mode 13: y as an empty tensor's 32-byte device buffer: one block of UB nothing wrote copied into it; then that
+//            block loaded back and read as a scalar when n is 1.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -34,6 +36,15 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
   if (mode == 9) {
     DataCopy(yg, t, (n + 15) / 16 * 16);
     DataCopy(yg[240], t, (n + 15) / 16 * 16);
+    return;
+  }
+  if (mode == 13) {
+    DataCopy(yg, u, 16);
+    if (n != 1) return;
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(t, yg, 16);
+    PipeBarrier<PIPE_ALL>();
+    (void)t.GetValue(0);
     return;
   }
   if (mode == 11 || mode == 12) {

@@ -233,6 +233,22 @@ def _raw_launch(mod, y, tiling, data_bytes0):
     return r
 
 
+def test_an_empty_tensors_buffer_is_all_padding(mod):
+    """data_bytes 0: an empty tensor, whose 32-byte device buffer (ALIGN_UP(0, 32) + 32) holds no data, so garbage
+    copied into it is padding, as the device has it (mode 13; before, 0 was refused, and leaving it unset -- the
+    ABI's 0, "all" -- failed ub-uninitialized). KernelModule.launch passes it as one member (0, 0, 32); the garbage
+    is remembered, so loading it back and reading it still fails; unset, the buffer is all data as before."""
+    run(mod, 13, 16, 32, 0)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 13, 1, 32, 0)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "LocalTensor::GetValue", str(e.value)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 13, 16, 32, None)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy", str(e.value)
+    with pytest.raises(ValueError, match=r"data_bytes -1 is outside \[0, 32\]"):
+        run(mod, 13, 16, 32, -1)
+
+
 def test_a_zero_data_extent_means_all_of_the_buffer(mod):
     tiling = np.array([0, 216], np.uint32)
     assert _raw_launch(mod, np.zeros(480, np.uint8), tiling, 432).status == 0

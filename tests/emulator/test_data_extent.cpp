@@ -15,7 +15,10 @@
 //            data block, all of its padding, member 1's first block), then y[208, 224) loaded back into y[0, 16);
 //   mode 12: as 11 with the crossing copy atomic (SetAtomicAdd<half>): it adds, so the padding stays garbage;
 //   mode 13: y as an empty tensor's 32-byte device buffer: one block of UB nothing wrote copied into it; then that
-//            block loaded back and read as a scalar when n is 1.
+//            block loaded back and read as a scalar when n is 1;
+//   mode 14: mode 0's tail into y's padding, then y[220] (in it) read by GlobalTensor::GetValue;
+//   mode 15: as 14, but the 8 garbage halves y[216, 224) are first written by GlobalTensor::SetValue, then y[220]
+//            is read and y[208, 224) is loaded back into y[0, 16).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -36,6 +39,18 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
   if (mode == 9) {
     DataCopy(yg, t, (n + 15) / 16 * 16);
     DataCopy(yg[240], t, (n + 15) / 16 * 16);
+    return;
+  }
+  if (mode == 14 || mode == 15) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 15)
+      for (uint32_t i = 216; i < 224; ++i) yg.SetValue(i, half(3.0f));
+    (void)yg.GetValue(220);
+    if (mode == 14) return;
+    DataCopy(u, yg[208], 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, u, 16);
     return;
   }
   if (mode == 13) {

@@ -114,6 +114,20 @@ def test_padding_written_again_or_never_loads_as_before(mod):
     np.testing.assert_array_equal(y[:432].view(np.float16), np.full(216, 2, np.float16))
 
 
+def test_scalar_reads_and_writes_of_padding_garbage(mod):
+    """GlobalTensor::GetValue of padding a tail's garbage landed in fails as a scalar read of poison UB does (mode 14;
+    before, it passed and read whatever UB held); GlobalTensor::SetValue writes a defined value over it, so reading it
+    and loading it back into the data pass (mode 15; before, the load still restored the poison and failed); a list
+    member's padding alike."""
+    for data, members in ((432, None), (None, [(0, 432, 480), (480, 432, 480)])):
+        with pytest.raises(EmulatorError) as e:
+            run(mod, 14, 216, 960, data, members)
+        assert e.value.rule == "ub-uninitialized" and e.value.call == "GlobalTensor::GetValue", str(e.value)
+        assert "GM byte 440 of kernel argument 0 is garbage" in str(e.value), str(e.value)
+        y = run(mod, 15, 216, 960, data, members)
+        np.testing.assert_array_equal(y[:32].view(np.float16), np.r_[np.ones(8), np.full(8, 3)].astype(np.float16))
+
+
 LIST = [(0, 432, 480), (480, 432, 480)]   # two members of 216 halves, each in its ALIGN_UP(432, 32) + 32 bytes
 
 

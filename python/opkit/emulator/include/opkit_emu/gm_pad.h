@@ -126,6 +126,45 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
 }
 #endif
 
+// GlobalTensor::GetValue / SetValue of `bytes` at gm (not int4b_t: the table is per byte, a nibble is half of one).
+// A read of padding garbage fails as the scalar read of poison UB does (LocalTensor::GetValue); a write clears it:
+// the scalar unit writes a defined value, and SetAtomicAdd applies to data copies to GM (asc-devkit 82b89a15
+// docs/zh/api/SIMD-API/基础API/原子操作/SetAtomicAdd.md:31,89: UB / L0C / L1 -> GM on A2), not to it.
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (p.live.load(std::memory_order_relaxed) == 0) return;
+  BlockCtx& c = ctx();
+  if (!c.checks) return;
+  const auto* g = static_cast<const uint8_t*>(gm);
+  const GmRegion* r = gm_find(g);
+  if (!r) return;
+  const uint8_t* bad = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(p.mu);
+    auto l = p.by_launch.find(c.gm);
+    if (l == p.by_launch.end()) return;
+    auto it = l->second.find(r);
+    if (it == l->second.end()) return;
+    const uint8_t* const table = r->pad_begin();
+    gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
+      for (const uint8_t* q = from; q < to; ++q) {
+        uint8_t& b = it->second[static_cast<size_t>(q - table)];
+        if (write) b = 0;
+        else if (b && !bad) bad = q;
+      }
+    });
+  }
+  if (bad)
+    fail("ub-uninitialized", call, loc,
+         strf("GM byte %llu of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
+              "padding past its data (docs/emulator.md \"Data extent\"); the scalar unit would read it",
+              static_cast<unsigned long long>(bad - r->base),
+              r->arg >= 0 ? strf("kernel argument %d", r->arg).c_str() : "a GmAlloc buffer"));
+}
+#endif
+
 // The launch is over (sync_all_release): its padding is forgotten.
 OPKIT_EMU_RT void gm_pad_release(const void* launch);
 #if OPKIT_EMU_RT_DEFS

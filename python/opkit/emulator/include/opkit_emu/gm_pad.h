@@ -2,8 +2,9 @@
 // argument's padding (past its data extent, inside its allocation: sink_rows lets it). Those GM bytes are remembered
 // here, per byte, for the rest of the launch; a GM->UB load of them leaves the UB bytes poison, so the garbage is
 // still caught if it reaches a tensor's data or a scalar (ub-uninitialized). Padding nobody wrote poison into loads
-// as defined, as before. Cost: one relaxed atomic load per copy until some launch writes poison into padding; then
-// the copies touching padding of that launch take a lock and look their bytes up. The functions are runtime
+// as defined, as before. Cost: one relaxed atomic load per copy and GlobalTensor scalar access until some launch in
+// the process writes poison into padding; then each launch running looks the region up, and only a copy or scalar
+// access touching padding takes the (process-wide) lock and looks its bytes up. The functions are runtime
 // (OPKIT_EMU_RT, config.h): compiled once in the runtime object for kernel modules, inline otherwise.
 #pragma once
 #include <atomic>
@@ -140,6 +141,11 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, cons
   const auto* g = static_cast<const uint8_t*>(gm);
   const GmRegion* r = gm_find(g);
   if (!r) return;
+  // Most scalar accesses are in the data: they return here, without the process-wide lock, as gm_pad_load's do.
+  // The region is this launch's and fixed while it runs, so reading its members needs no lock either.
+  bool pad = false;
+  gm_pad_spans(*r, g, g + bytes, [&](const uint8_t*, const uint8_t*) { pad = true; });
+  if (!pad) return;
   const uint8_t* bad = nullptr;
   {
     std::lock_guard<std::mutex> lk(p.mu);

@@ -217,7 +217,7 @@ def test_a_refused_launch_does_not_leave_its_members_to_the_next(mod):
     with pytest.raises(RuntimeError, match="takes 2 GM arguments, launch passed 3"):
         mod.launch([y, tiling, np.zeros(4, np.uint8)], 1, list_members=[LIST, None, None])
     _baseline_fails(mod)
-    mod._set_list_members([LIST, None], 2)   # then a launch refused for its arg_data_bytes
+    mod._set_list_members([LIST, None])   # then a launch refused for its arg_data_bytes
     assert _raw_launch(mod, y, tiling, 961).status == 2
     _baseline_fails(mod)
 
@@ -231,7 +231,7 @@ def test_a_refused_member_list_sets_none(mod):
     assert "GM argument 1: list_members must be" in str(e.value), str(e.value)
     lms = [LIST] + [None] * 31 + [LIST]        # the module refuses argument 32 (past the ABI's 32)
     with pytest.raises(ValueError, match="GM argument 32: list_members refused"):
-        mod._set_list_members(lms, len(lms))
+        mod._set_list_members(lms)
     _baseline_fails(mod)
 
 

@@ -106,7 +106,7 @@ class KernelModule:
             if n == 0 and b.nbytes and not members[i]:
                 members[i] = [(0, 0, b.nbytes)]   # the empty extent arg_data_bytes cannot say (its 0 is "all")
             a.arg_data_bytes[i] = n
-        self._set_list_members(members, len(buffers))  # last: nothing after it may raise
+        self._set_list_members(members)  # last: nothing after it may raise
         r = LaunchResult()
         self._fn(ctypes.byref(a), ctypes.byref(r))
         if r.status == 1:
@@ -116,12 +116,10 @@ class KernelModule:
             raise RuntimeError(r.message.decode())
         return {name: getattr(r.stats, name) for name, _ in LaunchStats._fields_}
 
-    def _set_list_members(self, list_members: Sequence[Sequence[tuple[int, int, int]] | None],
-                          n_buffers: int) -> None:
-        """Give the module every buffer's members for the next launch, or none: all are checked before the first is
-        set, and a refusal clears the ones set (left pending, they would apply to the thread's next launch)."""
-        if list_members and len(list_members) != n_buffers:
-            raise ValueError(f"list_members has {len(list_members)} entries for {n_buffers} buffers")
+    def _set_list_members(self, list_members: Sequence[Sequence[tuple[int, int, int]] | None]) -> None:
+        """Give the module every buffer's members (one entry per buffer: launch checks the count) for the next launch,
+        or none: all are checked before the first is set, and a refusal clears the ones set (left pending, they would
+        apply to the thread's next launch)."""
         flats = []
         for i, ms in enumerate(list_members):
             if not ms:

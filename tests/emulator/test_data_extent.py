@@ -7,7 +7,9 @@ device, so it must pass here; the same block reaching into the data still fails,
 gm-bounds."""
 from __future__ import annotations
 
+import copy
 import ctypes
+import types
 from pathlib import Path
 
 import numpy as np
@@ -261,6 +263,19 @@ def test_an_empty_tensors_buffer_is_all_padding(mod):
     assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy", str(e.value)
     with pytest.raises(ValueError, match=r"data_bytes -1 is outside \[0, 32\]"):
         run(mod, 13, 16, 32, -1)
+
+
+def test_a_module_without_the_members_export_refuses_an_empty_extent(mod):
+    """A module built before opkit_kernel_set_list_members (stood in for by hiding that export) cannot be told an
+    extent is empty -- the ABI's arg_data_bytes 0 means "all" -- so KernelModule.launch refuses data_bytes 0 with
+    "run `opkit build` again" rather than running it as all data (mode 13 would then fail ub-uninitialized) or
+    calling a missing export; a launch it can express still runs."""
+    old = copy.copy(mod)
+    old._lib = types.SimpleNamespace()         # no opkit_kernel_set_list_members; the launch goes through old._fn
+    y = run(old, 0, 216, 480, 432)
+    np.testing.assert_array_equal(y[:432].view(np.float16), np.ones(216, np.float16))
+    with pytest.raises(RuntimeError, match=r"has no opkit_kernel_set_list_members .*run `opkit build` again"):
+        run(old, 13, 16, 32, 0)
 
 
 def test_a_zero_data_extent_means_all_of_the_buffer(mod):

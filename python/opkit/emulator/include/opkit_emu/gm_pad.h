@@ -23,6 +23,13 @@ struct GmPadPoison {
   std::map<const void*, std::map<const GmRegion*, std::vector<uint8_t>>> by_launch;
   std::atomic<int> live{0};  // launches with an entry in by_launch
   static GmPadPoison& get() { static GmPadPoison p; return p; }
+  // The launch's table for region r, or null (no poison remembered there yet). Call with mu held.
+  std::vector<uint8_t>* table(const void* launch, const GmRegion* r) {
+    auto l = by_launch.find(launch);
+    if (l == by_launch.end()) return nullptr;
+    auto it = l->second.find(r);
+    return it == l->second.end() ? nullptr : &it->second;
+  }
 };
 
 // The padding bytes of r inside [a, b), as spans f(from, to): a lone tensor's [data end, end); a tensor list's, each
@@ -74,11 +81,7 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
         if (!bits) {
           if (!poison && (looked || p.live.load(std::memory_order_relaxed) == 0)) continue;  // nothing to clear
           if (!lk.owns_lock()) lk.lock();
-          auto l = p.by_launch.find(c.gm);
-          if (l != p.by_launch.end()) {
-            auto it = l->second.find(&r);
-            if (it != l->second.end()) bits = &it->second;
-          }
+          bits = p.table(c.gm, &r);
           looked = true;
           if (!bits) {
             if (!poison) continue;
@@ -113,16 +116,14 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   const uint8_t* pad = r->data_end_for(g, span);
   if (g + span <= pad) return;
   std::lock_guard<std::mutex> lk(p.mu);
-  auto l = p.by_launch.find(c.gm);
-  if (l == p.by_launch.end()) return;
-  auto it = l->second.find(r);
-  if (it == l->second.end()) return;
+  const std::vector<uint8_t>* bits = p.table(c.gm, r);
+  if (!bits) return;
   const uint8_t* const table = r->pad_begin();
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
     if (gr + row_bytes <= pad) continue;
     for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < r->base + r->bytes; ++j)
-      if (it->second[static_cast<size_t>(gr + j - table)]) shadow_clear(ub + row * ub_pitch + j, 1);
+      if ((*bits)[static_cast<size_t>(gr + j - table)]) shadow_clear(ub + row * ub_pitch + j, 1);
   }
 }
 #endif
@@ -149,14 +150,12 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, cons
   const uint8_t* bad = nullptr;
   {
     std::lock_guard<std::mutex> lk(p.mu);
-    auto l = p.by_launch.find(c.gm);
-    if (l == p.by_launch.end()) return;
-    auto it = l->second.find(r);
-    if (it == l->second.end()) return;
+    std::vector<uint8_t>* bits = p.table(c.gm, r);
+    if (!bits) return;
     const uint8_t* const table = r->pad_begin();
     gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
       for (const uint8_t* q = from; q < to; ++q) {
-        uint8_t& b = it->second[static_cast<size_t>(q - table)];
+        uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
         if (write) b = 0;
         else if (b && !bad) bad = q;
       }

@@ -1,7 +1,7 @@
 """The data extents `opkit import-cann` passes to a launch (python/opkit/cannproject/op.py CannOp.__call__;
 launch_abi.h arg_data_bytes; docs/emulator.md "Data extent"): each tensor's own bytes inside its aclrtMalloc-sized
-buffer; for a tensor list, all of the buffer as one extent and each member's own bytes (list_members); None (all of
-the buffer) for an absent input, a 0-byte tensor, the workspace and the tiling.
+buffer (a 0-byte tensor: 0, all of its buffer padding); for a tensor list, all of the buffer as one extent and each
+member's own bytes (list_members); None (all of the buffer) for an absent input, the workspace and the tiling.
 The CannOp is built without a CANN project: its tiling and kernel module are stand-ins that record the launch."""
 from __future__ import annotations
 
@@ -31,9 +31,10 @@ def test_cann_import_passes_each_tensors_bytes_as_its_data_extent():
     op.module = lambda column, args: mod
     x = torch.ones(3, 72, dtype=torch.float16)
     op([x, [torch.ones(4), torch.ones(9)], torch.ones(0), None], {})
-    # x: 432 of device_extent(432) = 480 (ReluV3's case); the list: all; the 0-byte tensor: all of its 32 bytes (the
-    # ABI's 0 is "all"); the absent input; y: 432 bytes; the output list: all; the workspace and tiling: all
-    assert mod.data_bytes == [432, None, None, None, 432, None, None, None]
+    # x: 432 of device_extent(432) = 480 (ReluV3's case); the list: all; the 0-byte tensor: 0, its 32 bytes all
+    # padding (before: None, all data -- KernelModule.launch passes the 0 as a member, the ABI's 0 being "all"); the
+    # absent input; y: 432 bytes; the output list: all; the workspace and tiling: all
+    assert mod.data_bytes == [432, None, 0, None, 432, None, None, None]
     # each list member: (offset in the list buffer, its bytes, its device extent) -- a tail into one member's
     # padding is padding (before: the whole list was data); 5 descriptor words + 2 pointers, members 32-aligned
     assert mod.list_members == [None, [(64, 16, 64), (128, 36, 96)], None, None,
@@ -57,3 +58,20 @@ def test_a_zero_byte_list_member_is_passed_as_all_padding():
     op([[torch.ones(4), torch.ones(0)]], {})
     # 1 + 2 * 2 descriptor words + 2 pointers = 56 bytes, members 32-aligned
     assert mod.list_members[0] == [(64, 16, 64), (128, 0, device_extent(0))]
+
+
+def test_a_zero_byte_output_is_passed_as_an_empty_extent():
+    # an empty output gets its 32-byte device buffer and data extent 0 (before: None, all of it data, so a block
+    # of garbage the kernel copies into it failed where the device is fine)
+    op = CannOp.__new__(CannOp)
+    op.op_type, op.templated = "Fake", False
+    op.info = {"inputs": [{"name": "x", "param_type": 1}],
+               "outputs": [{"name": "y", "param_type": 1, "init_value": False}]}
+    mod = _RecordingModule()
+    r = {"block_dim": 1, "tiling_key": 0, "column": 0, "list_sizes": [1], "workspace": [0],
+         "tiling": "", "data_size": 0, "outputs": [{"shape": [0, 4], "dtype": 0}]}
+    op.tiling = lambda inputs, attrs: r
+    op.module = lambda column, args: mod
+    (y,) = op([torch.ones(0, 4)], {})
+    assert mod.data_bytes == [0, 0, None, None] and mod.list_members == [None] * 4
+    assert [b.nbytes for b in mod.bufs[:2]] == [device_extent(0)] * 2 and y.shape == (0, 4)

@@ -10,7 +10,15 @@
 //   mode 7: the load and copy of mode 5 with nothing written into the padding (host zeros);
 //   mode 8: mode 0's tail, then all 224 halves loaded, doubled (Muls) and stored back the same way;
 //   mode 9: y as a tensor list of two 480-byte members (each 216 halves of data): mode 0's tail into each;
-//   mode 10: the same list, one copy from member 0's padding into member 1's data (t[208, 240) to y[224, 256)).
+//   mode 10: the same list, one copy from member 0's padding into member 1's data (t[208, 240) to y[224, 256));
+//   mode 11: the same list: mode 0's tail into member 0, then one defined copy over y[208, 256) (member 0's last
+//            data block, all of its padding, member 1's first block), then y[208, 224) loaded back into y[0, 16);
+//   mode 12: as 11 with the crossing copy atomic (SetAtomicAdd<half>): it adds, so the padding stays garbage;
+//   mode 13: y as an empty tensor's 32-byte device buffer: one block of UB nothing wrote copied into it; then that
+//            block loaded back and read as a scalar when n is 1;
+//   mode 14: mode 0's tail into y's padding, then y[220] (in it) read by GlobalTensor::GetValue;
+//   mode 15: as 14, but the 8 garbage halves y[216, 224) are first written by GlobalTensor::SetValue, then y[220]
+//            is read and y[208, 224) is loaded back into y[0, 16).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -31,6 +39,41 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
   if (mode == 9) {
     DataCopy(yg, t, (n + 15) / 16 * 16);
     DataCopy(yg[240], t, (n + 15) / 16 * 16);
+    return;
+  }
+  if (mode == 14 || mode == 15) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 15)
+      for (uint32_t i = 216; i < 224; ++i) yg.SetValue(i, half(3.0f));
+    (void)yg.GetValue(220);
+    if (mode == 14) return;
+    DataCopy(u, yg[208], 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, u, 16);
+    return;
+  }
+  if (mode == 13) {
+    DataCopy(yg, u, 16);
+    if (n != 1) return;
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(t, yg, 16);
+    PipeBarrier<PIPE_ALL>();
+    (void)t.GetValue(0);
+    return;
+  }
+  if (mode == 11 || mode == 12) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    Duplicate(t, half(2.0f), 48);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 12) SetAtomicAdd<half>();
+    DataCopy(yg[208], t, 48);
+    if (mode == 12) SetAtomicNone();
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(u, yg[208], 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, u, 16);
     return;
   }
   if (mode == 10) {

@@ -7,7 +7,9 @@ device, so it must pass here; the same block reaching into the data still fails,
 gm-bounds."""
 from __future__ import annotations
 
+import copy
 import ctypes
+import types
 from pathlib import Path
 
 import numpy as np
@@ -114,6 +116,20 @@ def test_padding_written_again_or_never_loads_as_before(mod):
     np.testing.assert_array_equal(y[:432].view(np.float16), np.full(216, 2, np.float16))
 
 
+def test_scalar_reads_and_writes_of_padding_garbage(mod):
+    """GlobalTensor::GetValue of padding a tail's garbage landed in fails as a scalar read of poison UB does (mode 14;
+    before, it passed and read whatever UB held); GlobalTensor::SetValue writes a defined value over it, so reading it
+    and loading it back into the data pass (mode 15; before, the load still restored the poison and failed); a list
+    member's padding alike."""
+    for data, members in ((432, None), (None, [(0, 432, 480), (480, 432, 480)])):
+        with pytest.raises(EmulatorError) as e:
+            run(mod, 14, 216, 960, data, members)
+        assert e.value.rule == "ub-uninitialized" and e.value.call == "GlobalTensor::GetValue", str(e.value)
+        assert "GM byte 440 of kernel argument 0 is garbage" in str(e.value), str(e.value)
+        y = run(mod, 15, 216, 960, data, members)
+        np.testing.assert_array_equal(y[:32].view(np.float16), np.r_[np.ones(8), np.full(8, 3)].astype(np.float16))
+
+
 LIST = [(0, 432, 480), (480, 432, 480)]   # two members of 216 halves, each in its ALIGN_UP(432, 32) + 32 bytes
 
 
@@ -176,6 +192,19 @@ def test_list_member_padding_poison_loaded_back(mod):
     np.testing.assert_array_equal(y[:432].view(np.float16), np.full(216, 2, np.float16))
 
 
+def test_a_store_across_members_clears_the_padding_it_writes(mod):
+    """A defined copy running from member 0's data over all of its padding into member 1 writes that padding as a
+    lone tensor's store does: the tail's garbage remembered there is gone, so loading member 0's last block back
+    into its data passes (mode 11; before, the crossing copy took the strict path and left the poison, and this
+    failed ub-uninitialized where the device reads 2s). An atomic crossing copy adds to the garbage, so the same
+    load still fails (mode 12)."""
+    y = run(mod, 11, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.full(16, 2, np.float16))
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 12, 216, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+
+
 def _baseline_fails(mod):
     # mode 9 without members: the whole list is data, its tails ub-uninitialized (test_list_members_own_padding)
     with pytest.raises(EmulatorError) as e:
@@ -190,7 +219,7 @@ def test_a_refused_launch_does_not_leave_its_members_to_the_next(mod):
     with pytest.raises(RuntimeError, match="takes 2 GM arguments, launch passed 3"):
         mod.launch([y, tiling, np.zeros(4, np.uint8)], 1, list_members=[LIST, None, None])
     _baseline_fails(mod)
-    mod._set_list_members([LIST, None], 2)   # then a launch refused for its arg_data_bytes
+    mod._set_list_members([LIST, None])   # then a launch refused for its arg_data_bytes
     assert _raw_launch(mod, y, tiling, 961).status == 2
     _baseline_fails(mod)
 
@@ -204,7 +233,7 @@ def test_a_refused_member_list_sets_none(mod):
     assert "GM argument 1: list_members must be" in str(e.value), str(e.value)
     lms = [LIST] + [None] * 31 + [LIST]        # the module refuses argument 32 (past the ABI's 32)
     with pytest.raises(ValueError, match="GM argument 32: list_members refused"):
-        mod._set_list_members(lms, len(lms))
+        mod._set_list_members(lms)
     _baseline_fails(mod)
 
 
@@ -218,6 +247,35 @@ def _raw_launch(mod, y, tiling, data_bytes0):
     r = abi.LaunchResult()
     mod._fn(ctypes.byref(a), ctypes.byref(r))
     return r
+
+
+def test_an_empty_tensors_buffer_is_all_padding(mod):
+    """data_bytes 0: an empty tensor, whose 32-byte device buffer (ALIGN_UP(0, 32) + 32) holds no data, so garbage
+    copied into it is padding, as the device has it (mode 13; before, 0 was refused, and leaving it unset -- the
+    ABI's 0, "all" -- failed ub-uninitialized). KernelModule.launch passes it as one member (0, 0, 32); the garbage
+    is remembered, so loading it back and reading it still fails; unset, the buffer is all data as before."""
+    run(mod, 13, 16, 32, 0)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 13, 1, 32, 0)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "LocalTensor::GetValue", str(e.value)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 13, 16, 32, None)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy", str(e.value)
+    with pytest.raises(ValueError, match=r"data_bytes -1 is outside \[0, 32\]"):
+        run(mod, 13, 16, 32, -1)
+
+
+def test_a_module_without_the_members_export_refuses_an_empty_extent(mod):
+    """A module built before opkit_kernel_set_list_members (stood in for by hiding that export) cannot be told an
+    extent is empty -- the ABI's arg_data_bytes 0 means "all" -- so KernelModule.launch refuses data_bytes 0 with
+    "run `opkit build` again" rather than running it as all data (mode 13 would then fail ub-uninitialized) or
+    calling a missing export; a launch it can express still runs."""
+    old = copy.copy(mod)
+    old._lib = types.SimpleNamespace()         # no opkit_kernel_set_list_members; the launch goes through old._fn
+    y = run(old, 0, 216, 480, 432)
+    np.testing.assert_array_equal(y[:432].view(np.float16), np.ones(216, np.float16))
+    with pytest.raises(RuntimeError, match=r"has no opkit_kernel_set_list_members .*run `opkit build` again"):
+        run(old, 13, 16, 32, 0)
 
 
 def test_a_zero_data_extent_means_all_of_the_buffer(mod):

@@ -215,8 +215,9 @@ class CannOp:
             outs.append(ts)
         ws = int(sum(r["workspace"]))
         # per buffer, its data extent (launch_abi.h arg_data_bytes): a tensor's own bytes, the rest of its
-        # device_extent is padding nobody reads; a list buffer: each member's own (list_members); None (all of
-        # it) for the workspace and the tiling
+        # device_extent is padding nobody reads (a 0-byte tensor: 0, all of its 32 bytes padding; KernelModule.launch
+        # passes that as a member, the ABI's 0 being "all"); a list buffer: each member's own (list_members); None
+        # (all of it) for the workspace and the tiling
         bufs, spans, extents, members = [], [], [], []
         for ts, dyn in zip(self._per_ir(inputs), self.dynamic()):
             if dyn:
@@ -228,7 +229,7 @@ class CannOp:
             else:
                 data = _bytes(ts[0].detach().contiguous()) if ts else None
                 bufs.append(_device(data) if ts else None)
-                extents.append((data.nbytes or None) if ts else None)
+                extents.append(data.nbytes if ts else None)
                 members.append(None)
         for ts, dyn in zip(outs, self.dynamic("outputs")):
             if dyn:
@@ -237,7 +238,7 @@ class CannOp:
                 members.append(_members(ts, offs))
             else:
                 buf, offs = _device(_bytes(ts[0])), [0]
-                extents.append(ts[0].numel() * ts[0].element_size() or None)
+                extents.append(ts[0].numel() * ts[0].element_size())
                 members.append(None)
             bufs.append(buf)
             spans.append((buf, offs))

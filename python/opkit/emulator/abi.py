@@ -80,10 +80,15 @@ class KernelModule:
         arg_data_bytes); None, or None for a buffer: all of it. list_members: per buffer, for a tensor list's
         buffer, each member's (offset, data bytes, allocation bytes), so each member's own padding is padding
         (opkit_kernel_set_list_members); None: the buffer is one tensor. A buffer's members override its
-        data_bytes (a copy outside every member's allocation treats all of the buffer as data).
+        data_bytes (a copy outside every member's allocation treats all of the buffer as data). A data_bytes of 0
+        is an empty tensor (all of its buffer padding): the ABI's arg_data_bytes 0 means "all", so it goes to the
+        module as one member (0, 0, buffer bytes) -- modules built before opkit_kernel_set_list_members refuse it.
         Returns the stats as a dict; raises EmulatorError on a rule violation, RuntimeError otherwise."""
         if data_bytes is not None and len(data_bytes) != len(buffers):
             raise ValueError(f"data_bytes has {len(data_bytes)} entries for {len(buffers)} buffers")
+        if list_members and len(list_members) != len(buffers):
+            raise ValueError(f"list_members has {len(list_members)} entries for {len(buffers)} buffers")
+        members = list(list_members) if list_members else [None] * len(buffers)
         a = LaunchArgs()
         a.abi_version, a.block_dim, a.num_args = ABI_VERSION, block_dim, len(buffers)
         a.tiling_key, a.threads, a.flags = tiling_key, threads, \
@@ -96,10 +101,12 @@ class KernelModule:
             a.args[i] = b.ctypes.data
             a.arg_bytes[i] = b.nbytes
             n = b.nbytes if data_bytes is None or data_bytes[i] is None else int(data_bytes[i])
-            if b.nbytes and not 0 < n <= b.nbytes:
-                raise ValueError(f"GM argument {i}: data_bytes {n} is outside (0, {b.nbytes}] (its buffer's bytes)")
+            if b.nbytes and not 0 <= n <= b.nbytes:
+                raise ValueError(f"GM argument {i}: data_bytes {n} is outside [0, {b.nbytes}] (its buffer's bytes)")
+            if n == 0 and b.nbytes and not members[i]:
+                members[i] = [(0, 0, b.nbytes)]   # the empty extent arg_data_bytes cannot say (its 0 is "all")
             a.arg_data_bytes[i] = n
-        self._set_list_members(list_members or (), len(buffers))  # last: nothing after it may raise
+        self._set_list_members(members)  # last: nothing after it may raise
         r = LaunchResult()
         self._fn(ctypes.byref(a), ctypes.byref(r))
         if r.status == 1:
@@ -109,12 +116,10 @@ class KernelModule:
             raise RuntimeError(r.message.decode())
         return {name: getattr(r.stats, name) for name, _ in LaunchStats._fields_}
 
-    def _set_list_members(self, list_members: Sequence[Sequence[tuple[int, int, int]] | None],
-                          n_buffers: int) -> None:
-        """Give the module every buffer's members for the next launch, or none: all are checked before the first is
-        set, and a refusal clears the ones set (left pending, they would apply to the thread's next launch)."""
-        if list_members and len(list_members) != n_buffers:
-            raise ValueError(f"list_members has {len(list_members)} entries for {n_buffers} buffers")
+    def _set_list_members(self, list_members: Sequence[Sequence[tuple[int, int, int]] | None]) -> None:
+        """Give the module every buffer's members (one entry per buffer: launch checks the count) for the next launch,
+        or none: all are checked before the first is set, and a refusal clears the ones set (left pending, they would
+        apply to the thread's next launch)."""
         flats = []
         for i, ms in enumerate(list_members):
             if not ms:

@@ -64,7 +64,9 @@ typedef struct opkit_launch_result {
 // An emulator module (OPKIT_EMU_DEFINE_MODULE, opkit_emu/launch.h) also exports
 // `int32_t opkit_kernel_set_list_members(uint32_t arg, uint32_t n, const uint64_t* triples)`: a tensor list's
 // members (offset, data bytes, allocation bytes) for argument `arg` of the thread's next launch, which consumes
-// them whether it runs or is refused; non-zero: arg >= OPKIT_MAX_GM_ARGS, or triples NULL with n > 0.
+// them whether it runs or is refused; non-zero: arg >= OPKIT_MAX_GM_ARGS, or triples NULL with n > 0. A member's
+// data 0 is 0 bytes: an empty tensor's buffer (all padding), which arg_data_bytes' 0 ("all") cannot say, is the one
+// member (0, 0, arg_bytes).
 typedef int32_t (*opkit_kernel_launch_fn)(const opkit_launch_args*, opkit_launch_result*);
 #define OPKIT_KERNEL_LAUNCH_SYMBOL "opkit_kernel_launch"
 #define OPKIT_TILING_SIZE_SYMBOL "opkit_tiling_size"

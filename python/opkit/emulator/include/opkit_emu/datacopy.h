@@ -101,6 +101,10 @@ inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_
   const uint8_t* data_end = r ? r->data_end_for(g, end) : nullptr;  // a tensor list: the member's
   if (!r || data_end >= g + end) {  // the usual case: all of it is data (or the GM check will fail it)
     c.read_rows(t, rel_off, rows, row_bytes, ub_pitch, lane_bits, name, flags | kSink);
+    // a tensor list's copy running from one member into the next is all data here, but still writes the padding
+    // it covers: poison remembered there must go, as a lone tensor's store clears it (any poison is an error here)
+    if (r && !r->members.empty() && GmPadPoison::get().live.load(std::memory_order_relaxed))
+      gm_pad_store(*r, g, t.ub_off(ctx()) + rel_off, rows, row_bytes, ub_pitch, gm_pitch);
     return;
   }
   gm_pad_store(*r, g, t.ub_off(ctx()) + rel_off, rows, row_bytes, ub_pitch, gm_pitch);

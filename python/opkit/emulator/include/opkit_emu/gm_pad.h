@@ -2,8 +2,9 @@
 // argument's padding (past its data extent, inside its allocation: sink_rows lets it). Those GM bytes are remembered
 // here, per byte, for the rest of the launch; a GM->UB load of them leaves the UB bytes poison, so the garbage is
 // still caught if it reaches a tensor's data or a scalar (ub-uninitialized). Padding nobody wrote poison into loads
-// as defined, as before. Cost: one relaxed atomic load per copy until some launch writes poison into padding; then
-// the copies touching padding of that launch take a lock and look their bytes up. The functions are runtime
+// as defined, as before. Cost: one relaxed atomic load per copy and GlobalTensor scalar access until some launch in
+// the process writes poison into padding; then each launch running looks the region up, and only a copy or scalar
+// access touching padding takes the (process-wide) lock and looks its bytes up. The functions are runtime
 // (OPKIT_EMU_RT, config.h): compiled once in the runtime object for kernel modules, inline otherwise.
 #pragma once
 #include <atomic>
@@ -22,21 +23,50 @@ struct GmPadPoison {
   std::map<const void*, std::map<const GmRegion*, std::vector<uint8_t>>> by_launch;
   std::atomic<int> live{0};  // launches with an entry in by_launch
   static GmPadPoison& get() { static GmPadPoison p; return p; }
+  // The launch's table for region r, or null (no poison remembered there yet). Call with mu held.
+  std::vector<uint8_t>* table(const void* launch, const GmRegion* r) {
+    auto l = by_launch.find(launch);
+    if (l == by_launch.end()) return nullptr;
+    auto it = l->second.find(r);
+    return it == l->second.end() ? nullptr : &it->second;
+  }
 };
+
+// The padding bytes of r inside [a, b), as spans f(from, to): a lone tensor's [data end, end); a tensor list's, each
+// member's own [data end, allocation end), so a copy running from one member into the next reaches each padding it
+// covers (the list's descriptor words and the members' data are never padding).
+template <class F> void gm_pad_spans(const GmRegion& r, const uint8_t* a, const uint8_t* b, F&& f) {
+  const uint8_t* const end = r.base + r.bytes;
+  if (b > end) b = end;  // a copy past it fails gm-bounds after this
+  if (r.members.empty()) {
+    const uint8_t* d = r.data_end();
+    if (a < d) a = d;
+    if (a < b) f(a, b);
+    return;
+  }
+  for (const GmRegion::Member& m : r.members) {  // in offset order (the launch refuses overlaps)
+    const uint8_t* s = r.base + m.off + m.data;
+    if (s >= b) break;
+    const uint8_t* e = r.base + m.off + m.alloc;
+    if (e > b) e = b;
+    if (s < a) s = a;
+    if (s < e) f(s, e);
+  }
+}
 
 // A UB->GM copy's rows: `rows` rows of row_bytes from absolute UB byte `ub`, ub_pitch apart, landing gm_pitch apart
 // from `g` in region r. Called before the copy's commit (the shadow is the UB state the copy reads). Each padding
-// byte becomes poison if its UB byte is; a plain copy of a defined byte clears it, an atomic one does not (garbage
-// plus a value is garbage).
+// byte it writes (gm_pad_spans: a tensor list's members' too, when the copy runs from one into the next) becomes
+// poison if its UB byte is; a plain copy of a defined byte clears it, an atomic one does not (garbage plus a value
+// is garbage).
 OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
                          uint32_t ub_pitch, uint64_t gm_pitch);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
                          uint32_t ub_pitch, uint64_t gm_pitch) {
   BlockCtx& c = ctx();
-  const uint8_t* pad = r.data_end_for(g, static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes);
   const uint8_t* const table = r.pad_begin();  // the region's table starts there (a list: its first member's padding)
-  const uint8_t* end = r.base + r.bytes;  // a copy past it fails gm-bounds after this
+  const uint8_t* end = r.base + r.bytes;
   const bool atomic = c.atomic_dtype >= 0;
   GmPadPoison& p = GmPadPoison::get();
   std::unique_lock<std::mutex> lk(p.mu, std::defer_lock);
@@ -44,29 +74,27 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
   bool looked = false;
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
-    if (gr + row_bytes <= pad) continue;
-    for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < end; ++j) {
-      const bool poison = !shadow_bit(ub + row * ub_pitch + j);
-      if (!bits) {
-        if (!poison && (looked || p.live.load(std::memory_order_relaxed) == 0)) continue;  // nothing to clear
-        if (!lk.owns_lock()) lk.lock();
-        auto l = p.by_launch.find(c.gm);
-        if (l != p.by_launch.end()) {
-          auto it = l->second.find(&r);
-          if (it != l->second.end()) bits = &it->second;
-        }
-        looked = true;
+    const uint32_t u = ub + row * ub_pitch;
+    gm_pad_spans(r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
+      for (const uint8_t* q = from; q < to; ++q) {
+        const bool poison = !shadow_bit(u + static_cast<uint32_t>(q - gr));
         if (!bits) {
-          if (!poison) continue;
-          auto& launch = p.by_launch[c.gm];
-          if (launch.empty()) p.live.fetch_add(1);
-          bits = &launch.emplace(&r, std::vector<uint8_t>(static_cast<size_t>(end - table), 0)).first->second;
+          if (!poison && (looked || p.live.load(std::memory_order_relaxed) == 0)) continue;  // nothing to clear
+          if (!lk.owns_lock()) lk.lock();
+          bits = p.table(c.gm, &r);
+          looked = true;
+          if (!bits) {
+            if (!poison) continue;
+            auto& launch = p.by_launch[c.gm];
+            if (launch.empty()) p.live.fetch_add(1);
+            bits = &launch.emplace(&r, std::vector<uint8_t>(static_cast<size_t>(end - table), 0)).first->second;
+          }
         }
+        uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
+        if (poison) b = 1;
+        else if (!atomic) b = 0;
       }
-      uint8_t& b = (*bits)[static_cast<size_t>(gr + j - table)];
-      if (poison) b = 1;
-      else if (!atomic) b = 0;
-    }
+    });
   }
 }
 #endif
@@ -88,17 +116,57 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   const uint8_t* pad = r->data_end_for(g, span);
   if (g + span <= pad) return;
   std::lock_guard<std::mutex> lk(p.mu);
-  auto l = p.by_launch.find(c.gm);
-  if (l == p.by_launch.end()) return;
-  auto it = l->second.find(r);
-  if (it == l->second.end()) return;
+  const std::vector<uint8_t>* bits = p.table(c.gm, r);
+  if (!bits) return;
   const uint8_t* const table = r->pad_begin();
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
     if (gr + row_bytes <= pad) continue;
     for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < r->base + r->bytes; ++j)
-      if (it->second[static_cast<size_t>(gr + j - table)]) shadow_clear(ub + row * ub_pitch + j, 1);
+      if ((*bits)[static_cast<size_t>(gr + j - table)]) shadow_clear(ub + row * ub_pitch + j, 1);
   }
+}
+#endif
+
+// GlobalTensor::GetValue / SetValue of `bytes` at gm (not int4b_t: the table is per byte, a nibble is half of one).
+// A read of padding garbage fails as the scalar read of poison UB does (LocalTensor::GetValue); a write clears it:
+// the scalar unit writes a defined value, and SetAtomicAdd applies to data copies to GM (asc-devkit 82b89a15
+// docs/zh/api/SIMD-API/基础API/原子操作/SetAtomicAdd.md:31,89: UB / L0C / L1 -> GM on A2), not to it.
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (p.live.load(std::memory_order_relaxed) == 0) return;
+  BlockCtx& c = ctx();
+  if (!c.checks) return;
+  const auto* g = static_cast<const uint8_t*>(gm);
+  const GmRegion* r = gm_find(g);
+  if (!r) return;
+  // Most scalar accesses are in the data: they return here, without the process-wide lock, as gm_pad_load's do.
+  // The region is this launch's and fixed while it runs, so reading its members needs no lock either.
+  bool pad = false;
+  gm_pad_spans(*r, g, g + bytes, [&](const uint8_t*, const uint8_t*) { pad = true; });
+  if (!pad) return;
+  const uint8_t* bad = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(p.mu);
+    std::vector<uint8_t>* bits = p.table(c.gm, r);
+    if (!bits) return;
+    const uint8_t* const table = r->pad_begin();
+    gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
+      for (const uint8_t* q = from; q < to; ++q) {
+        uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
+        if (write) b = 0;
+        else if (b && !bad) bad = q;
+      }
+    });
+  }
+  if (bad)
+    fail("ub-uninitialized", call, loc,
+         strf("GM byte %llu of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
+              "padding past its data (docs/emulator.md \"Data extent\"); the scalar unit would read it",
+              static_cast<unsigned long long>(bad - r->base),
+              r->arg >= 0 ? strf("kernel argument %d", r->arg).c_str() : "a GmAlloc buffer"));
 }
 #endif
 

@@ -96,6 +96,8 @@ inline AscendC::ShapeInfo shape_at(uint16_t i) { return i ? ctx().shapes[i - 1] 
 
 // GetValue / SetValue: one element on the scalar pipe (api_call.h; declared here, defined there).
 void scalar_access(const TensorMeta& t, uint32_t rel_off, uint32_t bytes, bool write, const char* call, SrcLoc loc);
+// GlobalTensor::GetValue / SetValue on GM padding a UB->GM copy landed garbage in (gm_pad.h; defined there).
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc);
 
 // Index argument of operator[]: converting from an integer records the caller's file:line.
 struct Offset {
@@ -290,6 +292,7 @@ class GlobalTensor {
       return opkit_emu::nibble_get(reinterpret_cast<const uint8_t*>(ptr_)[off / 2], off);
     }
     check(off, 1, "GlobalTensor::GetValue", loc);
+    opkit_emu::gm_pad_scalar(ptr_ + off, sizeof(T), false, "GlobalTensor::GetValue", loc);
     opkit_emu::ctx().stats.gm_read_bytes += sizeof(T);
     T v;
     std::memcpy(&v, ptr_ + off, sizeof(T));
@@ -304,6 +307,7 @@ class GlobalTensor {
       return;
     }
     check(off, 1, "GlobalTensor::SetValue", loc);
+    opkit_emu::gm_pad_scalar(ptr_ + off, sizeof(T), true, "GlobalTensor::SetValue", loc);
     opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
     std::memcpy(ptr_ + off, &v, sizeof(T));
   }

@@ -85,3 +85,50 @@ def test_this_host_runs_at_least_default_and_avx2():
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("not x86-64: ATen has no avx2/avx512 kernels to force here")
     assert _host_has("avx2"), f"x86-64 host without AVX2 (its torch capability: {_host_capability()})"
+
+
+# DMQ's balance factors and SmoothQuant's smoothing scales are powers (amax|x|^a / amax|W|^(1-a)). A float32 `**`
+# comes from MKL's vector math (a = 0.5: sqrt), whose code MKL picks by the CPU's vendor -- MKL_CBWR forces its
+# other code paths here, as an AMD host picks them -- or from SLEEF per ATen capability (other exponents).
+# Measured on an Intel Sapphire Rapids before opkit.numerics.power: MKL_CBWR=COMPATIBLE and =AVX2 each gave other
+# factors than the default run (and ResNet-18's int8-dmq row moved by 5 of 300 samples: docs/quant.md).
+POWERS = r"""
+import json, sys
+import numpy as np, torch
+from opkit.quant.dmq import balance_factor
+from opkit.quant.linear_algos import SmoothQuant
+from opkit.quant.linear_ptq import LinearPTQConfig
+rng = np.random.default_rng(3)
+x = torch.from_numpy((rng.standard_normal((64, 500)) * rng.uniform(0.01, 50, (64, 1))).astype(np.float32))
+w = torch.from_numpy((rng.standard_normal((64, 40)) * rng.uniform(0.01, 2, (64, 1))).astype(np.float32))
+out = {f"dmq {a}": [float(v).hex() for v in balance_factor(x, w, a)] for a in (0.5, 0.3, 0.8)}
+cfg = LinearPTQConfig("smoothquant", 8, act_bits=8, smooth_strength=0.5)
+for dtype in (torch.float32, torch.float16):             # a [40 out, 64 in] Linear on [500, 64] activations
+    lin = torch.nn.Linear(64, 40, bias=False)
+    with torch.no_grad():
+        lin.weight.copy_(w.t())
+    sq = SmoothQuant("fc", lin.to(dtype), cfg)
+    sq.observe(x.t().to(dtype))
+    out[f"smoothquant {dtype}"] = [float(v).hex() for v in sq.params.act_divisor.reshape(-1)]
+json.dump(out, sys.stdout)
+"""
+OTHER_HOSTS = {"MKL_CBWR=COMPATIBLE": {"MKL_CBWR": "COMPATIBLE"}, "MKL_CBWR=AVX2": {"MKL_CBWR": "AVX2"},
+               "ATEN avx2": {"ATEN_CPU_CAPABILITY": "avx2"}, "ATEN default": {"ATEN_CPU_CAPABILITY": "default"}}
+
+
+def _powers(env: dict) -> dict:
+    clean = {k: v for k, v in os.environ.items() if k not in ("MKL_CBWR", "ATEN_CPU_CAPABILITY")}
+    p = subprocess.run([sys.executable, "-c", POWERS], env={**clean, **env}, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("setting", list(OTHER_HOSTS))
+def test_dmq_and_smoothquant_powers_same_under_other_vector_math(setting):
+    if "avx2" in setting and not _host_has("avx2"):
+        pytest.skip(f"this CPU has no avx2 (its torch capability: {_host_capability()}): not checked here")
+    ref, got = _powers({}), _powers(OTHER_HOSTS[setting])
+    assert got.keys() == ref.keys()
+    for key in ref:
+        assert got[key] == ref[key], f"{key} under {setting} differs from the default run"

@@ -5,10 +5,7 @@ their losses and results must agree to the bit with the default-capability, one-
 Before opkit.quant.algorithms took the candidates' mean with opkit.numerics (float64, NumPy's fixed order), its
 float32 torch.mean gave other bits under default / avx2 / avx512 and at 1 vs 2 threads, and this test failed
 (the losses differed). A capability the host's CPU lacks cannot be forced: that case is skipped and says so --
-it is not a pass; on an AVX-512 host all six run. See docs/testing.md.
-
-DMQ's balance factors and SmoothQuant's scales likewise, under MKL_CBWR (MKL's code for another vendor) and ATen's
-capabilities (below)."""
+it is not a pass; on an AVX-512 host all six run. See docs/testing.md."""
 import functools
 import json
 import os

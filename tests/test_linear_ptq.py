@@ -73,13 +73,9 @@ def test_live_amct_bit_exact():
     pytest.importorskip("transformers", reason="AMCT's package import needs transformers")
     if not (Path(os.environ["OPKIT_AMCT"]) / "amct_pytorch" / "__init__.py").is_file():
         pytest.skip(f"OPKIT_AMCT={os.environ['OPKIT_AMCT']} is not an AMCT checkout (no amct_pytorch/__init__.py)")
-    from opkit.quant.amct.portable import VECTOR_MATH, Float64Arithmetic as Portable
     for name in amct_linear.CONFIGS:
-        # the CPU's own kernels but the vector math (pow, sqrt): opkit takes SmoothQuant's powers exactly on every
-        # CPU (opkit.numerics.power), so AMCT's are taken so too, and AWQ's on both sides alike
-        with Portable(only=VECTOR_MATH):
-            ref = amct_linear.run_amct(os.environ["OPKIT_AMCT"], name)
-            got = amct_linear.run_opkit(name)
+        ref = amct_linear.run_amct(os.environ["OPKIT_AMCT"], name)
+        got = amct_linear.run_opkit(name)
         assert sorted(got) == sorted(ref), name
         unequal = [k for k in ref if not np.array_equal(ref[k], got[k])]
         assert not unequal, f"{name}: not bit-exact: {unequal}"

@@ -38,13 +38,6 @@ def _training_ops():
 TRAINING = _training_ops()
 
 
-def dmq_powers():
-    """A live run's DMQ forward: the CPU's own kernels but the balance factor's powers, which opkit takes exactly
-    on every CPU (opkit.numerics.power; quantdata.amct_dmq.arithmetic)."""
-    from opkit.quant.amct.portable import VECTOR_MATH, Float64Arithmetic
-    return Float64Arithmetic(only=VECTOR_MATH)
-
-
 def arithmetic(portable: bool):
     """ADA's training (forwards, backwards, Adam: every floating op) in the portable arithmetic
     (opkit.quant.amct.portable.Float64Arithmetic, the same bits on every CPU) for what is recorded."""
@@ -91,7 +84,7 @@ def _run_amct(root: str, tmp: Path, dmq: bool, portable: bool = False) -> dict[s
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         if dmq:
             pre = amct.quantize_preprocess(str(tmp / "cfg.json"), str(tmp / "rec.txt"), m, x)
-            with torch.no_grad(), arithmetic(portable) if portable else dmq_powers():
+            with torch.no_grad(), arithmetic(portable):
                 pre(x)
         torch.manual_seed(SEED)
         qm = amct.quantize_model(str(tmp / "cfg.json"), str(tmp / "m.onnx"), str(tmp / "rec.txt"), m, x)

@@ -47,7 +47,7 @@ def _run(root: str, tmp: Path, dmq: bool, portable: bool = False) -> dict[str, n
     import amct_pytorch.classic.graph_based.amct_pytorch as amct
     from amct_pytorch.classic.graph_based.amct_pytorch import quantize_tool
 
-    from quantdata.amct_ada import arithmetic, dmq_powers
+    from quantdata.amct_ada import arithmetic
     optimize_alpha = quantize_tool.optimize_alpha
 
     def portable_optimize(*a, **k):
@@ -67,7 +67,7 @@ def _run(root: str, tmp: Path, dmq: bool, portable: bool = False) -> dict[str, n
         (tmp / "cfg.json").write_text(json.dumps(cfg))
         if dmq:
             pre = amct.quantize_preprocess(str(tmp / "cfg.json"), str(tmp / "rec.txt"), m, x)
-            with torch.no_grad(), arithmetic(portable) if portable else dmq_powers():
+            with torch.no_grad(), arithmetic(portable):
                 pre(x)
         torch.manual_seed(SEED)
         qm = amct.quantize_model(str(tmp / "cfg.json"), str(tmp / "m.onnx"), str(tmp / "rec.txt"), m, x)

@@ -78,12 +78,11 @@ def calib2() -> torch.Tensor:
 
 def arithmetic(portable: bool):
     """The calibration forwards' arithmetic: portable (opkit.quant.amct.portable, the same bits on every CPU) for
-    what is recorded, the CPU's own kernels otherwise -- but for the vector-math ops (VECTOR_MATH) always: the
-    balance factor is a power, ATen's float32 sqrt is MKL's, whose bits depend on the CPU's vendor, and opkit takes
-    the powers exactly (opkit.numerics.power) on every CPU, so a live run on this machine compares them so too.
-    Only the forwards: AMCT's ONNX export does not run under a dispatch mode."""
+    what is recorded, the CPU's own kernels otherwise. Only the forwards: AMCT's ONNX export does not run under
+    a dispatch mode. The portable set adds the vector-math ops (VECTOR_MATH): the balance factor is a power, and
+    ATen's float32 sqrt is MKL's, whose bits depend on the CPU's vendor."""
     from opkit.quant.amct.portable import FORWARD, VECTOR_MATH, Float64Arithmetic
-    return Float64Arithmetic(only=FORWARD | VECTOR_MATH if portable else VECTOR_MATH)
+    return Float64Arithmetic(only=FORWARD | VECTOR_MATH) if portable else contextlib.nullcontext()
 
 
 def run_amct_factors(root: str, portable: bool = False) -> dict[str, np.ndarray]:

@@ -70,18 +70,3 @@ def mean(x) -> float:
     """Arithmetic mean, machine-independent (NaN for an empty vector)."""
     v = _f64(x)
     return float(np.add.reduce(v)) / v.size if v.size else math.nan
-
-
-def power(x: torch.Tensor, exponent: float) -> torch.Tensor:
-    """``x ** exponent`` elementwise, the same bits on every machine: computed in float64 and rounded once to
-    ``x``'s dtype (a 16-bit one through float32, as ATen's own 16-bit pow rounds). A float32 ``x ** e`` does not
-    give that: ATen takes ``x ** 0.5`` (sqrt) from MKL's vector math, whose code depends on the CPU's vendor and
-    MKL's dispatch (MKL_CBWR), and other exponents from SLEEF per instruction set -- measured on an Intel Sapphire
-    Rapids, 0.7 % of float32 square roots and 25 % of powers of 0.3 are not the rounded exact value, and which
-    ones moves with MKL_CBWR / ATEN_CPU_CAPABILITY. The float64 result is within 2^-52 relative of the exact
-    one, so rounding it can differ from the exact value rounded only within 2^-29 of a float32 rounding boundary.
-    This is the value opkit.quant.amct.portable.Float64Arithmetic (VECTOR_MATH) gives the recorded AMCT runs."""
-    if x.dtype == torch.float64:
-        return x ** exponent
-    y = (x.to(torch.float64) ** exponent).to(torch.float32)
-    return y if x.dtype == torch.float32 else y.to(x.dtype)

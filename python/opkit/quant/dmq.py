@@ -24,7 +24,6 @@ import torch
 import torch.nn as nn
 
 from ..errors import OpkitError
-from ..numerics import power
 
 FLT_EPSILON = 1.192092896e-7
 STRENGTH_RANGE = (0.2, 0.8)            # AMCT common/config field.py DMQBalancerParamField; dmq_balancer_func.py:63
@@ -58,9 +57,7 @@ def balance_factor(x: torch.Tensor, w: torch.Tensor, strength: float) -> torch.T
     a_max, w_max = x.abs().amax(dim=1, keepdim=True), w.abs().amax(dim=1, keepdim=True)
     a0, w0 = a_max < eps, w_max < eps
     zero = torch.tensor(0, dtype=a_max.dtype)
-    # the powers rounded from float64 (numerics.power): a float32 ** is MKL's / SLEEF's and moves with the CPU, so
-    # the factors, the int8-dmq row and the search's DMQ steps would too
-    f = torch.where(w0, zero, power(a_max, strength) / power(w_max, 1 - strength))
+    f = torch.where(w0, zero, a_max ** strength / w_max ** (1 - strength))
     fz = f < eps
     a_out = torch.where(fz, zero, a_max / f).max()
     w_out = torch.where(fz, zero, w_max * f).max()

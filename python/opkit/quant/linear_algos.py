@@ -19,8 +19,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..numerics import power
-
 FLT_EPSILON = 1.192092896e-7           # AMCT: a scale below this becomes 1.0 (utils.py:31, 39-66)
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -208,8 +206,7 @@ class SmoothQuant(Calibrator):
     def _fix(self):
         a = self.config.smooth_strength
         act_max = torch.max(self.hi.abs(), self.lo.abs())
-        # the powers rounded from float64 (numerics.power), the same on every CPU (a 16-bit/float32 ** is not)
-        s = power(act_max, a) / power(self.weight.abs().amax(dim=0, keepdim=True), 1 - a)
+        s = act_max ** a / self.weight.abs().amax(dim=0, keepdim=True) ** (1 - a)
         bad = (s < torch.finfo(act_max.dtype).eps) | ~torch.isfinite(s)
         s = torch.where(bad, torch.tensor(1.0, dtype=s.dtype), s)
         w = self.weight * s

@@ -134,6 +134,32 @@ def test_emulator_runtime_extern_module_leaves_the_common_loops_to_the_object(tm
     assert not _loop_symbols(alone, "U") and called <= _loop_symbols(alone, "W")
 
 
+NAIVE = ["-DOPKIT_NAIVE_COMPUTE", "-DOPKIT_EMU_ALLOW_BF16_MATH"]   # cmake/opkit_emulator.cmake's naive flavour
+
+
+def test_emulator_runtime_naive_flavour_leaves_the_16bit_loops_to_the_object(tmp_path):
+    # hot_instances.h's half / bfloat16_t lists (behind OPKIT_EMU_ALLOW_BF16_MATH): a naive module, which computes
+    # in its I/O dtype, calls the object's loops; if that guard or list broke it would compile them again itself
+    tu = tmp_path / "naive.cpp"
+    tu.write_text('#include "kernel_operator.h"\n'
+                  "void naive_math(half* h, bfloat16_t* b, uint32_t n) {\n"
+                  "  opkit_emu::bin_loop_distinct<opkit_emu::OpAdd, half>(h, h + n, h + 2 * n, n);\n"
+                  "  opkit_emu::bin_loop_distinct<opkit_emu::OpAdd, bfloat16_t>(b, b + n, b + 2 * n, n);\n"
+                  "  opkit_emu::exp_loop_fp16<bfloat16_t>(b, b + n, n);\n}\n")
+    obj = tmp_path / "naive.o"
+    subprocess.run(["g++", "-std=c++17", "-O1", "-fPIC", "-fvisibility=hidden", "-c", *INC, *NAIVE,
+                    "-DDTYPE_X=half", "-DOPKIT_EMU_RUNTIME_EXTERN", str(tu), "-o", str(obj)], check=True)
+    rt = runtime_object([*NAIVE, "-DDTYPE_X=half"], "-O1", CACHE / "modules")
+    mod = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
+    lib = subprocess.run(["nm", "-C", str(rt)], capture_output=True, text=True, check=True).stdout
+    called = _loop_symbols(mod, "U")
+    for want in ("bin_loop_distinct<opkit_emu::OpAdd, half>", "bin_loop_distinct<opkit_emu::OpAdd, bfloat16_t>",
+                 "exp_loop_fp16<bfloat16_t>"):
+        assert any(want in s for s in called), (want, sorted(called))
+    assert not _loop_symbols(mod, "W"), "16-bit loops compiled again in the module"
+    assert called <= _loop_symbols(lib, "W") | _loop_symbols(lib, "T"), sorted(called - _loop_symbols(lib, "W"))
+
+
 def test_emulator_runtime_headers_stay_header_only_by_default(tmp_path):
     # what `opkit cflags` gives a standalone program: no macro, every runtime function defined inline
     obj = tmp_path / "standalone.o"

@@ -39,6 +39,13 @@ def measure(repeat: int) -> dict:
     if os.environ.get("OPKIT_BENCH_TREE"):   # --before: that tree's opkit, not the one _bench put first
         sys.path.insert(0, os.environ["OPKIT_BENCH_TREE"])
     import opkit
+    if os.environ.get("OPKIT_BENCH_TREE"):
+        tree = Path(os.environ["OPKIT_BENCH_TREE"])
+        if not Path(opkit.__file__).resolve().is_relative_to(tree):   # else this tree twice, a speed-up of ~1.0x
+            sys.exit(f"--before: the side imported opkit from {opkit.__file__}, not from {tree} (no python/opkit "
+                     "there?)")
+        from opkit.toolchain.cache import cache_root   # its own cache folder: the tree's default + -before
+        os.environ["OPKIT_CACHE_DIR"] = f"{cache_root()}-before"
     from opkit.toolchain import isa
     with warnings.catch_warnings(), contextlib.chdir(tempfile.gettempdir()):
         warnings.simplefilter("ignore")
@@ -56,7 +63,7 @@ def measure(repeat: int) -> dict:
                               lambda: F.layer_norm(xs, (1024,), w, b, 1e-5), 50),
     }
     default_threads = torch.get_num_threads()
-    out = {"level": isa.level(), "capability": torch.backends.cpu.get_cpu_capability(),
+    out = {"opkit": opkit.__file__, "level": isa.level(), "capability": torch.backends.cpu.get_cpu_capability(),
            "threads": default_threads, "rows": {}}
     for name, (ours, ref, inner) in rows.items():
         os.environ["OPKIT_EMU_THREADS"] = "1"
@@ -89,8 +96,6 @@ def main() -> None:
             env = dict(os.environ, OPKIT_ISA=lvl)
             if tree:
                 env["OPKIT_BENCH_TREE"] = str(tree)
-                default = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "opkit"  # cache.py's default
-                env["OPKIT_CACHE_DIR"] = env.get("OPKIT_CACHE_DIR", str(default)) + "-before"
             proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--side", lvl, "--repeat",
                                    str(args.repeat)], env=env, capture_output=True, text=True)
             line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
@@ -98,7 +103,7 @@ def main() -> None:
                 sys.exit(f"{tag}level {lvl} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
             key = tag + lvl
             res[key] = r = json.loads(line[len("RESULT "):])
-            print(f"  -- {tag}OPKIT_ISA={lvl}{f' ({tree})' if tree else ''}: modules built for {r['level']}; torch "
+            print(f"  -- {tag}OPKIT_ISA={lvl} (opkit {Path(r['opkit']).parent}): modules built for {r['level']}; torch "
                   f"CPU capability {r['capability']}, {r['threads']} default threads", flush=True)
             for name, (co, cr, wo, wr) in r["rows"].items():
                 print(f"   {name:22s} 1 thread CPU: opkit {co * 1e3:8.3f} ms torch {cr * 1e3:7.3f} ms ratio "

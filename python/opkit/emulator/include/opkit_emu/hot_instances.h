@@ -4,7 +4,8 @@
 // CPU-seconds of a LayerNorm module's compile was these loops for float (a hand probe, g++ 12: 26 float loops
 // instantiated at O3 in a unit of their own; docs/emulator.md has the module figures). They are
 // noinline, so a module only calls them; the runtime object is compiled with the module's own flags (the flavour:
-// cmake/opkit_emulator.cmake), so the code is the one each module generated before. Header-only builds
+// cmake/opkit_emulator.cmake), so the code is the one each module generated before -- unless a module is given
+// compiler options of its own, which the flavour symbol does not see (docs/emulator.md). Header-only builds
 // (`opkit cflags`): nothing here, every loop is instantiated where used as before.
 // A loop not listed is instantiated in the module as before; list one here when many kernels use it.
 #pragma once

@@ -1,7 +1,7 @@
 """Issue 38 item 1: the bundled ops against PyTorch's CPU ops, kernel modules built at the baseline ISA (before)
 and at the host's level (after), both in one run, one thread and default threads.
 
-    nice -n 10 python benchmarks/bench_host_isa.py [--repeat 9] [--levels baseline host]
+    nice -n 10 python benchmarks/bench_host_isa.py [--repeat 9] [--levels baseline host] [--before DIR]
 
 Each level runs in its own process with OPKIT_ISA=<level> (docs/emulator.md "Host ISA"): its own bundled-op
 cache folder (the level is in the key), built on first use (not timed). Rows, fp32 (the issue's): LayerNorm
@@ -9,6 +9,9 @@ cache folder (the level is in the key), built on first use (not timed). Rows, fp
 the calling thread's CPU time with one thread on each side (OPKIT_EMU_THREADS=1, torch.set_num_threads(1); best
 of --repeat, robust to load) and the wall time with default threads on each side (median; what a user sees,
 noisy on a shared host). Prints the host's ISA level, torch's CPU capability and the load before and after.
+``--before DIR``: also the opkit tree of DIR (DIR/python, DIR/cmake, DIR/ops: `git archive main cmake python ops
+templates | tar -x -C DIR`) at each level, before this tree's, with its own cache folder: an emulator change's
+speed-up, both sides in one run.
 """
 from __future__ import annotations
 
@@ -33,7 +36,16 @@ def measure(repeat: int) -> dict:
     import torch
     import torch.nn.functional as F
 
+    if os.environ.get("OPKIT_BENCH_TREE"):   # --before: that tree's opkit, not the one _bench put first
+        sys.path.insert(0, os.environ["OPKIT_BENCH_TREE"])
     import opkit
+    if os.environ.get("OPKIT_BENCH_TREE"):
+        tree = Path(os.environ["OPKIT_BENCH_TREE"])
+        if not Path(opkit.__file__).resolve().is_relative_to(tree):   # else this tree twice, a speed-up of ~1.0x
+            sys.exit(f"--before: the side imported opkit from {opkit.__file__}, not from {tree} (no python/opkit "
+                     "there?)")
+        from opkit.toolchain.cache import cache_root   # its own cache folder: the tree's default + -before
+        os.environ["OPKIT_CACHE_DIR"] = f"{cache_root()}-before"
     from opkit.toolchain import isa
     with warnings.catch_warnings(), contextlib.chdir(tempfile.gettempdir()):
         warnings.simplefilter("ignore")
@@ -51,7 +63,7 @@ def measure(repeat: int) -> dict:
                               lambda: F.layer_norm(xs, (1024,), w, b, 1e-5), 50),
     }
     default_threads = torch.get_num_threads()
-    out = {"level": isa.level(), "capability": torch.backends.cpu.get_cpu_capability(),
+    out = {"opkit": opkit.__file__, "level": isa.level(), "capability": torch.backends.cpu.get_cpu_capability(),
            "threads": default_threads, "rows": {}}
     for name, (ours, ref, inner) in rows.items():
         os.environ["OPKIT_EMU_THREADS"] = "1"
@@ -68,30 +80,39 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--levels", nargs="+", default=["baseline", "host"])
+    ap.add_argument("--before", type=Path, help="also this opkit tree (DIR/python, DIR/cmake, DIR/ops), first")
     ap.add_argument("--side", help=argparse.SUPPRESS)          # internal: measure this process, print JSON
     args = ap.parse_args()
     if args.side:
         print("RESULT " + json.dumps(measure(args.repeat)), flush=True)
         return
     _bench.banner("bundled ops vs PyTorch CPU ops, kernel modules at each ISA level (issue 38 item 1)")
+    trees = [("", None)]
+    if args.before:
+        trees.insert(0, ("before ", args.before.resolve() / "python"))
     res = {}
-    for lvl in args.levels:
-        env = dict(os.environ, OPKIT_ISA=lvl)
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--side", lvl, "--repeat",
-                               str(args.repeat)], env=env, capture_output=True, text=True)
-        line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
-        if proc.returncode != 0 or line is None:
-            sys.exit(f"level {lvl} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-        res[lvl] = json.loads(line[len("RESULT "):])
-        r = res[lvl]
-        print(f"  -- OPKIT_ISA={lvl}: modules built for {r['level']}; torch CPU capability {r['capability']}, "
-              f"{r['threads']} default threads", flush=True)
-        for name, (co, cr, wo, wr) in r["rows"].items():
-            print(f"   {name:22s} 1 thread CPU: opkit {co * 1e3:8.3f} ms torch {cr * 1e3:7.3f} ms ratio "
-                  f"{co / cr:5.2f}x | default threads wall: opkit {wo * 1e3:8.3f} ms torch {wr * 1e3:7.3f} ms "
-                  f"ratio {wo / wr:5.2f}x", flush=True)
-    if len(res) > 1:
-        first, last = args.levels[0], args.levels[-1]
+    for tag, tree in trees:
+        for lvl in args.levels:
+            env = dict(os.environ, OPKIT_ISA=lvl)
+            if tree:
+                env["OPKIT_BENCH_TREE"] = str(tree)
+            proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--side", lvl, "--repeat",
+                                   str(args.repeat)], env=env, capture_output=True, text=True)
+            line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+            if proc.returncode != 0 or line is None:
+                sys.exit(f"{tag}level {lvl} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+            key = tag + lvl
+            res[key] = r = json.loads(line[len("RESULT "):])
+            print(f"  -- {tag}OPKIT_ISA={lvl} (opkit {Path(r['opkit']).parent}): modules built for {r['level']}; torch "
+                  f"CPU capability {r['capability']}, {r['threads']} default threads", flush=True)
+            for name, (co, cr, wo, wr) in r["rows"].items():
+                print(f"   {name:22s} 1 thread CPU: opkit {co * 1e3:8.3f} ms torch {cr * 1e3:7.3f} ms ratio "
+                      f"{co / cr:5.2f}x | default threads wall: opkit {wo * 1e3:8.3f} ms torch {wr * 1e3:7.3f} ms "
+                      f"ratio {wo / wr:5.2f}x", flush=True)
+    pairs = [(f"before {lvl}", lvl) for lvl in args.levels] if args.before else []
+    if len(args.levels) > 1:
+        pairs.append((args.levels[0], args.levels[-1]))
+    for first, last in pairs:
         print(f"   speed-up of the opkit call, {first} -> {last} (1-thread CPU / default-thread wall):")
         for name in res[first]["rows"]:
             a, b = res[first]["rows"][name], res[last]["rows"][name]

@@ -102,6 +102,64 @@ def test_emulator_runtime_extern_module_leaves_the_runtime_to_the_object(tmp_pat
     assert _defined(mod, "opkit_emu::module_launch_fn") == "U" and _defined(mod, "opkit_emu::ApiCall::commit") == "U"
 
 
+def _loop_symbols(nm_out: str, kind: str) -> set[str]:
+    """The opkit_emu element-loop instantiations nm lists with this type letter ('U', 'W', ...)."""
+    out = set()
+    for line in nm_out.splitlines():
+        m = re.match(r"\s*(?:[0-9a-f]+\s+)?(\w)\s+(.*)$", line)
+        if m and m.group(1) == kind and re.search(r"opkit_emu::\w+_loop\w*<", m.group(2)):
+            out.add(m.group(2))
+    return out
+
+
+def test_emulator_runtime_extern_module_leaves_the_common_loops_to_the_object(tmp_path):
+    # opkit_emu/hot_instances.h: the float element loops a LayerNorm runs are the object's, not generated again
+    tu = tmp_path / "module.cpp"
+    tu.write_text(module_source(KERNEL, "emu_layer_norm", 6))
+    obj = tmp_path / "module.o"
+    subprocess.run(["g++", "-std=c++17", "-O1", "-fPIC", "-fvisibility=hidden", "-c", *INC, "-DDTYPE_X=float",
+                    "-DOPKIT_EMU_RUNTIME_EXTERN", str(tu), "-o", str(obj)], check=True)
+    rt = runtime_object(["-DDTYPE_X=float"], "-O1", CACHE / "modules")
+    mod = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
+    lib = subprocess.run(["nm", "-C", str(rt)], capture_output=True, text=True, check=True).stdout
+    called = _loop_symbols(mod, "U")
+    assert any("bin_loop_distinct<opkit_emu::OpAdd, float>" in s for s in called), sorted(called)
+    assert any("reduce_sum_loop<float>" in s for s in called), sorted(called)
+    assert not {s for s in _loop_symbols(mod, "W") if "float>" in s and "cast" not in s}, "float loops compiled again"
+    assert called <= _loop_symbols(lib, "W") | _loop_symbols(lib, "T"), sorted(called - _loop_symbols(lib, "W"))
+    # header-only (`opkit cflags`): the module instantiates them itself, as before
+    subprocess.run(["g++", "-std=c++17", "-O1", "-fPIC", "-c", *INC, "-DDTYPE_X=float", str(tu), "-o", str(obj)],
+                   check=True)
+    alone = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
+    assert not _loop_symbols(alone, "U") and called <= _loop_symbols(alone, "W")
+
+
+NAIVE = ["-DOPKIT_NAIVE_COMPUTE", "-DOPKIT_EMU_ALLOW_BF16_MATH"]   # cmake/opkit_emulator.cmake's naive flavour
+
+
+def test_emulator_runtime_naive_flavour_leaves_the_16bit_loops_to_the_object(tmp_path):
+    # hot_instances.h's half / bfloat16_t lists (behind OPKIT_EMU_ALLOW_BF16_MATH): a naive module, which computes
+    # in its I/O dtype, calls the object's loops; if that guard or list broke it would compile them again itself
+    tu = tmp_path / "naive.cpp"
+    tu.write_text('#include "kernel_operator.h"\n'
+                  "void naive_math(half* h, bfloat16_t* b, uint32_t n) {\n"
+                  "  opkit_emu::bin_loop_distinct<opkit_emu::OpAdd, half>(h, h + n, h + 2 * n, n);\n"
+                  "  opkit_emu::bin_loop_distinct<opkit_emu::OpAdd, bfloat16_t>(b, b + n, b + 2 * n, n);\n"
+                  "  opkit_emu::exp_loop_fp16<bfloat16_t>(b, b + n, n);\n}\n")
+    obj = tmp_path / "naive.o"
+    subprocess.run(["g++", "-std=c++17", "-O1", "-fPIC", "-fvisibility=hidden", "-c", *INC, *NAIVE,
+                    "-DDTYPE_X=half", "-DOPKIT_EMU_RUNTIME_EXTERN", str(tu), "-o", str(obj)], check=True)
+    rt = runtime_object([*NAIVE, "-DDTYPE_X=half"], "-O1", CACHE / "modules")
+    mod = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
+    lib = subprocess.run(["nm", "-C", str(rt)], capture_output=True, text=True, check=True).stdout
+    called = _loop_symbols(mod, "U")
+    for want in ("bin_loop_distinct<opkit_emu::OpAdd, half>", "bin_loop_distinct<opkit_emu::OpAdd, bfloat16_t>",
+                 "exp_loop_fp16<bfloat16_t>"):
+        assert any(want in s for s in called), (want, sorted(called))
+    assert not _loop_symbols(mod, "W"), "16-bit loops compiled again in the module"
+    assert called <= _loop_symbols(lib, "W") | _loop_symbols(lib, "T"), sorted(called - _loop_symbols(lib, "W"))
+
+
 def test_emulator_runtime_headers_stay_header_only_by_default(tmp_path):
     # what `opkit cflags` gives a standalone program: no macro, every runtime function defined inline
     obj = tmp_path / "standalone.o"

@@ -41,6 +41,14 @@ def test_reduce_max_min_index_is_the_sequential_scan(emu):
     assert mod.arg_mismatches_f16(20_000) == 0
 
 
+def test_reduce_max_min_index_with_signed_zeros_across_lanes(emu):
+    # ±0, ±1, ±inf, NaN, n < 100: a 0 extreme held as -0 in one lane and +0 at a smaller index in another
+    mod = emu("fast_loops")
+    assert mod.arg_small_alphabet_mismatches_f32(100_000) == 0
+    assert mod.arg_small_alphabet_mismatches_f16(100_000) == 0
+    assert mod.arg_small_alphabet_mismatches_bf16(100_000) == 0
+
+
 def test_apis_agree_with_the_plain_definitions(emu):
     mod = emu("fast_loops")
     rng = np.random.default_rng(3)

@@ -60,6 +60,7 @@
 #include "opkit_emu/adv_softmax.h"     // SoftMax (advanced API), SoftMaxTiling and the other tiling structs
 #include "adv_api/kernel_api.h"        // the advanced API's math library (lib/math/*.h), as CANN's kernel_operator.h
 #include "opkit_emu/launch.h"          // module ABI, ICPU_RUN_KF
+#include "opkit_emu/hot_instances.h"   // the commonest element loops: once in the runtime object
 
 // Samples written for the first CANN releases (2023) use namespace tik2 for what is now AscendC.
 namespace tik2 {

@@ -16,19 +16,26 @@ class _RecordingModule:
         self.bufs, self.data_bytes, self.list_members = bufs, data_bytes, list_members
 
 
-def test_cann_import_passes_each_tensors_bytes_as_its_data_extent():
-    op = CannOp.__new__(CannOp)     # no project, no host runner: only what __call__ reads
+def _fake_op(inputs: list, outputs: list, r: dict) -> tuple[CannOp, _RecordingModule]:
+    """A CannOp without a project or host runner (only what __call__ reads): its tiling returns ``r`` and its
+    kernel module records the launch."""
+    op = CannOp.__new__(CannOp)
     op.op_type, op.templated = "Fake", False
-    op.info = {"inputs": [{"name": "x", "param_type": 1}, {"name": "xs", "param_type": 3},
-                          {"name": "e", "param_type": 1}, {"name": "opt", "param_type": 0}],
-               "outputs": [{"name": "y", "param_type": 1, "init_value": False},
-                           {"name": "ys", "param_type": 3, "init_value": False}]}
+    op.info = {"inputs": inputs, "outputs": outputs}
     mod = _RecordingModule()
+    op.tiling = lambda ins, attrs: r
+    op.module = lambda column, args: mod
+    return op, mod
+
+
+def test_cann_import_passes_each_tensors_bytes_as_its_data_extent():
     r = {"block_dim": 1, "tiling_key": 0, "column": 0, "list_sizes": [1, 2], "workspace": [64],
          "tiling": "00" * 8, "data_size": 8,
          "outputs": [{"shape": [3, 72], "dtype": 1}, {"shape": [5], "dtype": 0}, {"shape": [7], "dtype": 0}]}
-    op.tiling = lambda inputs, attrs: r
-    op.module = lambda column, args: mod
+    op, mod = _fake_op([{"name": "x", "param_type": 1}, {"name": "xs", "param_type": 3},
+                        {"name": "e", "param_type": 1}, {"name": "opt", "param_type": 0}],
+                       [{"name": "y", "param_type": 1, "init_value": False},
+                        {"name": "ys", "param_type": 3, "init_value": False}], r)
     x = torch.ones(3, 72, dtype=torch.float16)
     op([x, [torch.ones(4), torch.ones(9)], torch.ones(0), None], {})
     # x: 432 of device_extent(432) = 480 (ReluV3's case); the list: all; the 0-byte tensor: 0, its 32 bytes all
@@ -46,15 +53,10 @@ def test_cann_import_passes_each_tensors_bytes_as_its_data_extent():
 def test_a_zero_byte_list_member_is_passed_as_all_padding():
     # a member's data 0 is 0 bytes (the launch treats its whole extent as padding), unlike arg_data_bytes' 0 ("all"):
     # so a 0-byte tensor in a list gets its entry (before: none, and its 32 bytes were data)
-    op = CannOp.__new__(CannOp)
-    op.op_type, op.templated = "Fake", False
-    op.info = {"inputs": [{"name": "xs", "param_type": 3}],
-               "outputs": [{"name": "y", "param_type": 1, "init_value": False}]}
-    mod = _RecordingModule()
     r = {"block_dim": 1, "tiling_key": 0, "column": 0, "list_sizes": [1], "workspace": [0],
          "tiling": "", "data_size": 0, "outputs": [{"shape": [4], "dtype": 0}]}
-    op.tiling = lambda inputs, attrs: r
-    op.module = lambda column, args: mod
+    op, mod = _fake_op([{"name": "xs", "param_type": 3}],
+                       [{"name": "y", "param_type": 1, "init_value": False}], r)
     op([[torch.ones(4), torch.ones(0)]], {})
     # 1 + 2 * 2 descriptor words + 2 pointers = 56 bytes, members 32-aligned
     assert mod.list_members[0] == [(64, 16, 64), (128, 0, device_extent(0))]
@@ -63,15 +65,10 @@ def test_a_zero_byte_list_member_is_passed_as_all_padding():
 def test_a_zero_byte_output_is_passed_as_an_empty_extent():
     # an empty output gets its 32-byte device buffer and data extent 0 (before: None, all of it data, so a block
     # of garbage the kernel copies into it failed where the device is fine)
-    op = CannOp.__new__(CannOp)
-    op.op_type, op.templated = "Fake", False
-    op.info = {"inputs": [{"name": "x", "param_type": 1}],
-               "outputs": [{"name": "y", "param_type": 1, "init_value": False}]}
-    mod = _RecordingModule()
     r = {"block_dim": 1, "tiling_key": 0, "column": 0, "list_sizes": [1], "workspace": [0],
          "tiling": "", "data_size": 0, "outputs": [{"shape": [0, 4], "dtype": 0}]}
-    op.tiling = lambda inputs, attrs: r
-    op.module = lambda column, args: mod
+    op, mod = _fake_op([{"name": "x", "param_type": 1}],
+                       [{"name": "y", "param_type": 1, "init_value": False}], r)
     (y,) = op([torch.ones(0, 4)], {})
     assert mod.data_bytes == [0, 0, None, None] and mod.list_members == [None] * 4
     assert [b.nbytes for b in mod.bufs[:2]] == [device_extent(0)] * 2 and y.shape == (0, 4)

@@ -85,15 +85,20 @@ def _defined(nm_out: str, name: str) -> str:
     return ""
 
 
-def test_emulator_runtime_extern_module_leaves_the_runtime_to_the_object(tmp_path):
+def _extern_module_and_runtime(tmp_path) -> tuple[str, str]:
+    """`nm -C` of a float LayerNorm module compiled with OPKIT_EMU_RUNTIME_EXTERN and of its runtime object."""
     tu = tmp_path / "module.cpp"
     tu.write_text(module_source(KERNEL, "emu_layer_norm", 6))
     obj = tmp_path / "module.o"
     subprocess.run(["g++", "-std=c++17", "-O1", "-fPIC", "-fvisibility=hidden", "-c", *INC, "-DDTYPE_X=float",
                     "-DOPKIT_EMU_RUNTIME_EXTERN", str(tu), "-o", str(obj)], check=True)
     rt = runtime_object(["-DDTYPE_X=float"], "-O1", CACHE / "modules")
-    mod = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
-    lib = subprocess.run(["nm", "-C", str(rt)], capture_output=True, text=True, check=True).stdout
+    return tuple(subprocess.run(["nm", "-C", str(f)], capture_output=True, text=True, check=True).stdout
+                 for f in (obj, rt))
+
+
+def test_emulator_runtime_extern_module_leaves_the_runtime_to_the_object(tmp_path):
+    mod, lib = _extern_module_and_runtime(tmp_path)
     for fn in ("opkit_emu::run_blocks_fn", "opkit_emu::module_launch_fn", "opkit_emu::ApiCall::commit",
                "opkit_emu::HazardState::access", "opkit_emu::Violation::Violation", "AscendC::TPipe::Release"):
         assert _defined(mod, fn) in ("U", ""), f"{fn} was compiled into the module again"
@@ -114,20 +119,14 @@ def _loop_symbols(nm_out: str, kind: str) -> set[str]:
 
 def test_emulator_runtime_extern_module_leaves_the_common_loops_to_the_object(tmp_path):
     # opkit_emu/hot_instances.h: the float element loops a LayerNorm runs are the object's, not generated again
-    tu = tmp_path / "module.cpp"
-    tu.write_text(module_source(KERNEL, "emu_layer_norm", 6))
-    obj = tmp_path / "module.o"
-    subprocess.run(["g++", "-std=c++17", "-O1", "-fPIC", "-fvisibility=hidden", "-c", *INC, "-DDTYPE_X=float",
-                    "-DOPKIT_EMU_RUNTIME_EXTERN", str(tu), "-o", str(obj)], check=True)
-    rt = runtime_object(["-DDTYPE_X=float"], "-O1", CACHE / "modules")
-    mod = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
-    lib = subprocess.run(["nm", "-C", str(rt)], capture_output=True, text=True, check=True).stdout
+    mod, lib = _extern_module_and_runtime(tmp_path)
     called = _loop_symbols(mod, "U")
     assert any("bin_loop_distinct<opkit_emu::OpAdd, float>" in s for s in called), sorted(called)
     assert any("reduce_sum_loop<float>" in s for s in called), sorted(called)
     assert not {s for s in _loop_symbols(mod, "W") if "float>" in s and "cast" not in s}, "float loops compiled again"
     assert called <= _loop_symbols(lib, "W") | _loop_symbols(lib, "T"), sorted(called - _loop_symbols(lib, "W"))
     # header-only (`opkit cflags`): the module instantiates them itself, as before
+    tu, obj = tmp_path / "module.cpp", tmp_path / "alone.o"
     subprocess.run(["g++", "-std=c++17", "-O1", "-fPIC", "-c", *INC, "-DDTYPE_X=float", str(tu), "-o", str(obj)],
                    check=True)
     alone = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout

@@ -73,11 +73,7 @@ def main() -> None:
         t = time.process_time()
         evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
         return classic(a, m, x, y, c, time.process_time() - t)
-    from quantdata import encoder as E
-    m = E.encoder().float().eval()
-    x, c = E.patches(a.n, 1).float(), E.patches(16, 2).float()
-    with torch.no_grad():
-        y = m(x).argmax(-1)
+    m, x, y, c = encoder_model(a.n)
     banner(f"opkit quant with AMCT's algorithms: ViT-style encoder (10 Linear), {a.n} labelled, 16 calibration")
     t = time.process_time()
     with torch.no_grad():
@@ -134,6 +130,17 @@ def main() -> None:
         print(f"   before == after: report fields {fields}; "
               f"every row's class per sample {'equal' if preds else 'DIFFERS'} ({len(runs[True].predictions)} rows)")
     print(f"   after: {load()}")
+
+
+def encoder_model(n: int):
+    """(model, x, y, calibration inputs): the encoder of tests/quantdata/encoder.py, ``n`` labelled samples labelled
+    with its own top-1, 16 calibration samples."""
+    from quantdata import encoder as E
+    m = E.encoder().float().eval()
+    x, c = E.patches(n, 1).float(), E.patches(16, 2).float()
+    with torch.no_grad():
+        y = m(x).argmax(-1)
+    return m, x, y, c
 
 
 def other_model(a):

@@ -54,11 +54,8 @@ def main() -> None:
     import opkit
     from opkit.evaluate import FP32, evaluate
     from opkit.quant.inputs import labelled
-    from quantdata import encoder as E
-    m = E.encoder().float().eval()
-    x, c = E.patches(300, 1).float(), E.patches(16, 2).float()
-    with torch.no_grad():
-        y = m(x).argmax(-1)
+    from bench_quant_algos_search import encoder_model
+    m, x, y, c = encoder_model(300)
     banner("opkit quant, classic flow, encoder (10 Linear), 300 labelled: CPU time outside the evaluations")
     spent: dict[str, float] = {}
     for p in PIECES:

@@ -135,3 +135,17 @@ def test_emulator_runtime_off_builds_header_only_modules(tmp_path):
     syms = subprocess.run(["nm", "-C", str(so)], capture_output=True, text=True, check=True).stdout
     assert re.search(r" [tTW] opkit_emu::run_blocks_fn\(", syms), "run_blocks_fn is not compiled into the module"
     assert "opkit_emu_runtime_flavour" not in syms
+
+
+def test_an_ops_o2_modules_are_declared_before_its_naive_ones(tmp_path):
+    """Ninja (>= 1.12) starts ready edges of equal critical-path length (counted in edges) in the order build.ninja
+    declares them: an op's -O2 kernel modules, the longest compiles, come before its -O1 naive ones, so after a
+    kernel.cpp edit the short compiles fill the last slots (issue 38 item 3). LayerNormFP32 lists fp32, its longest,
+    last: declared per dtype (fp16, fp16_naive, bf16, ...) it started alone at the end."""
+    proc = _workspace_configure(tmp_path, [ROOT / "ops" / "layer_norm_fp32"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ninja = (tmp_path / "cmk" / "build.ninja").read_text()
+    compiles = re.findall(r"^build CMakeFiles/layer_norm_fp32__kernel_(\w+?)\.dir/\S*kernel_module\.cpp\.o:", ninja,
+                          re.M)
+    assert sorted(compiles) == ["bf16", "bf16_naive", "fp16", "fp16_naive", "fp32", "fp32_naive"], compiles
+    assert compiles == sorted(compiles, key=lambda t: t.endswith("_naive")), compiles

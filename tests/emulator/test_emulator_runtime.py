@@ -303,3 +303,29 @@ def test_emulator_runtime_object_written_by_concurrent_callers(tmp_path, monkeyp
         syms = subprocess.run(["nm", str(results[0])], capture_output=True, text=True, check=True).stdout
         assert syms.count("opkit_race_") == 400
         assert sorted(p.name for p in out_dir.iterdir()) == [results[0].name]   # no temp left behind
+
+
+def _read_syscalls() -> int:
+    return int(re.search(r"^syscr: (\d+)$", Path("/proc/self/io").read_text(), re.M).group(1))
+
+
+def test_launches_read_no_file_for_the_thread_count(pair, monkeypatch):
+    """default_threads asks for the host's CPU count once per process: glibc's hardware_concurrency opens and reads
+    /sys/devices/system/cpu/online, ~3 us of syscalls, a tenth of a small launch when it ran on every one (issue 38
+    item 1). OPKIT_EMU_THREADS set, as bench_host_isa's one-thread rows have it, takes the path that asks."""
+    if not Path("/proc/self/io").is_file():
+        pytest.skip("no /proc/self/io (the read-syscall count) on this host")
+    monkeypatch.setenv("OPKIT_EMU_THREADS", "1")
+    rows, cols, blocks = 8, 64, 4
+    x = np.ones((rows, cols), np.float32)
+    w, b = np.ones(cols, np.float32), np.zeros(cols, np.float32)
+    til = tiling(rows, cols, blocks)
+    for path in pair["float"]:
+        m = KernelModule(path)
+        y = np.zeros_like(x)
+        m.launch([x, w, b, y, None, til], blocks, fast=True)
+        before = _read_syscalls()
+        for _ in range(50):
+            m.launch([x, w, b, y, None, til], blocks, fast=True)
+        reads = _read_syscalls() - before
+        assert reads < 10, f"{path.name}: {reads} read syscalls in 50 launches"

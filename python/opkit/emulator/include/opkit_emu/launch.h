@@ -75,13 +75,13 @@ OPKIT_EMU_RT void end_of_kernel_checks(BlockCtx& c) {
 inline constexpr uint64_t kInlineLaunchBytes = 256 * 1024;
 
 OPKIT_EMU_RT uint32_t default_threads(uint32_t block_dim, uint64_t gm_bytes) {
-  if (gm_bytes < kInlineLaunchBytes && !std::getenv("OPKIT_EMU_THREADS")) return 1;
-  uint32_t hw = std::max(1u, std::thread::hardware_concurrency());
-  if (const char* e = std::getenv("OPKIT_EMU_THREADS")) {
-    int v = std::atoi(e);
-    if (v > 0) hw = static_cast<uint32_t>(v);
-  }
-  return std::max(1u, std::min(block_dim, hw));
+  const char* e = std::getenv("OPKIT_EMU_THREADS");   // read per launch: a caller may change it between launches
+  if (gm_bytes < kInlineLaunchBytes && !e) return 1;
+  int v = e ? std::atoi(e) : 0;
+  // glibc answers hardware_concurrency by opening and reading /sys/devices/system/cpu/online: ~3 us of syscalls,
+  // a tenth of a small launch: asked once per process
+  static const uint32_t hw = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, std::min(block_dim, v > 0 ? static_cast<uint32_t>(v) : hw));
 }
 
 // Host threads that run blocks, started on the first launch that wants them and kept for the next ones
@@ -262,6 +262,7 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
       for (const AtomicRecord& r : res[b].atomics) atomic_apply(r);
   LaunchStats& s = out.stats;
   s.blocks = block_dim;
+  s.per_block.reserve(block_dim);
   for (uint32_t b = 0; b < block_dim; ++b) {
     const BlockStats& x = res[b].stats;
     s.total.gm_read_bytes += x.gm_read_bytes;

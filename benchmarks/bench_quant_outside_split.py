@@ -63,9 +63,12 @@ def main() -> None:
     ap.add_argument("--before", help="a source tree to measure beside this one (its python/ is imported)")
     ap.add_argument("--inner", type=int, default=2, help="--before: searches per process, the fastest counting")
     ap.add_argument("--child", help=argparse.SUPPRESS)      # one side's process: its figures as JSON to this file
+    ap.add_argument("--tree", help=argparse.SUPPRESS)       # one side's process: the python/ to import opkit from
     a = ap.parse_args()
     if a.before:
         return beside(a)
+    if a.tree:
+        sys.path.insert(0, a.tree)      # before _bench's own tree (it put ROOT/python first)
     torch.set_num_threads(1)
     import opkit
     from opkit.evaluate import FP32, evaluate
@@ -126,8 +129,7 @@ def beside(a) -> None:
             for side, py in (("before", trees["before"]), ("after", trees["after"])) if r % 2 == 0 else \
                     (("after", trees["after"]), ("before", trees["before"])):
                 out = os.path.join(tmp, f"{side}.json")
-                env = dict(os.environ, PYTHONPATH=py)
-                subprocess.run([sys.executable, __file__, "--repeats", str(a.inner), "--child", out], env=env,
+                subprocess.run([sys.executable, __file__, "--repeats", str(a.inner), "--child", out, "--tree", py],
                                check=True)
                 with open(out) as f:
                     got = json.load(f)

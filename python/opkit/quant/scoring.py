@@ -37,7 +37,8 @@ REUSE_PREFIX = True
 # True: a variant whose deployment equals one already evaluated on the same model -- the same policy, op overrides,
 # function modes, patch and naive settings, and every module's engine mode and override equal (prefix.changed finds
 # none: the premise prefix reuse serves a whole model's output on), the model's parameters and buffers unchanged,
-# and no random numbers drawn by that evaluation -- gets that evaluation's score instead of running again (the
+# and no random numbers drawn by that evaluation (run in this process, where a draw is seen) -- gets that
+# evaluation's score instead of running again (the
 # same computation on the same data: the same logits). The strategy table's per-channel and per-layer rows equal
 # the base on a model whose layers are per-tensor already. False: every variant runs (tests and the benchmark
 # compare the two).
@@ -219,8 +220,9 @@ class Scorer:
         for name in res.names:
             if name in keep:
                 self._scores[name] = Score(res.topk(name, 1), res.topk(name, 5), res.top1_predictions(name))
-        # a model that draws random numbers gives another answer on a rerun: nothing of this call is remembered
-        if state is not None and torch.equal(rng, torch.random.get_rng_state()):
+        # a model that draws random numbers gives another answer on a rerun: nothing of this call is remembered.
+        # Only what ran in this process, where the draws are seen (a worker's are not)
+        if state is not None and res.backend == "in-process" and torch.equal(rng, torch.random.get_rng_state()):
             for sv in plain:
                 key = self._shape(sv)
                 if key is not None:

@@ -38,10 +38,10 @@ REUSE_PREFIX = True
 # function modes, patch and naive settings, and every module's engine mode and override equal (prefix.changed finds
 # none: the premise prefix reuse serves a whole model's output on), the model's parameters and buffers unchanged,
 # and no random numbers drawn by that evaluation (run in this process, where a draw is seen) -- gets that
-# evaluation's score instead of running again (the
-# same computation on the same data: the same logits). The strategy table's per-channel and per-layer rows equal
-# the base on a model whose layers are per-tensor already. False: every variant runs (tests and the benchmark
-# compare the two).
+# evaluation's score instead of running again (the same computation on the same data: the same logits). The
+# strategy table's per-channel and per-layer rows equal the base on a model whose layers are per-tensor already.
+# Assumed, as prefix reuse assumes: a mode object is not changed after its variant is built. False: every variant
+# runs (tests and the benchmark compare the two).
 REUSE_EQUAL = True
 
 

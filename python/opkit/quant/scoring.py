@@ -181,12 +181,13 @@ class Scorer:
             r = self.run
             reuse = REUSE_EQUAL and model is None
             state = prefix.state_key(self.model) if reuse else None
+            svs = [_sim_variant(v) for v in todo]      # built once (as_variant describes the variant)
             same = {}                  # name -> the earlier variant with an equal deployment (REUSE_EQUAL)
-            for v in todo if reuse else ():
-                e = self._equal_scored(_sim_variant(v), state)
+            for sv in svs if reuse else ():
+                e = self._equal_scored(sv, state)
                 if e is not None:
-                    same[v.name] = e
-            run = [v for v in todo if v.name not in same]
+                    same[sv.name] = e
+            run = [sv for sv in svs if sv.name not in same]
             if run:
                 self._evaluate(run, model, state)
             for name, e in same.items():
@@ -198,13 +199,12 @@ class Scorer:
         return {v.name: self._scores[v.name] for v in variants}
 
     def _evaluate(self, todo: list, model: nn.Module | None, state: tuple | None) -> None:
-        """Run ``todo`` through evaluate() and keep their scores (``state``: the model's state_key, to remember the
-        deployments for REUSE_EQUAL; None: not remembered)."""
+        """Run ``todo`` (evaluate variants) through evaluate() and keep their scores (``state``: the model's
+        state_key, to remember the deployments for REUSE_EQUAL; None: not remembered)."""
         r = self.run
         # FP32 runs when it is asked for, when it is not cached yet, or beside a changed model (not cached)
         ref = not REUSE_FP32 or "fp32" not in self._scores or model is not None
-        svs = [_sim_variant(v) for v in todo]
-        plain = svs
+        svs = plain = todo
         if model is None:
             svs = [self._prefixed(sv) for sv in svs]
         rng = torch.random.get_rng_state() if state is not None else None

@@ -463,7 +463,7 @@ def test_reuse_follows_evaluates_in_process_rule():
     assert in_process(32, 32, 4, None, "m.py:f") is True            # one shard: in process
     assert in_process(96, 32, 1, "auto", None) is False             # Ray
     sc = Scorer.__new__(Scorer)
-    sc.data, sc.prefix, sc._prefix_why, sc.equal = [0] * 32, None, "", 0
+    sc.data, sc.prefix, sc._prefix_why = [0] * 32, None, ""
     sc.run = Run(32, 4, None, "m.py:f", P.DEFAULT_MB)
     assert sc.reuse_allowed() and sc.prefix_status().startswith("prefix reuse: on")
     sc._prefix_why = "forward hooks"        # review fixq8 N6: a base that cannot be recorded is not "on"

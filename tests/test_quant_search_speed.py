@@ -34,8 +34,8 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          (A, "IFMR_BOUND"), (variant, "KEEP_LAYERS"), (capture, "SHARE_CAPTURE"),
          # round 7, the evaluations: a search variant starts from the base variant's kept outputs (prefix reuse)
          (scoring, "REUSE_PREFIX"),
-         # round 9, an evaluation's cost: an equal deployment's score reused, the all-float32 policy's dispatch
-         (scoring, "REUSE_EQUAL"), (S, "F32_POLICY_FAST"))
+         # round 9, an evaluation's cost: the all-float32 policy's dispatch
+         (S, "F32_POLICY_FAST"))
 
 
 def _encoder():

@@ -34,15 +34,6 @@ REUSE_ROWS = True
 # (keep_prefix: the base all-INT8 deployment) up to its first changed module (quant/prefix.py). False: every
 # evaluation runs the whole model (tests and the benchmark compare the two).
 REUSE_PREFIX = True
-# True: a variant whose deployment equals one already evaluated on the same model -- the same policy, op overrides,
-# function modes, patch and naive settings, and every module's engine mode and override equal (prefix.changed finds
-# none: the premise prefix reuse serves a whole model's output on), the model's parameters and buffers unchanged,
-# and no random numbers drawn by that evaluation (run in this process, where a draw is seen) -- gets that
-# evaluation's score instead of running again (the same computation on the same data: the same logits). The
-# strategy table's per-channel and per-layer rows equal the base on a model whose layers are per-tensor already.
-# Assumed, as prefix reuse assumes: a mode object is not changed after its variant is built. False: every variant
-# runs (tests and the benchmark compare the two).
-REUSE_EQUAL = True
 
 
 @dataclass(frozen=True)
@@ -92,9 +83,6 @@ class Scorer:
         self.prefix: prefix.PrefixCache | None = None
         self.replayed = 0                     # evaluations run from the reference's kept outputs
         self._prefix_why = ""                 # why the reference could not be recorded (the status line says it)
-        # shape key -> [(variant evaluated, its name, the model's state_key then)] (REUSE_EQUAL)
-        self._deployed: dict[tuple, list] = {}
-        self.equal = 0                        # evaluations answered by an equal deployment's (REUSE_EQUAL)
 
     def keep_prefix(self, v) -> None:
         """Keep the module outputs of ``v`` (by name) when it is evaluated, for later variants that equal it up to
@@ -108,12 +96,7 @@ class Scorer:
             in_process(len(self.data), r.batch_size, r.workers, r.ray, r.model_spec)
 
     def prefix_status(self) -> str:
-        """One line for the log and the report: whether prefix reuse is on, why not, or what it served (and how many
-        evaluations an equal deployment already evaluated answered: REUSE_EQUAL)."""
-        eq = f"; {self.equal} evaluations equal to one already run (not rerun)" if self.equal else ""
-        return self._prefix_line() + eq
-
-    def _prefix_line(self) -> str:
+        """One line for the log and the report: whether prefix reuse is on, why not, or what it served."""
         r = self.run
         if not REUSE_PREFIX:
             return "prefix reuse: off (scoring.REUSE_PREFIX False)"
@@ -154,23 +137,6 @@ class Scorer:
         return prefix.Replayer(sv, self.prefix, skip)
 
     # -- labelled evaluation ----------------------------------------------------------------------------------
-    @staticmethod
-    def _shape(sv) -> tuple | None:
-        """A cheap key two equal deployments share (the modes' names and types, the overridden layers), so only
-        variants with the same one are compared field by field; None: never reused (not a plain SimVariant)."""
-        if type(sv) is not SimVariant or sv.patch or sv.functions:
-            return None
-        pol = sv.policy if isinstance(sv.policy, str) or sv.policy is None else id(sv.policy)
-        return (pol, tuple(sorted((n, type(m).__name__) for n, m in sv.layers.items())),
-                tuple(sorted(sv.layer_overrides)), tuple(sorted(sv.overrides)))
-
-    def _equal_scored(self, sv, state: tuple) -> str | None:
-        """The name of a variant already evaluated whose deployment equals ``sv``'s on the model as it is now."""
-        for u, name, st in self._deployed.get(self._shape(sv), ()):
-            if st == state and prefix.changed(u, sv) == set():
-                return name
-        return None
-
     def score(self, variants: list, model: nn.Module | None = None) -> dict[str, Score]:
         """Top-1 / top-5 (percent) of each variant on the labelled set, cached by name. ``model``: a changed
         copy of the model (an overflow fix that edits it) -- run in this process."""
@@ -179,54 +145,26 @@ class Scorer:
             t0 = time.monotonic()
             self.log(f"evaluating {', '.join(v.name for v in todo)} on {len(self.data)} samples")
             r = self.run
-            reuse = REUSE_EQUAL and model is None
-            state = prefix.state_key(self.model) if reuse else None
-            svs = [_sim_variant(v) for v in todo]      # built once (as_variant describes the variant)
-            same = {}                  # name -> the earlier variant with an equal deployment (REUSE_EQUAL)
-            for sv in svs if reuse else ():
-                e = self._equal_scored(sv, state)
-                if e is not None:
-                    same[sv.name] = e
-            run = [sv for sv in svs if sv.name not in same]
-            if run:
-                self._evaluate(run, model, state)
-            for name, e in same.items():
-                s = self._scores[e]
-                self._scores[name] = Score(s.top1, s.top5, list(s.predictions))
-            self.equal += len(same)
+            # FP32 runs when it is asked for, when it is not cached yet, or beside a changed model (not cached)
+            ref = not REUSE_FP32 or "fp32" not in self._scores or model is not None
+            svs = [_sim_variant(v) for v in todo]
+            if model is None:
+                svs = [self._prefixed(sv) for sv in svs]
+            res = evaluate(model if model is not None else self.model, self.data, svs,
+                           topk=5, batch_size=r.batch_size, workers=r.workers if model is None else 1,
+                           ray=r.ray if model is None else None, model_spec=r.model_spec if model is None else None,
+                           reference=ref, described=dict(self._described) if REUSE_FP32 and self._described
+                           else None)
+            self._described = res.data
+            self.backends.add(res.backend)
+            # the FP32 evaluate() adds is cached too, unless it ran on a changed model (an overflow fix's copy)
+            keep = {v.name for v in todo} | ({"fp32"} if model is None else set())
+            for name in res.names:
+                if name in keep:
+                    self._scores[name] = Score(res.topk(name, 1), res.topk(name, 5), res.top1_predictions(name))
             self.evals += len(todo)
             self.eval_seconds += time.monotonic() - t0
         return {v.name: self._scores[v.name] for v in variants}
-
-    def _evaluate(self, todo: list, model: nn.Module | None, state: tuple | None) -> None:
-        """Run ``todo`` (evaluate variants) through evaluate() and keep their scores (``state``: the model's
-        state_key, to remember the deployments for REUSE_EQUAL; None: not remembered)."""
-        r = self.run
-        # FP32 runs when it is asked for, when it is not cached yet, or beside a changed model (not cached)
-        ref = not REUSE_FP32 or "fp32" not in self._scores or model is not None
-        svs = plain = todo
-        if model is None:
-            svs = [self._prefixed(sv) for sv in svs]
-        rng = torch.random.get_rng_state() if state is not None else None
-        res = evaluate(model if model is not None else self.model, self.data, svs,
-                       topk=5, batch_size=r.batch_size, workers=r.workers if model is None else 1,
-                       ray=r.ray if model is None else None, model_spec=r.model_spec if model is None else None,
-                       reference=ref, described=dict(self._described) if REUSE_FP32 and self._described
-                       else None)
-        self._described = res.data
-        self.backends.add(res.backend)
-        # the FP32 evaluate() adds is cached too, unless it ran on a changed model (an overflow fix's copy)
-        keep = {v.name for v in todo} | ({"fp32"} if model is None else set())
-        for name in res.names:
-            if name in keep:
-                self._scores[name] = Score(res.topk(name, 1), res.topk(name, 5), res.top1_predictions(name))
-        # a model that draws random numbers gives another answer on a rerun: nothing of this call is remembered.
-        # Only what ran in this process, where the draws are seen (a worker's are not)
-        if state is not None and res.backend == "in-process" and torch.equal(rng, torch.random.get_rng_state()):
-            for sv in plain:
-                key = self._shape(sv)
-                if key is not None:
-                    self._deployed.setdefault(key, []).append((sv, sv.name, state))
 
     def scored(self, name: str) -> Score:
         """The score of a variant already evaluated, by name."""

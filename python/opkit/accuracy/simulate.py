@@ -92,8 +92,9 @@ DICT_FORWARD = True
 LEAN_DISPATCH = True
 # True: under a policy that runs every op type in float32, I/O and compute (amct-fake-quant; its op and per-layer
 # overrides too), an op whose floating operands and parameters are all float32 is called as it is straight from
-# the function mode or the module's wrapper: execute's float32-as-is path (the same call, the same counters)
-# without its per-call policy lookups and the naive-kernel closure. False: through execute, as before.
+# the function mode or the module's wrapper: Simulator._as_is, the float32-as-is path execute itself calls (the
+# same call, the same counters), without execute's per-call policy lookups and naive-kernel closure. False: through
+# execute, as before.
 F32_POLICY_FAST = True
 _F32_META = ("float32", "float32", "cpu")      # what execute's float32-as-is path records for a module
 FRESH_OUTPUT = frozenset({"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "gelu",
@@ -440,12 +441,16 @@ class Simulator:
                 return False
         return True
 
-    def _as_is(self, op_type: str, fn, args, kwargs):
-        """execute's float32-as-is path, for a caller that checked ``_f32_only`` and the operands: the op called as
-        it is, counted as execute counts it (``seen`` before the call, the cpu kernel after)."""
-        self.seen[op_type] += 1
+    def _as_is(self, op_type: str, fn, args, kwargs, count_seen: bool = True):
+        """The float32-as-is path, the only copy of it: the op on float32 operands and parameters, resolved to
+        float32 I/O and compute, called as it is (every cast would hand back the tensor itself) and counted (``seen``
+        before the call unless ``count_seen`` is False -- execute's _resolve counted it --, the cpu kernel after).
+        Called by execute and, under F32_POLICY_FAST, straight by the function mode and the module wrapper once
+        ``_f32_only`` and the operands are checked."""
+        if count_seen:
+            self.seen[op_type] += 1
         out = fn(*args, **kwargs)
-        key = self._cpu_keys.get(op_type)
+        key = self._cpu_keys.get(op_type) if LEAN_DISPATCH else None
         if key is None:
             key = self._cpu_keys[op_type] = f"{op_type}: cpu"
         self.kernels[key] += 1
@@ -462,12 +467,7 @@ class Simulator:
         io, compute = self._resolve(op_type, floats, layer)
         if F32_AS_IS and io == F32 and compute == "float32" and _all_f32(floats) and _params_in(module, F32):
             # every cast below would hand back the tensor itself (float32 to float32): the op runs as it is
-            out = fn(*args, **kwargs)
-            key = self._cpu_keys.get(op_type) if LEAN_DISPATCH else None
-            if key is None:
-                key = self._cpu_keys[op_type] = f"{op_type}: cpu"
-            self.kernels[key] += 1
-            return (out if isinstance(out, torch.Tensor) and out.dtype == F32 else _to(out, io)), io, "float32", "cpu"
+            return self._as_is(op_type, fn, args, kwargs, count_seen=False), io, "float32", "cpu"
         if compute == "io":
             if naive is not None and self.naive and io in (F16, BF16):
                 call = naive(_to(args, io), _to(kwargs, io))

@@ -8,12 +8,22 @@ target drop 3 points, one torch thread), the fastest of --repeats searches; the 
 each search, the fastest counting.
 
     .venv/bin/python benchmarks/bench_quant_outside_split.py [--repeats 5]
+
+--before TREE: the same measurement of another source tree (TREE/python: e.g. ``git archive main | tar -x -C
+TREE``) beside this one, each side in its own process (``--inner`` searches each, the fastest counting), the two
+sides alternating ``--repeats`` times, the fastest of each side counting; the two reports must be equal field for
+field (timings and the status lines of eval_backends aside), every row's class per sample and the activation
+histograms too (the script fails otherwise).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 
 from _bench import ROOT, banner, load
@@ -48,15 +58,25 @@ def _wrap(spent: dict, mod: str, cls: str | None, fn: str, label: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeats", type=int, default=5, help="searches; the fastest counts")
+    ap.add_argument("--repeats", type=int, default=5, help="searches; the fastest counts (with --before: rounds "
+                    "of the two sides' processes)")
+    ap.add_argument("--before", help="a source tree to measure beside this one (its python/ is imported)")
+    ap.add_argument("--inner", type=int, default=2, help="--before: searches per process, the fastest counting")
+    ap.add_argument("--child", help=argparse.SUPPRESS)      # one side's process: its figures as JSON to this file
+    ap.add_argument("--tree", help=argparse.SUPPRESS)       # one side's process: the python/ to import opkit from
     a = ap.parse_args()
+    if a.before:
+        return beside(a)
+    if a.tree:
+        sys.path.insert(0, a.tree)      # before _bench's own tree (it put ROOT/python first)
     torch.set_num_threads(1)
     import opkit
     from opkit.evaluate import FP32, evaluate
     from opkit.quant.inputs import labelled
     from bench_quant_algos_search import encoder_model
     m, x, y, c = encoder_model(300)
-    banner("opkit quant, classic flow, encoder (10 Linear), 300 labelled: CPU time outside the evaluations")
+    if not a.child:
+        banner("opkit quant, classic flow, encoder (10 Linear), 300 labelled: CPU time outside the evaluations")
     spent: dict[str, float] = {}
     for p in PIECES:
         _wrap(spent, *p)
@@ -72,6 +92,11 @@ def main() -> None:
         if best is None or total < best[0]:
             best = (total, dict(spent), rep.evals)
     total, split, evals = best
+    if a.child:
+        with open(a.child, "w") as f:
+            json.dump({"opkit": opkit.__file__, "total": total, "plain": plain, "evals": evals, "split": split,
+                       "report": _comparable(rep)}, f)
+        return
     inside = split.pop("labelled evaluations")
     print(f"   search {total:.3f} s CPU (fastest of {a.repeats}), {evals} evaluations; FP32 plain pass {plain:.4f} s; "
           f"{total / ((evals + 2) * plain):.2f}x the budget (evaluations + 2) passes")
@@ -80,6 +105,55 @@ def main() -> None:
     for label, s in sorted(split.items(), key=lambda kv: -kv[1]):
         print(f"     {label:<20} {s * 1000:6.1f} ms = {s / plain:4.2f} passes")
     print(f"   after: {load()}")
+
+
+def _comparable(rep) -> dict:
+    """What before and after must agree on: every report field but the timings and the status lines, every row's
+    classes per sample, the activation histograms (floats by their hex)."""
+    d = rep.to_dict()
+    for k in ("eval_seconds", "seconds", "eval_backends"):
+        d.pop(k, None)
+    return {"report": json.loads(json.dumps(d, sort_keys=True, default=str)),
+            "predictions": {k: list(map(int, v)) for k, v in rep.predictions.items()},
+            "activations": {n: [list(map(float.hex, map(float, x))) for x in v] for n, v in rep.activations.items()}}
+
+
+def beside(a) -> None:
+    """``--before``: this tree and TREE, each in its own processes, alternating; fastest of each side."""
+    trees = {"before": os.path.join(os.path.abspath(a.before), "python"), "after": str(ROOT / "python")}
+    banner(f"opkit quant, classic flow, encoder, 300 labelled: {a.before} (before) beside {ROOT} (after), "
+           f"{a.repeats} rounds x {a.inner} searches, one process per side and round")
+    best: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(a.repeats):
+            for side, py in (("before", trees["before"]), ("after", trees["after"])) if r % 2 == 0 else \
+                    (("after", trees["after"]), ("before", trees["before"])):
+                out = os.path.join(tmp, f"{side}.json")
+                subprocess.run([sys.executable, __file__, "--repeats", str(a.inner), "--child", out, "--tree", py],
+                               check=True)
+                with open(out) as f:
+                    got = json.load(f)
+                if not got["opkit"].startswith(py):
+                    raise SystemExit(f"{side}: imported {got['opkit']}, not from {py}")
+                if side in best and got["report"] != best[side]["report"]:
+                    raise SystemExit(f"two runs of the {side} side differ")
+                if side not in best or got["total"] < best[side]["total"]:
+                    best[side] = got
+    plain = min(best[s]["plain"] for s in best)      # one FP32 plain pass for both: the faster of the two
+    for side in ("before", "after"):
+        g = best[side]
+        split, evals = dict(g["split"]), g["evals"]
+        inside = split.pop("labelled evaluations")
+        print(f"   {side:<6} search {g['total']:.3f} s CPU, {evals} evaluations: {g['total'] / ((evals + 2) * plain):.2f}x "
+              f"the budget; in the evaluations {inside / plain:.1f} passes ({inside / evals / plain:.2f} each); "
+              f"outside {(g['total'] - inside) / plain:.1f}")
+        print("          " + ", ".join(f"{k} {v / plain:.2f}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])))
+    print(f"   FP32 plain pass {plain:.4f} s (fastest of both sides)")
+    same = best["before"]["report"] == best["after"]["report"]
+    print(f"   before == after: {'equal' if same else 'DIFFER'} (report fields, classes per sample, histograms)")
+    print(f"   after: {load()}")
+    if not same:
+        raise SystemExit("the two sides' reports differ")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from quantdata import encoder as E  # noqa: E402
 
 FLAGS = ((S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), (M, "KEEP_CONSTANTS"), (S, "DICT_FORWARD"),
-         (fused, "ENABLED"), (A, "IFMR_FUSED"), (A, "ROW_MEANS"), (S, "SKIP_LN_PROBE"), (S, "LEAN_DISPATCH"), (M, "ONE_KEY"))
+         (fused, "ENABLED"), (A, "IFMR_FUSED"), (A, "ROW_MEANS"), (S, "SKIP_LN_PROBE"), (S, "LEAN_DISPATCH"), (M, "ONE_KEY"),
+         (S, "F32_POLICY_FAST"))
 
 
 def bits(t: torch.Tensor) -> torch.Tensor:

@@ -33,7 +33,9 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          # round 6, outside the evaluations: IFMR's candidate skip, built layers kept across variants
          (A, "IFMR_BOUND"), (variant, "KEEP_LAYERS"), (capture, "SHARE_CAPTURE"),
          # round 7, the evaluations: a search variant starts from the base variant's kept outputs (prefix reuse)
-         (scoring, "REUSE_PREFIX"))
+         (scoring, "REUSE_PREFIX"),
+         # round 9, an evaluation's cost: the all-float32 policy's dispatch
+         (S, "F32_POLICY_FAST"))
 
 
 def _encoder():

@@ -90,6 +90,13 @@ DICT_FORWARD = True
 # formatted once per op type, a leaf module's parameters checked without the modules() walk, the function mode
 # popped and pushed around a module's inside without a context manager; False: as before.
 LEAN_DISPATCH = True
+# True: under a policy that runs every op type in float32, I/O and compute (amct-fake-quant; its op and per-layer
+# overrides too), an op whose floating operands and parameters are all float32 is called as it is straight from
+# the function mode or the module's wrapper: Simulator._as_is, the float32-as-is path execute itself calls (the
+# same call, the same counters), without execute's per-call policy lookups and naive-kernel closure. False: through
+# execute, as before.
+F32_POLICY_FAST = True
+_F32_META = ("float32", "float32", "cpu")      # what execute's float32-as-is path records for a module
 FRESH_OUTPUT = frozenset({"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "gelu",
                           "layer_norm", "group_norm", "softmax", "log_softmax", "silu", "batch_norm"})
 
@@ -385,6 +392,7 @@ class Simulator:
         self._bufs: dict = {}                 # (shape, dtype, slot) -> a cast buffer reused (see _cast_input)
         self._mode: "_PolicyMode | None" = None   # the function mode of the run under way, if any
         self._cpu_keys: dict[str, str] = {}   # op type -> its "op: cpu" kernels key (formatted once)
+        self._f32_only = False                # the run under way: every op float32 (F32_POLICY_FAST, _all_float32)
         # called with (args, kwargs) of every function op the policy mode sees outside the modules it runs as
         # one op (quant/prefix.py: which module outputs the model's own code reads)
         self.observe: Callable[[tuple, dict], None] | None = None
@@ -421,6 +429,33 @@ class Simulator:
             self.lowered[op_type] += 1
         return io, compute
 
+    def _all_float32(self) -> bool:
+        """Whether every op type resolves to float32 I/O and float32 compute: the policy (not mixed, its default
+        and every op entry), the op overrides and the per-layer overrides -- then execute gives every op on float32
+        operands and parameters its float32-as-is path."""
+        p = self.policy
+        if not (F32_POLICY_FAST and F32_AS_IS) or p is None or p.mixed or type(p).entry is not Policy.entry:
+            return False
+        for e in (p.default, *p.ops.values(), *self.overrides.values(), *self.layer_overrides.values()):
+            if e.io != "float32" or e.compute not in ("float32", "io"):
+                return False
+        return True
+
+    def _as_is(self, op_type: str, fn, args, kwargs, count_seen: bool = True):
+        """The float32-as-is path, the only copy of it: the op on float32 operands and parameters, resolved to
+        float32 I/O and compute, called as it is (every cast would hand back the tensor itself) and counted (``seen``
+        before the call unless ``count_seen`` is False -- execute's _resolve counted it --, the cpu kernel after).
+        Called by execute and, under F32_POLICY_FAST, straight by the function mode and the module wrapper once
+        ``_f32_only`` and the operands are checked."""
+        if count_seen:
+            self.seen[op_type] += 1
+        out = fn(*args, **kwargs)
+        key = self._cpu_keys.get(op_type) if LEAN_DISPATCH else None
+        if key is None:
+            key = self._cpu_keys[op_type] = f"{op_type}: cpu"
+        self.kernels[key] += 1
+        return out if isinstance(out, torch.Tensor) and out.dtype == F32 else _to(out, F32)
+
     # -- one op ---------------------------------------------------------------------------------------
     def execute(self, op_type: str, fn, args, kwargs, naive=None, module: nn.Module | None = None,
                  layer: str | None = None, floats: list | None = None):
@@ -432,12 +467,7 @@ class Simulator:
         io, compute = self._resolve(op_type, floats, layer)
         if F32_AS_IS and io == F32 and compute == "float32" and _all_f32(floats) and _params_in(module, F32):
             # every cast below would hand back the tensor itself (float32 to float32): the op runs as it is
-            out = fn(*args, **kwargs)
-            key = self._cpu_keys.get(op_type) if LEAN_DISPATCH else None
-            if key is None:
-                key = self._cpu_keys[op_type] = f"{op_type}: cpu"
-            self.kernels[key] += 1
-            return (out if isinstance(out, torch.Tensor) and out.dtype == F32 else _to(out, io)), io, "float32", "cpu"
+            return self._as_is(op_type, fn, args, kwargs, count_seen=False), io, "float32", "cpu"
         if compute == "io":
             if naive is not None and self.naive and io in (F16, BF16):
                 call = naive(_to(args, io), _to(kwargs, io))
@@ -569,9 +599,14 @@ class Simulator:
                     meta = (_dname(io), "float32", f"opkit.{getattr(m, 'opkit_op', type(m).__name__)}")
                     self.kernels[f"{op_type}: {meta[2]}"] += 1
                 else:
-                    out, io, label, kernel = self.execute(op_type, forward, args, kwargs,
-                                                           naive=self._naive_module(m), module=m, layer=name)
-                    meta = (_dname(io), label, kernel)
+                    floats = _floats((args, kwargs), []) if self._f32_only else None
+                    if floats is not None and _all_f32(floats) and _params_in(m, F32):
+                        out, meta = self._as_is(op_type, forward, args, kwargs), _F32_META
+                    else:
+                        out, io, label, kernel = self.execute(op_type, forward, args, kwargs,
+                                                               naive=self._naive_module(m), module=m, layer=name,
+                                                               floats=floats)
+                        meta = (_dname(io), label, kernel)
                 self._meta[id(m)] = meta
                 return out
             finally:
@@ -624,6 +659,7 @@ class Simulator:
         self.fn_calls.clear()
         policy_mode = self.policy is not None or bool(self.functions)
         self._mode = _PolicyMode(self) if policy_mode else None
+        self._f32_only = self._all_float32()
         try:
             for name, (m, t) in atomic.items():
                 if (policy_mode or name in self.layers) and not (given and name in given):
@@ -639,6 +675,7 @@ class Simulator:
                 out = model(*inputs)
         finally:
             self._mode = None
+            self._f32_only = False
             for h in handles:
                 h.remove()
             for m, fwd in saved:
@@ -708,6 +745,12 @@ class _PolicyMode(TorchFunctionMode):
                 sim.depth -= 1
         if sim.policy is None:
             return func(*args, **kwargs)
+        if sim._f32_only and _all_f32(floats):        # execute's float32-as-is path, without its lookups
+            sim.depth += 1
+            try:
+                return sim._as_is(name, func, args, kwargs)
+            finally:
+                sim.depth -= 1
 
         def naive(a, k):
             call = _naive_call(name, a, k)

@@ -19,6 +19,12 @@
 //   mode 14: mode 0's tail into y's padding, then y[220] (in it) read by GlobalTensor::GetValue;
 //   mode 15: as 14, but the 8 garbage halves y[216, 224) are first written by GlobalTensor::SetValue, then y[220]
 //            is read and y[208, 224) is loaded back into y[0, 16).
+//   mode 16: the list of 9: mode 0's tail into member 0, then one load across members (y[208, 256): member 0's last
+//            data block, all of its padding, member 1's first block) into u, and u[0, 16) stored into y[0, 16);
+//   mode 17: the same load across members, stored back to y[208, 256) (a round trip the device is fine with);
+//   mode 18: the list of 9: one copy across members from u with u[0, 8) and u[32, 48) written (u[32, 40) only when
+//            n is 218): member 0's last data halves, its padding (garbage) and member 1's first block; when n is
+//            217, y[208, 224) is then loaded back into y[0, 16).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -51,6 +57,27 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
     DataCopy(u, yg[208], 16);
     PipeBarrier<PIPE_ALL>();
     DataCopy(yg, u, 16);
+    return;
+  }
+  if (mode == 16 || mode == 17) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(u, yg[208], 48);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 16) DataCopy(yg, u, 16);
+    else DataCopy(yg[208], u, 48);
+    return;
+  }
+  if (mode == 18) {
+    Duplicate(u, half(4.0f), 8);
+    Duplicate(u[32], half(5.0f), n == 218 ? 8 : 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg[208], u, 48);
+    if (n != 217) return;
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(t, yg[208], 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 16);
     return;
   }
   if (mode == 13) {

@@ -205,6 +205,28 @@ def test_a_store_across_members_clears_the_padding_it_writes(mod):
     assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
 
 
+def test_a_store_across_members_checks_each_members_padding_as_padding(mod):
+    """One copy from member 0's last data halves over all of its padding (garbage: u[8, 32) never written) into
+    member 1's first block: the device is fine, so it passes (mode 18; before, the crossing store was checked as
+    all data and failed ub-uninitialized), and the garbage is remembered: loaded back into the data it fails
+    (n 217). Garbage in member 1's data still fails, naming its element (n 218: u[40, 48))."""
+    y = run(mod, 18, 216, 960, None, LIST)
+    h = y.view(np.float16)
+    np.testing.assert_array_equal(h[208:216], np.full(8, 4, np.float16))
+    np.testing.assert_array_equal(h[240:256], np.full(16, 5, np.float16))
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 18, 217, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 18, 218, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy" and "element 40 " in str(e.value), \
+        str(e.value)
+    # without members the list is one tensor, all data: the same copy fails as before
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 18, 216, 960, None)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+
+
 def _baseline_fails(mod):
     # mode 9 without members: the whole list is data, its tails ub-uninitialized (test_list_members_own_padding)
     with pytest.raises(EmulatorError) as e:

@@ -205,6 +205,20 @@ def test_a_store_across_members_clears_the_padding_it_writes(mod):
     assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
 
 
+def test_a_load_across_members_brings_the_padding_garbage_back(mod):
+    """A load running from member 0's data over its padding into member 1 reads that padding as padding: the tail's
+    garbage remembered there comes back into UB as poison, as a lone tensor's load of its own padding brings it
+    (mode 5), so storing it into the data fails where it is used (mode 16; before, the crossing load called all of
+    it data and this passed). The same span stored straight back is fine on the device and passes (mode 17: its
+    garbage lanes land in padding again)."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 16, 216, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    y = run(mod, 17, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y[:432].view(np.float16), np.ones(216, np.float16))
+    np.testing.assert_array_equal(y[480:960].view(np.float16), np.zeros(240, np.float16))
+
+
 def test_a_store_across_members_checks_each_members_padding_as_padding(mod):
     """One copy from member 0's last data halves over all of its padding (garbage: u[8, 32) never written) into
     member 1's first block: the device is fine, so it passes (mode 18; before, the crossing store was checked as

@@ -1,7 +1,8 @@
 // Poison in GM padding (docs/emulator.md "Data extent"): a UB->GM copy may land never-written UB bytes in a GM
 // argument's padding (past its data extent, inside its allocation: sink_rows lets it). Those GM bytes are remembered
-// here, per byte, for the rest of the launch; a GM->UB load of them leaves the UB bytes poison, so the garbage is
-// still caught if it reaches a tensor's data or a scalar (ub-uninitialized). Padding nobody wrote poison into loads
+// here, per byte, for the rest of the launch; a GM->UB load of them (a tensor list's load running from one member
+// into the next too) leaves the UB bytes poison, so the garbage is still caught if it reaches a tensor's data or a
+// scalar (ub-uninitialized). Padding nobody wrote poison into loads
 // as defined, as before. Cost: one relaxed atomic load per copy and GlobalTensor scalar access until some launch in
 // the process writes poison into padding; then each launch running looks the region up, and only a copy or scalar
 // access touching padding takes the (process-wide) lock and looks its bytes up. The functions are runtime
@@ -112,18 +113,24 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   const auto* g = static_cast<const uint8_t*>(gm);
   const GmRegion* r = gm_find(g);
   if (!r) return;
-  const uint64_t span = static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes;
-  const uint8_t* pad = r->data_end_for(g, span);
-  if (g + span <= pad) return;
+  // The padding it reads: a lone tensor's, or each list member's it covers -- a load running from one member into
+  // the next too, so garbage read that way is poison where it is used, as a lone tensor's is (sink_members lets
+  // the same span be stored back). Loads inside the data return here, without the lock.
+  bool pad = false;
+  for (uint32_t row = 0; row < rows && !pad; ++row)
+    gm_pad_spans(*r, g + row * gm_pitch, g + row * gm_pitch + row_bytes,
+                 [&](const uint8_t*, const uint8_t*) { pad = true; });
+  if (!pad) return;
   std::lock_guard<std::mutex> lk(p.mu);
   const std::vector<uint8_t>* bits = p.table(c.gm, r);
   if (!bits) return;
   const uint8_t* const table = r->pad_begin();
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
-    if (gr + row_bytes <= pad) continue;
-    for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < r->base + r->bytes; ++j)
-      if ((*bits)[static_cast<size_t>(gr + j - table)]) shadow_clear(ub + row * ub_pitch + j, 1);
+    gm_pad_spans(*r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
+      for (const uint8_t* q = from; q < to; ++q)
+        if ((*bits)[static_cast<size_t>(q - table)]) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
+    });
   }
 }
 #endif

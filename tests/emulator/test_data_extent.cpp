@@ -25,6 +25,8 @@
 //   mode 18: the list of 9: one copy across members from u with u[0, 8) and u[32, 48) written (u[32, 40) only when
 //            n is 218): member 0's last data halves, its padding (garbage) and member 1's first block; when n is
 //            217, y[208, 224) is then loaded back into y[0, 16).
+//   mode 19: the list of 9: DataCopyPad of 2 rows of 32 B from u (u[16, 32) written, u[16, 24) only when n is 218)
+//            to y[224, 256): row 0 (garbage) all in member 0's padding, row 1 member 1's first block.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -78,6 +80,12 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
     DataCopy(t, yg[208], 16);
     PipeBarrier<PIPE_ALL>();
     DataCopy(yg, t, 16);
+    return;
+  }
+  if (mode == 19) {
+    Duplicate(u[16], half(6.0f), n == 218 ? 8 : 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyPad(yg[224], u, DataCopyExtParams(2, 32, 0, 0, 0));
     return;
   }
   if (mode == 13) {

@@ -239,6 +239,14 @@ def test_a_store_across_members_checks_each_members_padding_as_padding(mod):
     with pytest.raises(EmulatorError) as e:
         run(mod, 18, 216, 960, None)
     assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    # rows: a DataCopyPad whose row 0 lands all in member 0's padding, row 1 in member 1's data (mode 19); the
+    # element is counted from the copy's start (row 1's lane 8: element 24)
+    y = run(mod, 19, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y.view(np.float16)[240:256], np.full(16, 6, np.float16))
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 19, 218, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopyPad" and "element 24 " in str(e.value), \
+        str(e.value)
 
 
 def _baseline_fails(mod):

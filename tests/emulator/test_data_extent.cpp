@@ -27,6 +27,9 @@
 //            217, y[208, 224) is then loaded back into y[0, 16).
 //   mode 19: the list of 9: DataCopyPad of 2 rows of 32 B from u (u[16, 32) written, u[16, 24) only when n is 218)
 //            to y[224, 256): row 0 (garbage) all in member 0's padding, row 1 member 1's first block.
+//   mode 20: mode 0's tail into y's padding (garbage in bytes [440, 448) whatever n is up to 220), then y as
+//            int4b_t (two elements to a byte: byte 440 holds elements 880 low, 881 high), v = n - 216: v 0 reads 880;
+//            v 1 writes 880 and reads it; v 2 writes 880 and reads 881; v 3 writes both and reads 881.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -86,6 +89,17 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
     Duplicate(u[16], half(6.0f), n == 218 ? 8 : 16);
     PipeBarrier<PIPE_ALL>();
     DataCopyPad(yg[224], u, DataCopyExtParams(2, 32, 0, 0, 0));
+    return;
+  }
+  if (mode == 20) {
+    const uint32_t v = n - 216;
+    DataCopy(yg, t, 224);
+    PipeBarrier<PIPE_ALL>();
+    GlobalTensor<int4b_t> y4;
+    y4.SetGlobalBuffer((__gm__ int4b_t*)y, 960);
+    if (v >= 1) y4.SetValue(880, int4b_t(1));
+    if (v == 3) y4.SetValue(881, int4b_t(2));
+    (void)y4.GetValue(v <= 1 ? 880 : 881);
     return;
   }
   if (mode == 13) {

@@ -20,9 +20,12 @@ namespace opkit_emu {
 
 struct GmPadPoison {
   std::mutex mu;
-  // per launch (its GM region list), per region: one byte per byte of [pad_begin, bytes), 1 = poison
+  // per launch (its GM region list), per region: one byte per byte of [pad_begin, bytes), the poison halves of the
+  // GM byte: 1 its low nibble, 2 its high one (an int4b_t element each: GlobalTensor<int4b_t>::SetValue writes
+  // one), kPoison both
   std::map<const void*, std::map<const GmRegion*, std::vector<uint8_t>>> by_launch;
   std::atomic<int> live{0};  // launches with an entry in by_launch
+  static constexpr uint8_t kPoison = 3;
   static GmPadPoison& get() { static GmPadPoison p; return p; }
   // The launch's table for region r, or null (no poison remembered there yet). Call with mu held.
   std::vector<uint8_t>* table(const void* launch, const GmRegion* r) {
@@ -92,7 +95,7 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
           }
         }
         uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
-        if (poison) b = 1;
+        if (poison) b = GmPadPoison::kPoison;
         else if (!atomic) b = 0;
       }
     });
@@ -135,13 +138,15 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
 }
 #endif
 
-// GlobalTensor::GetValue / SetValue of `bytes` at gm (not int4b_t: the table is per byte, a nibble is half of one).
-// A read of padding garbage fails as the scalar read of poison UB does (LocalTensor::GetValue); a write clears it:
-// the scalar unit writes a defined value, and SetAtomicAdd applies to data copies to GM (asc-devkit 82b89a15
+// GlobalTensor::GetValue / SetValue of `bytes` at gm, or of one nibble of the byte at gm (int4b_t: nibble 0 low, 1
+// high; -1: whole bytes). A read of padding garbage fails as the scalar read of poison UB does
+// (LocalTensor::GetValue); a write clears what it writes -- an int4b_t element half of its byte, so a byte with one
+// nibble written still loads as poison (the UB shadow is per byte) -- the scalar unit writes a defined value, and
+// SetAtomicAdd applies to data copies to GM (asc-devkit 82b89a15
 // docs/zh/api/SIMD-API/基础API/原子操作/SetAtomicAdd.md:31,89: UB / L0C / L1 -> GM on A2), not to it.
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc);
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
 #if OPKIT_EMU_RT_DEFS
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc) {
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc) {
   GmPadPoison& p = GmPadPoison::get();
   if (p.live.load(std::memory_order_relaxed) == 0) return;
   BlockCtx& c = ctx();
@@ -155,6 +160,7 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, cons
   gm_pad_spans(*r, g, g + bytes, [&](const uint8_t*, const uint8_t*) { pad = true; });
   if (!pad) return;
   const uint8_t* bad = nullptr;
+  const uint8_t half = nibble < 0 ? GmPadPoison::kPoison : static_cast<uint8_t>(1u << nibble);
   {
     std::lock_guard<std::mutex> lk(p.mu);
     std::vector<uint8_t>* bits = p.table(c.gm, r);
@@ -163,16 +169,17 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, cons
     gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
       for (const uint8_t* q = from; q < to; ++q) {
         uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
-        if (write) b = 0;
-        else if (b && !bad) bad = q;
+        if (write) b = static_cast<uint8_t>(b & ~half);
+        else if ((b & half) && !bad) bad = q;
       }
     });
   }
   if (bad)
     fail("ub-uninitialized", call, loc,
-         strf("GM byte %llu of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
+         strf("GM byte %llu%s of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
               "padding past its data (docs/emulator.md \"Data extent\"); the scalar unit would read it",
               static_cast<unsigned long long>(bad - r->base),
+              nibble < 0 ? "" : nibble ? " (its high nibble, an int4b_t element)" : " (its low nibble, an int4b_t element)",
               r->arg >= 0 ? strf("kernel argument %d", r->arg).c_str() : "a GmAlloc buffer"));
 }
 #endif

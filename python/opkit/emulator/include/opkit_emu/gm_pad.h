@@ -132,7 +132,8 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
     const uint8_t* gr = g + row * gm_pitch;
     gm_pad_spans(*r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
       for (const uint8_t* q = from; q < to; ++q)
-        if ((*bits)[static_cast<size_t>(q - table)]) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
+        if ((*bits)[static_cast<size_t>(q - table)])
+          shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
     });
   }
 }
@@ -179,7 +180,9 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool
          strf("GM byte %llu%s of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
               "padding past its data (docs/emulator.md \"Data extent\"); the scalar unit would read it",
               static_cast<unsigned long long>(bad - r->base),
-              nibble < 0 ? "" : nibble ? " (its high nibble, an int4b_t element)" : " (its low nibble, an int4b_t element)",
+              nibble < 0   ? ""
+              : nibble > 0 ? " (its high nibble, an int4b_t element)"
+                           : " (its low nibble, an int4b_t element)",
               r->arg >= 0 ? strf("kernel argument %d", r->arg).c_str() : "a GmAlloc buffer"));
 }
 #endif

@@ -23,8 +23,8 @@
 //            data block, all of its padding, member 1's first block) into u, and u[0, 16) stored into y[0, 16);
 //   mode 17: the same load across members, stored back to y[208, 256) (a round trip the device is fine with);
 //   mode 18: the list of 9: one copy across members from u with u[0, 8) and u[32, 48) written (u[32, 40) only when
-//            n is 218): member 0's last data halves, its padding (garbage) and member 1's first block; when n is
-//            217, y[208, 224) is then loaded back into y[0, 16).
+//            n is 218; u[0, 8) not when n is 219): member 0's last data halves, its padding (garbage) and member 1's
+//            first block; when n is 217, y[208, 224) is then loaded back into y[0, 16).
 //   mode 19: the list of 9: DataCopyPad of 2 rows of 32 B from u (u[16, 32) written, u[16, 24) only when n is 218)
 //            to y[224, 256): row 0 (garbage) all in member 0's padding, row 1 member 1's first block.
 //   mode 20: mode 0's tail into y's padding (garbage in bytes [440, 448) whatever n is up to 220), then y as
@@ -74,7 +74,7 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
     return;
   }
   if (mode == 18) {
-    Duplicate(u, half(4.0f), 8);
+    if (n != 219) Duplicate(u, half(4.0f), 8);
     Duplicate(u[32], half(5.0f), n == 218 ? 8 : 16);
     PipeBarrier<PIPE_ALL>();
     DataCopy(yg[208], u, 48);

@@ -252,6 +252,11 @@ def test_a_store_across_members_checks_each_members_padding_as_padding(mod):
         run(mod, 18, 218, 960, None, LIST)
     assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy" and "element 40 " in str(e.value), \
         str(e.value)
+    # garbage in member 0's data before its padding (u[0, 8) never written, n 219) fails too, naming element 0
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 18, 219, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy" and "element 0 " in str(e.value), \
+        str(e.value)
     # without members the list is one tensor, all data: the same copy fails as before
     with pytest.raises(EmulatorError) as e:
         run(mod, 18, 216, 960, None)

@@ -130,6 +130,16 @@ def test_scalar_reads_and_writes_of_padding_garbage(mod):
         np.testing.assert_array_equal(y[:32].view(np.float16), np.r_[np.ones(8), np.full(8, 3)].astype(np.float16))
 
 
+def test_a_datacopypad_load_brings_the_padding_garbage_back(mod):
+    """A DataCopyPad GM->UB load of padding garbage gives poison UB, as DataCopy's does (mode 22 as mode 5; before,
+    DataCopyPad marked its rows defined after the load and lost that poison)."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 22, 216, 480, 432)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    y = run(mod, 22, 224, 480, 432)   # all 224 halves written: the padding is defined, the load too
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.ones(16, np.float16))
+
+
 def test_int4b_scalar_reads_and_writes_of_padding_garbage(mod):
     """GlobalTensor<int4b_t>::GetValue of an element whose byte a tail's garbage landed in fails, naming its nibble
     (mode 20, v 0; before, int4b_t scalar access was not tracked and this passed); SetValue writes one nibble, so that

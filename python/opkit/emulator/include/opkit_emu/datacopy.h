@@ -362,18 +362,20 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint8_t* u = dst.m_.addr + b * ub_pitch;
     const uint32_t rel = static_cast<uint32_t>(b * ub_pitch);
-    opkit_emu::gm_load(u + lp, g + b * gm_pitch, p.blockLen);
-    // Bytes of the 32-byte row around the data: the padding value, or (isPad=false, no padding asked)
-    // the block's first element repeated, as the docs describe the hardware's "dummy" fill.
-    T fill = pad.isPad ? pad.paddingValue : pad_register ? reg_fill : *reinterpret_cast<const T*>(u + lp);
-    for (uint64_t o = 0; o < lp; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
-    for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
+    // the row's shadow before the load, so gm_load can put back the poison of bytes read from GM padding garbage
+    // (gm_pad_load; marked after it, a DataCopyPad load lost that poison)
     if (undefined_pad) {  // documented as undefined: the padding bytes become poison
       opkit_emu::shadow_clear(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
       opkit_emu::shadow_set(dst.m_.ub_off() + rel + static_cast<uint32_t>(lp), p.blockLen);
     } else {
       opkit_emu::shadow_set(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
     }
+    opkit_emu::gm_load(u + lp, g + b * gm_pitch, p.blockLen);
+    // Bytes of the 32-byte row around the data: the padding value, or (isPad=false, no padding asked)
+    // the block's first element repeated, as the docs describe the hardware's "dummy" fill.
+    T fill = pad.isPad ? pad.paddingValue : pad_register ? reg_fill : *reinterpret_cast<const T*>(u + lp);
+    for (uint64_t o = 0; o < lp; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
+    for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
   }
 }
 

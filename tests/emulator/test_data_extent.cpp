@@ -30,6 +30,9 @@
 //   mode 20: mode 0's tail into y's padding (garbage in bytes [440, 448) whatever n is up to 220), then y as
 //            int4b_t (two elements to a byte: byte 440 holds elements 880 low, 881 high), v = n - 216: v 0 reads 880;
 //            v 1 writes 880 and reads it; v 2 writes 880 and reads 881; v 3 writes both and reads 881.
+//   mode 21: the list of 9: mode 0's tail into member 0, then a DataCopyPad load of 2 rows of 48 halves into u:
+//            row 0 y[112, 160) (member 0's data), row 1 y[208, 256) (its last data block, its padding, member 1's
+//            first block); then u[0, 96) (both rows) stored into y[0, 96) when n is 216, u[0, 48) (row 0) otherwise.
 //   mode 22: mode 0's tail into y's padding, then y[208, 224) loaded by a 1-row DataCopyPad and copied into y[0, 16)
 //            (mode 5 with DataCopyPad for the load).
 #include "kernel_operator.h"
@@ -91,6 +94,14 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
     Duplicate(u[16], half(6.0f), n == 218 ? 8 : 16);
     PipeBarrier<PIPE_ALL>();
     DataCopyPad(yg[224], u, DataCopyExtParams(2, 32, 0, 0, 0));
+    return;
+  }
+  if (mode == 21) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyPad(u, yg[112], DataCopyExtParams(2, 96, 96, 0, 0), DataCopyPadExtParams<half>());
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, u, n == 216 ? 96 : 48);
     return;
   }
   if (mode == 22) {

@@ -246,6 +246,17 @@ def test_a_load_across_members_brings_the_padding_garbage_back(mod):
     np.testing.assert_array_equal(y[480:960].view(np.float16), np.zeros(240, np.float16))
 
 
+def test_a_load_of_rows_across_members_brings_the_padding_garbage_back(mod):
+    """A DataCopyPad load of 2 rows, row 1 running from member 0's last data block over its padding into member 1
+    (mode 21): the tail's garbage in that padding comes back into row 1's UB (u[56, 64)), so storing both rows into
+    the data fails naming element 56, counted from the store's start; row 0 alone (member 0's data) stores fine."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 21, 216, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 56 " in str(e.value), str(e.value)
+    y = run(mod, 21, 217, 960, None, LIST)
+    np.testing.assert_array_equal(y[:96].view(np.float16), np.ones(48, np.float16))
+
+
 def test_a_store_across_members_checks_each_members_padding_as_padding(mod):
     """One copy from member 0's last data halves over all of its padding (garbage: u[8, 32) never written) into
     member 1's first block: the device is fine, so it passes (mode 18; before, the crossing store was checked as

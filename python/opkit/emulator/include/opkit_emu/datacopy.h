@@ -95,13 +95,9 @@ inline void gm_load(uint8_t* dst, const uint8_t* src, size_t bytes) {
 inline bool sink_members(ApiCall& c, const GmRegion& r, const TensorMeta& t, uint32_t rel_off, uint32_t rows,
                          uint32_t row_bytes, uint32_t ub_pitch, uint32_t lane_bits, const char* name,
                          const uint8_t* g, uint64_t gm_pitch, unsigned flags) {
-  bool pad = false;
-  for (uint32_t row = 0; row < rows && !pad; ++row)
-    gm_pad_spans(r, g + row * gm_pitch, g + row * gm_pitch + row_bytes,
-                 [&](const uint8_t*, const uint8_t*) { pad = true; });
-  if (!pad) return false;
+  if (!gm_pad_touches(r, g, rows, row_bytes, gm_pitch)) return false;
   c.read_rows(t, rel_off, rows, row_bytes, ub_pitch, lane_bits, name, flags);  // hazards and bounds, no sink
-  const uint32_t lb = lane_bits >= 8 ? lane_bits / 8 : 1;
+  const uint32_t lb = lane_bits / 8;  // as sink_rows: callers pass 8 * sizeof(T), int4b_t's byte included
   const uint32_t ub = t.ub_off(ctx()) + rel_off;
   const uint8_t* const region_end = r.base + r.bytes;
   for (uint32_t row = 0; row < rows; ++row) {

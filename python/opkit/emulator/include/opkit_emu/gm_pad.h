@@ -11,6 +11,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "opkit_emu/api_call.h"
@@ -38,7 +39,8 @@ struct GmPadPoison {
 
 // The padding bytes of r inside [a, b), as spans f(from, to): a lone tensor's [data end, end); a tensor list's, each
 // member's own [data end, allocation end), so a copy running from one member into the next reaches each padding it
-// covers (the list's descriptor words and the members' data are never padding).
+// covers (the list's descriptor words and the members' data are never padding). An f returning bool stops the walk
+// by returning false.
 template <class F> void gm_pad_spans(const GmRegion& r, const uint8_t* a, const uint8_t* b, F&& f) {
   const uint8_t* const end = r.base + r.bytes;
   if (b > end) b = end;  // a copy past it fails gm-bounds after this
@@ -54,8 +56,31 @@ template <class F> void gm_pad_spans(const GmRegion& r, const uint8_t* a, const 
     const uint8_t* e = r.base + m.off + m.alloc;
     if (e > b) e = b;
     if (s < a) s = a;
-    if (s < e) f(s, e);
+    if (s < e) {
+      if constexpr (std::is_same<decltype(f(s, e)), bool>::value) {
+        if (!f(s, e)) return;
+      } else {
+        f(s, e);
+      }
+    }
   }
+}
+
+// Whether `rows` rows of row_bytes, gm_pitch apart from g, touch any padding of r (gm_pad_spans), stopping at the
+// first padding byte found: the cheap test before a copy's or scalar access's byte walk and lock.
+inline bool gm_pad_touches(const GmRegion& r, const uint8_t* g, uint32_t rows, uint32_t row_bytes,
+                           uint64_t gm_pitch) {
+  const uint8_t* const end = r.base + r.bytes;
+  bool pad = false;
+  for (uint32_t row = 0; row < rows && !pad; ++row) {
+    const uint8_t* gr = g + row * gm_pitch;
+    if (gr >= end) break;  // rows go up: this one and the rest are past the region
+    gm_pad_spans(r, gr, gr + row_bytes, [&](const uint8_t*, const uint8_t*) {
+      pad = true;
+      return false;
+    });
+  }
+  return pad;
 }
 
 // A UB->GM copy's rows: `rows` rows of row_bytes from absolute UB byte `ub`, ub_pitch apart, landing gm_pitch apart
@@ -119,11 +144,7 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   // The padding it reads: a lone tensor's, or each list member's it covers -- a load running from one member into
   // the next too, so garbage read that way is poison where it is used, as a lone tensor's is (sink_members lets
   // the same span be stored back). Loads inside the data return here, without the lock.
-  bool pad = false;
-  for (uint32_t row = 0; row < rows && !pad; ++row)
-    gm_pad_spans(*r, g + row * gm_pitch, g + row * gm_pitch + row_bytes,
-                 [&](const uint8_t*, const uint8_t*) { pad = true; });
-  if (!pad) return;
+  if (!gm_pad_touches(*r, g, rows, row_bytes, gm_pitch)) return;
   std::lock_guard<std::mutex> lk(p.mu);
   const std::vector<uint8_t>* bits = p.table(c.gm, r);
   if (!bits) return;
@@ -157,9 +178,7 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool
   if (!r) return;
   // Most scalar accesses are in the data: they return here, without the process-wide lock, as gm_pad_load's do.
   // The region is this launch's and fixed while it runs, so reading its members needs no lock either.
-  bool pad = false;
-  gm_pad_spans(*r, g, g + bytes, [&](const uint8_t*, const uint8_t*) { pad = true; });
-  if (!pad) return;
+  if (!gm_pad_touches(*r, g, 1, bytes, 0)) return;
   const uint8_t* bad = nullptr;
   const uint8_t half = nibble < 0 ? GmPadPoison::kPoison : static_cast<uint8_t>(1u << nibble);
   {

@@ -1,12 +1,12 @@
 // Poison in GM padding (docs/emulator.md "Data extent"): a UB->GM copy may land never-written UB bytes in a GM
 // argument's padding (past its data extent, inside its allocation: sink_rows lets it). Those GM bytes are remembered
-// here, per byte, for the rest of the launch; a GM->UB load of them (a tensor list's load running from one member
-// into the next too) leaves the UB bytes poison, so the garbage is still caught if it reaches a tensor's data or a
-// scalar (ub-uninitialized). Padding nobody wrote poison into loads
-// as defined, as before. Cost: one relaxed atomic load per copy and GlobalTensor scalar access until some launch in
-// the process writes poison into padding; then each launch running looks the region up, and only a copy or scalar
-// access touching padding takes the (process-wide) lock and looks its bytes up. The functions are runtime
-// (OPKIT_EMU_RT, config.h): compiled once in the runtime object for kernel modules, inline otherwise.
+// here, per byte, for the rest of the launch; a GM->UB load of them (a tensor list's load running from one member into
+// the next too) leaves the UB bytes poison, so the garbage is still caught if it reaches a tensor's data or a scalar
+// (ub-uninitialized). Padding nobody wrote poison into loads as defined, as before. Cost: one relaxed atomic load per
+// copy and GlobalTensor scalar access until some launch in the process writes poison into padding; then each launch
+// running looks the region up, and only a copy or scalar access touching padding takes the (process-wide) lock and
+// looks its bytes up. The functions are runtime (OPKIT_EMU_RT, config.h): compiled once in the runtime object for
+// kernel modules, inline otherwise.
 #pragma once
 #include <atomic>
 #include <map>

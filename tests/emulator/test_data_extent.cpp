@@ -19,6 +19,22 @@
 //   mode 14: mode 0's tail into y's padding, then y[220] (in it) read by GlobalTensor::GetValue;
 //   mode 15: as 14, but the 8 garbage halves y[216, 224) are first written by GlobalTensor::SetValue, then y[220]
 //            is read and y[208, 224) is loaded back into y[0, 16).
+//   mode 16: the list of 9: mode 0's tail into member 0, then one load across members (y[208, 256): member 0's last
+//            data block, all of its padding, member 1's first block) into u, and u[0, 16) stored into y[0, 16);
+//   mode 17: the same load across members, stored back to y[208, 256) (a round trip the device is fine with);
+//   mode 18: the list of 9: one copy across members from u with u[0, 8) and u[32, 48) written (u[32, 40) only when
+//            n is 218; u[0, 8) not when n is 219): member 0's last data halves, its padding (garbage) and member 1's
+//            first block; when n is 217, y[208, 224) is then loaded back into y[0, 16).
+//   mode 19: the list of 9: DataCopyPad of 2 rows of 32 B from u (u[16, 32) written, u[16, 24) only when n is 218)
+//            to y[224, 256): row 0 (garbage) all in member 0's padding, row 1 member 1's first block.
+//   mode 20: mode 0's tail into y's padding (garbage in bytes [440, 448) whatever n is up to 220), then y as
+//            int4b_t (two elements to a byte: byte 440 holds elements 880 low, 881 high), v = n - 216: v 0 reads 880;
+//            v 1 writes 880 and reads it; v 2 writes 880 and reads 881; v 3 writes both and reads 881.
+//   mode 21: the list of 9: mode 0's tail into member 0, then a DataCopyPad load of 2 rows of 48 halves into u:
+//            row 0 y[112, 160) (member 0's data), row 1 y[208, 256) (its last data block, its padding, member 1's
+//            first block); then u[0, 96) (both rows) stored into y[0, 96) when n is 216, u[0, 48) (row 0) otherwise.
+//   mode 22: mode 0's tail into y's padding, then y[208, 224) loaded by a 1-row DataCopyPad and copied into y[0, 16)
+//            (mode 5 with DataCopyPad for the load).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -51,6 +67,60 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
     DataCopy(u, yg[208], 16);
     PipeBarrier<PIPE_ALL>();
     DataCopy(yg, u, 16);
+    return;
+  }
+  if (mode == 16 || mode == 17) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(u, yg[208], 48);
+    PipeBarrier<PIPE_ALL>();
+    if (mode == 16) DataCopy(yg, u, 16);
+    else DataCopy(yg[208], u, 48);
+    return;
+  }
+  if (mode == 18) {
+    if (n != 219) Duplicate(u, half(4.0f), 8);
+    Duplicate(u[32], half(5.0f), n == 218 ? 8 : 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg[208], u, 48);
+    if (n != 217) return;
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(t, yg[208], 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, t, 16);
+    return;
+  }
+  if (mode == 19) {
+    Duplicate(u[16], half(6.0f), n == 218 ? 8 : 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyPad(yg[224], u, DataCopyExtParams(2, 32, 0, 0, 0));
+    return;
+  }
+  if (mode == 21) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyPad(u, yg[112], DataCopyExtParams(2, 96, 96, 0, 0), DataCopyPadExtParams<half>());
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, u, n == 216 ? 96 : 48);
+    return;
+  }
+  if (mode == 22) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopyPad(u, yg[208], DataCopyExtParams(1, 32, 0, 0, 0), DataCopyPadExtParams<half>());
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, u, 16);
+    return;
+  }
+  if (mode == 20) {
+    const uint32_t v = n - 216;
+    DataCopy(yg, t, 224);
+    PipeBarrier<PIPE_ALL>();
+    GlobalTensor<int4b_t> y4;
+    y4.SetGlobalBuffer((__gm__ int4b_t*)y, 960);
+    if (v >= 1) y4.SetValue(880, int4b_t(1));
+    if (v == 3) y4.SetValue(881, int4b_t(2));
+    (void)y4.GetValue(v <= 1 ? 880 : 881);
     return;
   }
   if (mode == 13) {

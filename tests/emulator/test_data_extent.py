@@ -130,6 +130,33 @@ def test_scalar_reads_and_writes_of_padding_garbage(mod):
         np.testing.assert_array_equal(y[:32].view(np.float16), np.r_[np.ones(8), np.full(8, 3)].astype(np.float16))
 
 
+def test_a_datacopypad_load_brings_the_padding_garbage_back(mod):
+    """A DataCopyPad GM->UB load of padding garbage gives poison UB, as DataCopy's does (mode 22 as mode 5; before,
+    DataCopyPad marked its rows defined after the load and lost that poison)."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 22, 216, 480, 432)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    y = run(mod, 22, 224, 480, 432)   # all 224 halves written: the padding is defined, the load too
+    np.testing.assert_array_equal(y[:32].view(np.float16), np.ones(16, np.float16))
+
+
+def test_int4b_scalar_reads_and_writes_of_padding_garbage(mod):
+    """GlobalTensor<int4b_t>::GetValue of an element whose byte a tail's garbage landed in fails, naming its nibble
+    (mode 20, v 0; before, int4b_t scalar access was not tracked and this passed); SetValue writes one nibble, so that
+    element reads back (v 1) while the other half of the byte is still garbage (v 2); both written, the byte is
+    clean (v 3)."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 20, 216, 480, 432)
+    assert e.value.rule == "ub-uninitialized" and "GM byte 440 (its low nibble" in str(e.value), str(e.value)
+    y = run(mod, 20, 217, 480, 432)
+    assert y[440] & 0xF == 1
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 20, 218, 480, 432)
+    assert e.value.rule == "ub-uninitialized" and "GM byte 440 (its high nibble" in str(e.value), str(e.value)
+    y = run(mod, 20, 219, 480, 432)
+    assert y[440] == 0x21
+
+
 LIST = [(0, 432, 480), (480, 432, 480)]   # two members of 216 halves, each in its ALIGN_UP(432, 32) + 32 bytes
 
 
@@ -203,6 +230,66 @@ def test_a_store_across_members_clears_the_padding_it_writes(mod):
     with pytest.raises(EmulatorError) as e:
         run(mod, 12, 216, 960, None, LIST)
     assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+
+
+def test_a_load_across_members_brings_the_padding_garbage_back(mod):
+    """A load running from member 0's data over its padding into member 1 reads that padding as padding: the tail's
+    garbage remembered there comes back into UB as poison, as a lone tensor's load of its own padding brings it
+    (mode 5), so storing it into the data fails where it is used (mode 16; before, the crossing load called all of
+    it data and this passed). The same span stored straight back is fine on the device and passes (mode 17: its
+    garbage lanes land in padding again)."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 16, 216, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    y = run(mod, 17, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y[:432].view(np.float16), np.ones(216, np.float16))
+    np.testing.assert_array_equal(y[480:960].view(np.float16), np.zeros(240, np.float16))
+
+
+def test_a_load_of_rows_across_members_brings_the_padding_garbage_back(mod):
+    """A DataCopyPad load of 2 rows, row 1 running from member 0's last data block over its padding into member 1
+    (mode 21): the tail's garbage in that padding comes back into row 1's UB (u[56, 64)), so storing both rows into
+    the data fails naming element 56, counted from the store's start; row 0 alone (member 0's data) stores fine."""
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 21, 216, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 56 " in str(e.value), str(e.value)
+    y = run(mod, 21, 217, 960, None, LIST)
+    np.testing.assert_array_equal(y[:96].view(np.float16), np.ones(48, np.float16))
+
+
+def test_a_store_across_members_checks_each_members_padding_as_padding(mod):
+    """One copy from member 0's last data halves over all of its padding (garbage: u[8, 32) never written) into
+    member 1's first block: the device is fine, so it passes (mode 18; before, the crossing store was checked as
+    all data and failed ub-uninitialized), and the garbage is remembered: loaded back into the data it fails
+    (n 217). Garbage in member 1's data still fails, naming its element (n 218: u[40, 48))."""
+    y = run(mod, 18, 216, 960, None, LIST)
+    h = y.view(np.float16)
+    np.testing.assert_array_equal(h[208:216], np.full(8, 4, np.float16))
+    np.testing.assert_array_equal(h[240:256], np.full(16, 5, np.float16))
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 18, 217, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 18, 218, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy" and "element 40 " in str(e.value), \
+        str(e.value)
+    # garbage in member 0's data before its padding (u[0, 8) never written, n 219) fails too, naming element 0
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 18, 219, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopy" and "element 0 " in str(e.value), \
+        str(e.value)
+    # without members the list is one tensor, all data: the same copy fails as before
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 18, 216, 960, None)
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+    # rows: a DataCopyPad whose row 0 lands all in member 0's padding, row 1 in member 1's data (mode 19); the
+    # element is counted from the copy's start (row 1's lane 8: element 24)
+    y = run(mod, 19, 216, 960, None, LIST)
+    np.testing.assert_array_equal(y.view(np.float16)[240:256], np.full(16, 6, np.float16))
+    with pytest.raises(EmulatorError) as e:
+        run(mod, 19, 218, 960, None, LIST)
+    assert e.value.rule == "ub-uninitialized" and e.value.call == "DataCopyPad" and "element 24 " in str(e.value), \
+        str(e.value)
 
 
 def _baseline_fails(mod):

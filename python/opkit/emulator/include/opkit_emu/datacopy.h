@@ -85,6 +85,50 @@ inline void gm_load(uint8_t* dst, const uint8_t* src, size_t bytes) {
     gm_pad_load(static_cast<uint32_t>(dst - c.ub), 1, static_cast<uint32_t>(bytes), 0, src, 0);
 }
 
+// A UB->GM copy into a tensor list that runs from one member's extent into another's (or over the list's descriptor
+// words): data_end_for calls all of it data, but each member's padding it covers is padding, as a lone tensor's is.
+// Poison is an error only in a lane with a byte in some member's data or outside every member (descriptor words);
+// poison landing in a member's padding is remembered (gm_pad_store), and a plain copy of defined bytes clears it.
+// The copy is one operand (pipe hazards); the first poisoned data lane, if any, is added as a one-lane sink, so the
+// call's pipe checks still come first and the message names that element. Returns false (nothing added) when the
+// copy covers no padding: the caller's all-data sink is then exact.
+inline bool sink_members(ApiCall& c, const GmRegion& r, const TensorMeta& t, uint32_t rel_off, uint32_t rows,
+                         uint32_t row_bytes, uint32_t ub_pitch, uint32_t lane_bits, const char* name,
+                         const uint8_t* g, uint64_t gm_pitch, unsigned flags) {
+  if (!gm_pad_touches(r, g, rows, row_bytes, gm_pitch)) return false;
+  c.read_rows(t, rel_off, rows, row_bytes, ub_pitch, lane_bits, name, flags);  // hazards and bounds, no sink
+  const uint32_t lb = lane_bits / 8;  // as sink_rows: callers pass 8 * sizeof(T), int4b_t's byte included
+  const uint32_t ub = t.ub_off(ctx()) + rel_off;
+  const uint8_t* const region_end = r.base + r.bytes;
+  for (uint32_t row = 0; row < rows; ++row) {
+    const uint8_t* gr = g + row * gm_pitch;
+    if (gr >= region_end) break;  // past the allocation: gm-bounds fails it (dst.check)
+    const uint32_t limit =
+        static_cast<uint32_t>(std::min<uint64_t>(row_bytes, static_cast<uint64_t>(region_end - gr)));
+    int64_t bad = -1;  // first poisoned data byte of the row, from its start
+    uint32_t from = 0;  // start of the data run not yet checked
+    auto data_run = [&](uint32_t a, uint32_t b) {  // [a, b) of the row is data: its lanes, rounded out, are checked
+      if (bad >= 0 || a >= b) return;
+      const uint32_t la = a / lb * lb, lz = std::min(row_bytes, (b + lb - 1) / lb * lb);
+      const int64_t h = shadow_first_hole(ub + row * ub_pitch + la, lz - la);
+      if (h >= 0) bad = la + h;
+    };
+    gm_pad_spans(r, gr, gr + row_bytes, [&](const uint8_t* s, const uint8_t* e) {
+      data_run(from, static_cast<uint32_t>(s - gr));
+      from = static_cast<uint32_t>(e - gr);
+    });
+    data_run(from, limit);
+    if (bad >= 0) {
+      const uint32_t lane = static_cast<uint32_t>(bad) / lb;
+      c.read(t, rel_off + row * ub_pitch + lane * lb, 1, lane_bits, name, flags | kSink | kUnaligned)
+          .lane_base(static_cast<uint32_t>(uint64_t(row) * (row_bytes / lb) + lane));
+      break;
+    }
+  }
+  gm_pad_store(r, g, ub, rows, row_bytes, ub_pitch, gm_pitch);
+  return true;
+}
+
 // The UB source of a UB->GM copy (plain or atomic): `rows` rows of row_bytes, ub_pitch bytes apart from byte rel_off
 // of t, landing gm_pitch bytes apart from `gm`. Poison is an error (ub-uninitialized) only in the bytes that land
 // inside the GM argument's data extent (GmRegion::data_end_for: launch ABI arg_data_bytes, or a tensor list member's
@@ -100,11 +144,11 @@ inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_
   const uint64_t end = static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes;  // GM bytes from g the copy spans
   const uint8_t* data_end = r ? r->data_end_for(g, end) : nullptr;  // a tensor list: the member's
   if (!r || data_end >= g + end) {  // the usual case: all of it is data (or the GM check will fail it)
+    // a tensor list's copy that is not inside one member (data_end_for: the whole buffer) may cover padding
+    if (r && !r->members.empty() && data_end == r->base + r->bytes &&
+        sink_members(c, *r, t, rel_off, rows, row_bytes, ub_pitch, lane_bits, name, g, gm_pitch, flags))
+      return;
     c.read_rows(t, rel_off, rows, row_bytes, ub_pitch, lane_bits, name, flags | kSink);
-    // a tensor list's copy running from one member into the next is all data here, but still writes the padding
-    // it covers: poison remembered there must go, as a lone tensor's store clears it (any poison is an error here)
-    if (r && !r->members.empty() && GmPadPoison::get().live.load(std::memory_order_relaxed))
-      gm_pad_store(*r, g, t.ub_off(ctx()) + rel_off, rows, row_bytes, ub_pitch, gm_pitch);
     return;
   }
   gm_pad_store(*r, g, t.ub_off(ctx()) + rel_off, rows, row_bytes, ub_pitch, gm_pitch);
@@ -314,18 +358,20 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint8_t* u = dst.m_.addr + b * ub_pitch;
     const uint32_t rel = static_cast<uint32_t>(b * ub_pitch);
-    opkit_emu::gm_load(u + lp, g + b * gm_pitch, p.blockLen);
-    // Bytes of the 32-byte row around the data: the padding value, or (isPad=false, no padding asked)
-    // the block's first element repeated, as the docs describe the hardware's "dummy" fill.
-    T fill = pad.isPad ? pad.paddingValue : pad_register ? reg_fill : *reinterpret_cast<const T*>(u + lp);
-    for (uint64_t o = 0; o < lp; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
-    for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
+    // the row's shadow before the load, so gm_load can put back the poison of bytes read from GM padding garbage
+    // (gm_pad_load; marked after it, a DataCopyPad load lost that poison)
     if (undefined_pad) {  // documented as undefined: the padding bytes become poison
       opkit_emu::shadow_clear(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
       opkit_emu::shadow_set(dst.m_.ub_off() + rel + static_cast<uint32_t>(lp), p.blockLen);
     } else {
       opkit_emu::shadow_set(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
     }
+    opkit_emu::gm_load(u + lp, g + b * gm_pitch, p.blockLen);
+    // Bytes of the 32-byte row around the data: the padding value, or (isPad=false, no padding asked)
+    // the block's first element repeated, as the docs describe the hardware's "dummy" fill.
+    T fill = pad.isPad ? pad.paddingValue : pad_register ? reg_fill : *reinterpret_cast<const T*>(u + lp);
+    for (uint64_t o = 0; o < lp; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
+    for (uint64_t o = lp + p.blockLen; o + sizeof(T) <= row; o += sizeof(T)) std::memcpy(u + o, &fill, sizeof(T));
   }
 }
 

@@ -1,15 +1,17 @@
 // Poison in GM padding (docs/emulator.md "Data extent"): a UB->GM copy may land never-written UB bytes in a GM
 // argument's padding (past its data extent, inside its allocation: sink_rows lets it). Those GM bytes are remembered
-// here, per byte, for the rest of the launch; a GM->UB load of them leaves the UB bytes poison, so the garbage is
-// still caught if it reaches a tensor's data or a scalar (ub-uninitialized). Padding nobody wrote poison into loads
-// as defined, as before. Cost: one relaxed atomic load per copy and GlobalTensor scalar access until some launch in
-// the process writes poison into padding; then each launch running looks the region up, and only a copy or scalar
-// access touching padding takes the (process-wide) lock and looks its bytes up. The functions are runtime
-// (OPKIT_EMU_RT, config.h): compiled once in the runtime object for kernel modules, inline otherwise.
+// here, per byte, for the rest of the launch; a GM->UB load of them (a tensor list's load running from one member into
+// the next too) leaves the UB bytes poison, so the garbage is still caught if it reaches a tensor's data or a scalar
+// (ub-uninitialized). Padding nobody wrote poison into loads as defined, as before. Cost: one relaxed atomic load per
+// copy and GlobalTensor scalar access until some launch in the process writes poison into padding; then each launch
+// running looks the region up, and only a copy or scalar access touching padding takes the (process-wide) lock and
+// looks its bytes up. The functions are runtime (OPKIT_EMU_RT, config.h): compiled once in the runtime object for
+// kernel modules, inline otherwise.
 #pragma once
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "opkit_emu/api_call.h"
@@ -19,9 +21,12 @@ namespace opkit_emu {
 
 struct GmPadPoison {
   std::mutex mu;
-  // per launch (its GM region list), per region: one byte per byte of [pad_begin, bytes), 1 = poison
+  // per launch (its GM region list), per region: one byte per byte of [pad_begin, bytes), the poison halves of the
+  // GM byte: 1 its low nibble, 2 its high one (an int4b_t element each: GlobalTensor<int4b_t>::SetValue writes
+  // one), kPoison both
   std::map<const void*, std::map<const GmRegion*, std::vector<uint8_t>>> by_launch;
   std::atomic<int> live{0};  // launches with an entry in by_launch
+  static constexpr uint8_t kPoison = 3;
   static GmPadPoison& get() { static GmPadPoison p; return p; }
   // The launch's table for region r, or null (no poison remembered there yet). Call with mu held.
   std::vector<uint8_t>* table(const void* launch, const GmRegion* r) {
@@ -34,7 +39,8 @@ struct GmPadPoison {
 
 // The padding bytes of r inside [a, b), as spans f(from, to): a lone tensor's [data end, end); a tensor list's, each
 // member's own [data end, allocation end), so a copy running from one member into the next reaches each padding it
-// covers (the list's descriptor words and the members' data are never padding).
+// covers (the list's descriptor words and the members' data are never padding). An f returning bool stops the walk
+// by returning false.
 template <class F> void gm_pad_spans(const GmRegion& r, const uint8_t* a, const uint8_t* b, F&& f) {
   const uint8_t* const end = r.base + r.bytes;
   if (b > end) b = end;  // a copy past it fails gm-bounds after this
@@ -50,8 +56,31 @@ template <class F> void gm_pad_spans(const GmRegion& r, const uint8_t* a, const 
     const uint8_t* e = r.base + m.off + m.alloc;
     if (e > b) e = b;
     if (s < a) s = a;
-    if (s < e) f(s, e);
+    if (s < e) {
+      if constexpr (std::is_same<decltype(f(s, e)), bool>::value) {
+        if (!f(s, e)) return;
+      } else {
+        f(s, e);
+      }
+    }
   }
+}
+
+// Whether `rows` rows of row_bytes, gm_pitch apart from g, touch any padding of r (gm_pad_spans), stopping at the
+// first padding byte found: the cheap test before a copy's or scalar access's byte walk and lock.
+inline bool gm_pad_touches(const GmRegion& r, const uint8_t* g, uint32_t rows, uint32_t row_bytes,
+                           uint64_t gm_pitch) {
+  const uint8_t* const end = r.base + r.bytes;
+  bool pad = false;
+  for (uint32_t row = 0; row < rows && !pad; ++row) {
+    const uint8_t* gr = g + row * gm_pitch;
+    if (gr >= end) break;  // rows go up: this one and the rest are past the region
+    gm_pad_spans(r, gr, gr + row_bytes, [&](const uint8_t*, const uint8_t*) {
+      pad = true;
+      return false;
+    });
+  }
+  return pad;
 }
 
 // A UB->GM copy's rows: `rows` rows of row_bytes from absolute UB byte `ub`, ub_pitch apart, landing gm_pitch apart
@@ -91,7 +120,7 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
           }
         }
         uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
-        if (poison) b = 1;
+        if (poison) b = GmPadPoison::kPoison;
         else if (!atomic) b = 0;
       }
     });
@@ -112,29 +141,34 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   const auto* g = static_cast<const uint8_t*>(gm);
   const GmRegion* r = gm_find(g);
   if (!r) return;
-  const uint64_t span = static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes;
-  const uint8_t* pad = r->data_end_for(g, span);
-  if (g + span <= pad) return;
+  // The padding it reads: a lone tensor's, or each list member's it covers -- a load running from one member into
+  // the next too, so garbage read that way is poison where it is used, as a lone tensor's is (sink_members lets
+  // the same span be stored back). Loads inside the data return here, without the lock.
+  if (!gm_pad_touches(*r, g, rows, row_bytes, gm_pitch)) return;
   std::lock_guard<std::mutex> lk(p.mu);
   const std::vector<uint8_t>* bits = p.table(c.gm, r);
   if (!bits) return;
   const uint8_t* const table = r->pad_begin();
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
-    if (gr + row_bytes <= pad) continue;
-    for (uint32_t j = gr < pad ? static_cast<uint32_t>(pad - gr) : 0; j < row_bytes && gr + j < r->base + r->bytes; ++j)
-      if ((*bits)[static_cast<size_t>(gr + j - table)]) shadow_clear(ub + row * ub_pitch + j, 1);
+    gm_pad_spans(*r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
+      for (const uint8_t* q = from; q < to; ++q)
+        if ((*bits)[static_cast<size_t>(q - table)])
+          shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
+    });
   }
 }
 #endif
 
-// GlobalTensor::GetValue / SetValue of `bytes` at gm (not int4b_t: the table is per byte, a nibble is half of one).
-// A read of padding garbage fails as the scalar read of poison UB does (LocalTensor::GetValue); a write clears it:
-// the scalar unit writes a defined value, and SetAtomicAdd applies to data copies to GM (asc-devkit 82b89a15
+// GlobalTensor::GetValue / SetValue of `bytes` at gm, or of one nibble of the byte at gm (int4b_t: nibble 0 low, 1
+// high; -1: whole bytes). A read of padding garbage fails as the scalar read of poison UB does
+// (LocalTensor::GetValue); a write clears what it writes -- an int4b_t element half of its byte, so a byte with one
+// nibble written still loads as poison (the UB shadow is per byte) -- the scalar unit writes a defined value, and
+// SetAtomicAdd applies to data copies to GM (asc-devkit 82b89a15
 // docs/zh/api/SIMD-API/基础API/原子操作/SetAtomicAdd.md:31,89: UB / L0C / L1 -> GM on A2), not to it.
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc);
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
 #if OPKIT_EMU_RT_DEFS
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc) {
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc) {
   GmPadPoison& p = GmPadPoison::get();
   if (p.live.load(std::memory_order_relaxed) == 0) return;
   BlockCtx& c = ctx();
@@ -144,10 +178,9 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, cons
   if (!r) return;
   // Most scalar accesses are in the data: they return here, without the process-wide lock, as gm_pad_load's do.
   // The region is this launch's and fixed while it runs, so reading its members needs no lock either.
-  bool pad = false;
-  gm_pad_spans(*r, g, g + bytes, [&](const uint8_t*, const uint8_t*) { pad = true; });
-  if (!pad) return;
+  if (!gm_pad_touches(*r, g, 1, bytes, 0)) return;
   const uint8_t* bad = nullptr;
+  const uint8_t half = nibble < 0 ? GmPadPoison::kPoison : static_cast<uint8_t>(1u << nibble);
   {
     std::lock_guard<std::mutex> lk(p.mu);
     std::vector<uint8_t>* bits = p.table(c.gm, r);
@@ -156,16 +189,19 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, cons
     gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
       for (const uint8_t* q = from; q < to; ++q) {
         uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
-        if (write) b = 0;
-        else if (b && !bad) bad = q;
+        if (write) b = static_cast<uint8_t>(b & ~half);
+        else if ((b & half) && !bad) bad = q;
       }
     });
   }
   if (bad)
     fail("ub-uninitialized", call, loc,
-         strf("GM byte %llu of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
+         strf("GM byte %llu%s of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
               "padding past its data (docs/emulator.md \"Data extent\"); the scalar unit would read it",
               static_cast<unsigned long long>(bad - r->base),
+              nibble < 0   ? ""
+              : nibble > 0 ? " (its high nibble, an int4b_t element)"
+                           : " (its low nibble, an int4b_t element)",
               r->arg >= 0 ? strf("kernel argument %d", r->arg).c_str() : "a GmAlloc buffer"));
 }
 #endif

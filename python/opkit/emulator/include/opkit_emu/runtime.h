@@ -61,7 +61,8 @@ struct GmRegion {
   std::vector<Member> members{};   // an initializer, so aggregate initialisations without it stay -Wextra clean
   const uint8_t* data_end() const { return base + (data < bytes ? data : bytes); }
   // The data end that applies to a copy over [g, g + span): the member's when the copy stays inside one member's
-  // allocation; else (the list's descriptor words, a copy across members) all of the buffer is data.
+  // allocation; else (the list's descriptor words, a copy across members) all of the buffer, and sink_rows then
+  // checks each member's padding it covers as padding (datacopy.h sink_members).
   const uint8_t* data_end_for(const uint8_t* g, uint64_t span) const {
     if (members.empty()) return data_end();
     for (const Member& m : members) {

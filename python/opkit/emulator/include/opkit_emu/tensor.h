@@ -97,7 +97,8 @@ inline AscendC::ShapeInfo shape_at(uint16_t i) { return i ? ctx().shapes[i - 1] 
 // GetValue / SetValue: one element on the scalar pipe (api_call.h; declared here, defined there).
 void scalar_access(const TensorMeta& t, uint32_t rel_off, uint32_t bytes, bool write, const char* call, SrcLoc loc);
 // GlobalTensor::GetValue / SetValue on GM padding a UB->GM copy landed garbage in (gm_pad.h; defined there).
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, bool write, const char* call, SrcLoc loc);
+// nibble: -1 for whole bytes, 0 / 1 for an int4b_t element's low / high half of its byte.
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
 
 // Index argument of operator[]: converting from an integer records the caller's file:line.
 struct Offset {
@@ -288,11 +289,13 @@ class GlobalTensor {
   T GetValue(uint64_t off, OPKIT_LOC) const {
     if constexpr (opkit_emu::is_int4_v<T>) {
       check(off & ~uint64_t(1), 1, "GlobalTensor::GetValue", loc);
+      opkit_emu::gm_pad_scalar(reinterpret_cast<const uint8_t*>(ptr_) + off / 2, 1, static_cast<int>(off % 2), false,
+                               "GlobalTensor::GetValue", loc);
       opkit_emu::ctx().stats.gm_read_bytes += 1;  // the byte holding the nibble
       return opkit_emu::nibble_get(reinterpret_cast<const uint8_t*>(ptr_)[off / 2], off);
     }
     check(off, 1, "GlobalTensor::GetValue", loc);
-    opkit_emu::gm_pad_scalar(ptr_ + off, sizeof(T), false, "GlobalTensor::GetValue", loc);
+    opkit_emu::gm_pad_scalar(ptr_ + off, sizeof(T), -1, false, "GlobalTensor::GetValue", loc);
     opkit_emu::ctx().stats.gm_read_bytes += sizeof(T);
     T v;
     std::memcpy(&v, ptr_ + off, sizeof(T));
@@ -301,13 +304,15 @@ class GlobalTensor {
   void SetValue(uint64_t off, T v, OPKIT_LOC) const {
     if constexpr (opkit_emu::is_int4_v<T>) {
       check(off & ~uint64_t(1), 1, "GlobalTensor::SetValue", loc);
+      opkit_emu::gm_pad_scalar(reinterpret_cast<const uint8_t*>(ptr_) + off / 2, 1, static_cast<int>(off % 2), true,
+                               "GlobalTensor::SetValue", loc);
       opkit_emu::ctx().stats.gm_write_bytes += 1;
       uint8_t* b = reinterpret_cast<uint8_t*>(ptr_) + off / 2;
       *b = opkit_emu::nibble_set(*b, off, v);
       return;
     }
     check(off, 1, "GlobalTensor::SetValue", loc);
-    opkit_emu::gm_pad_scalar(ptr_ + off, sizeof(T), true, "GlobalTensor::SetValue", loc);
+    opkit_emu::gm_pad_scalar(ptr_ + off, sizeof(T), -1, true, "GlobalTensor::SetValue", loc);
     opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
     std::memcpy(ptr_ + off, &v, sizeof(T));
   }

@@ -202,8 +202,12 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
       for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) { res[b].failed = true; res[b].err = "out of host memory for UB"; }
       return;
     }
+    // The thread's block context, reused block after block (reset_block: fresh fields, kept capacity). It is
+    // this thread's alone: t_ctx points at it only while one of its blocks runs.
+    static thread_local BlockCtx t_block;
     for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) {
-      BlockCtx c;
+      BlockCtx& c = t_block;
+      reset_block(c);
       c.idx = b;
       c.num = block_dim;
       c.tiling_key = tiling_key;
@@ -212,7 +216,7 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
       c.gm = &gm;
       c.checks = checks;
       c.ub_fill = fill;
-      c.bufs.reserve(32);
+      if (c.bufs.capacity() < 32) c.bufs.reserve(32);  // most kernels' count: no regrowth in the first block
       t_ctx = &c;
       try {
         body(arg);
@@ -376,6 +380,7 @@ OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_l
       return 2;
     }
     std::vector<GmRegion> gm;
+    gm.reserve(a->num_args);  // one allocation, not one per doubling
     for (uint32_t i = 0; i < a->num_args; ++i) {
       if (a->arg_data_bytes[i] > a->arg_bytes[i]) {
         r->status = 2;

@@ -144,6 +144,7 @@ struct BlockCtx {
   HazardState hz;
   std::vector<BufRec> bufs;  // reserved for 32 (most kernels): no regrowth per block
   std::vector<QueueRec> queues;
+  std::vector<std::vector<uint32_t>> spare_fifos;  // emptied fifos of this thread's earlier blocks (reset_block)
   int pipe_serial = 0;
   int live_pipe = -1;
   TPipeBase* pipe = nullptr;
@@ -186,6 +187,30 @@ struct BlockCtx {
 };
 
 inline thread_local BlockCtx* t_ctx = nullptr;
+
+// A new queue record; its fifo takes the buffer of an earlier block's (emptied) fifo when there is one, so a
+// queue's first EnQue does not allocate in every block.
+inline void push_queue(BlockCtx& c, QueueRec q) {
+  if (!c.spare_fifos.empty()) {
+    q.fifo = std::move(c.spare_fifos.back());
+    c.spare_fifos.pop_back();
+  }
+  c.queues.push_back(std::move(q));
+}
+
+// A thread's block context before its next block: every field as a default-constructed BlockCtx has it
+// (copied from one), while vector copy-assignment keeps the capacity earlier blocks grew (hazard log, buffer
+// records, flags) and the queues' fifos go to spare_fifos; so a small launch does not allocate them again.
+inline void reset_block(BlockCtx& c) {
+  static const BlockCtx fresh;
+  std::vector<std::vector<uint32_t>> spare = std::move(c.spare_fifos);
+  for (QueueRec& q : c.queues) {
+    q.fifo.clear();
+    spare.push_back(std::move(q.fifo));
+  }
+  c = fresh;
+  c.spare_fifos = std::move(spare);
+}
 
 // Outside a launch (e.g. a test calling an API directly) there is no block: that is a usage error.
 inline BlockCtx& ctx() {

@@ -121,7 +121,19 @@ class FlagTable {
     for (auto& e : v_)
       if (e.first == key) return e.second;
     v_.emplace_back(key, FlagRec{});
+    if (!spare_.empty()) {  // an earlier block's emptied pending list: its buffer, not a new one
+      v_.back().second.pending = std::move(spare_.back());
+      spare_.pop_back();
+    }
     return v_.back().second;
+  }
+  // No flags used (as a new table), the pending lists' buffers kept for the next block's flags (reset_block).
+  void reset() {
+    for (auto& e : v_) {
+      e.second.pending.clear();
+      spare_.push_back(std::move(e.second.pending));
+    }
+    v_.clear();
   }
   template <class F>
   void each(F f) const {
@@ -129,6 +141,7 @@ class FlagTable {
   }
  private:
   std::vector<std::pair<uint16_t, FlagRec>> v_;
+  std::vector<std::vector<Clock>> spare_;
 };
 
 class TPipeBase;
@@ -200,7 +213,8 @@ inline void push_queue(BlockCtx& c, QueueRec q) {
 
 // A thread's block context before its next block: every field as a default-constructed BlockCtx has it
 // (copied from one), while vector copy-assignment keeps the capacity earlier blocks grew (hazard log, buffer
-// records, flags) and the queues' fifos go to spare_fifos; so a small launch does not allocate them again.
+// records) and the queues' fifos and flags' pending lists are kept emptied; so a small launch does not
+// allocate them again.
 inline void reset_block(BlockCtx& c) {
   static const BlockCtx fresh;
   std::vector<std::vector<uint32_t>> spare = std::move(c.spare_fifos);
@@ -208,8 +222,11 @@ inline void reset_block(BlockCtx& c) {
     q.fifo.clear();
     spare.push_back(std::move(q.fifo));
   }
+  FlagTable flags = std::move(c.flags);
+  flags.reset();
   c = fresh;
   c.spare_fifos = std::move(spare);
+  c.flags = std::move(flags);
 }
 
 // Outside a launch (e.g. a test calling an API directly) there is no block: that is a usage error.

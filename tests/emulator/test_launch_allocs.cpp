@@ -1,0 +1,76 @@
+// Heap allocations of a launch (issue 38: a small call's per-launch allocations). Every operator new of the
+// process is counted; a kernel with a queue, a TBuf, flags and vector calls runs on the calling thread
+// (threads = 1) with 1 and with 8 blocks, checked and fast, after two warm-up launches. The thread's block
+// context is reused block after block, so the 8-block launch allocates no more than the 1-block one.
+// Prints "allocs <flags> <blocks> <count>" lines and the outputs' check; test_launch.py reads them.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "kernel_operator.h"
+
+static std::atomic<long> g_news{0};
+void* operator new(std::size_t n) {
+  ++g_news;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace AscendC;
+
+constexpr uint32_t kElems = 64;
+
+// out[block] = 2 * in[block] + 1 through a queue (EnQue/DeQue), a TBuf and a V->MTE3 flag.
+static void kernel(float* in, float* out) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 2> q;
+  TBuf<TPosition::VECCALC> tmp;
+  pipe.InitBuffer(q, 2, kElems * sizeof(float));
+  pipe.InitBuffer(tmp, kElems * sizeof(float));
+  GlobalTensor<float> gi, go;
+  gi.SetGlobalBuffer(in + GetBlockIdx() * kElems, kElems);
+  go.SetGlobalBuffer(out + GetBlockIdx() * kElems, kElems);
+  LocalTensor<float> a = q.AllocTensor<float>();
+  DataCopy(a, gi, kElems);
+  q.EnQue(a);
+  a = q.DeQue<float>();
+  LocalTensor<float> t = tmp.Get<float>();
+  Muls(t, a, 2.0f, kElems);
+  Adds(t, t, 1.0f, kElems);
+  q.FreeTensor(a);
+  SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+  DataCopy(go, t, kElems);
+}
+
+int main() {
+  constexpr uint32_t kMaxBlocks = 8;
+  std::vector<float> in(kMaxBlocks * kElems), out(kMaxBlocks * kElems);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 97) - 40.0f;
+  const std::vector<opkit_emu::GmRegion> gm = {
+      {reinterpret_cast<const uint8_t*>(in.data()), in.size() * sizeof(float), 0, in.size() * sizeof(float)},
+      {reinterpret_cast<const uint8_t*>(out.data()), out.size() * sizeof(float), 1, out.size() * sizeof(float)}};
+  auto body = [&]() { kernel(in.data(), out.data()); };
+  int bad = 0;
+  for (uint32_t flags : {0u, static_cast<uint32_t>(OPKIT_LAUNCH_FAST)}) {
+    for (uint32_t blocks : {1u, kMaxBlocks}) {
+      for (int w = 0; w < 2; ++w)  // warm-up: the thread's containers (and their spare lists) grow here
+        opkit_emu::run_blocks(blocks, 0, 1, gm, body, flags);
+      const long before = g_news.load();
+      const opkit_emu::LaunchOutcome o = opkit_emu::run_blocks(blocks, 0, 1, gm, body, flags);
+      const long n = g_news.load() - before;
+      if (o.status != 0) {
+        std::printf("launch failed: %s\n", o.violation ? o.violation->what() : o.error.c_str());
+        return 1;
+      }
+      for (uint32_t i = 0; i < blocks * kElems; ++i) bad += out[i] != 2.0f * in[i] + 1.0f;
+      std::printf("allocs %u %u %ld\n", flags, blocks, n);
+    }
+  }
+  std::printf("mismatches %d\n", bad);
+  return 0;
+}

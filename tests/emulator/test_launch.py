@@ -159,6 +159,9 @@ def test_a_launchs_blocks_reuse_the_threads_block_context(tmp_path):
     run = subprocess.run([str(tmp_path / "allocs")], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "mismatches 0" in run.stdout, run.stdout
+    # The reuse must not carry state over: block 0 leaves a buffer in a queue's fifo, block 1 (same thread) must
+    # not DeQue it.
+    assert "stale queue 0 " in run.stdout, run.stdout
     counts = {(int(f), int(b)): int(n) for f, b, n in
               (line.split()[1:] for line in run.stdout.splitlines() if line.startswith("allocs "))}
     assert set(counts) == {(0, 1), (0, 8), (1, 1), (1, 8)}, run.stdout

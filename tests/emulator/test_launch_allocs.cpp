@@ -47,6 +47,32 @@ static void kernel(float* in, float* out) {
   DataCopy(go, t, kElems);
 }
 
+// Block 0 leaves its second queue buffer enqueued (a fast launch runs no end-of-kernel check); block 1, on the
+// same thread and so the same reused context, copies in to out through the same queue: its DeQue must return
+// its own buffer, not block 0's (reset_block empties every fifo).
+static void stale_queue_kernel(float* in, float* out) {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 2> q;
+  pipe.InitBuffer(q, 2, kElems * sizeof(float));
+  GlobalTensor<float> gi, go;
+  gi.SetGlobalBuffer(in, kElems);
+  go.SetGlobalBuffer(out, kElems);
+  if (GetBlockIdx() == 0) {
+    LocalTensor<float> a = q.AllocTensor<float>(), b = q.AllocTensor<float>();
+    Duplicate(b, 7.0f, kElems);
+    q.EnQue(b);
+    q.FreeTensor(a);
+    return;
+  }
+  LocalTensor<float> a = q.AllocTensor<float>();
+  DataCopy(a, gi, kElems);
+  q.EnQue(a);
+  a = q.DeQue<float>();
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(go, a, kElems);
+  q.FreeTensor(a);
+}
+
 int main() {
   constexpr uint32_t kMaxBlocks = 8;
   std::vector<float> in(kMaxBlocks * kElems), out(kMaxBlocks * kElems);
@@ -72,5 +98,15 @@ int main() {
     }
   }
   std::printf("mismatches %d\n", bad);
+
+  std::vector<float> sin(kElems, 1.5f), sout(kElems, 0.0f);
+  const std::vector<opkit_emu::GmRegion> sgm = {
+      {reinterpret_cast<const uint8_t*>(sin.data()), kElems * sizeof(float), 0, kElems * sizeof(float)},
+      {reinterpret_cast<const uint8_t*>(sout.data()), kElems * sizeof(float), 1, kElems * sizeof(float)}};
+  const opkit_emu::LaunchOutcome so = opkit_emu::run_blocks(
+      2, 0, 1, sgm, [&]() { stale_queue_kernel(sin.data(), sout.data()); }, OPKIT_LAUNCH_FAST);
+  int stale = so.status != 0;
+  for (float v : sout) stale += v != 1.5f;
+  std::printf("stale queue %d (status %d, out[0] %g, want 1.5)\n", stale, so.status, sout[0]);
   return 0;
 }

@@ -3,9 +3,11 @@
 // (threads = 1) with 1 and with 8 blocks, checked and fast, after two warm-up launches. The thread's block
 // context is reused block after block, so the 8-block launch allocates no more than the 1-block one.
 // Prints "allocs <flags> <blocks> <count>" lines and the outputs' check; test_launch.py reads them.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <new>
 #include <vector>
 
@@ -86,6 +88,8 @@ int main() {
     for (uint32_t blocks : {1u, kMaxBlocks}) {
       for (int w = 0; w < 2; ++w)  // warm-up: the thread's containers (and their spare lists) grow here
         opkit_emu::run_blocks(blocks, 0, 1, gm, body, flags);
+      // A launch that wrote nothing must not pass on the earlier launches' outputs.
+      std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
       const long before = g_news.load();
       const opkit_emu::LaunchOutcome o = opkit_emu::run_blocks(blocks, 0, 1, gm, body, flags);
       const long n = g_news.load() - before;

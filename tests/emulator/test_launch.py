@@ -3,6 +3,7 @@
 (tikicpulib.h + ICPU_RUN_KF, built with `opkit cflags`); chip profiles; counters."""
 from __future__ import annotations
 
+import re
 import shutil
 import struct
 import subprocess
@@ -162,6 +163,9 @@ def test_a_launchs_blocks_reuse_the_threads_block_context(tmp_path):
     # The reuse must not carry state over: block 0 leaves a buffer in a queue's fifo, block 1 (same thread) must
     # not DeQue it.
     assert "stale queue 0 " in run.stdout, run.stdout
+    # A long checked block's hazard log (MiBs) is given back at the block's end, not kept with the context.
+    kept = re.search(r"long status 0 0 log (\d+) KiB, next block starts with (\d+) KiB", run.stdout)
+    assert kept and int(kept.group(1)) >= 256 and int(kept.group(2)) <= 64, run.stdout
     counts = {(int(f), int(b)): int(n) for f, b, n in
               (line.split()[1:] for line in run.stdout.splitlines() if line.startswith("allocs "))}
     assert set(counts) == {(0, 1), (0, 8), (1, 1), (1, 8)}, run.stdout

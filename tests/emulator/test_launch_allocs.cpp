@@ -75,6 +75,27 @@ static void stale_queue_kernel(float* in, float* out) {
   q.FreeTensor(a);
 }
 
+static size_t g_long_log_bytes = 0, g_kept_log_bytes = 0;
+
+// A long checked kernel: its hazard log and segments grow to MiBs during the block.
+static void long_kernel() {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> t;
+  pipe.InitBuffer(t, 64 * 1024);
+  LocalTensor<float> x = t.Get<float>();
+  Duplicate(x, 1.0f, 16 * 1024);
+  for (int i = 0; i < 30000; ++i) {
+    PipeBarrier<PIPE_V>();
+    Adds(x[(i % 256) * 64], x[(i % 256) * 64], 1.0f, 64);
+  }
+  g_long_log_bytes = opkit_emu::t_ctx->hz.log.capacity() * sizeof(opkit_emu::t_ctx->hz.log[0]);
+}
+
+// What the thread's context still holds when its next block starts.
+static void probe_kernel() {
+  g_kept_log_bytes = opkit_emu::t_ctx->hz.log.capacity() * sizeof(opkit_emu::t_ctx->hz.log[0]);
+}
+
 int main() {
   constexpr uint32_t kMaxBlocks = 8;
   std::vector<float> in(kMaxBlocks * kElems), out(kMaxBlocks * kElems);
@@ -111,6 +132,11 @@ int main() {
       2, 0, 1, sgm, [&]() { stale_queue_kernel(sin.data(), sout.data()); }, OPKIT_LAUNCH_FAST);
   int stale = so.status != 0;
   for (float v : sout) stale += v != 1.5f;
+  // The reused context must not keep a long block's hazard log (MiBs) for the thread's life (trim_block).
+  const opkit_emu::LaunchOutcome lo = opkit_emu::run_blocks(1, 0, 1, sgm, [] { long_kernel(); });
+  const opkit_emu::LaunchOutcome po = opkit_emu::run_blocks(1, 0, 1, sgm, [] { probe_kernel(); });
+  std::printf("long status %d %d log %zu KiB, next block starts with %zu KiB\n", lo.status, po.status,
+              g_long_log_bytes / 1024, g_kept_log_bytes / 1024);
   std::printf("stale queue %d (status %d, out[0] %g, want 1.5)\n", stale, so.status, sout[0]);
   return 0;
 }

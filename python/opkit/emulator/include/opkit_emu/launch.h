@@ -240,6 +240,7 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
       t_ctx = nullptr;
       res[b].stats = c.stats;
       res[b].atomics = std::move(c.atomics);
+      trim_block(c);
     }
   };
   uint64_t gm_bytes = 0;

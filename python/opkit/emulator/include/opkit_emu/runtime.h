@@ -229,6 +229,18 @@ inline void reset_block(BlockCtx& c) {
   c.flags = std::move(flags);
 }
 
+// After a block: a long checked kernel grows the hazard log and segments to MiBs; a reused context would keep
+// that for the thread's life (once per module), so capacity past a small cap is given back.
+template <class V>
+inline void release_if_large(V& v, size_t max_bytes = 64 * 1024) {
+  if (v.capacity() * sizeof(typename V::value_type) > max_bytes) V().swap(v);
+}
+inline void trim_block(BlockCtx& c) {
+  release_if_large(c.hz.log);
+  release_if_large(c.hz.segs);
+  release_if_large(c.partial_bits);
+}
+
 // Outside a launch (e.g. a test calling an API directly) there is no block: that is a usage error.
 inline BlockCtx& ctx() {
   if (!t_ctx) throw std::runtime_error("opkit emulator: AscendC API called outside a kernel launch");

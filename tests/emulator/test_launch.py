@@ -163,6 +163,8 @@ def test_a_launchs_blocks_reuse_the_threads_block_context(tmp_path):
     # The reuse must not carry state over: block 0 leaves a buffer in a queue's fifo, block 1 (same thread) must
     # not DeQue it.
     assert "stale queue 0 " in run.stdout, run.stdout
+    # A launch from inside a block on the same thread leaves the outer block's context and UB intact.
+    assert "nested 0 " in run.stdout, run.stdout
     # A long checked block's hazard log (MiBs) is given back at the block's end, not kept with the context.
     kept = re.search(r"long status 0 0 log (\d+) KiB, next block starts with (\d+) KiB", run.stdout)
     assert kept and int(kept.group(1)) >= 256 and int(kept.group(2)) <= 64, run.stdout

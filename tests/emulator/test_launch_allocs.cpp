@@ -96,6 +96,36 @@ static void probe_kernel() {
   g_kept_log_bytes = opkit_emu::t_ctx->hz.log.capacity() * sizeof(opkit_emu::t_ctx->hz.log[0]);
 }
 
+// A launch from inside a block on the same thread: the inner launch must leave the outer block's context (queues,
+// UB, t_ctx) as it found them, so the outer block's queue still holds its data.
+static const std::vector<opkit_emu::GmRegion>* g_nested_gm;
+static float *g_nested_in, *g_nested_out;
+static int g_inner_status = -1;
+static void nested_inner() {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, kElems * sizeof(float));
+  LocalTensor<float> a = q.AllocTensor<float>();
+  Duplicate(a, 7.0f, kElems);
+  q.FreeTensor(a);
+}
+static void nested_outer() {
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> q;
+  pipe.InitBuffer(q, 1, kElems * sizeof(float));
+  GlobalTensor<float> gi, go;
+  gi.SetGlobalBuffer(g_nested_in, kElems);
+  go.SetGlobalBuffer(g_nested_out, kElems);
+  LocalTensor<float> a = q.AllocTensor<float>();
+  DataCopy(a, gi, kElems);
+  g_inner_status = opkit_emu::run_blocks(1, 0, 1, *g_nested_gm, [] { nested_inner(); }).status;
+  q.EnQue(a);
+  a = q.DeQue<float>();
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(go, a, kElems);
+  q.FreeTensor(a);
+}
+
 int main() {
   constexpr uint32_t kMaxBlocks = 8;
   std::vector<float> in(kMaxBlocks * kElems), out(kMaxBlocks * kElems);
@@ -132,11 +162,21 @@ int main() {
       2, 0, 1, sgm, [&]() { stale_queue_kernel(sin.data(), sout.data()); }, OPKIT_LAUNCH_FAST);
   int stale = so.status != 0;
   for (float v : sout) stale += v != 1.5f;
+  const float stale_out0 = sout[0];
   // The reused context must not keep a long block's hazard log (MiBs) for the thread's life (trim_block).
   const opkit_emu::LaunchOutcome lo = opkit_emu::run_blocks(1, 0, 1, sgm, [] { long_kernel(); });
   const opkit_emu::LaunchOutcome po = opkit_emu::run_blocks(1, 0, 1, sgm, [] { probe_kernel(); });
   std::printf("long status %d %d log %zu KiB, next block starts with %zu KiB\n", lo.status, po.status,
               g_long_log_bytes / 1024, g_kept_log_bytes / 1024);
-  std::printf("stale queue %d (status %d, out[0] %g, want 1.5)\n", stale, so.status, sout[0]);
+  std::fill(sout.begin(), sout.end(), 0.0f);
+  g_nested_gm = &sgm;
+  g_nested_in = sin.data();
+  g_nested_out = sout.data();
+  const opkit_emu::LaunchOutcome no = opkit_emu::run_blocks(1, 0, 1, sgm, [] { nested_outer(); });
+  int nested_bad = no.status != 0 || g_inner_status != 0;
+  for (float v : sout) nested_bad += v != 1.5f;
+  std::printf("nested %d (inner %d, outer %d %s)\n", nested_bad, g_inner_status, no.status,
+              no.violation ? no.violation->what() : no.error.c_str());
+  std::printf("stale queue %d (status %d, out[0] %g, want 1.5)\n", stale, so.status, stale_out0);
   return 0;
 }

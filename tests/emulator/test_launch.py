@@ -3,6 +3,7 @@
 (tikicpulib.h + ICPU_RUN_KF, built with `opkit cflags`); chip profiles; counters."""
 from __future__ import annotations
 
+import re
 import shutil
 import struct
 import subprocess
@@ -147,6 +148,31 @@ def test_cpu_debug_example_builds_and_runs(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert "16384 elements, 0 mismatches" in run.stdout
     assert "opkit emulator: add_custom: 8 blocks, GM read 65536 B, GM write 32768 B" in run.stderr
+
+
+def test_a_launchs_blocks_reuse_the_threads_block_context(tmp_path):
+    # Issue 38: every block used to build its context afresh (hazard log, buffer and queue records, queue fifos,
+    # flags): ~60 of a small LayerNorm call's ~106 heap allocations. Now a thread's blocks reuse one context, so
+    # once warm a launch of 8 blocks on one thread allocates as often as a launch of 1 (per-launch records only).
+    src = HERE / "test_launch_allocs.cpp"
+    r = build_program(src, tmp_path / "allocs")
+    assert r.returncode == 0, r.stderr[-3000:]
+    run = subprocess.run([str(tmp_path / "allocs")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "mismatches 0" in run.stdout, run.stdout
+    # The reuse must not carry state over: block 0 leaves a buffer in a queue's fifo, block 1 (same thread) must
+    # not DeQue it.
+    assert "stale queue 0 " in run.stdout, run.stdout
+    # A launch from inside a block on the same thread leaves the outer block's context and UB intact.
+    assert "nested 0 " in run.stdout, run.stdout
+    # A long checked block's hazard log (MiBs) is given back at the block's end, not kept with the context.
+    kept = re.search(r"long status 0 0 log (\d+) KiB, next block starts with (\d+) KiB", run.stdout)
+    assert kept and int(kept.group(1)) >= 256 and int(kept.group(2)) <= 64, run.stdout
+    counts = {(int(f), int(b)): int(n) for f, b, n in
+              (line.split()[1:] for line in run.stdout.splitlines() if line.startswith("allocs "))}
+    assert set(counts) == {(0, 1), (0, 8), (1, 1), (1, 8)}, run.stdout
+    for flags in (0, 1):   # checked, fast
+        assert counts[flags, 8] == counts[flags, 1], run.stdout
 
 
 def test_cpu_debug_violation_exits_nonzero(tmp_path):

@@ -246,6 +246,8 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     const int variant = variant_of(d, lead_dtype);
     const Module& m = module(d, variant, naive_);
     opkit::TilingContext ctx;
+    ctx.inputs.reserve(ins.size());   // one allocation each, not one per doubling
+    ctx.outputs.reserve(outs.size());
     for (const at::Tensor& t : ins) ctx.inputs.push_back(info(d, t));
     for (const at::Tensor& t : outs) ctx.outputs.push_back(info(d, t));
     for (size_t a = 0; a < d.attrs.size(); ++a) {

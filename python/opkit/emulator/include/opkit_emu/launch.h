@@ -195,15 +195,37 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
   static thread_local std::unique_ptr<UbMemory> t_mem;
   auto worker = [&]() {
     UbMemory* mem = nullptr;
+    std::unique_ptr<UbMemory> nested_mem;  // a nested launch (below) must not overwrite the outer block's UB
     try {
-      if (!t_mem) t_mem = std::make_unique<UbMemory>();
-      mem = t_mem.get();
+      if (t_ctx) {
+        nested_mem = std::make_unique<UbMemory>();
+        mem = nested_mem.get();
+      } else {
+        if (!t_mem) t_mem = std::make_unique<UbMemory>();
+        mem = t_mem.get();
+      }
     } catch (...) {
       for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) { res[b].failed = true; res[b].err = "out of host memory for UB"; }
       return;
     }
+    // The thread's block context, reused block after block (reset_block: fresh fields, kept capacity). It is
+    // this thread's alone: t_ctx points at it only while one of its blocks runs.
+    static thread_local BlockCtx t_block;
+    // A launch from inside a block on this thread (a nested launch) must not wipe that block's context: it gets
+    // its own, and the outer block's t_ctx is restored after each of its blocks.
+    BlockCtx* const outer = t_ctx;
+    std::unique_ptr<BlockCtx> nested;
+    if (outer) {
+      try {
+        nested = std::make_unique<BlockCtx>();
+      } catch (...) {
+        for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) { res[b].failed = true; res[b].err = "out of host memory for a nested launch's block context"; }
+        return;
+      }
+    }
     for (uint32_t b; (b = next.fetch_add(1)) < block_dim;) {
-      BlockCtx c;
+      BlockCtx& c = outer ? *nested : t_block;
+      reset_block(c);
       c.idx = b;
       c.num = block_dim;
       c.tiling_key = tiling_key;
@@ -212,7 +234,7 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
       c.gm = &gm;
       c.checks = checks;
       c.ub_fill = fill;
-      c.bufs.reserve(32);
+      if (c.bufs.capacity() < 32) c.bufs.reserve(32);  // most kernels' count: no regrowth in the first block
       t_ctx = &c;
       try {
         body(arg);
@@ -233,9 +255,10 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
         res[b].err = "unknown C++ exception";
       }
       if (res[b].failed && !res[b].aborted && !res[b].v) sync_all_block_done(c, false);
-      t_ctx = nullptr;
+      t_ctx = outer;
       res[b].stats = c.stats;
       res[b].atomics = std::move(c.atomics);
+      trim_block(c);
     }
   };
   uint64_t gm_bytes = 0;
@@ -376,6 +399,7 @@ OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_l
       return 2;
     }
     std::vector<GmRegion> gm;
+    gm.reserve(a->num_args);  // one allocation, not one per doubling
     for (uint32_t i = 0; i < a->num_args; ++i) {
       if (a->arg_data_bytes[i] > a->arg_bytes[i]) {
         r->status = 2;

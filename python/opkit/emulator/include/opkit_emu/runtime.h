@@ -122,7 +122,19 @@ class FlagTable {
     for (auto& e : v_)
       if (e.first == key) return e.second;
     v_.emplace_back(key, FlagRec{});
+    if (!spare_.empty()) {  // an earlier block's emptied pending list: its buffer, not a new one
+      v_.back().second.pending = std::move(spare_.back());
+      spare_.pop_back();
+    }
     return v_.back().second;
+  }
+  // No flags used (as a new table), the pending lists' buffers kept for the next block's flags (reset_block).
+  void reset() {
+    for (auto& e : v_) {
+      e.second.pending.clear();
+      spare_.push_back(std::move(e.second.pending));
+    }
+    v_.clear();
   }
   template <class F>
   void each(F f) const {
@@ -130,6 +142,7 @@ class FlagTable {
   }
  private:
   std::vector<std::pair<uint16_t, FlagRec>> v_;
+  std::vector<std::vector<Clock>> spare_;
 };
 
 class TPipeBase;
@@ -145,6 +158,7 @@ struct BlockCtx {
   HazardState hz;
   std::vector<BufRec> bufs;  // reserved for 32 (most kernels): no regrowth per block
   std::vector<QueueRec> queues;
+  std::vector<std::vector<uint32_t>> spare_fifos;  // emptied fifos of this thread's earlier blocks (reset_block)
   int pipe_serial = 0;
   int live_pipe = -1;
   TPipeBase* pipe = nullptr;
@@ -187,6 +201,46 @@ struct BlockCtx {
 };
 
 inline thread_local BlockCtx* t_ctx = nullptr;
+
+// A new queue record; its fifo takes the buffer of an earlier block's (emptied) fifo when there is one, so a
+// queue's first EnQue does not allocate in every block.
+inline void push_queue(BlockCtx& c, QueueRec q) {
+  if (!c.spare_fifos.empty()) {
+    q.fifo = std::move(c.spare_fifos.back());
+    c.spare_fifos.pop_back();
+  }
+  c.queues.push_back(std::move(q));
+}
+
+// A thread's block context before its next block: every field as a default-constructed BlockCtx has it
+// (copied from one), while vector copy-assignment keeps the capacity earlier blocks grew (hazard log, buffer
+// records) and the queues' fifos and flags' pending lists are kept emptied; so a small launch does not
+// allocate them again.
+inline void reset_block(BlockCtx& c) {
+  static const BlockCtx fresh;
+  std::vector<std::vector<uint32_t>> spare = std::move(c.spare_fifos);
+  for (QueueRec& q : c.queues) {
+    q.fifo.clear();
+    spare.push_back(std::move(q.fifo));
+  }
+  FlagTable flags = std::move(c.flags);
+  flags.reset();
+  c = fresh;
+  c.spare_fifos = std::move(spare);
+  c.flags = std::move(flags);
+}
+
+// After a block: a long checked kernel grows the hazard log and segments to MiBs; a reused context would keep
+// that for the thread's life (once per module), so capacity past a small cap is given back.
+template <class V>
+inline void release_if_large(V& v, size_t max_bytes = 64 * 1024) {
+  if (v.capacity() * sizeof(typename V::value_type) > max_bytes) V().swap(v);
+}
+inline void trim_block(BlockCtx& c) {
+  release_if_large(c.hz.log);
+  release_if_large(c.hz.segs);
+  release_if_large(c.partial_bits);
+}
 
 // Outside a launch (e.g. a test calling an API directly) there is no block: that is a usage error.
 inline BlockCtx& ctx() {

@@ -356,7 +356,7 @@ class TQueImpl {
     for (uint32_t k = 0; k < ext_num_; ++k) opkit_emu::ext_slot(ext_start_, k, ext_num_, call, loc);
     for (uint32_t k = 0; k < ext_num_; ++k)
       opkit_emu::new_buf(ext_start_[k].addr, ext_start_[k].len, opkit_emu::BufKind::Queue, qid, ext_start_[k].pipe);
-    c.queues.push_back(q);
+    opkit_emu::push_queue(c, std::move(q));
     qid_ = qid;
   }
   opkit_emu::QueueRec& queue(const char* call, opkit_emu::SrcLoc loc) {
@@ -584,7 +584,7 @@ class TPipeAllocator : public opkit_emu::TPipeBase {
     int qid = static_cast<int>(c.queues.size());
     q.first_buf = static_cast<uint32_t>(c.bufs.size());
     for (uint32_t i = 0; i < num; ++i) opkit_emu::new_buf(off + i * rounded, rounded, opkit_emu::BufKind::Queue, qid, id_);
-    c.queues.push_back(q);
+    opkit_emu::push_queue(c, std::move(q));
     que.qid_ = qid;
     return true;
   }

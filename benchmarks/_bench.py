@@ -26,6 +26,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
 
+def import_opkit(tree: str | os.PathLike | None):
+    """opkit from ``tree`` (another checkout's python/, put first: a ``--before`` side) or, None, this one's; exits
+    when it came from elsewhere -- else the side would measure this tree twice and report a speed-up of ~1.0x."""
+    if tree is not None:
+        sys.path.insert(0, str(tree))
+    import opkit
+    if tree is not None and not Path(opkit.__file__).resolve().is_relative_to(Path(tree).resolve()):
+        sys.exit(f"--before: the side imported opkit from {opkit.__file__}, not from {tree} (no python/opkit there?)")
+    return opkit
+
+
 def load() -> str:
     one, five, _ = os.getloadavg()
     return f"load average {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} CPUs"

@@ -36,14 +36,8 @@ def measure(repeat: int) -> dict:
     import torch
     import torch.nn.functional as F
 
-    if os.environ.get("OPKIT_BENCH_TREE"):   # --before: that tree's opkit, not the one _bench put first
-        sys.path.insert(0, os.environ["OPKIT_BENCH_TREE"])
-    import opkit
+    opkit = _bench.import_opkit(os.environ.get("OPKIT_BENCH_TREE"))   # --before: that tree's, not _bench's
     if os.environ.get("OPKIT_BENCH_TREE"):
-        tree = Path(os.environ["OPKIT_BENCH_TREE"])
-        if not Path(opkit.__file__).resolve().is_relative_to(tree):   # else this tree twice, a speed-up of ~1.0x
-            sys.exit(f"--before: the side imported opkit from {opkit.__file__}, not from {tree} (no python/opkit "
-                     "there?)")
         from opkit.toolchain.cache import cache_root   # its own cache folder: the tree's default + -before
         os.environ["OPKIT_CACHE_DIR"] = f"{cache_root()}-before"
     from opkit.toolchain import isa

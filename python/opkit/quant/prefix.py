@@ -7,10 +7,14 @@ How (scoring.Scorer drives it, in process only):
 - The reference (the base all-INT8 variant, ``Scorer.keep_prefix``) is evaluated through ``Recorder``: hooks on
   every module the engine sees (not inside a module it runs as one op) record, per batch, the order modules start
   and end, who reads each output, and which modules write into (or return a view of) a tensor they were given.
-  The first batch records only that and the output shapes and makes the plan (it is never served: running it
-  again would repeat whatever the forward writes); later batches copy only the outputs the plan keeps. The kept outputs and the kept inputs (to find a batch again) stay
-  within a memory budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies
-  of that batch's kept outputs.
+  The first batch records that and the output shapes and makes the plan; while it runs, every module output is
+  copied as it is made (``SERVE_FIRST``: each its own clone, taken at the module's end as a later batch's is; no
+  copy shared between two modules), and after the plan the copies the plan keeps stay, so the first batch is
+  served too -- only when every output the plan keeps was copied within the budget; else it runs in full in
+  every evaluation (it is never run a second time: that would repeat whatever the forward writes). Later batches
+  copy only the outputs the plan keeps. The kept outputs and the kept inputs (to find a batch again) stay within
+  a memory budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies of that
+  batch's kept outputs (the first batch's: of every output, up to the budget less its input).
 - For another variant ``Replayer`` finds the modules whose engine mode (or per-layer override) differs from the
   reference's (``changed``: same type, every dataclass field equal, tensors by identity or equal bits; the
   ``overflow`` notes a run appends aside) -- the policy, op overrides, function modes, patch and naive
@@ -54,6 +58,11 @@ from ..evaluate.variants import SimVariant
 
 _QUANTIZED = {torch.qint8, torch.quint8, torch.qint32, torch.quint4x2, torch.quint2x4}
 DEFAULT_MB = 256.0        # memory the kept outputs may take (scoring.Run.prefix_mb)
+# True: while the reference's first batch runs (it makes the plan), every module output is copied as it is made,
+# each its own clone, up to the budget less the batch's input; after the plan the copies it keeps stay and the first
+# batch is served too, if none is missing. False: the first batch only plans and runs in full in every evaluation
+# (tests and the benchmark compare the two).
+SERVE_FIRST = True
 
 
 def state_key(model: nn.Module) -> tuple:
@@ -212,7 +221,7 @@ class PrefixCache:
 
     def record(self, x: torch.Tensor, events: list, outs: dict, uses: list, metas: dict, writes=()) -> None:
         """One batch of the reference: module ``events`` (("s" | "e", name) in order), ``outs`` (name -> a copy of
-        its output; empty for the first batch, which only makes the plan), ``uses`` ((producer, event index,
+        its output; for the first batch, which makes the plan, whatever ``first_room`` let it copy), ``uses`` ((producer, event index,
         consumer) for every module output read by a module call, a function op of the model's own code (consumer
         None) or returned ("<return>")), ``metas`` (name -> the output's shape and dtype), ``writes`` (modules
         that wrote into or returned a view of a tensor they were given)."""
@@ -222,12 +231,15 @@ class PrefixCache:
         if self.events is None:
             self.events, self.uses, self.writes = ev, us, ws
             self._plan(metas, _nbytes(tuple(x.shape), x.dtype))
-            if self.valid:   # batch 0 made the plan and kept nothing: never served, it runs in full every time
-                self.xs.append(None)
+            if not self.valid:
+                return
+            if not (self.keep <= outs.keys()):   # no copies (SERVE_FIRST off) or one missing: never served,
+                self.xs.append(None)              # batch 0 runs in full in every evaluation
                 self.outs.append({})
                 self.metas.append({})
-            return
-        if ev != self.events or us != self.uses or ws != self.writes:
+                return
+            # the plan fits every batch's input and kept outputs in the budget: batch 0's too
+        elif ev != self.events or us != self.uses or ws != self.writes:
             self._drop("the module calls differ between batches")
             return
         kept = {n: t for n, t in outs.items() if n in self.keep}
@@ -239,6 +251,13 @@ class PrefixCache:
         self.xs.append(x.clone())
         self.outs.append(kept)
         self.metas.append({n: metas[n] for n in self.placed if n in metas})
+
+    def first_room(self, x: torch.Tensor) -> int | None:
+        """Bytes the first batch may copy while it runs (every output, before the plan says which to keep): the
+        budget less the batch's input; None: it copies nothing (``SERVE_FIRST`` off, or not the first batch)."""
+        if not SERVE_FIRST or self.events is not None or not self.valid:
+            return None
+        return max(int(self.budget) - x.numel() * x.element_size(), 0)
 
     def _plan(self, metas: dict, x_bytes: int) -> None:
         for i, (what, n) in enumerate(self.events):
@@ -390,10 +409,10 @@ class _Wrapped:
 
 class Recorder(_Wrapped):
     """The reference variant, run as usual while its batch's module order and outputs go into the cache. The first
-    batch records only the module order, reads and output shapes, and makes the plan (it keeps nothing and is never
-    served: running it twice would repeat whatever the forward writes); later batches copy the outputs the plan keeps
-    (no copy of anything else is ever held). A forward that writes the model's parameters or buffers drops the
-    cache."""
+    batch records the module order, reads and output shapes, and makes the plan; with ``SERVE_FIRST`` it copies
+    every module output as it is made (within ``first_room``) and the plan's stay (it runs once: running it twice
+    would repeat whatever the forward writes); later batches copy the outputs the plan keeps (no copy of anything
+    else is held past its batch). A forward that writes the model's parameters or buffers drops the cache."""
 
     def prepare(self, model: nn.Module):
         model.eval()
@@ -407,7 +426,7 @@ class Recorder(_Wrapped):
             if not cache.valid or cache.full:
                 return plain(x)
             rng = torch.random.get_rng_state()
-            out = self._record(sim, model, x, cache.keep)
+            out = self._record(sim, model, x, cache.keep, cache.first_room(x))
             if not torch.equal(rng, torch.random.get_rng_state()):   # a skipped draw would shift every later one
                 cache._drop("the model draws random numbers")
             elif state_key(model) != cache.state:     # a skipped module's write would be missed
@@ -415,10 +434,14 @@ class Recorder(_Wrapped):
             return out
         return run
 
-    def _record(self, sim, model: nn.Module, x: torch.Tensor, want) -> torch.Tensor:
+    def _record(self, sim, model: nn.Module, x: torch.Tensor, want, room: int | None = None) -> torch.Tensor:
         """One batch of the reference, run with hooks that put its module order, reads, writes and (``want``)
-        output copies into the cache."""
+        output copies into the cache. ``room`` (the first batch, before the plan): every module's output copied
+        at its end while the copies fit ``room`` bytes -- each its own clone, as a later batch's kept output is (a
+        copy shared with another module, e.g. a container returning its child's output, would miss a write made
+        between the two ends that moves no version counter: ``.data``, NumPy)."""
         cache = self.cache
+        left = [room]
         events: list = []
         outs: dict = {}
         uses: list = []
@@ -471,6 +494,14 @@ class Recorder(_Wrapped):
                     metas[name] = (tuple(out.shape), out.dtype)
                     if want and name in want:
                         outs[name] = out.detach().clone()
+                    elif left[0] is not None and name not in outs and name not in writes \
+                            and out.dtype not in _QUANTIZED:    # only what the plan could keep
+                        nb = out.numel() * out.element_size()
+                        if nb <= left[0]:
+                            left[0] -= nb
+                            outs[name] = out.detach().clone()
+                        else:               # past the room: batch 0 is served only if the plan needs none of these
+                            left[0] = 0
                 finally:
                     sim.depth -= 1
             return hook

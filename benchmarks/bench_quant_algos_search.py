@@ -17,20 +17,20 @@ round's change off (ROUND10_FLAGS: prefix reuse's first labelled batch runs in f
 every older round's switch on -- so the bare command measures round 10 alone. Until round 10 the default was
 round9, until round 9 round7: a figure docs/quant.md cites from the bare command compared the default of its round
 (today each also turns the later rounds off, which changes no result); --before round9: the ninth round's change
-off too (ROUND9_FLAGS: every op under amct-fake-quant goes through the engine's execute); --before round7: the seventh round's change off too (ROUND7_FLAGS:
-prefix reuse -- every search variant runs the whole model instead of starting from the base variant's kept
-module outputs up to its first changed module); --before round6: the sixth round's changes off too (ROUND6_FLAGS:
-IFMR's every candidate's exact loss instead of the bound's survivors' only, every INT8 layer built anew
-per variant, the report's activation histograms from their own capture run); --before round5: the fifth round's
-changes off too (ROUND5_FLAGS:
-the torch ops instead of quant/fused.py's kernels, IFMR's row means one at a time, the engine's forwards through
-nn.Module's setattr, the channels-first LayerNorm probe on every module, three keyed checks per INT8 call, the
-per-op bookkeeping as before); --before fixed: the fourth round's cuts of the fixed cost off too (FIXED_FLAGS:
-rows recomputed per query, metrics through the masks, IFMR one candidate at a time and on every calibration);
---before engine: the third round's engine changes off too (ENGINE_FLAGS).
+off too (ROUND9_FLAGS: every op under amct-fake-quant goes through the engine's execute); --before round7: the
+seventh round's change off too (ROUND7_FLAGS: prefix reuse -- every search variant runs the whole model instead of
+starting from the base variant's kept module outputs up to its first changed module); --before round6: the sixth
+round's changes off too (ROUND6_FLAGS: IFMR's every candidate's exact loss instead of the bound's survivors' only,
+every INT8 layer built anew per variant, the report's activation histograms from their own capture run); --before
+round5: the fifth round's changes off too (ROUND5_FLAGS: the torch ops instead of quant/fused.py's kernels, IFMR's
+row means one at a time, the engine's forwards through nn.Module's setattr, the channels-first LayerNorm probe on
+every module, three keyed checks per INT8 call, the per-op bookkeeping as before); --before fixed: the fourth
+round's cuts of the fixed cost off too (FIXED_FLAGS: rows recomputed per query, metrics through the masks, IFMR one
+candidate at a time and on every calibration); --before engine: the third round's engine changes off too
+(ENGINE_FLAGS).
 
     .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]
-                                                              [--before round10|round9|round7|round6|round5|fixed|engine]]
+                                                [--before round10|round9|round7|round6|round5|fixed|engine]]
 """
 from __future__ import annotations
 
@@ -213,7 +213,8 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.modes", "ONE_KEY", False, True))
 
 
-ROUNDS = ("engine", "fixed", "round5", "round6", "round7", "round9", "round10")   # oldest first: --before R turns R and later off
+# oldest first: --before R turns R and later off
+ROUNDS = ("engine", "fixed", "round5", "round6", "round7", "round9", "round10")
 
 
 def engine(after: bool, before: str = "round10") -> None:
@@ -229,7 +230,8 @@ def engine(after: bool, before: str = "round10") -> None:
     import importlib
     first_off = ROUNDS.index(before)
     for rnd, flags in (("fixed", FIXED_FLAGS), ("round5", ROUND5_FLAGS), ("round6", ROUND6_FLAGS),
-                       ("round7", ROUND7_FLAGS), ("round9", ROUND9_FLAGS), ("round10", ROUND10_FLAGS)):
+                       ("round7", ROUND7_FLAGS), ("round9", ROUND9_FLAGS),
+                       ("round10", ROUND10_FLAGS)):
         kept = after or ROUNDS.index(rnd) < first_off       # rounds older than ``before`` stay on
         for mod, flag, off, on in flags:
             setattr(importlib.import_module(mod), flag, on if kept else off)

@@ -221,10 +221,10 @@ class PrefixCache:
 
     def record(self, x: torch.Tensor, events: list, outs: dict, uses: list, metas: dict, writes=()) -> None:
         """One batch of the reference: module ``events`` (("s" | "e", name) in order), ``outs`` (name -> a copy of
-        its output; for the first batch, which makes the plan, whatever ``first_room`` let it copy), ``uses`` ((producer, event index,
-        consumer) for every module output read by a module call, a function op of the model's own code (consumer
-        None) or returned ("<return>")), ``metas`` (name -> the output's shape and dtype), ``writes`` (modules
-        that wrote into or returned a view of a tensor they were given)."""
+        its output; for the first batch, which makes the plan, whatever ``first_room`` let it copy), ``uses``
+        ((producer, event index, consumer) for every module output read by a module call, a function op of the
+        model's own code (consumer None) or returned ("<return>")), ``metas`` (name -> the output's shape and
+        dtype), ``writes`` (modules that wrote into or returned a view of a tensor they were given)."""
         if not self.valid or self.full:
             return
         ev, us, ws = tuple(events), tuple(uses), frozenset(writes)

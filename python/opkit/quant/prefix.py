@@ -441,7 +441,7 @@ class Recorder(_Wrapped):
         copy shared with another module, e.g. a container returning its child's output, would miss a write made
         between the two ends that moves no version counter: ``.data``, NumPy)."""
         cache = self.cache
-        left = [room]
+        left = [room]                        # bytes the first batch may still copy (None: not the first batch)
         events: list = []
         outs: dict = {}
         uses: list = []
@@ -492,16 +492,7 @@ class Recorder(_Wrapped):
                     else:
                         made[id(out)] = (weakref.ref(out), [name])
                     metas[name] = (tuple(out.shape), out.dtype)
-                    if want and name in want:
-                        outs[name] = out.detach().clone()
-                    elif left[0] is not None and name not in outs and name not in writes \
-                            and out.dtype not in _QUANTIZED:    # only what the plan could keep
-                        nb = out.numel() * out.element_size()
-                        if nb <= left[0]:
-                            left[0] -= nb
-                            outs[name] = out.detach().clone()
-                        else:               # past the room: batch 0 is served only if the plan needs none of these
-                            left[0] = 0
+                    _copy_out(name, out, outs, want, left, writes)
                 finally:
                     sim.depth -= 1
             return hook
@@ -519,6 +510,24 @@ class Recorder(_Wrapped):
                 h.remove()
         cache.record(x, events, outs, uses, metas, writes)
         return out
+
+
+def _copy_out(name: str, out: torch.Tensor, outs: dict, want, left: list, writes: set) -> None:
+    """At ``name``'s end: a copy of its output if the plan keeps it (``want``, a later batch), or -- the first
+    batch, ``left[0]`` bytes of room -- if the plan could keep it (not an in-place writer or view, not a torch.ao
+    quantized tensor, its first call), each its own clone; once one would pass the room, no more copies."""
+    if want:
+        if name in want:
+            outs[name] = out.detach().clone()
+        return
+    if left[0] is None or name in outs or name in writes or out.dtype in _QUANTIZED:
+        return
+    nb = out.numel() * out.element_size()
+    if nb <= left[0]:
+        left[0] -= nb
+        outs[name] = out.detach().clone()
+    else:                  # past the room: batch 0 is kept only if the plan needs none of the outputs left uncopied
+        left[0] = 0
 
 
 class Replayer(_Wrapped):

@@ -299,7 +299,8 @@ def test_quantize_serves_search_variants_with_the_same_report(monkeypatch, first
     # full, the other two are served
     per = 3 if first else 2
     assert sc.prefix.valid and sc.replayed == len(served) and sc.prefix.served == per * len(served)
-    assert f"served {per * len(served)} batches of {len(served)} evaluations" in reps[True].eval_backends[-1]
+    status = reps[True].eval_backends[-1]
+    assert f"served {per * len(served)} batches of {len(served)} evaluations" in status
     assert reps[False].eval_backends[-1].startswith("prefix reuse: off")
     a, b = reps[False].to_dict(), reps[True].to_dict()
     for k in a:
@@ -597,3 +598,33 @@ def test_a_first_batch_past_its_room_runs_in_full(monkeypatch):
     off = _record(m, base, x)
     assert off.xs[0] is None
     assert _replayed(m, off, other, x, first=False) == {"c1", "r1", "c2", "r2"}
+
+
+class _Repeated(nn.Module):
+    """One ReLU module called four times in a row: never kept (the plan keeps modules called once)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.act, self.c2 = nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 2, 3)
+        self.fc = nn.Linear(2, 5)
+
+    def forward(self, x):
+        x = self.c1(x)
+        for _ in range(4):
+            x = self.act(x)
+        return self.fc(self.c2(x).mean((2, 3)))
+
+
+def test_a_module_called_again_costs_the_first_batch_no_room():
+    """Review q12 L2: batch 0's copy of a module's first call is dropped when it is called again (the plan never
+    keeps it), so its room goes to what the plan can keep. Here c1's and two act outputs (25,600 bytes each) fit the
+    room, a third does not: without the drop c2's output (kept: the mean reads it) was never copied and batch 0 ran
+    in full. The plan keeps c1 (act reruns on it) and c2 for a change at fc: 2 x (13,824 + 25,600 + 4,096 + ...)."""
+    torch.manual_seed(13)
+    m = _Repeated().eval()
+    x, base, other = _variants(m, "fc", "amct-fake-quant")
+    x = x[:16]                                   # two batches of 8; input 13,824 bytes each
+    cache = _record(m, base, x, budget_mb=100000 / 2 ** 20)   # room: 100,000 - 13,824 = 86,176 bytes
+    assert cache.calls["act"] == 4 and "act" not in cache.cacheable and "c2" in cache.keep
+    assert cache.xs[0] is not None
+    assert "c2" in _replayed(m, cache, other, x, first=True)

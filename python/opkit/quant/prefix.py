@@ -7,14 +7,16 @@ How (scoring.Scorer drives it, in process only):
 - The reference (the base all-INT8 variant, ``Scorer.keep_prefix``) is evaluated through ``Recorder``: hooks on
   every module the engine sees (not inside a module it runs as one op) record, per batch, the order modules start
   and end, who reads each output, and which modules write into (or return a view of) a tensor they were given.
-  The first batch records that and the output shapes and makes the plan; while it runs, every module output is
-  copied as it is made (``SERVE_FIRST``: each its own clone, taken at the module's end as a later batch's is; no
-  copy shared between two modules), and after the plan the copies the plan keeps stay, so the first batch is
-  served too -- only when every output the plan keeps was copied within the budget; else it runs in full in
-  every evaluation (it is never run a second time: that would repeat whatever the forward writes). Later batches
-  copy only the outputs the plan keeps. The kept outputs and the kept inputs (to find a batch again) stay within
-  a memory budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies of that
-  batch's kept outputs (the first batch's: of every output, up to the budget less its input).
+  The first batch records that and the output shapes and makes the plan; while it runs, every module output the
+  plan could keep is copied as it is made (``SERVE_FIRST``: each its own clone, taken at the module's end as a
+  later batch's is; no copy shared between two modules, so a container's output is copied as well as its
+  children's; a module's first call is copied, and dropped when it is called again), and after the plan the
+  copies the plan keeps stay, so the first batch is served too -- only when every output the plan keeps was
+  copied within the budget; else it runs in full in every evaluation (it is never run a second time: that would
+  repeat whatever the forward writes). Later batches copy only
+  the outputs the plan keeps. The kept outputs and the kept inputs (to find a batch again) stay within a memory
+  budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies of that batch's
+  kept outputs (the first batch's: of every output it could keep, up to the budget less its input).
 - For another variant ``Replayer`` finds the modules whose engine mode (or per-layer override) differs from the
   reference's (``changed``: same type, every dataclass field equal, tensors by identity or equal bits; the
   ``overflow`` notes a run appends aside) -- the policy, op overrides, function modes, patch and naive
@@ -58,10 +60,11 @@ from ..evaluate.variants import SimVariant
 
 _QUANTIZED = {torch.qint8, torch.quint8, torch.qint32, torch.quint4x2, torch.quint2x4}
 DEFAULT_MB = 256.0        # memory the kept outputs may take (scoring.Run.prefix_mb)
-# True: while the reference's first batch runs (it makes the plan), every module output is copied as it is made,
-# each its own clone, up to the budget less the batch's input; after the plan the copies it keeps stay and the first
-# batch is served too, if none is missing. False: the first batch only plans and runs in full in every evaluation
-# (tests and the benchmark compare the two).
+# True: while the reference's first batch runs (it makes the plan), every module output the plan could keep (not an
+# in-place writer or view, not quantized, not a module called again) is copied as it is made, each its own clone,
+# up to the budget less the batch's input; after the plan the copies it keeps stay and the first batch is served
+# too, if none is missing. False: the first batch only plans and runs in full in every evaluation (tests and the
+# benchmark compare the two).
 SERVE_FIRST = True
 
 
@@ -75,6 +78,10 @@ def state_key(model: nn.Module) -> tuple:
 
 def _nbytes(shape: tuple, dtype: torch.dtype) -> int:
     return math.prod(shape) * dtype.itemsize
+
+
+def _tbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
 
 
 def _poison(shape: tuple, dtype: torch.dtype) -> torch.Tensor:
@@ -243,7 +250,7 @@ class PrefixCache:
             self._drop("the module calls differ between batches")
             return
         kept = {n: t for n, t in outs.items() if n in self.keep}
-        size = x.numel() * x.element_size() + sum(t.numel() * t.element_size() for t in kept.values())
+        size = _tbytes(x) + sum(_tbytes(t) for t in kept.values())
         if self.held + size > self.budget:     # a later batch larger than the first: nothing past the budget
             self._drop(f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)")
             return
@@ -257,7 +264,7 @@ class PrefixCache:
         budget less the batch's input; None: it copies nothing (``SERVE_FIRST`` off, or not the first batch)."""
         if not SERVE_FIRST or self.events is not None or not self.valid:
             return None
-        return max(int(self.budget) - x.numel() * x.element_size(), 0)
+        return max(int(self.budget) - _tbytes(x), 0)
 
     def _plan(self, metas: dict, x_bytes: int) -> None:
         for i, (what, n) in enumerate(self.events):
@@ -441,7 +448,7 @@ class Recorder(_Wrapped):
         copy shared with another module, e.g. a container returning its child's output, would miss a write made
         between the two ends that moves no version counter: ``.data``, NumPy)."""
         cache = self.cache
-        left = [room]                        # bytes the first batch may still copy (None: not the first batch)
+        first = None if room is None else _Room(room)     # the first batch's copies (None: a later batch)
         events: list = []
         outs: dict = {}
         uses: list = []
@@ -492,7 +499,7 @@ class Recorder(_Wrapped):
                     else:
                         made[id(out)] = (weakref.ref(out), [name])
                     metas[name] = (tuple(out.shape), out.dtype)
-                    _copy_out(name, out, outs, want, left, writes)
+                    _copy_out(name, out, outs, want, first, writes)
                 finally:
                     sim.depth -= 1
             return hook
@@ -512,22 +519,42 @@ class Recorder(_Wrapped):
         return out
 
 
-def _copy_out(name: str, out: torch.Tensor, outs: dict, want, left: list, writes: set) -> None:
+class _Room:
+    """The first batch's copies, made before the plan says which to keep: ``left`` bytes may still be copied;
+    ``passed`` once a copy would have passed them (then no more: batch 0 is kept only if the plan needs none of the
+    outputs left uncopied). A module called a second time is never kept (the plan keeps modules called once), so
+    its first call's copy is dropped and its bytes count as room again, and no later call of it is copied."""
+
+    def __init__(self, left: int):
+        self.left, self.passed = left, False
+        self.seen: set[str] = set()
+
+    def copy(self, name: str, out: torch.Tensor, outs: dict, writes: set) -> None:
+        if name in self.seen:
+            dropped = outs.pop(name, None)
+            if dropped is not None:
+                self.left += _tbytes(dropped)
+            return
+        self.seen.add(name)
+        # not an in-place writer or view, not a torch.ao quantized tensor: the plan could keep it
+        if self.passed or name in writes or out.dtype in _QUANTIZED:
+            return
+        nb = _tbytes(out)
+        if nb <= self.left:
+            self.left -= nb
+            outs[name] = out.detach().clone()
+        else:
+            self.passed = True
+
+
+def _copy_out(name: str, out: torch.Tensor, outs: dict, want, first: _Room | None, writes: set) -> None:
     """At ``name``'s end: a copy of its output if the plan keeps it (``want``, a later batch), or -- the first
-    batch, ``left[0]`` bytes of room -- if the plan could keep it (not an in-place writer or view, not a torch.ao
-    quantized tensor, its first call), each its own clone; once one would pass the room, no more copies."""
+    batch -- whatever ``first`` (its room) lets it copy; each its own clone."""
     if want:
         if name in want:
             outs[name] = out.detach().clone()
-        return
-    if left[0] is None or name in outs or name in writes or out.dtype in _QUANTIZED:
-        return
-    nb = out.numel() * out.element_size()
-    if nb <= left[0]:
-        left[0] -= nb
-        outs[name] = out.detach().clone()
-    else:                  # past the room: batch 0 is kept only if the plan needs none of the outputs left uncopied
-        left[0] = 0
+    elif first is not None:
+        first.copy(name, out, outs, writes)
 
 
 class Replayer(_Wrapped):

@@ -301,6 +301,8 @@ def test_quantize_serves_search_variants_with_the_same_report(monkeypatch, first
     assert sc.prefix.valid and sc.replayed == len(served) and sc.prefix.served == per * len(served)
     status = reps[True].eval_backends[-1]
     assert f"served {per * len(served)} batches of {len(served)} evaluations" in status
+    # review q12 L1: the status line says how batch 0 ran, and why when in full
+    assert ("(batch 0 served)" if first else "(batch 0 in full: SERVE_FIRST off)") in status, status
     assert reps[False].eval_backends[-1].startswith("prefix reuse: off")
     a, b = reps[False].to_dict(), reps[True].to_dict()
     for k in a:
@@ -590,13 +592,15 @@ def test_a_first_batch_past_its_room_runs_in_full(monkeypatch):
     # its input (13,824), ends after c1's and r1's outputs (2 x 25,600), before r2's
     tight = _record(m, base, x, budget_mb=70000 / 2 ** 20)
     assert tight.valid and "r2" in tight.keep and tight.xs[0] is None and tight.xs[1] is not None
+    # review q12 L1: the fallback is not silent
+    assert tight.first == "batch 0 in full: its copies passed the room (0.0536 MB, prefix_mb less its input)"
     assert _replayed(m, tight, other, x, first=False) == {"c1", "r1", "c2", "r2"}
     ample = _record(m, base, x)
-    assert ample.xs[0] is not None
+    assert ample.xs[0] is not None and ample.first == "batch 0 served"
     assert _replayed(m, ample, other, x, first=True) == {"c1", "r1", "c2", "r2"}
     monkeypatch.setattr(P, "SERVE_FIRST", False)
     off = _record(m, base, x)
-    assert off.xs[0] is None
+    assert off.xs[0] is None and off.first == "batch 0 in full: SERVE_FIRST off"
     assert _replayed(m, off, other, x, first=False) == {"c1", "r1", "c2", "r2"}
 
 
@@ -626,5 +630,5 @@ def test_a_module_called_again_costs_the_first_batch_no_room():
     x = x[:16]                                   # two batches of 8; input 13,824 bytes each
     cache = _record(m, base, x, budget_mb=100000 / 2 ** 20)   # room: 100,000 - 13,824 = 86,176 bytes
     assert cache.calls["act"] == 4 and "act" not in cache.cacheable and "c2" in cache.keep
-    assert cache.xs[0] is not None
+    assert cache.xs[0] is not None and cache.first == "batch 0 served"
     assert "c2" in _replayed(m, cache, other, x, first=True)

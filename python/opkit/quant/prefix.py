@@ -13,7 +13,7 @@ How (scoring.Scorer drives it, in process only):
   children's; a module's first call is copied, and dropped when it is called again), and after the plan the
   copies the plan keeps stay, so the first batch is served too -- only when every output the plan keeps was
   copied within the budget; else it runs in full in every evaluation (it is never run a second time: that would
-  repeat whatever the forward writes). Later batches copy only
+  repeat whatever the forward writes; the status line says which, ``PrefixCache.first``). Later batches copy only
   the outputs the plan keeps. The kept outputs and the kept inputs (to find a batch again) stay within a memory
   budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies of that batch's
   kept outputs (the first batch's: of every output it could keep, up to the budget less its input).
@@ -219,6 +219,7 @@ class PrefixCache:
         self.valid = True
         self.why = ""
         self.served = 0                     # batches a variant ran from kept outputs
+        self.first = ""                     # how batch 0 runs in a served evaluation, and why (the status line)
 
     # -- recording ----------------------------------------------------------------------------------------
     @property
@@ -244,7 +245,11 @@ class PrefixCache:
                 self.xs.append(None)              # batch 0 runs in full in every evaluation
                 self.outs.append({})
                 self.metas.append({})
+                room = max(self.budget - _tbytes(x), 0) / 2 ** 20
+                self.first = "batch 0 in full: SERVE_FIRST off" if not SERVE_FIRST else \
+                    f"batch 0 in full: its copies passed the room ({room:.3g} MB, prefix_mb less its input)"
                 return
+            self.first = "batch 0 served"
             # the plan fits every batch's input and kept outputs in the budget: batch 0's too
         elif ev != self.events or us != self.uses or ws != self.writes:
             self._drop("the module calls differ between batches")

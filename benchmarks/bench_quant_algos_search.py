@@ -12,24 +12,25 @@ calibration samples, target drop 3 points. CPU seconds of this process (one torc
 
 With --no-linear: the classic flow (no --deploy-dtype) before and after, interleaved --repeats times, fastest CPU
 counting, time in the evaluations and outside them split, reports compared; --model zoo:NAME or resnet18 (--size)
-for a larger model than the encoder. --before round9 (default): the before side is this tree with the ninth
-round's change off (ROUND9_FLAGS: every op under amct-fake-quant goes through the engine's execute), every older
-round's switch on -- so the bare command measures round 9 alone. Until round 9 the default was round7: a figure
-docs/quant.md cites from the bare command before round 9 compared --before round7 (today that also turns round 9
-off, which changes no result); --before round7: the seventh round's change off too (ROUND7_FLAGS:
-prefix reuse -- every search variant runs the whole model instead of starting from the base variant's kept
-module outputs up to its first changed module); --before round6: the sixth round's changes off too (ROUND6_FLAGS:
-IFMR's every candidate's exact loss instead of the bound's survivors' only, every INT8 layer built anew
-per variant, the report's activation histograms from their own capture run); --before round5: the fifth round's
-changes off too (ROUND5_FLAGS:
-the torch ops instead of quant/fused.py's kernels, IFMR's row means one at a time, the engine's forwards through
-nn.Module's setattr, the channels-first LayerNorm probe on every module, three keyed checks per INT8 call, the
-per-op bookkeeping as before); --before fixed: the fourth round's cuts of the fixed cost off too (FIXED_FLAGS:
-rows recomputed per query, metrics through the masks, IFMR one candidate at a time and on every calibration);
---before engine: the third round's engine changes off too (ENGINE_FLAGS).
+for a larger model than the encoder. --before round10 (default): the before side is this tree with the tenth
+round's change off (ROUND10_FLAGS: prefix reuse's first labelled batch runs in full in every served evaluation),
+every older round's switch on -- so the bare command measures round 10 alone. Until round 10 the default was
+round9, until round 9 round7: a figure docs/quant.md cites from the bare command compared the default of its round
+(today each also turns the later rounds off, which changes no result); --before round9: the ninth round's change
+off too (ROUND9_FLAGS: every op under amct-fake-quant goes through the engine's execute); --before round7: the
+seventh round's change off too (ROUND7_FLAGS: prefix reuse -- every search variant runs the whole model instead of
+starting from the base variant's kept module outputs up to its first changed module); --before round6: the sixth
+round's changes off too (ROUND6_FLAGS: IFMR's every candidate's exact loss instead of the bound's survivors' only,
+every INT8 layer built anew per variant, the report's activation histograms from their own capture run); --before
+round5: the fifth round's changes off too (ROUND5_FLAGS: the torch ops instead of quant/fused.py's kernels, IFMR's
+row means one at a time, the engine's forwards through nn.Module's setattr, the channels-first LayerNorm probe on
+every module, three keyed checks per INT8 call, the per-op bookkeeping as before); --before fixed: the fourth
+round's cuts of the fixed cost off too (FIXED_FLAGS: rows recomputed per query, metrics through the masks, IFMR one
+candidate at a time and on every calibration); --before engine: the third round's engine changes off too
+(ENGINE_FLAGS).
 
     .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]
-                                                              [--before round9|round7|round6|round5|fixed|engine]]
+                                                [--before round10|round9|round7|round6|round5|fixed|engine]]
 """
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ def main() -> None:
                     "calibration images, labels its own top-1)")
     ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
     ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
-    ap.add_argument("--before", choices=list(reversed(ROUNDS)), default="round9",
-                    help="--no-linear: what the before side turns off (ROUND9_FLAGS; round7: ROUND7_FLAGS too; "
+    ap.add_argument("--before", choices=list(reversed(ROUNDS)), default="round10",
+                    help="--no-linear: what the before side turns off (ROUND10_FLAGS; round9: ROUND9_FLAGS too; "
+                    "round7: ROUND7_FLAGS too; "
                     "round6: ROUND6_FLAGS too; "
                     "round5: ROUND5_FLAGS too; "
                     "fixed: FIXED_FLAGS too; engine: ENGINE_FLAGS too)")
@@ -197,6 +199,10 @@ ROUND7_FLAGS = (("opkit.quant.scoring", "REUSE_PREFIX", False, True),)
 ROUND9_FLAGS = (("opkit.accuracy.simulate", "F32_POLICY_FAST", False, True),)
 
 
+# round 10 (an evaluation's cost): prefix reuse serves the first labelled batch too, from its own copies
+ROUND10_FLAGS = (("opkit.quant.prefix", "SERVE_FIRST", False, True),)
+
+
 # round 5 (an evaluation's own cost and IFMR's): (module, switch, before, after)
 ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.algorithms", "IFMR_FUSED", False, True),
@@ -207,11 +213,13 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.modes", "ONE_KEY", False, True))
 
 
-ROUNDS = ("engine", "fixed", "round5", "round6", "round7", "round9")   # oldest first: --before R turns R and later off
+# oldest first: --before R turns R and later off
+ROUNDS = ("engine", "fixed", "round5", "round6", "round7", "round9", "round10")
 
 
-def engine(after: bool, before: str = "round9") -> None:
-    """before: round 9's changes off (ROUND9_FLAGS); with ``before="round7"`` also round 7's prefix reuse
+def engine(after: bool, before: str = "round10") -> None:
+    """before: round 10's change off (ROUND10_FLAGS); with ``before="round9"`` also round 9's (ROUND9_FLAGS); with
+    ``before="round7"`` also round 7's prefix reuse
     (ROUND7_FLAGS); with ``before="round6"`` also round 6's (ROUND6_FLAGS);
     with ``before="round5"`` also round 5's (ROUND5_FLAGS); with ``before="fixed"`` also the fourth round's cuts (rows
     recomputed for every query, the overflow scan through full rows,
@@ -222,7 +230,8 @@ def engine(after: bool, before: str = "round9") -> None:
     import importlib
     first_off = ROUNDS.index(before)
     for rnd, flags in (("fixed", FIXED_FLAGS), ("round5", ROUND5_FLAGS), ("round6", ROUND6_FLAGS),
-                       ("round7", ROUND7_FLAGS), ("round9", ROUND9_FLAGS)):
+                       ("round7", ROUND7_FLAGS), ("round9", ROUND9_FLAGS),
+                       ("round10", ROUND10_FLAGS)):
         kept = after or ROUNDS.index(rnd) < first_off       # rounds older than ``before`` stay on
         for mod, flag, off, on in flags:
             setattr(importlib.import_module(mod), flag, on if kept else off)
@@ -265,9 +274,9 @@ def classic(a, m, x, y, c, plain) -> None:
             if same != "equal":
                 raise SystemExit(f"two runs of the same side differ: {same}")
     engine(True)
-    off = dict(round9="round 9 (float32 dispatch) off",
-               round7="rounds 7 (prefix reuse) and 9 off", round6="rounds 6-9 off", round5="rounds 5-9 off",
-               fixed="rounds 4-9 off", engine="rounds 3-9 off")
+    off = dict(round10="round 10 (batch 0 served) off", round9="rounds 9 (float32 dispatch) and 10 off",
+               round7="rounds 7 (prefix reuse), 9 and 10 off", round6="rounds 6-10 off", round5="rounds 5-10 off",
+               fixed="rounds 4-10 off", engine="rounds 3-10 off")
     print(f"   before: {off[a.before]}")
     for after in (False, True):
         rep, total = runs[after], best[after]
@@ -279,6 +288,7 @@ def classic(a, m, x, y, c, plain) -> None:
         print(f"           in the {rep.evals} evaluations {ev:.2f} s = {ev / rep.evals / plain:.2f} FP32 passes each; "
               f"outside them {total - ev:.2f} s = {(total - ev) / plain:.1f} FP32 passes (budget: 2)")
         print(f"           recommend: {rep.recommend.describe()[:150]} -> {rep.recommend.top1:.2f}%")
+        print(f"           {rep.eval_backends[-1]}")
     print(f"   before == after: {_same(runs[False], runs[True])} ({len(runs[True].predictions)} rows)")
     print(f"   after: {load()}")
 

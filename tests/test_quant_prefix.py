@@ -2,6 +2,7 @@
 module starts from the reference's kept module outputs; its logits are the same bits as a full run's. A skip
 connection around the changed module, a module called twice, a batch not recorded, module calls that differ
 between batches and a changed weight: each handled (or refused) as the module says."""
+import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -74,7 +75,9 @@ def _record(model, ref, x, budget_mb=64):
     return cache
 
 
-def _replayed(model, cache, v, x):
+def _replayed(model, cache, v, x, first=None):
+    """``v`` run from ``cache`` on every batch: the same logits as a full run; every batch served, the first too
+    (``first``; default ``P.SERVE_FIRST``: it made the plan from its own copies) or all but the first."""
     skip = cache.plan_for(v)
     assert skip, cache.why
     run, full = P.Replayer(v, cache, skip).prepare(model), v.prepare(model)
@@ -82,8 +85,8 @@ def _replayed(model, cache, v, x):
     for b in _batches(x):
         a, f = run(b), full(b)
         assert a.dtype == f.dtype and torch.equal(a, f)
-    # every batch but the first (it made the plan and is never served) started from the kept outputs
-    assert cache.served - served == len(_batches(x)) - 1
+    first = P.SERVE_FIRST if first is None else first
+    assert cache.served - served == len(_batches(x)) - (0 if first else 1)
     return skip
 
 
@@ -208,7 +211,9 @@ def test_the_memory_budget():
     # changing c2 runs in full
     some = _record(m, base, x, budget_mb=(40 * 3 * 12 * 12 * 4 + 5 * 8 * 5 * 4 * 1.5) / 2 ** 20)
     assert [k for _, k in some.covered] == [""] and some.keep == {""}
-    assert some.plan_for(other) is None and _replayed(m, some, base, x) == {""}
+    # batch 0's copies of every output (its room: the budget less its input) run out before the model's output:
+    # batch 0 runs in full
+    assert some.xs[0] is None and some.plan_for(other) is None and _replayed(m, some, base, x, first=False) == {""}
 
 
 def test_outputs_nothing_reads_get_a_placeholder():
@@ -255,9 +260,12 @@ def test_a_bad_budget_is_refused():
             opkit.quantize(m, x, (x, torch.zeros(8, dtype=torch.long)), prefix_mb=bad)
 
 
-def test_quantize_serves_search_variants_with_the_same_report(monkeypatch):
+@pytest.mark.parametrize("first", [False, True])
+def test_quantize_serves_search_variants_with_the_same_report(monkeypatch, first):
     """opkit.quantize on the encoder: with reuse on, search variants are served from the base's kept outputs
-    (counted), and the report equals the one with reuse off, every row's class per sample included."""
+    (counted; the first batch too with ``SERVE_FIRST``), and the report equals the one with reuse off, every row's
+    class per sample included."""
+    monkeypatch.setattr(P, "SERVE_FIRST", first)
     import sys
     from pathlib import Path
     import opkit
@@ -287,9 +295,14 @@ def test_quantize_serves_search_variants_with_the_same_report(monkeypatch):
     assert len(served) >= 10 and any(n.startswith("search-") for n in served)
     # every batch (96 samples in batches of 32) of every evaluation built from kept outputs started from them
     sc = scorers[-1]
-    # three labelled batches: the first made the plan and runs in full, the other two are served
-    assert sc.prefix.valid and sc.replayed == len(served) and sc.prefix.served == 2 * len(served)
-    assert f"served {2 * len(served)} batches of {len(served)} evaluations" in reps[True].eval_backends[-1]
+    # three labelled batches: the first made the plan and is served from its own copies (SERVE_FIRST) or runs in
+    # full, the other two are served
+    per = 3 if first else 2
+    assert sc.prefix.valid and sc.replayed == len(served) and sc.prefix.served == per * len(served)
+    status = reps[True].eval_backends[-1]
+    assert f"served {per * len(served)} batches of {len(served)} evaluations" in status
+    # review q12 L1: the status line says how batch 0 ran, and why when in full
+    assert ("(batch 0 served)" if first else "(batch 0 in full: SERVE_FIRST off)") in status, status
     assert reps[False].eval_backends[-1].startswith("prefix reuse: off")
     a, b = reps[False].to_dict(), reps[True].to_dict()
     for k in a:
@@ -384,7 +397,8 @@ def test_a_non_persistent_buffer_change_drops_the_cache():
 
 def test_the_cache_never_holds_more_than_the_budget(monkeypatch):
     """Review q8 #2: what the cache holds (kept outputs and the inputs), measured after every batch, stays within
-    the budget, for budgets from ample to barely enough; the first batch copies nothing until the plan is made."""
+    the budget, for budgets from ample to barely enough; the first batch's copies of every output (made before the
+    plan) leave room for its input."""
     from collections import OrderedDict
     torch.manual_seed(7)
     m = nn.Sequential(OrderedDict(c1=nn.Conv2d(3, 8, 3), r1=nn.ReLU(), c2=nn.Conv2d(8, 8, 3),
@@ -398,8 +412,8 @@ def test_the_cache_never_holds_more_than_the_budget(monkeypatch):
 
     def measured(self, x, events, outs, uses, metas, writes=()):
         copies = sum(t.numel() * t.element_size() for t in outs.values())
-        if self.events is None:
-            assert copies == 0                     # batch 0's first run only plans
+        if self.events is None:                    # batch 0's copies of every output (SERVE_FIRST): room for x left
+            assert copies <= max(self.budget - x.numel() * x.element_size(), 0), (copies, self.budget)
         orig(self, x, events, outs, uses, metas, writes)
         peaks.append((held(self) + copies, self.budget))
         assert held(self) == self.held
@@ -534,3 +548,87 @@ def test_placeholders_take_no_memory_and_mark_a_missed_read():
     t = P._poison((64, 1024), torch.float32)
     assert t.isnan().all() and t.untyped_storage().nbytes() == 4
     assert P._poison((3,), torch.uint8).eq(255).all() and P._poison((3,), torch.int8).eq(-128).all()
+
+
+class _DataDouble(nn.Module):
+    """Doubles its input through ``.data`` (no version counter moves) and returns it (a view: rerun, never given)."""
+
+    def forward(self, x):
+        x.data.mul_(2)
+        return x
+
+
+@pytest.mark.parametrize("writer", ["data", "inplace_relu"])
+def test_the_first_batch_is_served_from_copies_of_its_own(writer):
+    """SERVE_FIRST: batch 0's outputs are copied as they are made and serve it too. A container (``block``) whose
+    last child writes into its sibling's output -- through ``.data`` (no version bump: a copy shared between the
+    child and the container would be stale, review q9 M1) or an in-place ReLU -- is given the output as it was at
+    the container's end: every batch's logits equal a full run's, batch 0's included."""
+    from collections import OrderedDict
+    torch.manual_seed(11)
+    last = _DataDouble() if writer == "data" else nn.ReLU(inplace=True)
+    m = nn.Sequential(OrderedDict(block=nn.Sequential(OrderedDict(c1=nn.Conv2d(3, 8, 3), w=last)),
+                                  c2=nn.Conv2d(8, 8, 3), pool=nn.AdaptiveAvgPool2d(1), flat=nn.Flatten(),
+                                  fc=nn.Linear(8, 5))).eval()
+    x, base, other = _variants(m, "c2", "amct-fake-quant")
+    cache = _record(m, base, x)
+    assert cache.xs[0] is not None and "block.w" in cache.writes
+    assert _replayed(m, cache, other, x, first=True) == {"block"}
+
+
+def test_a_first_batch_past_its_room_runs_in_full(monkeypatch):
+    """Batch 0 copies every output before the plan says which to keep, up to the budget less its input. When the
+    room ends before an output the plan keeps (here r2, read by c3), batch 0 is not kept: it runs in full, the
+    later batch is served, the logits are the same. With room to spare it is served too; with SERVE_FIRST off,
+    never."""
+    from collections import OrderedDict
+    torch.manual_seed(12)
+    m = nn.Sequential(OrderedDict(c1=nn.Conv2d(3, 8, 3), r1=nn.ReLU(), c2=nn.Conv2d(8, 8, 3),
+                                  r2=nn.ReLU(), c3=nn.Conv2d(8, 8, 3), pool=nn.AdaptiveAvgPool2d(1),
+                                  flat=nn.Flatten(), fc=nn.Linear(8, 5))).eval()
+    x, base, other = _variants(m, "c3", "amct-fake-quant")
+    x = x[:16]                                   # two batches of 8
+    # the plan (16 inputs + r2's 16 outputs + pool's and the logits) fits 70,000 bytes; batch 0's room, 70,000 less
+    # its input (13,824), ends after c1's and r1's outputs (2 x 25,600), before r2's
+    tight = _record(m, base, x, budget_mb=70000 / 2 ** 20)
+    assert tight.valid and "r2" in tight.keep and tight.xs[0] is None and tight.xs[1] is not None
+    # review q12 L1: the fallback is not silent
+    assert tight.first == "batch 0 in full: its copies passed the room (0.0536 MB, prefix_mb less its input)"
+    assert _replayed(m, tight, other, x, first=False) == {"c1", "r1", "c2", "r2"}
+    ample = _record(m, base, x)
+    assert ample.xs[0] is not None and ample.first == "batch 0 served"
+    assert _replayed(m, ample, other, x, first=True) == {"c1", "r1", "c2", "r2"}
+    monkeypatch.setattr(P, "SERVE_FIRST", False)
+    off = _record(m, base, x)
+    assert off.xs[0] is None and off.first == "batch 0 in full: SERVE_FIRST off"
+    assert _replayed(m, off, other, x, first=False) == {"c1", "r1", "c2", "r2"}
+
+
+class _Repeated(nn.Module):
+    """One ReLU module called four times in a row: never kept (the plan keeps modules called once)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.act, self.c2 = nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 2, 3)
+        self.fc = nn.Linear(2, 5)
+
+    def forward(self, x):
+        x = self.c1(x)
+        for _ in range(4):
+            x = self.act(x)
+        return self.fc(self.c2(x).mean((2, 3)))
+
+
+def test_a_module_called_again_costs_the_first_batch_no_room():
+    """Review q12 L2: batch 0's copy of a module's first call is dropped when it is called again (the plan never
+    keeps it), so its room goes to what the plan can keep. Here c1's and two act outputs (25,600 bytes each) fit the
+    room, a third does not: without the drop c2's output (kept: the mean reads it) was never copied and batch 0 ran
+    in full. The plan keeps c1 (act reruns on it) and c2 for a change at fc: 2 x (13,824 + 25,600 + 4,096 + ...)."""
+    torch.manual_seed(13)
+    m = _Repeated().eval()
+    x, base, other = _variants(m, "fc", "amct-fake-quant")
+    x = x[:16]                                   # two batches of 8; input 13,824 bytes each
+    cache = _record(m, base, x, budget_mb=100000 / 2 ** 20)   # room: 100,000 - 13,824 = 86,176 bytes
+    assert cache.calls["act"] == 4 and "act" not in cache.cacheable and "c2" in cache.keep
+    assert cache.xs[0] is not None and cache.first == "batch 0 served"
+    assert "c2" in _replayed(m, cache, other, x, first=True)

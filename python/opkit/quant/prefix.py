@@ -7,10 +7,16 @@ How (scoring.Scorer drives it, in process only):
 - The reference (the base all-INT8 variant, ``Scorer.keep_prefix``) is evaluated through ``Recorder``: hooks on
   every module the engine sees (not inside a module it runs as one op) record, per batch, the order modules start
   and end, who reads each output, and which modules write into (or return a view of) a tensor they were given.
-  The first batch records only that and the output shapes and makes the plan (it is never served: running it
-  again would repeat whatever the forward writes); later batches copy only the outputs the plan keeps. The kept outputs and the kept inputs (to find a batch again) stay
-  within a memory budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies
-  of that batch's kept outputs.
+  The first batch records that and the output shapes and makes the plan; while it runs, every module output the
+  plan could keep is copied as it is made (``SERVE_FIRST``: each its own clone, taken at the module's end as a
+  later batch's is; no copy shared between two modules, so a container's output is copied as well as its
+  children's; a module's first call is copied, and dropped when it is called again), and after the plan the
+  copies the plan keeps stay, so the first batch is served too -- only when every output the plan keeps was
+  copied within the budget; else it runs in full in every evaluation (it is never run a second time: that would
+  repeat whatever the forward writes; the status line says which, ``PrefixCache.first``). Later batches copy only
+  the outputs the plan keeps. The kept outputs and the kept inputs (to find a batch again) stay within a memory
+  budget (``prefix_mb``); the transient memory of a forward is the model's own, plus the copies of that batch's
+  kept outputs (the first batch's: of every output it could keep, up to the budget less its input).
 - For another variant ``Replayer`` finds the modules whose engine mode (or per-layer override) differs from the
   reference's (``changed``: same type, every dataclass field equal, tensors by identity or equal bits; the
   ``overflow`` notes a run appends aside) -- the policy, op overrides, function modes, patch and naive
@@ -54,6 +60,12 @@ from ..evaluate.variants import SimVariant
 
 _QUANTIZED = {torch.qint8, torch.quint8, torch.qint32, torch.quint4x2, torch.quint2x4}
 DEFAULT_MB = 256.0        # memory the kept outputs may take (scoring.Run.prefix_mb)
+# True: while the reference's first batch runs (it makes the plan), every module output the plan could keep (not an
+# in-place writer or view, not quantized, not a module called again) is copied as it is made, each its own clone,
+# up to the budget less the batch's input; after the plan the copies it keeps stay and the first batch is served
+# too, if none is missing. False: the first batch only plans and runs in full in every evaluation (tests and the
+# benchmark compare the two).
+SERVE_FIRST = True
 
 
 def state_key(model: nn.Module) -> tuple:
@@ -66,6 +78,10 @@ def state_key(model: nn.Module) -> tuple:
 
 def _nbytes(shape: tuple, dtype: torch.dtype) -> int:
     return math.prod(shape) * dtype.itemsize
+
+
+def _tbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
 
 
 def _poison(shape: tuple, dtype: torch.dtype) -> torch.Tensor:
@@ -203,6 +219,7 @@ class PrefixCache:
         self.valid = True
         self.why = ""
         self.served = 0                     # batches a variant ran from kept outputs
+        self.first = ""                     # how batch 0 runs in a served evaluation, and why (the status line)
 
     # -- recording ----------------------------------------------------------------------------------------
     @property
@@ -212,26 +229,33 @@ class PrefixCache:
 
     def record(self, x: torch.Tensor, events: list, outs: dict, uses: list, metas: dict, writes=()) -> None:
         """One batch of the reference: module ``events`` (("s" | "e", name) in order), ``outs`` (name -> a copy of
-        its output; empty for the first batch, which only makes the plan), ``uses`` ((producer, event index,
-        consumer) for every module output read by a module call, a function op of the model's own code (consumer
-        None) or returned ("<return>")), ``metas`` (name -> the output's shape and dtype), ``writes`` (modules
-        that wrote into or returned a view of a tensor they were given)."""
+        its output; for the first batch, which makes the plan, whatever ``first_room`` let it copy), ``uses``
+        ((producer, event index, consumer) for every module output read by a module call, a function op of the
+        model's own code (consumer None) or returned ("<return>")), ``metas`` (name -> the output's shape and
+        dtype), ``writes`` (modules that wrote into or returned a view of a tensor they were given)."""
         if not self.valid or self.full:
             return
         ev, us, ws = tuple(events), tuple(uses), frozenset(writes)
         if self.events is None:
             self.events, self.uses, self.writes = ev, us, ws
             self._plan(metas, _nbytes(tuple(x.shape), x.dtype))
-            if self.valid:   # batch 0 made the plan and kept nothing: never served, it runs in full every time
-                self.xs.append(None)
+            if not self.valid:
+                return
+            if not (self.keep <= outs.keys()):   # no copies (SERVE_FIRST off) or one missing: never served,
+                self.xs.append(None)              # batch 0 runs in full in every evaluation
                 self.outs.append({})
                 self.metas.append({})
-            return
-        if ev != self.events or us != self.uses or ws != self.writes:
+                room = max(self.budget - _tbytes(x), 0) / 2 ** 20
+                self.first = "batch 0 in full: SERVE_FIRST off" if not SERVE_FIRST else \
+                    f"batch 0 in full: its copies passed the room ({room:.3g} MB, prefix_mb less its input)"
+                return
+            self.first = "batch 0 served"
+            # the plan fits every batch's input and kept outputs in the budget: batch 0's too
+        elif ev != self.events or us != self.uses or ws != self.writes:
             self._drop("the module calls differ between batches")
             return
         kept = {n: t for n, t in outs.items() if n in self.keep}
-        size = x.numel() * x.element_size() + sum(t.numel() * t.element_size() for t in kept.values())
+        size = _tbytes(x) + sum(_tbytes(t) for t in kept.values())
         if self.held + size > self.budget:     # a later batch larger than the first: nothing past the budget
             self._drop(f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)")
             return
@@ -239,6 +263,13 @@ class PrefixCache:
         self.xs.append(x.clone())
         self.outs.append(kept)
         self.metas.append({n: metas[n] for n in self.placed if n in metas})
+
+    def first_room(self, x: torch.Tensor) -> int | None:
+        """Bytes the first batch may copy while it runs (every output, before the plan says which to keep): the
+        budget less the batch's input; None: it copies nothing (``SERVE_FIRST`` off, or not the first batch)."""
+        if not SERVE_FIRST or self.events is not None or not self.valid:
+            return None
+        return max(int(self.budget) - _tbytes(x), 0)
 
     def _plan(self, metas: dict, x_bytes: int) -> None:
         for i, (what, n) in enumerate(self.events):
@@ -390,10 +421,10 @@ class _Wrapped:
 
 class Recorder(_Wrapped):
     """The reference variant, run as usual while its batch's module order and outputs go into the cache. The first
-    batch records only the module order, reads and output shapes, and makes the plan (it keeps nothing and is never
-    served: running it twice would repeat whatever the forward writes); later batches copy the outputs the plan keeps
-    (no copy of anything else is ever held). A forward that writes the model's parameters or buffers drops the
-    cache."""
+    batch records the module order, reads and output shapes, and makes the plan; with ``SERVE_FIRST`` it copies
+    every module output as it is made (within ``first_room``) and the plan's stay (it runs once: running it twice
+    would repeat whatever the forward writes); later batches copy the outputs the plan keeps (no copy of anything
+    else is held past its batch). A forward that writes the model's parameters or buffers drops the cache."""
 
     def prepare(self, model: nn.Module):
         model.eval()
@@ -407,7 +438,7 @@ class Recorder(_Wrapped):
             if not cache.valid or cache.full:
                 return plain(x)
             rng = torch.random.get_rng_state()
-            out = self._record(sim, model, x, cache.keep)
+            out = self._record(sim, model, x, cache.keep, cache.first_room(x))
             if not torch.equal(rng, torch.random.get_rng_state()):   # a skipped draw would shift every later one
                 cache._drop("the model draws random numbers")
             elif state_key(model) != cache.state:     # a skipped module's write would be missed
@@ -415,10 +446,14 @@ class Recorder(_Wrapped):
             return out
         return run
 
-    def _record(self, sim, model: nn.Module, x: torch.Tensor, want) -> torch.Tensor:
+    def _record(self, sim, model: nn.Module, x: torch.Tensor, want, room: int | None = None) -> torch.Tensor:
         """One batch of the reference, run with hooks that put its module order, reads, writes and (``want``)
-        output copies into the cache."""
+        output copies into the cache. ``room`` (the first batch, before the plan): every module's output copied
+        at its end while the copies fit ``room`` bytes -- each its own clone, as a later batch's kept output is (a
+        copy shared with another module, e.g. a container returning its child's output, would miss a write made
+        between the two ends that moves no version counter: ``.data``, NumPy)."""
         cache = self.cache
+        first = None if room is None else _Room(room)     # the first batch's copies (None: a later batch)
         events: list = []
         outs: dict = {}
         uses: list = []
@@ -469,8 +504,7 @@ class Recorder(_Wrapped):
                     else:
                         made[id(out)] = (weakref.ref(out), [name])
                     metas[name] = (tuple(out.shape), out.dtype)
-                    if want and name in want:
-                        outs[name] = out.detach().clone()
+                    _copy_out(name, out, outs, want, first, writes)
                 finally:
                     sim.depth -= 1
             return hook
@@ -488,6 +522,44 @@ class Recorder(_Wrapped):
                 h.remove()
         cache.record(x, events, outs, uses, metas, writes)
         return out
+
+
+class _Room:
+    """The first batch's copies, made before the plan says which to keep: ``left`` bytes may still be copied;
+    ``passed`` once a copy would have passed them (then no more: batch 0 is kept only if the plan needs none of the
+    outputs left uncopied). A module called a second time is never kept (the plan keeps modules called once), so
+    its first call's copy is dropped and its bytes count as room again, and no later call of it is copied."""
+
+    def __init__(self, left: int):
+        self.left, self.passed = left, False
+        self.seen: set[str] = set()
+
+    def copy(self, name: str, out: torch.Tensor, outs: dict, writes: set) -> None:
+        if name in self.seen:
+            dropped = outs.pop(name, None)
+            if dropped is not None:
+                self.left += _tbytes(dropped)
+            return
+        self.seen.add(name)
+        # not an in-place writer or view, not a torch.ao quantized tensor: the plan could keep it
+        if self.passed or name in writes or out.dtype in _QUANTIZED:
+            return
+        nb = _tbytes(out)
+        if nb <= self.left:
+            self.left -= nb
+            outs[name] = out.detach().clone()
+        else:
+            self.passed = True
+
+
+def _copy_out(name: str, out: torch.Tensor, outs: dict, want, first: _Room | None, writes: set) -> None:
+    """At ``name``'s end: a copy of its output if the plan keeps it (``want``, a later batch), or -- the first
+    batch -- whatever ``first`` (its room) lets it copy; each its own clone."""
+    if want:
+        if name in want:
+            outs[name] = out.detach().clone()
+    elif first is not None:
+        first.copy(name, out, outs, writes)
 
 
 class Replayer(_Wrapped):

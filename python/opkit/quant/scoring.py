@@ -113,7 +113,8 @@ class Scorer:
                 f"prefix reuse: on ({r.prefix_mb:g} MB), nothing recorded yet"
         if not c.valid:
             return f"prefix reuse: off ({c.why}); served {c.served} batches of {self.replayed} evaluations before"
-        return (f"prefix reuse: served {c.served} batches of {self.replayed} evaluations, "
+        first = f" ({c.first})" if c.first else ""       # batch 0 served, or in full and why
+        return (f"prefix reuse: served {c.served} batches of {self.replayed} evaluations{first}, "
                 f"{c.held / 2 ** 20:.1f} of {r.prefix_mb:g} MB kept")
 
     def _prefixed(self, sv):

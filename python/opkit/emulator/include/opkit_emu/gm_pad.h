@@ -1,14 +1,15 @@
-// Poison in GM padding (docs/emulator.md "Data extent"): a UB->GM copy may land never-written UB bytes in a GM
-// argument's padding (past its data extent, inside its allocation: sink_rows lets it). Those GM bytes are remembered
-// here, per byte, for the rest of the launch; a GM->UB load of them (a tensor list's load running from one member into
-// the next too) leaves the UB bytes poison, so the garbage is still caught if it reaches a tensor's data or a scalar
-// (ub-uninitialized). Padding nobody wrote poison into loads as defined, as before. Cost: one relaxed atomic load per
-// copy and GlobalTensor scalar access until some launch in the process writes poison into padding; then each launch
-// running looks the region up, and only a copy or scalar access touching padding takes the (process-wide) lock and
-// looks its bytes up. The functions are runtime (OPKIT_EMU_RT, config.h): compiled once in the runtime object for
-// kernel modules, inline otherwise.
+// Poison in GM padding (docs/emulator.md "Data extent"): the bytes of a GM argument's allocation past its data
+// extent. Padding nobody wrote is garbage from a checked launch's start (gm_pad_begin: the device's allocators do not
+// clear it); a UB->GM copy may land never-written UB bytes there too (sink_rows lets it). Both are remembered here,
+// per byte, for the rest of the launch; a GM->UB load of them (a tensor list's load running from one member into the
+// next too) leaves the UB bytes poison, so the garbage is caught if it reaches a tensor's data or a scalar
+// (ub-uninitialized); a defined store or SetValue clears it. Cost: one relaxed atomic load per copy and GlobalTensor
+// scalar access while no launch in the process has padding; then each launch running looks the region up, and only a
+// copy or scalar access touching padding takes the (process-wide) lock and looks its bytes up. The functions are
+// runtime (OPKIT_EMU_RT, config.h): compiled once in the runtime object for kernel modules, inline otherwise.
 #pragma once
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <type_traits>
@@ -196,13 +197,45 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool
   }
   if (bad)
     fail("ub-uninitialized", call, loc,
-         strf("GM byte %llu%s of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
-              "padding past its data (docs/emulator.md \"Data extent\"); the scalar unit would read it",
+         strf("GM byte %llu%s of %s is garbage: it is in the tensor's padding past its data, which nothing wrote "
+              "(the device's allocator does not clear it) or a UB->GM copy landed unwritten UB in "
+              "(docs/emulator.md \"Data extent\"); the scalar unit would read it",
               static_cast<unsigned long long>(bad - r->base),
               nibble < 0   ? ""
               : nibble > 0 ? " (its high nibble, an int4b_t element)"
                            : " (its low nibble, an int4b_t element)",
               r->arg >= 0 ? strf("kernel argument %d", r->arg).c_str() : "a GmAlloc buffer"));
+}
+#endif
+
+// A checked launch starts (run_blocks): every padding byte of its GM regions is garbage until something writes it.
+// On the device a tensor's allocation past its data holds what the memory held before: aclrtMalloc does not clear
+// (CANN's runtime API says so; aclrtMemset exists for that), and torch_npu's caching allocator hands a freed block to
+// the next tensor as it is. So padding nobody wrote is poison from the start: a kernel may load it (an aligned copy
+// of a ragged tail) and carry it element-wise back into padding, but using it -- in data, a reduction, a scalar
+// read -- fails where it is used, as garbage written into padding does. A launch with no padding adds nothing.
+OPKIT_EMU_RT void gm_pad_begin(const std::vector<GmRegion>& gm);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_begin(const std::vector<GmRegion>& gm) {
+  std::map<const GmRegion*, std::vector<uint8_t>> tables;
+  for (const GmRegion& r : gm) {
+    const uint8_t* const table = r.pad_begin();
+    const uint8_t* const end = r.base + r.bytes;
+    if (table >= end) continue;  // all data: no padding
+    std::vector<uint8_t> bits(static_cast<size_t>(end - table), 0);
+    bool any = false;
+    gm_pad_spans(r, table, end, [&](const uint8_t* from, const uint8_t* to) {  // a list: each member's padding only
+      std::memset(bits.data() + (from - table), GmPadPoison::kPoison, static_cast<size_t>(to - from));
+      any = true;
+    });
+    if (any) tables.emplace(&r, std::move(bits));
+  }
+  if (tables.empty()) return;
+  GmPadPoison& p = GmPadPoison::get();
+  std::lock_guard<std::mutex> lk(p.mu);
+  auto& launch = p.by_launch[&gm];  // the launch's key, as ctx().gm points at it (gm_pad_store, gm_pad_release)
+  if (launch.empty()) p.live.fetch_add(1);
+  for (auto& t : tables) launch[t.first] = std::move(t.second);
 }
 #endif
 

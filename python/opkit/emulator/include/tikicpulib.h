@@ -14,8 +14,8 @@ inline void SetKernelMode(KernelMode m) { kernel_mode_() = m; }
 }  // namespace AscendC
 
 namespace opkit_emu {
-// GM of `size` bytes visible to kernels, its first `data` bytes the data extent (the rest padding: garbage from each
-// launch's start, gm_pad.h); zeroed host memory.
+// GM of `size` bytes visible to kernels, its first `data` bytes the data extent (the rest padding: garbage until a
+// launch writes it, gm_pad.h); zeroed host memory.
 inline void* gm_alloc_extent(size_t size, uint64_t data) {
   size_t n = (size + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, n ? n : 64);
@@ -35,6 +35,7 @@ namespace AscendC {
 inline void* GmAlloc(size_t size) { return opkit_emu::gm_alloc_extent(size, ~uint64_t(0)); }
 inline void GmFree(void* p) {
   if (!p) return;
+  opkit_emu::gm_pad_forget(p);  // what launches wrote into its padding goes with it
   auto& reg = opkit_emu::GmAllocRegistry::get();
   {
     std::lock_guard<std::mutex> lk(reg.mu);

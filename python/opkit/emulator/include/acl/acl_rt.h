@@ -10,8 +10,9 @@
 //
 // What is real here:
 // - device memory (aclrtMalloc) is emulator GM of the device's size, ALIGN_UP(size, 32) + 32 bytes, the bytes past
-//   `size` padding (garbage until written, docs/emulator.md "Data extent"): registered like GmAlloc, so a kernel
-//   may touch only it (the gm-bounds rule) -- host memory (aclrtMallocHost, the stack, a std::vector) passed to a kernel is a violation;
+//   `size` padding (garbage until a launch writes it, and written until aclrtFree, docs/emulator.md "Data
+//   extent"): registered like GmAlloc, so a kernel may touch only it (the gm-bounds rule) -- host memory
+//   (aclrtMallocHost, the stack, a std::vector) passed to a kernel is a violation;
 // - aclrtMemcpy/aclrtMemset check the kind against where each pointer lives, count against destMax (CANN
 //   returns ACL_ERROR_INVALID_PARAM), and the device range against its allocation (a copy past it is the
 //   `acl-bounds` rule: the NPU would corrupt a neighbour; exit 1);

@@ -28,3 +28,10 @@ def test_a_new_allocation_forgets_the_freed_ones_padding():
     assert r.returncode == 1, r.stdout + r.stderr
     assert "[ub-uninitialized] DataCopy" in r.stderr and f"test_asc_padding.asc:{STORE} " in r.stderr, r.stderr
 
+
+def test_aclrtmalloc_too_large_to_round_is_bad_alloc():
+    """ALIGN_UP(size, 32) + 32 wraps for a size near SIZE_MAX (before: a 32-byte buffer and success, so a copy
+    bounded by `size` ran past it)."""
+    r = run_asc(str(PROGRAM), defines=["HUGE_MALLOC"])
+    assert r.returncode == 0 and "huge: ACL_ERROR_BAD_ALLOC" in r.stdout, r.stdout + r.stderr
+    assert "aclrtMalloc" in r.stderr and "too large" in r.stderr, r.stderr

@@ -26,6 +26,7 @@
 // arguments, like the kernel API's SrcLoc) and returns CANN's error code.
 #pragma once
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -370,6 +371,8 @@ inline aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy pol
   if (!devPtr || size == 0)
     return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMalloc: %s",
                            devPtr ? "size 0" : "null pointer");
+  if (size > SIZE_MAX - 127)  // the rounding below (and GmAlloc's to 64 bytes) would wrap to a tiny buffer
+    return opkit_acl::fail(ACL_ERROR_BAD_ALLOC, file_, line_, "aclrtMalloc: %zu bytes: too large to allocate", size);
   // emulator GM the kernels' bounds checks know, as the device allocates it: ALIGN_UP(size, 32) + 32 bytes (CANN
   // runtime API aclrtMalloc), the bytes past `size` padding a kernel's rounded-up tail may land in, and garbage: the
   // device does not clear what it allocates (gm_pad.h). aclrtMemcpy / aclrtMemset still stop at `size`.

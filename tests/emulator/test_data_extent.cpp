@@ -42,6 +42,12 @@
 //   mode 24: y[220] (padding nobody wrote) read by GlobalTensor::GetValue.
 //   mode 25: mode 0's tail into y's padding, then InitOutput of 240 halves of 2 over y (its data and all of its
 //            padding), then y[208, 224) loaded back into y[0, 16); under SetAtomicAdd<half> when n is 217.
+//   mode 26: padding nobody wrote, loaded with the data as an aligned tail (y[0, 224) into u, doubled), then used
+//            under a mask that leaves it out: n 0, WholeReduceSum of u[128, 256) with mask 88 (data y[128, 216),
+//            padding after) into t[0]; n 1, Compare of u[96, 224) > 1 and Select of u or t by it (128 lanes; data
+//            y[96, 214) with data_bytes 428, so one mask byte holds data lanes 208..213 and padding 214, 215), the
+//            selected data lanes stored into y[96, 214) (DataCopyPad); n 0 stores t[0, 16) into y[0, 16); n 2 is
+//            n 0 with mask 96, which takes in 8 padding lanes.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -74,6 +80,30 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
       ReduceSum(t, u, w, n == 218 ? 224 : 216);
       PipeBarrier<PIPE_ALL>();
       DataCopy(yg, t, 16);
+    }
+    return;
+  }
+  if (mode == 26) {
+    DataCopy(u, yg, 224);
+    PipeBarrier<PIPE_ALL>();
+    Muls(u, u, half(2.0f), 224);
+    PipeBarrier<PIPE_ALL>();
+    if (n != 1) {
+      Duplicate(t, half(0.0f), 16);
+      PipeBarrier<PIPE_ALL>();
+      WholeReduceSum(t, u[128], n == 2 ? 96 : 88, 1, 1, 1, 8);
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(yg, t, 16);
+    } else {
+      Duplicate(t, half(1.0f), 128);
+      LocalTensor<uint8_t> m = buf3.Get<uint8_t>();
+      LocalTensor<half> o = buf3.Get<half>()[64];  // after the mask's 16 bytes, 32-byte aligned
+      PipeBarrier<PIPE_ALL>();
+      Compare(m, u[96], t, CMPMODE::GT, 128);
+      PipeBarrier<PIPE_ALL>();
+      Select(o, m, u[96], t, SELMODE::VSEL_TENSOR_TENSOR_MODE, 128);
+      PipeBarrier<PIPE_ALL>();
+      DataCopyPad(yg[96], o, DataCopyExtParams(1, 236, 0, 0, 0));
     }
     return;
   }

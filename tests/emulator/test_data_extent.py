@@ -152,6 +152,24 @@ def test_padding_nobody_wrote_loaded_but_not_used_passes(mod):
     assert y[:2].view(np.float16)[0] == 432     # 216 doubled ones, exact in float16
 
 
+
+def test_padding_nobody_wrote_left_out_by_a_mask_passes(mod):
+    """The aligned tail loaded with its padding and used under a mask that leaves the padding lanes out (mode 26):
+    WholeReduceSum with a mask of the 88 data lanes of the last repeat (n 0), and Compare / Select over 128 lanes
+    whose last mask byte mixes data lanes and padding lanes, then only the data stored (n 1) -- right on the device,
+    so it passes with the right values; a mask taking in padding lanes still fails (n 2)."""
+    y = np.zeros(480, np.uint8)
+    y[:432] = np.ones(216, np.float16).view(np.uint8)
+    mod.launch([y, np.array([26, 0], np.uint32)], 1, data_bytes=[432, None])
+    assert y[:2].view(np.float16)[0] == 176     # 88 doubled ones
+    y = np.zeros(480, np.uint8)
+    y[:428] = np.arange(214, dtype=np.float16).view(np.uint8)
+    mod.launch([y, np.array([26, 1], np.uint32)], 1, data_bytes=[428, None])
+    np.testing.assert_array_equal(y[192:428].view(np.float16), 2 * np.arange(96, 214, dtype=np.float16))
+    with pytest.raises(EmulatorError) as e:     # the mask taking in the 8 padding lanes: the sum is garbage
+        run(mod, 26, 2, 480, 432)
+    assert e.value.rule == "ub-uninitialized", str(e.value)
+
 def test_initoutput_over_padding_garbage_defines_it(mod):
     """InitOutput writes a defined value over padding a tail's garbage landed in, so loading it back into the data
     passes (mode 25, n 216; before, InitOutput left the garbage remembered and this failed ub-uninitialized); under

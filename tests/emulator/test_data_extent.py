@@ -153,6 +153,18 @@ def test_padding_nobody_wrote_loaded_but_not_used_passes(mod):
 
 
 
+def test_a_kernel_arguments_padding_is_garbage_again_at_the_next_launch(mod):
+    """A known limit (docs/emulator.md "Known limits of the data extent"): a kernel argument's padding state lives for
+    one launch, as the emulator cannot tell when the caller's buffer dies or is handed to another tensor. Launch 1
+    writes defined halves over all of y's padding (mode 0, n 240); launch 2 on the same host buffer loads it into
+    the data (mode 7) and fails, where on the device it would read what launch 1 wrote. (A run-asc program's
+    aclrtMalloc buffers keep it: test_asc_padding.py.)"""
+    y = np.zeros(480, np.uint8)
+    mod.launch([y, np.array([0, 240], np.uint32)], 1, data_bytes=[432, None])
+    with pytest.raises(EmulatorError) as e:
+        mod.launch([y, np.array([7, 216], np.uint32)], 1, data_bytes=[432, None])
+    assert e.value.rule == "ub-uninitialized" and "element 8 " in str(e.value), str(e.value)
+
 def test_padding_nobody_wrote_left_out_by_a_mask_passes(mod):
     """The aligned tail loaded with its padding and used under a mask that leaves the padding lanes out (mode 26):
     WholeReduceSum with a mask of the 88 data lanes of the last repeat (n 0), and Compare / Select over 128 lanes

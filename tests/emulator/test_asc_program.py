@@ -33,6 +33,18 @@ def test_asc_program_async_copies_streams_and_events():
     assert "opkit acl" not in r.stderr, r.stderr
 
 
+def test_aclrtmalloc_gives_the_devices_padding_and_it_is_garbage():
+    """aclrtMalloc allocates ALIGN_UP(size, 32) + 32 bytes and does not clear them (CANN runtime API; acl/acl_rt.h):
+    a last tile copied out 8 floats long lands in z's padding and the program passes (before: gm-bounds, the
+    allocation was exactly `size`); x's padding, which nothing wrote, read into the last tile and computed into z's
+    data fails where it reaches the data (before: gm-bounds)."""
+    r = run_asc(str(PROGRAM), "-D", "PLANT_TAIL_INTO_PADDING")
+    assert r.returncode == 0 and "test pass!" in r.stdout, r.stdout + r.stderr
+    r = run_asc(str(PROGRAM), "-D", "PLANT_PADDING_USE")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "[ub-uninitialized] DataCopy" in r.stderr and "element 56 " in r.stderr, r.stderr
+
+
 def test_asc_program_planted_gm_overrun_names_the_rule():
     r = run_asc(str(PROGRAM), "-D", "PLANT_GM_OVERRUN")
     assert r.returncode == 1, r.stdout + r.stderr

@@ -7,15 +7,15 @@
 //   mode 4: DataCopyPad, 3 rows of 20 B, dstStride 12 (GM pitch 32; UB rows 32 B), the first n halves written;
 //   mode 5: mode 0's tail into y's padding, then y's last block [208, 224) loaded back and copied into y[0, 16);
 //   mode 6: as 5, but the padding is written again with defined halves before the load;
-//   mode 7: the load and copy of mode 5 with nothing written into the padding (host zeros);
+//   mode 7: the load and copy of mode 5 with nothing written into the padding (garbage from the launch's start);
 //   mode 8: mode 0's tail, then all 224 halves loaded, doubled (Muls) and stored back the same way;
 //   mode 9: y as a tensor list of two 480-byte members (each 216 halves of data): mode 0's tail into each;
 //   mode 10: the same list, one copy from member 0's padding into member 1's data (t[208, 240) to y[224, 256));
 //   mode 11: the same list: mode 0's tail into member 0, then one defined copy over y[208, 256) (member 0's last
 //            data block, all of its padding, member 1's first block), then y[208, 224) loaded back into y[0, 16);
 //   mode 12: as 11 with the crossing copy atomic (SetAtomicAdd<half>): it adds, so the padding stays garbage;
-//   mode 13: y as an empty tensor's 32-byte device buffer: one block of UB nothing wrote copied into it; then that
-//            block loaded back and read as a scalar when n is 1;
+//   mode 13: y as an empty tensor's 32-byte device buffer: one block of UB nothing wrote copied into it (not when n
+//            is 2); then that block loaded back and read as a scalar when n is 1 or 2;
 //   mode 14: mode 0's tail into y's padding, then y[220] (in it) read by GlobalTensor::GetValue;
 //   mode 15: as 14, but the 8 garbage halves y[216, 224) are first written by GlobalTensor::SetValue, then y[220]
 //            is read and y[208, 224) is loaded back into y[0, 16).
@@ -35,6 +35,19 @@
 //            first block); then u[0, 96) (both rows) stored into y[0, 96) when n is 216, u[0, 48) (row 0) otherwise.
 //   mode 22: mode 0's tail into y's padding, then y[208, 224) loaded by a 1-row DataCopyPad and copied into y[0, 16)
 //            (mode 5 with DataCopyPad for the load).
+//   mode 23: padding nobody wrote, loaded with the data as an aligned tail: y[0, 224) loaded into u and doubled
+//            (Muls), then n 216: stored back as 224 halves (the garbage lanes into padding); 217: stored back as the
+//            216 halves of data (DataCopyPad); 218: ReduceSum of all 224 halves stored into y[0, 16); 219: ReduceSum
+//            of the 216 halves of data stored the same way.
+//   mode 24: y[220] (padding nobody wrote) read by GlobalTensor::GetValue.
+//   mode 25: mode 0's tail into y's padding, then InitOutput of 240 halves of 2 over y (its data and all of its
+//            padding), then y[208, 224) loaded back into y[0, 16); under SetAtomicAdd<half> when n is 217.
+//   mode 26: padding nobody wrote, loaded with the data as an aligned tail (y[0, 224) into u, doubled), then used
+//            under a mask that leaves it out: n 0, WholeReduceSum of u[128, 256) with mask 88 (data y[128, 216),
+//            padding after) into t[0]; n 1, Compare of u[96, 224) > 1 and Select of u or t by it (128 lanes; data
+//            y[96, 214) with data_bytes 428, so one mask byte holds data lanes 208..213 and padding 214, 215), the
+//            selected data lanes stored into y[96, 214) (DataCopyPad); n 0 stores t[0, 16) into y[0, 16); n 2 is
+//            n 0 with mask 96, which takes in 8 padding lanes.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -43,15 +56,73 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
   const uint32_t mode = reinterpret_cast<__gm__ uint32_t*>(tiling)[0];
   const uint32_t n = reinterpret_cast<__gm__ uint32_t*>(tiling)[1];
   TPipe pipe;
-  TBuf<TPosition::VECCALC> buf, buf2;
+  TBuf<TPosition::VECCALC> buf, buf2, buf3;
   pipe.InitBuffer(buf, 512);
   pipe.InitBuffer(buf2, 512);
+  pipe.InitBuffer(buf3, 512);
   LocalTensor<half> t = buf.Get<half>();
   LocalTensor<half> u = buf2.Get<half>();
   GlobalTensor<half> yg;
   yg.SetGlobalBuffer((__gm__ half*)y, mode >= 9 ? 480 : 256);
   Duplicate(t, half(1.0f), n);
   PipeBarrier<PIPE_ALL>();
+  if (mode == 23) {
+    DataCopy(u, yg, 224);
+    PipeBarrier<PIPE_ALL>();
+    Muls(u, u, half(2.0f), 224);
+    PipeBarrier<PIPE_ALL>();
+    if (n == 216) {
+      DataCopy(yg, u, 224);
+    } else if (n == 217) {
+      DataCopyPad(yg, u, DataCopyExtParams(1, 432, 0, 0, 0));
+    } else {
+      LocalTensor<half> w = buf3.Get<half>();
+      ReduceSum(t, u, w, n == 218 ? 224 : 216);
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(yg, t, 16);
+    }
+    return;
+  }
+  if (mode == 26) {
+    DataCopy(u, yg, 224);
+    PipeBarrier<PIPE_ALL>();
+    Muls(u, u, half(2.0f), 224);
+    PipeBarrier<PIPE_ALL>();
+    if (n != 1) {
+      Duplicate(t, half(0.0f), 16);
+      PipeBarrier<PIPE_ALL>();
+      WholeReduceSum(t, u[128], n == 2 ? 96 : 88, 1, 1, 1, 8);
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(yg, t, 16);
+    } else {
+      Duplicate(t, half(1.0f), 128);
+      LocalTensor<uint8_t> m = buf3.Get<uint8_t>();
+      LocalTensor<half> o = buf3.Get<half>()[64];  // after the mask's 16 bytes, 32-byte aligned
+      PipeBarrier<PIPE_ALL>();
+      Compare(m, u[96], t, CMPMODE::GT, 128);
+      PipeBarrier<PIPE_ALL>();
+      Select(o, m, u[96], t, SELMODE::VSEL_TENSOR_TENSOR_MODE, 128);
+      PipeBarrier<PIPE_ALL>();
+      DataCopyPad(yg[96], o, DataCopyExtParams(1, 236, 0, 0, 0));
+    }
+    return;
+  }
+  if (mode == 24) {
+    (void)yg.GetValue(220);
+    return;
+  }
+  if (mode == 25) {
+    DataCopy(yg, t, (n + 15) / 16 * 16);
+    PipeBarrier<PIPE_ALL>();
+    if (n == 217) SetAtomicAdd<half>();
+    InitOutput(yg, 240, half(2.0f));
+    if (n == 217) SetAtomicNone();
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(u, yg[208], 16);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, u, 16);
+    return;
+  }
   if (mode == 9) {
     DataCopy(yg, t, (n + 15) / 16 * 16);
     DataCopy(yg[240], t, (n + 15) / 16 * 16);
@@ -124,8 +195,8 @@ extern "C" __global__ __aicore__ void emu_data_extent(GM_ADDR y, GM_ADDR tiling)
     return;
   }
   if (mode == 13) {
-    DataCopy(yg, u, 16);
-    if (n != 1) return;
+    if (n != 2) DataCopy(yg, u, 16);
+    if (n != 1 && n != 2) return;
     PipeBarrier<PIPE_ALL>();
     DataCopy(t, yg, 16);
     PipeBarrier<PIPE_ALL>();

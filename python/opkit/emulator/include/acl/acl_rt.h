@@ -9,8 +9,10 @@
 // `ascendc_acl_stub`).
 //
 // What is real here:
-// - device memory (aclrtMalloc) is emulator GM: registered like GmAlloc, so a kernel may touch only it (the
-//   gm-bounds rule) -- host memory (aclrtMallocHost, the stack, a std::vector) passed to a kernel is a violation;
+// - device memory (aclrtMalloc) is emulator GM of the device's size, ALIGN_UP(size, 32) + 32 bytes, the bytes past
+//   `size` padding (garbage until a launch writes it, and written until aclrtFree, docs/emulator.md "Data
+//   extent"): registered like GmAlloc, so a kernel may touch only it (the gm-bounds rule) -- host memory
+//   (aclrtMallocHost, the stack, a std::vector) passed to a kernel is a violation;
 // - aclrtMemcpy/aclrtMemset check the kind against where each pointer lives, count against destMax (CANN
 //   returns ACL_ERROR_INVALID_PARAM), and the device range against its allocation (a copy past it is the
 //   `acl-bounds` rule: the NPU would corrupt a neighbour; exit 1);
@@ -24,6 +26,7 @@
 // arguments, like the kernel API's SrcLoc) and returns CANN's error code.
 #pragma once
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -368,7 +371,12 @@ inline aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy pol
   if (!devPtr || size == 0)
     return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMalloc: %s",
                            devPtr ? "size 0" : "null pointer");
-  void* p = AscendC::GmAlloc(size);  // emulator GM: the kernels' bounds checks know it
+  if (size > SIZE_MAX - 127)  // the rounding below (and GmAlloc's to 64 bytes) would wrap to a tiny buffer
+    return opkit_acl::fail(ACL_ERROR_BAD_ALLOC, file_, line_, "aclrtMalloc: %zu bytes: too large to allocate", size);
+  // emulator GM the kernels' bounds checks know, as the device allocates it: ALIGN_UP(size, 32) + 32 bytes (CANN
+  // runtime API aclrtMalloc), the bytes past `size` padding a kernel's rounded-up tail may land in, and garbage: the
+  // device does not clear what it allocates (gm_pad.h). aclrtMemcpy / aclrtMemset still stop at `size`.
+  void* p = opkit_emu::gm_alloc_extent((size + 31) / 32 * 32 + 32, size);
   if (!p) return opkit_acl::fail(ACL_ERROR_BAD_ALLOC, file_, line_, "aclrtMalloc: %zu bytes: out of host memory", size);
   opkit_acl::Runtime::get().device_mem[static_cast<const uint8_t*>(p)] = size;
   *devPtr = p;

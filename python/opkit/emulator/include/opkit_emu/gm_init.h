@@ -8,6 +8,7 @@
 //  - the writes are ordinary UB->GM copies: under SetAtomicAdd they add, as every copy does (datacopy.h).
 // The UB it borrows is outside every tensor the kernel holds, so it touches nothing a rule tracks.
 #pragma once
+#include <algorithm>
 #include <vector>
 
 #include "opkit_emu/datacopy.h"
@@ -25,8 +26,15 @@ void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size, T value = 0, OPK
   if (size == 0) return;
   gmWorkspaceAddr.check(0, size, "InitOutput", loc);
   const std::vector<T> fill(size, value);
-  opkit_emu::gm_store(reinterpret_cast<uint8_t*>(gmWorkspaceAddr.GetPhyAddr()),
-                      reinterpret_cast<const uint8_t*>(fill.data()), static_cast<size_t>(size) * sizeof(T));
+  uint8_t* const g = reinterpret_cast<uint8_t*>(gmWorkspaceAddr.GetPhyAddr());
+  const uint64_t bytes = static_cast<uint64_t>(size) * sizeof(T);
+  opkit_emu::gm_store(g, reinterpret_cast<const uint8_t*>(fill.data()), static_cast<size_t>(bytes));
+  // a defined value over padding garbage (gm_pad.h) makes it defined, as a DataCopyPad of defined UB does; under
+  // SetAtomicAdd it adds to the garbage, which stays garbage
+  if (opkit_emu::ctx().atomic_dtype < 0)
+    for (uint64_t o = 0; o < bytes; o += 0x40000000u)
+      opkit_emu::gm_pad_scalar(g + o, static_cast<uint32_t>(std::min<uint64_t>(bytes - o, 0x40000000u)), -1, true,
+                               "InitOutput", loc);
 }
 
 // The advanced API's InitGlobalMemory (and its newer name Fill), asc-devkit include/adv_api/utils/

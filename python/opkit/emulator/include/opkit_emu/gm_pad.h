@@ -1,14 +1,17 @@
-// Poison in GM padding (docs/emulator.md "Data extent"): a UB->GM copy may land never-written UB bytes in a GM
-// argument's padding (past its data extent, inside its allocation: sink_rows lets it). Those GM bytes are remembered
-// here, per byte, for the rest of the launch; a GM->UB load of them (a tensor list's load running from one member into
-// the next too) leaves the UB bytes poison, so the garbage is still caught if it reaches a tensor's data or a scalar
-// (ub-uninitialized). Padding nobody wrote poison into loads as defined, as before. Cost: one relaxed atomic load per
-// copy and GlobalTensor scalar access until some launch in the process writes poison into padding; then each launch
-// running looks the region up, and only a copy or scalar access touching padding takes the (process-wide) lock and
-// looks its bytes up. The functions are runtime (OPKIT_EMU_RT, config.h): compiled once in the runtime object for
-// kernel modules, inline otherwise.
+// Poison in GM padding (docs/emulator.md "Data extent"): the bytes of a GM argument's allocation past its data
+// extent. Padding nobody wrote is garbage from a checked launch's start (gm_pad_begin: the device's allocators do not
+// clear it); a UB->GM copy may land never-written UB bytes there too (sink_rows lets it). Both are remembered here,
+// per padding byte of each allocation (gm_pad_begin says for how long); a GM->UB load of them (a tensor list's load
+// running from one member into the next too) leaves the UB bytes poison, so the garbage is caught if it reaches a
+// tensor's data or a scalar (ub-uninitialized); a defined store or SetValue clears it. Cost: one relaxed atomic load
+// per copy and GlobalTensor scalar access while no allocation in the process has padding; then each one looks the
+// region up, and only a copy or scalar access touching padding takes the (process-wide) lock and looks its bytes up.
+// The functions are runtime (OPKIT_EMU_RT, config.h): compiled once in the runtime object for kernel modules, inline
+// otherwise.
 #pragma once
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <type_traits>
@@ -19,21 +22,47 @@
 
 namespace opkit_emu {
 
+// One allocation's padding state: a table per padding span (gm_pad_spans: a lone tensor's [data end, end), a list
+// member's [data end, allocation end)), one byte per padding byte -- the poison halves of the GM byte: 1 its low
+// nibble, 2 its high one (an int4b_t element each: GlobalTensor<int4b_t>::SetValue writes one), kPoison both. So a
+// tensor list's tables are as big as its members' padding, not the list.
+struct GmPadAlloc {
+  const uint8_t* base = nullptr;
+  uint64_t bytes = 0, data = 0;
+  std::vector<GmRegion::Member> members;
+  struct Span { uint64_t off; std::vector<uint8_t> bits; };  // off: from the allocation's base
+  std::vector<Span> spans;   // in offset order
+  int users = 0;             // launches running over it (a nested one shares the outer one's state)
+  bool kept = false;         // a GmAlloc / aclrtMalloc buffer: its state outlives the launch, until GmFree
+  bool same(const GmRegion& r) const {
+    if (r.bytes != bytes || r.data != data || r.members.size() != members.size()) return false;
+    for (size_t i = 0; i < members.size(); ++i)
+      if (r.members[i].off != members[i].off || r.members[i].data != members[i].data ||
+          r.members[i].alloc != members[i].alloc)
+        return false;
+    return true;
+  }
+  // The table byte of padding byte q of r (q inside one span: gm_pad_spans gives each span's bytes apart).
+  uint8_t* at(const GmRegion& r, const uint8_t* q) {
+    const uint64_t o = static_cast<uint64_t>(q - r.base);
+    auto it = std::upper_bound(spans.begin(), spans.end(), o, [](uint64_t v, const Span& s) { return v < s.off; });
+    return --it, it->bits.data() + (o - it->off);
+  }
+};
+
 struct GmPadPoison {
   std::mutex mu;
-  // per launch (its GM region list), per region: one byte per byte of [pad_begin, bytes), the poison halves of the
-  // GM byte: 1 its low nibble, 2 its high one (an int4b_t element each: GlobalTensor<int4b_t>::SetValue writes
-  // one), kPoison both
-  std::map<const void*, std::map<const GmRegion*, std::vector<uint8_t>>> by_launch;
-  std::atomic<int> live{0};  // launches with an entry in by_launch
+  // per allocation (its base; several layouts of one base may coexist only while launches disagree on it)
+  std::multimap<const uint8_t*, GmPadAlloc> by_alloc;
+  std::map<const void*, std::vector<GmPadAlloc*>> by_launch;  // the allocations each running launch holds
+  std::atomic<int> live{0};  // allocations in by_alloc
   static constexpr uint8_t kPoison = 3;
   static GmPadPoison& get() { static GmPadPoison p; return p; }
-  // The launch's table for region r, or null (no poison remembered there yet). Call with mu held.
-  std::vector<uint8_t>* table(const void* launch, const GmRegion* r) {
-    auto l = by_launch.find(launch);
-    if (l == by_launch.end()) return nullptr;
-    auto it = l->second.find(r);
-    return it == l->second.end() ? nullptr : &it->second;
+  // The padding state of r's allocation, or null (r has no padding). Call with mu held.
+  GmPadAlloc* table(const GmRegion& r) {
+    for (auto it = by_alloc.lower_bound(r.base); it != by_alloc.end() && it->first == r.base; ++it)
+      if (it->second.same(r)) return &it->second;
+    return nullptr;
   }
 };
 
@@ -93,35 +122,20 @@ OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub,
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_pad_store(const GmRegion& r, const uint8_t* g, uint32_t ub, uint32_t rows, uint32_t row_bytes,
                          uint32_t ub_pitch, uint64_t gm_pitch) {
-  BlockCtx& c = ctx();
-  const uint8_t* const table = r.pad_begin();  // the region's table starts there (a list: its first member's padding)
-  const uint8_t* end = r.base + r.bytes;
-  const bool atomic = c.atomic_dtype >= 0;
+  const bool atomic = ctx().atomic_dtype >= 0;
   GmPadPoison& p = GmPadPoison::get();
-  std::unique_lock<std::mutex> lk(p.mu, std::defer_lock);
-  std::vector<uint8_t>* bits = nullptr;  // the region's table, once looked up (or made: first poison)
-  bool looked = false;
+  if (p.live.load(std::memory_order_relaxed) == 0) return;  // no padding anywhere (a checked launch's is there)
+  std::lock_guard<std::mutex> lk(p.mu);
+  GmPadAlloc* t = p.table(r);
+  if (!t) return;  // r has no padding
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
     const uint32_t u = ub + row * ub_pitch;
     gm_pad_spans(r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
-      for (const uint8_t* q = from; q < to; ++q) {
-        const bool poison = !shadow_bit(u + static_cast<uint32_t>(q - gr));
-        if (!bits) {
-          if (!poison && (looked || p.live.load(std::memory_order_relaxed) == 0)) continue;  // nothing to clear
-          if (!lk.owns_lock()) lk.lock();
-          bits = p.table(c.gm, &r);
-          looked = true;
-          if (!bits) {
-            if (!poison) continue;
-            auto& launch = p.by_launch[c.gm];
-            if (launch.empty()) p.live.fetch_add(1);
-            bits = &launch.emplace(&r, std::vector<uint8_t>(static_cast<size_t>(end - table), 0)).first->second;
-          }
-        }
-        uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
-        if (poison) b = GmPadPoison::kPoison;
-        else if (!atomic) b = 0;
+      uint8_t* bits = t->at(r, from);
+      for (const uint8_t* q = from; q < to; ++q, ++bits) {
+        if (!shadow_bit(u + static_cast<uint32_t>(q - gr))) *bits = GmPadPoison::kPoison;
+        else if (!atomic) *bits = 0;
       }
     });
   }
@@ -146,15 +160,14 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   // the same span be stored back). Loads inside the data return here, without the lock.
   if (!gm_pad_touches(*r, g, rows, row_bytes, gm_pitch)) return;
   std::lock_guard<std::mutex> lk(p.mu);
-  const std::vector<uint8_t>* bits = p.table(c.gm, r);
-  if (!bits) return;
-  const uint8_t* const table = r->pad_begin();
+  GmPadAlloc* t = p.table(*r);
+  if (!t) return;
   for (uint32_t row = 0; row < rows; ++row) {
     const uint8_t* gr = g + row * gm_pitch;
     gm_pad_spans(*r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
-      for (const uint8_t* q = from; q < to; ++q)
-        if ((*bits)[static_cast<size_t>(q - table)])
-          shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
+      const uint8_t* bits = t->at(*r, from);
+      for (const uint8_t* q = from; q < to; ++q, ++bits)
+        if (*bits) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
     });
   }
 }
@@ -183,21 +196,21 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool
   const uint8_t half = nibble < 0 ? GmPadPoison::kPoison : static_cast<uint8_t>(1u << nibble);
   {
     std::lock_guard<std::mutex> lk(p.mu);
-    std::vector<uint8_t>* bits = p.table(c.gm, r);
-    if (!bits) return;
-    const uint8_t* const table = r->pad_begin();
+    GmPadAlloc* t = p.table(*r);
+    if (!t) return;
     gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
-      for (const uint8_t* q = from; q < to; ++q) {
-        uint8_t& b = (*bits)[static_cast<size_t>(q - table)];
-        if (write) b = static_cast<uint8_t>(b & ~half);
-        else if ((b & half) && !bad) bad = q;
+      uint8_t* bits = t->at(*r, from);
+      for (const uint8_t* q = from; q < to; ++q, ++bits) {
+        if (write) *bits = static_cast<uint8_t>(*bits & ~half);
+        else if ((*bits & half) && !bad) bad = q;
       }
     });
   }
   if (bad)
     fail("ub-uninitialized", call, loc,
-         strf("GM byte %llu%s of %s is garbage: a UB->GM copy landed UB that nothing wrote there, in the tensor's "
-              "padding past its data (docs/emulator.md \"Data extent\"); the scalar unit would read it",
+         strf("GM byte %llu%s of %s is garbage: it is in the tensor's padding past its data, which nothing wrote "
+              "(the device's allocator does not clear it) or a UB->GM copy landed unwritten UB in "
+              "(docs/emulator.md \"Data extent\"); the scalar unit would read it",
               static_cast<unsigned long long>(bad - r->base),
               nibble < 0   ? ""
               : nibble > 0 ? " (its high nibble, an int4b_t element)"
@@ -206,14 +219,91 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool
 }
 #endif
 
-// The launch is over (sync_all_release): its padding is forgotten.
+// A checked launch starts (run_blocks): every padding byte of its GM regions is garbage until something writes it.
+// On the device a tensor's allocation past its data holds what the memory held before: aclrtMalloc does not clear
+// (CANN's runtime API says so; aclrtMemset exists for that), and torch_npu's caching allocator hands a freed block to
+// the next tensor as it is. So padding nobody wrote is poison from the start: a kernel may load it (an aligned copy
+// of a ragged tail) and carry it element-wise back into padding, but using it -- in data, a reduction, a scalar
+// read -- fails where it is used, as garbage written into padding does. What a launch wrote into padding stays
+// written as long as the allocation does: a GmAlloc / aclrtMalloc buffer's state (arg < 0: run-asc, ICPU_RUN_KF)
+// is kept across launches until GmFree (gm_pad_forget); a launch running while another holds the same allocation (a
+// nested launch) shares its state. A kernel argument's buffer is the caller's for this launch only (import-cann's
+// are fresh per call, and nothing tells when a KernelModule.launch caller's buffer dies), so its padding starts
+// garbage at each launch that is the only one holding it. A launch with no padding adds nothing.
+OPKIT_EMU_RT void gm_pad_begin(const std::vector<GmRegion>& gm);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_begin(const std::vector<GmRegion>& gm) {
+  GmPadPoison& p = GmPadPoison::get();
+  std::vector<GmPadAlloc*> held;
+  std::lock_guard<std::mutex> lk(p.mu);
+  for (const GmRegion& r : gm) {
+    if (r.pad_begin() >= r.base + r.bytes) continue;  // all data: no padding
+    GmPadAlloc* t = p.table(r);
+    if (!t) {
+      GmPadAlloc fresh;
+      gm_pad_spans(r, r.base, r.base + r.bytes, [&](const uint8_t* from, const uint8_t* to) {  // each padding span
+        fresh.spans.push_back({static_cast<uint64_t>(from - r.base),
+                               std::vector<uint8_t>(static_cast<size_t>(to - from), GmPadPoison::kPoison)});
+      });
+      if (fresh.spans.empty()) continue;
+      fresh.base = r.base;
+      fresh.bytes = r.bytes;
+      fresh.data = r.data;
+      fresh.members = r.members;
+      fresh.kept = r.arg < 0;
+      t = &p.by_alloc.emplace(r.base, std::move(fresh))->second;
+      p.live.fetch_add(1);
+    }
+    if (std::find(held.begin(), held.end(), t) != held.end()) continue;  // one region listed twice
+    ++t->users;
+    held.push_back(t);
+  }
+  if (!held.empty()) p.by_launch[&gm] = std::move(held);  // the launch's key, as sync_all_release gives it
+}
+#endif
+
+// Drops allocation state nobody holds and nothing keeps. Call with mu held.
+inline void gm_pad_drop_unheld(GmPadPoison& p, const uint8_t* base) {
+  for (auto it = p.by_alloc.lower_bound(base); it != p.by_alloc.end() && it->first == base;) {
+    if (it->second.users == 0 && !it->second.kept) {
+      it = p.by_alloc.erase(it);
+      p.live.fetch_sub(1);
+    } else {
+      ++it;
+    }
+  }
+}
+
+// The launch is over (sync_all_release): the allocations it held are let go; a kernel argument's padding state goes
+// with the last launch holding it, a GmAlloc buffer's stays (gm_pad_forget).
 OPKIT_EMU_RT void gm_pad_release(const void* launch);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_pad_release(const void* launch) {
   GmPadPoison& p = GmPadPoison::get();
   if (p.live.load(std::memory_order_relaxed) == 0) return;
   std::lock_guard<std::mutex> lk(p.mu);
-  if (p.by_launch.erase(launch)) p.live.fetch_sub(1);
+  auto l = p.by_launch.find(launch);
+  if (l == p.by_launch.end()) return;
+  std::vector<const uint8_t*> bases;
+  for (GmPadAlloc* t : l->second) {
+    --t->users;
+    bases.push_back(t->base);
+  }
+  p.by_launch.erase(l);
+  for (const uint8_t* b : bases) gm_pad_drop_unheld(p, b);
+}
+#endif
+
+// GmFree (aclrtFree): the allocation at base is gone, and with it what was written into its padding; the next
+// allocation there starts garbage.
+OPKIT_EMU_RT void gm_pad_forget(const void* base);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_pad_forget(const void* base) {
+  GmPadPoison& p = GmPadPoison::get();
+  std::lock_guard<std::mutex> lk(p.mu);
+  const auto* b = static_cast<const uint8_t*>(base);
+  for (auto it = p.by_alloc.lower_bound(b); it != p.by_alloc.end() && it->first == b; ++it) it->second.kept = false;
+  gm_pad_drop_unheld(p, b);
 }
 #endif
 

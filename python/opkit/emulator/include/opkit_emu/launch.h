@@ -261,6 +261,7 @@ OPKIT_EMU_RT_LAUNCH LaunchOutcome run_blocks_fn(uint32_t block_dim, uint64_t til
       trim_block(c);
     }
   };
+  if (checks) gm_pad_begin(gm);  // padding nobody wrote is garbage (gm_pad.h); a fast launch tracks no poison
   uint64_t gm_bytes = 0;
   for (const GmRegion& r : gm) gm_bytes += r.bytes;
   uint32_t nt = threads ? std::min(threads, block_dim) : default_threads(block_dim, gm_bytes);

@@ -72,6 +72,23 @@ def dump(out: Path, mode: str, only: list[str] | None = None, checks: tuple[str,
     torch.save(rec, out)
 
 
+def first_difference(x: list, y: list) -> str:
+    """Where two records of one call first differ: output, element, both values' bits (a NaN's sign shows)."""
+    import torch
+
+    for i, (p, q) in enumerate(zip(x, y)):
+        if p[:2] != q[:2]:
+            return f" (output {i}: {p[0]} {p[1]} against {q[0]} {q[1]})"
+        if p[2] is None or q[2] is None or torch.equal(p[2], q[2]):
+            continue
+        size = getattr(torch, p[0].split(".")[-1]).itemsize
+        j = int((p[2] != q[2]).nonzero()[0]) // size
+        word = {1: "%02x", 2: "%04x", 4: "%08x", 8: "%016x"}[size]
+        bits = [word % int.from_bytes(bytes(t[j * size:(j + 1) * size].tolist()), "little") for t in (p[2], q[2])]
+        return f" (output {i}, element {j}: 0x{bits[0]} against 0x{bits[1]})"
+    return f" ({len(x)} outputs against {len(y)})"
+
+
 def compare(a: Path, b: Path, only: list[str] | None = None, allow_errors: bool = False,
             after_header_only: bool = False) -> int:
     import torch
@@ -102,7 +119,7 @@ def compare(a: Path, b: Path, only: list[str] | None = None, allow_errors: bool 
                                     for p, q in zip(x, y)):
             same += 1
         else:
-            diffs.append(f"differs: {k}")
+            diffs.append(f"differs: {k}{first_difference(x, y)}")
     print(f"   {same} of {len(ra.keys() | rb.keys())} calls byte-identical; {len(both_error)} the same error on "
           f"both sides (not compared); {len(diffs)} differ")
     for d in diffs[:20]:

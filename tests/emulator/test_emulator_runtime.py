@@ -100,11 +100,18 @@ def _extern_module_and_runtime(tmp_path) -> tuple[str, str]:
 def test_emulator_runtime_extern_module_leaves_the_runtime_to_the_object(tmp_path):
     mod, lib = _extern_module_and_runtime(tmp_path)
     for fn in ("opkit_emu::run_blocks_fn", "opkit_emu::module_launch_fn", "opkit_emu::ApiCall::commit",
-               "opkit_emu::HazardState::access", "opkit_emu::Violation::Violation", "AscendC::TPipe::Release"):
+               "opkit_emu::HazardState::access", "opkit_emu::Violation::Violation", "AscendC::TPipe::Release",
+               # the queue protocol, TBuf's record, the flags and the violations' throw: not per module either
+               "opkit_emu::QueCore::alloc_buf", "opkit_emu::QueCore::enque_buf", "opkit_emu::QueCore::deque_buf",
+               "opkit_emu::QueCore::free_buf", "opkit_emu::TBufCore::rec", "AscendC::TPipeAllocator::init_queue",
+               "opkit_emu::set_flag_event", "opkit_emu::wait_flag_event", "opkit_emu::BlockCtx::fail",
+               "opkit_emu::TensorMeta::not_live", "opkit_emu::reset_block"):
         assert _defined(mod, fn) in ("U", ""), f"{fn} was compiled into the module again"
         assert _defined(lib, fn) in ("T", "t"), f"{fn} is not in the runtime object"
     # the kernel's calls reach the runtime through these: referenced, not compiled here
     assert _defined(mod, "opkit_emu::module_launch_fn") == "U" and _defined(mod, "opkit_emu::ApiCall::commit") == "U"
+    for fn in ("opkit_emu::QueCore::alloc_buf", "opkit_emu::QueCore::enque_buf", "opkit_emu::set_flag_event"):
+        assert _defined(mod, fn) == "U", f"{fn}: the module's queue / flag calls do not reach the runtime object"
 
 
 def _loop_symbols(nm_out: str, kind: str) -> set[str]:

@@ -175,6 +175,21 @@ def test_emulator_runtime_headers_stay_header_only_by_default(tmp_path):
     assert _defined(syms, "opkit_emu::run_blocks_fn") in ("W", "T", "t")
 
 
+def test_emulator_runtime_cold_throw_stays_out_of_line_header_only(tmp_path):
+    # TensorMeta::not_live (tensor.h) is noinline in every build: header-only at -O2, check_live keeps a call to it
+    # instead of its string formatting inlined (the `opkit cflags` case). One caller: without noinline GCC inlines a
+    # function called once, so this kernel tells the two apart (test_launch.cpp's many callers would not).
+    src = ('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+           'extern "C" __global__ __aicore__ void k(GM_ADDR) {\n'
+           '  TPipe pipe; TQue<TPosition::VECIN, 1> q; pipe.InitBuffer(q, 1, 256);\n'
+           '  LocalTensor<float> t = q.AllocTensor<float>(); q.FreeTensor(t); Adds(t, t, 1.0f, 64);\n}\n')
+    obj = tmp_path / "standalone.o"
+    subprocess.run(["g++", "-std=c++17", "-O2", "-c", *INC, "-x", "c++", "-", "-o", str(obj)], input=src, text=True,
+                   check=True)
+    syms = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
+    assert _defined(syms, "opkit_emu::TensorMeta::not_live") in ("W", "T", "t"), "not_live was inlined"
+
+
 def test_emulator_runtime_functions_are_declared_once_for_object_and_modules():
     # every runtime function's definition in the object follows the one declaration an EXTERN module sees: a
     # definition whose signature drifted from it has no prior declaration (-Wmissing-declarations), instead of

@@ -37,6 +37,8 @@ struct TensorMeta {
                              c.bufs[buf].state == BufState::Free, 0))
       not_live(c, call, loc, name);
   }
+  // noinline on the definition below, not here: header-only, a noinline declaration followed by the inline
+  // definition is -Wattributes (OPKIT_EMU_RT_NOINLINE_DECL's reason; a member cannot drop its declaration).
   [[noreturn]] __attribute__((cold)) void not_live(const BlockCtx& c, const char* call, SrcLoc loc,
                                                    const char* name) const;
   // Older per-operand checks, kept for headers not yet on the per-call hook (api_call.h ApiCall): live,
@@ -66,7 +68,8 @@ struct TensorMeta {
   uint32_t bytes_to_buffer_end() const;
 };
 #if OPKIT_EMU_RT_DEFS  // TensorMeta members compiled once (OPKIT_EMU_RT, config.h)
-OPKIT_EMU_RT void TensorMeta::not_live(const BlockCtx& c, const char* call, SrcLoc loc, const char* name) const {
+__attribute__((noinline)) OPKIT_EMU_RT void TensorMeta::not_live(const BlockCtx& c, const char* call, SrcLoc loc,
+                                                                  const char* name) const {
   if (buf < 0 || static_cast<size_t>(buf) >= c.bufs.size())
     c.fail("queue-protocol", call, loc,
            strf("%s is not a tensor from AllocTensor/DeQue/TBuf::Get (never allocated)", name));

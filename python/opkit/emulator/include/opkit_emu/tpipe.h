@@ -409,7 +409,6 @@ class TQueImpl : public opkit_emu::QueCore {
     (void)index;  // CANN ignores it too: the handle passed is the one written
     opkit_emu::ext_slot_init(*bufPool, bufhandle, curPoolAddr, len, "TQue::InitBufHandle", loc);
   }
-
 };
 
 namespace detail {

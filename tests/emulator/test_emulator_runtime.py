@@ -100,11 +100,18 @@ def _extern_module_and_runtime(tmp_path) -> tuple[str, str]:
 def test_emulator_runtime_extern_module_leaves_the_runtime_to_the_object(tmp_path):
     mod, lib = _extern_module_and_runtime(tmp_path)
     for fn in ("opkit_emu::run_blocks_fn", "opkit_emu::module_launch_fn", "opkit_emu::ApiCall::commit",
-               "opkit_emu::HazardState::access", "opkit_emu::Violation::Violation", "AscendC::TPipe::Release"):
+               "opkit_emu::HazardState::access", "opkit_emu::Violation::Violation", "AscendC::TPipe::Release",
+               # the queue protocol, TBuf's record, the flags and the violations' throw: not per module either
+               "opkit_emu::QueCore::alloc_buf", "opkit_emu::QueCore::enque_buf", "opkit_emu::QueCore::deque_buf",
+               "opkit_emu::QueCore::free_buf", "opkit_emu::TBufCore::rec", "AscendC::TPipeAllocator::init_queue",
+               "opkit_emu::set_flag_event", "opkit_emu::wait_flag_event", "opkit_emu::BlockCtx::fail",
+               "opkit_emu::TensorMeta::not_live", "opkit_emu::reset_block"):
         assert _defined(mod, fn) in ("U", ""), f"{fn} was compiled into the module again"
         assert _defined(lib, fn) in ("T", "t"), f"{fn} is not in the runtime object"
     # the kernel's calls reach the runtime through these: referenced, not compiled here
     assert _defined(mod, "opkit_emu::module_launch_fn") == "U" and _defined(mod, "opkit_emu::ApiCall::commit") == "U"
+    for fn in ("opkit_emu::QueCore::alloc_buf", "opkit_emu::QueCore::enque_buf", "opkit_emu::set_flag_event"):
+        assert _defined(mod, fn) == "U", f"{fn}: the module's queue / flag calls do not reach the runtime object"
 
 
 def _loop_symbols(nm_out: str, kind: str) -> set[str]:
@@ -166,6 +173,21 @@ def test_emulator_runtime_headers_stay_header_only_by_default(tmp_path):
                    input=module_source(KERNEL, "emu_layer_norm", 6), text=True, check=True)
     syms = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
     assert _defined(syms, "opkit_emu::run_blocks_fn") in ("W", "T", "t")
+
+
+def test_emulator_runtime_cold_throw_stays_out_of_line_header_only(tmp_path):
+    # TensorMeta::not_live (tensor.h) is noinline in every build: header-only at -O2, check_live keeps a call to it
+    # instead of its string formatting inlined (the `opkit cflags` case). One caller: without noinline GCC inlines a
+    # function called once, so this kernel tells the two apart (test_launch.cpp's many callers would not).
+    src = ('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+           'extern "C" __global__ __aicore__ void k(GM_ADDR) {\n'
+           '  TPipe pipe; TQue<TPosition::VECIN, 1> q; pipe.InitBuffer(q, 1, 256);\n'
+           '  LocalTensor<float> t = q.AllocTensor<float>(); q.FreeTensor(t); Adds(t, t, 1.0f, 64);\n}\n')
+    obj = tmp_path / "standalone.o"
+    subprocess.run(["g++", "-std=c++17", "-O2", "-c", *INC, "-x", "c++", "-", "-o", str(obj)], input=src, text=True,
+                   check=True)
+    syms = subprocess.run(["nm", "-C", str(obj)], capture_output=True, text=True, check=True).stdout
+    assert _defined(syms, "opkit_emu::TensorMeta::not_live") in ("W", "T", "t"), "not_live was inlined"
 
 
 def test_emulator_runtime_functions_are_declared_once_for_object_and_modules():
@@ -244,6 +266,91 @@ def test_emulator_runtime_sync_all_reports_what_the_header_only_module_reports(s
                                        np.array([2], np.int32)], 4)
         errs.append((e.value.rule, e.value.call, e.value.line, e.value.block, str(e.value)))
     assert errs[0] == errs[1] and errs[0][0] == "gm-bounds"
+
+
+# ---- SetFlag / WaitFlag, the queue protocol and their violations, run from the runtime object -------------------
+# set_flag_event / wait_flag_event (sync.h) and QueCore (tpipe.h) are compiled once in the runtime object; no
+# bundled op uses flags or reaches a queue violation, so these kernels are their only run in that build.
+# mode 0: block i writes x_i + 1 (queues in, flags out), SyncAll, then 2 * its neighbour's row; 1: DeQue of an empty
+# queue; 2: WaitFlag with no SetFlag.
+FLAGS_KERNEL = r"""
+using namespace AscendC;
+extern "C" __global__ __aicore__ void flags_queues(GM_ADDR x, GM_ADDR y, GM_ADDR mode) {
+  constexpr int32_t L = 64;
+  const int64_t n = GetBlockNum(), i = GetBlockIdx();
+  const int32_t md = ((__gm__ int32_t*)mode)[0];
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x, L * n);
+  yg.SetGlobalBuffer((__gm__ float*)y, 2 * L * n);
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> qin;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(qin, 1, L * sizeof(float));
+  pipe.InitBuffer(buf, L * sizeof(float));
+  LocalTensor<float> t = buf.Get<float>();
+  if (md == 1) { LocalTensor<float> none = qin.DeQue<float>(); }
+  if (md == 2) WaitFlag<HardEvent::MTE2_V>(3);
+  LocalTensor<float> in = qin.AllocTensor<float>();
+  DataCopy(in, xg[L * i], L);
+  qin.EnQue(in);
+  in = qin.DeQue<float>();
+  Adds(t, in, 1.0f, L);
+  qin.FreeTensor(in);
+  SetFlag<HardEvent::V_MTE3>(1);
+  WaitFlag<HardEvent::V_MTE3>(1);
+  DataCopy(yg[L * i], t, L);
+  SyncAll();
+  DataCopy(t, yg[L * ((i + 1) % n)], L);
+  SetFlag<HardEvent::MTE2_V>(2);
+  WaitFlag<HardEvent::MTE2_V>(2);
+  Muls(t, t, 2.0f, L);
+  SetFlag<HardEvent::V_MTE3>(1);
+  WaitFlag<HardEvent::V_MTE3>(1);
+  DataCopy(yg[L * (n + i)], t, L);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def flags_pair(tmp_path_factory):
+    kernel = tmp_path_factory.mktemp("flags_queues") / "flags_queues.cpp"
+    kernel.write_text(FLAGS_KERNEL)
+    return tuple(compile_module(kernel, "flags_queues", 3, CACHE / "modules", opt="-O2", runtime=rt)
+                 for rt in (False, True))
+
+
+def _flags_launch(path: Path, mode: int, blocks: int = 4):
+    x = np.arange(64 * blocks, dtype=np.float32) * 0.25 - 7
+    y = np.full(2 * 64 * blocks, np.nan, np.float32)
+    KernelModule(path).launch([x, y, np.array([mode], np.int32)], blocks)
+    return x, y
+
+
+def test_emulator_runtime_flags_queues_and_sync_all_compute(flags_pair):
+    got = []
+    for path in flags_pair:
+        x, y = _flags_launch(path, 0)
+        first = (x + 1).reshape(4, 64)
+        np.testing.assert_array_equal(y[:256].reshape(4, 64), first)
+        np.testing.assert_array_equal(y[256:].reshape(4, 64), 2 * np.roll(first, -1, axis=0))
+        got.append(y.tobytes())
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("mode, rule, call, detail", [
+    (1, "queue-protocol", "TQue::DeQue", "DeQue of an empty queue (the NPU would wait forever)"),
+    (2, "sync-pairing", "WaitFlag",
+     "WaitFlag<HardEvent::MTE2_V>(3) has no matching SetFlag before it (the NPU would wait forever)")])
+def test_emulator_runtime_queue_and_flag_violations_report_from_the_object(flags_pair, mode, rule, call, detail):
+    errs = []
+    for path in flags_pair:
+        with pytest.raises(EmulatorError) as e:
+            _flags_launch(path, mode, blocks=1)    # one block: the one that reports is block 0
+        errs.append(e.value)
+    for e in errs:
+        assert (e.rule, e.call, e.block, e.detail) == (rule, call, 0, detail), str(e)
+        assert e.file.endswith("flags_queues.cpp"), str(e)
+    assert errs[0].line == errs[1].line
 
 
 # ---- the flavour a module was compiled for must be the runtime object's -----------------------------------------

@@ -47,7 +47,10 @@ inline void atomic_apply_t(uint8_t* dst, const uint8_t* src, size_t bytes, int o
     std::memcpy(dst + o, &r, sizeof(T));
   }
 }
-inline void atomic_apply(const AtomicRecord& r) {
+// Compiled once (OPKIT_EMU_RT): its six instantiations are not every module's to compile again.
+OPKIT_EMU_RT void atomic_apply(const AtomicRecord& r);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void atomic_apply(const AtomicRecord& r) {
   const int op = r.dtype / 8;  // 0 add, 1 max, 2 min (datacopy.h)
   switch (r.dtype % 8) {
     case 0: atomic_apply_t<float>(r.dst, r.data.data(), r.data.size(), op); break;
@@ -58,5 +61,6 @@ inline void atomic_apply(const AtomicRecord& r) {
     default: atomic_apply_t<int8_t>(r.dst, r.data.data(), r.data.size(), op); break;
   }
 }
+#endif
 
 }  // namespace opkit_emu

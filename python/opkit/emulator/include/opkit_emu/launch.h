@@ -332,7 +332,9 @@ OPKIT_EMU_RT std::vector<std::vector<GmRegion::Member>>& pending_list_members() 
   return m;
 }
 #endif
-inline int32_t set_list_members(uint32_t arg, uint32_t n, const uint64_t* triples) {
+OPKIT_EMU_RT int32_t set_list_members(uint32_t arg, uint32_t n, const uint64_t* triples);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT int32_t set_list_members(uint32_t arg, uint32_t n, const uint64_t* triples) {
   if (arg >= OPKIT_MAX_GM_ARGS || (n && !triples)) return 2;
   auto& p = pending_list_members();
   if (p.size() <= arg) p.resize(arg + 1);
@@ -340,6 +342,7 @@ inline int32_t set_list_members(uint32_t arg, uint32_t n, const uint64_t* triple
   for (uint32_t i = 0; i < n; ++i) p[arg].push_back({triples[3 * i], triples[3 * i + 1], triples[3 * i + 2]});
   return 0;
 }
+#endif
 
 // The launch ABI's entry for a kernel of n GM arguments: invoke(fn, args) calls the kernel. Not a template
 // (module_launch below adapts the kernel), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.

@@ -195,28 +195,44 @@ struct BlockCtx {
   bool checks = true;
   int ub_fill = 0xff;  // byte InitBuffer fills a fresh buffer with; -1: none (fast launch)
 
-  [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
-    throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));
-  }
+  // Out of line (OPKIT_EMU_RT): a violation is the cold path of every check, so its throw is compiled once. The
+  // `const char*` form spares each call site with a literal detail a std::string temporary and its cleanup.
+  [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const;
+  [[noreturn]] void fail(const char* rule, const char* call, SrcLoc loc, const char* detail) const;
 };
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void BlockCtx::fail(const char* rule, const char* call, SrcLoc loc, std::string detail) const {
+  throw Violation(rule, call, loc, static_cast<int>(idx), std::move(detail));
+}
+OPKIT_EMU_RT void BlockCtx::fail(const char* rule, const char* call, SrcLoc loc, const char* detail) const {
+  throw Violation(rule, call, loc, static_cast<int>(idx), detail);
+}
+#endif
 
 inline thread_local BlockCtx* t_ctx = nullptr;
 
 // A new queue record; its fifo takes the buffer of an earlier block's (emptied) fifo when there is one, so a
 // queue's first EnQue does not allocate in every block.
-inline void push_queue(BlockCtx& c, QueueRec q) {
+OPKIT_EMU_RT void push_queue(BlockCtx& c, QueueRec q);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void push_queue(BlockCtx& c, QueueRec q) {
   if (!c.spare_fifos.empty()) {
     q.fifo = std::move(c.spare_fifos.back());
     c.spare_fifos.pop_back();
   }
   c.queues.push_back(std::move(q));
 }
+#endif
 
 // A thread's block context before its next block: every field as a default-constructed BlockCtx has it
 // (copied from one), while vector copy-assignment keeps the capacity earlier blocks grew (hazard log, buffer
 // records) and the queues' fifos and flags' pending lists are kept emptied; so a small launch does not
 // allocate them again.
-inline void reset_block(BlockCtx& c) {
+// Compiled once (OPKIT_EMU_RT): its copy-assignment of a BlockCtx instantiates every member vector's, which an
+// inline function in this header made each module compile again (the PCH leaves pending instantiations to them).
+OPKIT_EMU_RT void reset_block(BlockCtx& c);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void reset_block(BlockCtx& c) {
   static const BlockCtx fresh;
   std::vector<std::vector<uint32_t>> spare = std::move(c.spare_fifos);
   for (QueueRec& q : c.queues) {
@@ -229,6 +245,7 @@ inline void reset_block(BlockCtx& c) {
   c.spare_fifos = std::move(spare);
   c.flags = std::move(flags);
 }
+#endif
 
 // After a block: a long checked kernel grows the hazard log and segments to MiBs; a reused context would keep
 // that for the thread's life (once per module), so capacity past a small cap is given back.
@@ -236,22 +253,39 @@ template <class V>
 inline void release_if_large(V& v, size_t max_bytes = 64 * 1024) {
   if (v.capacity() * sizeof(typename V::value_type) > max_bytes) V().swap(v);
 }
-inline void trim_block(BlockCtx& c) {
+OPKIT_EMU_RT void trim_block(BlockCtx& c);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void trim_block(BlockCtx& c) {
   release_if_large(c.hz.log);
   release_if_large(c.hz.segs);
   release_if_large(c.partial_bits);
 }
+#endif
 
-// Outside a launch (e.g. a test calling an API directly) there is no block: that is a usage error.
+// Outside a launch (e.g. a test calling an API directly) there is no block: that is a usage error. The throw is
+// out of line: ctx() is inlined into every API call, its error path need not be.
+[[noreturn]] OPKIT_EMU_RT void no_launch();
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void no_launch() {
+  throw std::runtime_error("opkit emulator: AscendC API called outside a kernel launch");
+}
+#endif
 inline BlockCtx& ctx() {
-  if (!t_ctx) throw std::runtime_error("opkit emulator: AscendC API called outside a kernel launch");
+  if (!t_ctx) no_launch();
   return *t_ctx;
 }
 inline uint64_t current_tiling_key() { return ctx().tiling_key; }  // TILING_KEY_VAR (opkit_emu/tiling_macros.h)
 
-[[noreturn]] inline void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) {
+[[noreturn]] OPKIT_EMU_RT void fail(const char* rule, const char* call, SrcLoc loc, std::string detail);
+[[noreturn]] OPKIT_EMU_RT void fail(const char* rule, const char* call, SrcLoc loc, const char* detail);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void fail(const char* rule, const char* call, SrcLoc loc, std::string detail) {
   throw Violation(rule, call, loc, t_ctx ? static_cast<int>(t_ctx->idx) : -1, std::move(detail));
 }
+OPKIT_EMU_RT void fail(const char* rule, const char* call, SrcLoc loc, const char* detail) {
+  throw Violation(rule, call, loc, t_ctx ? static_cast<int>(t_ctx->idx) : -1, detail);
+}
+#endif
 
 // ---- UB init-shadow: one bit per UB byte (1 = written), updated with whole-word operations ----
 OPKIT_EMU_RT void drop_partial_bits(std::vector<std::pair<uint32_t, uint8_t>>& m, uint32_t off, uint32_t bytes);

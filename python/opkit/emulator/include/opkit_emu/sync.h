@@ -40,11 +40,40 @@ inline bool event_pipes(AscendC::HardEvent e, int& src, int& dst) {
     default: return false;
   }
 }
-inline FlagRec& flag(AscendC::HardEvent e, int32_t id, const char* call, SrcLoc loc) {
+OPKIT_EMU_RT FlagRec& flag(AscendC::HardEvent e, int32_t id, const char* call, SrcLoc loc);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT FlagRec& flag(AscendC::HardEvent e, int32_t id, const char* call, SrcLoc loc) {
   if (id < 0 || id >= 8)
     fail("sync-pairing", call, loc, strf("event id %d is out of range [0, 8)", id));
   return ctx().flags.at(static_cast<int>(e), id);
 }
+#endif
+// SetFlag / WaitFlag of one event (the templates below pass theirs): compiled once (OPKIT_EMU_RT), not per event
+// and module.
+OPKIT_EMU_RT void set_flag_event(AscendC::HardEvent event, int32_t eventID, SrcLoc loc);
+OPKIT_EMU_RT void wait_flag_event(AscendC::HardEvent event, int32_t eventID, SrcLoc loc);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void set_flag_event(AscendC::HardEvent event, int32_t eventID, SrcLoc loc) {
+  FlagRec& f = flag(event, eventID, "SetFlag", loc);
+  f.count++;
+  f.last_set = loc;
+  int src, dst;
+  if (ctx().checks && event_pipes(event, src, dst)) f.pending.push_back(ctx().hz.snapshot(src));
+}
+OPKIT_EMU_RT void wait_flag_event(AscendC::HardEvent event, int32_t eventID, SrcLoc loc) {
+  FlagRec& f = flag(event, eventID, "WaitFlag", loc);
+  if (f.count <= 0)
+    fail("sync-pairing", "WaitFlag", loc,
+         strf("WaitFlag<HardEvent::%s>(%d) has no matching SetFlag before it (the NPU would wait forever)",
+              event_name(event), eventID));
+  f.count--;
+  int src, dst;
+  if (event_pipes(event, src, dst) && !f.pending.empty()) {
+    ctx().hz.wait(dst, f.pending.front());
+    f.pending.erase(f.pending.begin());
+  }
+}
+#endif
 }  // namespace opkit_emu
 
 namespace AscendC {
@@ -58,27 +87,11 @@ inline void PipeBarrier() {
 
 template <HardEvent event>
 inline void SetFlag(int32_t eventID, OPKIT_LOC) {
-  opkit_emu::FlagRec& f = opkit_emu::flag(event, eventID, "SetFlag", loc);
-  f.count++;
-  f.last_set = loc;
-  int src, dst;
-  if (opkit_emu::ctx().checks && opkit_emu::event_pipes(event, src, dst))
-    f.pending.push_back(opkit_emu::ctx().hz.snapshot(src));
+  opkit_emu::set_flag_event(event, eventID, loc);
 }
 template <HardEvent event>
 inline void WaitFlag(int32_t eventID, OPKIT_LOC) {
-  opkit_emu::FlagRec& f = opkit_emu::flag(event, eventID, "WaitFlag", loc);
-  if (f.count <= 0)
-    opkit_emu::fail("sync-pairing", "WaitFlag", loc,
-                    opkit_emu::strf("WaitFlag<HardEvent::%s>(%d) has no matching SetFlag before it (the NPU would "
-                                    "wait forever)",
-                                    opkit_emu::event_name(event), eventID));
-  f.count--;
-  int src, dst;
-  if (opkit_emu::event_pipes(event, src, dst) && !f.pending.empty()) {
-    opkit_emu::ctx().hz.wait(dst, f.pending.front());
-    f.pending.erase(f.pending.begin());
-  }
+  opkit_emu::wait_flag_event(event, eventID, loc);
 }
 
 }  // namespace AscendC

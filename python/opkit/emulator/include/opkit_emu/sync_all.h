@@ -57,41 +57,55 @@ struct SyncAllBarrier {
   std::map<int64_t, std::vector<AtomicRecord>> atomics;
 };
 // Moves a block's pending atomic writes into `into` (keyed by block, so they are applied in block order).
-inline void hand_over_atomics(BlockCtx& c, std::map<int64_t, std::vector<AtomicRecord>>& into) {
+OPKIT_EMU_RT void hand_over_atomics(BlockCtx& c, std::map<int64_t, std::vector<AtomicRecord>>& into);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void hand_over_atomics(BlockCtx& c, std::map<int64_t, std::vector<AtomicRecord>>& into) {
   if (c.atomics.empty()) return;
   std::vector<AtomicRecord>& mine = into[c.idx];
   for (AtomicRecord& r : c.atomics) mine.push_back(std::move(r));
   c.atomics.clear();
 }
+#endif
 // A block about to publish a flag another block waits on at once (IBSet, NotifyNextBlock, GroupBarrier, a one-block
 // SyncAll; lock held): its own pending atomic writes land first. On the NPU they are earlier MTE3 copies of this
 // block, in GM once its pipe is done, so the waiter it releases sees them. In program order for the block; across
 // blocks in the order the host threads get here (one setter handing over to one waiter: deterministic). A failed
 // launch keeps them, as it keeps what a completed SyncAll applied (docs/emulator.md, SetAtomicAdd).
-inline void apply_own_atomics(BlockCtx& c) {
+OPKIT_EMU_RT void apply_own_atomics(BlockCtx& c);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void apply_own_atomics(BlockCtx& c) {
   for (const AtomicRecord& r : c.atomics) atomic_apply(r);
   c.atomics.clear();
 }
-inline void apply_in_block_order(std::map<int64_t, std::vector<AtomicRecord>>& pending) {
+#endif
+OPKIT_EMU_RT void apply_in_block_order(std::map<int64_t, std::vector<AtomicRecord>>& pending);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void apply_in_block_order(std::map<int64_t, std::vector<AtomicRecord>>& pending) {
   for (const auto& kv : pending)
     for (const AtomicRecord& r : kv.second) atomic_apply(r);
   pending.clear();
 }
+#endif
 struct SyncAllRegistry {
   std::mutex mu;
   std::map<const void*, SyncAllBarrier> by_launch;  // key: the launch's GM region list (one per launch)
   static SyncAllRegistry& get() { static SyncAllRegistry r; return r; }
 };
-inline SyncAllBarrier& barrier_of(const BlockCtx& c) {
+OPKIT_EMU_RT SyncAllBarrier& barrier_of(const BlockCtx& c);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT SyncAllBarrier& barrier_of(const BlockCtx& c) {
   SyncAllRegistry& r = SyncAllRegistry::get();
   std::lock_guard<std::mutex> lk(r.mu);
   SyncAllBarrier& b = r.by_launch[c.gm];
   if (b.num == 0) b.num = c.num;
   return b;
 }
+#endif
 
 // Called by run_blocks when a block's body returns (ok) or throws (!ok).
-inline void sync_all_block_done(const BlockCtx& c, bool ok) {
+OPKIT_EMU_RT void sync_all_block_done(const BlockCtx& c, bool ok);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void sync_all_block_done(const BlockCtx& c, bool ok) {
   if (!kernel_uses_sync_all()) return;
   SyncAllBarrier& b = barrier_of(c);
   std::lock_guard<std::mutex> lk(b.mu);
@@ -107,15 +121,21 @@ inline void sync_all_block_done(const BlockCtx& c, bool ok) {
     for (auto& pending : b.flag_atomics) apply_in_block_order(pending);
   b.cv.notify_all();
 }
+#endif
 // Called by run_blocks after every block has finished (every launch): the launch's barrier and padding poison go.
-inline void sync_all_release(const void* launch) {
+OPKIT_EMU_RT void sync_all_release(const void* launch);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void sync_all_release(const void* launch) {
   gm_pad_release(launch);
   SyncAllRegistry& r = SyncAllRegistry::get();
   std::lock_guard<std::mutex> lk(r.mu);
   r.by_launch.erase(launch);
 }
+#endif
 
-inline void sync_all(SrcLoc loc) {
+OPKIT_EMU_RT void sync_all(SrcLoc loc);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void sync_all(SrcLoc loc) {
   BlockCtx& c = ctx();
   if (c.num == 1) {  // the block's own atomic writes are in GM after the barrier as well
     apply_own_atomics(c);
@@ -142,14 +162,18 @@ inline void sync_all(SrcLoc loc) {
        strf("block %lld ended without reaching this SyncAll, which %lld of %lld blocks reached (the NPU would hang)",
             (long long)b.ended_block, (long long)b.arrived, (long long)b.num));
 }
+#endif
 
 // CrossCoreSetFlag / CrossCoreWaitFlag, mode 0 between vector cores (asc-devkit 82b89a15 docs/zh/api/SIMD-API/
 // 基础API/同步控制/核间同步/CrossCoreSetFlag(ISASI).md): each flagId counts the blocks' sets; a block's k-th wait on a
 // flag returns once every block of the launch has set it k times. A wait no set can release any more (the other
 // blocks ended or wait too) is the hang the NPU would show: sync-all.
-inline void cross_core_check(uint16_t flagId, const char* call, SrcLoc loc) {
+OPKIT_EMU_RT void cross_core_check(uint16_t flagId, const char* call, SrcLoc loc);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void cross_core_check(uint16_t flagId, const char* call, SrcLoc loc) {
   if (flagId > 15) fail("api-argument", call, loc, strf("flagId %u is outside [0, 15] (modes 0-2)", flagId));
 }
+#endif
 // mte3: the set is issued on PIPE_MTE3. ffts_cross_core_sync(pipe, ...) (asc-devkit 82b89a15
 // impl/basic_api/dav_c220/kernel_operator_sync_impl.h:497) reports the core done "after its earlier tasks on that
 // pipe" (CrossCoreSetFlag(ISASI).md:33), so only then are the block's MTE3 (atomic) copies known to be in GM; on any
@@ -157,7 +181,9 @@ inline void cross_core_check(uint16_t flagId, const char* call, SrcLoc loc) {
 // The setters hand their atomic writes to the flagId's round; the set that completes the round (every block has set
 // it once more -- the point cross_core_wait releases its waiters at) applies them in block order, as SyncAll does,
 // so float sums do not depend on which host thread got here first.
-inline void cross_core_set(uint16_t flagId, bool mte3, SrcLoc loc) {
+OPKIT_EMU_RT void cross_core_set(uint16_t flagId, bool mte3, SrcLoc loc);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void cross_core_set(uint16_t flagId, bool mte3, SrcLoc loc) {
   cross_core_check(flagId, "CrossCoreSetFlag", loc);
   BlockCtx& c = ctx();
   SyncAllBarrier& b = barrier_of(c);
@@ -166,7 +192,10 @@ inline void cross_core_set(uint16_t flagId, bool mte3, SrcLoc loc) {
   if (++b.flag_sets[flagId] % b.num == 0) apply_in_block_order(b.flag_atomics[flagId]);
   b.cv.notify_all();
 }
-inline void cross_core_wait(uint16_t flagId, SrcLoc loc) {
+#endif
+OPKIT_EMU_RT void cross_core_wait(uint16_t flagId, SrcLoc loc);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void cross_core_wait(uint16_t flagId, SrcLoc loc) {
   cross_core_check(flagId, "CrossCoreWaitFlag", loc);
   BlockCtx& c = ctx();
   const int64_t need = c.num * (int64_t(c.cross_core_waits[flagId]) + 1);
@@ -186,6 +215,7 @@ inline void cross_core_wait(uint16_t flagId, SrcLoc loc) {
             "left can set it (the NPU would hang)",
             flagId, (long long)b.flag_sets[flagId], (long long)need, (long long)c.num, c.cross_core_waits[flagId] + 1));
 }
+#endif
 
 inline GM_ADDR& sys_workspace() { static thread_local GM_ADDR w = nullptr; return w; }
 

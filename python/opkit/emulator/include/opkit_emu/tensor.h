@@ -37,16 +37,10 @@ struct TensorMeta {
                              c.bufs[buf].state == BufState::Free, 0))
       not_live(c, call, loc, name);
   }
-  [[noreturn]] __attribute__((noinline, cold)) void not_live(const BlockCtx& c, const char* call, SrcLoc loc,
-                                                              const char* name) const {
-    if (buf < 0 || static_cast<size_t>(buf) >= c.bufs.size())
-      c.fail("queue-protocol", call, loc,
-             strf("%s is not a tensor from AllocTensor/DeQue/TBuf::Get (never allocated)", name));
-    const BufRec& b = c.bufs[buf];
-    c.fail("queue-protocol", call, loc,
-           strf("%s is used after FreeTensor (buffer at UB offset %u was freed%s)", name, b.off,
-                b.state == BufState::Free ? "" : " and handed out again"));
-  }
+  // noinline on the definition below, not here: header-only, a noinline declaration followed by the inline
+  // definition is -Wattributes (OPKIT_EMU_RT_NOINLINE_DECL's reason; a member cannot drop its declaration).
+  [[noreturn]] __attribute__((cold)) void not_live(const BlockCtx& c, const char* call, SrcLoc loc,
+                                                   const char* name) const;
   // Older per-operand checks, kept for headers not yet on the per-call hook (api_call.h ApiCall): live,
   // 32-byte aligned, large enough; strict initialisation (no poison flow); marking written bytes.
   void check_operand(uint64_t need_bytes, const char* call, SrcLoc loc, const char* name) const {
@@ -71,13 +65,26 @@ struct TensorMeta {
   }
   void mark_written(uint32_t rel_off, uint64_t nbytes) const { shadow_set(ub_off() + rel_off, static_cast<uint32_t>(nbytes)); }
   // Bytes from this view's start to the end of its UB buffer (what the hardware may touch past the view).
-  uint32_t bytes_to_buffer_end() const {
-    const BlockCtx& c = ctx();
-    if (buf < 0 || static_cast<size_t>(buf) >= c.bufs.size()) return bytes;
-    const BufRec& b = c.bufs[buf];
-    return b.off + b.len - ub_off();
-  }
+  uint32_t bytes_to_buffer_end() const;
 };
+#if OPKIT_EMU_RT_DEFS  // TensorMeta members compiled once (OPKIT_EMU_RT, config.h)
+__attribute__((noinline)) OPKIT_EMU_RT void TensorMeta::not_live(const BlockCtx& c, const char* call, SrcLoc loc,
+                                                                  const char* name) const {
+  if (buf < 0 || static_cast<size_t>(buf) >= c.bufs.size())
+    c.fail("queue-protocol", call, loc,
+           strf("%s is not a tensor from AllocTensor/DeQue/TBuf::Get (never allocated)", name));
+  const BufRec& b = c.bufs[buf];
+  c.fail("queue-protocol", call, loc,
+         strf("%s is used after FreeTensor (buffer at UB offset %u was freed%s)", name, b.off,
+              b.state == BufState::Free ? "" : " and handed out again"));
+}
+OPKIT_EMU_RT uint32_t TensorMeta::bytes_to_buffer_end() const {
+  const BlockCtx& c = ctx();
+  if (buf < 0 || static_cast<size_t>(buf) >= c.bufs.size()) return bytes;
+  const BufRec& b = c.bufs[buf];
+  return b.off + b.len - ub_off();
+}
+#endif
 
 // SetShapeInfo / GetShapeInfo (shape_info.h): a shape is kept once per block, tensors hold its index + 1.
 [[noreturn]] inline void shape_dim_error(unsigned dim, SrcLoc loc) {

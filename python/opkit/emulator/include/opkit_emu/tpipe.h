@@ -176,38 +176,156 @@ class TQueBind;
 template <TPosition pos = TPosition::VECCALC>
 class TBuf;
 
-// Shared implementation of TQue / TQueBind (the queue state lives in the block context, so a
-// queue object that goes out of scope cannot hide tensors that are still allocated).
+}  // namespace AscendC
+
+namespace opkit_emu {
+// The queue protocol's bookkeeping behind TQue / TQueBind (AscendC::TQueImpl below): the same for every element
+// type, position and depth, so it is one non-template base compiled once in the runtime object (OPKIT_EMU_RT,
+// config.h) instead of again for each TQue<pos, depth> and each T a kernel uses; the templates only make the tensor.
+// The queue state lives in the block context, so a queue object that goes out of scope cannot hide tensors that are
+// still allocated.
+class QueCore {
+ public:
+  int qid_ = -1;
+  ExtBufSlot* ext_start_ = nullptr;
+  uint8_t ext_num_ = 0;
+
+ protected:
+  // The queue's record (planned from a user pool's handles at first use); fails if it has none or its TPipe died.
+  QueueRec& queue(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc);
+  // AllocTensor: the next free buffer's id, allocated and poisoned.
+  uint32_t alloc_buf(AscendC::TPosition pos, int32_t depth, SrcLoc loc);
+  // EnQue of the tensor m, on the producer pipe's event (or the user positions' pair user_evt).
+  bool enque_buf(AscendC::TPosition pos, int32_t depth, const TensorMeta& m, int8_t producer, int user_evt, SrcLoc loc);
+  // DeQue: the oldest queued buffer's id, after the consumer pipe's wait.
+  uint32_t deque_buf(AscendC::TPosition pos, int32_t depth, int8_t consumer, int user_evt, SrcLoc loc);
+  void free_buf(AscendC::TPosition pos, int32_t depth, const TensorMeta& m, SrcLoc loc);
+  bool vacant(int32_t depth) const;
+
+ private:
+  void plan_ext(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc);
+};
+#if OPKIT_EMU_RT_DEFS  // QueCore members compiled once (OPKIT_EMU_RT, config.h)
+OPKIT_EMU_RT void QueCore::plan_ext(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc) {
+  using AscendC::TPosition;
+  BlockCtx& c = ctx();
+  QueueRec q;
+  q.pos = static_cast<int>(pos);
+  q.depth = depth;
+  q.num = ext_num_;
+  q.init_loc = loc;
+  queue_event_pipes(pos == TPosition::VECIN ? TPosition::GM : pos, pos == TPosition::VECOUT ? TPosition::GM : pos,
+                    q.producer, q.consumer);
+  const int qid = static_cast<int>(c.queues.size());
+  q.first_buf = static_cast<uint32_t>(c.bufs.size());
+  for (uint32_t k = 0; k < ext_num_; ++k) ext_slot(ext_start_, k, ext_num_, call, loc);
+  for (uint32_t k = 0; k < ext_num_; ++k)
+    new_buf(ext_start_[k].addr, ext_start_[k].len, BufKind::Queue, qid, ext_start_[k].pipe);
+  push_queue(c, std::move(q));
+  qid_ = qid;
+}
+OPKIT_EMU_RT QueueRec& QueCore::queue(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc) {
+  BlockCtx& c = ctx();
+  if (qid_ < 0 && ext_start_) plan_ext(pos, depth, call, loc);
+  if (qid_ < 0 || static_cast<size_t>(qid_) >= c.queues.size())
+    c.fail("queue-protocol", call, loc, "queue used before TPipe::InitBuffer");
+  QueueRec& q = c.queues[qid_];
+  if (c.bufs[q.first_buf].pipe != c.live_pipe)
+    c.fail("queue-protocol", call, loc, "queue belongs to a TPipe that was destroyed");
+  return q;
+}
+OPKIT_EMU_RT uint32_t QueCore::alloc_buf(AscendC::TPosition pos, int32_t depth, SrcLoc loc) {
+  BlockCtx& c = ctx();
+  QueueRec& q = queue(pos, depth, "TQue::AllocTensor", loc);
+  for (uint32_t k = 0; k < q.num; ++k) {
+    uint32_t id = q.first_buf + (q.next + k) % q.num;
+    BufRec& b = c.bufs[id];
+    if (b.state != BufState::Free) continue;
+    q.next = (q.next + k + 1) % q.num;
+    b.state = BufState::Allocated;
+    b.gen++;
+    b.alloc_loc = loc;
+    if (c.checks) shadow_clear(b.off, b.len);  // fresh tensors hold stale data: poison it
+    // CANN's AllocTensor waits the event the buffer's last FreeTensor set (e.g. V_MTE2 for VECIN).
+    if (q.producer >= 0) c.hz.wait(q.producer, b.free_snap);
+    return id;
+  }
+  c.fail("queue-protocol", "TQue::AllocTensor", loc,
+         strf("all %u buffers of this queue are already allocated and not freed (the NPU would wait forever); "
+              "FreeTensor one first or InitBuffer more buffers",
+              q.num));
+}
+OPKIT_EMU_RT bool QueCore::enque_buf(AscendC::TPosition pos, int32_t depth, const TensorMeta& m, int8_t producer,
+                                     int user_evt, SrcLoc loc) {
+  BlockCtx& c = ctx();
+  QueueRec& q = queue(pos, depth, "TQue::EnQue", loc);
+  m.check_live("TQue::EnQue", loc, "tensor");
+  BufRec& b = c.bufs[m.buf];
+  if (b.queue != qid_) c.fail("queue-protocol", "TQue::EnQue", loc, "the tensor was not allocated from this queue");
+  if (b.state == BufState::Queued)
+    c.fail("queue-protocol", "TQue::EnQue", loc, "the tensor is already in the queue (EnQue twice)");
+  if (depth > 0 && q.fifo.size() >= static_cast<size_t>(depth))
+    c.fail("queue-protocol", "TQue::EnQue", loc,
+           strf("queue depth is %d and %zu tensors are already queued; DeQue first", depth, q.fifo.size()));
+  b.state = BufState::Queued;
+  b.user_evt = user_evt;
+  if (producer >= 0) c.hz.snapshot_into(producer, b.enque_snap);  // SetFlag of the queue's event
+  q.fifo.push_back(static_cast<uint32_t>(m.buf));
+  return true;
+}
+OPKIT_EMU_RT uint32_t QueCore::deque_buf(AscendC::TPosition pos, int32_t depth, int8_t consumer, int user_evt,
+                                         SrcLoc loc) {
+  BlockCtx& c = ctx();
+  QueueRec& q = queue(pos, depth, "TQue::DeQue", loc);
+  if (q.fifo.empty())
+    c.fail("queue-protocol", "TQue::DeQue", loc, "DeQue of an empty queue (the NPU would wait forever)");
+  uint32_t id = q.fifo.front();
+  q.fifo.erase(q.fifo.begin());
+  BufRec& b = c.bufs[id];
+  b.state = BufState::Dequeued;
+  if (user_evt >= 0 && b.user_evt >= 0 && user_evt != b.user_evt)
+    c.fail("queue-protocol", "TQue::DeQue", loc,
+           "DeQue<srcUserPos, dstUserPos> names another position pair than the EnQue of this tensor (CANN's "
+           "CPU debug build asserts \"EnQue and DeQue Event should be same\")");
+  if (consumer >= 0) c.hz.wait(consumer, b.enque_snap);  // WaitFlag of the queue's event
+  return id;
+}
+OPKIT_EMU_RT void QueCore::free_buf(AscendC::TPosition pos, int32_t depth, const TensorMeta& m, SrcLoc loc) {
+  BlockCtx& c = ctx();
+  QueueRec& q = queue(pos, depth, "TQue::FreeTensor", loc);
+  if (m.buf < 0 || static_cast<size_t>(m.buf) >= c.bufs.size())
+    c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor was never allocated");
+  BufRec& b = c.bufs[m.buf];
+  if (b.queue != qid_)
+    c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor was not allocated from this queue");
+  if (b.gen != m.gen || b.state == BufState::Free)
+    c.fail("queue-protocol", "TQue::FreeTensor", loc, "double free: the tensor was already freed");
+  if (b.state == BufState::Queued)
+    c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor is still in the queue (EnQue without DeQue)");
+  b.state = BufState::Free;
+  b.gen++;
+  if (q.consumer >= 0) c.hz.snapshot_into(q.consumer, b.free_snap);  // SetFlag of the reverse event
+}
+OPKIT_EMU_RT bool QueCore::vacant(int32_t depth) const {
+  const BlockCtx& c = ctx();
+  return qid_ >= 0 && (depth <= 0 || c.queues[qid_].fifo.size() < static_cast<size_t>(depth));
+}
+#endif
+}  // namespace opkit_emu
+
+namespace AscendC {
+
+// Shared implementation of TQue / TQueBind: the tensor of the element type asked for; the rest is QueCore's.
 template <TPosition pos, int32_t depth>
-class TQueImpl {
+class TQueImpl : public opkit_emu::QueCore {
  public:
   template <class T>
   LocalTensor<T> AllocTensor(OPKIT_LOC) {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    opkit_emu::QueueRec& q = queue("TQue::AllocTensor", loc);
-    for (uint32_t k = 0; k < q.num; ++k) {
-      uint32_t id = q.first_buf + (q.next + k) % q.num;
-      opkit_emu::BufRec& b = c.bufs[id];
-      if (b.state != opkit_emu::BufState::Free) continue;
-      q.next = (q.next + k + 1) % q.num;
-      b.state = opkit_emu::BufState::Allocated;
-      b.gen++;
-      b.alloc_loc = loc;
-      if (c.checks) opkit_emu::shadow_clear(b.off, b.len);  // fresh tensors hold stale data: poison it
-      // CANN's AllocTensor waits the event the buffer's last FreeTensor set (e.g. V_MTE2 for VECIN).
-      if (q.producer >= 0) c.hz.wait(q.producer, b.free_snap);
-      auto t = opkit_emu::make_tensor<T>(id, 0, b.len);
-      t.m_.pos = pos;
-      return t;
-    }
-    c.fail("queue-protocol", "TQue::AllocTensor", loc,
-           opkit_emu::strf("all %u buffers of this queue are already allocated and not freed (the NPU would wait "
-                           "forever); FreeTensor one first or InitBuffer more buffers",
-                           q.num));
+    return tensor<T>(alloc_buf(pos, depth, loc));
   }
   template <class T>
   bool EnQue(const LocalTensor<T>& t, OPKIT_LOC) {
-    return enque(t, queue("TQue::EnQue", loc).producer, -1, loc);
+    return enque_buf(pos, depth, t.m_, queue(pos, depth, "TQue::EnQue", loc).producer, -1, loc);
   }
   // The user-position forms (kernel_tpipe.h:74-82; impl/basic_api/kernel_tquebind_impl.h:162-215,355-470): the
   // event is the one between srcUserPos and dstUserPos instead of the queue's own, and CANN's CPU debug build
@@ -221,7 +339,7 @@ class TQueImpl {
                   "EnQue src and dst position cannot be GM at the same time");
     int8_t prod, cons;
     opkit_emu::queue_event_pipes(srcUserPos, dstUserPos, prod, cons);
-    return enque(t, prod, static_cast<int>(srcUserPos) * 256 + static_cast<int>(dstUserPos), loc);
+    return enque_buf(pos, depth, t.m_, prod, static_cast<int>(srcUserPos) * 256 + static_cast<int>(dstUserPos), loc);
   }
   template <TPosition srcUserPos, TPosition dstUserPos, class T>
   LocalTensor<T> DeQue(OPKIT_LOC) {
@@ -237,41 +355,12 @@ class TQueImpl {
 
  private:
   template <class T>
-  bool enque(const LocalTensor<T>& t, int8_t producer, int user_evt, opkit_emu::SrcLoc loc) {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    opkit_emu::QueueRec& q = queue("TQue::EnQue", loc);
-    t.m_.check_live("TQue::EnQue", loc, "tensor");
-    opkit_emu::BufRec& b = c.bufs[t.m_.buf];
-    if (b.queue != qid_)
-      c.fail("queue-protocol", "TQue::EnQue", loc, "the tensor was not allocated from this queue");
-    if (b.state == opkit_emu::BufState::Queued)
-      c.fail("queue-protocol", "TQue::EnQue", loc, "the tensor is already in the queue (EnQue twice)");
-    if (depth > 0 && q.fifo.size() >= static_cast<size_t>(depth))
-      c.fail("queue-protocol", "TQue::EnQue", loc,
-             opkit_emu::strf("queue depth is %d and %zu tensors are already queued; DeQue first", depth,
-                             q.fifo.size()));
-    b.state = opkit_emu::BufState::Queued;
-    b.user_evt = user_evt;
-    if (producer >= 0) c.hz.snapshot_into(producer, b.enque_snap);  // SetFlag of the queue's event
-    q.fifo.push_back(static_cast<uint32_t>(t.m_.buf));
-    return true;
+  LocalTensor<T> deque(int8_t consumer, int user_evt, opkit_emu::SrcLoc loc) {
+    return tensor<T>(deque_buf(pos, depth, consumer, user_evt, loc));
   }
   template <class T>
-  LocalTensor<T> deque(int8_t consumer, int user_evt, opkit_emu::SrcLoc loc) {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    opkit_emu::QueueRec& q = queue("TQue::DeQue", loc);
-    if (q.fifo.empty())
-      c.fail("queue-protocol", "TQue::DeQue", loc, "DeQue of an empty queue (the NPU would wait forever)");
-    uint32_t id = q.fifo.front();
-    q.fifo.erase(q.fifo.begin());
-    opkit_emu::BufRec& b = c.bufs[id];
-    b.state = opkit_emu::BufState::Dequeued;
-    if (user_evt >= 0 && b.user_evt >= 0 && user_evt != b.user_evt)
-      c.fail("queue-protocol", "TQue::DeQue", loc,
-             "DeQue<srcUserPos, dstUserPos> names another position pair than the EnQue of this tensor (CANN's "
-             "CPU debug build asserts \"EnQue and DeQue Event should be same\")");
-    if (consumer >= 0) c.hz.wait(consumer, b.enque_snap);  // WaitFlag of the queue's event
-    auto t = opkit_emu::make_tensor<T>(id, 0, b.len);
+  static LocalTensor<T> tensor(uint32_t id) {
+    auto t = opkit_emu::make_tensor<T>(id, 0, opkit_emu::ctx().bufs[id].len);
     t.m_.pos = pos;
     return t;
   }
@@ -279,29 +368,16 @@ class TQueImpl {
  public:
   template <class T>
   LocalTensor<T> DeQue(OPKIT_LOC) {
-    return deque<T>(queue("TQue::DeQue", loc).consumer, -1, loc);
+    return deque<T>(queue(pos, depth, "TQue::DeQue", loc).consumer, -1, loc);
   }
   // The untyped form (asc-devkit include/basic_api/kernel_tpipe.h:80): the same dequeue and wait, the buffer's
   // address as TBufHandle (impl/basic_api/kernel_tensor_base.h:29, uint8_t*); kernels call it for the wait alone.
   TBufHandle DeQue(OPKIT_LOC) {
-    return deque<uint8_t>(queue("TQue::DeQue", loc).consumer, -1, loc).data();
+    return deque<uint8_t>(queue(pos, depth, "TQue::DeQue", loc).consumer, -1, loc).data();
   }
   template <class T>
   void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    opkit_emu::QueueRec& q = queue("TQue::FreeTensor", loc);
-    if (t.m_.buf < 0 || static_cast<size_t>(t.m_.buf) >= c.bufs.size())
-      c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor was never allocated");
-    opkit_emu::BufRec& b = c.bufs[t.m_.buf];
-    if (b.queue != qid_)
-      c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor was not allocated from this queue");
-    if (b.gen != t.m_.gen || b.state == opkit_emu::BufState::Free)
-      c.fail("queue-protocol", "TQue::FreeTensor", loc, "double free: the tensor was already freed");
-    if (b.state == opkit_emu::BufState::Queued)
-      c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor is still in the queue (EnQue without DeQue)");
-    b.state = opkit_emu::BufState::Free;
-    b.gen++;
-    if (q.consumer >= 0) c.hz.snapshot_into(q.consumer, b.free_snap);  // SetFlag of the reverse event
+    free_buf(pos, depth, t.m_, loc);
   }
   template <class T>
   void FreeTensor(LocalTensor<T>&& t, OPKIT_LOC) { LocalTensor<T> x = t; FreeTensor(x, loc); }
@@ -310,10 +386,7 @@ class TQueImpl {
   void AllocTensor(LocalTensor<T>& t, OPKIT_LOC) { t = AllocTensor<T>(loc); }
   template <class T>
   void DeQue(LocalTensor<T>& t, OPKIT_LOC) { t = DeQue<T>(loc); }
-  bool VacantInQue() const {
-    const opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    return qid_ >= 0 && (depth <= 0 || c.queues[qid_].fifo.size() < static_cast<size_t>(depth));
-  }
+  bool VacantInQue() const { return vacant(depth); }
   // Releases the queue's hardware events (kernel_tpipe.h:86): the emulator's queue events are not allocated
   // from a pool, so there is nothing to release; the call stays legal anywhere, as on the NPU.
   void FreeAllEvent() {}
@@ -336,39 +409,6 @@ class TQueImpl {
     (void)index;  // CANN ignores it too: the handle passed is the one written
     opkit_emu::ext_slot_init(*bufPool, bufhandle, curPoolAddr, len, "TQue::InitBufHandle", loc);
   }
-
-  int qid_ = -1;
-  opkit_emu::ExtBufSlot* ext_start_ = nullptr;
-  uint8_t ext_num_ = 0;
-
- private:
-  void plan_ext(const char* call, opkit_emu::SrcLoc loc) {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    opkit_emu::QueueRec q;
-    q.pos = static_cast<int>(pos);
-    q.depth = depth;
-    q.num = ext_num_;
-    q.init_loc = loc;
-    opkit_emu::queue_event_pipes(pos == TPosition::VECIN ? TPosition::GM : pos,
-                                 pos == TPosition::VECOUT ? TPosition::GM : pos, q.producer, q.consumer);
-    const int qid = static_cast<int>(c.queues.size());
-    q.first_buf = static_cast<uint32_t>(c.bufs.size());
-    for (uint32_t k = 0; k < ext_num_; ++k) opkit_emu::ext_slot(ext_start_, k, ext_num_, call, loc);
-    for (uint32_t k = 0; k < ext_num_; ++k)
-      opkit_emu::new_buf(ext_start_[k].addr, ext_start_[k].len, opkit_emu::BufKind::Queue, qid, ext_start_[k].pipe);
-    opkit_emu::push_queue(c, std::move(q));
-    qid_ = qid;
-  }
-  opkit_emu::QueueRec& queue(const char* call, opkit_emu::SrcLoc loc) {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    if (qid_ < 0 && ext_start_) plan_ext(call, loc);
-    if (qid_ < 0 || static_cast<size_t>(qid_) >= c.queues.size())
-      c.fail("queue-protocol", call, loc, "queue used before TPipe::InitBuffer");
-    opkit_emu::QueueRec& q = c.queues[qid_];
-    if (c.bufs[q.first_buf].pipe != c.live_pipe)
-      c.fail("queue-protocol", call, loc, "queue belongs to a TPipe that was destroyed");
-    return q;
-  }
 };
 
 namespace detail {
@@ -387,8 +427,39 @@ class TQue : public TQueImpl<pos, depth> {
 template <TPosition src, TPosition dst, int32_t depth, auto mask>
 class TQueBind : public TQueImpl<(src == TPosition::VECCALC || src == TPosition::GM) ? dst : src, depth> {};
 
+}  // namespace AscendC
+
+namespace opkit_emu {
+// TBuf's buffer record and its checks, the same for every position and element type: compiled once
+// (OPKIT_EMU_RT), the template below only makes the tensor.
+class TBufCore {
+ public:
+  int buf_ = -1;
+  ExtBufSlot* ext_start_ = nullptr;
+
+ protected:
+  const BufRec& rec(const char* call, SrcLoc loc);
+};
+#if OPKIT_EMU_RT_DEFS  // TBufCore members compiled once (OPKIT_EMU_RT, config.h)
+OPKIT_EMU_RT const BufRec& TBufCore::rec(const char* call, SrcLoc loc) {
+  BlockCtx& c = ctx();
+  if (buf_ < 0 && ext_start_) {  // planned from its handle at first use
+    const ExtBufSlot& s = ext_slot(ext_start_, 0, 1, call, loc);
+    buf_ = static_cast<int>(new_buf(s.addr, s.len, BufKind::TBuf, -1, s.pipe));
+  }
+  if (buf_ < 0 || static_cast<size_t>(buf_) >= c.bufs.size())
+    c.fail("queue-protocol", call, loc, "TBuf used before TPipe::InitBuffer");
+  const BufRec& b = c.bufs[buf_];
+  if (b.pipe != c.live_pipe) c.fail("queue-protocol", call, loc, "TBuf belongs to a TPipe that was destroyed");
+  return b;
+}
+#endif
+}  // namespace opkit_emu
+
+namespace AscendC {
+
 template <TPosition pos>
-class TBuf {
+class TBuf : public opkit_emu::TBufCore {
  public:
   template <class T>
   LocalTensor<T> Get(OPKIT_LOC) {
@@ -456,23 +527,6 @@ class TBuf {
   void InitBufHandle(P* bufPool, uint32_t index, TBufHandle bufhandle, uint32_t curPoolAddr, uint32_t len, OPKIT_LOC) {
     (void)index;
     opkit_emu::ext_slot_init(*bufPool, bufhandle, curPoolAddr, len, "TBuf::InitBufHandle", loc);
-  }
-  int buf_ = -1;
-  opkit_emu::ExtBufSlot* ext_start_ = nullptr;
-
- private:
-  const opkit_emu::BufRec& rec(const char* call, opkit_emu::SrcLoc loc) {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    if (buf_ < 0 && ext_start_) {  // planned from its handle at first use
-      const opkit_emu::ExtBufSlot& s = opkit_emu::ext_slot(ext_start_, 0, 1, call, loc);
-      buf_ = static_cast<int>(opkit_emu::new_buf(s.addr, s.len, opkit_emu::BufKind::TBuf, -1, s.pipe));
-    }
-    if (buf_ < 0 || static_cast<size_t>(buf_) >= c.bufs.size())
-      c.fail("queue-protocol", call, loc, "TBuf used before TPipe::InitBuffer");
-    const opkit_emu::BufRec& b = c.bufs[buf_];
-    if (b.pipe != c.live_pipe)
-      c.fail("queue-protocol", call, loc, "TBuf belongs to a TPipe that was destroyed");
-    return b;
   }
 };
 
@@ -558,37 +612,42 @@ class TPipeAllocator : public opkit_emu::TPipeBase {
   static void queue_pipes(TPosition s, TPosition d, int8_t& producer, int8_t& consumer) {
     opkit_emu::queue_event_pipes(s, d, producer, consumer);
   }
-  template <class Q>
-  bool init_queue(Q& que, TPosition pos, int32_t depth, uint8_t num, uint32_t len, opkit_emu::SrcLoc loc,
-                  TPosition src, TPosition dst) {
-    opkit_emu::BlockCtx& c = opkit_emu::ctx();
-    check_live("TPipe::InitBuffer", loc);
-    if (que.qid_ >= 0 && static_cast<size_t>(que.qid_) < c.queues.size() &&
-        c.bufs[c.queues[que.qid_].first_buf].pipe == id_)
-      c.fail("queue-protocol", "TPipe::InitBuffer", loc, "this queue was already initialised");
-    if (num == 0) c.fail("queue-protocol", "TPipe::InitBuffer", loc, "num (buffer count) is 0");
-    uint32_t& per_pos = c.queue_bufs_per_pos[static_cast<int>(pos) & 15];
-    if (per_pos + num > opkit_emu::kMaxQueBuffersPerPos)
-      c.fail("buffer-limit", "TPipe::InitBuffer", loc,
-             opkit_emu::strf("%u queue buffers on one TPosition (%u already): at most %u are allowed on this chip",
-                             num, per_pos, opkit_emu::kMaxQueBuffersPerPos));
-    uint32_t off = carve(len, num, "TPipe::InitBuffer", loc);
-    per_pos += num;
-    uint32_t rounded = (len + 31u) / 32u * 32u;
-    opkit_emu::QueueRec q;
-    q.pos = static_cast<int>(pos);
-    q.depth = depth;
-    q.num = num;
-    q.init_loc = loc;
-    queue_pipes(src, dst, q.producer, q.consumer);
-    int qid = static_cast<int>(c.queues.size());
-    q.first_buf = static_cast<uint32_t>(c.bufs.size());
-    for (uint32_t i = 0; i < num; ++i) opkit_emu::new_buf(off + i * rounded, rounded, opkit_emu::BufKind::Queue, qid, id_);
-    opkit_emu::push_queue(c, std::move(q));
-    que.qid_ = qid;
-    return true;
-  }
+  // Compiled once (OPKIT_EMU_RT): every TQue / TQueBind is a QueCore.
+  bool init_queue(opkit_emu::QueCore& que, TPosition pos, int32_t depth, uint8_t num, uint32_t len,
+                  opkit_emu::SrcLoc loc, TPosition src, TPosition dst);
 };
+#if OPKIT_EMU_RT_DEFS  // TPipeAllocator members compiled once (OPKIT_EMU_RT, config.h)
+OPKIT_EMU_RT bool TPipeAllocator::init_queue(opkit_emu::QueCore& que, TPosition pos, int32_t depth, uint8_t num,
+                                             uint32_t len, opkit_emu::SrcLoc loc, TPosition src, TPosition dst) {
+  opkit_emu::BlockCtx& c = opkit_emu::ctx();
+  check_live("TPipe::InitBuffer", loc);
+  if (que.qid_ >= 0 && static_cast<size_t>(que.qid_) < c.queues.size() &&
+      c.bufs[c.queues[que.qid_].first_buf].pipe == id_)
+    c.fail("queue-protocol", "TPipe::InitBuffer", loc, "this queue was already initialised");
+  if (num == 0) c.fail("queue-protocol", "TPipe::InitBuffer", loc, "num (buffer count) is 0");
+  uint32_t& per_pos = c.queue_bufs_per_pos[static_cast<int>(pos) & 15];
+  if (per_pos + num > opkit_emu::kMaxQueBuffersPerPos)
+    c.fail("buffer-limit", "TPipe::InitBuffer", loc,
+           opkit_emu::strf("%u queue buffers on one TPosition (%u already): at most %u are allowed on this chip",
+                           num, per_pos, opkit_emu::kMaxQueBuffersPerPos));
+  uint32_t off = carve(len, num, "TPipe::InitBuffer", loc);
+  per_pos += num;
+  uint32_t rounded = (len + 31u) / 32u * 32u;
+  opkit_emu::QueueRec q;
+  q.pos = static_cast<int>(pos);
+  q.depth = depth;
+  q.num = num;
+  q.init_loc = loc;
+  queue_pipes(src, dst, q.producer, q.consumer);
+  int qid = static_cast<int>(c.queues.size());
+  q.first_buf = static_cast<uint32_t>(c.bufs.size());
+  for (uint32_t i = 0; i < num; ++i)
+    opkit_emu::new_buf(off + i * rounded, rounded, opkit_emu::BufKind::Queue, qid, id_);
+  opkit_emu::push_queue(c, std::move(q));
+  que.qid_ = qid;
+  return true;
+}
+#endif
 
 class TPipe : public TPipeAllocator {
  public:

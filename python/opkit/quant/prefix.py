@@ -80,10 +80,6 @@ def _nbytes(shape: tuple, dtype: torch.dtype) -> int:
     return math.prod(shape) * dtype.itemsize
 
 
-def _tbytes(t: torch.Tensor) -> int:
-    return t.numel() * t.element_size()
-
-
 def _poison(shape: tuple, dtype: torch.dtype) -> torch.Tensor:
     """A placeholder's value: NaN (an integer dtype's extreme: its minimum, an unsigned one's maximum), so a read the
     recording missed shows in the logits instead of computing on whatever memory held. One element expanded to the
@@ -238,16 +234,16 @@ class PrefixCache:
         ev, us, ws = tuple(events), tuple(uses), frozenset(writes)
         if self.events is None:
             self.events, self.uses, self.writes = ev, us, ws
-            self._plan(metas, _nbytes(tuple(x.shape), x.dtype))
+            self._plan(metas, x.nbytes)
             if not self.valid:
                 return
             if not (self.keep <= outs.keys()):   # no copies (SERVE_FIRST off) or one missing: never served,
                 self.xs.append(None)              # batch 0 runs in full in every evaluation
                 self.outs.append({})
                 self.metas.append({})
-                room = max(self.budget - _tbytes(x), 0) / 2 ** 20
                 self.first = "batch 0 in full: SERVE_FIRST off" if not SERVE_FIRST else \
-                    f"batch 0 in full: its copies passed the room ({room:.3g} MB, prefix_mb less its input)"
+                    f"batch 0 in full: its copies passed the room ({self._room(x) / 2 ** 20:.3g} MB, prefix_mb " \
+                    "less its input)"
                 return
             self.first = "batch 0 served"
             # the plan fits every batch's input and kept outputs in the budget: batch 0's too
@@ -255,7 +251,7 @@ class PrefixCache:
             self._drop("the module calls differ between batches")
             return
         kept = {n: t for n, t in outs.items() if n in self.keep}
-        size = _tbytes(x) + sum(_tbytes(t) for t in kept.values())
+        size = x.nbytes + sum(t.nbytes for t in kept.values())
         if self.held + size > self.budget:     # a later batch larger than the first: nothing past the budget
             self._drop(f"the kept outputs would exceed the prefix budget ({self.budget / 2 ** 20:g} MB)")
             return
@@ -269,7 +265,10 @@ class PrefixCache:
         budget less the batch's input; None: it copies nothing (``SERVE_FIRST`` off, or not the first batch)."""
         if not SERVE_FIRST or self.events is not None or not self.valid:
             return None
-        return max(int(self.budget) - _tbytes(x), 0)
+        return self._room(x)
+
+    def _room(self, x: torch.Tensor) -> int:
+        return max(int(self.budget) - x.nbytes, 0)
 
     def _plan(self, metas: dict, x_bytes: int) -> None:
         for i, (what, n) in enumerate(self.events):
@@ -538,13 +537,13 @@ class _Room:
         if name in self.seen:
             dropped = outs.pop(name, None)
             if dropped is not None:
-                self.left += _tbytes(dropped)
+                self.left += dropped.nbytes
             return
         self.seen.add(name)
         # not an in-place writer or view, not a torch.ao quantized tensor: the plan could keep it
         if self.passed or name in writes or out.dtype in _QUANTIZED:
             return
-        nb = _tbytes(out)
+        nb = out.nbytes
         if nb <= self.left:
             self.left -= nb
             outs[name] = out.detach().clone()

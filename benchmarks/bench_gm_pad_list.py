@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -20,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _bench
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,9 +43,8 @@ extern "C" __global__ __aicore__ void bench_gm_pad_list(GM_ADDR y, GM_ADDR tilin
 
 
 def measure(tree: str | None, members: int, member_mb: int, repeat: int) -> dict:
-    sys.path.insert(0, str(Path(tree) if tree else ROOT / "python"))
     import numpy as np
-    import opkit
+    opkit = _bench.import_opkit(Path(tree) if tree else ROOT / "python")
     from opkit.emulator.abi import KernelModule
     from opkit.emulator.modules import compile_module
     with tempfile.TemporaryDirectory() as d:
@@ -88,14 +88,14 @@ def main() -> None:
         print(json.dumps(measure(a.tree, a.members, a.member_mb, a.repeat)))
         return
     print(f"== {a.members} members of {a.member_mb} MB ({a.members * a.member_mb} MB list), 64 B padding each, "
-          f"median of {a.repeat}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+          f"median of {a.repeat}; {_bench.load()}")
     sides = [("this tree", None)] + ([("before", a.before)] if a.before else [])
     for name, tree in sides:  # each in a child: a fresh process, its own peak RSS and opkit
         cmd = [sys.executable, __file__, "--json", "--members", str(a.members), "--member-mb", str(a.member_mb),
                "--repeat", str(a.repeat)] + (["--tree", tree] if tree else [])
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True).stdout  # its errors on screen
         report(name, json.loads(out.strip().splitlines()[-1]))
-    print(f"   after: load average {os.getloadavg()[0]:.1f}")
+    print(f"   after: {_bench.load()}")
 
 
 if __name__ == "__main__":

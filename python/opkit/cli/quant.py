@@ -55,7 +55,7 @@ from .app import cli, err
 @click.option("--fail-on-miss", is_flag=True, help="exit 1 when nothing meets --target-drop")
 @click.option("--prefix-mb", type=click.FloatRange(min=0), default=O.DEFAULT_PREFIX_MB, show_default=True, metavar="MB",
               help="memory for the base variant's kept activations that later search evaluations start from "
-                   "(prefix reuse; 0: off); in-process evaluations only: --workers 1 turns it on")
+                   "(prefix reuse; 0: off); in-process evaluations only: a search's default, or --workers 1")
 def quant(model, calib, calib_transform, data, transform, config, policy, target_drop, fusion_result, chip,
           batch_size, workers, ray_address, no_search, quant_matmul, deploy_dtype, algorithms, json_out, html_out, amct_config_out,
           record_out, fusion_switch_out, linear_config_out, fail_on_miss, prefix_mb):

@@ -63,7 +63,10 @@ def quant(model, calib, calib_transform, data, transform, config, policy, target
     top-1 of FP32, fp16 and INT8 variants, per-layer table, sensitivity and the smallest fix that meets
     --target-drop (verified by a rerun), strategy table, fusions, fp16 overflow.
 
-    MODEL: pkg.module:factory or path/to/file.py:factory (a function returning an nn.Module)."""
+    MODEL: pkg.module:factory or path/to/file.py:factory (a function returning an nn.Module).
+
+    Without --workers / --ray the labelled evaluations run in this process, where prefix reuse serves the search;
+    with --no-search, --prefix-mb 0 or a base that cannot be recorded (forward hooks), one worker per core."""
     import torch
     if linear_config_out and not deploy_dtype:
         raise click.UsageError("--linear-config-out needs --deploy-dtype (the current-API plan runs on that dtype)")

@@ -130,7 +130,8 @@ def batch_size(f):
 
 def workers(f):
     return click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
-                        help="local worker processes (default: the machine's cores)")(f)
+                        help="local worker processes (default: the machine's cores; opkit quant: its --help says "
+                             "its own)")(f)
 
 
 def ray(f):

@@ -55,7 +55,7 @@ from .app import cli, err
 @click.option("--fail-on-miss", is_flag=True, help="exit 1 when nothing meets --target-drop")
 @click.option("--prefix-mb", type=click.FloatRange(min=0), default=O.DEFAULT_PREFIX_MB, show_default=True, metavar="MB",
               help="memory for the base variant's kept activations that later search evaluations start from "
-                   "(prefix reuse; 0: off); in-process evaluations only: --workers 1 turns it on")
+                   "(prefix reuse; 0: off); in-process evaluations only: a search's default, or --workers 1")
 def quant(model, calib, calib_transform, data, transform, config, policy, target_drop, fusion_result, chip,
           batch_size, workers, ray_address, no_search, quant_matmul, deploy_dtype, algorithms, json_out, html_out, amct_config_out,
           record_out, fusion_switch_out, linear_config_out, fail_on_miss, prefix_mb):
@@ -63,7 +63,10 @@ def quant(model, calib, calib_transform, data, transform, config, policy, target
     top-1 of FP32, fp16 and INT8 variants, per-layer table, sensitivity and the smallest fix that meets
     --target-drop (verified by a rerun), strategy table, fusions, fp16 overflow.
 
-    MODEL: pkg.module:factory or path/to/file.py:factory (a function returning an nn.Module)."""
+    MODEL: pkg.module:factory or path/to/file.py:factory (a function returning an nn.Module).
+
+    Without --workers / --ray the labelled evaluations run in this process, where prefix reuse serves the search;
+    with --no-search, --prefix-mb 0 or a base that cannot be recorded (forward hooks), one worker per core."""
     import torch
     if linear_config_out and not deploy_dtype:
         raise click.UsageError("--linear-config-out needs --deploy-dtype (the current-API plan runs on that dtype)")

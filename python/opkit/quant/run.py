@@ -29,7 +29,7 @@ from .modes import FloatConv, QuantLayer
 from .overflow import Finding, trace_overflow
 from . import prefix
 from .report import QuantReport, Recommended, StrategyRow, activation_histograms, plot_layers
-from .scoring import Run, Scorer
+from .scoring import Run, Scorer, placed_workers, servable
 from .layer_algorithms import ALGORITHMS, chosen
 from .linear_flow import deploy_dtype as deploy_dtype_of
 from .search import SearchResult, Step, apply, binary_search, greedy, sensitivity
@@ -90,21 +90,20 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     read with ``transform``); ``config``: an AMCT config JSON (path, dict or QuantConfig; default: AMCT's
     create_quant_config defaults); ``policy``: the precision policy around the quantized layers (ATC's default
     force_fp16); ``fusion_result``: ATC's fusion_result.json (which fusions took effect). ``workers`` / ``ray``:
-    how the labelled evaluations run (worker processes reload the model from ``model_spec``, the MODEL spec it
-    was loaded from; without one they run in this process). ``deploy_dtype`` (float16 | bfloat16): the dtype
-    the model is deployed in; AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, GPTQ, AWQ) run on the
-    model cast to it, as rows and a per-layer search (quant/linear_flow.py). The model is deep-copied; nothing
-    given is modified. ``algorithms``: AMCT's per-layer algorithms tried as strategy rows and search actions
-    (names, default ("dmq",); "ada" trains AMCT's 10,000 steps per layer). ``prefix_mb``: memory (MB) the
-    search may keep of the base variant's module outputs on the labelled set, so that a variant starts from them
-    up to its first changed layer (in-process evaluations only; 0: off; quant/prefix.py). See docs/quant.md.
+    how the labelled evaluations run (scoring.placed_workers; worker processes reload the model from
+    ``model_spec``, the MODEL spec it was loaded from). ``deploy_dtype`` (float16 | bfloat16): the dtype the model
+    is deployed in; AMCT's current-API Linear flows (W8A8, SmoothQuant, W8A16, GPTQ, AWQ) run on the model cast
+    to it, as rows and a per-layer search (quant/linear_flow.py). The model is deep-copied; nothing given is
+    modified. ``algorithms``: AMCT's per-layer algorithms tried as strategy rows and search actions (names,
+    default ("dmq",); "ada" trains AMCT's 10,000 steps per layer). ``prefix_mb``: memory (MB) the search may
+    keep of the base variant's module outputs on the labelled set, so that a variant starts from them up to its
+    first changed layer (in-process evaluations only; 0: off; quant/prefix.py). See docs/quant.md.
     """
     from . import fusion as F
     t0 = time.monotonic()
     log = log or (lambda s: None)
     _check_numbers(target_drop, prefix_mb)
-    dtype = deploy_dtype_of(deploy_dtype)
-    algos = chosen(algorithms)
+    dtype, algos = deploy_dtype_of(deploy_dtype), chosen(algorithms)
     inp = read_inputs(model, calib, data, transform=transform, calib_transform=calib_transform,
                       table_samples=table_samples)
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
@@ -113,10 +112,11 @@ def quantize(model: nn.Module, calib, data, config=None, policy: str | Policy = 
     deploy = Deploy(pol, conv_bn=not pol.fake_quant and F.took_effect(fr, (F.CONV_BN,)) is not False,
                     requant=not pol.fake_quant and F.took_effect(fr, F.REQUANT_NAMES) is not False)
     b = VariantBuilder(inp.model, inp.calib, deploy, log, quant_matmul)
-    sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec, prefix_mb), log)
-    log(sc.prefix_status())
     notes: list[str] = []
     base = _base(b, config, notes)
+    workers = placed_workers(workers, ray, search, servable(inp.model, base.variant, prefix_mb))
+    sc = Scorer(inp.model, inp.data, inp.table_x, Run(batch_size, workers, ray, model_spec, prefix_mb), log)
+    log(sc.prefix_status())
     v_fp16 = b.float_variant()
     sc.keep_prefix(base.variant)          # the search's variants differ from it in a few layers
     scores = sc.score([FP32, v_fp16, base.variant])

@@ -54,6 +54,25 @@ class Run:
     prefix_mb: float = prefix.DEFAULT_MB   # memory for the reference's kept outputs (prefix reuse; 0: off)
 
 
+def placed_workers(workers: int | None, ray: str | None, search: bool, servable: bool) -> int | None:
+    """The ``workers`` quant's labelled evaluations run with. Given (a number, or Ray): as given. Not given (None,
+    `opkit quant`'s default): 1 -- this process, torch's intra-op threads over the cores -- when a search runs
+    and prefix reuse can serve it (``servable``: a budget, and a base variant that can be recorded), else None
+    (evaluate's default, one worker process per core). Why: every evaluation starts its own pool (each worker
+    imports torch and opkit and builds the model again), a search makes dozens of evaluations, and only an
+    evaluation in this process can start from the base variant's kept outputs; figures in docs/quant.md "Where
+    the evaluations run"."""
+    if workers is not None or ray or not search or not servable:
+        return workers
+    return 1
+
+
+def servable(model: nn.Module, base, prefix_mb: float) -> bool:
+    """Whether prefix reuse could serve evaluations that start from ``base`` (a variant) in this process: it is
+    on, has a budget, and the base can be recorded (prefix.eligible: no forward hooks, no patch, a policy)."""
+    return REUSE_PREFIX and prefix_mb > 0 and prefix.eligible(_sim_variant(base), model)
+
+
 def nonfinite_share(out: torch.Tensor, ref: torch.Tensor) -> float:
     """The ``nonfinite`` of accuracy.layers.metrics(out, ref), alone: the share of elements non-finite in
     ``out`` where ``ref`` is finite (1.0 when the shapes differ)."""

@@ -5,7 +5,9 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
+#include <c10/core/CPUAllocator.h>
 #include <c10/core/WrapDimMinimal.h>
+#include <c10/util/accumulate.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <dlfcn.h>
 
@@ -148,6 +150,58 @@ std::string launch_key(const opkit_launch_args& a, const unsigned char* td, size
   return k;
 }
 
+// The device's padding (docs/emulator.md "Data extent", torch binding). torch_npu's caching allocator gives a tensor
+// of n bytes a block of n plus its pad size (32 on 910B) rounded up to 512 (Ascend/pytorch 9e73e708
+// torch_npu/csrc/core/npu/NPUCachingAllocator.cpp `round_size` :2202-2213, `AddPadSize` :161-170, kMinBlockSize :97;
+// a reused cached block may be longer still: this is the least it has). The bytes past n are nobody's data: a
+// kernel's tail rounded up into them is harmless on the device, garbage when read.
+uint64_t device_block_bytes(uint64_t n) { return (n + 32 + 511) / 512 * 512; }
+
+// A tensor owns its block when its bytes are all of its storage from the storage's first byte: a fresh tensor (the
+// binding's outputs, a converted or made-contiguous input) or a caller's tensor that is not a view. The block's padding
+// then follows its bytes. A view into a larger storage (a slice, torch.split / chunk, a storage offset) is followed by
+// the storage's other bytes, another tensor's on the device, so it keeps exactly its bytes (gm-bounds past them).
+bool owns_block(const at::Tensor& t) {
+  return t.nbytes() > 0 && t.storage_offset() == 0 && t.storage().nbytes() == t.nbytes();
+}
+
+// The padding's host bytes: fixed, so a checked and a fast launch see the same bits (a checked launch calls them
+// garbage, gm_pad.h gm_pad_begin: what a kernel does with them is caught there).
+constexpr int kPadFill = 0x5A;
+
+// A fresh tensor whose block carries the device's padding past its bytes. Its storage is nbytes long, as torch_npu's
+// is (the allocation behind it is longer), so it owns its block when passed on to the next op as well.
+at::Tensor padded_empty(const std::vector<int64_t>& shape, const at::TensorOptions& options) {
+  const size_t n = static_cast<size_t>(c10::multiply_integers(shape)) * options.dtype().itemsize();
+  if (n == 0) return at::empty(shape, options);
+  const size_t block = device_block_bytes(n);
+  c10::Allocator* a = c10::GetCPUAllocator();
+  c10::DataPtr p = a->allocate(block);
+  std::memset(static_cast<char*>(p.get()) + n, kPadFill, block - n);
+  c10::Storage s(c10::Storage::use_byte_size_t(), n, std::move(p), a, /*resizable=*/true);
+  return at::empty({0}, options).set_(s, 0, shape);   // contiguous
+}
+
+// An input that owns its block runs from a padded copy (the caller's tensor has no host bytes past its own); what the
+// kernel writes into the data goes back to the caller's tensor after the launch, never the padding.
+struct Staged {
+  at::Tensor buf;
+  void* back = nullptr;   // the caller's bytes to copy the data back to (null: the input was already a copy)
+  size_t n = 0;
+};
+
+Staged stage(const at::Tensor& t, const at::Tensor& callers) {
+  Staged s;
+  s.n = t.nbytes();
+  const size_t block = device_block_bytes(s.n);
+  s.buf = at::empty({static_cast<int64_t>(block)}, t.options().dtype(at::kByte));
+  auto* b = static_cast<char*>(s.buf.data_ptr());
+  std::memcpy(b, t.data_ptr(), s.n);
+  std::memset(b + s.n, kPadFill, block - s.n);
+  if (callers.defined() && callers.data_ptr() == t.data_ptr()) s.back = t.data_ptr();
+  return s;
+}
+
 }  // namespace
 
 const opkit_launch_result& last_launch() { return t_last; }
@@ -239,8 +293,12 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
       }
     }
     const auto options = ins[0].options().dtype(kernel_dtype(o, lead_dtype));
-    outs.push_back(empty || o.zero ? at::zeros(shape, options) : at::empty(shape, options));
-    if (poison && !o.zero) std::memset(outs.back().data_ptr(), 0x7B, outs.back().nbytes());
+    if (empty) {
+      outs.push_back(at::zeros(shape, options));
+      continue;
+    }
+    outs.push_back(padded_empty(shape, options));
+    if (o.zero || poison) std::memset(outs.back().data_ptr(), o.zero ? 0 : 0x7B, outs.back().nbytes());
   }
   if (!empty) {
     const int variant = variant_of(d, lead_dtype);
@@ -286,10 +344,25 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     la.block_dim = ctx.block_dim;
     la.num_args = static_cast<uint32_t>(d.num_gm_args);
     la.tiling_key = ctx.tiling_key;
-    // Each tensor is allocated exactly (torch's storage): its data extent is all of it (no padding to write into).
+    // A tensor that owns its block has the device's padding past its data (device_block_bytes): an input through a
+    // padded copy, an output allocated so; a view has exactly its bytes (owns_block).
+    std::vector<Staged> staged(ins.size());
     size_t k = 0;
-    for (const at::Tensor& t : ins) { la.args[k] = t.data_ptr(); la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes(); ++k; }
-    for (const at::Tensor& t : outs) { la.args[k] = t.data_ptr(); la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes(); ++k; }
+    for (size_t i = 0; i < ins.size(); ++i, ++k) {
+      const at::Tensor& t = ins[i];
+      la.args[k] = t.data_ptr();
+      la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes();
+      if (!owns_block(t)) continue;
+      staged[i] = stage(t, args[i].toTensor());
+      la.args[k] = staged[i].buf.data_ptr();
+      la.arg_bytes[k] = staged[i].buf.nbytes();
+    }
+    for (const at::Tensor& t : outs) {
+      la.args[k] = t.data_ptr();
+      la.arg_data_bytes[k] = t.nbytes();
+      la.arg_bytes[k] = t.nbytes() > 0 ? device_block_bytes(t.nbytes()) : 0;   // padded_empty's block
+      ++k;
+    }
     la.args[k] = ctx.workspace_bytes > 0 ? workspace.data_ptr() : nullptr;
     la.arg_bytes[k] = la.arg_data_bytes[k] = ctx.workspace_bytes;   // the kernel may use exactly what tiling asked for
     ++k;
@@ -308,6 +381,8 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     const int32_t status = m.launch(&la, &result);
     t_last = result;
     t_last_checked = !fast;
+    for (const Staged& st : staged)
+      if (st.back) std::memcpy(st.back, st.buf.data_ptr(), st.n);
     if (mode == CheckMode::Once && !fast && status == 0 && result.status == 0) {
       std::lock_guard<std::mutex> lock(m.checked_mu);
       m.checked.insert(std::move(key));

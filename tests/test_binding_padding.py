@@ -1,0 +1,134 @@
+"""The torch binding gives a tensor that owns its block the device's padding (docs/emulator.md "Data extent", torch
+binding; python/opkit/csrc/kernels.cpp `owns_block`, `device_block_bytes`): torch_npu's caching allocator gives n
+bytes a block of ALIGN_UP(n + 32, 512) (Ascend/pytorch 9e73e708 torch_npu/csrc/core/npu/NPUCachingAllocator.cpp
+`round_size` :2202-2213), so a kernel's last tile rounded up to a 32-byte block past a fresh tensor's bytes is right
+on the device. Before, the binding passed exactly `nbytes()` and such a tail was `gm-bounds`. The padding is garbage
+(poison) as on the other routes: loading it and not using it passes, using it fails `ub-uninitialized`. A view
+into a larger storage keeps exactly its bytes: past them is another tensor's data on the device.
+
+One op of the test's own, PadTail (y = 2x over a 1-d float32 x), whose kernel copies x in and y out as whole 32-byte
+blocks; mode 1 also sums the loaded blocks (padding included) and stores the sum as y[0]; mode 2 also writes 2x back
+into x (rounded up)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import opkit
+from opkit.build import build
+from opkit.errors import EmulatorError
+from test_build import write_op
+
+pytestmark = pytest.mark.slow   # builds its op (~1-2 min on 2 busy cores)
+
+YAML = """\
+op: PadTail
+family: custom
+summary: y = 2x, copied in and out as whole 32-byte blocks (a test of the binding's padding)
+inputs:
+  - {name: x, dtypes: [float32], shape: [N]}
+outputs:
+  - {name: y, dtype: x, shape: x}
+attrs:
+  - {name: mode, type: int, default: 0}
+tests:
+  dims: {N: [1, 64]}
+"""
+TILING = """\
+#pragma once
+#include <cstdint>
+struct PadTailTilingData { uint32_t n; uint32_t mode; };
+#ifndef __CCE_AICORE__
+#include <stdexcept>
+#include "opkit/tiling.h"
+inline void PadTailTiling(opkit::TilingContext& ctx, PadTailTilingData& t) {
+  t.n = static_cast<uint32_t>(ctx.inputs.at(0).numel());
+  if (t.n > 64) throw std::invalid_argument("PadTail takes up to 64 elements");
+  t.mode = static_cast<uint32_t>(ctx.attr_int("mode"));
+  ctx.block_dim = 1;
+}
+#endif
+"""
+KERNEL = """\
+#include "kernel_operator.h"
+#include "tiling.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void pad_tail(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(PadTailTilingData, td, tiling);
+  const uint32_t m = (td.n + 7) / 8 * 8;   // the tail rounded up to a 32-byte block
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 4 * 64 * sizeof(float));
+  LocalTensor<float> a = buf.Get<float>(), b = a[64], s = a[128], w = a[192];
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x, m);
+  yg.SetGlobalBuffer((__gm__ float*)y, m);
+  DataCopy(a, xg, m);                        // past n: x's padding
+  PipeBarrier<PIPE_ALL>();
+  Muls(b, a, 2.0f, m);
+  if (td.mode == 1) ReduceSum(s, a, w, m);   // the padding used as data
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(yg, b, m);                        // past n: into y's padding
+  if (td.mode == 2) DataCopy(xg, b, m);
+  if (td.mode == 1) {
+    PipeBarrier<PIPE_ALL>();
+    yg.SetValue(0, s.GetValue(0));
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def op(tmp_path_factory):
+    ws = tmp_path_factory.mktemp("pad_ws")
+    (ws / "opkit.yaml").write_text("opkit_version: test\n")
+    write_op(ws, "pad_tail", YAML, TILING, KERNEL)
+    build(workspace=ws)
+    opkit.load(ws, bundled=False, quiet=True)
+    return torch.ops.opkit.pad_tail
+
+
+@pytest.fixture(autouse=True)
+def checked(monkeypatch):
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "always")   # every launch checked: the rules apply each time
+
+
+def test_a_tail_rounded_up_past_an_owned_tensor_passes(op):
+    x = torch.randn(20)                        # 80 bytes; the kernel reads and writes 96 (before: gm-bounds)
+    y = op(x)
+    torch.testing.assert_close(y, 2 * x)
+    assert y.untyped_storage().nbytes() == 80  # the output's storage is its bytes: it owns its block, as on the device
+    torch.testing.assert_close(op(y), 4 * x)   # so it gets the padding again as the next op's input
+
+
+def test_a_fast_launch_gets_the_same_padding(op, monkeypatch):
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "fast")
+    x = torch.randn(20)
+    torch.testing.assert_close(op(x), 2 * x)
+
+
+def test_data_a_kernel_writes_into_its_input_goes_back_not_the_padding(op):
+    big = torch.randn(40)
+    x = big[:20].clone()
+    before = x.clone()
+    y = op(x, mode=2)
+    torch.testing.assert_close(x, 2 * before)
+    torch.testing.assert_close(y, 2 * before)
+
+
+def test_the_padding_used_as_data_fails(op):
+    torch.testing.assert_close(op(torch.ones(24), mode=1)[0], torch.tensor(24.0))   # no padding read: passes
+    with pytest.raises(RuntimeError) as info:
+        op(torch.ones(20), mode=1)             # the sum takes in x's 4 padding floats (before: gm-bounds)
+    e = EmulatorError.from_message(str(info.value))
+    assert e is not None and e.rule == "ub-uninitialized", str(info.value)
+
+
+@pytest.mark.parametrize("view", ["head", "tail", "split"])
+def test_a_view_keeps_exactly_its_bytes(op, view):
+    big = torch.randn(40)
+    x = {"head": lambda: big[:20], "tail": lambda: big[20:], "split": lambda: torch.split(big, 20)[0]}[view]()
+    with pytest.raises(RuntimeError) as info:
+        op(x)                                  # past its 80 bytes is the rest of big
+    e = EmulatorError.from_message(str(info.value))
+    assert e is not None and e.rule == "gm-bounds", str(info.value)

@@ -105,7 +105,7 @@ inline AscendC::ShapeInfo shape_at(uint16_t i) { return i ? ctx().shapes[i - 1] 
 void scalar_access(const TensorMeta& t, uint32_t rel_off, uint32_t bytes, bool write, const char* call, SrcLoc loc);
 // GlobalTensor::GetValue / SetValue on GM padding a UB->GM copy landed garbage in (gm_pad.h; defined there).
 // nibble: -1 for whole bytes, 0 / 1 for an int4b_t element's low / high half of its byte.
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
 
 // Index argument of operator[]: converting from an integer records the caller's file:line.
 struct Offset {

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -179,25 +180,59 @@ at::Tensor padded_empty(const std::vector<int64_t>& shape, const at::TensorOptio
   c10::DataPtr p = a->allocate(block);
   std::memset(static_cast<char*>(p.get()) + n, kPadFill, block - n);
   c10::Storage s(c10::Storage::use_byte_size_t(), n, std::move(p), a, /*resizable=*/true);
-  return at::empty({0}, options).set_(s, 0, shape);   // contiguous
+  // made directly, not through the dispatcher (at::empty + set_ cost a small call about a microsecond more)
+  at::Tensor t = at::detail::make_tensor<c10::TensorImpl>(std::move(s), c10::DispatchKeySet(c10::DispatchKey::CPU),
+                                                          options.dtype());
+  t.unsafeGetTensorImpl()->set_sizes_contiguous(shape);
+  return t;
 }
 
 // An input that owns its block runs from a padded copy (the caller's tensor has no host bytes past its own); what the
 // kernel writes into the data goes back to the caller's tensor after the launch, never the padding.
 struct Staged {
-  at::Tensor buf;
+  char* buf = nullptr;
+  size_t block = 0;
   void* back = nullptr;   // the caller's bytes to copy the data back to (null: the input was already a copy)
   size_t n = 0;
 };
 
-Staged stage(const at::Tensor& t, const at::Tensor& callers) {
+// The copies' memory, per thread and input slot, kept for the next call up to kKeepStaging bytes a slot: a fresh
+// allocation of a large copy faults its pages in at every call (a 1 MB input: hundreds of microseconds). A launch
+// runs no torch op between staging and copying back, so a thread's slots are never in use twice at once.
+// (Plain aligned host memory, not torch's allocator: a thread's kept copies are freed at its exit, past torch's reach.)
+constexpr size_t kKeepStaging = size_t(16) << 20;
+struct FreeBytes {
+  void operator()(char* p) const { std::free(p); }
+};
+using Bytes = std::unique_ptr<char, FreeBytes>;
+Bytes alloc_bytes(size_t n) {
+  auto* p = static_cast<char*>(std::aligned_alloc(512, (n + 511) / 512 * 512));   // a block's alignment
+  TORCH_CHECK(p != nullptr, "opkit: cannot allocate ", n, " bytes for a kernel input's padded copy");
+  return Bytes(p);
+}
+thread_local std::vector<Bytes> t_staging;
+thread_local std::vector<size_t> t_staging_bytes;
+
+Staged stage(size_t slot, const at::Tensor& t, const at::Tensor& callers, Bytes& oneoff) {
   Staged s;
   s.n = t.nbytes();
-  const size_t block = device_block_bytes(s.n);
-  s.buf = at::empty({static_cast<int64_t>(block)}, t.options().dtype(at::kByte));
-  auto* b = static_cast<char*>(s.buf.data_ptr());
-  std::memcpy(b, t.data_ptr(), s.n);
-  std::memset(b + s.n, kPadFill, block - s.n);
+  s.block = device_block_bytes(s.n);
+  if (s.block > kKeepStaging) {
+    oneoff = alloc_bytes(s.block);
+    s.buf = oneoff.get();
+  } else {
+    if (t_staging.size() <= slot) {
+      t_staging.resize(slot + 1);
+      t_staging_bytes.resize(slot + 1, 0);
+    }
+    if (t_staging_bytes[slot] < s.block) {
+      t_staging[slot] = alloc_bytes(s.block);
+      t_staging_bytes[slot] = s.block;
+    }
+    s.buf = t_staging[slot].get();
+  }
+  std::memcpy(s.buf, t.data_ptr(), s.n);
+  std::memset(s.buf + s.n, kPadFill, s.block - s.n);
   if (callers.defined() && callers.data_ptr() == t.data_ptr()) s.back = t.data_ptr();
   return s;
 }
@@ -347,15 +382,16 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     // A tensor that owns its block has the device's padding past its data (device_block_bytes): an input through a
     // padded copy, an output allocated so; a view has exactly its bytes (owns_block).
     std::vector<Staged> staged(ins.size());
+    std::vector<Bytes> oneoff(ins.size());   // copies too large to keep (kKeepStaging)
     size_t k = 0;
     for (size_t i = 0; i < ins.size(); ++i, ++k) {
       const at::Tensor& t = ins[i];
       la.args[k] = t.data_ptr();
       la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes();
       if (!owns_block(t)) continue;
-      staged[i] = stage(t, args[i].toTensor());
-      la.args[k] = staged[i].buf.data_ptr();
-      la.arg_bytes[k] = staged[i].buf.nbytes();
+      staged[i] = stage(i, t, args[i].toTensor(), oneoff[i]);
+      la.args[k] = staged[i].buf;
+      la.arg_bytes[k] = staged[i].block;
     }
     for (const at::Tensor& t : outs) {
       la.args[k] = t.data_ptr();
@@ -382,7 +418,7 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     t_last = result;
     t_last_checked = !fast;
     for (const Staged& st : staged)
-      if (st.back) std::memcpy(st.back, st.buf.data_ptr(), st.n);
+      if (st.back) std::memcpy(st.back, st.buf, st.n);
     if (mode == CheckMode::Once && !fast && status == 0 && result.status == 0) {
       std::lock_guard<std::mutex> lock(m.checked_mu);
       m.checked.insert(std::move(key));

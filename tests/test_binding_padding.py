@@ -132,3 +132,48 @@ def test_a_view_keeps_exactly_its_bytes(op, view):
         op(x)                                  # past its 80 bytes is the rest of big
     e = EmulatorError.from_message(str(info.value))
     assert e is not None and e.rule == "gm-bounds", str(info.value)
+
+
+def launch():
+    from opkit import registration
+    return registration.last_launch()
+
+
+def test_a_read_only_input_the_kernel_does_not_write_is_left_alone(op, tmp_path):
+    """Its padded copy is not copied back: a read-only mapping (PROT_READ) would fault, another thread's update be
+    lost (before: every staged input copied back after every launch)."""
+    np = pytest.importorskip("numpy")
+    f = tmp_path / "x.npy"
+    np.save(f, np.arange(20, dtype=np.float32))
+    arr = np.load(f, mmap_mode="r")            # a PROT_READ mapping: a write into it faults
+    with pytest.warns(UserWarning, match="not writable"):
+        x = torch.from_numpy(arr)
+    y = op(x)                                  # reads 96 bytes: x runs from its padded copy
+    torch.testing.assert_close(y, 2 * torch.arange(20, dtype=torch.float32))
+    assert launch()["staged_inputs"] == 1 and launch()["copied_back_inputs"] == 0
+    assert np.array_equal(arr, np.arange(20, dtype=np.float32))
+
+
+def test_once_a_fast_launch_stages_only_an_input_whose_padding_its_checked_launch_touched(op, monkeypatch):
+    """OPKIT_EMU_CHECKS=once: the second call of a key is fast and stages x only if the checked one reached past x's
+    data. x is a numpy array's head, so a fast launch writing past x without its copy would change base[20:]."""
+    np = pytest.importorskip("numpy")
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    base = np.zeros(64, dtype=np.float32)
+    x = torch.from_numpy(base[:20])            # owns its block (storage offset 0, storage 80 bytes): padding given
+    x.copy_(torch.arange(20, dtype=torch.float32))
+    for call, checked in ((0, True), (1, False)):
+        op(x, mode=2)                          # writes 2x into x rounded up to 24 floats: past its data
+        s = launch()
+        assert s["checked"] is checked, call
+        assert s["staged_inputs"] == 1 and s["copied_back_inputs"] == 1, (call, s)
+    torch.testing.assert_close(x, 4 * torch.arange(20, dtype=torch.float32))
+    assert not base[20:].any()                 # the padding writes went to the copy both times
+
+    # 24 floats: the tail is whole, nothing reaches x's padding; the fast launch runs on x itself, no copy
+    x = torch.arange(24, dtype=torch.float32)
+    for call, checked, staged in ((0, True, 1), (1, False, 0)):
+        y = op(x)
+        s = launch()
+        assert s["checked"] is checked and s["staged_inputs"] == staged and s["copied_back_inputs"] == 0, (call, s)
+        torch.testing.assert_close(y, 2 * x)

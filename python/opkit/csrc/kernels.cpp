@@ -7,8 +7,8 @@
 #include <ATen/ops/zeros.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/WrapDimMinimal.h>
-#include <c10/util/accumulate.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
+#include <c10/util/accumulate.h>
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -24,6 +24,7 @@ namespace {
 
 thread_local opkit_launch_result t_last{};
 thread_local bool t_last_checked = true;
+thread_local uint64_t t_last_staged = 0, t_last_copied = 0;   // a bit per input
 
 opkit::DType opkit_dtype(const OpDesc& d, at::ScalarType t) {
   switch (t) {
@@ -84,6 +85,7 @@ const Module& module(const OpDesc& d, int variant, bool naive) {
   loaded->launch = sym<opkit_kernel_launch_fn>(handle, OPKIT_KERNEL_LAUNCH_SYMBOL);
   loaded->tiling_size = sym<unsigned long (*)()>(handle, OPKIT_TILING_SIZE_SYMBOL);
   loaded->tiling_run = sym<int (*)(opkit::TilingContext*, void*, char*, unsigned long)>(handle, OPKIT_TILING_RUN_SYMBOL);
+  loaded->last_marks = sym<opkit_kernel_last_marks_fn>(handle, OPKIT_KERNEL_LAST_MARKS_SYMBOL);   // optional
   TORCH_CHECK(loaded->launch && loaded->tiling_size && loaded->tiling_run, d.label, ": ", path,
               " does not export " OPKIT_KERNEL_LAUNCH_SYMBOL ", " OPKIT_TILING_SIZE_SYMBOL " and " OPKIT_TILING_RUN_SYMBOL
               " (built by an older opkit: run `opkit build`)");
@@ -196,7 +198,7 @@ struct Staged {
   size_t n = 0;
 };
 
-// The copies' memory, per thread and input slot, kept for the next call up to kKeepStaging bytes a slot: a fresh
+// The copies' memory, per thread and input slot, kept for the next call for inputs up to kKeepStaging bytes: a fresh
 // allocation of a large copy faults its pages in at every call (a 1 MB input: hundreds of microseconds). A launch
 // runs no torch op between staging and copying back, so a thread's slots are never in use twice at once.
 // (Plain aligned host memory, not torch's allocator: a thread's kept copies are freed at its exit, past torch's reach.)
@@ -217,7 +219,7 @@ Staged stage(size_t slot, const at::Tensor& t, const at::Tensor& callers, Bytes&
   Staged s;
   s.n = t.nbytes();
   s.block = device_block_bytes(s.n);
-  if (s.block > kKeepStaging) {
+  if (s.n > kKeepStaging) {   // the data, not the block: a 16 MB tensor (block 16 MB + 512) is kept
     oneoff = alloc_bytes(s.block);
     s.buf = oneoff.get();
   } else {
@@ -246,6 +248,8 @@ void set_module_builder(ModuleBuilder builder) {
   g_builder = builder ? std::make_shared<const ModuleBuilder>(std::move(builder)) : nullptr;
 }
 bool last_launch_checked() { return t_last_checked; }
+uint64_t last_launch_staged() { return t_last_staged; }
+uint64_t last_launch_copied_back() { return t_last_copied; }
 
 void check_args(const OpDesc& d, const c10::IValue* args) {
   const at::Tensor& lead = args[0].toTensor();
@@ -379,19 +383,15 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     la.block_dim = ctx.block_dim;
     la.num_args = static_cast<uint32_t>(d.num_gm_args);
     la.tiling_key = ctx.tiling_key;
-    // A tensor that owns its block has the device's padding past its data (device_block_bytes): an input through a
-    // padded copy, an output allocated so; a view has exactly its bytes (owns_block).
-    std::vector<Staged> staged(ins.size());
-    std::vector<Bytes> oneoff(ins.size());   // copies too large to keep (kKeepStaging)
+    // A tensor that owns its block has the device's padding past its data (device_block_bytes): an output allocated
+    // so, an input through a padded copy when the launch may reach its padding (below); a view has exactly its bytes
+    // (owns_block). arg_bytes is the block either way, so the key is the same staged or not.
     size_t k = 0;
     for (size_t i = 0; i < ins.size(); ++i, ++k) {
       const at::Tensor& t = ins[i];
       la.args[k] = t.data_ptr();
       la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes();
-      if (!owns_block(t)) continue;
-      staged[i] = stage(i, t, args[i].toTensor(), oneoff[i]);
-      la.args[k] = staged[i].buf;
-      la.arg_bytes[k] = staged[i].block;
+      if (owns_block(t)) la.arg_bytes[k] = device_block_bytes(t.nbytes());
     }
     for (const at::Tensor& t : outs) {
       la.args[k] = t.data_ptr();
@@ -407,21 +407,56 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     const CheckMode mode = check_mode();
     std::string key;
     bool fast = mode == CheckMode::Fast;
+    // What the launch may do to each GM argument (a bit each): reach its padding, write it. A checked launch may do
+    // anything (it finds out); a fast launch after its key's checked one does what that one did (the premise `once`
+    // rests on: the key fixes the addresses); OPKIT_EMU_CHECKS=fast knows nothing.
+    Module::Marks may;
     if (mode == CheckMode::Once) {
       key = launch_key(la, td, td_size);
       std::lock_guard<std::mutex> lock(m.checked_mu);
-      fast = m.checked.count(key) > 0;
+      auto it = m.checked.find(key);
+      fast = it != m.checked.end();
+      if (fast) may = it->second;
+    }
+    // An input that owns its block runs from a padded copy only when the launch may reach its padding: the caller's
+    // tensor has no host bytes past its own. Otherwise the kernel gets the caller's bytes, as it would without padding.
+    std::vector<Staged> staged(ins.size());
+    std::vector<Bytes> oneoff(ins.size());   // copies too large to keep (kKeepStaging)
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (!(may.pad_touched >> i & 1) || !owns_block(ins[i])) continue;
+      staged[i] = stage(i, ins[i], args[i].toTensor(), oneoff[i]);
+      la.args[i] = staged[i].buf;
     }
     la.flags = !fast ? 0u : mode == CheckMode::Fast ? OPKIT_LAUNCH_FAST | OPKIT_LAUNCH_ALT_FILL : OPKIT_LAUNCH_FAST;
     opkit_launch_result result{};
     const int32_t status = m.launch(&la, &result);
     t_last = result;
     t_last_checked = !fast;
-    for (const Staged& st : staged)
-      if (st.back) std::memcpy(st.back, st.buf, st.n);
+    // What it did: a checked launch says (opkit_kernel_last_marks; a module without it: unknown, all ones).
+    Module::Marks did = may;
+    const bool stores_known = !fast && m.last_marks != nullptr;
+    if (stores_known && m.last_marks(&did.written, &did.pad_touched) != 0) did = Module::Marks{};
+    // A staged input goes back to the caller only if the launch wrote it: an input it only read is left alone (a
+    // read-only mapping, a weight another thread updates meanwhile). A fast launch of a checked key: what the checked
+    // one wrote. Otherwise a store the runtime saw, or bytes that changed: that finds a write through a raw __gm__
+    // pointer too (no check sees it), and every write where nothing is known (OPKIT_EMU_CHECKS=fast, an old module).
+    uint64_t copied = 0, staged_mask = 0;
+    for (size_t i = 0; i < staged.size(); ++i) {
+      const Staged& st = staged[i];
+      if (st.buf) staged_mask |= uint64_t(1) << i;
+      if (!st.back) continue;
+      const bool wrote = fast && mode == CheckMode::Once ? (may.written >> i & 1) != 0
+                         : (stores_known && (did.written >> i & 1)) || std::memcmp(st.back, st.buf, st.n) != 0;
+      if (!fast) did.written = wrote ? did.written | uint64_t(1) << i : did.written & ~(uint64_t(1) << i);
+      if (!wrote) continue;
+      std::memcpy(st.back, st.buf, st.n);
+      copied |= uint64_t(1) << i;
+    }
+    t_last_staged = staged_mask;
+    t_last_copied = copied;
     if (mode == CheckMode::Once && !fast && status == 0 && result.status == 0) {
       std::lock_guard<std::mutex> lock(m.checked_mu);
-      m.checked.insert(std::move(key));
+      m.checked.emplace(std::move(key), did);
     }
     TORCH_CHECK(status == 0 && result.status == 0,
                 result.message[0] ? result.message : "opkit emulator: kernel launch failed (no message)");

@@ -314,6 +314,7 @@ class GlobalTensor {
       opkit_emu::gm_pad_scalar(reinterpret_cast<const uint8_t*>(ptr_) + off / 2, 1, static_cast<int>(off % 2), true,
                                "GlobalTensor::SetValue", loc);
       opkit_emu::ctx().stats.gm_write_bytes += 1;
+      opkit_emu::gm_mark_write(ptr_);
       uint8_t* b = reinterpret_cast<uint8_t*>(ptr_) + off / 2;
       *b = opkit_emu::nibble_set(*b, off, v);
       return;
@@ -321,6 +322,7 @@ class GlobalTensor {
     check(off, 1, "GlobalTensor::SetValue", loc);
     opkit_emu::gm_pad_scalar(ptr_ + off, sizeof(T), -1, true, "GlobalTensor::SetValue", loc);
     opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
+    opkit_emu::gm_mark_write(ptr_ + off);
     std::memcpy(ptr_ + off, &v, sizeof(T));
   }
   void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_ = opkit_emu::shape_index(shapeInfo); }

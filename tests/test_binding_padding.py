@@ -177,3 +177,4 @@ def test_once_a_fast_launch_stages_only_an_input_whose_padding_its_checked_launc
         s = launch()
         assert s["checked"] is checked and s["staged_inputs"] == staged and s["copied_back_inputs"] == 0, (call, s)
         torch.testing.assert_close(y, 2 * x)
+

@@ -423,9 +423,16 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     std::vector<Staged> staged(ins.size());
     std::vector<Bytes> oneoff(ins.size());   // copies too large to keep (kKeepStaging)
     for (size_t i = 0; i < ins.size(); ++i) {
-      if (!(may.pad_touched >> i & 1) || !owns_block(ins[i])) continue;
-      staged[i] = stage(i, ins[i], args[i].toTensor(), oneoff[i]);
-      la.args[i] = staged[i].buf;
+      if (!owns_block(ins[i])) continue;
+      if (may.pad_touched >> i & 1) {
+        staged[i] = stage(i, ins[i], args[i].toTensor(), oneoff[i]);
+        la.args[i] = staged[i].buf;
+      } else {
+        // on the caller's bytes, its region is exactly them (the key above has the block): fast launches still
+        // bounds-check, and a region past them would take in the next tensor's bytes (gm_find: the first region
+        // holding an address wins, so an access to that tensor would be checked against this one and fail)
+        la.arg_bytes[i] = ins[i].nbytes();
+      }
     }
     la.flags = !fast ? 0u : mode == CheckMode::Fast ? OPKIT_LAUNCH_FAST | OPKIT_LAUNCH_ALT_FILL : OPKIT_LAUNCH_FAST;
     opkit_launch_result result{};

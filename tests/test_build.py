@@ -166,8 +166,8 @@ def test_cold_build_produces_the_contract_outputs(built_ws):
     nm = subprocess.run(["nm", "-D", "--defined-only", str(out / "scale_mul" / "kernel_fp32.so")],
                         capture_output=True, text=True).stdout
     exported = {line.split()[-1] for line in nm.splitlines() if " T " in line}
-    assert exported == {"opkit_kernel_launch", "opkit_kernel_set_list_members", "opkit_tiling_size",
-                        "opkit_tiling_run"}, exported
+    assert exported == {"opkit_kernel_launch", "opkit_kernel_set_list_members", "opkit_kernel_last_marks",
+                        "opkit_tiling_size", "opkit_tiling_run"}, exported
 
 
 def test_unchanged_rebuild_does_nothing_and_touching_one_kernel_rebuilds_only_its_modules(built_ws):

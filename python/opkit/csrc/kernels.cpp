@@ -5,13 +5,16 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
+#include <c10/core/CPUAllocator.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
+#include <c10/util/accumulate.h>
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@ namespace {
 
 thread_local opkit_launch_result t_last{};
 thread_local bool t_last_checked = true;
+thread_local uint64_t t_last_staged = 0, t_last_copied = 0;   // a bit per input
 
 opkit::DType opkit_dtype(const OpDesc& d, at::ScalarType t) {
   switch (t) {
@@ -81,6 +85,7 @@ const Module& module(const OpDesc& d, int variant, bool naive) {
   loaded->launch = sym<opkit_kernel_launch_fn>(handle, OPKIT_KERNEL_LAUNCH_SYMBOL);
   loaded->tiling_size = sym<unsigned long (*)()>(handle, OPKIT_TILING_SIZE_SYMBOL);
   loaded->tiling_run = sym<int (*)(opkit::TilingContext*, void*, char*, unsigned long)>(handle, OPKIT_TILING_RUN_SYMBOL);
+  loaded->last_marks = sym<opkit_kernel_last_marks_fn>(handle, OPKIT_KERNEL_LAST_MARKS_SYMBOL);   // optional
   TORCH_CHECK(loaded->launch && loaded->tiling_size && loaded->tiling_run, d.label, ": ", path,
               " does not export " OPKIT_KERNEL_LAUNCH_SYMBOL ", " OPKIT_TILING_SIZE_SYMBOL " and " OPKIT_TILING_RUN_SYMBOL
               " (built by an older opkit: run `opkit build`)");
@@ -148,6 +153,92 @@ std::string launch_key(const opkit_launch_args& a, const unsigned char* td, size
   return k;
 }
 
+// The device's padding (docs/emulator.md "Data extent", torch binding). torch_npu's caching allocator gives a tensor
+// of n bytes a block of n plus its pad size (32 on 910B) rounded up to 512 (Ascend/pytorch 9e73e708
+// torch_npu/csrc/core/npu/NPUCachingAllocator.cpp `round_size` :2202-2213, `AddPadSize` :161-170, kMinBlockSize :97;
+// a reused cached block may be longer still: this is the least it has). The bytes past n are nobody's data: a
+// kernel's tail rounded up into them is harmless on the device, garbage when read.
+uint64_t device_block_bytes(uint64_t n) { return (n + 32 + 511) / 512 * 512; }
+
+// A tensor owns its block when its bytes are all of its storage from the storage's first byte: a fresh tensor (the
+// binding's outputs, a converted or made-contiguous input) or a caller's tensor that is not a view. The block's padding
+// then follows its bytes. A view into a larger storage (a slice, torch.split / chunk, a storage offset) is followed by
+// the storage's other bytes, another tensor's on the device, so it keeps exactly its bytes (gm-bounds past them).
+bool owns_block(const at::Tensor& t) {
+  return t.nbytes() > 0 && t.storage_offset() == 0 && t.storage().nbytes() == t.nbytes();
+}
+
+// The padding's host bytes: fixed, so a checked and a fast launch see the same bits (a checked launch calls them
+// garbage, gm_pad.h gm_pad_begin: what a kernel does with them is caught there).
+constexpr int kPadFill = 0x5A;
+
+// A fresh tensor whose block carries the device's padding past its bytes. Its storage is nbytes long, as torch_npu's
+// is (the allocation behind it is longer), so it owns its block when passed on to the next op as well.
+at::Tensor padded_empty(const std::vector<int64_t>& shape, const at::TensorOptions& options) {
+  const size_t n = static_cast<size_t>(c10::multiply_integers(shape)) * options.dtype().itemsize();
+  if (n == 0) return at::empty(shape, options);
+  const size_t block = device_block_bytes(n);
+  c10::Allocator* a = c10::GetCPUAllocator();
+  c10::DataPtr p = a->allocate(block);
+  std::memset(static_cast<char*>(p.get()) + n, kPadFill, block - n);
+  c10::Storage s(c10::Storage::use_byte_size_t(), n, std::move(p), a, /*resizable=*/true);
+  // made directly, not through the dispatcher (at::empty + set_ cost a small call about a microsecond more)
+  at::Tensor t = at::detail::make_tensor<c10::TensorImpl>(std::move(s), c10::DispatchKeySet(c10::DispatchKey::CPU),
+                                                          options.dtype());
+  t.unsafeGetTensorImpl()->set_sizes_contiguous(shape);
+  return t;
+}
+
+// An input that owns its block runs from a padded copy (the caller's tensor has no host bytes past its own); what the
+// kernel writes into the data goes back to the caller's tensor after the launch, never the padding.
+struct Staged {
+  char* buf = nullptr;
+  size_t block = 0;
+  void* back = nullptr;   // the caller's bytes to copy the data back to (null: the input was already a copy)
+  size_t n = 0;
+};
+
+// The copies' memory, per thread and input slot, kept for the next call for inputs up to kKeepStaging bytes: a fresh
+// allocation of a large copy faults its pages in at every call (a 1 MB input: hundreds of microseconds). A launch
+// runs no torch op between staging and copying back, so a thread's slots are never in use twice at once.
+// (Plain aligned host memory, not torch's allocator: a thread's kept copies are freed at its exit, past torch's reach.)
+constexpr size_t kKeepStaging = size_t(16) << 20;
+struct FreeBytes {
+  void operator()(char* p) const { std::free(p); }
+};
+using Bytes = std::unique_ptr<char, FreeBytes>;
+Bytes alloc_bytes(size_t n) {
+  auto* p = static_cast<char*>(std::aligned_alloc(512, (n + 511) / 512 * 512));   // a block's alignment
+  TORCH_CHECK(p != nullptr, "opkit: cannot allocate ", n, " bytes for a kernel input's padded copy");
+  return Bytes(p);
+}
+thread_local std::vector<Bytes> t_staging;
+thread_local std::vector<size_t> t_staging_bytes;
+
+Staged stage(size_t slot, const at::Tensor& t, const at::Tensor& callers, Bytes& oneoff) {
+  Staged s;
+  s.n = t.nbytes();
+  s.block = device_block_bytes(s.n);
+  if (s.n > kKeepStaging) {   // the data, not the block: a 16 MB tensor (block 16 MB + 512) is kept
+    oneoff = alloc_bytes(s.block);
+    s.buf = oneoff.get();
+  } else {
+    if (t_staging.size() <= slot) {
+      t_staging.resize(slot + 1);
+      t_staging_bytes.resize(slot + 1, 0);
+    }
+    if (t_staging_bytes[slot] < s.block) {
+      t_staging[slot] = alloc_bytes(s.block);
+      t_staging_bytes[slot] = s.block;
+    }
+    s.buf = t_staging[slot].get();
+  }
+  std::memcpy(s.buf, t.data_ptr(), s.n);
+  std::memset(s.buf + s.n, kPadFill, s.block - s.n);
+  if (callers.defined() && callers.data_ptr() == t.data_ptr()) s.back = t.data_ptr();
+  return s;
+}
+
 }  // namespace
 
 const opkit_launch_result& last_launch() { return t_last; }
@@ -157,6 +248,8 @@ void set_module_builder(ModuleBuilder builder) {
   g_builder = builder ? std::make_shared<const ModuleBuilder>(std::move(builder)) : nullptr;
 }
 bool last_launch_checked() { return t_last_checked; }
+uint64_t last_launch_staged() { return t_last_staged; }
+uint64_t last_launch_copied_back() { return t_last_copied; }
 
 void check_args(const OpDesc& d, const c10::IValue* args) {
   const at::Tensor& lead = args[0].toTensor();
@@ -239,8 +332,12 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
       }
     }
     const auto options = ins[0].options().dtype(kernel_dtype(o, lead_dtype));
-    outs.push_back(empty || o.zero ? at::zeros(shape, options) : at::empty(shape, options));
-    if (poison && !o.zero) std::memset(outs.back().data_ptr(), 0x7B, outs.back().nbytes());
+    if (empty) {
+      outs.push_back(at::zeros(shape, options));
+      continue;
+    }
+    outs.push_back(padded_empty(shape, options));
+    if (o.zero || poison) std::memset(outs.back().data_ptr(), o.zero ? 0 : 0x7B, outs.back().nbytes());
   }
   if (!empty) {
     const int variant = variant_of(d, lead_dtype);
@@ -286,10 +383,22 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     la.block_dim = ctx.block_dim;
     la.num_args = static_cast<uint32_t>(d.num_gm_args);
     la.tiling_key = ctx.tiling_key;
-    // Each tensor is allocated exactly (torch's storage): its data extent is all of it (no padding to write into).
+    // A tensor that owns its block has the device's padding past its data (device_block_bytes): an output allocated
+    // so, an input through a padded copy when the launch may reach its padding (below); a view has exactly its bytes
+    // (owns_block). arg_bytes is the block either way, so the key is the same staged or not.
     size_t k = 0;
-    for (const at::Tensor& t : ins) { la.args[k] = t.data_ptr(); la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes(); ++k; }
-    for (const at::Tensor& t : outs) { la.args[k] = t.data_ptr(); la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes(); ++k; }
+    for (size_t i = 0; i < ins.size(); ++i, ++k) {
+      const at::Tensor& t = ins[i];
+      la.args[k] = t.data_ptr();
+      la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes();
+      if (owns_block(t)) la.arg_bytes[k] = device_block_bytes(t.nbytes());
+    }
+    for (const at::Tensor& t : outs) {
+      la.args[k] = t.data_ptr();
+      la.arg_data_bytes[k] = t.nbytes();
+      la.arg_bytes[k] = t.nbytes() > 0 ? device_block_bytes(t.nbytes()) : 0;   // padded_empty's block
+      ++k;
+    }
     la.args[k] = ctx.workspace_bytes > 0 ? workspace.data_ptr() : nullptr;
     la.arg_bytes[k] = la.arg_data_bytes[k] = ctx.workspace_bytes;   // the kernel may use exactly what tiling asked for
     ++k;
@@ -298,19 +407,63 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     const CheckMode mode = check_mode();
     std::string key;
     bool fast = mode == CheckMode::Fast;
+    // What the launch may do to each GM argument (a bit each): reach its padding, write it. A checked launch may do
+    // anything (it finds out); a fast launch after its key's checked one does what that one did (the premise `once`
+    // rests on: the key fixes the addresses); OPKIT_EMU_CHECKS=fast knows nothing.
+    Module::Marks may;
     if (mode == CheckMode::Once) {
       key = launch_key(la, td, td_size);
       std::lock_guard<std::mutex> lock(m.checked_mu);
-      fast = m.checked.count(key) > 0;
+      auto it = m.checked.find(key);
+      fast = it != m.checked.end();
+      if (fast) may = it->second;
+    }
+    // An input that owns its block runs from a padded copy only when the launch may reach its padding: the caller's
+    // tensor has no host bytes past its own. Otherwise the kernel gets the caller's bytes, as it would without padding.
+    std::vector<Staged> staged(ins.size());
+    std::vector<Bytes> oneoff(ins.size());   // copies too large to keep (kKeepStaging)
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (!owns_block(ins[i])) continue;
+      if (may.pad_touched >> i & 1) {
+        staged[i] = stage(i, ins[i], args[i].toTensor(), oneoff[i]);
+        la.args[i] = staged[i].buf;
+      } else {
+        // on the caller's bytes, its region is exactly them (the key above has the block): fast launches still
+        // bounds-check, and a region past them would take in the next tensor's bytes (gm_find: the first region
+        // holding an address wins, so an access to that tensor would be checked against this one and fail)
+        la.arg_bytes[i] = ins[i].nbytes();
+      }
     }
     la.flags = !fast ? 0u : mode == CheckMode::Fast ? OPKIT_LAUNCH_FAST | OPKIT_LAUNCH_ALT_FILL : OPKIT_LAUNCH_FAST;
     opkit_launch_result result{};
     const int32_t status = m.launch(&la, &result);
     t_last = result;
     t_last_checked = !fast;
+    // What it did: a checked launch says (opkit_kernel_last_marks; a module without it: unknown, all ones).
+    Module::Marks did = may;
+    const bool stores_known = !fast && m.last_marks != nullptr;
+    if (stores_known && m.last_marks(&did.written, &did.pad_touched) != 0) did = Module::Marks{};
+    // A staged input goes back to the caller only if the launch wrote it: an input it only read is left alone (a
+    // read-only mapping, a weight another thread updates meanwhile). A fast launch of a checked key: what the checked
+    // one wrote. Otherwise a store the runtime saw, or bytes that changed: that finds a write through a raw __gm__
+    // pointer too (no check sees it), and every write where nothing is known (OPKIT_EMU_CHECKS=fast, an old module).
+    uint64_t copied = 0, staged_mask = 0;
+    for (size_t i = 0; i < staged.size(); ++i) {
+      const Staged& st = staged[i];
+      if (st.buf) staged_mask |= uint64_t(1) << i;
+      if (!st.back) continue;
+      const bool wrote = fast && mode == CheckMode::Once ? (may.written >> i & 1) != 0
+                         : (stores_known && (did.written >> i & 1)) || std::memcmp(st.back, st.buf, st.n) != 0;
+      if (!fast) did.written = wrote ? did.written | uint64_t(1) << i : did.written & ~(uint64_t(1) << i);
+      if (!wrote) continue;
+      std::memcpy(st.back, st.buf, st.n);
+      copied |= uint64_t(1) << i;
+    }
+    t_last_staged = staged_mask;
+    t_last_copied = copied;
     if (mode == CheckMode::Once && !fast && status == 0 && result.status == 0) {
       std::lock_guard<std::mutex> lock(m.checked_mu);
-      m.checked.insert(std::move(key));
+      m.checked.emplace(std::move(key), did);
     }
     TORCH_CHECK(status == 0 && result.status == 0,
                 result.message[0] ? result.message : "opkit emulator: kernel launch failed (no message)");

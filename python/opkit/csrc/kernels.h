@@ -53,6 +53,9 @@ void check_args(const OpDesc& d, const c10::IValue* args);
 const opkit_launch_result& last_launch();
 // Whether it ran every rule (false: a fast launch of a key already checked, OPKIT_EMU_CHECKS).
 bool last_launch_checked();
+// Which of its inputs ran from a padded copy, and which of those were copied back (a bit per input).
+uint64_t last_launch_staged();
+uint64_t last_launch_copied_back();
 
 // Makes an on-demand module current before its first load in a process (builds it, or throws saying why not):
 // (op snake name, module folder, file name). Set once by opkit.loader; unset: the file is loaded as it is.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 #include <string>
 #include <vector>
@@ -71,8 +72,12 @@ struct Module {
   int (*tiling_run)(opkit::TilingContext*, void*, char*, unsigned long) = nullptr;
   // Launches (block_dim, tiling key, GM sizes, tiling bytes) that passed every rule once: later launches of the
   // same key run fast (OPKIT_LAUNCH_FAST). docs/emulator.md "Checked once, then fast".
+  // Its optional export (launch_abi.h): what the thread's last checked launch wrote and whose padding it touched.
+  opkit_kernel_last_marks_fn last_marks = nullptr;
+  // Per key: what its checked launch did, a bit per GM argument (the torch binding's input staging, kernels.cpp).
+  struct Marks { uint64_t written = ~uint64_t(0), pad_touched = ~uint64_t(0); };
   mutable std::mutex checked_mu;
-  mutable std::unordered_set<std::string> checked;
+  mutable std::unordered_map<std::string, Marks> checked;
 };
 
 struct OpDesc {

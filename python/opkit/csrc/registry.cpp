@@ -277,6 +277,8 @@ PYBIND11_MODULE(_opkit_torch, m) {
     s["max_block_vector_repeats"] = r.stats.max_block_vector_repeats;
     s["blocks"] = r.stats.blocks;
     s["checked"] = last_launch_checked();
+    s["staged_inputs"] = last_launch_staged();          // a bit per input run from a padded copy
+    s["copied_back_inputs"] = last_launch_copied_back();  // of those, the ones copied back (written)
     return s;
   });
 }

@@ -67,6 +67,12 @@ typedef struct opkit_launch_result {
 // them whether it runs or is refused; non-zero: arg >= OPKIT_MAX_GM_ARGS, or triples NULL with n > 0. A member's
 // data 0 is 0 bytes: an empty tensor's buffer (all padding), which arg_data_bytes' 0 ("all") cannot say, is the one
 // member (0, 0, arg_bytes).
+// It also exports `int32_t opkit_kernel_last_marks(uint64_t* written, uint64_t* pad_touched)`: for the thread's last
+// checked launch, a bit per GM argument (1 << arg) a GM store wrote (UB->GM copies plain or atomic, DataCopyPad,
+// SetValue, WriteGmByPassDCache) and one per argument an access reached past its data extent (into its padding);
+// all ones (unknown) after a fast or refused launch. A module without it: assume every argument written and touched.
+typedef int32_t (*opkit_kernel_last_marks_fn)(uint64_t* written, uint64_t* pad_touched);
+#define OPKIT_KERNEL_LAST_MARKS_SYMBOL "opkit_kernel_last_marks"
 typedef int32_t (*opkit_kernel_launch_fn)(const opkit_launch_args*, opkit_launch_result*);
 #define OPKIT_KERNEL_LAUNCH_SYMBOL "opkit_kernel_launch"
 #define OPKIT_TILING_SIZE_SYMBOL "opkit_tiling_size"

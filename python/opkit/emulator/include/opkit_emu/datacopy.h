@@ -70,6 +70,7 @@ template <class T> constexpr void check_copy_dtype() {
 inline void gm_store(uint8_t* dst, const uint8_t* src, size_t bytes) {
   BlockCtx& c = ctx();
   c.stats.gm_write_bytes += bytes;
+  gm_mark_write(dst);
   if (c.atomic_dtype < 0) {
     std::memcpy(dst, src, bytes);
   } else {

@@ -32,9 +32,7 @@ void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size, T value = 0, OPK
   // a defined value over padding garbage (gm_pad.h) makes it defined, as a DataCopyPad of defined UB does; under
   // SetAtomicAdd it adds to the garbage, which stays garbage
   if (opkit_emu::ctx().atomic_dtype < 0)
-    for (uint64_t o = 0; o < bytes; o += 0x40000000u)
-      opkit_emu::gm_pad_scalar(g + o, static_cast<uint32_t>(std::min<uint64_t>(bytes - o, 0x40000000u)), -1, true,
-                               "InitOutput", loc);
+    opkit_emu::gm_pad_scalar(g, static_cast<size_t>(bytes), -1, true, "InitOutput", loc);
 }
 
 // The advanced API's InitGlobalMemory (and its newer name Fill), asc-devkit include/adv_api/utils/

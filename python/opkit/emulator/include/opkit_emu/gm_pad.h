@@ -96,8 +96,9 @@ template <class F> void gm_pad_spans(const GmRegion& r, const uint8_t* a, const 
 }
 
 // Whether `rows` rows of row_bytes, gm_pitch apart from g, touch any padding of r (gm_pad_spans), stopping at the
-// first padding byte found: the cheap test before a copy's or scalar access's byte walk and lock.
-inline bool gm_pad_touches(const GmRegion& r, const uint8_t* g, uint32_t rows, uint32_t row_bytes,
+// first padding byte found: the cheap test before a copy's or scalar access's byte walk and lock. row_bytes is 64-bit:
+// gm_pad_scalar's one row is InitOutput's whole fill, up to 2^32 - 1 elements of 8 bytes.
+inline bool gm_pad_touches(const GmRegion& r, const uint8_t* g, uint32_t rows, uint64_t row_bytes,
                            uint64_t gm_pitch) {
   const uint8_t* const end = r.base + r.bytes;
   bool pad = false;
@@ -179,9 +180,9 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
 // nibble written still loads as poison (the UB shadow is per byte) -- the scalar unit writes a defined value, and
 // SetAtomicAdd applies to data copies to GM (asc-devkit 82b89a15
 // docs/zh/api/SIMD-API/基础API/原子操作/SetAtomicAdd.md:31,89: UB / L0C / L1 -> GM on A2), not to it.
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
 #if OPKIT_EMU_RT_DEFS
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc) {
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool write, const char* call, SrcLoc loc) {
   GmPadPoison& p = GmPadPoison::get();
   if (p.live.load(std::memory_order_relaxed) == 0) return;
   BlockCtx& c = ctx();

@@ -344,6 +344,25 @@ OPKIT_EMU_RT int32_t set_list_members(uint32_t arg, uint32_t n, const uint64_t* 
 }
 #endif
 
+// The thread's last launch's GmRegion::marks (opkit_kernel_last_marks): [0] written, [1] padding touched; all ones
+// (unknown) until a launch has run through, or after a refused one.
+OPKIT_EMU_RT uint64_t* last_marks();
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT uint64_t* last_marks() {
+  static thread_local uint64_t m[2] = {~uint64_t(0), ~uint64_t(0)};
+  return m;
+}
+#endif
+OPKIT_EMU_RT int32_t get_last_marks(uint64_t* written, uint64_t* pad_touched);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT int32_t get_last_marks(uint64_t* written, uint64_t* pad_touched) {
+  if (!written || !pad_touched) return 2;
+  *written = last_marks()[0];
+  *pad_touched = last_marks()[1];
+  return 0;
+}
+#endif
+
 // The launch ABI's entry for a kernel of n GM arguments: invoke(fn, args) calls the kernel. Not a template
 // (module_launch below adapts the kernel), so it is compiled once (OPKIT_EMU_RT), not in every kernel module.
 OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_launch_result* r, const char* entry, size_t n,
@@ -384,6 +403,7 @@ OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_l
   // next launch (of any module, with the runtime object) and hide its ub-uninitialized
   std::vector<std::vector<GmRegion::Member>> members;
   members.swap(pending_list_members());
+  last_marks()[0] = last_marks()[1] = ~uint64_t(0);  // unknown unless the launch runs
   if (!r) return 2;
   std::memset(r, 0, sizeof *r);
   r->block = -1;
@@ -437,11 +457,17 @@ OPKIT_EMU_RT_LAUNCH int32_t module_launch_fn(const opkit_launch_args* a, opkit_l
         }
       g->members = std::move(members[i]);
     }
+    std::atomic<uint64_t> marks[2] = {{0}, {0}};
+    for (GmRegion& g : gm) g.marks = marks;
     void* const* args = a->args;
     LaunchOutcome o = run_blocks(a->block_dim, a->tiling_key, a->threads, gm,
                                  [&]() { invoke(fn, args); },
                                  a->flags);
     fill_result(r, o);
+    if (!(a->flags & OPKIT_LAUNCH_FAST)) {  // a fast launch records nothing (gm_mark_write, gm_check skip it)
+      last_marks()[0] = marks[0].load();
+      last_marks()[1] = marks[1].load();
+    }
     return r->status;
   } catch (const std::exception& e) {
     r->status = 2;
@@ -537,4 +563,9 @@ enum KernelMetaType {
   extern "C" __attribute__((visibility("default"))) int32_t opkit_kernel_set_list_members(                  \
       uint32_t arg, uint32_t n, const uint64_t* triples) {                                                 \
     return ::opkit_emu::set_list_members(arg, n, triples);                                                  \
+  }                                                                                                         \
+  /* the thread's last checked launch: a bit per argument it wrote, one per argument whose padding it touched */ \
+  extern "C" __attribute__((visibility("default"))) int32_t opkit_kernel_last_marks(uint64_t* written,      \
+                                                                                    uint64_t* pad_touched) { \
+    return ::opkit_emu::get_last_marks(written, pad_touched);                                               \
   }

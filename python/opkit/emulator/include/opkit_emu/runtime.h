@@ -2,6 +2,7 @@
 // rule-violation exception. Every API call checks its operands once per call; hot loops never check.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +60,14 @@ struct GmRegion {
   // the region is one tensor (`data` above). Given per launch (opkit_kernel_set_list_members).
   struct Member { uint64_t off, data, alloc; };
   std::vector<Member> members{};   // an initializer, so aggregate initialisations without it stay -Wextra clean
+  // A checked launch's record of what it did to its arguments (module_launch_fn's; null: none kept): [0] a bit per
+  // argument a GM store wrote (gm_mark_write), [1] a bit per argument whose padding an access touched (gm_check).
+  // The torch binding copies back only the staged inputs written and, in a fast launch of the same key, stages only
+  // those whose padding was touched (opkit_kernel_last_marks, launch_abi.h).
+  std::atomic<uint64_t>* marks = nullptr;
+  void mark(int which) const {
+    if (marks && arg >= 0 && arg < 64) marks[which].fetch_or(uint64_t(1) << arg, std::memory_order_relaxed);
+  }
   const uint8_t* data_end() const { return base + (data < bytes ? data : bytes); }
   // The data end that applies to a copy over [g, g + span): the member's when the copy stays inside one member's
   // allocation; else (the list's descriptor words, a copy across members) all of the buffer, and sink_rows then
@@ -383,6 +392,15 @@ OPKIT_EMU_RT const GmRegion* gm_ending_at(const uint8_t* b) {
   return nullptr;
 }
 #endif
+// A GM store at p (a UB->GM copy's, an atomic one's, SetValue's, WriteGmByPassDCache's) in a checked launch: its
+// argument is written (GmRegion::marks). Fast launches skip it: the binding learns from the checked launch of a key.
+OPKIT_EMU_RT void gm_mark_write(const void* p);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_mark_write(const void* p) {
+  if (!ctx().checks) return;
+  if (const GmRegion* r = gm_find(p)) r->mark(0);
+}
+#endif
 OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what) {
@@ -393,6 +411,7 @@ OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcL
   if (!r)
     fail("gm-bounds", call, loc,
          strf("%s: GM address %p is not inside any GM buffer passed to the kernel", what, p));
+  if (b + bytes > r->pad_begin()) r->mark(1);  // past the data: the padding is touched (read or written)
   if (b + bytes > r->base + r->bytes)
     fail("gm-bounds", call, loc,
          strf("%s: byte %llu is past the end of the GM buffer%s (%s); the access covers bytes [%llu, %llu)", what,

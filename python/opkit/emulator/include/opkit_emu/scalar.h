@@ -63,6 +63,7 @@ template <class T>
 inline void WriteGmByPassDCache(__gm__ T* addr, T value, OPKIT_LOC) {
   opkit_emu::gm_check(addr, sizeof(T), "WriteGmByPassDCache", loc, "addr");
   opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
+  opkit_emu::gm_mark_write(addr);
   *addr = value;
 }
 

@@ -105,7 +105,7 @@ inline AscendC::ShapeInfo shape_at(uint16_t i) { return i ? ctx().shapes[i - 1] 
 void scalar_access(const TensorMeta& t, uint32_t rel_off, uint32_t bytes, bool write, const char* call, SrcLoc loc);
 // GlobalTensor::GetValue / SetValue on GM padding a UB->GM copy landed garbage in (gm_pad.h; defined there).
 // nibble: -1 for whole bytes, 0 / 1 for an int4b_t element's low / high half of its byte.
-OPKIT_EMU_RT void gm_pad_scalar(const void* gm, uint32_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
+OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool write, const char* call, SrcLoc loc);
 
 // Index argument of operator[]: converting from an integer records the caller's file:line.
 struct Offset {
@@ -314,6 +314,7 @@ class GlobalTensor {
       opkit_emu::gm_pad_scalar(reinterpret_cast<const uint8_t*>(ptr_) + off / 2, 1, static_cast<int>(off % 2), true,
                                "GlobalTensor::SetValue", loc);
       opkit_emu::ctx().stats.gm_write_bytes += 1;
+      opkit_emu::gm_mark_write(ptr_);
       uint8_t* b = reinterpret_cast<uint8_t*>(ptr_) + off / 2;
       *b = opkit_emu::nibble_set(*b, off, v);
       return;
@@ -321,6 +322,7 @@ class GlobalTensor {
     check(off, 1, "GlobalTensor::SetValue", loc);
     opkit_emu::gm_pad_scalar(ptr_ + off, sizeof(T), -1, true, "GlobalTensor::SetValue", loc);
     opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
+    opkit_emu::gm_mark_write(ptr_ + off);
     std::memcpy(ptr_ + off, &v, sizeof(T));
   }
   void SetShapeInfo(const ShapeInfo& shapeInfo) { shape_ = opkit_emu::shape_index(shapeInfo); }

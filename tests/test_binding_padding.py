@@ -1,0 +1,180 @@
+"""The torch binding gives a tensor that owns its block the device's padding (docs/emulator.md "Data extent", torch
+binding; python/opkit/csrc/kernels.cpp `owns_block`, `device_block_bytes`): torch_npu's caching allocator gives n
+bytes a block of ALIGN_UP(n + 32, 512) (Ascend/pytorch 9e73e708 torch_npu/csrc/core/npu/NPUCachingAllocator.cpp
+`round_size` :2202-2213), so a kernel's last tile rounded up to a 32-byte block past a fresh tensor's bytes is right
+on the device. Before, the binding passed exactly `nbytes()` and such a tail was `gm-bounds`. The padding is garbage
+(poison) as on the other routes: loading it and not using it passes, using it fails `ub-uninitialized`. A view
+into a larger storage keeps exactly its bytes: past them is another tensor's data on the device.
+
+One op of the test's own, PadTail (y = 2x over a 1-d float32 x), whose kernel copies x in and y out as whole 32-byte
+blocks; mode 1 also sums the loaded blocks (padding included) and stores the sum as y[0]; mode 2 also writes 2x back
+into x (rounded up)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import opkit
+from opkit.build import build
+from opkit.errors import EmulatorError
+from test_build import write_op
+
+pytestmark = pytest.mark.slow   # builds its op (~1-2 min on 2 busy cores)
+
+YAML = """\
+op: PadTail
+family: custom
+summary: y = 2x, copied in and out as whole 32-byte blocks (a test of the binding's padding)
+inputs:
+  - {name: x, dtypes: [float32], shape: [N]}
+outputs:
+  - {name: y, dtype: x, shape: x}
+attrs:
+  - {name: mode, type: int, default: 0}
+tests:
+  dims: {N: [1, 64]}
+"""
+TILING = """\
+#pragma once
+#include <cstdint>
+struct PadTailTilingData { uint32_t n; uint32_t mode; };
+#ifndef __CCE_AICORE__
+#include <stdexcept>
+#include "opkit/tiling.h"
+inline void PadTailTiling(opkit::TilingContext& ctx, PadTailTilingData& t) {
+  t.n = static_cast<uint32_t>(ctx.inputs.at(0).numel());
+  if (t.n > 64) throw std::invalid_argument("PadTail takes up to 64 elements");
+  t.mode = static_cast<uint32_t>(ctx.attr_int("mode"));
+  ctx.block_dim = 1;
+}
+#endif
+"""
+KERNEL = """\
+#include "kernel_operator.h"
+#include "tiling.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void pad_tail(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(PadTailTilingData, td, tiling);
+  const uint32_t m = (td.n + 7) / 8 * 8;   // the tail rounded up to a 32-byte block
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 4 * 64 * sizeof(float));
+  LocalTensor<float> a = buf.Get<float>(), b = a[64], s = a[128], w = a[192];
+  GlobalTensor<float> xg, yg;
+  xg.SetGlobalBuffer((__gm__ float*)x, m);
+  yg.SetGlobalBuffer((__gm__ float*)y, m);
+  DataCopy(a, xg, m);                        // past n: x's padding
+  PipeBarrier<PIPE_ALL>();
+  Muls(b, a, 2.0f, m);
+  if (td.mode == 1) ReduceSum(s, a, w, m);   // the padding used as data
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(yg, b, m);                        // past n: into y's padding
+  if (td.mode == 2) DataCopy(xg, b, m);
+  if (td.mode == 1) {
+    PipeBarrier<PIPE_ALL>();
+    yg.SetValue(0, s.GetValue(0));
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def op(tmp_path_factory):
+    ws = tmp_path_factory.mktemp("pad_ws")
+    (ws / "opkit.yaml").write_text("opkit_version: test\n")
+    write_op(ws, "pad_tail", YAML, TILING, KERNEL)
+    build(workspace=ws)
+    opkit.load(ws, bundled=False, quiet=True)
+    return torch.ops.opkit.pad_tail
+
+
+@pytest.fixture(autouse=True)
+def checked(monkeypatch):
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "always")   # every launch checked: the rules apply each time
+
+
+def test_a_tail_rounded_up_past_an_owned_tensor_passes(op):
+    x = torch.randn(20)                        # 80 bytes; the kernel reads and writes 96 (before: gm-bounds)
+    y = op(x)
+    torch.testing.assert_close(y, 2 * x)
+    assert y.untyped_storage().nbytes() == 80  # the output's storage is its bytes: it owns its block, as on the device
+    torch.testing.assert_close(op(y), 4 * x)   # so it gets the padding again as the next op's input
+
+
+def test_a_fast_launch_gets_the_same_padding(op, monkeypatch):
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "fast")
+    x = torch.randn(20)
+    torch.testing.assert_close(op(x), 2 * x)
+
+
+def test_data_a_kernel_writes_into_its_input_goes_back_not_the_padding(op):
+    big = torch.randn(40)
+    x = big[:20].clone()
+    before = x.clone()
+    y = op(x, mode=2)
+    torch.testing.assert_close(x, 2 * before)
+    torch.testing.assert_close(y, 2 * before)
+
+
+def test_the_padding_used_as_data_fails(op):
+    torch.testing.assert_close(op(torch.ones(24), mode=1)[0], torch.tensor(24.0))   # no padding read: passes
+    with pytest.raises(RuntimeError) as info:
+        op(torch.ones(20), mode=1)             # the sum takes in x's 4 padding floats (before: gm-bounds)
+    e = EmulatorError.from_message(str(info.value))
+    assert e is not None and e.rule == "ub-uninitialized", str(info.value)
+
+
+@pytest.mark.parametrize("view", ["head", "tail", "split"])
+def test_a_view_keeps_exactly_its_bytes(op, view):
+    big = torch.randn(40)
+    x = {"head": lambda: big[:20], "tail": lambda: big[20:], "split": lambda: torch.split(big, 20)[0]}[view]()
+    with pytest.raises(RuntimeError) as info:
+        op(x)                                  # past its 80 bytes is the rest of big
+    e = EmulatorError.from_message(str(info.value))
+    assert e is not None and e.rule == "gm-bounds", str(info.value)
+
+
+def launch():
+    from opkit import registration
+    return registration.last_launch()
+
+
+def test_a_read_only_input_the_kernel_does_not_write_is_left_alone(op, tmp_path):
+    """Its padded copy is not copied back: a read-only mapping (PROT_READ) would fault, another thread's update be
+    lost (before: every staged input copied back after every launch)."""
+    np = pytest.importorskip("numpy")
+    f = tmp_path / "x.npy"
+    np.save(f, np.arange(20, dtype=np.float32))
+    arr = np.load(f, mmap_mode="r")            # a PROT_READ mapping: a write into it faults
+    with pytest.warns(UserWarning, match="not writable"):
+        x = torch.from_numpy(arr)
+    y = op(x)                                  # reads 96 bytes: x runs from its padded copy
+    torch.testing.assert_close(y, 2 * torch.arange(20, dtype=torch.float32))
+    assert launch()["staged_inputs"] == 1 and launch()["copied_back_inputs"] == 0
+    assert np.array_equal(arr, np.arange(20, dtype=np.float32))
+
+
+def test_once_a_fast_launch_stages_only_an_input_whose_padding_its_checked_launch_touched(op, monkeypatch):
+    """OPKIT_EMU_CHECKS=once: the second call of a key is fast and stages x only if the checked one reached past x's
+    data. x is a numpy array's head, so a fast launch writing past x without its copy would change base[20:]."""
+    np = pytest.importorskip("numpy")
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    base = np.zeros(64, dtype=np.float32)
+    x = torch.from_numpy(base[:20])            # owns its block (storage offset 0, storage 80 bytes): padding given
+    x.copy_(torch.arange(20, dtype=torch.float32))
+    for call, checked in ((0, True), (1, False)):
+        op(x, mode=2)                          # writes 2x into x rounded up to 24 floats: past its data
+        s = launch()
+        assert s["checked"] is checked, call
+        assert s["staged_inputs"] == 1 and s["copied_back_inputs"] == 1, (call, s)
+    torch.testing.assert_close(x, 4 * torch.arange(20, dtype=torch.float32))
+    assert not base[20:].any()                 # the padding writes went to the copy both times
+
+    # 24 floats: the tail is whole, nothing reaches x's padding; the fast launch runs on x itself, no copy
+    x = torch.arange(24, dtype=torch.float32)
+    for call, checked, staged in ((0, True, 1), (1, False, 0)):
+        y = op(x)
+        s = launch()
+        assert s["checked"] is checked and s["staged_inputs"] == staged and s["copied_back_inputs"] == 0, (call, s)
+        torch.testing.assert_close(y, 2 * x)
+

@@ -5,6 +5,7 @@
 
 #include "opkit_emu/api_call.h"
 #include "opkit_emu/host_expf.h"
+#include "opkit_emu/nan_rule.h"
 
 namespace opkit_emu {
 
@@ -64,10 +65,11 @@ inline void dst_done(const AscendC::LocalTensor<T>& t, int64_t count) {
 }
 
 // ---- element operations (applied to float for fp types, natively for integers) ----
-struct OpAdd { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a + b; } };
-struct OpSub { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a - b; } };
-struct OpMul { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a * b; } };
-struct OpDiv { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a / b; } };
+// A NaN result is the emulator's NaN rule's (nan_rule.h), whatever operand order the compiler emitted.
+struct OpAdd { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return fadd(a, b); } };
+struct OpSub { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return fsub(a, b); } };
+struct OpMul { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return fmul(a, b); } };
+struct OpDiv { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return fdiv(a, b); } };
 // Max/Min/Relu: a NaN operand gives NaN whichever side it is on. The A2 docs are silent on NaN; this is
 // the conservative choice (NaN in the data reaches the output). `a != a` is false for integers.
 struct OpMax { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return (a > b || a != a) ? a : b; } };

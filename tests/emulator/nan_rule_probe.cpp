@@ -47,6 +47,15 @@ static uint32_t scal(uint32_t xb, uint32_t sb, bool inplace) {
     if (bits(d[i]) != bits(d[0])) return 1;
   return bits(d[0]);
 }
+// Muls by a literal -1 (the scalar a compile-time constant: the plain loop must not fold x * -1 into -x).
+static uint32_t muls_neg1(uint32_t xb) {
+  alignas(64) float x[N], d[N];
+  for (uint32_t i = 0; i < N; ++i) x[i] = from_bits(xb), d[i] = 0.0f;
+  scalar_loop<OpMul, float>(d, x, -1.0f, N);
+  for (uint32_t i = 1; i < N; ++i)
+    if (bits(d[i]) != bits(d[0])) return 1;
+  return bits(d[0]);
+}
 // ReduceSum's loop over n floats: element 0 is a, element k is b, the rest 0 (k < 64: inside one repeat's tree;
 // k >= 64: the repeats' sequential sum).
 static uint32_t rsum(uint32_t ab, uint32_t bb, uint32_t k, uint32_t n) {
@@ -69,6 +78,7 @@ int main() {
     else if (!std::strcmp(op, "Div")) r = bin<OpDiv>(a, b, form);
     else if (!std::strcmp(op, "Max")) r = sc ? scal<OpMax>(a, b, inp) : bin<OpMax>(a, b, form);
     else if (!std::strcmp(op, "Min")) r = sc ? scal<OpMin>(a, b, inp) : bin<OpMin>(a, b, form);
+    else if (!std::strcmp(op, "MulsNeg1")) r = muls_neg1(a);
     else if (!std::strcmp(op, "ReduceSum")) r = rsum(a, b, !std::strcmp(form, "tree") ? 1 : 64, 128);
     else return 2;
     std::printf("%08x\n", r);

@@ -38,8 +38,14 @@ def _cases() -> list[tuple[str, str, int, int, int]]:
             cases.append((op, form, a, b, DEFAULT_NAN))
     for op in ("Add", "Mul"):
         for form in ("scalar", "scalar_inplace"):
-            for a, b in ((P, Q), (Q, P), (S, Q), (Q, S)):
-                cases.append((op, form, a, b, _quiet(a)))
+            for a, b in ((P, Q), (Q, P), (S, Q), (Q, S), (ONE, Q)):   # a NaN scalar: the rule's loop
+                cases.append((op, form, a, b, _quiet(a) if _is_nan(a) else _quiet(b)))
+            for a in (P, Q, S):   # a scalar that is not NaN: the plain loop (x86), the NaN src0's all the same
+                cases.append((op, form, a, ONE, _quiet(a)))
+            a, b = {"Add": (INF, NINF), "Mul": (INF, ZERO)}[op]
+            cases.append((op, form, a, b, DEFAULT_NAN))
+    for a in (P, Q, S):   # Muls by a literal -1: not folded into -x (which would flip the NaN's sign)
+        cases.append(("MulsNeg1", "scalar", a, ONE, _quiet(a)))
     # Max / Min select an input: its NaN as it is, src0's first
     for op in ("Max", "Min"):
         for form in ("distinct", "dst_is_a", "dst_is_b", "scalar", "scalar_inplace"):

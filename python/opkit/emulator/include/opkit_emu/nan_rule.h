@@ -35,11 +35,19 @@ OPKIT_EMU_INLINE float nan_of(float a, float b) {
   return a != a ? quiet_nan_bits(a) : b != b ? quiet_nan_bits(b) : default_nan();
 }
 #if defined(__x86_64__) || defined(__i386__)
-// x86 itself gives the rule for one NaN operand (that one, quieted) and for an invalid operation (0xFFC00000);
-// only when both are NaN does the compiler's operand order pick, so forcing src0's NaN is enough -- one compare
-// and a blend per lane instead of the whole selection (3x slower loops at the baseline's SSE2, measured).
+inline constexpr bool kNanRuleByHardware = true;
+// x86 itself gives the rule for one NaN operand (that one, quieted) and for an invalid operation (0xFFC00000), and
+// for two NaNs it returns the first source's (Intel SDM vol. 1 table 4-7, SSE / AVX / EVEX alike). Only a
+// commutative + or * lets the compiler swap the operands, so only those force src0's NaN: one compare and a blend
+// per lane instead of the whole selection (the whole selection made the baseline's SSE2 loops 3x slower than this
+// form, 4.7x slower than main: bench_nan_rule.py). - and / are not commutative: the hardware's own result is the
+// rule. This holds while the operation is executed: GCC folds some operations with a literal operand before any
+// instruction runs (-1 * x -> -x and -0 - x -> -x flip a NaN's sign; 1 * x, -0 + x leave a signalling NaN
+// unquieted), so a caller must not pass a compile-time constant as src0 (a literal scalar goes in src1, as Muls /
+// Axpy do: the blend then covers src0), and the scalar loops' plain form hides its scalar (vector.h opaque_scalar).
 OPKIT_EMU_INLINE float nan_rule(float r, float a, float) { return a != a ? quiet_nan_bits(a) : r; }
 #else
+inline constexpr bool kNanRuleByHardware = false;
 OPKIT_EMU_INLINE float nan_rule(float r, float a, float b) { return r != r ? nan_of(a, b) : r; }
 #endif
 
@@ -49,7 +57,7 @@ template <class F> OPKIT_EMU_INLINE F fadd(F a, F b) {
   else return a + b;
 }
 template <class F> OPKIT_EMU_INLINE F fsub(F a, F b) {
-  if constexpr (std::is_same<F, float>::value) return nan_rule(a - b, a, b);
+  if constexpr (std::is_same<F, float>::value && !kNanRuleByHardware) return nan_rule(a - b, a, b);
   else return a - b;
 }
 template <class F> OPKIT_EMU_INLINE F fmul(F a, F b) {
@@ -57,7 +65,7 @@ template <class F> OPKIT_EMU_INLINE F fmul(F a, F b) {
   else return a * b;
 }
 template <class F> OPKIT_EMU_INLINE F fdiv(F a, F b) {
-  if constexpr (std::is_same<F, float>::value) return nan_rule(a / b, a, b);
+  if constexpr (std::is_same<F, float>::value && !kNanRuleByHardware) return nan_rule(a / b, a, b);
   else return a / b;
 }
 

@@ -1,7 +1,8 @@
 """The emulator's NaN rule (opkit_emu/nan_rule.h, docs/emulator.md "NaN rule"): a floating operation whose result is
 NaN returns src0's NaN quieted, else src1's quieted, else the default NaN 0xFFC00000 -- whatever operand order the
 compiler emitted and whatever the ISA level. nan_rule_probe.cpp runs the element loops (Add / Sub / Mul / Div / Max /
-Min in each aliasing form, Adds / Muls / Maxs / Mins, ReduceSum's tree and its repeats' sum) compiled at -O2 at the
+Min in each aliasing form, Adds / Muls / Maxs / Mins, ReduceSum's tree and its repeats' sum; in a kernel Axpy,
+MulAddDst, level-0 Add and Adds) compiled at -O2 at the
 baseline and at this host's level (both, whatever the host: on an AVX2 host the second is x86-64-v3, on AVX-512
 x86-64-v4, on Arm armv8-a). Without the rule GCC's vector loops at -O2 return src1's NaN for Add and Mul."""
 from __future__ import annotations
@@ -51,6 +52,12 @@ def _cases() -> list[tuple[str, str, int, int, int]]:
         for form in ("distinct", "dst_is_a", "dst_is_b", "scalar", "scalar_inplace"):
             for a, b in ((P, Q), (Q, P), (S, ONE), (ONE, S)):
                 cases.append((op, form, a, b, a if _is_nan(a) else b))
+    # the API forms in a kernel: the fused forms (product, then + dst 0), level-0 Add and Adds
+    for op in ("Axpy", "MulAddDst", "Add0", "Adds0"):
+        for a, b in ((P, Q), (Q, P), (S, Q), (P, ONE), (ONE, Q)):
+            cases.append((op, "kernel", a, b, _quiet(a) if _is_nan(a) else _quiet(b)))
+        a, b = {"Axpy": (INF, ZERO), "MulAddDst": (ZERO, INF), "Add0": (INF, NINF), "Adds0": (NINF, INF)}[op]
+        cases.append((op, "kernel", a, b, DEFAULT_NAN))
     for form in ("tree", "repeats"):   # element 0 and element 1 (one repeat's tree) or 64 (the next repeat)
         for a, b in ((P, Q), (Q, P)):
             cases.append(("ReduceSum", form, a, b, _quiet(a)))

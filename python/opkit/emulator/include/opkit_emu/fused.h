@@ -59,7 +59,7 @@ void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarV
   static_assert(is_axpy_pair<T, U>, "opkit emulator: Axpy on A2: half->half, float->float, half->float");
   const float s = to_f(scalarValue);
   fused<T, U>("Axpy", dst, &src, nullptr, count, true, loc,
-              [s](U x, U, T d) { return from_f<T>(fadd(fmul(s, to_f(x)), to_f(d))); });
+              [s](U x, U, T d) { return from_f<T>(fadd(fmul(to_f(x), s), to_f(d))); });
 }
 
 template <class T, class U>

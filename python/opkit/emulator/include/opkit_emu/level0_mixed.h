@@ -174,7 +174,7 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     const float s = to_f(scalarValue);                                                                              \
     l0_mixed<T, U, 1>(VecOp::Other, "Axpy", isSetMask, dst, ug_dst<T>(repeatParams), &src, ug_src<U>(repeatParams), \
                       nullptr, L0Geom{}, true, MASK_ARG, repeatTime, loc,                                          \
-                      lanewise<T, U>([s](U x, U, T d) { return from_f<T>(fadd(fmul(s, to_f(x)), to_f(d))); }));             \
+                      lanewise<T, U>([s](U x, U, T d) { return from_f<T>(fadd(fmul(to_f(x), s), to_f(d))); }));             \
   }
 OPKIT_EMU_L0_AXPY(uint64_t, MaskArg(mask))
 OPKIT_EMU_L0_AXPY(uint64_t*, mask_bits(mask, kLanes<Big>))

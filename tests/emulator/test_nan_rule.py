@@ -2,9 +2,8 @@
 NaN returns src0's NaN quieted, else src1's quieted, else the default NaN 0xFFC00000 -- whatever operand order the
 compiler emitted and whatever the ISA level. nan_rule_probe.cpp runs the element loops (Add / Sub / Mul / Div / Max /
 Min in each aliasing form, Adds / Muls / Maxs / Mins, ReduceSum's tree and its repeats' sum; in a kernel Axpy,
-MulAddDst, level-0 Add and Adds) compiled at -O2 at the
-baseline and at this host's level (both, whatever the host: on an AVX2 host the second is x86-64-v3, on AVX-512
-x86-64-v4, on Arm armv8-a). Without the rule GCC's vector loops at -O2 return src1's NaN for Add and Mul."""
+MulAddDst, level-0 Add and Adds) compiled at -O2 at the baseline and at this host's level (both, whatever the host:
+on an AVX2 host the second is x86-64-v3, on AVX-512 x86-64-v4, on Arm armv8-a). Without the rule GCC's vector loops at -O2 return src1's NaN for Add and Mul."""
 from __future__ import annotations
 
 import subprocess

@@ -18,8 +18,8 @@ inline float ln_row_sum(const float* v, uint32_t n) {
     for (uint32_t j = 0; j < R; ++j) lanes[j] = v[j];
     const uint32_t full = n / R, tail = n % R;
     for (uint32_t r = 1; r < full; ++r)
-      for (uint32_t j = 0; j < R; ++j) lanes[j] = v[r * R + j] + lanes[j];
-    for (uint32_t j = 0; j < tail; ++j) lanes[j] = v[full * R + j] + lanes[j];
+      for (uint32_t j = 0; j < R; ++j) lanes[j] = fadd(v[r * R + j], lanes[j]);
+    for (uint32_t j = 0; j < tail; ++j) lanes[j] = fadd(v[full * R + j], lanes[j]);
   }
   return tree_repeat_f32(lanes);
 }

@@ -6,18 +6,10 @@
 #include <cstring>
 #include <type_traits>
 
+#include "opkit_emu/nan_rule.h"
 #include "opkit_emu/runtime.h"
 
 namespace opkit_emu {
-
-// A NaN with its quiet bit set, sign and payload kept (what an x86 arithmetic instruction returns for it).
-inline float quiet_nan_bits(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  u |= 0x00400000u;
-  std::memcpy(&x, &u, sizeof u);
-  return x;
-}
 
 template <class T>
 inline void atomic_apply_t(uint8_t* dst, const uint8_t* src, size_t bytes, int op = 0) {
@@ -35,14 +27,11 @@ inline void atomic_apply_t(uint8_t* dst, const uint8_t* src, size_t bytes, int o
       r = static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
     else {
       // A NaN operand: the device gives a NaN, payload and sign not specified (asc-devkit
-      // docs/zh/api/附录/原子操作类接口边界值汇总.md 表1, SetAtomicAdd: "nan", as IEEE 754). Which NaN is opkit's choice,
-      // for stable bits: the GM value's, else the added value's, quieted -- what the kernel modules gave before the
-      // runtime was compiled once (x86 addss returns its first operand's NaN, and the operand order g++ chose
-      // differed between the two builds, flipping a NaN's sign: issue 38 item 3). Max / Min above keep the added
-      // value's NaN instead (take_b): each is what that rule gave before. Quieted by setting the bit, not by
-      // `x + 0.0f`, which a compiler may fold to x (-fno-signaling-nans): same bits as addss, whatever g++ does.
-      const float fa = to_f(a), fb = to_f(b);
-      r = fa != fa ? from_f<T>(quiet_nan_bits(fa)) : fb != fb ? from_f<T>(quiet_nan_bits(fb)) : from_f<T>(fa + fb);
+      // docs/zh/api/附录/原子操作类接口边界值汇总.md 表1, SetAtomicAdd: "nan", as IEEE 754). Which NaN is the emulator's
+      // NaN rule (nan_rule.h): the GM value's, else the added value's, quieted, else the default NaN -- what the
+      // kernel modules gave before the runtime was compiled once (issue 38 item 3). Max / Min above keep the added
+      // value's NaN instead (take_b): each is what that rule gave before.
+      r = from_f<T>(fadd(to_f(a), to_f(b)));
     }
     std::memcpy(dst + o, &r, sizeof(T));
   }

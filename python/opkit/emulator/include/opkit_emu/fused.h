@@ -28,7 +28,7 @@ inline T op_relu(T x, T y) {
     const T r = static_cast<T>(static_cast<uint16_t>(static_cast<int32_t>(x) + SIGN * static_cast<int32_t>(y)));
     return r > 0 ? r : T(0);
   } else {
-    return from_f<T>(relu_f(to_f(x) + SIGN * to_f(y)));
+    return from_f<T>(relu_f(SIGN > 0 ? fadd(to_f(x), to_f(y)) : fsub(to_f(x), to_f(y))));
   }
 }
 
@@ -59,7 +59,7 @@ void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarV
   static_assert(is_axpy_pair<T, U>, "opkit emulator: Axpy on A2: half->half, float->float, half->float");
   const float s = to_f(scalarValue);
   fused<T, U>("Axpy", dst, &src, nullptr, count, true, loc,
-              [s](U x, U, T d) { return from_f<T>(s * to_f(x) + to_f(d)); });
+              [s](U x, U, T d) { return from_f<T>(fadd(fmul(to_f(x), s), to_f(d))); });
 }
 
 template <class T, class U>
@@ -68,7 +68,7 @@ void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const Loca
   using namespace opkit_emu;
   static_assert(is_axpy_pair<T, U>, "opkit emulator: MulAddDst on A2: half->half, float->float, half->float");
   fused<T, U>("MulAddDst", dst, &src0, &src1, count, true, loc,
-              [](U x, U y, T d) { return from_f<T>(to_f(x) * to_f(y) + to_f(d)); });
+              [](U x, U y, T d) { return from_f<T>(fadd(fmul(to_f(x), to_f(y)), to_f(d))); });
 }
 
 #define OPKIT_EMU_FMA(NAME, RELU)                                                                               \
@@ -78,7 +78,7 @@ void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const Loca
     using namespace opkit_emu;                                                                                  \
     static_assert(is_hf_t<T>, "opkit emulator: " #NAME " supports half and float on this chip");              \
     fused<T, T>(#NAME, dst, &src0, &src1, count, true, loc, [](T x, T y, T d) {                                \
-      const float r = to_f(x) * to_f(d) + to_f(y);                                                              \
+      const float r = fadd(fmul(to_f(x), to_f(d)), to_f(y));                                                        \
       return from_f<T>(RELU ? relu_f(r) : r);                                                                   \
     });                                                                                                         \
   }

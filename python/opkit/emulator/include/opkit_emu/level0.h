@@ -285,6 +285,14 @@ void l0_scalar(VecOp op, const char* call, bool setMask, const AscendC::LocalTen
                SrcLoc loc) {
   const L0Plan p = l0_plan<T>(setMask, m, repeat, call, loc);
   const float fs = to_f(s);
+  if constexpr (kScalarPlain<Op, T>) {  // a scalar that is not NaN: the plain operation (vector.h scalar_loop)
+    if (fs == fs) {
+      const float fo = opaque_scalar(fs);
+      const T so = scalar_as<T>(s, fo);
+      return l0_apply<T, 1>(op, call, dst, ug_dst<T>(rp), {&a}, {ug_src<T>(rp)}, p,
+                            [so, fo](T x) { return scalar_elem<typename PlainOf<Op>::type, T>(x, so, fo); }, loc);
+    }
+  }
   l0_apply<T, 1>(op, call, dst, ug_dst<T>(rp), {&a}, {ug_src<T>(rp)}, p,
                  [s, fs](T x) { return scalar_elem<Op, T>(x, s, fs); }, loc);
 }
@@ -369,7 +377,7 @@ OPKIT_EMU_L0_SCALAR(Maxs, OpMax, is_arith_t)
 OPKIT_EMU_L0_SCALAR(Mins, OpMin, is_arith_t)
 
 // LeakyRelu level-0: x >= 0 ? x : alpha * x.
-struct OpLeaky { template <class F> static OPKIT_EMU_INLINE F ap(F x, F a) { return x >= F(0) ? x : x * a; } };
+struct OpLeaky { template <class F> static OPKIT_EMU_INLINE F ap(F x, F a) { return x >= F(0) ? x : fmul(x, a); } };
 OPKIT_EMU_L0_SCALAR(LeakyRelu, OpLeaky, is_fmath_t)
 #undef OPKIT_EMU_L0_SCALAR
 #undef OPKIT_EMU_L0_UNARY

@@ -174,7 +174,9 @@ void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode&
     const float s = to_f(scalarValue);                                                                              \
     l0_mixed<T, U, 1>(VecOp::Other, "Axpy", isSetMask, dst, ug_dst<T>(repeatParams), &src, ug_src<U>(repeatParams), \
                       nullptr, L0Geom{}, true, MASK_ARG, repeatTime, loc,                                          \
-                      lanewise<T, U>([s](U x, U, T d) { return from_f<T>(s * to_f(x) + to_f(d)); }));             \
+                      lanewise<T, U>([s](U x, U, T d) {                                                             \
+                        return from_f<T>(fadd(fmul(to_f(x), s), to_f(d)));                                          \
+                      }));                                                                                          \
   }
 OPKIT_EMU_L0_AXPY(uint64_t, MaskArg(mask))
 OPKIT_EMU_L0_AXPY(uint64_t*, mask_bits(mask, kLanes<Big>))
@@ -192,7 +194,9 @@ OPKIT_EMU_L0_AXPY(const uint64_t*, mask_bits(mask, kLanes<Big>))
     (void)sizeof(Big);                                                                                              \
     l0_mixed<T, U, 2>(VecOp::Other, "MulAddDst", isSetMask, dst, bg_dst(repeatParams), &src0, bg_src0(repeatParams), \
                       &src1, bg_src1(repeatParams), true, MASK_ARG, repeatTime, loc,                               \
-                      lanewise<T, U>([](U x, U y, T d) { return from_f<T>(to_f(x) * to_f(y) + to_f(d)); }));      \
+                      lanewise<T, U>([](U x, U y, T d) {                                                            \
+                        return from_f<T>(fadd(fmul(to_f(x), to_f(y)), to_f(d)));                                    \
+                      }));                                                                                          \
   }
 OPKIT_EMU_L0_MULADDDST(uint64_t, MaskArg(mask))
 OPKIT_EMU_L0_MULADDDST(const uint64_t*, mask_bits(mask, kLanes<Big>))
@@ -218,9 +222,11 @@ OPKIT_EMU_L0_MULADDDST(const uint64_t*, mask_bits(mask, kLanes<Big>))
                       &src1, bg_src1(repeatParams), READS_DST, MaskArg(mask), repeatTime, loc,                     \
                       lanewise<T, T>([](T x, T y, T d) { (void)d; return EXPR; }));                               \
   }
-OPKIT_EMU_L0_FUSED(FusedMulAdd, is_hf_t, "half and float", true, from_f<T>(to_f(x) * to_f(d) + to_f(y)))
-OPKIT_EMU_L0_FUSED(FusedMulAddRelu, is_hf_t, "half and float", true, from_f<T>(relu_f(to_f(x) * to_f(d) + to_f(y))))
-OPKIT_EMU_L0_FUSED(MulAddRelu, is_hf_t, "half and float", true, from_f<T>(relu_f(to_f(x) * to_f(d) + to_f(y))))
+OPKIT_EMU_L0_FUSED(FusedMulAdd, is_hf_t, "half and float", true, from_f<T>(fadd(fmul(to_f(x), to_f(d)), to_f(y))))
+OPKIT_EMU_L0_FUSED(FusedMulAddRelu, is_hf_t, "half and float", true,
+                   from_f<T>(relu_f(fadd(fmul(to_f(x), to_f(d)), to_f(y)))))
+OPKIT_EMU_L0_FUSED(MulAddRelu, is_hf_t, "half and float", true,
+                   from_f<T>(relu_f(fadd(fmul(to_f(x), to_f(d)), to_f(y)))))
 OPKIT_EMU_L0_FUSED(AddRelu, is_addrelu_t, "int16_t, half and float", false, (op_relu<T, 1>(x, y)))
 OPKIT_EMU_L0_FUSED(SubRelu, is_addrelu_t, "int16_t, half and float", false, (op_relu<T, -1>(x, y)))
 #undef OPKIT_EMU_L0_FUSED

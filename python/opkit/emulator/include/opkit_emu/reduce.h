@@ -23,27 +23,27 @@ OPKIT_EMU_INLINE float tree_repeat(const T* q, uint32_t m) {
   constexpr uint32_t R = kRepeat / sizeof(T);
   float a[R / 2], b[R / 4];
   if (m == R) {
-    for (uint32_t i = 0; i < R / 2; ++i) a[i] = rnd<T>(to_f(q[2 * i]) + to_f(q[2 * i + 1]));
+    for (uint32_t i = 0; i < R / 2; ++i) a[i] = rnd<T>(fadd(to_f(q[2 * i]), to_f(q[2 * i + 1])));
   } else {  // masked-off lanes contribute 0
     for (uint32_t i = 0; i < R / 2; ++i) {
       float x = 2 * i < m ? to_f(q[2 * i]) : 0.0f, y = 2 * i + 1 < m ? to_f(q[2 * i + 1]) : 0.0f;
-      a[i] = rnd<T>(x + y);
+      a[i] = rnd<T>(fadd(x, y));
     }
   }
   uint32_t w = R / 4;
   while (true) {
-    for (uint32_t i = 0; i < w; ++i) b[i] = rnd<T>(a[2 * i] + a[2 * i + 1]);
+    for (uint32_t i = 0; i < w; ++i) b[i] = rnd<T>(fadd(a[2 * i], a[2 * i + 1]));
     if (w == 1) return b[0];
     w /= 2;
-    for (uint32_t i = 0; i < w; ++i) a[i] = rnd<T>(b[2 * i] + b[2 * i + 1]);
+    for (uint32_t i = 0; i < w; ++i) a[i] = rnd<T>(fadd(b[2 * i], b[2 * i + 1]));
     if (w == 1) return a[0];
     w /= 2;
   }
 }
 
-// float fast path: the same adjacent-pair tree with 4-lane vectors (even/odd lane shuffles). (An 8-lane
-// AVX2 form of it gave the same sums but, when two NaNs meet, not always the same NaN: the compiler may
-// swap the operands of a commutative add, and which NaN an x86 add returns is its first operand's.)
+// float fast path: the same adjacent-pair tree with 4-lane vectors (even/odd lane shuffles). Each add's NaN is
+// the NaN rule's (nan_rule.h): the compiler may swap a commutative add's operands, and an x86 add returns its
+// first operand's NaN.
 typedef float v4f_ __attribute__((vector_size(16)));
 typedef int v4i_ __attribute__((vector_size(16)));
 OPKIT_EMU_INLINE float tree_repeat_f32(const float* q) {
@@ -52,9 +52,10 @@ OPKIT_EMU_INLINE float tree_repeat_f32(const float* q) {
   for (int w = 16; w > 1; w /= 2)
     for (int k = 0; k < w / 2; ++k) {
       const v4f_ a = v[2 * k], b = v[2 * k + 1];
-      v[k] = __builtin_shuffle(a, b, v4i_{0, 2, 4, 6}) + __builtin_shuffle(a, b, v4i_{1, 3, 5, 7});
+      const v4f_ e = __builtin_shuffle(a, b, v4i_{0, 2, 4, 6}), o = __builtin_shuffle(a, b, v4i_{1, 3, 5, 7});
+      v[k] = vnan_rule<v4f_, v4i_>(e + o, e, o);
     }
-  return (v[0][0] + v[0][1]) + (v[0][2] + v[0][3]);
+  return fadd(fadd(v[0][0], v[0][1]), fadd(v[0][2], v[0][3]));
 }
 
 template <class T>
@@ -71,12 +72,12 @@ OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
         std::memcpy(pad, p + base, (n - base) * sizeof(float));
         r = tree_repeat_f32(pad);
       }
-      acc = base == 0 ? r : acc + r;
+      acc = base == 0 ? r : fadd(acc, r);
     }
     return acc;
   }
   float acc = tree_repeat<T>(p, std::min(R, n));
-  for (uint32_t base = R; base < n; base += R) acc = rnd<T>(acc + tree_repeat<T>(p + base, std::min(R, n - base)));
+  for (uint32_t base = R; base < n; base += R) acc = rnd<T>(fadd(acc, tree_repeat<T>(p + base, std::min(R, n - base))));
   return acc;
 }
 

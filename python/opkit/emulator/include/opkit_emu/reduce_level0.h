@@ -29,7 +29,7 @@ inline void reduce_lanes(const T* v, const bool* on, uint32_t n, T& out, uint32_
     float buf[kLanes<T>];
     for (uint32_t i = 0; i < n; ++i) { buf[i] = on[i] ? to_f(v[i]) : 0.0f; any |= on[i]; }
     for (uint32_t w = n; w > 1; w /= 2)
-      for (uint32_t i = 0; i < w / 2; ++i) buf[i] = rnd<T>(buf[2 * i] + buf[2 * i + 1]);
+      for (uint32_t i = 0; i < w / 2; ++i) buf[i] = rnd<T>(fadd(buf[2 * i], buf[2 * i + 1]));
     out = from_f<T>(buf[0]);
   } else {
     float best = 0.0f;

@@ -5,6 +5,7 @@
 
 #include "opkit_emu/api_call.h"
 #include "opkit_emu/host_expf.h"
+#include "opkit_emu/nan_rule.h"
 
 namespace opkit_emu {
 
@@ -64,10 +65,11 @@ inline void dst_done(const AscendC::LocalTensor<T>& t, int64_t count) {
 }
 
 // ---- element operations (applied to float for fp types, natively for integers) ----
-struct OpAdd { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a + b; } };
-struct OpSub { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a - b; } };
-struct OpMul { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a * b; } };
-struct OpDiv { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a / b; } };
+// A NaN result is the emulator's NaN rule's (nan_rule.h), whatever operand order the compiler emitted.
+struct OpAdd { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return fadd(a, b); } };
+struct OpSub { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return fsub(a, b); } };
+struct OpMul { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return fmul(a, b); } };
+struct OpDiv { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return fdiv(a, b); } };
 // Max/Min/Relu: a NaN operand gives NaN whichever side it is on. The A2 docs are silent on NaN; this is
 // the conservative choice (NaN in the data reaches the output). `a != a` is false for integers.
 struct OpMax { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return (a > b || a != a) ? a : b; } };
@@ -135,21 +137,54 @@ OPKIT_EMU_INLINE T scalar_elem(T x, T s, float fs) {
   else if constexpr (std::is_integral<T>::value) return int_ap<T, Op>(x, s);
   else return Op::ap(x, s);
 }
+// The scalar forms test their scalar once: when it is not NaN, two NaNs cannot meet, and where the hardware gives
+// the rule for one NaN operand and an invalid operation (x86, nan_rule.h) the loop runs the plain operation, with
+// no blend per lane; the rule's loop only for a NaN scalar. The scalar is made opaque first: in a header-only
+// build a literal scalar could otherwise be folded into the plain loop (x * -1 -> -x flips a NaN's sign).
+template <class Op> struct PlainOf { using type = Op; };  // the operation without the rule's blend
+struct OpAddPlain { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a + b; } };
+struct OpMulPlain { template <class F> static OPKIT_EMU_INLINE F ap(F a, F b) { return a * b; } };
+template <> struct PlainOf<OpAdd> { using type = OpAddPlain; };
+template <> struct PlainOf<OpMul> { using type = OpMulPlain; };
+template <class Op, class T> inline constexpr bool kScalarPlain =
+    kNanRuleByHardware && !std::is_integral<T>::value && !std::is_same<typename PlainOf<Op>::type, Op>::value;
+OPKIT_EMU_INLINE float opaque_scalar(float x) {
+#if defined(__x86_64__)
+  __asm__("" : "+x"(x));
+#elif defined(__i386__)
+  __asm__("" : "+m"(x));
+#endif
+  return x;
+}
+template <class T> OPKIT_EMU_INLINE T scalar_as(T s, float fo) {  // float's scalar is fo; fp16 ones use fo
+  if constexpr (std::is_same<T, float>::value) return fo;
+  else return s;
+}
+#define OPKIT_EMU_SCALAR_LOOP(SRC)                                                                   \
+  const float fs = to_f(s);                                                                          \
+  if constexpr (kScalarPlain<Op, T>) {                                                               \
+    if (fs == fs) {                                                                                  \
+      using P = typename PlainOf<Op>::type;                                                          \
+      const float fo = opaque_scalar(fs);                                                            \
+      const T so = scalar_as<T>(s, fo);                                                              \
+      for (uint32_t i = 0; i < n; ++i) d[i] = scalar_elem<P, T>(SRC, so, fo);                        \
+      return;                                                                                        \
+    }                                                                                                \
+  }                                                                                                  \
+  for (uint32_t i = 0; i < n; ++i) d[i] = scalar_elem<Op, T>(SRC, s, fs);
 template <class Op, class T>
 OPKIT_EMU_HOT void scalar_loop_distinct(T* __restrict d, const T* __restrict a, T s, uint32_t n) {
-  const float fs = to_f(s);
-  for (uint32_t i = 0; i < n; ++i) d[i] = scalar_elem<Op, T>(a[i], s, fs);
+  OPKIT_EMU_SCALAR_LOOP(a[i])
 }
 template <class Op, class T>
 OPKIT_EMU_HOT void scalar_loop_inplace(T* d, T s, uint32_t n) {
-  const float fs = to_f(s);
-  for (uint32_t i = 0; i < n; ++i) d[i] = scalar_elem<Op, T>(d[i], s, fs);
+  OPKIT_EMU_SCALAR_LOOP(d[i])
 }
 template <class Op, class T>
 OPKIT_EMU_HOT void scalar_loop_any(T* d, const T* a, T s, uint32_t n) {
-  const float fs = to_f(s);
-  for (uint32_t i = 0; i < n; ++i) d[i] = scalar_elem<Op, T>(a[i], s, fs);
+  OPKIT_EMU_SCALAR_LOOP(a[i])
 }
+#undef OPKIT_EMU_SCALAR_LOOP
 template <class Op, class T>
 inline void scalar_loop(T* d, const T* a, T s, uint32_t n) {
   if (d == a) scalar_loop_inplace<Op, T>(d, s, n);
@@ -200,7 +235,7 @@ template <class T>
 OPKIT_EMU_HOT void leaky_loop(T* d, const T* a, float alpha, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     float x = to_f(a[i]);
-    d[i] = from_f<T>(x >= 0.0f ? x : x * alpha);
+    d[i] = from_f<T>(x >= 0.0f ? x : fmul(x, alpha));
   }
 }
 template <class T>

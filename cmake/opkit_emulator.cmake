@@ -16,9 +16,9 @@ else()
 endif()
 find_package(Threads REQUIRED)
 # The kernel modules' vector ISA level (python/opkit/toolchain/isa.py, docs/emulator.md "Host ISA"): empty or
-# baseline (the default: today's bits), host (x86-64-v3 with AVX2, x86-64-v4 with AVX-512), or a named level;
+# host (the default: x86-64-v3 with AVX2, x86-64-v4 with AVX-512), baseline, or a named level (same bits: the NaN rule);
 # `opkit build` passes it (OPKIT_ISA in its environment).
-set(OPKIT_ISA "" CACHE STRING "kernel modules' ISA level: empty/baseline | host | x86-64-v2 | -v3 | -v4")
+set(OPKIT_ISA "" CACHE STRING "kernel modules' ISA level: empty/host | baseline | x86-64-v2 | -v3 | -v4")
 execute_process(
   COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${OPKIT_PYTHONPATH}" "OPKIT_ISA=${OPKIT_ISA}"
           "${Python3_EXECUTABLE}" -m opkit.toolchain.isa

@@ -167,3 +167,18 @@ def measure_batchnorm(m, x):
         m(x)
         m.eval()
     return m
+
+
+def example_resnet18(size: int, n: int):
+    """(model, calibration 64, inputs n) for the quant benchmarks: examples/resnet's ResNet-18 (100 classes, seed 0)
+    at 3 x size x size, its BatchNorm statistics measured on the calibration images."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "resnet"))
+    from model import ResNet18
+    torch.manual_seed(0)
+    m = ResNet18(num_classes=100).eval()
+    g = torch.Generator().manual_seed(1)
+    c = torch.randn(64, 3, size, size, generator=g)
+    x = torch.randn(n, 3, size, size, generator=g)
+    return measure_batchnorm(m, c), c, x

@@ -159,14 +159,7 @@ def other_model(a):
         return zoo.load(name), x, y, zoo.calib_set(16), f"zoo {name} ({zoo.ZOO[name].family}), trained"
     if a.model != "resnet18":
         raise SystemExit(f"--model {a.model}: encoder, zoo:NAME or resnet18")
-    sys.path.insert(0, str(ROOT / "examples" / "resnet"))
-    from model import ResNet18
-    torch.manual_seed(0)
-    m = ResNet18(num_classes=100).eval()
-    g = torch.Generator().manual_seed(1)
-    c = torch.randn(64, 3, a.size, a.size, generator=g)
-    x = torch.randn(a.n, 3, a.size, a.size, generator=g)
-    _models.measure_batchnorm(m, c)
+    m, c, x = _models.example_resnet18(a.size, a.n)
     with torch.no_grad():
         y = torch.cat([m(x[i:i + 64]).argmax(1) for i in range(0, a.n, 64)])
     return m, x, y, c[:16], f"ResNet-18 (examples/resnet, 100 classes, 21 quantizable layers) at 3x{a.size}x{a.size}"

@@ -76,15 +76,8 @@ def setup(a, tmp: Path) -> tuple[str, str]:
         (tmp / "encoder_factory.py").write_text(ENCODER_FACTORY.format(tests=str(ROOT / "tests")))
         spec, what = f"{tmp / 'encoder_factory.py'}:model", "the tests' encoder (10 Linear, float32)"
     elif a.model == "resnet18":
-        sys.path.insert(0, str(ROOT / "examples" / "resnet"))
         import _models
-        from model import ResNet18
-        torch.manual_seed(0)
-        m = ResNet18(num_classes=100).eval()
-        g = torch.Generator().manual_seed(1)
-        c = torch.randn(64, 3, a.size, a.size, generator=g)
-        x = torch.randn(a.n, 3, a.size, a.size, generator=g)
-        _models.measure_batchnorm(m, c)
+        m, c, x = _models.example_resnet18(a.size, a.n)
         c = c[:16]
         torch.save(m.state_dict(), tmp / "resnet18.pt")
         (tmp / "resnet18_factory.py").write_text(RESNET_FACTORY.format(

@@ -284,3 +284,36 @@ def test_a_checked_launch_decides_written_by_its_copy_not_the_callers_live_bytes
         torch.testing.assert_close(y, 2 * torch.arange(20, dtype=torch.float32))
         torch.testing.assert_close(x[:8], torch.full((8,), 7.0))
         torch.testing.assert_close(x[8:], torch.arange(8, 20, dtype=torch.float32))
+
+
+
+def test_a_refused_launch_copies_nothing_back_and_says_why(op, ws, tmp_path):
+    """A launch the module refuses before it runs reports every argument written and touched (unknown): the staged
+    input's copy is compared with its pre-launch bytes instead, so nothing goes back and the caller gets the refusal
+    (before: every staged input was copied back, and a read-only one faulted). The refusal: a tensor-list member
+    outside x's buffer, set through the module's own export for the thread's next launch (launch_abi.h)."""
+    np = pytest.importorskip("numpy")
+    sos = [p for p in ws.rglob("*.so") if "pad_tail" in str(p) and "naive" not in p.name]
+    assert len(sos) == 1, sos
+    lib = ctypes.CDLL(str(sos[0]))              # the module the binding loaded: the same handle
+    set_members = lib.opkit_kernel_set_list_members
+    set_members.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64)]
+
+    def refused(x):
+        assert set_members(0, 1, (ctypes.c_uint64 * 3)(0, 4, 1 << 20)) == 0   # 1 MB inside a 512-byte buffer
+        with pytest.raises(RuntimeError, match="is not inside the buffer"):
+            op(x)
+        s = launch()
+        assert s["staged_inputs"] == 1 and s["copied_back_inputs"] == 0, s
+
+    x = torch.arange(20, dtype=torch.float32)
+    refused(x)
+    torch.testing.assert_close(x, torch.arange(20, dtype=torch.float32))
+    f = tmp_path / "x.npy"
+    np.save(f, np.arange(20, dtype=np.float32))
+    arr = np.load(f, mmap_mode="r")            # a PROT_READ mapping: a copy back into it faults
+    with warnings.catch_warnings():             # torch's "not writable" warning (given once per process)
+        warnings.simplefilter("ignore", UserWarning)
+        x = torch.from_numpy(arr)
+    refused(x)                                 # before: a segfault
+    assert np.array_equal(arr, np.arange(20, dtype=np.float32))

@@ -462,15 +462,17 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     const int32_t status = m.launch(&la, &result);
     t_last = result;
     t_last_checked = !fast;
-    // What it did: a checked launch says (opkit_kernel_last_marks; a module without it: unknown, all ones).
+    // What it did: a checked launch that ran says (opkit_kernel_last_marks). Unknown (all ones: no bit past the
+    // launch's arguments can be set otherwise): a fast launch, a launch the module refused before running it, a module
+    // without the export.
     Module::Marks did = may;
-    const bool stores_known = !fast && m.last_marks != nullptr;
-    if (stores_known && m.last_marks(&did.written, &did.pad_touched) != 0) did = Module::Marks{};
+    if (!fast && (m.last_marks == nullptr || m.last_marks(&did.written, &did.pad_touched) != 0)) did = Module::Marks{};
+    const bool stores_known = !fast && did.written != ~uint64_t(0);
     // A staged input goes back to the caller only if the launch wrote it: an input it only read is left alone (a
     // read-only mapping, a weight another thread updates meanwhile). A fast launch of a checked key: what the checked
     // one wrote. Otherwise a store the runtime saw (a checked launch that ran), or a copy whose bytes differ from its
     // own as staged: that finds a write through a raw __gm__ pointer (no check sees it) and every write where nothing
-    // is known (OPKIT_EMU_CHECKS=fast, an old module).
+    // is known (OPKIT_EMU_CHECKS=fast, a refused launch: no change, nothing back, an old module).
     uint64_t copied = 0, staged_mask = 0;
     for (size_t i = 0; i < staged.size(); ++i) {
       const Staged& st = staged[i];

@@ -286,6 +286,23 @@ def test_a_checked_launch_decides_written_by_its_copy_not_the_callers_live_bytes
         torch.testing.assert_close(x[8:], torch.arange(8, 20, dtype=torch.float32))
 
 
+def test_once_a_raw_write_its_checked_launch_left_unchanged_still_goes_back(op, monkeypatch):
+    """Mode 3 writes max(x, 0) into x through a raw pointer after reading x rounded up (so x is staged in the fast
+    launch too). The checked call's x is non-negative: the write changes nothing and no store is marked, so the key
+    records x as not written. The fast call's x has negatives: its copy changed, so it goes back (before: the record
+    alone decided, and the write was lost)."""
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    mode = fresh(3)
+    x = torch.arange(20, dtype=torch.float32)
+    op(x, mode=mode)
+    s = launch()
+    assert s["checked"] and s["copied_back_inputs"] == 0, s
+    x = torch.arange(20, dtype=torch.float32) - 10
+    op(x, mode=mode)
+    s = launch()
+    assert not s["checked"] and s["staged_inputs"] == 1 and s["copied_back_inputs"] == 1, s
+    torch.testing.assert_close(x, (torch.arange(20, dtype=torch.float32) - 10).clamp(min=0))
+
 
 def test_a_refused_launch_copies_nothing_back_and_says_why(op, ws, tmp_path):
     """A launch the module refuses before it runs reports every argument written and touched (unknown): the staged

@@ -439,15 +439,15 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     }
     // An input that owns its block runs from a padded copy only when the launch may reach its padding: the caller's
     // tensor has no host bytes past its own. Otherwise the kernel gets the caller's bytes, as it would without padding.
-    // A fast launch of a checked key copies an input back as that one did; every other staged input keeps its data as
-    // staged, to see whether the launch changed the copy (below).
+    // A fast launch of a checked key whose checked launch wrote the input copies it back as that one did; every other
+    // staged input keeps its data as staged, to see whether the launch changed the copy (below).
     const bool follow_record = fast && mode == CheckMode::Once;
     std::vector<Staged> staged(ins.size());
     std::vector<Oneoff> oneoff(ins.size());
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!owns_block(ins[i])) continue;
       if (may.pad_touched >> i & 1) {
-        const bool pristine = !follow_record;
+        const bool pristine = !(follow_record && (may.written >> i & 1));
         staged[i] = stage(i, ins[i], args[i].toTensor(), pristine, oneoff[i]);
         la.args[i] = staged[i].buf;
       } else {
@@ -469,17 +469,17 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     if (!fast && (m.last_marks == nullptr || m.last_marks(&did.written, &did.pad_touched) != 0)) did = Module::Marks{};
     const bool stores_known = !fast && did.written != ~uint64_t(0);
     // A staged input goes back to the caller only if the launch wrote it: an input it only read is left alone (a
-    // read-only mapping, a weight another thread updates meanwhile). A fast launch of a checked key: what the checked
-    // one wrote. Otherwise a store the runtime saw (a checked launch that ran), or a copy whose bytes differ from its
-    // own as staged: that finds a write through a raw __gm__ pointer (no check sees it) and every write where nothing
-    // is known (OPKIT_EMU_CHECKS=fast, a refused launch: no change, nothing back, an old module).
+    // read-only mapping, a weight another thread updates meanwhile). Wrote: a store the runtime saw (a checked launch
+    // that ran), a store the key's checked launch saw (a fast launch of it, follow_record), or a copy whose bytes
+    // differ from its own as staged: that finds a write through a raw __gm__ pointer (no check sees it) and every write
+    // where nothing is known (OPKIT_EMU_CHECKS=fast, a refused launch: no change, nothing back, an old module).
     uint64_t copied = 0, staged_mask = 0;
     for (size_t i = 0; i < staged.size(); ++i) {
       const Staged& st = staged[i];
       if (st.buf) staged_mask |= uint64_t(1) << i;
       if (!st.back) continue;
-      const bool wrote = follow_record ? (may.written >> i & 1) != 0
-                         : (stores_known && (did.written >> i & 1)) || std::memcmp(st.buf, st.pristine, st.n) != 0;
+      const bool wrote = !st.pristine || (stores_known && (did.written >> i & 1)) ||
+                         std::memcmp(st.buf, st.pristine, st.n) != 0;
       if (!fast) did.written = wrote ? did.written | uint64_t(1) << i : did.written & ~(uint64_t(1) << i);
       if (!wrote) continue;
       std::memcpy(st.back, st.buf, st.n);

@@ -334,3 +334,29 @@ def test_a_refused_launch_copies_nothing_back_and_says_why(op, ws, tmp_path):
         x = torch.from_numpy(arr)
     refused(x)                                 # before: a segfault
     assert np.array_equal(arr, np.arange(20, dtype=np.float32))
+
+
+def test_last_launch_describes_this_call(op):
+    """A call with no launch (an empty input) reports nothing staged or copied back (before: the previous call's)."""
+    op(torch.arange(20, dtype=torch.float32), mode=2)
+    assert launch()["staged_inputs"] == 1 and launch()["copied_back_inputs"] == 1
+    op(torch.empty(0))
+    assert launch()["staged_inputs"] == 0 and launch()["copied_back_inputs"] == 0
+
+
+def test_once_an_input_run_on_its_own_bytes_has_exactly_them_as_its_region(pair, monkeypatch):
+    """a and b are the two parts of one numpy array, each owning its block (storage offset 0, all of its storage):
+    b starts 32 bytes in, inside a's 512-byte block, and ends past it. In the fast launch neither reaches its padding,
+    so neither is staged and a's region must be its 32 bytes: with its block, b's read (one copy of 800 bytes) was
+    found in a's region and crossed its end, `gm-bounds` (fixed in 0c566ca)."""
+    np = pytest.importorskip("numpy")
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    base = np.zeros(8 + 200, dtype=np.float32)
+    a, b = torch.from_numpy(base[:8]), torch.from_numpy(base[8:])
+    a.copy_(torch.arange(8, dtype=torch.float32))
+    mode = fresh(0)
+    for call, checked, staged in ((0, True, 3), (1, False, 0)):
+        y = pair(a, b, mode=mode)
+        s = launch()
+        assert s["checked"] is checked and s["staged_inputs"] == staged, (call, s)
+        torch.testing.assert_close(y, 2 * torch.arange(8, dtype=torch.float32))

@@ -25,6 +25,8 @@ namespace {
 thread_local opkit_launch_result t_last{};
 thread_local bool t_last_checked = true;
 thread_local uint64_t t_last_staged = 0, t_last_copied = 0;   // a bit per input
+// A bit per GM argument in a uint64_t (these, Module::Marks, opkit_kernel_last_marks): past 64 the shifts are undefined.
+static_assert(OPKIT_MAX_GM_ARGS <= 64, "opkit: a GM argument's bit in a uint64_t needs OPKIT_MAX_GM_ARGS <= 64");
 
 opkit::DType opkit_dtype(const OpDesc& d, at::ScalarType t) {
   switch (t) {
@@ -291,6 +293,7 @@ void check_args(const OpDesc& d, const c10::IValue* args) {
 }
 
 void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  t_last_staged = t_last_copied = 0;   // this call's, also when it launches nothing or throws before the launch
   const OpDesc& d = *d_;
   const size_t n_in = d.inputs.size(), n_args = n_in + d.attrs.size();
   const c10::IValue* args = &*(stack->end() - static_cast<std::ptrdiff_t>(n_args));

@@ -8,8 +8,15 @@ into a larger storage keeps exactly its bytes: past them is another tensor's dat
 
 One op of the test's own, PadTail (y = 2x over a 1-d float32 x), whose kernel copies x in and y out as whole 32-byte
 blocks; mode 1 also sums the loaded blocks (padding included) and stores the sum as y[0]; mode 2 also writes 2x back
-into x (rounded up)."""
+into x (rounded up); mode 3 also writes max(x, 0) into x's data through a raw `__gm__` pointer (no check sees it).
+A second op, PadPair (y = 2a over a 1-d float32 a, b read whole; mode 1 writes 7s into b, mode 2 writes 2a into a
+rounded up), for two inputs. Both
+kernels read the mode modulo 8, so a test under `once` can give its launches a key no earlier call made (`fresh`)."""
 from __future__ import annotations
+
+import ctypes
+import itertools
+import warnings
 
 import pytest
 import torch
@@ -63,29 +70,111 @@ extern "C" __global__ __aicore__ void pad_tail(GM_ADDR x, GM_ADDR y, GM_ADDR wor
   GlobalTensor<float> xg, yg;
   xg.SetGlobalBuffer((__gm__ float*)x, m);
   yg.SetGlobalBuffer((__gm__ float*)y, m);
+  const uint32_t mode = td.mode % 8;
   DataCopy(a, xg, m);                        // past n: x's padding
   PipeBarrier<PIPE_ALL>();
   Muls(b, a, 2.0f, m);
-  if (td.mode == 1) ReduceSum(s, a, w, m);   // the padding used as data
+  if (mode == 1) ReduceSum(s, a, w, m);      // the padding used as data
   PipeBarrier<PIPE_ALL>();
   DataCopy(yg, b, m);                        // past n: into y's padding
-  if (td.mode == 2) DataCopy(xg, b, m);
-  if (td.mode == 1) {
+  if (mode == 2) DataCopy(xg, b, m);
+  if (mode == 1) {
     PipeBarrier<PIPE_ALL>();
     yg.SetValue(0, s.GetValue(0));
   }
+  if (mode == 3) {                           // a raw write: no store is marked, only the bytes tell
+    PipeBarrier<PIPE_ALL>();
+    __gm__ float* xp = (__gm__ float*)x;
+    for (uint32_t i = 0; i < td.n; ++i) xp[i] = xp[i] > 0.0f ? xp[i] : 0.0f;
+  }
 }
 """
+PAIR_YAML = """\
+op: PadPair
+family: custom
+summary: y = 2a, b read whole, mode 1 writes 7s into b, 2 2a into a (a test of the binding's padding, two inputs)
+inputs:
+  - {name: a, dtypes: [float32], shape: [N]}
+  - {name: b, shape: [M]}
+outputs:
+  - {name: y, dtype: a, shape: a}
+attrs:
+  - {name: mode, type: int, default: 0}
+tests:
+  dims: {N: [1, 64], M: [8, 256]}
+"""
+PAIR_TILING = """\
+#pragma once
+#include <cstdint>
+struct PadPairTilingData { uint32_t n; uint32_t m; uint32_t mode; };
+#ifndef __CCE_AICORE__
+#include <stdexcept>
+#include "opkit/tiling.h"
+inline void PadPairTiling(opkit::TilingContext& ctx, PadPairTilingData& t) {
+  t.n = static_cast<uint32_t>(ctx.inputs.at(0).numel());
+  t.m = static_cast<uint32_t>(ctx.inputs.at(1).numel());
+  if (t.n > 64 || t.m > 256 || t.m % 8 != 0) throw std::invalid_argument("PadPair takes a up to 64, b 8k up to 256");
+  t.mode = static_cast<uint32_t>(ctx.attr_int("mode"));
+  ctx.block_dim = 1;
+}
+#endif
+"""
+PAIR_KERNEL = """\
+#include "kernel_operator.h"
+#include "tiling.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void pad_pair(GM_ADDR a, GM_ADDR b, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
+  GET_TILING_DATA_WITH_STRUCT(PadPairTilingData, td, tiling);
+  const uint32_t n = (td.n + 7) / 8 * 8;     // a's tail rounded up to a 32-byte block
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, (64 + 256 + 64) * sizeof(float));
+  LocalTensor<float> ua = buf.Get<float>(), ub = ua[64], uy = ua[320];
+  GlobalTensor<float> ag, bg, yg;
+  ag.SetGlobalBuffer((__gm__ float*)a, n);
+  bg.SetGlobalBuffer((__gm__ float*)b, td.m);
+  yg.SetGlobalBuffer((__gm__ float*)y, n);
+  DataCopy(ua, ag, n);
+  DataCopy(ub, bg, td.m);                    // b whole, in one copy
+  PipeBarrier<PIPE_ALL>();
+  Muls(uy, ua, 2.0f, n);
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(yg, uy, n);
+  if (td.mode % 8 == 1) {
+    Duplicate(ub, 7.0f, td.m);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(bg, ub, td.m);
+  }
+  if (td.mode % 8 == 2) DataCopy(ag, uy, n);
+}
+"""
+_keys = itertools.count(1)
+
+
+def fresh(mode):
+    """`mode` as the kernels read it (modulo 8), in a launch key no call in this process made before."""
+    return mode + 8 * next(_keys)
 
 
 @pytest.fixture(scope="module")
-def op(tmp_path_factory):
+def ws(tmp_path_factory):
     ws = tmp_path_factory.mktemp("pad_ws")
     (ws / "opkit.yaml").write_text("opkit_version: test\n")
     write_op(ws, "pad_tail", YAML, TILING, KERNEL)
+    write_op(ws, "pad_pair", PAIR_YAML, PAIR_TILING, PAIR_KERNEL)
     build(workspace=ws)
     opkit.load(ws, bundled=False, quiet=True)
+    return ws
+
+
+@pytest.fixture(scope="module")
+def op(ws):
     return torch.ops.opkit.pad_tail
+
+
+@pytest.fixture(scope="module")
+def pair(ws):
+    return torch.ops.opkit.pad_pair
 
 
 @pytest.fixture(autouse=True)
@@ -162,8 +251,9 @@ def test_once_a_fast_launch_stages_only_an_input_whose_padding_its_checked_launc
     base = np.zeros(64, dtype=np.float32)
     x = torch.from_numpy(base[:20])            # owns its block (storage offset 0, storage 80 bytes): padding given
     x.copy_(torch.arange(20, dtype=torch.float32))
+    mode = fresh(2)                            # keys no earlier call made: the first call is checked
     for call, checked in ((0, True), (1, False)):
-        op(x, mode=2)                          # writes 2x into x rounded up to 24 floats: past its data
+        op(x, mode=mode)                       # writes 2x into x rounded up to 24 floats: past its data
         s = launch()
         assert s["checked"] is checked, call
         assert s["staged_inputs"] == 1 and s["copied_back_inputs"] == 1, (call, s)
@@ -172,9 +262,116 @@ def test_once_a_fast_launch_stages_only_an_input_whose_padding_its_checked_launc
 
     # 24 floats: the tail is whole, nothing reaches x's padding; the fast launch runs on x itself, no copy
     x = torch.arange(24, dtype=torch.float32)
+    mode = fresh(0)
     for call, checked, staged in ((0, True, 1), (1, False, 0)):
-        y = op(x)
+        y = op(x, mode=mode)
         s = launch()
         assert s["checked"] is checked and s["staged_inputs"] == staged and s["copied_back_inputs"] == 0, (call, s)
         torch.testing.assert_close(y, 2 * x)
 
+
+
+def test_a_checked_launch_decides_written_by_its_copy_not_the_callers_live_bytes(pair, monkeypatch):
+    """x runs from its padded copy (a's tail reaches its padding); b, a view of x's head, runs on x's own bytes, and
+    the kernel writes 7s there: x changes during the launch, as under another thread's update. The copy is unchanged,
+    so nothing goes back, in the checked launch and in the fast one (before: compared with x's live bytes, the stale
+    copy went back over the write, and x was recorded as written for the key, so every fast launch copied it back)."""
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    mode = fresh(1)
+    for call, checked in ((0, True), (1, False)):
+        x = torch.arange(20, dtype=torch.float32)
+        y = pair(x, x[:8], mode=mode)
+        s = launch()
+        assert s["checked"] is checked and s["staged_inputs"] == 1 and s["copied_back_inputs"] == 0, (call, s)
+        torch.testing.assert_close(y, 2 * torch.arange(20, dtype=torch.float32))
+        torch.testing.assert_close(x[:8], torch.full((8,), 7.0))
+        torch.testing.assert_close(x[8:], torch.arange(8, 20, dtype=torch.float32))
+
+
+def test_once_a_raw_write_its_checked_launch_left_unchanged_still_goes_back(op, monkeypatch):
+    """Mode 3 writes max(x, 0) into x through a raw pointer after reading x rounded up (so x is staged in the fast
+    launch too). The checked call's x is non-negative: the write changes nothing and no store is marked, so the key
+    records x as not written. The fast call's x has negatives: its copy changed, so it goes back (before: the record
+    alone decided, and the write was lost)."""
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    mode = fresh(3)
+    x = torch.arange(20, dtype=torch.float32)
+    op(x, mode=mode)
+    s = launch()
+    assert s["checked"] and s["copied_back_inputs"] == 0, s
+    x = torch.arange(20, dtype=torch.float32) - 10
+    op(x, mode=mode)
+    s = launch()
+    assert not s["checked"] and s["staged_inputs"] == 1 and s["copied_back_inputs"] == 1, s
+    torch.testing.assert_close(x, (torch.arange(20, dtype=torch.float32) - 10).clamp(min=0))
+
+
+def test_a_refused_launch_copies_nothing_back_and_says_why(op, ws, tmp_path):
+    """A launch the module refuses before it runs reports every argument written and touched (unknown): the staged
+    input's copy is compared with its pre-launch bytes instead, so nothing goes back and the caller gets the refusal
+    (before: every staged input was copied back, and a read-only one faulted). The refusal: a tensor-list member
+    outside x's buffer, set through the module's own export for the thread's next launch (launch_abi.h)."""
+    np = pytest.importorskip("numpy")
+    sos = [p for p in ws.rglob("*.so") if "pad_tail" in str(p) and "naive" not in p.name]
+    assert len(sos) == 1, sos
+    lib = ctypes.CDLL(str(sos[0]))              # the module the binding loaded: the same handle
+    set_members = lib.opkit_kernel_set_list_members
+    set_members.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64)]
+
+    def refused(x):
+        assert set_members(0, 1, (ctypes.c_uint64 * 3)(0, 4, 1 << 20)) == 0   # 1 MB inside a 512-byte buffer
+        with pytest.raises(RuntimeError, match="is not inside the buffer"):
+            op(x)
+        s = launch()
+        assert s["staged_inputs"] == 1 and s["copied_back_inputs"] == 0, s
+
+    x = torch.arange(20, dtype=torch.float32)
+    refused(x)
+    torch.testing.assert_close(x, torch.arange(20, dtype=torch.float32))
+    f = tmp_path / "x.npy"
+    np.save(f, np.arange(20, dtype=np.float32))
+    arr = np.load(f, mmap_mode="r")            # a PROT_READ mapping: a copy back into it faults
+    with warnings.catch_warnings():             # torch's "not writable" warning (given once per process)
+        warnings.simplefilter("ignore", UserWarning)
+        x = torch.from_numpy(arr)
+    refused(x)                                 # before: a segfault
+    assert np.array_equal(arr, np.arange(20, dtype=np.float32))
+
+
+def test_last_launch_describes_this_call(op):
+    """A call with no launch (an empty input) reports nothing staged or copied back (before: the previous call's)."""
+    op(torch.arange(20, dtype=torch.float32), mode=2)
+    assert launch()["staged_inputs"] == 1 and launch()["copied_back_inputs"] == 1
+    op(torch.empty(0))
+    assert launch()["staged_inputs"] == 0 and launch()["copied_back_inputs"] == 0
+
+
+def test_once_an_input_run_on_its_own_bytes_has_exactly_them_as_its_region(pair, monkeypatch):
+    """a and b are the two parts of one numpy array, each owning its block (storage offset 0, all of its storage):
+    b starts 32 bytes in, inside a's 512-byte block, and ends past it. In the fast launch neither reaches its padding,
+    so neither is staged and a's region must be its 32 bytes: with its block, b's read (one copy of 800 bytes) was
+    found in a's region and crossed its end, `gm-bounds` (fixed in 0c566ca)."""
+    np = pytest.importorskip("numpy")
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    base = np.zeros(8 + 200, dtype=np.float32)
+    a, b = torch.from_numpy(base[:8]), torch.from_numpy(base[8:])
+    a.copy_(torch.arange(8, dtype=torch.float32))
+    mode = fresh(0)
+    for call, checked, staged in ((0, True, 3), (1, False, 0)):
+        y = pair(a, b, mode=mode)
+        s = launch()
+        assert s["checked"] is checked and s["staged_inputs"] == staged, (call, s)
+        torch.testing.assert_close(y, 2 * torch.arange(8, dtype=torch.float32))
+
+
+def test_an_input_passed_twice_keeps_what_the_kernel_wrote_through_one_slot(pair):
+    """pair(x, x): each slot runs from a copy of its own; the kernel writes 2x through the first (mode 2). Only that
+    copy changed, so only it goes back (before: the second slot's copy, compared with x's bytes after the first had
+    gone back, differed, went back too and reverted the write). A kernel writing through both slots still differs from
+    the device, where both writes land in one buffer (docs/emulator.md, known limits)."""
+    x = torch.arange(24, dtype=torch.float32)
+    y = pair(x, x, mode=2)
+    s = launch()
+    assert s["staged_inputs"] == 3 and s["copied_back_inputs"] == 1, s
+    torch.testing.assert_close(y, 2 * torch.arange(24, dtype=torch.float32))
+    torch.testing.assert_close(x, 2 * torch.arange(24, dtype=torch.float32))

@@ -25,6 +25,8 @@ namespace {
 thread_local opkit_launch_result t_last{};
 thread_local bool t_last_checked = true;
 thread_local uint64_t t_last_staged = 0, t_last_copied = 0;   // a bit per input
+// A bit per GM argument in a uint64_t (these, Module::Marks, opkit_kernel_last_marks): past 64 the shifts are undefined.
+static_assert(OPKIT_MAX_GM_ARGS <= 64, "opkit: a GM argument's bit in a uint64_t needs OPKIT_MAX_GM_ARGS <= 64");
 
 opkit::DType opkit_dtype(const OpDesc& d, at::ScalarType t) {
   switch (t) {
@@ -196,6 +198,9 @@ struct Staged {
   size_t block = 0;
   void* back = nullptr;   // the caller's bytes to copy the data back to (null: the input was already a copy)
   size_t n = 0;
+  // The copy's data as staged, when the launch's writes are not known: the copy changed if it differs. Never the
+  // caller's bytes, which another thread (or another argument's view of them) may change meanwhile.
+  const char* pristine = nullptr;
 };
 
 // The copies' memory, per thread and input slot, kept for the next call for inputs up to kKeepStaging bytes: a fresh
@@ -212,30 +217,46 @@ Bytes alloc_bytes(size_t n) {
   TORCH_CHECK(p != nullptr, "opkit: cannot allocate ", n, " bytes for a kernel input's padded copy");
   return Bytes(p);
 }
-thread_local std::vector<Bytes> t_staging;
-thread_local std::vector<size_t> t_staging_bytes;
+struct SlotBuffers {
+  std::vector<Bytes> bufs;
+  std::vector<size_t> bytes;
+};
+thread_local SlotBuffers t_staging, t_pristine;
+struct Oneoff {   // the copies of one input too large to keep (kKeepStaging), freed after the call
+  Bytes copy, pristine;
+};
 
-Staged stage(size_t slot, const at::Tensor& t, const at::Tensor& callers, Bytes& oneoff) {
+// `bytes` of memory for input `slot`: the thread's kept buffer, or for data above kKeepStaging a fresh one.
+char* slot_buffer(SlotBuffers& kept, size_t slot, size_t data, size_t bytes, Bytes& oneoff) {
+  if (data > kKeepStaging) {   // the data, not the block: a 16 MB tensor (block 16 MB + 512) is kept
+    oneoff = alloc_bytes(bytes);
+    return oneoff.get();
+  }
+  if (kept.bufs.size() <= slot) {
+    kept.bufs.resize(slot + 1);
+    kept.bytes.resize(slot + 1, 0);
+  }
+  if (kept.bytes[slot] < bytes) {
+    kept.bufs[slot] = alloc_bytes(bytes);
+    kept.bytes[slot] = bytes;
+  }
+  return kept.bufs[slot].get();
+}
+
+// `pristine`: also keep the copy's data as staged (only where it may go back: the caller's own tensor).
+Staged stage(size_t slot, const at::Tensor& t, const at::Tensor& callers, bool pristine, Oneoff& oneoff) {
   Staged s;
   s.n = t.nbytes();
   s.block = device_block_bytes(s.n);
-  if (s.n > kKeepStaging) {   // the data, not the block: a 16 MB tensor (block 16 MB + 512) is kept
-    oneoff = alloc_bytes(s.block);
-    s.buf = oneoff.get();
-  } else {
-    if (t_staging.size() <= slot) {
-      t_staging.resize(slot + 1);
-      t_staging_bytes.resize(slot + 1, 0);
-    }
-    if (t_staging_bytes[slot] < s.block) {
-      t_staging[slot] = alloc_bytes(s.block);
-      t_staging_bytes[slot] = s.block;
-    }
-    s.buf = t_staging[slot].get();
-  }
+  s.buf = slot_buffer(t_staging, slot, s.n, s.block, oneoff.copy);
   std::memcpy(s.buf, t.data_ptr(), s.n);
   std::memset(s.buf + s.n, kPadFill, s.block - s.n);
   if (callers.defined() && callers.data_ptr() == t.data_ptr()) s.back = t.data_ptr();
+  if (pristine && s.back) {
+    char* p = slot_buffer(t_pristine, slot, s.n, s.n, oneoff.pristine);
+    std::memcpy(p, s.buf, s.n);   // from the copy: the caller's bytes may have changed since
+    s.pristine = p;
+  }
   return s;
 }
 
@@ -272,6 +293,7 @@ void check_args(const OpDesc& d, const c10::IValue* args) {
 }
 
 void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  t_last_staged = t_last_copied = 0;   // this call's, also when it launches nothing or throws before the launch
   const OpDesc& d = *d_;
   const size_t n_in = d.inputs.size(), n_args = n_in + d.attrs.size();
   const c10::IValue* args = &*(stack->end() - static_cast<std::ptrdiff_t>(n_args));
@@ -420,12 +442,16 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     }
     // An input that owns its block runs from a padded copy only when the launch may reach its padding: the caller's
     // tensor has no host bytes past its own. Otherwise the kernel gets the caller's bytes, as it would without padding.
+    // A fast launch of a checked key whose checked launch wrote the input copies it back as that one did; every other
+    // staged input keeps its data as staged, to see whether the launch changed the copy (below).
+    const bool follow_record = fast && mode == CheckMode::Once;
     std::vector<Staged> staged(ins.size());
-    std::vector<Bytes> oneoff(ins.size());   // copies too large to keep (kKeepStaging)
+    std::vector<Oneoff> oneoff(ins.size());
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!owns_block(ins[i])) continue;
       if (may.pad_touched >> i & 1) {
-        staged[i] = stage(i, ins[i], args[i].toTensor(), oneoff[i]);
+        const bool pristine = !(follow_record && (may.written >> i & 1));
+        staged[i] = stage(i, ins[i], args[i].toTensor(), pristine, oneoff[i]);
         la.args[i] = staged[i].buf;
       } else {
         // on the caller's bytes, its region is exactly them (the key above has the block): fast launches still
@@ -439,21 +465,24 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     const int32_t status = m.launch(&la, &result);
     t_last = result;
     t_last_checked = !fast;
-    // What it did: a checked launch says (opkit_kernel_last_marks; a module without it: unknown, all ones).
+    // What it did: a checked launch that ran says (opkit_kernel_last_marks). Unknown (all ones: no bit past the
+    // launch's arguments can be set otherwise): a fast launch, a launch the module refused before running it, a module
+    // without the export.
     Module::Marks did = may;
-    const bool stores_known = !fast && m.last_marks != nullptr;
-    if (stores_known && m.last_marks(&did.written, &did.pad_touched) != 0) did = Module::Marks{};
+    if (!fast && (m.last_marks == nullptr || m.last_marks(&did.written, &did.pad_touched) != 0)) did = Module::Marks{};
+    const bool stores_known = !fast && did.written != ~uint64_t(0);
     // A staged input goes back to the caller only if the launch wrote it: an input it only read is left alone (a
-    // read-only mapping, a weight another thread updates meanwhile). A fast launch of a checked key: what the checked
-    // one wrote. Otherwise a store the runtime saw, or bytes that changed: that finds a write through a raw __gm__
-    // pointer too (no check sees it), and every write where nothing is known (OPKIT_EMU_CHECKS=fast, an old module).
+    // read-only mapping, a weight another thread updates meanwhile). Wrote: a store the runtime saw (a checked launch
+    // that ran), a store the key's checked launch saw (a fast launch of it, follow_record), or a copy whose bytes
+    // differ from its own as staged: that finds a write through a raw __gm__ pointer (no check sees it) and every write
+    // where nothing is known (OPKIT_EMU_CHECKS=fast, a refused launch: no change, nothing back, an old module).
     uint64_t copied = 0, staged_mask = 0;
     for (size_t i = 0; i < staged.size(); ++i) {
       const Staged& st = staged[i];
       if (st.buf) staged_mask |= uint64_t(1) << i;
       if (!st.back) continue;
-      const bool wrote = fast && mode == CheckMode::Once ? (may.written >> i & 1) != 0
-                         : (stores_known && (did.written >> i & 1)) || std::memcmp(st.back, st.buf, st.n) != 0;
+      const bool wrote = !st.pristine || (stores_known && (did.written >> i & 1)) ||
+                         std::memcmp(st.buf, st.pristine, st.n) != 0;
       if (!fast) did.written = wrote ? did.written | uint64_t(1) << i : did.written & ~(uint64_t(1) << i);
       if (!wrote) continue;
       std::memcpy(st.back, st.buf, st.n);

@@ -66,7 +66,10 @@ struct GmRegion {
   // those whose padding was touched (opkit_kernel_last_marks, launch_abi.h).
   std::atomic<uint64_t>* marks = nullptr;
   void mark(int which) const {
-    if (marks && arg >= 0 && arg < 64) marks[which].fetch_or(uint64_t(1) << arg, std::memory_order_relaxed);
+    if (!marks || arg < 0 || arg >= 64) return;
+    const uint64_t bit = uint64_t(1) << arg;
+    // a load first: after the first store most find the bit set, and reading leaves the line shared by the blocks
+    if (!(marks[which].load(std::memory_order_relaxed) & bit)) marks[which].fetch_or(bit, std::memory_order_relaxed);
   }
   const uint8_t* data_end() const { return base + (data < bytes ? data : bytes); }
   // The data end that applies to a copy over [g, g + span): the member's when the copy stays inside one member's
@@ -411,7 +414,8 @@ OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcL
   if (!r)
     fail("gm-bounds", call, loc,
          strf("%s: GM address %p is not inside any GM buffer passed to the kernel", what, p));
-  if (b + bytes > r->pad_begin()) r->mark(1);  // past the data: the padding is touched (read or written)
+  // past the data: the padding is touched (read or written); recorded by checked launches only, as stores are
+  if (b + bytes > r->pad_begin() && ctx().checks) r->mark(1);
   if (b + bytes > r->base + r->bytes)
     fail("gm-bounds", call, loc,
          strf("%s: byte %llu is past the end of the GM buffer%s (%s); the access covers bytes [%llu, %llu)", what,

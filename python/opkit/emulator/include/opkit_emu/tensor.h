@@ -314,8 +314,8 @@ class GlobalTensor {
       opkit_emu::gm_pad_scalar(reinterpret_cast<const uint8_t*>(ptr_) + off / 2, 1, static_cast<int>(off % 2), true,
                                "GlobalTensor::SetValue", loc);
       opkit_emu::ctx().stats.gm_write_bytes += 1;
-      opkit_emu::gm_mark_write(ptr_);
       uint8_t* b = reinterpret_cast<uint8_t*>(ptr_) + off / 2;
+      opkit_emu::gm_mark_write(b);  // the byte written: an offset may reach past the tensor's own region
       *b = opkit_emu::nibble_set(*b, off, v);
       return;
     }

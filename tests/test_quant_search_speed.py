@@ -35,7 +35,9 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          # round 7, the evaluations: a search variant starts from the base variant's kept outputs (prefix reuse)
          (scoring, "REUSE_PREFIX"),
          # round 9, an evaluation's cost: the all-float32 policy's dispatch
-         (S, "F32_POLICY_FAST"))
+         (S, "F32_POLICY_FAST"),
+         # q14, outside the evaluations: rows and overflow scans shared by deployments equal by value
+         (scoring, "ROWS_BY_VALUE"))
 
 
 def _encoder():

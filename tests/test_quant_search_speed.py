@@ -36,8 +36,9 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          (scoring, "REUSE_PREFIX"),
          # round 9, an evaluation's cost: the all-float32 policy's dispatch
          (S, "F32_POLICY_FAST"),
-         # q14, outside the evaluations: rows and overflow scans shared by deployments equal by value
-         (scoring, "ROWS_BY_VALUE"))
+         # q14, outside the evaluations: rows and overflow scans shared by deployments equal by value, channel bounds
+         # from the codes' kept sign sums
+         (scoring, "ROWS_BY_VALUE"), (M, "SPLIT_BOUNDS"))
 
 
 def _encoder():

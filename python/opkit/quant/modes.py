@@ -162,6 +162,40 @@ def _channel_bounds(codes: torch.Tensor, x_hi: int, x_lo: int) -> tuple[torch.Te
     return up, dn
 
 
+# True: _plan_of takes a layer's channel bounds from its codes' positive and negative window sums, kept per codes
+# content, times the input range's ends -- the same integers (below): the search's calibrations give one layer the
+# same codes with other input ranges (each record its own offset_d), and the bounds were the whole cost of a
+# fresh layer build on ResNet-18. False: _channel_bounds on every plan.
+SPLIT_BOUNDS = True
+_SIGN_SUMS: dict = {}       # codes' content -> (window sums of the positive codes, of the negative codes' |w|)
+
+
+def _split_bounds(codes: torch.Tensor, x_hi: int, x_lo: int, content) -> tuple | None:
+    """``_channel_bounds(codes, x_hi, x_lo)`` as max(x_hi, 0) P + max(-x_lo, 0) N and -(max(-x_lo, 0) P +
+    max(x_hi, 0) N), P and N the window sums of max(w, 0) and max(-w, 0) (kept per ``content``, the codes'
+    digest). Per weight w the larger end w*x_hi or w*x_lo, clamped at 0, is w*max(x_hi, 0) for w >= 0 and
+    |w|*max(-x_lo, 0) for w < 0 (the smaller end likewise), so both are sums of the same integer products; every
+    product and sum is an integer below 2^53, exact in float64 in any order -- the same values (a zero's sign
+    aside, which no comparison or max downstream sees). None (not taken) when x_lo > x_hi or the products could
+    pass 2^52."""
+    w = codes.detach()
+    window = w[0, 0].numel() if w.dim() > 2 else 1
+    peak = max(abs(int(x_hi)), abs(int(x_lo)))
+    if x_lo > x_hi or w.numel() == 0 or float(w.abs().max()) * peak * window >= 2.0 ** 52:
+        return None
+    got = _SIGN_SUMS.get(content)
+    if got is None:
+        w = w.to(F64)
+        w = w.reshape(w.shape[0], w.shape[1], -1)
+        got = (w.clamp(min=0).sum(-1), (-w).clamp(min=0).sum(-1))
+        if len(_SIGN_SUMS) >= MAX_PLANS:
+            _SIGN_SUMS.pop(next(iter(_SIGN_SUMS)))
+        _SIGN_SUMS[content] = got
+    pos, neg = got
+    a, b = float(max(x_hi, 0)), float(max(-x_lo, 0))
+    return a * pos + b * neg, -(b * pos + a * neg)
+
+
 def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | None = None,
                 bounds: tuple | None = None) -> tuple | None:
     """Input-channel chunks ((c0, c1), ...) of a conv/linear on integer codes over which ONE float32 conv/matmul
@@ -283,7 +317,8 @@ def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: t
         _PLAN_OF_TENSOR.put(codes, (same, hit))
         return hit
     x_lo, x_hi = x_range
-    up, dn = _channel_bounds(codes, x_hi, x_lo)
+    split = _split_bounds(codes, x_hi, x_lo, key[0]) if SPLIT_BOUNDS and key is not None else None
+    up, dn = split if split is not None else _channel_bounds(codes, x_hi, x_lo)
     chunks = plan_chunks(codes, x_hi, groups, x_lo, bounds=(up, dn))
     rows = torch.maximum(up.sum(1), -dn.sum(1))           # the largest |partial sum| of output o
     b = bias.detach().to(F64).abs().reshape(-1) if bias is not None else torch.zeros(1, dtype=F64)

@@ -92,6 +92,7 @@ def test_the_speed_switches_change_no_result(make, monkeypatch):
         # IFMR's candidates side by side (on) or one at a time (0 elements)
         monkeypatch.setattr(A, "IFMR_ROWS_ELEMENTS", 1 << 16 if on else 0)
         M._PLANS.clear()
+        M._SIGN_SUMS.clear()
         M._PLAN_OF_TENSOR.clear()
         capture._FOLDS.clear()
         variant._CODES.clear()

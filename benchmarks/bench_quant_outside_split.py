@@ -10,9 +10,9 @@ each search, the fastest counting.
     .venv/bin/python benchmarks/bench_quant_outside_split.py [--repeats 5] [--model encoder|zoo:NAME|resnet18]
 
 --model: the encoder (default), a trained zoo net on its own labelled test images or ResNet-18 at --size (as
-bench_quant_algos_search.py --model builds them). The calibrations' line counts the layer inputs IFMR was asked
-about and the searches it ran: the memo (calibrate.IfmrMemo) reuses a search for the same bytes and parameters,
-so the searches are the distinct inputs.
+bench_quant_algos_search.py --model builds them). The IFMR memo line gives the run's calibrate.IfmrMemo counts:
+the layer inputs handed to it (hits + misses) and the searches it ran (misses: it reuses a search for the same
+bytes and parameters, so these are the distinct inputs). IFMR runs outside the memo (RNN records) are not counted.
 
 --before TREE: the same measurement of another source tree (TREE/python: e.g. ``git archive main | tar -x -C
 TREE``) beside this one, each side in its own process (``--inner`` searches each, the fastest counting), the two
@@ -88,19 +88,20 @@ def main() -> None:
     spent: dict[str, float] = {}
     for p in PIECES:
         _wrap(spent, *p)
-    asked = _count_ifmr()
+    memos = _count_ifmr()
     best, plain = None, float("inf")
     for _ in range(a.repeats):
         t = time.process_time()
         evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
         plain = min(plain, time.process_time() - t)
         spent.clear()
-        asked.update(inputs=0, searches=0)
+        memos.clear()
         t = time.process_time()
         rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1)
         total = time.process_time() - t
         if best is None or total < best[0]:
-            best = (total, dict(spent), rep.evals, dict(asked))
+            best = (total, dict(spent), rep.evals, {"inputs": sum(m.hits + m.misses for m in memos),
+                                                    "searches": sum(m.misses for m in memos)})
     total, split, evals, ifmr = best
     if a.child:
         with open(a.child, "w") as f:
@@ -114,25 +115,22 @@ def main() -> None:
           f"outside {total - inside:.3f} s = {(total - inside) / plain:.1f} passes")
     for label, s in sorted(split.items(), key=lambda kv: -kv[1]):
         print(f"     {label:<20} {s * 1000:6.1f} ms = {s / plain:4.2f} passes")
-    print(f"   IFMR: {ifmr['inputs']} layer inputs, {ifmr['searches']} searches (distinct inputs)")
+    print(f"   IFMR memo: {ifmr['inputs']} layer inputs, {ifmr['searches']} searched (distinct inputs)")
     print(f"   after: {load()}")
 
 
-def _count_ifmr() -> dict:
-    """Counts of the layer inputs the calibrations hand to IFMR (IfmrMemo calls) and of the searches run."""
+def _count_ifmr() -> list:
+    """The IfmrMemo instances a run makes (one per VariantBuilder, kept here until cleared): their own ``hits`` and
+    ``misses`` are the layer inputs the calibrations handed to IFMR through the memo and the searches it ran.
+    IFMR runs outside a memo (RNN records, ``calibrate(memo=None)``) are in neither count."""
     from opkit.quant import calibrate as C
-    n = {"inputs": 0, "searches": 0}
-    memo_call, search = C.IfmrMemo.__call__, C.ifmr
+    memos, init = [], C.IfmrMemo.__init__
 
-    def asked(self, *args):
-        n["inputs"] += 1
-        return memo_call(self, *args)
-
-    def searched(*args, **kw):
-        n["searches"] += 1
-        return search(*args, **kw)
-    C.IfmrMemo.__call__, C.ifmr = asked, searched
-    return n
+    def made(self, *args, **kw):
+        init(self, *args, **kw)
+        memos.append(self)
+    C.IfmrMemo.__init__ = made
+    return memos
 
 
 def _comparable(rep) -> dict:
@@ -176,7 +174,7 @@ def beside(a) -> None:
               f"outside {(g['total'] - inside) / plain:.1f}")
         print("          " + ", ".join(f"{k} {v / plain:.2f}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])))
         if "ifmr" in g:
-            print(f"          IFMR: {g['ifmr']['inputs']} layer inputs, {g['ifmr']['searches']} searches")
+            print(f"          IFMR memo: {g['ifmr']['inputs']} layer inputs, {g['ifmr']['searches']} searched")
     print(f"   FP32 plain pass {plain:.4f} s (fastest of both sides)")
     same = best["before"]["report"] == best["after"]["report"]
     print(f"   before == after: {'equal' if same else 'DIFFER'} (report fields, classes per sample, histograms)")

@@ -194,6 +194,25 @@ def test_rows_shared_by_a_deployment_equal_by_value(monkeypatch):
     assert ran[-1] == "fc edited"
 
 
+
+def test_scan_shared_by_a_deployment_equal_by_value(monkeypatch):
+    """ROWS_BY_VALUE on the scan-only path: an earlier deployment only scanned for overflow (first_nonfinite, never
+    rows) gives its scan to one equal by value without a recorded run; with the switch off that one is run."""
+    b, sc = _overflowing_scorer()
+    cfg = default_config(b.model)
+    v8 = b.variant(cfg, "int8")
+    scan = sc.first_nonfinite(v8)
+    assert sc.run_key(v8) in sc._scans and sc.run_key(v8) not in sc._rows     # scanned, never rows
+    ran = []
+    run = sc._run_recorded
+    monkeypatch.setattr(sc, "_run_recorded", lambda v: ran.append(v.name) or run(v))
+    again = b.variant(cfg, "again", records=b.records(cfg, fresh=True))
+    assert sc.run_key(again) != sc.run_key(v8)
+    assert sc.first_nonfinite(again) == scan and ran == []
+    monkeypatch.setattr(scoring, "ROWS_BY_VALUE", False)
+    other = b.variant(cfg, "other", records=b.records(cfg, fresh=True))
+    assert sc.first_nonfinite(other) == scan and ran == ["other"]
+
 def _mutable_parts(obj, path="cfg"):
     """(path, object) for every dict / list / dataclass reachable from ``obj``."""
     import dataclasses

@@ -7,7 +7,12 @@ tests/quantdata/encoder.py as bench_quant_algos_search.py --no-linear runs it (3
 target drop 3 points, one torch thread), the fastest of --repeats searches; the FP32 plain pass measured before
 each search, the fastest counting.
 
-    .venv/bin/python benchmarks/bench_quant_outside_split.py [--repeats 5]
+    .venv/bin/python benchmarks/bench_quant_outside_split.py [--repeats 5] [--model encoder|zoo:NAME|resnet18]
+
+--model: the encoder (default), a trained zoo net on its own labelled test images or ResNet-18 at --size (as
+bench_quant_algos_search.py --model builds them). The IFMR memo line gives the run's calibrate.IfmrMemo counts:
+the layer inputs handed to it (hits + misses) and the searches it ran (misses: it reuses a search for the same
+bytes and parameters, so these are the distinct inputs). IFMR runs outside the memo (RNN records) are not counted.
 
 --before TREE: the same measurement of another source tree (TREE/python: e.g. ``git archive main | tar -x -C
 TREE``) beside this one, each side in its own process (``--inner`` searches each, the fastest counting), the two
@@ -62,6 +67,8 @@ def main() -> None:
                     "of the two sides' processes)")
     ap.add_argument("--before", help="a source tree to measure beside this one (its python/ is imported)")
     ap.add_argument("--inner", type=int, default=2, help="--before: searches per process, the fastest counting")
+    ap.add_argument("--model", default="encoder", help="encoder, zoo:NAME or resnet18 (bench_quant_algos_search.py)")
+    ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
     ap.add_argument("--child", help=argparse.SUPPRESS)      # one side's process: its figures as JSON to this file
     ap.add_argument("--tree", help=argparse.SUPPRESS)       # one side's process: the python/ to import opkit from
     a = ap.parse_args()
@@ -71,28 +78,34 @@ def main() -> None:
     opkit = import_opkit(a.tree)        # --tree: that side's, before _bench's own tree (it put ROOT/python first)
     from opkit.evaluate import FP32, evaluate
     from opkit.quant.inputs import labelled
-    from bench_quant_algos_search import encoder_model
-    m, x, y, c = encoder_model(300)
+    from bench_quant_algos_search import encoder_model, other_model
+    if a.model == "encoder":
+        (m, x, y, c), what = encoder_model(300), "encoder (10 Linear)"
+    else:
+        m, x, y, c, what = other_model(argparse.Namespace(model=a.model, n=300, size=a.size))
     if not a.child:
-        banner("opkit quant, classic flow, encoder (10 Linear), 300 labelled: CPU time outside the evaluations")
+        banner(f"opkit quant, classic flow, {what}, 300 labelled: CPU time outside the evaluations")
     spent: dict[str, float] = {}
     for p in PIECES:
         _wrap(spent, *p)
+    memos = _count_ifmr()
     best, plain = None, float("inf")
     for _ in range(a.repeats):
         t = time.process_time()
         evaluate(m, labelled((x, y)), [FP32], batch_size=64, workers=1)
         plain = min(plain, time.process_time() - t)
         spent.clear()
+        memos.clear()
         t = time.process_time()
         rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1)
         total = time.process_time() - t
         if best is None or total < best[0]:
-            best = (total, dict(spent), rep.evals)
-    total, split, evals = best
+            best = (total, dict(spent), rep.evals, {"inputs": sum(m.hits + m.misses for m in memos),
+                                                    "searches": sum(m.misses for m in memos)})
+    total, split, evals, ifmr = best
     if a.child:
         with open(a.child, "w") as f:
-            json.dump({"total": total, "plain": plain, "evals": evals, "split": split,
+            json.dump({"total": total, "plain": plain, "evals": evals, "split": split, "ifmr": ifmr,
                        "report": _comparable(rep)}, f)
         return
     inside = split.pop("labelled evaluations")
@@ -102,7 +115,22 @@ def main() -> None:
           f"outside {total - inside:.3f} s = {(total - inside) / plain:.1f} passes")
     for label, s in sorted(split.items(), key=lambda kv: -kv[1]):
         print(f"     {label:<20} {s * 1000:6.1f} ms = {s / plain:4.2f} passes")
+    print(f"   IFMR memo: {ifmr['inputs']} layer inputs, {ifmr['searches']} searched (distinct inputs)")
     print(f"   after: {load()}")
+
+
+def _count_ifmr() -> list:
+    """The IfmrMemo instances a run makes (one per VariantBuilder, kept here until cleared): their own ``hits`` and
+    ``misses`` are the layer inputs the calibrations handed to IFMR through the memo and the searches it ran.
+    IFMR runs outside a memo (RNN records, ``calibrate(memo=None)``) are in neither count."""
+    from opkit.quant import calibrate as C
+    memos, init = [], C.IfmrMemo.__init__
+
+    def made(self, *args, **kw):
+        init(self, *args, **kw)
+        memos.append(self)
+    C.IfmrMemo.__init__ = made
+    return memos
 
 
 def _comparable(rep) -> dict:
@@ -119,7 +147,7 @@ def _comparable(rep) -> dict:
 def beside(a) -> None:
     """``--before``: this tree and TREE, each in its own processes, alternating; fastest of each side."""
     trees = {"before": os.path.join(os.path.abspath(a.before), "python"), "after": str(ROOT / "python")}
-    banner(f"opkit quant, classic flow, encoder, 300 labelled: {a.before} (before) beside {ROOT} (after), "
+    banner(f"opkit quant, classic flow, {a.model}, 300 labelled: {a.before} (before) beside {ROOT} (after), "
            f"{a.repeats} rounds x {a.inner} searches, one process per side and round")
     best: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -127,7 +155,8 @@ def beside(a) -> None:
             for side, py in (("before", trees["before"]), ("after", trees["after"])) if r % 2 == 0 else \
                     (("after", trees["after"]), ("before", trees["before"])):
                 out = os.path.join(tmp, f"{side}.json")
-                subprocess.run([sys.executable, __file__, "--repeats", str(a.inner), "--child", out, "--tree", py],
+                subprocess.run([sys.executable, __file__, "--repeats", str(a.inner), "--child", out, "--tree", py,
+                                "--model", a.model, "--size", str(a.size)],
                                check=True)
                 with open(out) as f:
                     got = json.load(f)
@@ -144,6 +173,8 @@ def beside(a) -> None:
               f"the budget; in the evaluations {inside / plain:.1f} passes ({inside / evals / plain:.2f} each); "
               f"outside {(g['total'] - inside) / plain:.1f}")
         print("          " + ", ".join(f"{k} {v / plain:.2f}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])))
+        if "ifmr" in g:
+            print(f"          IFMR memo: {g['ifmr']['inputs']} layer inputs, {g['ifmr']['searches']} searched")
     print(f"   FP32 plain pass {plain:.4f} s (fastest of both sides)")
     same = best["before"]["report"] == best["after"]["report"]
     print(f"   before == after: {'equal' if same else 'DIFFER'} (report fields, classes per sample, histograms)")

@@ -161,6 +161,58 @@ def test_kept_rows_follow_a_changed_model(monkeypatch):
     fc.weight.data = fc.weight.data / 3.0                  # no version bump: the storage differs
     assert [r.as_dict() for r in sc.rows(v16)] == kept
 
+def test_rows_shared_by_a_deployment_equal_by_value(monkeypatch):
+    """ROWS_BY_VALUE: the same config built again from a recalibration (new mode objects, every field equal) gets
+    the kept rows and overflow scan without a recorded run, and they are what its own run gives; a record one ulp
+    off, or the model's tensors changed, is a run of its own."""
+    import dataclasses
+    import math
+    b, sc = _overflowing_scorer()
+    cfg = default_config(b.model)
+    v8 = b.variant(cfg, "int8")
+    rows, scan = sc.rows(v8), sc.first_nonfinite(v8)
+    ran = []
+    run = sc._run_recorded
+    monkeypatch.setattr(sc, "_run_recorded", lambda v: ran.append(v.name) or run(v))
+    again = b.variant(cfg, "again", records=b.records(cfg, fresh=True))
+    name = v8.quantized[0]
+    assert again.layers[name] is not v8.layers[name] and sc.run_key(again) != sc.run_key(v8)
+    assert sc.first_nonfinite(again) == scan and sc.rows(again) is rows and ran == []
+    monkeypatch.setattr(scoring, "REUSE_ROWS", False)
+    assert [r.as_dict() for r in sc.rows(again)] == [r.as_dict() for r in rows] and ran == ["again"]
+    assert sc.first_nonfinite(again) == scan
+    monkeypatch.setattr(scoring, "REUSE_ROWS", True)
+    recs = dict(b.records(cfg))
+    recs[name] = dataclasses.replace(recs[name], scale_d=math.nextafter(recs[name].scale_d, math.inf))
+    sc.rows(b.variant(cfg, "one ulp", records=recs))
+    assert ran[-1] == "one ulp"
+    flt = cfg.with_float(["fc"])                 # fc runs under the policy: its weight is in no mode
+    sc.rows(b.variant(flt, "fc float"))
+    with torch.no_grad():
+        b.model.fc.weight.mul_(1.5)
+    sc.first_nonfinite(b.variant(flt, "fc edited"))
+    assert ran[-1] == "fc edited"
+
+
+
+def test_scan_shared_by_a_deployment_equal_by_value(monkeypatch):
+    """ROWS_BY_VALUE on the scan-only path: an earlier deployment only scanned for overflow (first_nonfinite, never
+    rows) gives its scan to one equal by value without a recorded run; with the switch off that one is run."""
+    b, sc = _overflowing_scorer()
+    cfg = default_config(b.model)
+    v8 = b.variant(cfg, "int8")
+    scan = sc.first_nonfinite(v8)
+    assert sc.run_key(v8) in sc._scans and sc.run_key(v8) not in sc._rows     # scanned, never rows
+    ran = []
+    run = sc._run_recorded
+    monkeypatch.setattr(sc, "_run_recorded", lambda v: ran.append(v.name) or run(v))
+    again = b.variant(cfg, "again", records=b.records(cfg, fresh=True))
+    assert sc.run_key(again) != sc.run_key(v8)
+    assert sc.first_nonfinite(again) == scan and ran == []
+    monkeypatch.setattr(scoring, "ROWS_BY_VALUE", False)
+    other = b.variant(cfg, "other", records=b.records(cfg, fresh=True))
+    assert sc.first_nonfinite(other) == scan and ran == ["other"]
+
 def _mutable_parts(obj, path="cfg"):
     """(path, object) for every dict / list / dataclass reachable from ``obj``."""
     import dataclasses

@@ -131,3 +131,84 @@ def test_bias_inside_the_float32_conv_and_the_overflow_check_kept_when_it_can_ha
     back = pickle.loads(pickle.dumps(layer))     # Ray workers: the plan is not shipped, it is rebuilt
     assert "_plan" not in back.__dict__ or back.__dict__["_plan"] is not None
     assert back.chunk_plan() == layer.chunk_plan() and torch.equal(back.accumulate(q), layer.accumulate(q))
+
+
+def test_split_bounds_equal_the_channel_bounds_and_the_plans(monkeypatch):
+    """modes.SPLIT_BOUNDS: the bounds from the codes' positive / negative window sums (kept per codes content) times
+    the input range's ends equal _channel_bounds' for every shape with a window > 1, code width and range, and so
+    do the plans; one set of codes with another range is planned from the kept sums. A window of 1 (Linear, 1x1)
+    is not taken: its sums would be as large as its codes for a ~2x gain."""
+    from opkit.quant import modes as M
+    monkeypatch.setattr(M, "_SIGN_SUMS", M.BoundedCache(512, M.MAX_SIGN_SUMS_BYTES))
+    g = torch.Generator().manual_seed(8)
+    shapes = [(8, 4, 3), (8, 4, 3, 3), (4, 2, 3, 3, 3), (16, 1, 3, 3), (64, 512, 3, 3)]
+    ranges = [(-128, 127), (-255, 0), (0, 255), (-3, 252), (-32768, 32767), (5, 9), (-9, -5)]
+    for shape in shapes:
+        for bits in (8, 16):
+            hi = (1 << (bits - 1)) - 1
+            codes = torch.randint(-hi - 1, hi + 1, shape, generator=g).to(torch.int8 if bits == 8 else torch.int16)
+            codes.view(-1)[:3] = 0                       # zeros: the sign of a zero sum is the one difference
+            codes.view(-1)[3] = -hi - 1                  # the dtype's minimum, whose abs() wraps
+            content = (codes.dtype, shape, codes.numpy().tobytes())
+            for lo, up in ranges:
+                want = M._channel_bounds(codes, up, lo)
+                got = M._split_bounds(codes, up, lo, content)
+                assert got is not None
+                assert all(torch.equal(a, b) for a, b in zip(got, want)), (shape, bits, lo, up)
+                for groups in (1, 2) if shape[0] % 2 == 0 and len(shape) > 2 else (1,):
+                    assert plan_chunks(codes, up, groups, lo, bounds=got) == plan_chunks(codes, up, groups, lo,
+                                                                                          bounds=want)
+            peak, pos, neg = M._SIGN_SUMS.get(content)
+            assert peak == hi + 1 and pos.dtype == neg.dtype == torch.int32     # kept as int32, exact
+    assert M._split_bounds(codes, 0, 5, content) is None           # an empty range: the old path
+    wide = torch.full((2, 2, 3), 127, dtype=torch.int16)
+    assert M._split_bounds(wide, 2 ** 46, -1, ("w",)) is None        # products that could pass 2^52
+    n = len(M._SIGN_SUMS)
+    for shape in ((6, 5), (6, 5, 1), (6, 5, 1, 1)):                  # window 1: the old path, nothing kept
+        linear = torch.randint(-128, 128, shape, generator=g).to(torch.int8)
+        assert M._split_bounds(linear, 127, -128, ("lin", shape)) is None
+    assert len(M._SIGN_SUMS) == n
+
+
+def test_split_bounds_guard_reads_the_dtype_minimum(monkeypatch):
+    """The 2^52 guard takes max|w| from the codes' min and max: int16 -32768 (whose abs() is -32768) with a
+    +-2^37 input range over a window of 2 can reach 2^53, so the old path is taken."""
+    from opkit.quant import modes as M
+    monkeypatch.setattr(M, "_SIGN_SUMS", M.BoundedCache(8))
+    codes = torch.tensor([[[-32768, 1]]], dtype=torch.int16)
+    assert M._split_bounds(codes, 2 ** 37, -2 ** 37, ("min",)) is None
+    assert M._split_bounds(codes, 2 ** 35, -2 ** 35, ("min",)) is not None     # 2^51: below the guard
+
+
+def test_sign_sums_are_bounded_in_bytes(monkeypatch):
+    """The kept sums drop their oldest entries past the byte bound (a process quantizing many models does not
+    keep every one's sums), and are computed again, equal, when asked after."""
+    from opkit.quant import modes as M
+    g = torch.Generator().manual_seed(10)
+    sets = [torch.randint(-128, 128, (16, 32, 3, 3), generator=g).to(torch.int8) for _ in range(4)]
+    one = 2 * 16 * 32 * 4                                            # P and N, int32
+    monkeypatch.setattr(M, "_SIGN_SUMS", M.BoundedCache(512, 2 * one))
+    for i, c in enumerate(sets):
+        M._split_bounds(c, 127, -128, ("set", i))
+    assert len(M._SIGN_SUMS) == 2 and M._SIGN_SUMS.nbytes == 2 * one
+    assert ("set", 0) not in M._SIGN_SUMS and ("set", 3) in M._SIGN_SUMS
+    again = M._split_bounds(sets[0], 127, -128, ("set", 0))
+    assert all(torch.equal(a, b) for a, b in zip(again, M._channel_bounds(sets[0], 127, -128)))
+
+
+def test_plan_of_with_split_bounds_equals_without(monkeypatch):
+    from opkit.quant import modes as M
+    g = torch.Generator().manual_seed(9)
+    codes = torch.randint(-128, 128, (32, 256, 3, 3), generator=g).to(torch.int8)
+    other = torch.randint(-128, 128, (32, 256, 3, 3), generator=g).to(torch.int8)      # same shape, other codes
+    bias = torch.randint(-10 ** 6, 10 ** 6, (32,), generator=g)
+    answers = {}
+    for split in (True, False):
+        monkeypatch.setattr(M, "SPLIT_BOUNDS", split)
+        monkeypatch.setattr(M, "_PLANS", M.BoundedCache(M.MAX_PLANS))
+        monkeypatch.setattr(M, "_SIGN_SUMS", M.BoundedCache(512, M.MAX_SIGN_SUMS_BYTES))
+        monkeypatch.setattr(M, "_PLAN_OF_TENSOR", M.TensorMemo())
+        answers[split] = [M._plan_of(c.clone(), (-128 - o, 127 - o), 1, bias) for c in (codes, other)
+                          for o in (-128, -20, 0, 90)]
+        assert len(M._SIGN_SUMS) == (2 if split else 0)             # two codes contents: their sums made once each
+    assert answers[True] == answers[False]

@@ -35,7 +35,10 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          # round 7, the evaluations: a search variant starts from the base variant's kept outputs (prefix reuse)
          (scoring, "REUSE_PREFIX"),
          # round 9, an evaluation's cost: the all-float32 policy's dispatch
-         (S, "F32_POLICY_FAST"))
+         (S, "F32_POLICY_FAST"),
+         # q14, outside the evaluations: rows and overflow scans shared by deployments equal by value, channel bounds
+         # from the codes' kept sign sums
+         (scoring, "ROWS_BY_VALUE"), (M, "SPLIT_BOUNDS"))
 
 
 def _encoder():
@@ -89,6 +92,7 @@ def test_the_speed_switches_change_no_result(make, monkeypatch):
         # IFMR's candidates side by side (on) or one at a time (0 elements)
         monkeypatch.setattr(A, "IFMR_ROWS_ELEMENTS", 1 << 16 if on else 0)
         M._PLANS.clear()
+        M._SIGN_SUMS.clear()
         M._PLAN_OF_TENSOR.clear()
         capture._FOLDS.clear()
         variant._CODES.clear()

@@ -162,6 +162,88 @@ def _channel_bounds(codes: torch.Tensor, x_hi: int, x_lo: int) -> tuple[torch.Te
     return up, dn
 
 
+class BoundedCache:
+    """A dict that drops its oldest entries (first in, first out) past ``max_entries`` or, when ``max_bytes`` is
+    set, past that many bytes of the sizes ``put`` is given: a module-level cache that outlives the runs it serves
+    must not grow with the models a process quantizes."""
+
+    def __init__(self, max_entries: int, max_bytes: int | None = None):
+        self.max_entries, self.max_bytes = max_entries, max_bytes
+        self._d: dict = {}          # key -> (value, bytes)
+        self.nbytes = 0
+
+    def get(self, key, default=None):
+        got = self._d.get(key)
+        return default if got is None else got[0]
+
+    def put(self, key, value, nbytes: int = 0) -> None:
+        if key in self._d:
+            self.nbytes -= self._d.pop(key)[1]
+        self._d[key] = (value, nbytes)
+        self.nbytes += nbytes
+        while self._d and (len(self._d) > self.max_entries
+                           or (self.max_bytes is not None and self.nbytes > self.max_bytes)):
+            self.nbytes -= self._d.pop(next(iter(self._d)))[1]
+
+    def clear(self) -> None:
+        self._d.clear()
+        self.nbytes = 0
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def __contains__(self, key) -> bool:
+        return key in self._d
+
+
+# True: _plan_of takes a conv layer's channel bounds from its codes' positive and negative window sums, kept per
+# codes content, times the input range's ends -- the same integers (below): the search's calibrations give one
+# layer the same codes with other input ranges (each record its own offset_d), and the bounds were the whole cost
+# of a fresh layer build on ResNet-18. Only for windows > 1: a window-1 layer (Linear, 1x1 conv) has sums as large
+# as its codes and _channel_bounds is then only ~2x slower (768x3072: 149 vs 76 ms), against ~14x for a 3x3 conv.
+# False: _channel_bounds on every plan.
+SPLIT_BOUNDS = True
+# The kept sums are int32, 8 bytes per (output, input) channel pair -- 8/9 of the int8 codes' bytes on a 3x3 conv;
+# 64 MB holds the base and DMQ codes of a ResNet-50 or a VGG-16 (~13 MB a codes set), and is the most a process keeps.
+MAX_SIGN_SUMS_BYTES = 64 << 20
+_SIGN_SUMS = BoundedCache(512, MAX_SIGN_SUMS_BYTES)   # codes' content -> (max|w|, P, N) (_split_bounds)
+
+
+def _sign_sums(codes: torch.Tensor, content) -> tuple:
+    """(max|w|, P, N) of integer codes [C_out, C_in, *window]: P and N the window sums of max(w, 0) and max(-w, 0),
+    int32 (exact: max|w| * window < 2^31 for int8/int16 codes and any real kernel; int64 past that), kept per
+    ``content``. max|w| from min and max (``abs`` of an int8 -128 or an int16 -32768 wraps to itself)."""
+    got = _SIGN_SUMS.get(content)
+    if got is None:
+        w = codes.detach().to(torch.int64)
+        w = w.reshape(w.shape[0], w.shape[1], -1)
+        peak = max(-int(w.min()), int(w.max()), 0)
+        dtype = torch.int32 if peak * w.shape[2] < 2 ** 31 else torch.int64
+        got = (peak, w.clamp(min=0).sum(-1).to(dtype), (-w).clamp(min=0).sum(-1).to(dtype))
+        _SIGN_SUMS.put(content, got, got[1].nbytes + got[2].nbytes)
+    return got
+
+
+def _split_bounds(codes: torch.Tensor, x_hi: int, x_lo: int, content) -> tuple | None:
+    """``_channel_bounds(codes, x_hi, x_lo)`` as max(x_hi, 0) P + max(-x_lo, 0) N and -(max(-x_lo, 0) P +
+    max(x_hi, 0) N), P and N the window sums of max(w, 0) and max(-w, 0) (kept per ``content``, the codes'
+    digest: _sign_sums). Per weight w the larger end w*x_hi or w*x_lo, clamped at 0, is w*max(x_hi, 0) for w >= 0
+    and |w|*max(-x_lo, 0) for w < 0 (the smaller end likewise), so both are sums of the same integer products;
+    every product and sum is an integer below 2^53, exact in float64 in any order -- the same values (a zero's
+    sign aside, which no comparison or max downstream sees). None (not taken) for a window of 1 (not worth
+    keeping, see SPLIT_BOUNDS), codes that are not integers, x_lo > x_hi, or products that could pass 2^52."""
+    if codes.dim() <= 2 or codes[0, 0].numel() == 1 or codes.numel() == 0 or codes.is_floating_point() \
+            or x_lo > x_hi:
+        return None
+    window = codes[0, 0].numel()
+    peak_w, pos, neg = _sign_sums(codes, content)
+    if peak_w * max(abs(int(x_hi)), abs(int(x_lo))) * window >= 2 ** 52:
+        return None
+    pos, neg = pos.to(F64), neg.to(F64)
+    a, b = float(max(x_hi, 0)), float(max(-x_lo, 0))
+    return a * pos + b * neg, -(b * pos + a * neg)
+
+
 def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | None = None,
                 bounds: tuple | None = None) -> tuple | None:
     """Input-channel chunks ((c0, c1), ...) of a conv/linear on integer codes over which ONE float32 conv/matmul
@@ -197,8 +279,8 @@ def plan_chunks(codes: torch.Tensor, x_hi: int, groups: int = 1, x_lo: int | Non
     return tuple(chunks) if len(chunks) <= MAX_CHUNKS else None
 
 
-_PLANS: dict = {}           # content of (codes, input range, groups, bias codes) -> _plan_of's answer
 MAX_PLANS = 512             # plans kept: a search builds the same layer from the same record once per step
+_PLANS = BoundedCache(MAX_PLANS)    # content of (codes, input range, groups, bias codes) -> _plan_of's answer
 
 
 class TensorMemo:
@@ -283,7 +365,8 @@ def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: t
         _PLAN_OF_TENSOR.put(codes, (same, hit))
         return hit
     x_lo, x_hi = x_range
-    up, dn = _channel_bounds(codes, x_hi, x_lo)
+    split = _split_bounds(codes, x_hi, x_lo, key[0]) if SPLIT_BOUNDS and key is not None else None
+    up, dn = split if split is not None else _channel_bounds(codes, x_hi, x_lo)
     chunks = plan_chunks(codes, x_hi, groups, x_lo, bounds=(up, dn))
     rows = torch.maximum(up.sum(1), -dn.sum(1))           # the largest |partial sum| of output o
     b = bias.detach().to(F64).abs().reshape(-1) if bias is not None else torch.zeros(1, dtype=F64)
@@ -291,9 +374,7 @@ def _plan_of(codes: torch.Tensor, x_range: tuple[int, int], groups: int, bias: t
     bias_f32 = chunks is not None and len(chunks) == 1 and total < F32_LIMIT
     out = (chunks, bias_f32, total)
     if key is not None:
-        if len(_PLANS) >= MAX_PLANS:
-            _PLANS.pop(next(iter(_PLANS)))
-        _PLANS[key] = out
+        _PLANS.put(key, out)
         _PLAN_OF_TENSOR.put(codes, (same, out))
     return out
 

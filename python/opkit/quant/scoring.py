@@ -30,6 +30,12 @@ REUSE_FP32 = True
 # the first non-finite layer computes only the non-finite shares, not cosines and errors. False: every query runs
 # the engine and compares every layer again, as before (tests and the benchmark compare the two).
 REUSE_ROWS = True
+# True: a deployment equal by value to one already run on the fixed batch (every engine mode of the same type with
+# every field equal, tensors by identity or equal bits -- prefix.changed finds no module -- the same policy, no
+# function modes, the model's tensors unchanged) gets that run's rows and overflow scan: the recommendation
+# rebuilt from its recalibrated config is often the base deployment again, in new mode objects. False: by the
+# modes' identity only (REUSE_ROWS alone).
+ROWS_BY_VALUE = True
 # True: a variant evaluated in this process starts from the kept module outputs of the reference variant
 # (keep_prefix: the base all-INT8 deployment) up to its first changed module (quant/prefix.py). False: every
 # evaluation runs the whole model (tests and the benchmark compare the two).
@@ -98,6 +104,7 @@ class Scorer:
         self._described: dict | None = None  # data.describe(), once (quant never changes its labelled set)
         self._rows: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, v's rows): kept so its ids stay theirs
         self._scans: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, first_nonfinite(v))
+        self._ran: dict[tuple, object] = {}   # run_key(v) -> v as evaluate runs it, for ROWS_BY_VALUE
         self._prefix_from: str | None = None  # the variant whose module outputs later evaluations start from
         self.prefix: prefix.PrefixCache | None = None
         self.replayed = 0                     # evaluations run from the reference's kept outputs
@@ -211,10 +218,25 @@ class Scorer:
         """The objects whose ids run_key holds, kept alive with the entry so no id is reused while it is cached."""
         return (v.policy, tuple(v.layers.values()), tuple(v.functions.values()))
 
+    def _key(self, v: QuantVariant) -> tuple | None:
+        """run_key(v), or (ROWS_BY_VALUE) the key of an earlier run of a deployment equal to ``v`` by value; None
+        with REUSE_ROWS off."""
+        if not REUSE_ROWS:
+            return None
+        key = self.run_key(v)
+        if key in self._ran or not ROWS_BY_VALUE:
+            return key
+        sv = _sim_variant(v)
+        for k, seen in self._ran.items():
+            if k[-1] == key[-1] and prefix.changed(seen, sv) == set():     # k[-1]: the model's tensors' state
+                return k
+        self._ran[key] = sv
+        return key
+
     def rows(self, v: QuantVariant):
         """Per-layer rows of ``v`` vs FP32 on the fixed batch. A conv with a BatchNorm folded into it is one op on
         the device: its row is compared with the FP32 BatchNorm's output."""
-        key = self.run_key(v) if REUSE_ROWS else None
+        key = self._key(v)
         if key in self._rows:
             return self._rows[key][1]
         recs, target = self._run_recorded(v)
@@ -227,7 +249,7 @@ class Scorer:
     def first_nonfinite(self, v: QuantVariant) -> tuple[str, str, float] | None:
         """(row name, op type, non-finite share) of the first layer row of ``v`` (not a block) whose output holds
         inf/NaN where FP32's is finite -- the row ``rows(v)`` would give, without computing cosines and errors."""
-        key = self.run_key(v) if REUSE_ROWS else None
+        key = self._key(v)
         if key is None or key in self._rows:
             bad = next((r for r in self.rows(v) if r.nonfinite > 0 and r.op_type != "block"), None)
             return (bad.name, bad.op_type, bad.nonfinite) if bad is not None else None

@@ -108,9 +108,10 @@ OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queu
 }
 #endif
 
+// A tensor on bytes [rel_off, rel_off + bytes) of buffer `buf`, in the block context c (a caller that already holds
+// it saves the thread-local look-up: a queue's AllocTensor / DeQue, once a call).
 template <class T>
-AscendC::LocalTensor<T> make_tensor(uint32_t buf, uint32_t rel_off, uint32_t bytes) {
-  BlockCtx& c = ctx();
+AscendC::LocalTensor<T> make_tensor(BlockCtx& c, uint32_t buf, uint32_t rel_off, uint32_t bytes) {
   AscendC::LocalTensor<T> t;
   t.m_.addr = c.ub + c.bufs[buf].off + rel_off;
   t.m_.bytes = bytes;
@@ -118,16 +119,9 @@ AscendC::LocalTensor<T> make_tensor(uint32_t buf, uint32_t rel_off, uint32_t byt
   t.m_.gen = c.bufs[buf].gen;
   return t;
 }
-// The whole buffer as a tensor (a queue's AllocTensor / DeQue): one thread-local look-up, not two.
 template <class T>
-AscendC::LocalTensor<T> make_whole_tensor(uint32_t buf) {
-  BlockCtx& c = ctx();
-  AscendC::LocalTensor<T> t;
-  t.m_.addr = c.ub + c.bufs[buf].off;
-  t.m_.bytes = c.bufs[buf].len;
-  t.m_.buf = static_cast<int32_t>(buf);
-  t.m_.gen = c.bufs[buf].gen;
-  return t;
+AscendC::LocalTensor<T> make_tensor(uint32_t buf, uint32_t rel_off, uint32_t bytes) {
+  return make_tensor<T>(ctx(), buf, rel_off, bytes);
 }
 
 }  // namespace opkit_emu
@@ -189,12 +183,15 @@ class TBuf;
 }  // namespace AscendC
 
 namespace opkit_emu {
+// The producer / consumer pipe argument of QueCore::enque_buf / deque_buf that means "the queue's own event", taken
+// from the queue record the call looks up anyway (EnQue / DeQue looked the queue up a second time for it). A
+// sentinel beside a pipe (>= 0) and -1 (no event: queue_event_pipes' answer for positions with none between them),
+// neither of which it can be.
+inline constexpr int8_t kQueueEvent = -2;
+
 // The queue protocol's bookkeeping behind TQue / TQueBind (AscendC::TQueImpl below): the same for every element
 // type, position and depth, so it is one non-template base compiled once in the runtime object (OPKIT_EMU_RT,
 // config.h) instead of again for each TQue<pos, depth> and each T a kernel uses; the templates only make the tensor.
-// EnQue / DeQue's producer / consumer pipe "the queue's own event" (-1 is "no event").
-inline constexpr int8_t kQueueEvent = -2;
-
 // The queue state lives in the block context, so a queue object that goes out of scope cannot hide tensors that are
 // still allocated.
 class QueCore {
@@ -376,7 +373,8 @@ class TQueImpl : public opkit_emu::QueCore {
   }
   template <class T>
   static LocalTensor<T> tensor(uint32_t id) {
-    auto t = opkit_emu::make_whole_tensor<T>(id);
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    auto t = opkit_emu::make_tensor<T>(c, id, 0, c.bufs[id].len);
     t.m_.pos = pos;
     return t;
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "opkit_emu/pybind.h"
+#include "plain_tree.h"  // the adjacent-pair tree of a repeat, as facts §3 describes it
 
 using namespace AscendC;
 namespace py = pybind11;
@@ -33,15 +34,6 @@ py::tuple exp_sweep(uint64_t stride) {
     }
   }
   return py::make_tuple(tested, mismatches);
-}
-
-// The adjacent-pair tree of one 64-float repeat, level by level, as facts §3 describes it.
-float plain_tree(const float* q) {
-  float a[64];
-  std::memcpy(a, q, sizeof a);
-  for (int w = 32; w >= 1; w /= 2)
-    for (int i = 0; i < w; ++i) a[i] = a[2 * i] + a[2 * i + 1];
-  return a[0];
 }
 
 std::vector<float> random_row(std::mt19937& g, uint32_t n, int mode) {
@@ -163,14 +155,7 @@ py::tuple plain_f32(py::array_t<float> x) {
   const uint32_t n = static_cast<uint32_t>(x.size());
   py::array_t<float> e(n);
   for (uint32_t i = 0; i < n; ++i) e.mutable_data()[i] = std::exp(p[i]);
-  float acc = 0.0f;
-  for (uint32_t base = 0; base < n; base += 64) {
-    float pad[64] = {};
-    std::memcpy(pad, p + base, std::min<uint32_t>(64, n - base) * sizeof(float));
-    const float r = plain_tree(pad);
-    acc = base == 0 ? r : acc + r;
-  }
-  return py::make_tuple(e, acc, sequential_arg<float, true>(p, n));
+  return py::make_tuple(e, plain_sum(p, n), sequential_arg<float, true>(p, n));
 }
 
 __aicore__ void api_f32(GM_ADDR x, GM_ADDR e, GM_ADDR s, GM_ADDR mx, GM_ADDR tiling) {

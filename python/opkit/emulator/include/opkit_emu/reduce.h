@@ -58,10 +58,90 @@ OPKIT_EMU_INLINE float tree_repeat_f32(const float* q) {
   return fadd(fadd(v[0][0], v[0][1]), fadd(v[0][2], v[0][3]));
 }
 
+// float, whole repeats: the same adjacent-pair trees for up to 16 repeats at once, level by level across them. A
+// level pairs element 2i with 2i+1 of the level below; a repeat's 64 lanes halve to 32, ..., 1, so no pair crosses
+// two repeats and each pair is the one tree_repeat_f32 adds (the left one src0): the same sums, the same bits, but
+// every level runs in the widest vectors the build has (a repeat alone leaves its last levels on 1-2 lanes, a chain
+// of dependent shuffles: ~24 % of a small LayerNorm call's samples went there). Used in 32- and 64-byte builds only
+// (reduce_sum_loop below).
+#if defined(__AVX512F__)
+typedef float vsumf_ __attribute__((vector_size(64)));
+typedef int vsumi_ __attribute__((vector_size(64)));
+#define OPKIT_EMU_SUM_EVEN {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}
+#define OPKIT_EMU_SUM_ODD {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31}
+#elif defined(__AVX__)
+typedef float vsumf_ __attribute__((vector_size(32)));
+typedef int vsumi_ __attribute__((vector_size(32)));
+#define OPKIT_EMU_SUM_EVEN {0, 2, 4, 6, 8, 10, 12, 14}
+#define OPKIT_EMU_SUM_ODD {1, 3, 5, 7, 9, 11, 13, 15}
+#else
+typedef v4f_ vsumf_;
+typedef v4i_ vsumi_;
+#define OPKIT_EMU_SUM_EVEN {0, 2, 4, 6}
+#define OPKIT_EMU_SUM_ODD {1, 3, 5, 7}
+#endif
+// out[i] = in[2i] + in[2i + 1] (the NaN rule's add, in[2i] src0) for i < m.
+OPKIT_EMU_INLINE void pair_level_f32(float* out, const float* in, uint32_t m) {
+  constexpr uint32_t L = sizeof(vsumf_) / sizeof(float);
+  const vsumi_ even = OPKIT_EMU_SUM_EVEN, odd = OPKIT_EMU_SUM_ODD;
+  uint32_t i = 0;
+  for (; i + L <= m; i += L) {
+    vsumf_ a, b;
+    std::memcpy(&a, in + 2 * i, sizeof a);
+    std::memcpy(&b, in + 2 * i + L, sizeof b);
+    const vsumf_ e = __builtin_shuffle(a, b, even), o = __builtin_shuffle(a, b, odd);
+    const vsumf_ r = vnan_rule<vsumf_, vsumi_>(e + o, e, o);
+    std::memcpy(out + i, &r, sizeof r);
+  }
+  for (; i < m; ++i) out[i] = fadd(in[2 * i], in[2 * i + 1]);
+}
+#undef OPKIT_EMU_SUM_EVEN
+#undef OPKIT_EMU_SUM_ODD
+// The fewest repeats the grouping is faster for (measured, docs/emulator.md "Host ISA figures"): 2 in 64-byte
+// vectors; in 32-byte ones 2-3 repeats were slower than their trees one at a time, 4 equal.
+inline constexpr uint32_t kMinGroup_ = sizeof(vsumf_) >= 64 ? 2 : 4;
+
+// float, n >= kMinGroup_ whole repeats: groups of up to 16 repeats level by level; a last group of fewer than
+// kMinGroup_ repeats takes tree_repeat_f32 a repeat at a time. Its own function: the level buffers' 3 KB stack frame stays off the one-
+// repeat path.
+OPKIT_EMU_HOT inline float reduce_sum_groups_f32(const float* p, uint32_t n) {
+  constexpr uint32_t R = kRepeat / sizeof(float), kGroup = 16;
+  float a[kGroup * R / 2], b[kGroup * R / 4];
+  float acc = 0.0f;
+  const uint32_t whole = n / R;
+  for (uint32_t r0 = 0; r0 < whole; r0 += kGroup) {
+    const uint32_t k = std::min(kGroup, whole - r0);
+    if (k < kMinGroup_) {
+      for (uint32_t j = 0; j < k; ++j) {
+        const float r = tree_repeat_f32(p + (r0 + j) * R);
+        acc = r0 + j == 0 ? r : fadd(acc, r);
+      }
+      continue;
+    }
+    pair_level_f32(a, p + r0 * R, k * R / 2);  // 64 -> 32 lanes a repeat
+    pair_level_f32(b, a, k * R / 4);           // 16
+    pair_level_f32(a, b, k * R / 8);           // 8
+    pair_level_f32(b, a, k * R / 16);          // 4
+    pair_level_f32(a, b, k * R / 32);          // 2
+    pair_level_f32(b, a, k);                   // 1: each repeat's sum
+    for (uint32_t j = 0; j < k; ++j) acc = r0 + j == 0 ? b[j] : fadd(acc, b[j]);
+  }
+  if (n % R) {  // masked-off lanes contribute 0
+    float pad[R] = {};
+    std::memcpy(pad, p + whole * R, (n % R) * sizeof(float));
+    acc = fadd(acc, tree_repeat_f32(pad));
+  }
+  return acc;
+}
+
 template <class T>
 OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
   constexpr uint32_t R = kRepeat / sizeof(T);
   if constexpr (std::is_same<T, float>::value) {
+    // The grouping wins only with vectors wider than the tree's own 4 lanes and enough repeats to fill them: at 16
+    // bytes (baseline, x86-64-v2, armv8-a) its passes through memory are no wider than tree_repeat_f32's in-register
+    // tree (1.3-1.45x slower), and a repeat alone leaves its last levels on 1-2 lanes either way.
+    if (sizeof(vsumf_) > sizeof(v4f_) && n >= kMinGroup_ * R) return reduce_sum_groups_f32(p, n);
     float acc = 0.0f;
     for (uint32_t base = 0; base < n; base += R) {
       float r;

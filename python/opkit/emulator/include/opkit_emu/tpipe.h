@@ -90,14 +90,13 @@ OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queu
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queue, int pipe) {
   BlockCtx& c = ctx();
-  BufRec b;
+  BufRec& b = c.bufs.emplace_back();  // filled in place: a record built on the stack and copied stalled the copy
   b.off = off;
   b.len = len;
   b.kind = kind;
   b.queue = queue;
   b.pipe = pipe;
   b.state = kind == BufKind::TBuf ? BufState::Fixed : BufState::Free;
-  c.bufs.push_back(b);
   if (c.checks) {
     shadow_clear(off, len);
     c.hz.forget(off, off + len);
@@ -109,15 +108,20 @@ OPKIT_EMU_RT uint32_t new_buf(uint32_t off, uint32_t len, BufKind kind, int queu
 }
 #endif
 
+// A tensor on bytes [rel_off, rel_off + bytes) of buffer `buf`, in the block context c (a caller that already holds
+// it saves the thread-local look-up: a queue's AllocTensor / DeQue, once a call).
 template <class T>
-AscendC::LocalTensor<T> make_tensor(uint32_t buf, uint32_t rel_off, uint32_t bytes) {
-  BlockCtx& c = ctx();
+AscendC::LocalTensor<T> make_tensor(BlockCtx& c, uint32_t buf, uint32_t rel_off, uint32_t bytes) {
   AscendC::LocalTensor<T> t;
   t.m_.addr = c.ub + c.bufs[buf].off + rel_off;
   t.m_.bytes = bytes;
   t.m_.buf = static_cast<int32_t>(buf);
   t.m_.gen = c.bufs[buf].gen;
   return t;
+}
+template <class T>
+AscendC::LocalTensor<T> make_tensor(uint32_t buf, uint32_t rel_off, uint32_t bytes) {
+  return make_tensor<T>(ctx(), buf, rel_off, bytes);
 }
 
 }  // namespace opkit_emu
@@ -179,6 +183,12 @@ class TBuf;
 }  // namespace AscendC
 
 namespace opkit_emu {
+// The producer / consumer pipe argument of QueCore::enque_buf / deque_buf that means "the queue's own event", taken
+// from the queue record the call looks up anyway (EnQue / DeQue looked the queue up a second time for it). A
+// sentinel beside a pipe (>= 0) and -1 (no event: queue_event_pipes' answer for positions with none between them),
+// neither of which it can be.
+inline constexpr int8_t kQueueEvent = -2;
+
 // The queue protocol's bookkeeping behind TQue / TQueBind (AscendC::TQueImpl below): the same for every element
 // type, position and depth, so it is one non-template base compiled once in the runtime object (OPKIT_EMU_RT,
 // config.h) instead of again for each TQue<pos, depth> and each T a kernel uses; the templates only make the tensor.
@@ -195,9 +205,10 @@ class QueCore {
   QueueRec& queue(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc);
   // AllocTensor: the next free buffer's id, allocated and poisoned.
   uint32_t alloc_buf(AscendC::TPosition pos, int32_t depth, SrcLoc loc);
-  // EnQue of the tensor m, on the producer pipe's event (or the user positions' pair user_evt).
+  // EnQue of the tensor m, on the producer pipe's event (kQueueEvent: the queue's own, taken from the record this
+  // call looks up anyway; or the user positions' pair user_evt).
   bool enque_buf(AscendC::TPosition pos, int32_t depth, const TensorMeta& m, int8_t producer, int user_evt, SrcLoc loc);
-  // DeQue: the oldest queued buffer's id, after the consumer pipe's wait.
+  // DeQue: the oldest queued buffer's id, after the consumer pipe's wait (kQueueEvent: the queue's own).
   uint32_t deque_buf(AscendC::TPosition pos, int32_t depth, int8_t consumer, int user_evt, SrcLoc loc);
   void free_buf(AscendC::TPosition pos, int32_t depth, const TensorMeta& m, SrcLoc loc);
   bool vacant(int32_t depth) const;
@@ -259,6 +270,7 @@ OPKIT_EMU_RT bool QueCore::enque_buf(AscendC::TPosition pos, int32_t depth, cons
                                      int user_evt, SrcLoc loc) {
   BlockCtx& c = ctx();
   QueueRec& q = queue(pos, depth, "TQue::EnQue", loc);
+  if (producer == kQueueEvent) producer = q.producer;
   m.check_live("TQue::EnQue", loc, "tensor");
   BufRec& b = c.bufs[m.buf];
   if (b.queue != qid_) c.fail("queue-protocol", "TQue::EnQue", loc, "the tensor was not allocated from this queue");
@@ -277,6 +289,7 @@ OPKIT_EMU_RT uint32_t QueCore::deque_buf(AscendC::TPosition pos, int32_t depth, 
                                          SrcLoc loc) {
   BlockCtx& c = ctx();
   QueueRec& q = queue(pos, depth, "TQue::DeQue", loc);
+  if (consumer == kQueueEvent) consumer = q.consumer;
   if (q.fifo.empty())
     c.fail("queue-protocol", "TQue::DeQue", loc, "DeQue of an empty queue (the NPU would wait forever)");
   uint32_t id = q.fifo.front();
@@ -325,7 +338,7 @@ class TQueImpl : public opkit_emu::QueCore {
   }
   template <class T>
   bool EnQue(const LocalTensor<T>& t, OPKIT_LOC) {
-    return enque_buf(pos, depth, t.m_, queue(pos, depth, "TQue::EnQue", loc).producer, -1, loc);
+    return enque_buf(pos, depth, t.m_, opkit_emu::kQueueEvent, -1, loc);
   }
   // The user-position forms (kernel_tpipe.h:74-82; impl/basic_api/kernel_tquebind_impl.h:162-215,355-470): the
   // event is the one between srcUserPos and dstUserPos instead of the queue's own, and CANN's CPU debug build
@@ -360,7 +373,8 @@ class TQueImpl : public opkit_emu::QueCore {
   }
   template <class T>
   static LocalTensor<T> tensor(uint32_t id) {
-    auto t = opkit_emu::make_tensor<T>(id, 0, opkit_emu::ctx().bufs[id].len);
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    auto t = opkit_emu::make_tensor<T>(c, id, 0, c.bufs[id].len);
     t.m_.pos = pos;
     return t;
   }
@@ -368,12 +382,12 @@ class TQueImpl : public opkit_emu::QueCore {
  public:
   template <class T>
   LocalTensor<T> DeQue(OPKIT_LOC) {
-    return deque<T>(queue(pos, depth, "TQue::DeQue", loc).consumer, -1, loc);
+    return deque<T>(opkit_emu::kQueueEvent, -1, loc);
   }
   // The untyped form (asc-devkit include/basic_api/kernel_tpipe.h:80): the same dequeue and wait, the buffer's
   // address as TBufHandle (impl/basic_api/kernel_tensor_base.h:29, uint8_t*); kernels call it for the wait alone.
   TBufHandle DeQue(OPKIT_LOC) {
-    return deque<uint8_t>(queue(pos, depth, "TQue::DeQue", loc).consumer, -1, loc).data();
+    return deque<uint8_t>(opkit_emu::kQueueEvent, -1, loc).data();
   }
   template <class T>
   void FreeTensor(LocalTensor<T>& t, OPKIT_LOC) {

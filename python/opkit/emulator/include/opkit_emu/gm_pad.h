@@ -34,6 +34,11 @@ struct GmPadAlloc {
   std::vector<Span> spans;   // in offset order
   int users = 0;             // launches running over it (a nested one shares the outer one's state)
   bool kept = false;         // a GmAlloc / aclrtMalloc buffer: its state outlives the launch, until GmFree
+  // An aclrtMalloc buffer's data [0, data): 1 for a byte nothing has written since aclrtMalloc (gm_data_begin),
+  // garbage on the device as its padding is; empty for every other allocation (a kernel argument's data is its
+  // caller's, all defined). unwritten_left counts the 1s, so a buffer all written costs nothing more.
+  std::vector<uint8_t> unwritten;
+  uint64_t unwritten_left = 0;
   bool same(const GmRegion& r) const {
     if (r.bytes != bytes || r.data != data || r.members.size() != members.size()) return false;
     for (size_t i = 0; i < members.size(); ++i)
@@ -56,7 +61,12 @@ struct GmPadPoison {
   std::multimap<const uint8_t*, GmPadAlloc> by_alloc;
   std::map<const void*, std::vector<GmPadAlloc*>> by_launch;  // the allocations each running launch holds
   std::atomic<int> live{0};  // allocations in by_alloc
+  std::atomic<int> unwritten_live{0};  // allocations with unwritten_left > 0: the gate of every data-byte lookup
   static constexpr uint8_t kPoison = 3;
+  // What an aclrtMalloc buffer's host bytes hold until written: the device's garbage, stood in for by one byte value.
+  // A byte nothing the runtime saw wrote but that no longer holds it was written through a raw __gm__ pointer (no
+  // check sees those), so it counts as written (gm_data_garbage): no false alarm unless that write stored kGarbage.
+  static constexpr uint8_t kGarbage = 0x5A;
   static GmPadPoison& get() { static GmPadPoison p; return p; }
   // The padding state of r's allocation, or null (r has no padding). Call with mu held.
   GmPadAlloc* table(const GmRegion& r) {
@@ -65,6 +75,94 @@ struct GmPadPoison {
     return nullptr;
   }
 };
+
+// An aclrtMalloc buffer's never-written data (GmPadAlloc::unwritten): 1 nothing the runtime saw wrote the byte
+// (garbage while it still holds kGarbage: a raw-pointer write changes it), 2 garbage whatever it holds (an atomic add
+// landed on it: garbage plus a value). The allocation whose data holds q, or null. Call with mu held.
+inline GmPadAlloc* gm_data_alloc(GmPadPoison& p, const uint8_t* q) {
+  auto it = p.by_alloc.upper_bound(q);
+  if (it == p.by_alloc.begin()) return nullptr;
+  const uint8_t* base = (--it)->first;
+  for (auto e = p.by_alloc.lower_bound(base); e != p.by_alloc.end() && e->first == base; ++e)
+    if (q < base + e->second.unwritten.size()) return &e->second;
+  return nullptr;
+}
+inline bool gm_data_garbage(const GmPadAlloc& t, uint64_t o) {
+  return t.unwritten[o] == 2 || (t.unwritten[o] == 1 && t.base[o] == GmPadPoison::kGarbage);
+}
+// Sets byte o's state (0 written, 1, 2), keeping unwritten_left and the process-wide gate in step. Call with mu held.
+inline void gm_data_set(GmPadPoison& p, GmPadAlloc& t, uint64_t o, uint8_t v) {
+  if (!t.unwritten[o] == !v) {
+    t.unwritten[o] = v;
+    return;
+  }
+  t.unwritten[o] = v;
+  if (v) {
+    if (t.unwritten_left++ == 0) p.unwritten_live.fetch_add(1);
+  } else if (--t.unwritten_left == 0) {
+    p.unwritten_live.fetch_sub(1);
+  }
+}
+
+// [q, q + n) of an aclrtMalloc buffer is written (an H2D copy, aclrtMemset, a kernel's plain store, SetValue,
+// InitOutput): its data bytes there are no longer garbage. Any other memory: nothing to do. With `atomic` (a UB->GM
+// copy under SetAtomicAdd & co.), bytes that are garbage stay garbage whatever the add leaves in them (2), and only
+// those a raw-pointer write defined are written.
+OPKIT_EMU_RT void gm_data_write(const void* q, uint64_t n, bool atomic = false);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_data_write(const void* q, uint64_t n, bool atomic) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0) return;
+  std::lock_guard<std::mutex> lk(p.mu);
+  const auto* b = static_cast<const uint8_t*>(q);
+  GmPadAlloc* t = gm_data_alloc(p, b);
+  if (!t || !t->unwritten_left) return;
+  const uint64_t o = static_cast<uint64_t>(b - t->base), e = std::min<uint64_t>(o + n, t->unwritten.size());
+  for (uint64_t i = o; i < e; ++i)
+    if (t->unwritten[i]) gm_data_set(p, *t, i, atomic && gm_data_garbage(*t, i) ? 2 : 0);
+}
+#endif
+
+// A device-to-device copy of n bytes (aclrtMemcpy & co., after the bytes moved): dst's data bytes become garbage
+// where src's were, as the copy moves the device's garbage along (MemorySanitizer propagates the same way).
+OPKIT_EMU_RT void gm_data_copy(void* dst, const void* src, uint64_t n);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_data_copy(void* dst, const void* src, uint64_t n) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (n == 0) return;
+  std::lock_guard<std::mutex> lk(p.mu);
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<const uint8_t*>(dst);
+  std::vector<uint8_t> state(n, 0);  // src's, read first: the ranges may overlap
+  if (GmPadAlloc* ts = gm_data_alloc(p, s); ts && ts->unwritten_left) {
+    const uint64_t o = static_cast<uint64_t>(s - ts->base), e = std::min<uint64_t>(o + n, ts->unwritten.size());
+    for (uint64_t i = o; i < e; ++i) state[i - o] = gm_data_garbage(*ts, i) ? 2 : 0;  // its bytes moved: 2
+  }
+  GmPadAlloc* td = gm_data_alloc(p, d);
+  if (!td) return;
+  const uint64_t o = static_cast<uint64_t>(d - td->base), e = std::min<uint64_t>(o + n, td->unwritten.size());
+  for (uint64_t i = o; i < e; ++i) gm_data_set(p, *td, i, state[i - o]);
+}
+#endif
+
+// How many of [q, q + n) are an aclrtMalloc buffer's never-written garbage, and the first one's offset from q (a
+// device-to-host copy of them hands the host garbage: acl_rt.h warns).
+OPKIT_EMU_RT uint64_t gm_data_unwritten(const void* q, uint64_t n, uint64_t* first);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT uint64_t gm_data_unwritten(const void* q, uint64_t n, uint64_t* first) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0) return 0;
+  std::lock_guard<std::mutex> lk(p.mu);
+  const auto* b = static_cast<const uint8_t*>(q);
+  GmPadAlloc* t = gm_data_alloc(p, b);
+  if (!t || !t->unwritten_left) return 0;
+  uint64_t count = 0;
+  const uint64_t o = static_cast<uint64_t>(b - t->base), e = std::min<uint64_t>(o + n, t->unwritten.size());
+  for (uint64_t i = o; i < e; ++i)
+    if (gm_data_garbage(*t, i) && count++ == 0 && first) *first = i - o;
+  return count;
+}
+#endif
 
 // The padding bytes of r inside [a, b), as spans f(from, to): a lone tensor's [data end, end); a tensor list's, each
 // member's own [data end, allocation end), so a copy running from one member into the next reaches each padding it
@@ -159,17 +257,27 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   // The padding it reads: a lone tensor's, or each list member's it covers -- a load running from one member into
   // the next too, so garbage read that way is poison where it is used, as a lone tensor's is (sink_members lets
   // the same span be stored back). Loads inside the data return here, without the lock.
-  if (!gm_pad_touches(*r, g, rows, row_bytes, gm_pitch)) return;
+  // An aclrtMalloc buffer's data nothing wrote yet (run-asc) is garbage too, so a load of it is looked up as well.
+  const bool data = r->arg < 0 && p.unwritten_live.load(std::memory_order_relaxed) && g < r->data_end();
+  if (!gm_pad_touches(*r, g, rows, row_bytes, gm_pitch) && !data) return;
   std::lock_guard<std::mutex> lk(p.mu);
-  GmPadAlloc* t = p.table(*r);
-  if (!t) return;
+  if (GmPadAlloc* t = p.table(*r)) {
+    for (uint32_t row = 0; row < rows; ++row) {
+      const uint8_t* gr = g + row * gm_pitch;
+      gm_pad_spans(*r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
+        const uint8_t* bits = t->at(*r, from);
+        for (const uint8_t* q = from; q < to; ++q, ++bits)
+          if (*bits) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
+      });
+    }
+  }
+  GmPadAlloc* u = data ? gm_data_alloc(p, g) : nullptr;
+  if (!u || !u->unwritten_left) return;
   for (uint32_t row = 0; row < rows; ++row) {
-    const uint8_t* gr = g + row * gm_pitch;
-    gm_pad_spans(*r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
-      const uint8_t* bits = t->at(*r, from);
-      for (const uint8_t* q = from; q < to; ++q, ++bits)
-        if (*bits) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
-    });
+    const uint64_t o = static_cast<uint64_t>(g + row * gm_pitch - u->base);
+    const uint64_t e = std::min<uint64_t>(o + row_bytes, u->unwritten.size());
+    for (uint64_t i = o; i < e; ++i)
+      if (gm_data_garbage(*u, i)) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(i - o), 1);
   }
 }
 #endif
@@ -191,22 +299,44 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool w
   const GmRegion* r = gm_find(g);
   if (!r) return;
   // Most scalar accesses are in the data: they return here, without the process-wide lock, as gm_pad_load's do.
-  // The region is this launch's and fixed while it runs, so reading its members needs no lock either.
-  if (!gm_pad_touches(*r, g, 1, bytes, 0)) return;
+  // The region is this launch's and fixed while it runs, so reading its members needs no lock either. An aclrtMalloc
+  // buffer's data nothing wrote yet is garbage too (gm_data_alloc).
+  const bool data = r->arg < 0 && p.unwritten_live.load(std::memory_order_relaxed) && g < r->data_end();
+  if (!gm_pad_touches(*r, g, 1, bytes, 0) && !data) return;
   const uint8_t* bad = nullptr;
+  bool never_written = false;  // bad is in an aclrtMalloc buffer's data, not in padding
   const uint8_t half = nibble < 0 ? GmPadPoison::kPoison : static_cast<uint8_t>(1u << nibble);
   {
     std::lock_guard<std::mutex> lk(p.mu);
-    GmPadAlloc* t = p.table(*r);
-    if (!t) return;
-    gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
-      uint8_t* bits = t->at(*r, from);
-      for (const uint8_t* q = from; q < to; ++q, ++bits) {
-        if (write) *bits = static_cast<uint8_t>(*bits & ~half);
-        else if ((*bits & half) && !bad) bad = q;
+    if (GmPadAlloc* t = p.table(*r)) {
+      gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
+        uint8_t* bits = t->at(*r, from);
+        for (const uint8_t* q = from; q < to; ++q, ++bits) {
+          if (write) *bits = static_cast<uint8_t>(*bits & ~half);
+          else if ((*bits & half) && !bad) bad = q;
+        }
+      });
+    }
+    // a data byte's state is per byte: an int4b_t SetValue defines its byte, whose other nibble the device left
+    // as it was (garbage with the fill's bits: a read of that element still sees them, not flagged here)
+    if (GmPadAlloc* u = data ? gm_data_alloc(p, g) : nullptr; u && u->unwritten_left) {
+      const uint64_t o = static_cast<uint64_t>(g - u->base), e = std::min<uint64_t>(o + bytes, u->unwritten.size());
+      for (uint64_t i = o; i < e; ++i) {
+        if (write) {
+          if (u->unwritten[i]) gm_data_set(p, *u, i, 0);
+        } else if (!bad && gm_data_garbage(*u, i)) {
+          bad = u->base + i;
+          never_written = true;
+        }
       }
-    });
+    }
   }
+  if (bad && never_written)
+    fail("ub-uninitialized", call, loc,
+         strf("GM byte %llu of an aclrtMalloc buffer is garbage: nothing has written it since aclrtMalloc (no "
+              "aclrtMemset, host-to-device copy or kernel store; the device does not clear what it allocates, "
+              "docs/emulator.md \"Data extent\"); the scalar unit would read it",
+              static_cast<unsigned long long>(bad - r->base)));
   if (bad)
     fail("ub-uninitialized", call, loc,
          strf("GM byte %llu%s of %s is garbage: it is in the tensor's padding past its data, which nothing wrote "
@@ -217,6 +347,41 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool w
               : nibble > 0 ? " (its high nibble, an int4b_t element)"
                            : " (its low nibble, an int4b_t element)",
               r->arg >= 0 ? strf("kernel argument %d", r->arg).c_str() : "a GmAlloc buffer"));
+}
+#endif
+
+// r's padding state, all garbage, added to p (null: r has no padding span). Call with mu held.
+inline GmPadAlloc* gm_pad_add(GmPadPoison& p, const GmRegion& r) {
+  GmPadAlloc fresh;
+  gm_pad_spans(r, r.base, r.base + r.bytes, [&](const uint8_t* from, const uint8_t* to) {  // each padding span
+    fresh.spans.push_back({static_cast<uint64_t>(from - r.base),
+                           std::vector<uint8_t>(static_cast<size_t>(to - from), GmPadPoison::kPoison)});
+  });
+  if (fresh.spans.empty()) return nullptr;
+  fresh.base = r.base;
+  fresh.bytes = r.bytes;
+  fresh.data = r.data;
+  fresh.members = r.members;
+  fresh.kept = r.arg < 0;
+  GmPadAlloc* t = &p.by_alloc.emplace(r.base, std::move(fresh))->second;
+  p.live.fetch_add(1);
+  return t;
+}
+
+// aclrtMalloc (acl_rt.h): the new buffer r (a GmAlloc region with padding) holds garbage, its data too -- the device
+// does not clear what it allocates -- until an H2D copy, aclrtMemset or a kernel's store writes it: from now on, not
+// from its first launch as a kernel argument's padding (gm_pad_begin), since the program's own copies count. Its host
+// bytes are filled with kGarbage first (gm_data_garbage relies on it).
+OPKIT_EMU_RT void gm_data_begin(const GmRegion& r);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_data_begin(const GmRegion& r) {
+  GmPadPoison& p = GmPadPoison::get();
+  std::lock_guard<std::mutex> lk(p.mu);
+  GmPadAlloc* t = gm_pad_add(p, r);
+  if (!t) return;
+  t->unwritten.assign(static_cast<size_t>(r.data_end() - r.base), 1);
+  t->unwritten_left = t->unwritten.size();
+  if (t->unwritten_left) p.unwritten_live.fetch_add(1);
 }
 #endif
 
@@ -240,21 +405,7 @@ OPKIT_EMU_RT void gm_pad_begin(const std::vector<GmRegion>& gm) {
   for (const GmRegion& r : gm) {
     if (r.pad_begin() >= r.base + r.bytes) continue;  // all data: no padding
     GmPadAlloc* t = p.table(r);
-    if (!t) {
-      GmPadAlloc fresh;
-      gm_pad_spans(r, r.base, r.base + r.bytes, [&](const uint8_t* from, const uint8_t* to) {  // each padding span
-        fresh.spans.push_back({static_cast<uint64_t>(from - r.base),
-                               std::vector<uint8_t>(static_cast<size_t>(to - from), GmPadPoison::kPoison)});
-      });
-      if (fresh.spans.empty()) continue;
-      fresh.base = r.base;
-      fresh.bytes = r.bytes;
-      fresh.data = r.data;
-      fresh.members = r.members;
-      fresh.kept = r.arg < 0;
-      t = &p.by_alloc.emplace(r.base, std::move(fresh))->second;
-      p.live.fetch_add(1);
-    }
+    if (!t && !(t = gm_pad_add(p, r))) continue;
     if (std::find(held.begin(), held.end(), t) != held.end()) continue;  // one region listed twice
     ++t->users;
     held.push_back(t);
@@ -267,6 +418,7 @@ OPKIT_EMU_RT void gm_pad_begin(const std::vector<GmRegion>& gm) {
 inline void gm_pad_drop_unheld(GmPadPoison& p, const uint8_t* base) {
   for (auto it = p.by_alloc.lower_bound(base); it != p.by_alloc.end() && it->first == base;) {
     if (it->second.users == 0 && !it->second.kept) {
+      if (it->second.unwritten_left) p.unwritten_live.fetch_sub(1);
       it = p.by_alloc.erase(it);
       p.live.fetch_sub(1);
     } else {

@@ -4,7 +4,8 @@ bytes a block of ALIGN_UP(n + 32, 512) (Ascend/pytorch 9e73e708 torch_npu/csrc/c
 `round_size` :2202-2213), so a kernel's last tile rounded up to a 32-byte block past a fresh tensor's bytes is right
 on the device. Before, the binding passed exactly `nbytes()` and such a tail was `gm-bounds`. The padding is garbage
 (poison) as on the other routes: loading it and not using it passes, using it fails `ub-uninitialized`. A view
-into a larger storage keeps exactly its bytes: past them is another tensor's data on the device.
+ending where its storage ends gets the storage's block padding (`pad_after`); a view ending before keeps exactly its
+bytes: past them is another tensor's data on the device.
 
 One op of the test's own, PadTail (y = 2x over a 1-d float32 x), whose kernel copies x in and y out as whole 32-byte
 blocks; mode 1 also sums the loaded blocks (padding included) and stores the sum as y[0]; mode 2 also writes 2x back
@@ -213,14 +214,39 @@ def test_the_padding_used_as_data_fails(op):
     assert e is not None and e.rule == "ub-uninitialized", str(info.value)
 
 
-@pytest.mark.parametrize("view", ["head", "tail", "split"])
-def test_a_view_keeps_exactly_its_bytes(op, view):
+@pytest.mark.parametrize("view", ["head", "middle", "split"])
+def test_a_view_ending_before_its_storages_end_keeps_exactly_its_bytes(op, view):
     big = torch.randn(40)
-    x = {"head": lambda: big[:20], "tail": lambda: big[20:], "split": lambda: torch.split(big, 20)[0]}[view]()
+    x = {"head": lambda: big[:20], "middle": lambda: big[10:30], "split": lambda: torch.split(big, 20)[0]}[view]()
     with pytest.raises(RuntimeError) as info:
         op(x)                                  # past its 80 bytes is the rest of big
     e = EmulatorError.from_message(str(info.value))
     assert e is not None and e.rule == "gm-bounds", str(info.value)
+
+
+@pytest.mark.parametrize("view", ["tail", "split", "chunk", "odd"])
+def test_a_view_ending_where_its_storage_ends_gets_the_storages_padding(op, view):
+    """On the device the storage's block padding, ALIGN_UP(storage bytes + 32, 512), follows whatever view ends at
+    the storage's end: the tail rounded up past its 80 bytes is harmless there (before: gm-bounds)."""
+    big = torch.randn(40 if view != "odd" else 45)
+    x = {"tail": lambda: big[20:], "split": lambda: torch.split(big, 20)[-1], "chunk": lambda: big.chunk(2)[1],
+         "odd": lambda: big[25:]}[view]()      # odd: 20 floats from byte 100, not 32-byte aligned
+    torch.testing.assert_close(op(x), 2 * x)
+
+
+def test_a_tail_views_padding_is_garbage_and_its_writes_go_back(op):
+    """The storage's padding past a tail view is garbage (used as data: ub-uninitialized), and what the kernel writes
+    into the view's data goes back into the storage, the bytes before the view untouched."""
+    with pytest.raises(RuntimeError) as info:
+        op(torch.ones(40)[20:], mode=1)        # the sum takes in 4 padding floats past the view
+    e = EmulatorError.from_message(str(info.value))
+    assert e is not None and e.rule == "ub-uninitialized", str(info.value)
+    big = torch.randn(40)
+    before = big.clone()
+    y = op(big[20:], mode=2)                   # writes 2x into x, rounded up into the padding
+    torch.testing.assert_close(y, 2 * before[20:])
+    torch.testing.assert_close(big[20:], 2 * before[20:])
+    torch.testing.assert_close(big[:20], before[:20])
 
 
 def launch():

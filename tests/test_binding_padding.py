@@ -11,7 +11,7 @@ One op of the test's own, PadTail (y = 2x over a 1-d float32 x), whose kernel co
 blocks; mode 1 also sums the loaded blocks (padding included) and stores the sum as y[0]; mode 2 also writes 2x back
 into x (rounded up); mode 3 also writes max(x, 0) into x's data through a raw `__gm__` pointer (no check sees it).
 A second op, PadPair (y = 2a over a 1-d float32 a, b read whole; mode 1 writes 7s into b, mode 2 writes 2a into a
-rounded up), for two inputs. Both
+rounded up, mode 3 also then reads b again into y), for two inputs. Both
 kernels read the mode modulo 8, so a test under `once` can give its launches a key no earlier call made (`fresh`)."""
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ extern "C" __global__ __aicore__ void pad_tail(GM_ADDR x, GM_ADDR y, GM_ADDR wor
 PAIR_YAML = """\
 op: PadPair
 family: custom
-summary: y = 2a, b read whole, mode 1 writes 7s into b, 2 2a into a (a test of the binding's padding, two inputs)
+summary: y = 2a, b read whole, mode 1 writes 7s into b, 2 2a into a, 3 also y = b read again (a test of the binding's padding, two inputs)
 inputs:
   - {name: a, dtypes: [float32], shape: [N]}
   - {name: b, shape: [M]}
@@ -147,6 +147,13 @@ extern "C" __global__ __aicore__ void pad_pair(GM_ADDR a, GM_ADDR b, GM_ADDR y, 
     DataCopy(bg, ub, td.m);
   }
   if (td.mode % 8 == 2) DataCopy(ag, uy, n);
+  if (td.mode % 8 == 3) {                    // writes 2a into a, then reads b back into y: b's bytes as they are now
+    DataCopy(ag, uy, n);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(ub, bg, td.m);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, ub, n);
+  }
 }
 """
 _keys = itertools.count(1)
@@ -391,12 +398,22 @@ def test_once_an_input_run_on_its_own_bytes_has_exactly_them_as_its_region(pair,
 
 
 def test_an_input_passed_twice_keeps_what_the_kernel_wrote_through_one_slot(pair):
-    """pair(x, x): each slot runs from a copy of its own; the kernel writes 2x through the first (mode 2). Only that
-    copy changed, so only it goes back (before: the second slot's copy, compared with x's bytes after the first had
-    gone back, differed, went back too and reverted the write). A kernel writing through both slots still differs from
-    the device, where both writes land in one buffer (docs/emulator.md, known limits)."""
+    """pair(x, x): both slots run from one copy; the kernel writes 2x through the first (mode 2) and the copy goes back
+    once (before fid13b: the second slot's own copy went back too and reverted the write)."""
     x = torch.arange(24, dtype=torch.float32)
     y = pair(x, x, mode=2)
+    s = launch()
+    assert s["staged_inputs"] == 3 and s["copied_back_inputs"] == 1, s
+    torch.testing.assert_close(y, 2 * torch.arange(24, dtype=torch.float32))
+    torch.testing.assert_close(x, 2 * torch.arange(24, dtype=torch.float32))
+
+
+@pytest.mark.parametrize("second", ["same", "view"])
+def test_an_input_passed_twice_is_one_buffer_a_write_through_one_slot_is_read_through_the_other(pair, second):
+    """pair(x, x) and pair(x, x.view(-1)) (the same bytes): the kernel writes 2x through a, then reads b into y. On the
+    device a and b are one buffer, so y is 2x; so here, from one staged copy (before: a copy per slot, y was x)."""
+    x = torch.arange(24, dtype=torch.float32)
+    y = pair(x, x if second == "same" else x.view(-1), mode=3)
     s = launch()
     assert s["staged_inputs"] == 3 and s["copied_back_inputs"] == 1, s
     torch.testing.assert_close(y, 2 * torch.arange(24, dtype=torch.float32))

@@ -467,6 +467,19 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     for (size_t i = 0; i < ins.size(); ++i) {
       const uint64_t pad = pad_after(ins[i]);
       if (!pad) continue;
+      // An input in several slots (op(x, x), op(x, x.view(-1)): the same bytes) is one buffer on the device: the
+      // first of its slots decides and stages for all, the others take its buffer, and it goes back once. Its
+      // stores and padding reads are recorded on the first slot (gm_find: the first region holding an address).
+      // Views that overlap without being the same bytes still get a copy each (docs/emulator.md, known limits).
+      size_t first = i;
+      for (size_t j = 0; j < i && first == i; ++j)
+        if (ins[j].data_ptr() == ins[i].data_ptr() && ins[j].nbytes() == ins[i].nbytes()) first = j;
+      if (first != i) {
+        la.args[i] = la.args[first];
+        la.arg_bytes[i] = la.arg_bytes[first];
+        staged[i].buf = staged[first].buf;   // counted as staged; back stays null: the first slot copies back
+        continue;
+      }
       if (may.pad_touched >> i & 1) {
         const bool pristine = !(follow_record && (may.written >> i & 1));
         staged[i] = stage(i, ins[i], args[i].toTensor(), pad, pristine, oneoff[i]);

@@ -93,7 +93,7 @@ extern "C" __global__ __aicore__ void pad_tail(GM_ADDR x, GM_ADDR y, GM_ADDR wor
 PAIR_YAML = """\
 op: PadPair
 family: custom
-summary: y = 2a, b read whole, mode 1 writes 7s into b, 2 2a into a, 3 also y = b read again (a test of the binding's padding, two inputs)
+summary: y = 2a (mode 4 2b, a unread), b read whole, mode 1 writes 7s into b, 2 2a into a, 3 also y = b read again (a test of the binding's padding, two inputs)
 inputs:
   - {name: a, dtypes: [float32], shape: [N]}
   - {name: b, shape: [M]}
@@ -114,7 +114,7 @@ struct PadPairTilingData { uint32_t n; uint32_t m; uint32_t mode; };
 inline void PadPairTiling(opkit::TilingContext& ctx, PadPairTilingData& t) {
   t.n = static_cast<uint32_t>(ctx.inputs.at(0).numel());
   t.m = static_cast<uint32_t>(ctx.inputs.at(1).numel());
-  if (t.n > 64 || t.m > 256 || t.m % 8 != 0) throw std::invalid_argument("PadPair takes a up to 64, b 8k up to 256");
+  if (t.n > 64 || t.m > 256) throw std::invalid_argument("PadPair takes a up to 64, b up to 256");
   t.mode = static_cast<uint32_t>(ctx.attr_int("mode"));
   ctx.block_dim = 1;
 }
@@ -127,18 +127,19 @@ using namespace AscendC;
 extern "C" __global__ __aicore__ void pad_pair(GM_ADDR a, GM_ADDR b, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(PadPairTilingData, td, tiling);
   const uint32_t n = (td.n + 7) / 8 * 8;     // a's tail rounded up to a 32-byte block
+  const uint32_t mb = (td.m + 7) / 8 * 8;    // b's too (the tests' b is whole blocks unless it tests b's padding)
   TPipe pipe;
   TBuf<TPosition::VECCALC> buf;
   pipe.InitBuffer(buf, (64 + 256 + 64) * sizeof(float));
   LocalTensor<float> ua = buf.Get<float>(), ub = ua[64], uy = ua[320];
   GlobalTensor<float> ag, bg, yg;
   ag.SetGlobalBuffer((__gm__ float*)a, n);
-  bg.SetGlobalBuffer((__gm__ float*)b, td.m);
+  bg.SetGlobalBuffer((__gm__ float*)b, mb);
   yg.SetGlobalBuffer((__gm__ float*)y, n);
-  DataCopy(ua, ag, n);
-  DataCopy(ub, bg, td.m);                    // b whole, in one copy
+  if (td.mode % 8 != 4) DataCopy(ua, ag, n);   // mode 4 leaves a unread: y = 2b
+  DataCopy(ub, bg, mb);                      // b whole, in one copy
   PipeBarrier<PIPE_ALL>();
-  Muls(uy, ua, 2.0f, n);
+  Muls(uy, td.mode % 8 == 4 ? ub : ua, 2.0f, n);
   PipeBarrier<PIPE_ALL>();
   DataCopy(yg, uy, n);
   if (td.mode % 8 == 1) {
@@ -418,3 +419,37 @@ def test_an_input_passed_twice_is_one_buffer_a_write_through_one_slot_is_read_th
     assert s["staged_inputs"] == 3 and s["copied_back_inputs"] == 1, s
     torch.testing.assert_close(y, 2 * torch.arange(24, dtype=torch.float32))
     torch.testing.assert_close(x, 2 * torch.arange(24, dtype=torch.float32))
+
+
+def test_once_a_fast_distinct_pair_after_a_checked_aliased_one_stages_what_it_reaches(pair, monkeypatch):
+    """pair(x, x) checked, then pair(a, b) fast (one key: aliasing is not in it). b (20 floats) is read rounded up
+    to 24. In the checked launch b's padding reads landed on slot 0's region (gm_find: the first region holding the
+    address), so slot 1's mark was missing and the fast launch ran b on its own 80 bytes: gm-bounds (review fid14
+    finding 1). The marks now go to every slot sharing the buffer."""
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    mode = fresh(0)
+    x = torch.arange(20, dtype=torch.float32)
+    torch.testing.assert_close(pair(x, x, mode=mode), 2 * x)
+    assert launch()["checked"] is True
+    a, b = torch.arange(20, dtype=torch.float32) + 1, torch.ones(20)
+    y = pair(a, b, mode=mode)
+    s = launch()
+    assert s["checked"] is False and s["staged_inputs"] == 3, s
+    torch.testing.assert_close(y, 2 * a)
+
+
+def test_once_a_fast_aliased_pair_after_a_checked_distinct_one_stages_the_shared_buffer(pair, monkeypatch):
+    """pair(a, b) checked with a unread (mode 4: y = 2b) touches b's padding only; pair(x, x) fast then shares slot 0's
+    buffer for b, so the group is staged when any of its slots may reach the padding (before: slot 0 was not staged,
+    slot 1 took its unpadded 80 bytes and b's rounded-up read failed gm-bounds)."""
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    mode = fresh(4)
+    a, b = torch.zeros(20), torch.arange(20, dtype=torch.float32) + 1
+    torch.testing.assert_close(pair(a, b, mode=mode), 2 * b)
+    s = launch()
+    assert s["checked"] is True and s["staged_inputs"] == 3, s
+    x = torch.arange(20, dtype=torch.float32) + 3
+    y = pair(x, x, mode=mode)
+    s = launch()
+    assert s["checked"] is False and s["staged_inputs"] == 3, s
+    torch.testing.assert_close(y, 2 * x)

@@ -450,6 +450,28 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     // anything (it finds out); a fast launch after its key's checked one does what that one did (the premise `once`
     // rests on: the key fixes the addresses); OPKIT_EMU_CHECKS=fast knows nothing.
     Module::Marks may;
+    // An input in several slots (op(x, x), op(x, x.view(-1)): the same data pointer and bytes) is one buffer on the
+    // device. The key has no aliasing in it (op(x, x) and op(a, b) of one shape share it), and the runtime records a
+    // shared buffer's marks on its first slot only (gm_find: the first region holding an address), so marks are kept
+    // per group: recorded on every slot of the group, and a fast launch stages a group if any of its slots may touch
+    // (review fid14 finding 1: a fast op(a, b) after a checked op(x, x) lost b's staging, and the reverse order too).
+    std::vector<size_t> first_of(ins.size());
+    for (size_t i = 0; i < ins.size(); ++i) {
+      first_of[i] = i;
+      for (size_t j = 0; j < i; ++j)
+        if (ins[i].nbytes() > 0 && ins[j].data_ptr() == ins[i].data_ptr() && ins[j].nbytes() == ins[i].nbytes()) {
+          first_of[i] = first_of[j];
+          break;
+        }
+    }
+    const auto spread = [&](uint64_t bits) {   // each input slot's bit: the OR over the slots sharing its bytes
+      uint64_t group = 0;
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (bits >> i & 1) group |= uint64_t(1) << first_of[i];
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (group >> first_of[i] & 1) bits |= uint64_t(1) << i;
+      return bits;
+    };
     if (mode == CheckMode::Once) {
       key = launch_key(la, td, td_size);
       std::lock_guard<std::mutex> lock(m.checked_mu);
@@ -457,6 +479,8 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
       fast = it != m.checked.end();
       if (fast) may = it->second;
     }
+    may.written = spread(may.written);
+    may.pad_touched = spread(may.pad_touched);
     // An input with padding (pad_after) runs from a padded copy only when the launch may reach its padding: the caller's
     // tensor has no host bytes past its own. Otherwise the kernel gets the caller's bytes, as it would without padding.
     // A fast launch of a checked key whose checked launch wrote the input copies it back as that one did; every other
@@ -471,9 +495,7 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
       // first of its slots decides and stages for all, the others take its buffer, and it goes back once. Its
       // stores and padding reads are recorded on the first slot (gm_find: the first region holding an address).
       // Views that overlap without being the same bytes still get a copy each (docs/emulator.md, known limits).
-      size_t first = i;
-      for (size_t j = 0; j < i && first == i; ++j)
-        if (ins[j].data_ptr() == ins[i].data_ptr() && ins[j].nbytes() == ins[i].nbytes()) first = j;
+      const size_t first = first_of[i];
       if (first != i) {
         la.args[i] = la.args[first];
         la.arg_bytes[i] = la.arg_bytes[first];
@@ -522,6 +544,8 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     t_last_staged = staged_mask;
     t_last_copied = copied;
     if (mode == CheckMode::Once && !fast && status == 0 && result.status == 0) {
+      did.written = spread(did.written);
+      did.pad_touched = spread(did.pad_touched);
       std::lock_guard<std::mutex> lock(m.checked_mu);
       m.checked.emplace(std::move(key), did);
     }

@@ -65,8 +65,13 @@ struct GmPadPoison {
   static constexpr uint8_t kPoison = 3;
   // What an aclrtMalloc buffer's host bytes hold until written: the device's garbage, stood in for by one byte value.
   // A byte nothing the runtime saw wrote but that no longer holds it was written through a raw __gm__ pointer (no
-  // check sees those), so it counts as written (gm_data_garbage): no false alarm unless that write stored kGarbage.
+  // check sees those). Judged per aligned word of kRawWord bytes (gm_data_garbage): one changed byte defines its
+  // word's never-written bytes, because a raw store of real data holds kGarbage in some byte often (0.8515625f is
+  // 00 00 5A 3F; N random floats hold one with odds 1 - (255/256)^(4N)). A raw store of a whole word of kGarbage
+  // bytes stays garbage (a false alarm only for that value), a raw store of part of a word defines the rest of the
+  // word too (a miss, never a false alarm).
   static constexpr uint8_t kGarbage = 0x5A;
+  static constexpr uint64_t kRawWord = 8;
   static GmPadPoison& get() { static GmPadPoison p; return p; }
   // The padding state of r's allocation, or null (r has no padding). Call with mu held.
   GmPadAlloc* table(const GmRegion& r) {
@@ -87,8 +92,15 @@ inline GmPadAlloc* gm_data_alloc(GmPadPoison& p, const uint8_t* q) {
     if (q < base + e->second.unwritten.size()) return &e->second;
   return nullptr;
 }
+// Byte o is garbage: 2, or 1 with every never-written (1) byte of its aligned word still holding kGarbage (a raw
+// write changes one: GmPadPoison::kRawWord). Bytes the runtime saw written (0) do not count either way.
 inline bool gm_data_garbage(const GmPadAlloc& t, uint64_t o) {
-  return t.unwritten[o] == 2 || (t.unwritten[o] == 1 && t.base[o] == GmPadPoison::kGarbage);
+  if (t.unwritten[o] != 1) return t.unwritten[o] == 2;
+  const uint64_t w = o / GmPadPoison::kRawWord * GmPadPoison::kRawWord;
+  const uint64_t e = std::min<uint64_t>(w + GmPadPoison::kRawWord, t.unwritten.size());
+  for (uint64_t i = w; i < e; ++i)
+    if (t.unwritten[i] == 1 && t.base[i] != GmPadPoison::kGarbage) return false;
+  return true;
 }
 // Sets byte o's state (0 written, 1, 2), keeping unwritten_left and the process-wide gate in step. Call with mu held.
 inline void gm_data_set(GmPadPoison& p, GmPadAlloc& t, uint64_t o, uint8_t v) {
@@ -118,8 +130,15 @@ OPKIT_EMU_RT void gm_data_write(const void* q, uint64_t n, bool atomic) {
   GmPadAlloc* t = gm_data_alloc(p, b);
   if (!t || !t->unwritten_left) return;
   const uint64_t o = static_cast<uint64_t>(b - t->base), e = std::min<uint64_t>(o + n, t->unwritten.size());
+  if (atomic) {  // judged before any is set: a byte set to 0 would drop out of its word's judgement (gm_data_garbage)
+    std::vector<uint8_t> garbage(e > o ? e - o : 0);
+    for (uint64_t i = o; i < e; ++i) garbage[i - o] = gm_data_garbage(*t, i);
+    for (uint64_t i = o; i < e; ++i)
+      if (t->unwritten[i]) gm_data_set(p, *t, i, garbage[i - o] ? 2 : 0);
+    return;
+  }
   for (uint64_t i = o; i < e; ++i)
-    if (t->unwritten[i]) gm_data_set(p, *t, i, atomic && gm_data_garbage(*t, i) ? 2 : 0);
+    if (t->unwritten[i]) gm_data_set(p, *t, i, 0);
 }
 #endif
 

@@ -62,6 +62,10 @@ struct GmPadPoison {
   std::map<const void*, std::vector<GmPadAlloc*>> by_launch;  // the allocations each running launch holds
   std::atomic<int> live{0};  // allocations in by_alloc
   std::atomic<int> unwritten_live{0};  // allocations with unwritten_left > 0: the gate of every data-byte lookup
+  // Bumped (under mu) whenever a data byte's state may turn non-zero: a new aclrtMalloc buffer, a byte set back to
+  // garbage (a device-to-device copy of garbage). A range a thread saw all written stays so until then
+  // (gm_data_clean: its lookups skip the lock).
+  std::atomic<uint64_t> data_gen{0};
   static constexpr uint8_t kPoison = 3;
   // What an aclrtMalloc buffer's host bytes hold until written: the device's garbage, stood in for by one byte value.
   // A byte nothing the runtime saw wrote but that no longer holds it was written through a raw __gm__ pointer (no
@@ -102,8 +106,38 @@ inline bool gm_data_garbage(const GmPadAlloc& t, uint64_t o) {
     if (t.unwritten[i] == 1 && t.base[i] != GmPadPoison::kGarbage) return false;
   return true;
 }
+// Per thread, the last few ranges of aclrtMalloc data it found all written (state 0), with data_gen then: while
+// data_gen has not moved they still are (a state goes back from 0 only with a bump), so a store into a buffer all
+// written, a load of one, a spin loop on a written flag (ReadGmByPassDCache) skip the process-wide lock and lookup.
+struct GmDataClean {
+  const uint8_t* lo = nullptr;
+  const uint8_t* hi = nullptr;
+  uint64_t gen = ~uint64_t(0);
+};
+inline GmDataClean* gm_data_clean_ranges() {
+  static thread_local GmDataClean c[4];
+  return c;
+}
+inline bool gm_data_clean(const void* q, uint64_t n) {
+  const uint64_t gen = GmPadPoison::get().data_gen.load(std::memory_order_acquire);
+  const auto* a = static_cast<const uint8_t*>(q);
+  const GmDataClean* c = gm_data_clean_ranges();
+  for (int i = 0; i < 4; ++i)
+    if (c[i].gen == gen && a >= c[i].lo && a + n <= c[i].hi) return true;
+  return false;
+}
+// [lo, hi) is all written. Call with mu held (so data_gen is the one the states were read under).
+inline void gm_data_note_clean(GmPadPoison& p, const uint8_t* lo, const uint8_t* hi) {
+  static thread_local unsigned next = 0;
+  gm_data_clean_ranges()[next++ % 4] = GmDataClean{lo, hi, p.data_gen.load(std::memory_order_relaxed)};
+}
+inline void gm_data_note_clean(GmPadPoison& p, const GmPadAlloc& t) {
+  if (!t.unwritten_left) gm_data_note_clean(p, t.base, t.base + t.unwritten.size());
+}
+
 // Sets byte o's state (0 written, 1, 2), keeping unwritten_left and the process-wide gate in step. Call with mu held.
 inline void gm_data_set(GmPadPoison& p, GmPadAlloc& t, uint64_t o, uint8_t v) {
+  if (!t.unwritten[o] && v) p.data_gen.fetch_add(1, std::memory_order_release);
   if (!t.unwritten[o] == !v) {
     t.unwritten[o] = v;
     return;
@@ -124,11 +158,12 @@ OPKIT_EMU_RT void gm_data_write(const void* q, uint64_t n, bool atomic = false);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_data_write(const void* q, uint64_t n, bool atomic) {
   GmPadPoison& p = GmPadPoison::get();
-  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0) return;
+  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0 || gm_data_clean(q, n)) return;
   std::lock_guard<std::mutex> lk(p.mu);
   const auto* b = static_cast<const uint8_t*>(q);
   GmPadAlloc* t = gm_data_alloc(p, b);
-  if (!t || !t->unwritten_left) return;
+  if (!t) return;
+  if (!t->unwritten_left) return gm_data_note_clean(p, *t);
   const uint64_t o = static_cast<uint64_t>(b - t->base), e = std::min<uint64_t>(o + n, t->unwritten.size());
   if (atomic) {  // judged before any is set: a byte set to 0 would drop out of its word's judgement (gm_data_garbage)
     std::vector<uint8_t> garbage(e > o ? e - o : 0);
@@ -139,6 +174,7 @@ OPKIT_EMU_RT void gm_data_write(const void* q, uint64_t n, bool atomic) {
   }
   for (uint64_t i = o; i < e; ++i)
     if (t->unwritten[i]) gm_data_set(p, *t, i, 0);
+  gm_data_note_clean(p, *t);
 }
 #endif
 
@@ -148,7 +184,8 @@ OPKIT_EMU_RT void gm_data_copy(void* dst, const void* src, uint64_t n);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_data_copy(void* dst, const void* src, uint64_t n) {
   GmPadPoison& p = GmPadPoison::get();
-  if (n == 0) return;
+  // nothing tracked: src is all written and so is dst (review fid14 finding 7: this took the lock always)
+  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0) return;
   std::lock_guard<std::mutex> lk(p.mu);
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<const uint8_t*>(dst);
@@ -170,7 +207,7 @@ OPKIT_EMU_RT uint64_t gm_data_unwritten(const void* q, uint64_t n, uint64_t* fir
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT uint64_t gm_data_unwritten(const void* q, uint64_t n, uint64_t* first) {
   GmPadPoison& p = GmPadPoison::get();
-  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0) return 0;
+  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0 || gm_data_clean(q, n)) return 0;
   std::lock_guard<std::mutex> lk(p.mu);
   const auto* b = static_cast<const uint8_t*>(q);
   GmPadAlloc* t = gm_data_alloc(p, b);
@@ -277,7 +314,8 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   // the next too, so garbage read that way is poison where it is used, as a lone tensor's is (sink_members lets
   // the same span be stored back). Loads inside the data return here, without the lock.
   // An aclrtMalloc buffer's data nothing wrote yet (run-asc) is garbage too, so a load of it is looked up as well.
-  const bool data = r->arg < 0 && p.unwritten_live.load(std::memory_order_relaxed) && g < r->data_end();
+  const bool data = r->arg < 0 && p.unwritten_live.load(std::memory_order_relaxed) && g < r->data_end() &&
+                    !gm_data_clean(g, (rows - 1) * gm_pitch + row_bytes);
   if (!gm_pad_touches(*r, g, rows, row_bytes, gm_pitch) && !data) return;
   std::lock_guard<std::mutex> lk(p.mu);
   if (GmPadAlloc* t = p.table(*r)) {
@@ -291,7 +329,8 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
     }
   }
   GmPadAlloc* u = data ? gm_data_alloc(p, g) : nullptr;
-  if (!u || !u->unwritten_left) return;
+  if (!u) return;
+  if (!u->unwritten_left) return gm_data_note_clean(p, *u);
   for (uint32_t row = 0; row < rows; ++row) {
     const uint64_t o = static_cast<uint64_t>(g + row * gm_pitch - u->base);
     const uint64_t e = std::min<uint64_t>(o + row_bytes, u->unwritten.size());
@@ -320,7 +359,8 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool w
   // Most scalar accesses are in the data: they return here, without the process-wide lock, as gm_pad_load's do.
   // The region is this launch's and fixed while it runs, so reading its members needs no lock either. An aclrtMalloc
   // buffer's data nothing wrote yet is garbage too (gm_data_alloc).
-  const bool data = r->arg < 0 && p.unwritten_live.load(std::memory_order_relaxed) && g < r->data_end();
+  const bool data = r->arg < 0 && p.unwritten_live.load(std::memory_order_relaxed) && g < r->data_end() &&
+                    !gm_data_clean(g, bytes);
   if (!gm_pad_touches(*r, g, 1, bytes, 0) && !data) return;
   const uint8_t* bad = nullptr;
   bool never_written = false;  // bad is in an aclrtMalloc buffer's data, not in padding
@@ -340,6 +380,7 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool w
     // as it was (garbage with the fill's bits: a read of that element still sees them, not flagged here)
     if (GmPadAlloc* u = data ? gm_data_alloc(p, g) : nullptr; u && u->unwritten_left) {
       const uint64_t o = static_cast<uint64_t>(g - u->base), e = std::min<uint64_t>(o + bytes, u->unwritten.size());
+      bool clean = true;  // every byte written (0): the next access here skips the lock (a flag spun on)
       for (uint64_t i = o; i < e; ++i) {
         if (write) {
           if (u->unwritten[i]) gm_data_set(p, *u, i, 0);
@@ -347,7 +388,11 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool w
           bad = u->base + i;
           never_written = true;
         }
+        clean = clean && !u->unwritten[i];
       }
+      if (clean && e > o) gm_data_note_clean(p, u->base + o, u->base + e);
+    } else if (u) {
+      gm_data_note_clean(p, *u);
     }
   }
   if (bad && never_written)
@@ -400,6 +445,7 @@ OPKIT_EMU_RT void gm_data_begin(const GmRegion& r) {
   if (!t) return;
   t->unwritten.assign(static_cast<size_t>(r.data_end() - r.base), 1);
   t->unwritten_left = t->unwritten.size();
+  p.data_gen.fetch_add(1, std::memory_order_release);  // its bytes may be in a thread's clean ranges (a freed buffer)
   if (t->unwritten_left) p.unwritten_live.fetch_add(1);
 }
 #endif

@@ -15,9 +15,12 @@ PROGRAM = Path(__file__).resolve().parent / "test_asc_unwritten.asc"
 LINES = PROGRAM.read_text().splitlines()
 STORE = max(i for i, s in enumerate(LINES, 1) if "DataCopy(yGm, tx, N);" in s)  # acc's store of y
 GETVALUE = next(i for i, s in enumerate(LINES, 1) if "yGm.GetValue(3)" in s)
+BYPASS_READ = next(i for i, s in enumerate(LINES, 1) if "ReadGmByPassDCache(" in s)
 
 
-@pytest.mark.parametrize("define", [None, "INIT_BY_COPY", "INIT_BY_KERNEL", "LOAD_UNUSED", "RAW_INIT"])
+@pytest.mark.parametrize(
+    "define", [None, "INIT_BY_COPY", "INIT_BY_KERNEL", "LOAD_UNUSED", "RAW_INIT", "MEMSET_ASYNC", "COPY_ASYNC",
+               "BYPASS_WRITE"])
 def test_memory_written_before_use_or_loaded_and_not_used_passes(define):
     r = run_asc(str(PROGRAM), defines=[define] if define else [])
     assert r.returncode == 0 and "test pass!" in r.stdout, r.stdout + r.stderr
@@ -51,3 +54,27 @@ def test_copying_memory_nothing_wrote_to_the_host_warns_and_hands_over_garbage()
     r = run_asc(str(PROGRAM), defines=["ATOMIC"])
     assert r.returncode == 1 and "mismatch at 0" in r.stdout, r.stdout + r.stderr
     assert "[acl-uninitialized]" in r.stderr and "opkit emulator" not in r.stderr, r.stderr
+
+
+def test_a_bypass_dcache_read_of_memory_nothing_wrote_fails_naming_the_byte():
+    """ReadGmByPassDCache checks as GetValue does (BYPASS_WRITE, passing above, is the other side: it defines)."""
+    r = run_asc(str(PROGRAM), defines=["BYPASS_READ"])
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"[ub-uninitialized] ReadGmByPassDCache at {PROGRAM}:{BYPASS_READ} " in r.stderr, r.stderr
+    assert "GM byte 20 of an aclrtMalloc buffer is garbage" in r.stderr, r.stderr
+
+
+def test_an_ibwait_on_a_workspace_nothing_wrote_says_the_word_was_never_written():
+    """The flag holds the garbage fill; the sync-all failure says why, not only the number (review fid14 finding 4)."""
+    r = run_asc(str(PROGRAM), defines=["IB_WAIT"])
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "[sync-all] IBWait" in r.stderr and "stays 1515870810" in r.stderr, r.stderr
+    assert "that word was never written" in r.stderr and "aclrtMemset" in r.stderr, r.stderr
+
+
+def test_a_2d_copy_of_memory_nothing_wrote_to_the_host_warns_once_for_the_call():
+    """8 rows of garbage, one warning with their total (before: a line per row)."""
+    r = run_asc(str(PROGRAM), defines=["COPY2D"])
+    assert r.returncode == 0 and "test pass!" in r.stdout, r.stdout + r.stderr
+    assert r.stderr.count("[acl-uninitialized]") == 1, r.stderr
+    assert "aclrtMemcpy2d copies 256 bytes of device garbage" in r.stderr, r.stderr

@@ -143,6 +143,19 @@ inline bool any_pending() {
 // host garbage -- legal (aclrtMemcpy copies bytes, it has no notion of written), so a warning, not a failure: a
 // program that copies back a whole buffer its kernel wrote only part of and uses only that part is right, one that
 // uses the rest reads garbage on the NPU and here (the host gets the garbage fill, GmPadPoison::kGarbage).
+// The device-to-host warning: n garbage bytes copied, the first at device address first (one line per call).
+inline void warn_garbage_copied(uint64_t n, const uint8_t* first, const char* call, const char* file, int line) {
+  auto it = device_block(first);
+  std::fprintf(stderr,
+               "opkit acl: [acl-uninitialized] %s:%d: %s copies %llu bytes of device garbage to the host -- memory "
+               "nothing wrote since aclrtMalloc (no aclrtMemset, host-to-device copy or kernel store), or an "
+               "atomic add onto such memory -- the first at byte "
+               "%llu of its %zu-byte allocation: the NPU hands over garbage there (a warning: the copy is legal; "
+               "using those bytes is not)\n",
+               file, line, call, static_cast<unsigned long long>(n),
+               static_cast<unsigned long long>(first - it->first), it->second);
+  std::fflush(stderr);
+}
 inline void copied(void* dst, const void* src, size_t count, aclrtMemcpyKind kind, const char* call, const char* file,
                    int line) {
   if (kind == ACL_MEMCPY_HOST_TO_DEVICE) {
@@ -152,17 +165,7 @@ inline void copied(void* dst, const void* src, size_t count, aclrtMemcpyKind kin
   } else if (kind == ACL_MEMCPY_DEVICE_TO_HOST) {
     uint64_t first = 0;
     const uint64_t n = opkit_emu::gm_data_unwritten(src, count, &first);
-    if (!n) return;
-    auto it = device_block(src);
-    std::fprintf(stderr,
-                 "opkit acl: [acl-uninitialized] %s:%d: %s copies %llu bytes of device garbage to the host -- memory "
-                 "nothing wrote since aclrtMalloc (no aclrtMemset, host-to-device copy or kernel store), or an "
-                 "atomic add onto such memory -- the first at byte "
-                 "%llu of its %zu-byte allocation: the NPU hands over garbage there (a warning: the copy is legal; "
-                 "using those bytes is not)\n",
-                 file, line, call, static_cast<unsigned long long>(n),
-                 static_cast<unsigned long long>(static_cast<const uint8_t*>(src) + first - it->first), it->second);
-    std::fflush(stderr);
+    if (n) warn_garbage_copied(n, static_cast<const uint8_t*>(src) + first, call, file, line);
   }
 }
 
@@ -517,11 +520,22 @@ inline aclError check_copy2d(void* dst, size_t dpitch, const void* src, size_t s
 }
 inline void copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                    aclrtMemcpyKind kind, const char* call, const char* file, int line) {
+  // a device-to-host copy warns once, with the total over its rows (not a line per row)
+  uint64_t garbage = 0;
+  const uint8_t* first = nullptr;
   for (size_t r = 0; r < height; ++r) {
-    std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, static_cast<const uint8_t*>(src) + r * spitch, width);
-    copied(static_cast<uint8_t*>(dst) + r * dpitch, static_cast<const uint8_t*>(src) + r * spitch, width, kind, call,
-           file, line);
+    const auto* s = static_cast<const uint8_t*>(src) + r * spitch;
+    std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, s, width);
+    if (kind != ACL_MEMCPY_DEVICE_TO_HOST) {
+      copied(static_cast<uint8_t*>(dst) + r * dpitch, s, width, kind, call, file, line);
+      continue;
+    }
+    uint64_t at = 0;
+    const uint64_t n = opkit_emu::gm_data_unwritten(s, width, &at);
+    if (n && !garbage) first = s + at;
+    garbage += n;
   }
+  if (garbage) warn_garbage_copied(garbage, first, call, file, line);
 }
 }  // namespace opkit_acl
 inline aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,

@@ -174,10 +174,11 @@ bool owns_block(const at::Tensor& t) {
 // storage's block, device_block_bytes(S) - S for a storage of S bytes -- a tensor that owns its block (S = its bytes),
 // or a contiguous view at its storage's tail (big[216:], the last torch.split piece): on the device the block's
 // padding follows the storage, whoever's bytes end there. A view ending before its storage's end: 0 (the storage's
-// other bytes follow it, another tensor's on the device).
+// other bytes follow it, another tensor's on the device). t is a kernel input, contiguous (as_kernel_input makes it
+// so), so its bytes end at storage offset + nbytes.
 uint64_t pad_after(const at::Tensor& t) {
   if (owns_block(t)) return device_block_bytes(t.nbytes()) - t.nbytes();
-  if (t.nbytes() == 0 || !t.is_contiguous()) return 0;
+  if (t.nbytes() == 0) return 0;
   const uint64_t s = t.storage().nbytes(), end = t.storage_offset() * t.element_size() + t.nbytes();
   return end == s ? device_block_bytes(s) - s : 0;
 }
@@ -257,7 +258,8 @@ char* slot_buffer(SlotBuffers& kept, size_t slot, size_t data, size_t bytes, Byt
 
 // `pristine`: also keep the copy's data as staged (only where it may go back: the caller's own tensor). `pad`:
 // pad_after(t). The data sits at its storage offset modulo 512 in the copy, as in the device's block (a tail view's
-// GM address keeps its alignment; an owning tensor's is the block's start).
+// GM address keeps its alignment; an owning tensor's is the block's start). Cosmetic: no emulator check reads a GM
+// address's alignment, so nothing observable depends on it.
 Staged stage(size_t slot, const at::Tensor& t, const at::Tensor& callers, uint64_t pad, bool pristine,
              Oneoff& oneoff) {
   Staged s;

@@ -4,13 +4,14 @@ bytes a block of ALIGN_UP(n + 32, 512) (Ascend/pytorch 9e73e708 torch_npu/csrc/c
 `round_size` :2202-2213), so a kernel's last tile rounded up to a 32-byte block past a fresh tensor's bytes is right
 on the device. Before, the binding passed exactly `nbytes()` and such a tail was `gm-bounds`. The padding is garbage
 (poison) as on the other routes: loading it and not using it passes, using it fails `ub-uninitialized`. A view
-into a larger storage keeps exactly its bytes: past them is another tensor's data on the device.
+ending where its storage ends gets the storage's block padding (`pad_after`); a view ending before keeps exactly its
+bytes: past them is another tensor's data on the device.
 
 One op of the test's own, PadTail (y = 2x over a 1-d float32 x), whose kernel copies x in and y out as whole 32-byte
 blocks; mode 1 also sums the loaded blocks (padding included) and stores the sum as y[0]; mode 2 also writes 2x back
 into x (rounded up); mode 3 also writes max(x, 0) into x's data through a raw `__gm__` pointer (no check sees it).
 A second op, PadPair (y = 2a over a 1-d float32 a, b read whole; mode 1 writes 7s into b, mode 2 writes 2a into a
-rounded up), for two inputs. Both
+rounded up, mode 3 also then reads b again into y), for two inputs. Both
 kernels read the mode modulo 8, so a test under `once` can give its launches a key no earlier call made (`fresh`)."""
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ extern "C" __global__ __aicore__ void pad_tail(GM_ADDR x, GM_ADDR y, GM_ADDR wor
 PAIR_YAML = """\
 op: PadPair
 family: custom
-summary: y = 2a, b read whole, mode 1 writes 7s into b, 2 2a into a (a test of the binding's padding, two inputs)
+summary: y = 2a (mode 4 2b, a unread), b read whole, mode 1 writes 7s into b, 2 2a into a, 3 also y = b read again (a test of the binding's padding, two inputs)
 inputs:
   - {name: a, dtypes: [float32], shape: [N]}
   - {name: b, shape: [M]}
@@ -113,7 +114,7 @@ struct PadPairTilingData { uint32_t n; uint32_t m; uint32_t mode; };
 inline void PadPairTiling(opkit::TilingContext& ctx, PadPairTilingData& t) {
   t.n = static_cast<uint32_t>(ctx.inputs.at(0).numel());
   t.m = static_cast<uint32_t>(ctx.inputs.at(1).numel());
-  if (t.n > 64 || t.m > 256 || t.m % 8 != 0) throw std::invalid_argument("PadPair takes a up to 64, b 8k up to 256");
+  if (t.n > 64 || t.m > 256) throw std::invalid_argument("PadPair takes a up to 64, b up to 256");
   t.mode = static_cast<uint32_t>(ctx.attr_int("mode"));
   ctx.block_dim = 1;
 }
@@ -126,18 +127,19 @@ using namespace AscendC;
 extern "C" __global__ __aicore__ void pad_pair(GM_ADDR a, GM_ADDR b, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {
   GET_TILING_DATA_WITH_STRUCT(PadPairTilingData, td, tiling);
   const uint32_t n = (td.n + 7) / 8 * 8;     // a's tail rounded up to a 32-byte block
+  const uint32_t mb = (td.m + 7) / 8 * 8;    // b's too (the tests' b is whole blocks unless it tests b's padding)
   TPipe pipe;
   TBuf<TPosition::VECCALC> buf;
   pipe.InitBuffer(buf, (64 + 256 + 64) * sizeof(float));
   LocalTensor<float> ua = buf.Get<float>(), ub = ua[64], uy = ua[320];
   GlobalTensor<float> ag, bg, yg;
   ag.SetGlobalBuffer((__gm__ float*)a, n);
-  bg.SetGlobalBuffer((__gm__ float*)b, td.m);
+  bg.SetGlobalBuffer((__gm__ float*)b, mb);
   yg.SetGlobalBuffer((__gm__ float*)y, n);
-  DataCopy(ua, ag, n);
-  DataCopy(ub, bg, td.m);                    // b whole, in one copy
+  if (td.mode % 8 != 4) DataCopy(ua, ag, n);   // mode 4 leaves a unread: y = 2b
+  DataCopy(ub, bg, mb);                      // b whole, in one copy
   PipeBarrier<PIPE_ALL>();
-  Muls(uy, ua, 2.0f, n);
+  Muls(uy, td.mode % 8 == 4 ? ub : ua, 2.0f, n);
   PipeBarrier<PIPE_ALL>();
   DataCopy(yg, uy, n);
   if (td.mode % 8 == 1) {
@@ -146,6 +148,13 @@ extern "C" __global__ __aicore__ void pad_pair(GM_ADDR a, GM_ADDR b, GM_ADDR y, 
     DataCopy(bg, ub, td.m);
   }
   if (td.mode % 8 == 2) DataCopy(ag, uy, n);
+  if (td.mode % 8 == 3) {                    // writes 2a into a, then reads b back into y: b's bytes as they are now
+    DataCopy(ag, uy, n);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(ub, bg, td.m);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(yg, ub, n);
+  }
 }
 """
 _keys = itertools.count(1)
@@ -213,14 +222,39 @@ def test_the_padding_used_as_data_fails(op):
     assert e is not None and e.rule == "ub-uninitialized", str(info.value)
 
 
-@pytest.mark.parametrize("view", ["head", "tail", "split"])
-def test_a_view_keeps_exactly_its_bytes(op, view):
+@pytest.mark.parametrize("view", ["head", "middle", "split"])
+def test_a_view_ending_before_its_storages_end_keeps_exactly_its_bytes(op, view):
     big = torch.randn(40)
-    x = {"head": lambda: big[:20], "tail": lambda: big[20:], "split": lambda: torch.split(big, 20)[0]}[view]()
+    x = {"head": lambda: big[:20], "middle": lambda: big[10:30], "split": lambda: torch.split(big, 20)[0]}[view]()
     with pytest.raises(RuntimeError) as info:
         op(x)                                  # past its 80 bytes is the rest of big
     e = EmulatorError.from_message(str(info.value))
     assert e is not None and e.rule == "gm-bounds", str(info.value)
+
+
+@pytest.mark.parametrize("view", ["tail", "split", "chunk", "odd"])
+def test_a_view_ending_where_its_storage_ends_gets_the_storages_padding(op, view):
+    """On the device the storage's block padding, ALIGN_UP(storage bytes + 32, 512), follows whatever view ends at
+    the storage's end: the tail rounded up past its 80 bytes is harmless there (before: gm-bounds)."""
+    big = torch.randn(40 if view != "odd" else 45)
+    x = {"tail": lambda: big[20:], "split": lambda: torch.split(big, 20)[-1], "chunk": lambda: big.chunk(2)[1],
+         "odd": lambda: big[25:]}[view]()      # odd: 20 floats from byte 100, not 32-byte aligned
+    torch.testing.assert_close(op(x), 2 * x)
+
+
+def test_a_tail_views_padding_is_garbage_and_its_writes_go_back(op):
+    """The storage's padding past a tail view is garbage (used as data: ub-uninitialized), and what the kernel writes
+    into the view's data goes back into the storage, the bytes before the view untouched."""
+    with pytest.raises(RuntimeError) as info:
+        op(torch.ones(40)[20:], mode=1)        # the sum takes in 4 padding floats past the view
+    e = EmulatorError.from_message(str(info.value))
+    assert e is not None and e.rule == "ub-uninitialized", str(info.value)
+    big = torch.randn(40)
+    before = big.clone()
+    y = op(big[20:], mode=2)                   # writes 2x into x, rounded up into the padding
+    torch.testing.assert_close(y, 2 * before[20:])
+    torch.testing.assert_close(big[20:], 2 * before[20:])
+    torch.testing.assert_close(big[:20], before[:20])
 
 
 def launch():
@@ -365,13 +399,57 @@ def test_once_an_input_run_on_its_own_bytes_has_exactly_them_as_its_region(pair,
 
 
 def test_an_input_passed_twice_keeps_what_the_kernel_wrote_through_one_slot(pair):
-    """pair(x, x): each slot runs from a copy of its own; the kernel writes 2x through the first (mode 2). Only that
-    copy changed, so only it goes back (before: the second slot's copy, compared with x's bytes after the first had
-    gone back, differed, went back too and reverted the write). A kernel writing through both slots still differs from
-    the device, where both writes land in one buffer (docs/emulator.md, known limits)."""
+    """pair(x, x): both slots run from one copy; the kernel writes 2x through the first (mode 2) and the copy goes back
+    once (before fid13b: the second slot's own copy went back too and reverted the write)."""
     x = torch.arange(24, dtype=torch.float32)
     y = pair(x, x, mode=2)
     s = launch()
     assert s["staged_inputs"] == 3 and s["copied_back_inputs"] == 1, s
     torch.testing.assert_close(y, 2 * torch.arange(24, dtype=torch.float32))
     torch.testing.assert_close(x, 2 * torch.arange(24, dtype=torch.float32))
+
+
+@pytest.mark.parametrize("second", ["same", "view"])
+def test_an_input_passed_twice_is_one_buffer_a_write_through_one_slot_is_read_through_the_other(pair, second):
+    """pair(x, x) and pair(x, x.view(-1)) (the same bytes): the kernel writes 2x through a, then reads b into y. On the
+    device a and b are one buffer, so y is 2x; so here, from one staged copy (before: a copy per slot, y was x)."""
+    x = torch.arange(24, dtype=torch.float32)
+    y = pair(x, x if second == "same" else x.view(-1), mode=3)
+    s = launch()
+    assert s["staged_inputs"] == 3 and s["copied_back_inputs"] == 1, s
+    torch.testing.assert_close(y, 2 * torch.arange(24, dtype=torch.float32))
+    torch.testing.assert_close(x, 2 * torch.arange(24, dtype=torch.float32))
+
+
+def test_once_a_fast_distinct_pair_after_a_checked_aliased_one_stages_what_it_reaches(pair, monkeypatch):
+    """pair(x, x) checked, then pair(a, b) fast (one key: aliasing is not in it). b (20 floats) is read rounded up
+    to 24. In the checked launch b's padding reads landed on slot 0's region (gm_find: the first region holding the
+    address), so slot 1's mark was missing and the fast launch ran b on its own 80 bytes: gm-bounds (review fid14
+    finding 1). The marks now go to every slot sharing the buffer."""
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    mode = fresh(0)
+    x = torch.arange(20, dtype=torch.float32)
+    torch.testing.assert_close(pair(x, x, mode=mode), 2 * x)
+    assert launch()["checked"] is True
+    a, b = torch.arange(20, dtype=torch.float32) + 1, torch.ones(20)
+    y = pair(a, b, mode=mode)
+    s = launch()
+    assert s["checked"] is False and s["staged_inputs"] == 3, s
+    torch.testing.assert_close(y, 2 * a)
+
+
+def test_once_a_fast_aliased_pair_after_a_checked_distinct_one_stages_the_shared_buffer(pair, monkeypatch):
+    """pair(a, b) checked with a unread (mode 4: y = 2b) touches b's padding only; pair(x, x) fast then shares slot 0's
+    buffer for b, so the group is staged when any of its slots may reach the padding (before: slot 0 was not staged,
+    slot 1 took its unpadded 80 bytes and b's rounded-up read failed gm-bounds)."""
+    monkeypatch.setenv("OPKIT_EMU_CHECKS", "once")
+    mode = fresh(4)
+    a, b = torch.zeros(20), torch.arange(20, dtype=torch.float32) + 1
+    torch.testing.assert_close(pair(a, b, mode=mode), 2 * b)
+    s = launch()
+    assert s["checked"] is True and s["staged_inputs"] == 3, s
+    x = torch.arange(20, dtype=torch.float32) + 3
+    y = pair(x, x, mode=mode)
+    s = launch()
+    assert s["checked"] is False and s["staged_inputs"] == 3, s
+    torch.testing.assert_close(y, 2 * x)

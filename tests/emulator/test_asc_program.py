@@ -201,6 +201,7 @@ int main() {
   void *x, *w;
   aclrtMalloc(&x, 256, ACL_MEM_MALLOC_HUGE_FIRST);
   aclrtMalloc(&w, 512, ACL_MEM_MALLOC_HUGE_FIRST);
+  aclrtMemset(x, 256, 0, 256);  // aclrtMalloc'ed memory is garbage until written (the kernel uses x)
   k<<<2, nullptr, s>>>((uint8_t*)x, (uint8_t*)w);
   return aclrtSynchronizeStream(s);
 }

@@ -170,6 +170,19 @@ bool owns_block(const at::Tensor& t) {
   return t.nbytes() > 0 && t.storage_offset() == 0 && t.storage().nbytes() == t.nbytes();
 }
 
+// The device's padding past t's bytes: 0, or, for a tensor whose bytes end where its storage ends, the rest of the
+// storage's block, device_block_bytes(S) - S for a storage of S bytes -- a tensor that owns its block (S = its bytes),
+// or a contiguous view at its storage's tail (big[216:], the last torch.split piece): on the device the block's
+// padding follows the storage, whoever's bytes end there. A view ending before its storage's end: 0 (the storage's
+// other bytes follow it, another tensor's on the device). t is a kernel input, contiguous (as_kernel_input makes it
+// so), so its bytes end at storage offset + nbytes.
+uint64_t pad_after(const at::Tensor& t) {
+  if (owns_block(t)) return device_block_bytes(t.nbytes()) - t.nbytes();
+  if (t.nbytes() == 0) return 0;
+  const uint64_t s = t.storage().nbytes(), end = t.storage_offset() * t.element_size() + t.nbytes();
+  return end == s ? device_block_bytes(s) - s : 0;
+}
+
 // The padding's host bytes: fixed, so a checked and a fast launch see the same bits (a checked launch calls them
 // garbage, gm_pad.h gm_pad_begin: what a kernel does with them is caught there).
 constexpr int kPadFill = 0x5A;
@@ -194,8 +207,8 @@ at::Tensor padded_empty(const std::vector<int64_t>& shape, const at::TensorOptio
 // An input that owns its block runs from a padded copy (the caller's tensor has no host bytes past its own); what the
 // kernel writes into the data goes back to the caller's tensor after the launch, never the padding.
 struct Staged {
-  char* buf = nullptr;
-  size_t block = 0;
+  char* buf = nullptr;    // the data's first byte in the copy (the kernel's argument)
+  size_t block = 0;       // its bytes and the padding after them
   void* back = nullptr;   // the caller's bytes to copy the data back to (null: the input was already a copy)
   size_t n = 0;
   // The copy's data as staged, when the launch's writes are not known: the copy changed if it differs. Never the
@@ -243,12 +256,17 @@ char* slot_buffer(SlotBuffers& kept, size_t slot, size_t data, size_t bytes, Byt
   return kept.bufs[slot].get();
 }
 
-// `pristine`: also keep the copy's data as staged (only where it may go back: the caller's own tensor).
-Staged stage(size_t slot, const at::Tensor& t, const at::Tensor& callers, bool pristine, Oneoff& oneoff) {
+// `pristine`: also keep the copy's data as staged (only where it may go back: the caller's own tensor). `pad`:
+// pad_after(t). The data sits at its storage offset modulo 512 in the copy, as in the device's block (a tail view's
+// GM address keeps its alignment; an owning tensor's is the block's start). Cosmetic: no emulator check reads a GM
+// address's alignment, so nothing observable depends on it.
+Staged stage(size_t slot, const at::Tensor& t, const at::Tensor& callers, uint64_t pad, bool pristine,
+             Oneoff& oneoff) {
   Staged s;
   s.n = t.nbytes();
-  s.block = device_block_bytes(s.n);
-  s.buf = slot_buffer(t_staging, slot, s.n, s.block, oneoff.copy);
+  s.block = s.n + pad;
+  const size_t lead = static_cast<size_t>(t.storage_offset() * t.element_size()) % 512;
+  s.buf = slot_buffer(t_staging, slot, s.n, lead + s.block, oneoff.copy) + lead;
   std::memcpy(s.buf, t.data_ptr(), s.n);
   std::memset(s.buf + s.n, kPadFill, s.block - s.n);
   if (callers.defined() && callers.data_ptr() == t.data_ptr()) s.back = t.data_ptr();
@@ -405,15 +423,16 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     la.block_dim = ctx.block_dim;
     la.num_args = static_cast<uint32_t>(d.num_gm_args);
     la.tiling_key = ctx.tiling_key;
-    // A tensor that owns its block has the device's padding past its data (device_block_bytes): an output allocated
-    // so, an input through a padded copy when the launch may reach its padding (below); a view has exactly its bytes
-    // (owns_block). arg_bytes is the block either way, so the key is the same staged or not.
+    // A tensor whose bytes end where its storage ends has the device's padding past its data (pad_after): an output
+    // allocated so, an input through a padded copy when the launch may reach its padding (below); a view ending before
+    // its storage's end has exactly its bytes. arg_bytes has the padding either way, so the key is the same staged
+    // or not.
     size_t k = 0;
     for (size_t i = 0; i < ins.size(); ++i, ++k) {
       const at::Tensor& t = ins[i];
       la.args[k] = t.data_ptr();
       la.arg_bytes[k] = la.arg_data_bytes[k] = t.nbytes();
-      if (owns_block(t)) la.arg_bytes[k] = device_block_bytes(t.nbytes());
+      la.arg_bytes[k] += pad_after(t);
     }
     for (const at::Tensor& t : outs) {
       la.args[k] = t.data_ptr();
@@ -433,6 +452,28 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     // anything (it finds out); a fast launch after its key's checked one does what that one did (the premise `once`
     // rests on: the key fixes the addresses); OPKIT_EMU_CHECKS=fast knows nothing.
     Module::Marks may;
+    // An input in several slots (op(x, x), op(x, x.view(-1)): the same data pointer and bytes) is one buffer on the
+    // device. The key has no aliasing in it (op(x, x) and op(a, b) of one shape share it), and the runtime records a
+    // shared buffer's marks on its first slot only (gm_find: the first region holding an address), so marks are kept
+    // per group: recorded on every slot of the group, and a fast launch stages a group if any of its slots may touch
+    // (review fid14 finding 1: a fast op(a, b) after a checked op(x, x) lost b's staging, and the reverse order too).
+    std::vector<size_t> first_of(ins.size());
+    for (size_t i = 0; i < ins.size(); ++i) {
+      first_of[i] = i;
+      for (size_t j = 0; j < i; ++j)
+        if (ins[i].nbytes() > 0 && ins[j].data_ptr() == ins[i].data_ptr() && ins[j].nbytes() == ins[i].nbytes()) {
+          first_of[i] = first_of[j];
+          break;
+        }
+    }
+    const auto spread = [&](uint64_t bits) {   // each input slot's bit: the OR over the slots sharing its bytes
+      uint64_t group = 0;
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (bits >> i & 1) group |= uint64_t(1) << first_of[i];
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (group >> first_of[i] & 1) bits |= uint64_t(1) << i;
+      return bits;
+    };
     if (mode == CheckMode::Once) {
       key = launch_key(la, td, td_size);
       std::lock_guard<std::mutex> lock(m.checked_mu);
@@ -440,7 +481,9 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
       fast = it != m.checked.end();
       if (fast) may = it->second;
     }
-    // An input that owns its block runs from a padded copy only when the launch may reach its padding: the caller's
+    may.written = spread(may.written);
+    may.pad_touched = spread(may.pad_touched);
+    // An input with padding (pad_after) runs from a padded copy only when the launch may reach its padding: the caller's
     // tensor has no host bytes past its own. Otherwise the kernel gets the caller's bytes, as it would without padding.
     // A fast launch of a checked key whose checked launch wrote the input copies it back as that one did; every other
     // staged input keeps its data as staged, to see whether the launch changed the copy (below).
@@ -448,10 +491,22 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     std::vector<Staged> staged(ins.size());
     std::vector<Oneoff> oneoff(ins.size());
     for (size_t i = 0; i < ins.size(); ++i) {
-      if (!owns_block(ins[i])) continue;
+      const uint64_t pad = pad_after(ins[i]);
+      if (!pad) continue;
+      // An input in several slots (op(x, x), op(x, x.view(-1)): the same bytes) is one buffer on the device: the
+      // first of its slots decides and stages for all, the others take its buffer, and it goes back once. Its
+      // stores and padding reads are recorded on the first slot (gm_find: the first region holding an address).
+      // Views that overlap without being the same bytes still get a copy each (docs/emulator.md, known limits).
+      const size_t first = first_of[i];
+      if (first != i) {
+        la.args[i] = la.args[first];
+        la.arg_bytes[i] = la.arg_bytes[first];
+        staged[i].buf = staged[first].buf;   // counted as staged; back stays null: the first slot copies back
+        continue;
+      }
       if (may.pad_touched >> i & 1) {
         const bool pristine = !(follow_record && (may.written >> i & 1));
-        staged[i] = stage(i, ins[i], args[i].toTensor(), pristine, oneoff[i]);
+        staged[i] = stage(i, ins[i], args[i].toTensor(), pad, pristine, oneoff[i]);
         la.args[i] = staged[i].buf;
       } else {
         // on the caller's bytes, its region is exactly them (the key above has the block): fast launches still
@@ -491,6 +546,8 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     t_last_staged = staged_mask;
     t_last_copied = copied;
     if (mode == CheckMode::Once && !fast && status == 0 && result.status == 0) {
+      did.written = spread(did.written);
+      did.pad_touched = spread(did.pad_touched);
       std::lock_guard<std::mutex> lock(m.checked_mu);
       m.checked.emplace(std::move(key), did);
     }

@@ -11,7 +11,8 @@
 // What is real here:
 // - device memory (aclrtMalloc) is emulator GM of the device's size, ALIGN_UP(size, 32) + 32 bytes, the bytes past
 //   `size` padding (garbage until a launch writes it, and written until aclrtFree, docs/emulator.md "Data
-//   extent"): registered like GmAlloc, so a kernel may touch only it (the gm-bounds rule) -- host memory
+//   extent"), the bytes inside it garbage too until an H2D copy, aclrtMemset or a kernel writes them (a D2H copy of
+//   them warns, `acl-uninitialized`): registered like GmAlloc, so a kernel may touch only it (the gm-bounds rule) -- host memory
 //   (aclrtMallocHost, the stack, a std::vector) passed to a kernel is a violation;
 // - aclrtMemcpy/aclrtMemset check the kind against where each pointer lives, count against destMax (CANN
 //   returns ACL_ERROR_INVALID_PARAM), and the device range against its allocation (a copy past it is the
@@ -135,6 +136,37 @@ inline bool any_pending() {
   for (auto& s : Runtime::get().streams)
     if (!s.second.empty()) return true;
   return false;
+}
+
+// What a copy or memset does to the device's never-written bytes (gm_pad.h gm_data_*), after it moved the bytes:
+// host to device and aclrtMemset write them; device to device moves their garbage along; device to host hands the
+// host garbage -- legal (aclrtMemcpy copies bytes, it has no notion of written), so a warning, not a failure: a
+// program that copies back a whole buffer its kernel wrote only part of and uses only that part is right, one that
+// uses the rest reads garbage on the NPU and here (the host gets the garbage fill, GmPadPoison::kGarbage).
+// The device-to-host warning: n garbage bytes copied, the first at device address first (one line per call).
+inline void warn_garbage_copied(uint64_t n, const uint8_t* first, const char* call, const char* file, int line) {
+  auto it = device_block(first);
+  std::fprintf(stderr,
+               "opkit acl: [acl-uninitialized] %s:%d: %s copies %llu bytes of device garbage to the host -- memory "
+               "nothing wrote since aclrtMalloc (no aclrtMemset, host-to-device copy or kernel store), or an "
+               "atomic add onto such memory -- the first at byte "
+               "%llu of its %zu-byte allocation: the NPU hands over garbage there (a warning: the copy is legal; "
+               "using those bytes is not)\n",
+               file, line, call, static_cast<unsigned long long>(n),
+               static_cast<unsigned long long>(first - it->first), it->second);
+  std::fflush(stderr);
+}
+inline void copied(void* dst, const void* src, size_t count, aclrtMemcpyKind kind, const char* call, const char* file,
+                   int line) {
+  if (kind == ACL_MEMCPY_HOST_TO_DEVICE) {
+    opkit_emu::gm_data_write(dst, count);
+  } else if (kind == ACL_MEMCPY_DEVICE_TO_DEVICE) {
+    opkit_emu::gm_data_copy(dst, src, count);
+  } else if (kind == ACL_MEMCPY_DEVICE_TO_HOST) {
+    uint64_t first = 0;
+    const uint64_t n = opkit_emu::gm_data_unwritten(src, count, &first);
+    if (n) warn_garbage_copied(n, static_cast<const uint8_t*>(src) + first, call, file, line);
+  }
 }
 
 // The parameters CANN checks when the call is made (an *Async call too: its error is its return value), and the
@@ -376,8 +408,13 @@ inline aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy pol
   // emulator GM the kernels' bounds checks know, as the device allocates it: ALIGN_UP(size, 32) + 32 bytes (CANN
   // runtime API aclrtMalloc), the bytes past `size` padding a kernel's rounded-up tail may land in, and garbage: the
   // device does not clear what it allocates (gm_pad.h). aclrtMemcpy / aclrtMemset still stop at `size`.
-  void* p = opkit_emu::gm_alloc_extent((size + 31) / 32 * 32 + 32, size);
+  // Its data is garbage too until the program or a kernel writes it (gm_pad.h gm_data_begin: the host bytes hold
+  // kGarbage, and a kernel using them fails ub-uninitialized; before, zeros that counted as written).
+  const size_t bytes = (size + 31) / 32 * 32 + 32;
+  void* p = opkit_emu::gm_alloc_extent(bytes, size);
   if (!p) return opkit_acl::fail(ACL_ERROR_BAD_ALLOC, file_, line_, "aclrtMalloc: %zu bytes: out of host memory", size);
+  std::memset(p, opkit_emu::GmPadPoison::kGarbage, bytes);
+  opkit_emu::gm_data_begin({static_cast<const uint8_t*>(p), bytes, -1, size});
   opkit_acl::Runtime::get().device_mem[static_cast<const uint8_t*>(p)] = size;
   *devPtr = p;
   return ACL_SUCCESS;
@@ -419,6 +456,7 @@ inline aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t c
   if (kind != ACL_MEMCPY_HOST_TO_HOST)  // device to device reads and writes: named by its write
     opkit_acl::unsynchronized("aclrtMemcpy", kind != ACL_MEMCPY_DEVICE_TO_HOST, file_, line_);
   if (count) std::memmove(dst, src, count);
+  opkit_acl::copied(dst, src, count, kind, "aclrtMemcpy", file_, line_);
   return ACL_SUCCESS;
 }
 inline aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
@@ -427,8 +465,11 @@ inline aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, siz
     return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMemcpyAsync: not a live stream");
   aclError e = opkit_acl::check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync", file_, line_);
   if (e != ACL_SUCCESS) return e;
+  const char* file = file_;
+  const int line = line_;
   opkit_acl::Runtime::get().streams[stream].push_back([=]() {
     if (count) std::memmove(dst, src, count);
+    opkit_acl::copied(dst, src, count, kind, "aclrtMemcpyAsync", file, line);
   });
   return ACL_SUCCESS;
 }
@@ -447,6 +488,7 @@ inline aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t
   if (e != ACL_SUCCESS) return e;
   if (opkit_acl::is_device(devPtr)) opkit_acl::unsynchronized("aclrtMemset", true, file_, line_);
   std::memset(devPtr, value, count);
+  opkit_emu::gm_data_write(devPtr, count);  // host memory: not an allocation gm_data_write knows, nothing done
   return ACL_SUCCESS;
 }
 inline aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream,
@@ -455,7 +497,10 @@ inline aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, s
     return opkit_acl::fail(ACL_ERROR_INVALID_PARAM, file_, line_, "aclrtMemsetAsync: not a live stream");
   aclError e = opkit_acl::check_memset("aclrtMemsetAsync", devPtr, maxCount, count, file_, line_);
   if (e != ACL_SUCCESS) return e;
-  opkit_acl::Runtime::get().streams[stream].push_back([=]() { std::memset(devPtr, value, count); });
+  opkit_acl::Runtime::get().streams[stream].push_back([=]() {
+    std::memset(devPtr, value, count);
+    opkit_emu::gm_data_write(devPtr, count);
+  });
   return ACL_SUCCESS;
 }
 
@@ -473,9 +518,24 @@ inline aclError check_copy2d(void* dst, size_t dpitch, const void* src, size_t s
   }
   return ACL_SUCCESS;
 }
-inline void copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height) {
-  for (size_t r = 0; r < height; ++r)
-    std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, static_cast<const uint8_t*>(src) + r * spitch, width);
+inline void copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                   aclrtMemcpyKind kind, const char* call, const char* file, int line) {
+  // a device-to-host copy warns once, with the total over its rows (not a line per row)
+  uint64_t garbage = 0;
+  const uint8_t* first = nullptr;
+  for (size_t r = 0; r < height; ++r) {
+    const auto* s = static_cast<const uint8_t*>(src) + r * spitch;
+    std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, s, width);
+    if (kind != ACL_MEMCPY_DEVICE_TO_HOST) {
+      copied(static_cast<uint8_t*>(dst) + r * dpitch, s, width, kind, call, file, line);
+      continue;
+    }
+    uint64_t at = 0;
+    const uint64_t n = opkit_emu::gm_data_unwritten(s, width, &at);
+    if (n && !garbage) first = s + at;
+    garbage += n;
+  }
+  if (garbage) warn_garbage_copied(garbage, first, call, file, line);
 }
 }  // namespace opkit_acl
 inline aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
@@ -487,7 +547,7 @@ inline aclError aclrtMemcpy2d(void* dst, size_t dpitch, const void* src, size_t 
   if (e != ACL_SUCCESS) return e;
   if (kind != ACL_MEMCPY_HOST_TO_HOST)
     opkit_acl::unsynchronized("aclrtMemcpy2d", kind == ACL_MEMCPY_HOST_TO_DEVICE, file_, line_);
-  opkit_acl::copy2d(dst, dpitch, src, spitch, width, height);
+  opkit_acl::copy2d(dst, dpitch, src, spitch, width, height, kind, "aclrtMemcpy2d", file_, line_);
   return ACL_SUCCESS;
 }
 inline aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
@@ -497,8 +557,11 @@ inline aclError aclrtMemcpy2dAsync(void* dst, size_t dpitch, const void* src, si
   aclError e = opkit_acl::check_copy2d(dst, dpitch, src, spitch, width, height, kind, "aclrtMemcpy2dAsync", file_,
                                        line_);
   if (e != ACL_SUCCESS) return e;
-  opkit_acl::Runtime::get().streams[stream].push_back(
-      [=]() { opkit_acl::copy2d(dst, dpitch, src, spitch, width, height); });
+  const char* file = file_;
+  const int line = line_;
+  opkit_acl::Runtime::get().streams[stream].push_back([=]() {
+    opkit_acl::copy2d(dst, dpitch, src, spitch, width, height, kind, "aclrtMemcpy2dAsync", file, line);
+  });
   return ACL_SUCCESS;
 }
 

@@ -71,6 +71,9 @@ inline void gm_store(uint8_t* dst, const uint8_t* src, size_t bytes) {
   BlockCtx& c = ctx();
   c.stats.gm_write_bytes += bytes;
   gm_mark_write(dst);
+  // an aclrtMalloc buffer's data nothing wrote yet is written now (gm_pad.h gm_data_write); an atomic add onto it
+  // leaves garbage (run-asc only: elsewhere the gate is 0)
+  if (GmPadPoison::get().unwritten_live.load(std::memory_order_relaxed)) gm_data_write(dst, bytes, c.atomic_dtype >= 0);
   if (c.atomic_dtype < 0) {
     std::memcpy(dst, src, bytes);
   } else {

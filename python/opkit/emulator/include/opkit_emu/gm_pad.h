@@ -34,6 +34,11 @@ struct GmPadAlloc {
   std::vector<Span> spans;   // in offset order
   int users = 0;             // launches running over it (a nested one shares the outer one's state)
   bool kept = false;         // a GmAlloc / aclrtMalloc buffer: its state outlives the launch, until GmFree
+  // An aclrtMalloc buffer's data [0, data): 1 for a byte nothing has written since aclrtMalloc (gm_data_begin),
+  // garbage on the device as its padding is; empty for every other allocation (a kernel argument's data is its
+  // caller's, all defined). unwritten_left counts the 1s, so a buffer all written costs nothing more.
+  std::vector<uint8_t> unwritten;
+  uint64_t unwritten_left = 0;
   bool same(const GmRegion& r) const {
     if (r.bytes != bytes || r.data != data || r.members.size() != members.size()) return false;
     for (size_t i = 0; i < members.size(); ++i)
@@ -56,7 +61,21 @@ struct GmPadPoison {
   std::multimap<const uint8_t*, GmPadAlloc> by_alloc;
   std::map<const void*, std::vector<GmPadAlloc*>> by_launch;  // the allocations each running launch holds
   std::atomic<int> live{0};  // allocations in by_alloc
+  std::atomic<int> unwritten_live{0};  // allocations with unwritten_left > 0: the gate of every data-byte lookup
+  // Bumped (under mu) whenever a data byte's state may turn non-zero: a new aclrtMalloc buffer, a byte set back to
+  // garbage (a device-to-device copy of garbage). A range a thread saw all written stays so until then
+  // (gm_data_clean: its lookups skip the lock).
+  std::atomic<uint64_t> data_gen{0};
   static constexpr uint8_t kPoison = 3;
+  // What an aclrtMalloc buffer's host bytes hold until written: the device's garbage, stood in for by one byte value.
+  // A byte nothing the runtime saw wrote but that no longer holds it was written through a raw __gm__ pointer (no
+  // check sees those). Judged per aligned word of kRawWord bytes (gm_data_garbage): one changed byte defines its
+  // word's never-written bytes, because a raw store of real data holds kGarbage in some byte often (0.8515625f is
+  // 00 00 5A 3F; N random floats hold one with odds 1 - (255/256)^(4N)). A raw store of a whole word of kGarbage
+  // bytes stays garbage (a false alarm only for that value), a raw store of part of a word defines the rest of the
+  // word too (a miss, never a false alarm).
+  static constexpr uint8_t kGarbage = 0x5A;
+  static constexpr uint64_t kRawWord = 8;
   static GmPadPoison& get() { static GmPadPoison p; return p; }
   // The padding state of r's allocation, or null (r has no padding). Call with mu held.
   GmPadAlloc* table(const GmRegion& r) {
@@ -65,6 +84,141 @@ struct GmPadPoison {
     return nullptr;
   }
 };
+
+// An aclrtMalloc buffer's never-written data (GmPadAlloc::unwritten): 1 nothing the runtime saw wrote the byte
+// (garbage while it still holds kGarbage: a raw-pointer write changes it), 2 garbage whatever it holds (an atomic add
+// landed on it: garbage plus a value). The allocation whose data holds q, or null. Call with mu held.
+inline GmPadAlloc* gm_data_alloc(GmPadPoison& p, const uint8_t* q) {
+  auto it = p.by_alloc.upper_bound(q);
+  if (it == p.by_alloc.begin()) return nullptr;
+  const uint8_t* base = (--it)->first;
+  for (auto e = p.by_alloc.lower_bound(base); e != p.by_alloc.end() && e->first == base; ++e)
+    if (q < base + e->second.unwritten.size()) return &e->second;
+  return nullptr;
+}
+// Byte o is garbage: 2, or 1 with every never-written (1) byte of its aligned word still holding kGarbage (a raw
+// write changes one: GmPadPoison::kRawWord). Bytes the runtime saw written (0) do not count either way.
+inline bool gm_data_garbage(const GmPadAlloc& t, uint64_t o) {
+  if (t.unwritten[o] != 1) return t.unwritten[o] == 2;
+  const uint64_t w = o / GmPadPoison::kRawWord * GmPadPoison::kRawWord;
+  const uint64_t e = std::min<uint64_t>(w + GmPadPoison::kRawWord, t.unwritten.size());
+  for (uint64_t i = w; i < e; ++i)
+    if (t.unwritten[i] == 1 && t.base[i] != GmPadPoison::kGarbage) return false;
+  return true;
+}
+// Per thread, the last few ranges of aclrtMalloc data it found all written (state 0), with data_gen then: while
+// data_gen has not moved they still are (a state goes back from 0 only with a bump), so a store into a buffer all
+// written, a load of one, a spin loop on a written flag (ReadGmByPassDCache) skip the process-wide lock and lookup.
+struct GmDataClean {
+  const uint8_t* lo = nullptr;
+  const uint8_t* hi = nullptr;
+  uint64_t gen = ~uint64_t(0);
+};
+inline GmDataClean* gm_data_clean_ranges() {
+  static thread_local GmDataClean c[4];
+  return c;
+}
+inline bool gm_data_clean(const void* q, uint64_t n) {
+  const uint64_t gen = GmPadPoison::get().data_gen.load(std::memory_order_acquire);
+  const auto* a = static_cast<const uint8_t*>(q);
+  const GmDataClean* c = gm_data_clean_ranges();
+  for (int i = 0; i < 4; ++i)
+    if (c[i].gen == gen && a >= c[i].lo && a + n <= c[i].hi) return true;
+  return false;
+}
+// [lo, hi) is all written. Call with mu held (so data_gen is the one the states were read under).
+inline void gm_data_note_clean(GmPadPoison& p, const uint8_t* lo, const uint8_t* hi) {
+  static thread_local unsigned next = 0;
+  gm_data_clean_ranges()[next++ % 4] = GmDataClean{lo, hi, p.data_gen.load(std::memory_order_relaxed)};
+}
+inline void gm_data_note_clean(GmPadPoison& p, const GmPadAlloc& t) {
+  if (!t.unwritten_left) gm_data_note_clean(p, t.base, t.base + t.unwritten.size());
+}
+
+// Sets byte o's state (0 written, 1, 2), keeping unwritten_left and the process-wide gate in step. Call with mu held.
+inline void gm_data_set(GmPadPoison& p, GmPadAlloc& t, uint64_t o, uint8_t v) {
+  if (!t.unwritten[o] && v) p.data_gen.fetch_add(1, std::memory_order_release);
+  if (!t.unwritten[o] == !v) {
+    t.unwritten[o] = v;
+    return;
+  }
+  t.unwritten[o] = v;
+  if (v) {
+    if (t.unwritten_left++ == 0) p.unwritten_live.fetch_add(1);
+  } else if (--t.unwritten_left == 0) {
+    p.unwritten_live.fetch_sub(1);
+  }
+}
+
+// [q, q + n) of an aclrtMalloc buffer is written (an H2D copy, aclrtMemset, a kernel's plain store, SetValue,
+// InitOutput): its data bytes there are no longer garbage. Any other memory: nothing to do. With `atomic` (a UB->GM
+// copy under SetAtomicAdd & co.), bytes that are garbage stay garbage whatever the add leaves in them (2), and only
+// those a raw-pointer write defined are written.
+OPKIT_EMU_RT void gm_data_write(const void* q, uint64_t n, bool atomic = false);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_data_write(const void* q, uint64_t n, bool atomic) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0 || gm_data_clean(q, n)) return;
+  std::lock_guard<std::mutex> lk(p.mu);
+  const auto* b = static_cast<const uint8_t*>(q);
+  GmPadAlloc* t = gm_data_alloc(p, b);
+  if (!t) return;
+  if (!t->unwritten_left) return gm_data_note_clean(p, *t);
+  const uint64_t o = static_cast<uint64_t>(b - t->base), e = std::min<uint64_t>(o + n, t->unwritten.size());
+  if (atomic) {  // judged before any is set: a byte set to 0 would drop out of its word's judgement (gm_data_garbage)
+    std::vector<uint8_t> garbage(e > o ? e - o : 0);
+    for (uint64_t i = o; i < e; ++i) garbage[i - o] = gm_data_garbage(*t, i);
+    for (uint64_t i = o; i < e; ++i)
+      if (t->unwritten[i]) gm_data_set(p, *t, i, garbage[i - o] ? 2 : 0);
+    return;
+  }
+  for (uint64_t i = o; i < e; ++i)
+    if (t->unwritten[i]) gm_data_set(p, *t, i, 0);
+  gm_data_note_clean(p, *t);
+}
+#endif
+
+// A device-to-device copy of n bytes (aclrtMemcpy & co., after the bytes moved): dst's data bytes become garbage
+// where src's were, as the copy moves the device's garbage along (MemorySanitizer propagates the same way).
+OPKIT_EMU_RT void gm_data_copy(void* dst, const void* src, uint64_t n);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_data_copy(void* dst, const void* src, uint64_t n) {
+  GmPadPoison& p = GmPadPoison::get();
+  // nothing tracked: src is all written and so is dst (review fid14 finding 7: this took the lock always)
+  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0) return;
+  std::lock_guard<std::mutex> lk(p.mu);
+  const auto* s = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<const uint8_t*>(dst);
+  std::vector<uint8_t> state(n, 0);  // src's, read first: the ranges may overlap
+  if (GmPadAlloc* ts = gm_data_alloc(p, s); ts && ts->unwritten_left) {
+    const uint64_t o = static_cast<uint64_t>(s - ts->base), e = std::min<uint64_t>(o + n, ts->unwritten.size());
+    for (uint64_t i = o; i < e; ++i) state[i - o] = gm_data_garbage(*ts, i) ? 2 : 0;  // its bytes moved: 2
+  }
+  GmPadAlloc* td = gm_data_alloc(p, d);
+  if (!td) return;
+  const uint64_t o = static_cast<uint64_t>(d - td->base), e = std::min<uint64_t>(o + n, td->unwritten.size());
+  for (uint64_t i = o; i < e; ++i) gm_data_set(p, *td, i, state[i - o]);
+}
+#endif
+
+// How many of [q, q + n) are an aclrtMalloc buffer's never-written garbage, and the first one's offset from q (a
+// device-to-host copy of them hands the host garbage: acl_rt.h warns).
+OPKIT_EMU_RT uint64_t gm_data_unwritten(const void* q, uint64_t n, uint64_t* first);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT uint64_t gm_data_unwritten(const void* q, uint64_t n, uint64_t* first) {
+  GmPadPoison& p = GmPadPoison::get();
+  if (p.unwritten_live.load(std::memory_order_relaxed) == 0 || n == 0 || gm_data_clean(q, n)) return 0;
+  std::lock_guard<std::mutex> lk(p.mu);
+  const auto* b = static_cast<const uint8_t*>(q);
+  GmPadAlloc* t = gm_data_alloc(p, b);
+  if (!t || !t->unwritten_left) return 0;
+  uint64_t count = 0;
+  const uint64_t o = static_cast<uint64_t>(b - t->base), e = std::min<uint64_t>(o + n, t->unwritten.size());
+  for (uint64_t i = o; i < e; ++i)
+    if (gm_data_garbage(*t, i) && count++ == 0 && first) *first = i - o;
+  return count;
+}
+#endif
 
 // The padding bytes of r inside [a, b), as spans f(from, to): a lone tensor's [data end, end); a tensor list's, each
 // member's own [data end, allocation end), so a copy running from one member into the next reaches each padding it
@@ -159,17 +313,29 @@ OPKIT_EMU_RT void gm_pad_load(uint32_t ub, uint32_t rows, uint32_t row_bytes, ui
   // The padding it reads: a lone tensor's, or each list member's it covers -- a load running from one member into
   // the next too, so garbage read that way is poison where it is used, as a lone tensor's is (sink_members lets
   // the same span be stored back). Loads inside the data return here, without the lock.
-  if (!gm_pad_touches(*r, g, rows, row_bytes, gm_pitch)) return;
+  // An aclrtMalloc buffer's data nothing wrote yet (run-asc) is garbage too, so a load of it is looked up as well.
+  const bool data = r->arg < 0 && p.unwritten_live.load(std::memory_order_relaxed) && g < r->data_end() &&
+                    !gm_data_clean(g, (rows - 1) * gm_pitch + row_bytes);
+  if (!gm_pad_touches(*r, g, rows, row_bytes, gm_pitch) && !data) return;
   std::lock_guard<std::mutex> lk(p.mu);
-  GmPadAlloc* t = p.table(*r);
-  if (!t) return;
+  if (GmPadAlloc* t = p.table(*r)) {
+    for (uint32_t row = 0; row < rows; ++row) {
+      const uint8_t* gr = g + row * gm_pitch;
+      gm_pad_spans(*r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
+        const uint8_t* bits = t->at(*r, from);
+        for (const uint8_t* q = from; q < to; ++q, ++bits)
+          if (*bits) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
+      });
+    }
+  }
+  GmPadAlloc* u = data ? gm_data_alloc(p, g) : nullptr;
+  if (!u) return;
+  if (!u->unwritten_left) return gm_data_note_clean(p, *u);
   for (uint32_t row = 0; row < rows; ++row) {
-    const uint8_t* gr = g + row * gm_pitch;
-    gm_pad_spans(*r, gr, gr + row_bytes, [&](const uint8_t* from, const uint8_t* to) {
-      const uint8_t* bits = t->at(*r, from);
-      for (const uint8_t* q = from; q < to; ++q, ++bits)
-        if (*bits) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(q - gr), 1);
-    });
+    const uint64_t o = static_cast<uint64_t>(g + row * gm_pitch - u->base);
+    const uint64_t e = std::min<uint64_t>(o + row_bytes, u->unwritten.size());
+    for (uint64_t i = o; i < e; ++i)
+      if (gm_data_garbage(*u, i)) shadow_clear(ub + row * ub_pitch + static_cast<uint32_t>(i - o), 1);
   }
 }
 #endif
@@ -191,22 +357,50 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool w
   const GmRegion* r = gm_find(g);
   if (!r) return;
   // Most scalar accesses are in the data: they return here, without the process-wide lock, as gm_pad_load's do.
-  // The region is this launch's and fixed while it runs, so reading its members needs no lock either.
-  if (!gm_pad_touches(*r, g, 1, bytes, 0)) return;
+  // The region is this launch's and fixed while it runs, so reading its members needs no lock either. An aclrtMalloc
+  // buffer's data nothing wrote yet is garbage too (gm_data_alloc).
+  const bool data = r->arg < 0 && p.unwritten_live.load(std::memory_order_relaxed) && g < r->data_end() &&
+                    !gm_data_clean(g, bytes);
+  if (!gm_pad_touches(*r, g, 1, bytes, 0) && !data) return;
   const uint8_t* bad = nullptr;
+  bool never_written = false;  // bad is in an aclrtMalloc buffer's data, not in padding
   const uint8_t half = nibble < 0 ? GmPadPoison::kPoison : static_cast<uint8_t>(1u << nibble);
   {
     std::lock_guard<std::mutex> lk(p.mu);
-    GmPadAlloc* t = p.table(*r);
-    if (!t) return;
-    gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
-      uint8_t* bits = t->at(*r, from);
-      for (const uint8_t* q = from; q < to; ++q, ++bits) {
-        if (write) *bits = static_cast<uint8_t>(*bits & ~half);
-        else if ((*bits & half) && !bad) bad = q;
+    if (GmPadAlloc* t = p.table(*r)) {
+      gm_pad_spans(*r, g, g + bytes, [&](const uint8_t* from, const uint8_t* to) {
+        uint8_t* bits = t->at(*r, from);
+        for (const uint8_t* q = from; q < to; ++q, ++bits) {
+          if (write) *bits = static_cast<uint8_t>(*bits & ~half);
+          else if ((*bits & half) && !bad) bad = q;
+        }
+      });
+    }
+    // a data byte's state is per byte: an int4b_t SetValue defines its byte, whose other nibble the device left
+    // as it was (garbage with the fill's bits: a read of that element still sees them, not flagged here)
+    if (GmPadAlloc* u = data ? gm_data_alloc(p, g) : nullptr; u && u->unwritten_left) {
+      const uint64_t o = static_cast<uint64_t>(g - u->base), e = std::min<uint64_t>(o + bytes, u->unwritten.size());
+      bool clean = true;  // every byte written (0): the next access here skips the lock (a flag spun on)
+      for (uint64_t i = o; i < e; ++i) {
+        if (write) {
+          if (u->unwritten[i]) gm_data_set(p, *u, i, 0);
+        } else if (!bad && gm_data_garbage(*u, i)) {
+          bad = u->base + i;
+          never_written = true;
+        }
+        clean = clean && !u->unwritten[i];
       }
-    });
+      if (clean && e > o) gm_data_note_clean(p, u->base + o, u->base + e);
+    } else if (u) {
+      gm_data_note_clean(p, *u);
+    }
   }
+  if (bad && never_written)
+    fail("ub-uninitialized", call, loc,
+         strf("GM byte %llu of an aclrtMalloc buffer is garbage: nothing has written it since aclrtMalloc (no "
+              "aclrtMemset, host-to-device copy or kernel store; the device does not clear what it allocates, "
+              "docs/emulator.md \"Data extent\"); the scalar unit would read it",
+              static_cast<unsigned long long>(bad - r->base)));
   if (bad)
     fail("ub-uninitialized", call, loc,
          strf("GM byte %llu%s of %s is garbage: it is in the tensor's padding past its data, which nothing wrote "
@@ -217,6 +411,42 @@ OPKIT_EMU_RT void gm_pad_scalar(const void* gm, size_t bytes, int nibble, bool w
               : nibble > 0 ? " (its high nibble, an int4b_t element)"
                            : " (its low nibble, an int4b_t element)",
               r->arg >= 0 ? strf("kernel argument %d", r->arg).c_str() : "a GmAlloc buffer"));
+}
+#endif
+
+// r's padding state, all garbage, added to p (null: r has no padding span). Call with mu held.
+inline GmPadAlloc* gm_pad_add(GmPadPoison& p, const GmRegion& r) {
+  GmPadAlloc fresh;
+  gm_pad_spans(r, r.base, r.base + r.bytes, [&](const uint8_t* from, const uint8_t* to) {  // each padding span
+    fresh.spans.push_back({static_cast<uint64_t>(from - r.base),
+                           std::vector<uint8_t>(static_cast<size_t>(to - from), GmPadPoison::kPoison)});
+  });
+  if (fresh.spans.empty()) return nullptr;
+  fresh.base = r.base;
+  fresh.bytes = r.bytes;
+  fresh.data = r.data;
+  fresh.members = r.members;
+  fresh.kept = r.arg < 0;
+  GmPadAlloc* t = &p.by_alloc.emplace(r.base, std::move(fresh))->second;
+  p.live.fetch_add(1);
+  return t;
+}
+
+// aclrtMalloc (acl_rt.h): the new buffer r (a GmAlloc region with padding) holds garbage, its data too -- the device
+// does not clear what it allocates -- until an H2D copy, aclrtMemset or a kernel's store writes it: from now on, not
+// from its first launch as a kernel argument's padding (gm_pad_begin), since the program's own copies count. Its host
+// bytes are filled with kGarbage first (gm_data_garbage relies on it).
+OPKIT_EMU_RT void gm_data_begin(const GmRegion& r);
+#if OPKIT_EMU_RT_DEFS
+OPKIT_EMU_RT void gm_data_begin(const GmRegion& r) {
+  GmPadPoison& p = GmPadPoison::get();
+  std::lock_guard<std::mutex> lk(p.mu);
+  GmPadAlloc* t = gm_pad_add(p, r);
+  if (!t) return;
+  t->unwritten.assign(static_cast<size_t>(r.data_end() - r.base), 1);
+  t->unwritten_left = t->unwritten.size();
+  p.data_gen.fetch_add(1, std::memory_order_release);  // its bytes may be in a thread's clean ranges (a freed buffer)
+  if (t->unwritten_left) p.unwritten_live.fetch_add(1);
 }
 #endif
 
@@ -240,21 +470,7 @@ OPKIT_EMU_RT void gm_pad_begin(const std::vector<GmRegion>& gm) {
   for (const GmRegion& r : gm) {
     if (r.pad_begin() >= r.base + r.bytes) continue;  // all data: no padding
     GmPadAlloc* t = p.table(r);
-    if (!t) {
-      GmPadAlloc fresh;
-      gm_pad_spans(r, r.base, r.base + r.bytes, [&](const uint8_t* from, const uint8_t* to) {  // each padding span
-        fresh.spans.push_back({static_cast<uint64_t>(from - r.base),
-                               std::vector<uint8_t>(static_cast<size_t>(to - from), GmPadPoison::kPoison)});
-      });
-      if (fresh.spans.empty()) continue;
-      fresh.base = r.base;
-      fresh.bytes = r.bytes;
-      fresh.data = r.data;
-      fresh.members = r.members;
-      fresh.kept = r.arg < 0;
-      t = &p.by_alloc.emplace(r.base, std::move(fresh))->second;
-      p.live.fetch_add(1);
-    }
+    if (!t && !(t = gm_pad_add(p, r))) continue;
     if (std::find(held.begin(), held.end(), t) != held.end()) continue;  // one region listed twice
     ++t->users;
     held.push_back(t);
@@ -267,6 +483,7 @@ OPKIT_EMU_RT void gm_pad_begin(const std::vector<GmRegion>& gm) {
 inline void gm_pad_drop_unheld(GmPadPoison& p, const uint8_t* base) {
   for (auto it = p.by_alloc.lower_bound(base); it != p.by_alloc.end() && it->first == base;) {
     if (it->second.users == 0 && !it->second.kept) {
+      if (it->second.unwritten_left) p.unwritten_live.fetch_sub(1);
       it = p.by_alloc.erase(it);
       p.live.fetch_sub(1);
     } else {

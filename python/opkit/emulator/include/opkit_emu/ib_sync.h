@@ -11,6 +11,7 @@
 // hang the NPU would show (sync-all).
 #pragma once
 #include <chrono>
+#include "opkit_emu/gm_pad.h"
 #include "opkit_emu/sync_all.h"
 #include "opkit_emu/tensor.h"
 
@@ -38,6 +39,14 @@ inline bool gm_flag_wait(SyncAllBarrier& b, std::unique_lock<std::mutex>& lk, Re
   if (seen == b.epoch) b.checked--;
   return ok;
 }
+// Why a flag word holds what it does, when it is an aclrtMalloc buffer's never-written garbage (gm_pad.h): the
+// number alone (0x5A5A5A5A = 1515870810, the fill) does not say the program never cleared its workspace.
+inline std::string never_written_note(const volatile int32_t* q) {
+  if (!gm_data_unwritten(const_cast<const int32_t*>(q), sizeof(int32_t), nullptr)) return "";
+  return "; that word was never written: aclrtMalloc memory nothing wrote (no aclrtMemset of the workspace, no "
+         "host-to-device copy or kernel store) is garbage on the NPU, here the fill 0x5A5A5A5A";
+}
+
 // After a write that may release a waiter (lock held).
 inline void gm_flag_written(SyncAllBarrier& b) {
   b.epoch++;
@@ -73,7 +82,7 @@ inline void ib_flag(const AscendC::GlobalTensor<int32_t>& gm, const AscendC::Loc
     if (b.failed) throw SyncAllAborted();
     fail("sync-all", call, loc,
          strf("the flag of blockIdx %d, eventID %d stays %d: this block waits for %d and no block left can write it "
-              "(the NPU would hang)", blockIdx, eventID, int(*flag), want));
+              "(the NPU would hang)%s", blockIdx, eventID, int(*flag), want, never_written_note(flag).c_str()));
   }
   for (uint32_t i = 0; i < 8; ++i) ub.SetValue(i, i == 0 ? 1 - want : flag[i], loc);
   *flag = 1 - want;

@@ -56,12 +56,15 @@ inline float Cast(const bfloat16_t& bVal) { return ToFloat(bVal); }
 template <class T>
 inline T ReadGmByPassDCache(__gm__ T* addr, OPKIT_LOC) {
   opkit_emu::gm_check(addr, sizeof(T), "ReadGmByPassDCache", loc, "addr");
+  // garbage (padding, or run-asc memory nothing wrote) read by the scalar unit fails, as GetValue's does (gm_pad.h)
+  opkit_emu::gm_pad_scalar(addr, sizeof(T), -1, false, "ReadGmByPassDCache", loc);
   opkit_emu::ctx().stats.gm_read_bytes += sizeof(T);
   return *addr;
 }
 template <class T>
 inline void WriteGmByPassDCache(__gm__ T* addr, T value, OPKIT_LOC) {
   opkit_emu::gm_check(addr, sizeof(T), "WriteGmByPassDCache", loc, "addr");
+  opkit_emu::gm_pad_scalar(addr, sizeof(T), -1, true, "WriteGmByPassDCache", loc);  // defines what it writes
   opkit_emu::ctx().stats.gm_write_bytes += sizeof(T);
   opkit_emu::gm_mark_write(addr);
   *addr = value;

@@ -23,12 +23,16 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
 from opkit import emulator  # noqa: E402
+from opkit.toolchain import isa  # noqa: E402
 
 CACHE = Path(os.environ.get("OPKIT_TEST_BUILD_DIR", ROOT / "build" / "test-cache" / "emulator"))
 PYBIND_MODULES = ("types", "vector", "datacopy", "rules", "pipe", "hazards", "poison", "level0", "compat", "logic",
                   "cann_api", "adv_softmax", "reduce_repeats", "vec_index", "vec_copy",
                   "auto_sync", "system", "gm_init", "shape_info", "transpose", "sort", "level0_mixed",
                   "fast_loops", "adv_math", "broadcast", "reduce_spr", "datacopy_raw", "sum")
+# Every ISA level this host can run, not only its own (the bitwise probes): an AVX-512 host then also proves the
+# x86-64-v3 build an AVX2 CI host compiles by default, and x86-64-v2's SSE4.1 blends.
+HOST_LEVELS = isa.levels()[:isa.levels().index(isa.host_level()) + 1]
 # Read once, here: sysconfig's lazy initialisation is not thread-safe (builds run in threads).
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 PY_INCLUDE = sysconfig.get_paths()["include"]
@@ -36,8 +40,9 @@ PY_INCLUDE = sysconfig.get_paths()["include"]
 
 def headers_digest() -> str:
     h = hashlib.sha256()
-    for d in (emulator.include_dir(), emulator.host_include_dir()):
-        for p in sorted(d.rglob("*.h")):
+    # the tests' own headers too (plain_tree.h, float_bits.h): an edit to one rebuilds the modules that include it
+    for d in (emulator.include_dir(), emulator.host_include_dir(), HERE):
+        for p in sorted(d.glob("*.h") if d == HERE else d.rglob("*.h")):
             h.update(p.name.encode())
             h.update(p.read_bytes())
     return h.hexdigest()

@@ -10,21 +10,11 @@
 #include "opkit_emu/fused.h"
 #include "opkit_emu/reduce.h"
 #include "tikicpulib.h"
+#include "float_bits.h"
 
 using namespace opkit_emu;
 
 constexpr uint32_t N = 64;
-
-static uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-static float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 // The loop Op over x (src0) and y (src1) in the aliasing form `form`, element 0 printed.
 template <class Op>

@@ -13,19 +13,9 @@
 #include "opkit_emu/reduce.h"
 #include "tikicpulib.h"
 #include "plain_tree.h"
+#include "float_bits.h"
 
 using namespace opkit_emu;
-
-static uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-static float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 int main() {
   // NaNs of both signs, quiet and signalling, with payloads; infinities (inf - inf: the default NaN); huge values

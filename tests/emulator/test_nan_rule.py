@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import HERE, base_flags
+from conftest import HERE, HOST_LEVELS, base_flags
 from opkit.toolchain import isa
 
 P, Q, S = 0x7FC00001, 0xFFC00002, 0x7F800003   # quiet +NaN payload 1, quiet -NaN payload 2, signalling +NaN payload 3
@@ -64,13 +64,7 @@ def _cases() -> list[tuple[str, str, int, int, int]]:
     return cases
 
 
-# every level this host can run, not only its own: an AVX-512 host then also proves the AVX2 (x86-64-v3) build
-# that a CI host without AVX-512 compiles by default
-_ALL = isa.levels()
-LEVELS = _ALL[:_ALL.index(isa.host_level()) + 1]
-
-
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", HOST_LEVELS)
 def test_element_loops_return_the_rules_nan(level, tmp_path):
     exe = tmp_path / "probe"
     cmd = base_flags() + ["-O2", *isa.flags(level), str(HERE / "nan_rule_probe.cpp"), "-o", str(exe), "-lpthread"]

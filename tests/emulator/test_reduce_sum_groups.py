@@ -10,17 +10,11 @@ import subprocess
 
 import pytest
 
-from conftest import HERE, base_flags
+from conftest import HERE, HOST_LEVELS, base_flags
 from opkit.toolchain import isa
 
 
-# every level this host can run (as test_nan_rule.py): an AVX-512 host also proves the AVX2 build a CI host compiles by
-# default, and x86-64-v2's SSE4.1 blends
-_ALL = isa.levels()
-LEVELS = _ALL[:_ALL.index(isa.host_level()) + 1]
-
-
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", HOST_LEVELS)
 def test_reduce_sum_loop_is_its_definition_bitwise(level, tmp_path):
     exe = tmp_path / "probe"
     cmd = base_flags() + ["-O2", *isa.flags(level), str(HERE / "reduce_sum_probe.cpp"), "-o", str(exe), "-lpthread"]

@@ -70,6 +70,16 @@ def compile_pybind(name: str, digest: str) -> Path:
     return out
 
 
+def build_probe(name: str, level: str, folder: Path) -> Path:
+    """A bitwise probe program (tests/emulator/<name>.cpp: the emulator's element loops outside a kernel module)
+    compiled at -O2 for ISA ``level`` into ``folder``; returns the executable."""
+    exe = folder / name
+    cmd = base_flags() + ["-O2", *isa.flags(level), str(HERE / f"{name}.cpp"), "-o", str(exe), "-lpthread"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-4000:]
+    return exe
+
+
 def build_host_program(src: str, folder: Path) -> Path:
     """A host-side program (CANN's tiling functions from opkit's host stand-in headers, no emulator) compiled
     into ``folder``; returns the executable. The paired tests of the advanced APIs check the host's tiling with it."""

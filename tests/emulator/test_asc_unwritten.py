@@ -38,11 +38,15 @@ def test_memory_nothing_wrote_used_as_data_fails_where_it_reaches_gm(define):
     assert "[ub-uninitialized] DataCopy" in r.stderr and f"test_asc_unwritten.asc:{STORE} " in r.stderr, r.stderr
 
 
-def test_a_scalar_read_of_memory_nothing_wrote_fails_naming_the_byte():
-    r = run_asc(str(PROGRAM), defines=["SCALAR_READ"])
+@pytest.mark.parametrize("define, call, line, byte", [("SCALAR_READ", "GlobalTensor::GetValue", GETVALUE, 12),
+                                                      ("BYPASS_READ", "ReadGmByPassDCache", BYPASS_READ, 20)])
+def test_a_scalar_read_of_memory_nothing_wrote_fails_naming_the_byte(define, call, line, byte):
+    """GetValue, and ReadGmByPassDCache as GetValue does (BYPASS_WRITE, passing above, is the other side: it
+    defines)."""
+    r = run_asc(str(PROGRAM), defines=[define])
     assert r.returncode == 1, r.stdout + r.stderr
-    assert f"[ub-uninitialized] GlobalTensor::GetValue at {PROGRAM}:{GETVALUE} " in r.stderr, r.stderr
-    assert "GM byte 12 of an aclrtMalloc buffer is garbage" in r.stderr, r.stderr
+    assert f"[ub-uninitialized] {call} at {PROGRAM}:{line} " in r.stderr, r.stderr
+    assert f"GM byte {byte} of an aclrtMalloc buffer is garbage" in r.stderr, r.stderr
 
 
 def test_copying_memory_nothing_wrote_to_the_host_warns_and_hands_over_garbage():
@@ -54,14 +58,6 @@ def test_copying_memory_nothing_wrote_to_the_host_warns_and_hands_over_garbage()
     r = run_asc(str(PROGRAM), defines=["ATOMIC"])
     assert r.returncode == 1 and "mismatch at 0" in r.stdout, r.stdout + r.stderr
     assert "[acl-uninitialized]" in r.stderr and "opkit emulator" not in r.stderr, r.stderr
-
-
-def test_a_bypass_dcache_read_of_memory_nothing_wrote_fails_naming_the_byte():
-    """ReadGmByPassDCache checks as GetValue does (BYPASS_WRITE, passing above, is the other side: it defines)."""
-    r = run_asc(str(PROGRAM), defines=["BYPASS_READ"])
-    assert r.returncode == 1, r.stdout + r.stderr
-    assert f"[ub-uninitialized] ReadGmByPassDCache at {PROGRAM}:{BYPASS_READ} " in r.stderr, r.stderr
-    assert "GM byte 20 of an aclrtMalloc buffer is garbage" in r.stderr, r.stderr
 
 
 def test_an_ibwait_on_a_workspace_nothing_wrote_says_the_word_was_never_written():

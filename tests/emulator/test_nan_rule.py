@@ -10,8 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import HERE, HOST_LEVELS, base_flags
-from opkit.toolchain import isa
+from conftest import HOST_LEVELS, build_probe
 
 P, Q, S = 0x7FC00001, 0xFFC00002, 0x7F800003   # quiet +NaN payload 1, quiet -NaN payload 2, signalling +NaN payload 3
 ONE, INF, NINF, ZERO = 0x3F800000, 0x7F800000, 0xFF800000, 0
@@ -66,10 +65,7 @@ def _cases() -> list[tuple[str, str, int, int, int]]:
 
 @pytest.mark.parametrize("level", HOST_LEVELS)
 def test_element_loops_return_the_rules_nan(level, tmp_path):
-    exe = tmp_path / "probe"
-    cmd = base_flags() + ["-O2", *isa.flags(level), str(HERE / "nan_rule_probe.cpp"), "-o", str(exe), "-lpthread"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-4000:]
+    exe = build_probe("nan_rule_probe", level, tmp_path)
     cases = _cases()
     stdin = "".join(f"{op} {form} {a:x} {b:x}\n" for op, form, a, b, _ in cases)
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout.split()

@@ -10,16 +10,12 @@ import subprocess
 
 import pytest
 
-from conftest import HERE, HOST_LEVELS, base_flags
-from opkit.toolchain import isa
+from conftest import HOST_LEVELS, build_probe
 
 
 @pytest.mark.parametrize("level", HOST_LEVELS)
 def test_reduce_sum_loop_is_its_definition_bitwise(level, tmp_path):
-    exe = tmp_path / "probe"
-    cmd = base_flags() + ["-O2", *isa.flags(level), str(HERE / "reduce_sum_probe.cpp"), "-o", str(exe), "-lpthread"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-4000:]
+    exe = build_probe("reduce_sum_probe", level, tmp_path)
     rows, bad = map(int, subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split())
     assert rows == 6000
     assert bad == 0, f"{bad} of {rows} sums differ from the tree written out at {level}"

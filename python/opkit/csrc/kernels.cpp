@@ -493,10 +493,9 @@ void EmulatorKernel::operator()(const c10::OperatorHandle&, c10::DispatchKeySet,
     for (size_t i = 0; i < ins.size(); ++i) {
       const uint64_t pad = pad_after(ins[i]);
       if (!pad) continue;
-      // An input in several slots (op(x, x), op(x, x.view(-1)): the same bytes) is one buffer on the device: the
-      // first of its slots decides and stages for all, the others take its buffer, and it goes back once. Its
-      // stores and padding reads are recorded on the first slot (gm_find: the first region holding an address).
-      // Views that overlap without being the same bytes still get a copy each (docs/emulator.md, known limits).
+      // A later slot of a group sharing bytes (first_of, above) takes the first slot's buffer, which stages for all
+      // and goes back once. Views that overlap without being the same bytes still get a copy each (docs/emulator.md,
+      // known limits).
       const size_t first = first_of[i];
       if (first != i) {
         la.args[i] = la.args[first];

@@ -102,8 +102,8 @@ OPKIT_EMU_INLINE void pair_level_f32(float* out, const float* in, uint32_t m) {
 inline constexpr uint32_t kMinGroup_ = sizeof(vsumf_) >= 64 ? 2 : 4;
 
 // float, n >= kMinGroup_ whole repeats: groups of up to 16 repeats level by level; a last group of fewer than
-// kMinGroup_ repeats takes tree_repeat_f32 a repeat at a time. Its own function: the level buffers' 3 KB stack frame stays off the one-
-// repeat path.
+// kMinGroup_ repeats takes tree_repeat_f32 a repeat at a time. Its own function: the level buffers' 3 KB stack frame
+// stays off the one-repeat path.
 OPKIT_EMU_HOT inline float reduce_sum_groups_f32(const float* p, uint32_t n) {
   constexpr uint32_t R = kRepeat / sizeof(float), kGroup = 16;
   float a[kGroup * R / 2], b[kGroup * R / 4];

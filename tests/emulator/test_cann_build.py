@@ -370,6 +370,16 @@ def test_op_impl_registry_resolves_for_a_kernel_side_tiling_header(gxx, tmp_path
     assert r.returncode != 0 and "IMPL_OP_OPTILING" in r.stderr
 
 
+def test_platform_infos_def_resolves_for_a_kernel_header(gxx, tmp_path):
+    """The same for platform/platform_infos_def.h (ops-transformer interleave_rope's kernel headers include it):
+    it resolves on the kernel path; its host names are not there."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n#include "platform/platform_infos_def.h"\n'
+                                   "int f() { return 1; }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "platform/platform_infos_def.h"\nfe::PlatFormInfos* p = nullptr;\n')
+    assert r.returncode != 0 and "fe" in r.stderr
+
+
 @pytest.mark.parametrize("call,ok", [
     ("ShiftLeft(d, s, int16_t(3), 8)", True),                      # const T& scalar
     ("ShiftRight<int16_t, int16_t>(d, s, int16_t(3), 8)", True),   # const U& with U == PrimT<T>

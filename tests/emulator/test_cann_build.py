@@ -17,7 +17,7 @@ HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/k
            "adv_api/select/selectwithbytesmask.h", "adv_api/activation/softmax.h", "adv_api/activation/softmaxflashv3.h",
            "adv_api/activation/kernel_operator_softmax_intf.h", "adv_api/normalization/welfordfinalize.h",
            "adv_api/normalization/kernel_operator_welfordfinalize_intf.h", "adv_api/normalization/normalize.h",
-           "adv_api/reduce/reduce.h"]
+           "adv_api/reduce/reduce.h", "lib/matrix/matmul/tiling.h", "adv_api/matmul/tiling.h"]
 
 
 def compile_src(gxx, tmp_path, text, name="k.cpp"):
@@ -59,6 +59,15 @@ def test_including_matmul_intf_without_using_it_compiles(gxx, tmp_path):
 def test_using_a_matmul_name_fails_naming_it(gxx, tmp_path, use, name):
     r = compile_src(gxx, tmp_path, f'#include "lib/matmul_intf.h"\nusing namespace AscendC;\n{use}\n')
     assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("header", ["lib/matrix/matmul/tiling.h", "adv_api/matmul/tiling.h"])
+def test_matmul_tiling_header_rejects_the_configurations_by_name(gxx, tmp_path, header):
+    """CANN's matmul/tiling.h holds the Matmul configurations (asc-devkit include/adv_api/matmul/tiling.h:
+    GetNormalConfig, GetMDLConfig, ...): cube-side, so using one stops the build naming it."""
+    r = compile_src(gxx, tmp_path, f'#include "{header}"\nusing namespace AscendC;\n'
+                                   "constexpr auto c = GetMDLConfig(true);\n")
+    assert r.returncode != 0 and "not supported on the emulator: GetMDLConfig" in r.stderr, r.stderr[-2000:]
 
 
 STRUCTS = ["TCubeTiling", "LayerNormSeparateTiling", "LayerNormTiling", "RmsNormTiling", "PadTiling", "TopkTiling",

@@ -61,6 +61,17 @@ def test_using_a_matmul_name_fails_naming_it(gxx, tmp_path, use, name):
     assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr, r.stderr[-2000:]
 
 
+def test_matmul_namespace_is_ascendc(gxx, tmp_path):
+    """`namespace matmul = AscendC;` (asc-devkit include/adv_api/matmul/matmul.h:404): a vector name reached through
+    it compiles (ops-transformer nsa_selected_attention_infer calls matmul::InitOutput), a cube name still fails."""
+    r = compile_src(gxx, tmp_path, '#include "lib/matmul_intf.h"\n'
+                                   "void f(AscendC::GlobalTensor<float> g) { matmul::InitOutput<float>(g, 8u, 0.0f); "
+                                   "matmul::LocalTensor<float> t; (void)t; }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "lib/matmul_intf.h"\nconstexpr auto c = matmul::GetMDLConfig(true);\n')
+    assert r.returncode != 0 and "not supported on the emulator: GetMDLConfig" in r.stderr, r.stderr[-2000:]
+
+
 @pytest.mark.parametrize("header", ["lib/matrix/matmul/tiling.h", "adv_api/matmul/tiling.h"])
 def test_matmul_tiling_header_rejects_the_configurations_by_name(gxx, tmp_path, header):
     """CANN's matmul/tiling.h holds the Matmul configurations (asc-devkit include/adv_api/matmul/tiling.h:

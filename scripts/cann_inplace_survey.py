@@ -218,7 +218,9 @@ def registers_matmul(kernel: Path, op_kernel: Path) -> bool:
         names = {n for n, b in bodies.items() if calls.search(b)}
         new = re.compile(REGIST_RE.pattern + ("|" + "|".join(rf"\b{n}\b" for n in sorted(names)) if names else ""))
         grew, calls = new.pattern != calls.pattern, new
-    return any(calls.search(define.sub("", t)) for t in texts)
+    # a call is outside directives: `#undef NAME`, `#ifdef NAME`, `#if defined(NAME)` name a macro, invoke nothing
+    directive = re.compile(r"^\s*#(?:[^\n]*\\\n)*[^\n]*", re.M)
+    return any(calls.search(directive.sub("", t)) for t in texts)
 
 
 def entries(op: Path) -> tuple[list[Path], Counter]:

@@ -58,7 +58,11 @@ def test_a_mere_include_or_another_chips_branch_stays_a_vector_entry(tmp_path):
         name="other_chip", body="#if __CCE_AICORE__ == 200\n  REGIST_MATMUL_OBJ(&op.pipe, w, op.mm, t);\n#endif"))
     unused_macro = _op(tmp_path, "unused_macro", "#define NEVER REGIST_MATMUL_OBJ(&p, w, m, t)\n" + ENTRY.format(
         name="unused_macro", body="DoVector();"))
-    for op in (include_only, other_chip, unused_macro):
+    # a directive naming a registering macro invokes nothing: `#undef`, `#ifdef`, `#if defined(...)` (multi-line too)
+    named = [_op(tmp_path, f"named_{i}", "#define NEVER REGIST_MATMUL_OBJ(&p, w, m, t)\n" + d + ENTRY.format(
+        name=f"named_{i}", body="DoVector();")) for i, d in enumerate((
+            "#undef NEVER\n", "#ifdef NEVER\n#endif\n", "#if defined(NEVER) || \\\n    defined(REGIST_MATMUL_OBJ)\n#endif\n"))]
+    for op in (include_only, other_chip, unused_macro, *named):
         files, skipped = s.entries(op)
         assert [f.name for f in files] == [f"{op.name}.cpp"] and not skipped, (op.name, skipped)
 

@@ -24,7 +24,7 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
     the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves, and the category's
     `<op>/op_kernel/` folders one level up, as in the source tree the CPU-debug (`__CCE_KT_TEST__`) includes name,
     and the repository's common/inc/op_kernel/ as `<impl>/inc/` (ops-nn cmake/gen_ops_info.cmake:546), and its
-    common/include/kernel/ files in `ascendc/common` (ops-transformer CMakeLists.txt:477-479);
+    common/include/kernel/*.* files in `ascendc/common` (ops-transformer cmake/func.cmake:331-337);
   - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
   - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), except one the kernel declares itself
     (`constexpr uint32_t DTYPE_MODE = ...`), FORMAT_<X> of each input and output as FORMAT_ND;
@@ -252,17 +252,17 @@ def entries(op: Path) -> tuple[list[Path], Counter]:
 
 def stage_common(opbase: Path, work: Path, repo: Path | None = None) -> Path:
     """<work>/ascendc/common as the ops repositories' kernel build stages it (cmake/gen_ops_info.cmake), plus the
-    repository's own common/include/kernel/ files, which ops-transformer installs there (c29bc106
-    CMakeLists.txt:477-479, OPS_ADV_UTILS_KERNEL_INC = common/include/kernel, cmake/config.cmake:50): a kernel's
-    `#include "util.h"` finds them."""
+    repository's own common/include/kernel/ files, which ops-transformer's kernel build copies there (c29bc106
+    cmake/func.cmake:331-337, `cp -rf ${OPS_ADV_UTILS_KERNEL_INC}/*.* .../ascendc/common`, OPS_ADV_UTILS_KERNEL_INC =
+    common/include/kernel, cmake/config.cmake:50): a kernel's `#include "util.h"` finds them."""
     common = work / "ascendc" / "common"
     common.mkdir(parents=True)
     (common / "atvoss").symlink_to(opbase / "pkg_inc" / "op_common" / "atvoss")
     (common / "op_kernel").symlink_to(opbase / "include" / "op_common" / "op_kernel")
     shared = repo / "common" / "include" / "kernel" if repo is not None else None
     if shared is not None and shared.is_dir():
-        for f in sorted(shared.iterdir()):
-            if not (common / f.name).exists():
+        for f in sorted(shared.iterdir()):  # the files `*.*` names: a dot in the name, not leading
+            if f.is_file() and "." in f.name and not f.name.startswith(".") and not (common / f.name).exists():
                 (common / f.name).symlink_to(f)
     return common
 

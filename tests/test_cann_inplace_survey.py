@@ -1,7 +1,7 @@
 """scripts/cann_inplace_survey.py's selection and staging by CANN's build rules, on generated op folders (no mirror):
 a kernel that registers a Matmul object is a MIX kernel CANN infers (counted apart, as the marked ones), also
 through a macro or an op_kernel header, but not on a branch A2 does not take nor for a mere include; and
-ops-transformer's common/include/kernel/ files are staged into ascendc/common as its CMakeLists installs them."""
+ops-transformer's common/include/kernel/*.* files are staged into ascendc/common as its cmake/func.cmake copies them."""
 from __future__ import annotations
 
 import importlib.util
@@ -75,8 +75,13 @@ def test_the_repositorys_common_include_kernel_is_staged_into_ascendc_common(tmp
     repo = tmp_path / "ops-transformer"
     (repo / "common" / "include" / "kernel").mkdir(parents=True)
     (repo / "common" / "include" / "kernel" / "util.h").write_text("#pragma once\n")
+    # func.cmake copies `*.*`: no dotless name, no hidden file; the script links files only, no folder
+    (repo / "common" / "include" / "kernel" / "README").write_text("")
+    (repo / "common" / "include" / "kernel" / ".clang-format").write_text("")
+    (repo / "common" / "include" / "kernel" / "sub").mkdir()
     common = s.stage_common(opbase, tmp_path / "work", repo)
     assert (common / "util.h").read_text() == "#pragma once\n"
+    assert sorted(p.name for p in common.iterdir()) == ["atvoss", "op_kernel", "util.h"]
     assert (common / "atvoss").is_dir() and (common / "op_kernel").is_dir()
     plain = s.stage_common(opbase, tmp_path / "work2", tmp_path / "ops-math")  # no common/include/kernel
     assert sorted(p.name for p in plain.iterdir()) == ["atvoss", "op_kernel"]

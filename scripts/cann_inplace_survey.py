@@ -192,10 +192,12 @@ QUOTE_INC = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 def registers_matmul(kernel: Path, op_kernel: Path) -> bool:
     """Whether the kernel, or an op_kernel/ header it includes, registers a Matmul object on the branch the
     emulator's flags take. CANN's build then infers a MIX kernel without any KERNEL_TYPE mark: REGIST_MATMUL_OBJ is
-    REGIST_CUBE_OBJ (asc-devkit 82b89a15 include/adv_api/matmul/matmul_intf.h:41), which on A2 declares an
-    `AscendC::KfcServer` (impl/adv_api/detail/kfc/kfc_register_obj.h:232-246 in a CPU-debug build, :304-317 on the
-    device), and a preprocessed kernel naming `AscendC::KfcServer` is compiled as MIX
-    (tools/build/asc_op_compile_base/asc_op_compiler/kernel_info_infer.py:495-497)."""
+    REGIST_CUBE_OBJ (asc-devkit 82b89a15 include/adv_api/matmul/matmul_intf.h:41); a preprocessed kernel naming
+    `AscendC::KfcServer` is compiled as MIX (tools/build/asc_op_compile_base/asc_op_compiler/kernel_info_infer.py:498-500),
+    and on A2 that pass preprocesses for dav-<chip>-cube and -vec and reads both (:795-819). REGIST_CUBE_OBJ declares a
+    KfcServer on the device where SPLIT_CORE_CUBE is defined (impl/adv_api/detail/kfc/kfc_register_obj.h:276,
+    :303-317), i.e. __DAV_CUBE__ on 2201 (impl/utils/sys_macros.h:61-63) -- bisheng's macro for the cube sub-arch,
+    inferred, not defined in asc-devkit: see docs/emulator.md, round 17."""
     seen, todo, texts = set(), [kernel], []
     while todo:
         f = todo.pop()

@@ -2,13 +2,15 @@
 [--failed-from JSON] -- how many of CANN's
 own A2 vector kernels compile unchanged on the emulator, compiled in place the way CANN's kernel build sees them.
 
-Opt-in (not CI). REPO is a checkout of hicann/ops-math or hicann/ops-nn (any repository laid out as
+Opt-in (not CI). REPO is a checkout of hicann/ops-math, ops-nn, ops-cv or ops-transformer (any repository laid out as
 <category>/<op>/{op_host,op_kernel}), OPBASE a checkout of hicann/opbase; none is vendored here.
 
 Which files (the A2 vector-side kernel entries):
   outside tests/ and scripts/ (the op generator's template skeleton), every op_kernel/ source that defines a `__global__ __aicore__` function, directly in op_kernel/ or in
   op_kernel/arch22/; skipped and counted apart: other archNN/ folders, the Ascend 950 `*_apt.cpp` entries,
-  ops whose op_host `*_def.cpp` never names ascend910b, cube kernels (KERNEL_TYPE_AIC_ONLY / KERNEL_TYPE_MIX_*).
+  ops whose op_host `*_def.cpp` never names ascend910b, cube kernels (KERNEL_TYPE_AIC_ONLY / KERNEL_TYPE_MIX_*), and
+  kernels CANN's build infers as MIX: ones that register a Matmul object (REGIST_MATMUL_OBJ / REGIST_CUBE_OBJ, also
+  through a macro or an op_kernel/ header, on the branch A2 takes; see registers_matmul).
 How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
   - the op's tiling struct first, as CANN's build gives it to the kernel: the header it generates from the op_host
     registrations (BEGIN_TILING_DATA_DEF / REGISTER_TILING_DATA_CLASS), written by opkit.cannproject.tiling_view
@@ -21,7 +23,8 @@ How each compiles (`g++ -fsyntax-only $(opkit cflags)`, nothing else):
     compiled from a staging folder where each op's op_kernel/ sits under the op's name beside its siblings, as
     the build copies them (`<impl>/<op>/`), so `#include "../foreach_utils/x.h"` resolves, and the category's
     `<op>/op_kernel/` folders one level up, as in the source tree the CPU-debug (`__CCE_KT_TEST__`) includes name,
-    and the repository's common/inc/op_kernel/ as `<impl>/inc/` (ops-nn cmake/gen_ops_info.cmake:546);
+    and the repository's common/inc/op_kernel/ as `<impl>/inc/` (ops-nn cmake/gen_ops_info.cmake:546), and its
+    common/include/kernel/*.* files in `ascendc/common` (ops-transformer cmake/func.cmake:331-337);
   - -DOPKIT_CANN_OP_TYPE=<the OpType its *_def.cpp adds>, as `opkit import-cann` builds it;
   - every DTYPE_<X> the kernel names as float (ORIG_DTYPE_<X> as DT_FLOAT), except one the kernel declares itself
     (`constexpr uint32_t DTYPE_MODE = ...`), FORMAT_<X> of each input and output as FORMAT_ND;
@@ -182,6 +185,46 @@ def ops_of(repo: Path):
             yield op_kernel.parent
 
 
+REGIST_RE = re.compile(r"\bREGIST_(?:MATMUL|CUBE)_OBJ(?:_STATIC)?\s*\(")
+QUOTE_INC = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def registers_matmul(kernel: Path, op_kernel: Path) -> bool:
+    """Whether the kernel, or an op_kernel/ header it includes, registers a Matmul object on the branch the
+    emulator's flags take. CANN's build then infers a MIX kernel without any KERNEL_TYPE mark: REGIST_MATMUL_OBJ is
+    REGIST_CUBE_OBJ (asc-devkit 82b89a15 include/adv_api/matmul/matmul_intf.h:41); a preprocessed kernel naming
+    `AscendC::KfcServer` is compiled as MIX (tools/build/asc_op_compile_base/asc_op_compiler/kernel_info_infer.py:498-500),
+    and on A2 that pass preprocesses for dav-<chip>-cube and -vec and reads both (:795-819). REGIST_CUBE_OBJ declares a
+    KfcServer on the device where SPLIT_CORE_CUBE is defined (impl/adv_api/detail/kfc/kfc_register_obj.h:276,
+    :303-317), i.e. __DAV_CUBE__ on 2201 (impl/utils/sys_macros.h:61-63) -- bisheng's macro for the cube sub-arch,
+    inferred, not defined in asc-devkit: see docs/emulator.md, round 17."""
+    seen, todo, texts = set(), [kernel], []
+    while todo:
+        f = todo.pop()
+        if f in seen or not f.is_file():
+            continue
+        seen.add(f)
+        text = _kt_branch(_strip_comments(f.read_text(errors="replace")))
+        texts.append(text)
+        for inc in QUOTE_INC.findall(text):  # quote includes, as the compiler looks: beside the file, then op_kernel/
+            for base in (f.parent, op_kernel):
+                cand = (base / inc).resolve()
+                if cand.is_file() and op_kernel.resolve().parent.parent in cand.parents:  # within the category
+                    todo.append(cand)
+                    break
+    # a macro whose body registers (ops-cv upsample_nearest3d_grad, ops-transformer nsa_*) counts where it is invoked
+    define = re.compile(r"^\s*#\s*define\s+(\w+)((?:[^\n]*\\\n)*[^\n]*)", re.M)
+    bodies = {m[1]: m[2] for t in texts for m in define.finditer(t)}
+    calls, grew = REGIST_RE, True
+    while grew:  # macros invoking a registering macro register too
+        names = {n for n, b in bodies.items() if calls.search(b)}
+        new = re.compile(REGIST_RE.pattern + ("|" + "|".join(rf"\b{n}\b" for n in sorted(names)) if names else ""))
+        grew, calls = new.pattern != calls.pattern, new
+    # a call is outside directives: `#undef NAME`, `#ifdef NAME`, `#if defined(NAME)` name a macro, invoke nothing
+    directive = re.compile(r"^\s*#(?:[^\n]*\\\n)*[^\n]*", re.M)
+    return any(calls.search(directive.sub("", t)) for t in texts)
+
+
 def entries(op: Path) -> tuple[list[Path], Counter]:
     """(A2 vector entry files of the op, skipped files by reason)."""
     skipped, files = Counter(), []
@@ -202,17 +245,27 @@ def entries(op: Path) -> tuple[list[Path], Counter]:
             skipped["*_def.cpp does not name ascend910b"] += 1
         elif CUBE_RE.search(text):
             skipped["cube / MIX kernel"] += 1
+        elif registers_matmul(p, k):
+            skipped["MIX kernel (REGIST_MATMUL_OBJ, CANN infers MIX)"] += 1
         else:
             files.append(p)
     return files, skipped
 
 
-def stage_common(opbase: Path, work: Path) -> Path:
-    """<work>/ascendc/common as the ops repositories' kernel build stages it (cmake/gen_ops_info.cmake)."""
+def stage_common(opbase: Path, work: Path, repo: Path | None = None) -> Path:
+    """<work>/ascendc/common as the ops repositories' kernel build stages it (cmake/gen_ops_info.cmake), plus the
+    repository's own common/include/kernel/ files, which ops-transformer's kernel build copies there (c29bc106
+    cmake/func.cmake:331-337, `cp -rf ${OPS_ADV_UTILS_KERNEL_INC}/*.* .../ascendc/common`, OPS_ADV_UTILS_KERNEL_INC =
+    common/include/kernel, cmake/config.cmake:50): a kernel's `#include "util.h"` finds them."""
     common = work / "ascendc" / "common"
     common.mkdir(parents=True)
     (common / "atvoss").symlink_to(opbase / "pkg_inc" / "op_common" / "atvoss")
     (common / "op_kernel").symlink_to(opbase / "include" / "op_common" / "op_kernel")
+    shared = repo / "common" / "include" / "kernel" if repo is not None else None
+    if shared is not None and shared.is_dir():
+        for f in sorted(shared.iterdir()):  # the files `*.*` names: a dot in the name, not leading
+            if f.is_file() and "." in f.name and not f.name.startswith(".") and not (common / f.name).exists():
+                (common / f.name).symlink_to(f)
     return common
 
 
@@ -364,7 +417,7 @@ def compile_one(kernel: Path, op: Path, common: Path, work: Path, idx: int, stag
 def survey(repo: Path, opbase: Path, jobs: int, listing: bool, raw: bool, keep=None) -> dict:
     with tempfile.TemporaryDirectory(prefix="opkit-inplace-") as tmp:
         work = Path(tmp)
-        common = stage_common(opbase.resolve(), work)
+        common = stage_common(opbase.resolve(), work, repo)
         todo, skipped, roots = [], Counter(), {}
         for op in ops_of(repo):
             files, sk = entries(op)

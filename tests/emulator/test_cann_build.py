@@ -3,6 +3,7 @@ must give it too -- the header paths CANN ships (kernel_operator_intf.h, basic_a
 adv_api/...), a cube header included but unused, constexpr half, `__bf16`, TILING_KEY_VAR in `#if`, InitGlobalMemory."""
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
@@ -17,7 +18,7 @@ HEADERS = ["kernel_operator_intf.h", "basic_api/kernel_vec_intf.h", "basic_api/k
            "adv_api/select/selectwithbytesmask.h", "adv_api/activation/softmax.h", "adv_api/activation/softmaxflashv3.h",
            "adv_api/activation/kernel_operator_softmax_intf.h", "adv_api/normalization/welfordfinalize.h",
            "adv_api/normalization/kernel_operator_welfordfinalize_intf.h", "adv_api/normalization/normalize.h",
-           "adv_api/reduce/reduce.h"]
+           "adv_api/reduce/reduce.h", "lib/matrix/matmul/tiling.h", "adv_api/matmul/tiling.h"]
 
 
 def compile_src(gxx, tmp_path, text, name="k.cpp"):
@@ -59,6 +60,26 @@ def test_including_matmul_intf_without_using_it_compiles(gxx, tmp_path):
 def test_using_a_matmul_name_fails_naming_it(gxx, tmp_path, use, name):
     r = compile_src(gxx, tmp_path, f'#include "lib/matmul_intf.h"\nusing namespace AscendC;\n{use}\n')
     assert r.returncode != 0 and f"not supported on the emulator: {name}" in r.stderr, r.stderr[-2000:]
+
+
+def test_matmul_namespace_is_ascendc(gxx, tmp_path):
+    """`namespace matmul = AscendC;` (asc-devkit include/adv_api/matmul/matmul.h:404): a vector name reached through
+    it compiles (ops-transformer nsa_selected_attention_infer calls matmul::InitOutput), a cube name still fails."""
+    r = compile_src(gxx, tmp_path, '#include "lib/matmul_intf.h"\n'
+                                   "void f(AscendC::GlobalTensor<float> g) { matmul::InitOutput<float>(g, 8u, 0.0f); "
+                                   "matmul::LocalTensor<float> t; (void)t; }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "lib/matmul_intf.h"\nconstexpr auto c = matmul::GetMDLConfig(true);\n')
+    assert r.returncode != 0 and "not supported on the emulator: GetMDLConfig" in r.stderr, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("header", ["lib/matrix/matmul/tiling.h", "adv_api/matmul/tiling.h"])
+def test_matmul_tiling_header_rejects_the_configurations_by_name(gxx, tmp_path, header):
+    """CANN's matmul/tiling.h holds the Matmul configurations (asc-devkit include/adv_api/matmul/tiling.h:
+    GetNormalConfig, GetMDLConfig, ...): cube-side, so using one stops the build naming it."""
+    r = compile_src(gxx, tmp_path, f'#include "{header}"\nusing namespace AscendC;\n'
+                                   "constexpr auto c = GetMDLConfig(true);\n")
+    assert r.returncode != 0 and "not supported on the emulator: GetMDLConfig" in r.stderr, r.stderr[-2000:]
 
 
 STRUCTS = ["TCubeTiling", "LayerNormSeparateTiling", "LayerNormTiling", "RmsNormTiling", "PadTiling", "TopkTiling",
@@ -368,6 +389,18 @@ def test_op_impl_registry_resolves_for_a_kernel_side_tiling_header(gxx, tmp_path
     assert r.returncode == 0, r.stderr[-2000:]
     r = compile_src(gxx, tmp_path, '#include "register/op_impl_registry.h"\nIMPL_OP_OPTILING(Real);\n')
     assert r.returncode != 0 and "IMPL_OP_OPTILING" in r.stderr
+
+
+def test_platform_infos_def_resolves_for_a_kernel_header(gxx, tmp_path):
+    """The same for platform/platform_infos_def.h (ops-transformer interleave_rope's kernel headers include it):
+    it resolves on the kernel path; its host names are not there."""
+    r = compile_src(gxx, tmp_path, '#include "kernel_operator.h"\n#include "platform/platform_infos_def.h"\n'
+                                   "int f() { return 1; }\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = compile_src(gxx, tmp_path, '#include "platform/platform_infos_def.h"\nfe::PlatFormInfos* p = nullptr;\n')
+    # the error is the use on line 2 naming fe (quotes vary with the locale, wording with the g++ version)
+    assert r.returncode != 0 and re.search(r"\.cpp:2:\d+: error: \W{1,3}fe\W{1,3} (does not name a type|has not been "
+                                           r"declared)", r.stderr), r.stderr[-2000:]
 
 
 @pytest.mark.parametrize("call,ok", [

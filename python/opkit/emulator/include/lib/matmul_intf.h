@@ -44,11 +44,9 @@ struct MatmulImpl {
   static_assert(::opkit_emu::always_false<A_TYPE>, OPKIT_EMU_REJECT_MSG(MatmulImpl, OPKIT_EMU_MM_WHY));
 };
 }  // namespace AscendC
-namespace matmul {
-using AscendC::MatmulImpl;
-using AscendC::Matmul;  // kernels write matmul::Matmul<...> (ops-nn rnn/gru)
-using AscendC::MatmulType;
-}  // namespace matmul
+// CANN's "previously used matmul namespace" is AscendC itself (include/adv_api/matmul/matmul.h:404): kernels write
+// matmul::Matmul<...> (ops-nn rnn/gru) and matmul::InitOutput (ops-transformer nsa_selected_attention_infer)
+namespace matmul = AscendC;
 // a macro in CANN; here the call of the rejected function of the same name
 #define REGIST_MATMUL_OBJ(...) ::AscendC::REGIST_MATMUL_OBJ(__VA_ARGS__)
 #undef OPKIT_EMU_MM_WHY

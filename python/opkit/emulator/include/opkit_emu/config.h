@@ -55,6 +55,18 @@
 #ifndef __ubuf__
 #define __ubuf__
 #endif
+// bisheng's pipe annotations on a function (which pipes it reads / writes: `__inout_pipe__(S)`,
+// `__in_pipe__(S) __out_pipe__(V, S)`; asc-devkit include/basic_api/kernel_tensor.h:159, kernel code such as
+// ops-transformer moe_sort_base.h:102): scheduling hints to the device compiler, nothing to model here.
+#ifndef __inout_pipe__
+#define __inout_pipe__(...)
+#endif
+#ifndef __in_pipe__
+#define __in_pipe__(...)
+#endif
+#ifndef __out_pipe__
+#define __out_pipe__(...)
+#endif
 #ifndef __inline__
 #define __inline__ inline
 #endif

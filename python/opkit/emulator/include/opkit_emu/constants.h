@@ -9,6 +9,8 @@ constexpr int32_t ONE_BLK_SIZE = 32;
 constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr int32_t DEFAULT_BLK_NUM = 8;
 constexpr int32_t DEFAULT_REPEAT_STRIDE = 8;
+// CANN: impl/basic_api/utils/kernel_utils_constants.h:32 (the default block stride of a level-0 call)
+constexpr int32_t DEFAULT_BLK_STRIDE = 1;
 constexpr int32_t B16_DATA_NUM_PER_REPEAT = 128;
 constexpr int32_t B32_DATA_NUM_PER_REPEAT = 64;
 constexpr int32_t MAX_REPEAT_TIMES = 255;

@@ -8,6 +8,7 @@
 //  - scalar Cast float -> bfloat16_t rounds to nearest even (the page names no mode; IEEE default);
 //  - NumericLimits: IEEE limits of the type; the tensor forms fill `count` elements with the value.
 #pragma once
+#include <cstring>
 #include <limits>
 
 #include "opkit_emu/cast.h"
@@ -103,4 +104,24 @@ struct NumericLimits {
     static_assert(is_h || std::is_same<T, float>::value, "NumericLimits: half and float only for this limit");
   }
 };
+// A scalar's bits as an integer (asc-devkit 82b89a15 impl/basic_api/utils/kernel_utils_struct_norm_sort.h:221-245,
+// a union read; kernels use it for DataCopyPadParams::paddingValue). CANN leaves the bytes above sizeof(T)
+// unset (a union's other member); here they are zero, so a result never depends on stack garbage. Not
+// constexpr: a union's inactive member is no constant expression on CANN either.
+template <typename T>
+inline uint64_t GetScalarBitcodeValue(T scalarValue) {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "GetScalarBitcodeValue: a scalar of at most 8 bytes");
+  uint64_t out = 0;
+  std::memcpy(&out, &scalarValue, sizeof(T));
+  return out;
+}
+template <typename T, typename U>
+inline U GetScalarBitcodeValue(T scalarValue) {
+  static_assert(sizeof(T) <= sizeof(uint64_t) && sizeof(U) <= sizeof(uint64_t),
+                "GetScalarBitcodeValue: scalars of at most 8 bytes");
+  uint64_t bits = GetScalarBitcodeValue(scalarValue);  // the union's bytes, little-endian as the NPU's
+  U out;
+  std::memcpy(&out, &bits, sizeof(U));
+  return out;
+}
 }  // namespace AscendC

@@ -174,40 +174,42 @@ OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
 // Compares and selects only: the value is one of the inputs.
 template <class T, bool IsMax>
 OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
+  // The 16 lanes as U vectors of W in the build's widest (vsumf_): element i + u * W + k is lane k of vector u, as
+  // with four 4-lane vectors; one 64-byte vector at x86-64-v4 does what took four SSE ones.
+  constexpr int W = static_cast<int>(sizeof(vsumf_) / sizeof(float)), U = 16 / W;
   const float first = to_f(p[0]);
   if (first != first) return 0;
-  v4f_ a0 = {first, first, first, first}, a1 = a0, a2 = a0, a3 = a0;
-  v4i_ i0 = {0, 0, 0, 0}, i1 = i0, i2 = i0, i3 = i0, nan = i0;
-  const v4i_ lane = {0, 1, 2, 3};
+  vsumf_ a[U];
+  vsumi_ ix[U], nan = {};
+  vsumi_ lane;
+  for (int k = 0; k < W; ++k) lane[k] = k;
+  for (int u = 0; u < U; ++u) {
+    for (int k = 0; k < W; ++k) a[u][k] = first;
+    ix[u] = vsumi_{};
+  }
   uint32_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    v4f_ x0, x1, x2, x3;
-    for (int k = 0; k < 4; ++k) {
-      x0[k] = to_f(p[i + k]);
-      x1[k] = to_f(p[i + 4 + k]);
-      x2[k] = to_f(p[i + 8 + k]);
-      x3[k] = to_f(p[i + 12 + k]);
-    }
     const int b = static_cast<int>(i);  // count is an int32_t: indices fit
-    const v4i_ t0 = IsMax ? x0 > a0 : x0 < a0, t1 = IsMax ? x1 > a1 : x1 < a1;  // a NaN lane compares false
-    const v4i_ t2 = IsMax ? x2 > a2 : x2 < a2, t3 = IsMax ? x3 > a3 : x3 < a3;
-    a0 = t0 ? x0 : a0, a1 = t1 ? x1 : a1, a2 = t2 ? x2 : a2, a3 = t3 ? x3 : a3;
-    i0 = t0 ? lane + b : i0, i1 = t1 ? lane + (b + 4) : i1, i2 = t2 ? lane + (b + 8) : i2;
-    i3 = t3 ? lane + (b + 12) : i3;
-    nan |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);
+    for (int u = 0; u < U; ++u) {
+      vsumf_ x;
+      for (int k = 0; k < W; ++k) x[k] = to_f(p[i + u * W + k]);
+      const vsumi_ t = IsMax ? x > a[u] : x < a[u];  // a NaN lane compares false
+      a[u] = t ? x : a[u];
+      ix[u] = t ? lane + (b + u * W) : ix[u];
+      nan |= x != x;
+    }
   }
   float best = first;
   uint32_t at = 0;
   bool any_nan = false;
-  for (int k = 0; k < 4; ++k) {
-    any_nan |= nan[k] != 0;
-    const float v[4] = {a0[k], a1[k], a2[k], a3[k]};
-    const int j[4] = {i0[k], i1[k], i2[k], i3[k]};
-    for (int q = 0; q < 4; ++q) {
-      if (IsMax ? v[q] > best : v[q] < best) best = v[q], at = static_cast<uint32_t>(j[q]);
-      else if (v[q] == best && static_cast<uint32_t>(j[q]) < at) at = static_cast<uint32_t>(j[q]);
+  for (int k = 0; k < W; ++k) any_nan |= nan[k] != 0;
+  for (int u = 0; u < U; ++u)  // any order: the value is the extreme, the index the smallest reaching it
+    for (int k = 0; k < W; ++k) {
+      const float v = a[u][k];
+      const uint32_t j = static_cast<uint32_t>(ix[u][k]);
+      if (IsMax ? v > best : v < best) best = v, at = j;
+      else if (v == best && j < at) at = j;
     }
-  }
   for (; i < n; ++i) {  // the tail comes after every lane's index: only a strictly better value moves it
     const float v = to_f(p[i]);
     any_nan |= v != v;

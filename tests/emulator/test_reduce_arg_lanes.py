@@ -1,0 +1,19 @@
+"""ReduceMax / ReduceMin's index loop (opkit_emu/reduce.h reduce_arg_loop) keeps 16 lanes in the build's widest
+vectors (one 64-byte vector at x86-64-v4, two 32-byte at v3, four 16-byte below): at every ISA level up to this
+host's, whichever host this is, it must return the sequential scan's index (reduce_arg_probe.cpp: ties, signed
+zeros across lanes, infinities, NaNs; float, half, bfloat16; max and min)."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from conftest import HOST_LEVELS, build_probe
+
+
+@pytest.mark.parametrize("level", HOST_LEVELS)
+def test_reduce_arg_loop_is_the_sequential_scan(level, tmp_path):
+    exe = build_probe("reduce_arg_probe", level, tmp_path)
+    rows, bad = map(int, subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split())
+    assert rows == 4000
+    assert bad == 0, f"{bad} of {rows * 6} indices differ from the sequential scan at {level}"

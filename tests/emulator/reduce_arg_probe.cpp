@@ -1,6 +1,6 @@
-// ReduceMax / ReduceMin's index loop (opkit_emu/reduce.h reduce_arg_loop: 16 lanes as one 64-byte vector at
-// x86-64-v4, two 32-byte ones at v3, four 16-byte ones below) against the sequential scan it stands for: the first
-// NaN's index if there is one, else the index `if (v > best)` ends on (the first index wins ties; -0 == +0).
+// ReduceMax / ReduceMin's index loop (opkit_emu/reduce.h reduce_arg_loop: four vectors of the build's widest: 64
+// lanes at x86-64-v4, 32 at v3, 16 below) against the sequential scan it stands for: the first NaN's index if there
+// is one, else the index `if (v > best)` ends on (the first index wins ties; -0 == +0).
 // Rows: every count 1..600 and random ones up to 5000; values finite, with infinities / signed zeros / huge ones,
 // small-integer ties, or drawn from {+0, -0, +1, -1, +inf, -inf}; NaNs at random places and first; float, half,
 // bfloat16; max and min. Compiled by test_reduce_arg_lanes.py at -O2 at each ISA level; prints "<rows> <mismatches>".

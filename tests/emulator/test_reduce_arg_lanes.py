@@ -1,7 +1,7 @@
-"""ReduceMax / ReduceMin's index loop (opkit_emu/reduce.h reduce_arg_loop) keeps 16 lanes in the build's widest
-vectors (one 64-byte vector at x86-64-v4, two 32-byte at v3, four 16-byte below): at every ISA level up to this
-host's, whichever host this is, it must return the sequential scan's index (reduce_arg_probe.cpp: ties, signed
-zeros across lanes, infinities, NaNs; float, half, bfloat16; max and min)."""
+"""ReduceMax / ReduceMin's index loop (opkit_emu/reduce.h reduce_arg_loop) keeps four vectors of the build's widest
+(64 lanes at x86-64-v4, 32 at v3, 16 below): at every ISA level up to this host's, whichever host this is, it must
+return the sequential scan's index (reduce_arg_probe.cpp: ties, signed zeros across lanes, infinities, NaNs; float,
+half, bfloat16; max and min)."""
 from __future__ import annotations
 
 import subprocess

@@ -166,17 +166,18 @@ OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
 // (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Reg矢量计算/归约计算/Reduce.md:158, ReduceDataBlock.md:121,
 // C-API asc_reduce_max.md:72: NaN written, the first NaN's index), not for A2's; the emulator applies that rule
 // to A2's ReduceMax / WholeReduceMax / BlockReduceMax alike, consistent with its element-wise Max (a NaN operand
-// gives NaN) -- not checked on a device. One pass over 16 lanes (4-lane vectors: SSE2) that keeps each lane's
-// extreme and the first index it was reached at (a later equal value does not replace it), then the extreme over
-// the lanes and, among the lanes holding it (== : -0 and +0 alike), the smallest index: the first index holding
-// a value equal to the extreme, as the scan gives. A NaN seen on the way: a second scan for the first one. The two
+// gives NaN) -- not checked on a device. One pass over 4 vectors of the build's widest (vsumf_: 16 lanes at the
+// baseline, 32 at x86-64-v3, 64 at v4, loaded whole for float) that keeps each lane's extreme and the first index
+// it was reached at (a later equal value does not replace it), then the extreme over the lanes and, among the
+// lanes holding it (== : -0 and +0 alike), the smallest index: the first index holding a value equal to the
+// extreme, as the scan gives. A NaN seen on the way: a second scan for the first one. The two
 // passes it replaces (extreme, then a scalar search for its first index) took ~23 % of a softmax's samples.
 // Compares and selects only: the value is one of the inputs.
 template <class T, bool IsMax>
 OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
-  // The 16 lanes as U vectors of W in the build's widest (vsumf_): element i + u * W + k is lane k of vector u, as
-  // with four 4-lane vectors; one 64-byte vector at x86-64-v4 does what took four SSE ones.
-  constexpr int W = static_cast<int>(sizeof(vsumf_) / sizeof(float)), U = 16 / W;
+  // U independent compare-select chains (one would wait on its own latency); element i + u * W + k is lane k of
+  // vector u. The lane count is no part of the result: any lane layout gives the scan's index.
+  constexpr int W = static_cast<int>(sizeof(vsumf_) / sizeof(float)), U = 4, S = U * W;
   const float first = to_f(p[0]);
   if (first != first) return 0;
   vsumf_ a[U];
@@ -188,11 +189,12 @@ OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
     ix[u] = vsumi_{};
   }
   uint32_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+  for (; i + S <= n; i += S) {
     const int b = static_cast<int>(i);  // count is an int32_t: indices fit
     for (int u = 0; u < U; ++u) {
       vsumf_ x;
-      for (int k = 0; k < W; ++k) x[k] = to_f(p[i + u * W + k]);
+      if constexpr (std::is_same<T, float>::value) std::memcpy(&x, p + i + u * W, sizeof x);  // one load
+      else for (int k = 0; k < W; ++k) x[k] = to_f(p[i + u * W + k]);
       const vsumi_ t = IsMax ? x > a[u] : x < a[u];  // a NaN lane compares false
       a[u] = t ? x : a[u];
       ix[u] = t ? lane + (b + u * W) : ix[u];

@@ -188,30 +188,36 @@ OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
     for (int k = 0; k < W; ++k) a[u][k] = first;
     ix[u] = vsumi_{};
   }
+  // One vector of W elements starting at i into chain u: each lane sees its elements in index order.
+  auto step = [&](uint32_t i, int u) {
+    vsumf_ x;
+    if constexpr (std::is_same<T, float>::value) std::memcpy(&x, p + i, sizeof x);  // one load
+    else for (int k = 0; k < W; ++k) x[k] = to_f(p[i + k]);
+    const vsumi_ t = IsMax ? x > a[u] : x < a[u];  // a NaN lane compares false
+    a[u] = t ? x : a[u];
+    ix[u] = t ? lane + static_cast<int>(i) : ix[u];  // count is an int32_t: indices fit
+    nan |= x != x;
+  };
   uint32_t i = 0;
-  for (; i + S <= n; i += S) {
-    const int b = static_cast<int>(i);  // count is an int32_t: indices fit
-    for (int u = 0; u < U; ++u) {
-      vsumf_ x;
-      if constexpr (std::is_same<T, float>::value) std::memcpy(&x, p + i + u * W, sizeof x);  // one load
-      else for (int k = 0; k < W; ++k) x[k] = to_f(p[i + u * W + k]);
-      const vsumi_ t = IsMax ? x > a[u] : x < a[u];  // a NaN lane compares false
-      a[u] = t ? x : a[u];
-      ix[u] = t ? lane + (b + u * W) : ix[u];
-      nan |= x != x;
-    }
+  for (; i + S <= n; i += S)
+    for (int u = 0; u < U; ++u) step(i + u * W, u);
+  for (; i + W <= n; i += W) step(i, 0);
+  // The chains into chain 0, lane by lane: the extreme, and for equal values (-0 == +0) the smaller index.
+  for (int u = 1; u < U; ++u) {
+    const vsumi_ t = (IsMax ? a[u] > a[0] : a[u] < a[0]) | ((a[u] == a[0]) & (ix[u] < ix[0]));
+    a[0] = t ? a[u] : a[0];
+    ix[0] = t ? ix[u] : ix[0];
   }
   float best = first;
   uint32_t at = 0;
   bool any_nan = false;
-  for (int k = 0; k < W; ++k) any_nan |= nan[k] != 0;
-  for (int u = 0; u < U; ++u)  // any order: the value is the extreme, the index the smallest reaching it
-    for (int k = 0; k < W; ++k) {
-      const float v = a[u][k];
-      const uint32_t j = static_cast<uint32_t>(ix[u][k]);
-      if (IsMax ? v > best : v < best) best = v, at = j;
-      else if (v == best && j < at) at = j;
-    }
+  for (int k = 0; k < W; ++k) {  // any order: the value is the extreme, the index the smallest reaching it
+    any_nan |= nan[k] != 0;
+    const float v = a[0][k];
+    const uint32_t j = static_cast<uint32_t>(ix[0][k]);
+    if (IsMax ? v > best : v < best) best = v, at = j;
+    else if (v == best && j < at) at = j;
+  }
   for (; i < n; ++i) {  // the tail comes after every lane's index: only a strictly better value moves it
     const float v = to_f(p[i]);
     any_nan |= v != v;

@@ -6,11 +6,12 @@
 // 2^(k/32) from a 32-entry table and 2^(r/32) from a cubic, in double precision (sysdeps/ieee754/flt-32/
 // e_expf.c and e_exp2f_data.c; on a CPU with AVX2 and FMA its ifunc picks the variant built with FMA,
 // __expf_fma). exp4_fma below does the same operations in the same order, four doubles per instruction, and
-// exp8_512 eight (AVX-512F hosts: loop_512, ~1.7x loop_fma's speed): the same rounding in every lane. Inputs outside the main path (|x| >= 88, inf, NaN) take expf itself.
+// exp8_512 eight (AVX-512F hosts: loop_512, 1.25-1.4x loop_fma's speed, docs/emulator.md "Host ISA figures"): the
+// same rounding in every lane. Inputs outside the main path (|x| >= 88, inf, NaN) take expf itself.
 // The table is 2^(i/32) rounded to the nearest double (its bits minus i << 47, as glibc stores it); the
 // constants are glibc's.
 //
-// Nothing here is assumed about the host: the first Exp of a process compares this loop with std::exp
+// Nothing here is assumed about the host: the first Exp of a process compares the loop it would run with std::exp
 // on 2^16 inputs spread over every float exponent (all table entries, both signs, the edges of the
 // main path). A libm that differs in one bit (musl, an older glibc, a CPU without AVX2/FMA) keeps
 // calling std::exp per element.

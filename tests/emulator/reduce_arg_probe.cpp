@@ -3,7 +3,8 @@
 // is one, else the index `if (v > best)` ends on (the first index wins ties; -0 == +0).
 // Rows: every count 1..600 and random ones up to 5000; values finite, with infinities / signed zeros / huge ones,
 // small-integer ties, or drawn from {+0, -0, +1, -1, +inf, -inf}; NaNs at random places and first; float, half,
-// bfloat16; max and min. Compiled by test_reduce_arg_lanes.py at -O2 at each ISA level; prints "<rows> <mismatches>".
+// bfloat16; max and min. Then built rows for the chain merge's tie rule (built_rows below). Compiled by
+// test_reduce_arg_lanes.py at -O2 at each ISA level; prints "<rows> <mismatches>".
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +36,43 @@ int check(const std::vector<float>& f) {
          (opkit_emu::reduce_arg_loop<T, false>(v.data(), n) != scan<T, false>(v.data(), n));
 }
 
+// Rows the random ones almost never give: a run of a non-extreme value, the extreme (+-0, or an equal finite value)
+// first in chain u > 0 and then again at the same lane in a later step of chain 0, so the chain merge must keep the
+// smaller index on an == tie of different bits (-0 vs +0). For every vector width a build can have (4, 8, 16 floats;
+// a step is four vectors), lanes first / middle / last, chains 1..3, chain 0's step 1 or 2, with and without a tail.
+// fill < extreme for max, > extreme for min; returns the number of rows checked.
+int built_rows(int& bad) {
+  struct Pair { float fill_max, fill_min, first, later; };
+  static const Pair pairs[] = {{-1.0f, 1.0f, -0.0f, 0.0f}, {-1.0f, 1.0f, 0.0f, -0.0f}, {-1.0f, 3.0f, 2.0f, 2.0f}};
+  int rows = 0;
+  for (uint32_t w : {4u, 8u, 16u})
+    for (uint32_t u = 1; u < 4; ++u)
+      for (uint32_t k : {0u, w / 2, w - 1})
+        for (uint32_t m = 1; m < 3; ++m)
+          for (uint32_t tail : {0u, 5u})
+            for (const Pair& pr : pairs)
+              for (int is_max = 0; is_max < 2; ++is_max) {
+                const uint32_t n = 3 * 4 * w + tail;
+                std::vector<float> f(n, is_max ? pr.fill_max : pr.fill_min);
+                f[u * w + k] = pr.first;       // chain u, step 0, lane k
+                f[m * 4 * w + k] = pr.later;   // chain 0, step m, lane k
+                const std::vector<half> h(f.begin(), f.end());
+                const std::vector<bfloat16_t> b(f.begin(), f.end());
+                if (is_max)
+                  bad += (opkit_emu::reduce_arg_loop<float, true>(f.data(), n) != scan<float, true>(f.data(), n)) +
+                         (opkit_emu::reduce_arg_loop<half, true>(h.data(), n) != scan<half, true>(h.data(), n)) +
+                         (opkit_emu::reduce_arg_loop<bfloat16_t, true>(b.data(), n) !=
+                          scan<bfloat16_t, true>(b.data(), n));
+                else
+                  bad += (opkit_emu::reduce_arg_loop<float, false>(f.data(), n) != scan<float, false>(f.data(), n)) +
+                         (opkit_emu::reduce_arg_loop<half, false>(h.data(), n) != scan<half, false>(h.data(), n)) +
+                         (opkit_emu::reduce_arg_loop<bfloat16_t, false>(b.data(), n) !=
+                          scan<bfloat16_t, false>(b.data(), n));
+                ++rows;
+              }
+  return rows;
+}
+
 int main() {
   static const float specials[] = {INFINITY, -INFINITY, 0.0f, -0.0f, 3.0e38f, -3.0e38f, 1e-45f, 1.0f};
   static const float alphabet[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY};
@@ -62,6 +100,7 @@ int main() {
     bad += check<float>(f) + check<half>(f) + check<bfloat16_t>(f);
     ++rows;
   }
+  rows += built_rows(bad);
   std::printf("%d %d\n", rows, bad);
   return 0;
 }

@@ -180,11 +180,23 @@ OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
   constexpr int W = static_cast<int>(sizeof(vsumf_) / sizeof(float)), U = 4, S = U * W;
   const float first = to_f(p[0]);
   if (first != first) return 0;
+  if (n < static_cast<uint32_t>(W)) {  // shorter than one vector: the scan itself (setting up lanes cost more)
+    float best = first;
+    uint32_t at = 0;
+    for (uint32_t i = 1; i < n; ++i) {
+      const float v = to_f(p[i]);
+      if (v != v) return i;  // the first NaN: nothing before it was one
+      if (IsMax ? v > best : v < best) best = v, at = i;
+    }
+    return at;
+  }
+  // Shorter than one step of U vectors: chain 0 alone (the others would only be set up and merged).
+  const int chains = n < static_cast<uint32_t>(S) ? 1 : U;
   vsumf_ a[U];
   vsumi_ ix[U], nan = {};
   vsumi_ lane;
   for (int k = 0; k < W; ++k) lane[k] = k;
-  for (int u = 0; u < U; ++u) {
+  for (int u = 0; u < chains; ++u) {
     for (int k = 0; k < W; ++k) a[u][k] = first;
     ix[u] = vsumi_{};
   }
@@ -203,7 +215,7 @@ OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
     for (int u = 0; u < U; ++u) step(i + u * W, u);
   for (; i + W <= n; i += W) step(i, 0);
   // The chains into chain 0, lane by lane: the extreme, and for equal values (-0 == +0) the smaller index.
-  for (int u = 1; u < U; ++u) {
+  for (int u = 1; u < chains; ++u) {
     const vsumi_ t = (IsMax ? a[u] > a[0] : a[u] < a[0]) | ((a[u] == a[0]) & (ix[u] < ix[0]));
     a[0] = t ? a[u] : a[0];
     ix[0] = t ? ix[u] : ix[0];

@@ -1,4 +1,5 @@
-"""ReduceSum's float count-form loop (opkit_emu/reduce.h reduce_sum_loop<float>) alone, ns a call, for a row of n
+"""Three of the emulator's element loops, one at a time (the name is the first one's). Default: ReduceSum's float
+count-form loop (opkit_emu/reduce.h reduce_sum_loop<float>) alone, ns a call, for a row of n
 floats, before (another tree) and after (this one), at each ISA level, both in one run. ``--loop max_index``:
 ReduceMax's index loop (reduce.h reduce_arg_loop<float, true>) instead; ``--loop exp``: Exp's element loop
 (opkit_emu/host_expf.h loop: the widest vector loop the CPU has, whatever the level).

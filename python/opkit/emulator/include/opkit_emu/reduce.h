@@ -166,8 +166,9 @@ OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
 // (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Reg矢量计算/归约计算/Reduce.md:158, ReduceDataBlock.md:121,
 // C-API asc_reduce_max.md:72: NaN written, the first NaN's index), not for A2's; the emulator applies that rule
 // to A2's ReduceMax / WholeReduceMax / BlockReduceMax alike, consistent with its element-wise Max (a NaN operand
-// gives NaN) -- not checked on a device. One pass over 4 vectors of the build's widest (vsumf_: 16 lanes at the
-// baseline, 32 at x86-64-v3, 64 at v4, loaded whole for float) that keeps each lane's extreme and the first index
+// gives NaN) -- not checked on a device. One pass over 4 vectors of the build's widest (vsumf_: 4, 8 or 16 floats at
+// the baseline, x86-64-v3, v4, so a step of 16, 32 or 64; loaded whole for float; shorter rows: one vector or the
+// scan) that keeps each lane's extreme and the first index
 // it was reached at (a later equal value does not replace it), then the extreme over the lanes and, among the
 // lanes holding it (== : -0 and +0 alike), the smallest index: the first index holding a value equal to the
 // extreme, as the scan gives. A NaN seen on the way: a second scan for the first one. The two

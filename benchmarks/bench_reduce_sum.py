@@ -1,7 +1,11 @@
-"""ReduceSum's float count-form loop (opkit_emu/reduce.h reduce_sum_loop<float>) alone, ns a call, for a row of n
-floats, before (another tree) and after (this one), at each ISA level, both in one run.
+"""Three of the emulator's element loops, one at a time (the name is the first one's). Default: ReduceSum's float
+count-form loop (opkit_emu/reduce.h reduce_sum_loop<float>) alone, ns a call, for a row of n
+floats, before (another tree) and after (this one), at each ISA level, both in one run. ``--loop max_index``:
+ReduceMax's index loop (reduce.h reduce_arg_loop<float, true>) instead; ``--loop exp``: Exp's element loop
+(opkit_emu/host_expf.h loop: the widest vector loop the CPU has, whatever the level).
 
-    nice -n 10 python benchmarks/bench_reduce_sum.py --before DIR [--levels x86-64 x86-64-v3 x86-64-v4]
+    nice -n 10 python benchmarks/bench_reduce_sum.py --before DIR [--loop reduce_sum|max_index|exp]
+                                                     [--levels x86-64 x86-64-v3 x86-64-v4]
                                                      [--n 64 128 1024 8192] [--rounds 7]
 
 DIR: an opkit tree (`git archive main python | tar -x -C DIR`). A small C++ timing program is compiled against each
@@ -35,9 +39,10 @@ int main(int argc, char** argv) {
     std::vector<float> row(n);
     for (uint32_t i = 0; i < n; ++i) row[i] = 0.001f * static_cast<float>(i % 997) - 0.5f;
     const int calls = 20000000 / static_cast<int>(n) + 1000;   // ~20 M floats summed a row
+    std::vector<float> out(n);
     volatile float sink = 0.0f;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < calls; ++k) sink = sink + opkit_emu::reduce_sum_loop<float>(row.data(), n);
+    for (int k = 0; k < calls; ++k) sink = sink + (CALL);
     const auto t1 = std::chrono::steady_clock::now();
     std::printf("%u %.3f\n", n, std::chrono::duration<double, std::nano>(t1 - t0).count() / calls);
   }
@@ -46,14 +51,22 @@ int main(int argc, char** argv) {
 """
 
 
-def compile_side(tree: Path, level: str, src: Path, out: Path) -> None:
+CALLS = {   # the timed call, a float expression
+    "reduce_sum": "opkit_emu::reduce_sum_loop<float>(row.data(), n)",
+    "max_index": "static_cast<float>(opkit_emu::reduce_arg_loop<float, true>(row.data(), n))",
+    "exp": "(opkit_emu::host_expf::loop(out.data(), row.data(), n), out[n - 1])",
+}
+
+
+def compile_side(tree: Path, level: str, src: Path, out: Path, loop: str = "reduce_sum") -> None:
     from opkit import emulator
     from opkit.toolchain import isa
 
     here = _bench.ROOT.resolve()
     flags = [f.replace(str(here), str(tree.resolve())) if f.startswith("-I") else f
              for f in emulator.cflags(profile="ascend910b")]
-    cmd = ["g++", "-O2", "-g0", *flags, *isa.flags(level), str(src), "-o", str(out), "-lpthread"]
+    cmd = ["g++", "-O2", "-g0", *flags, *isa.flags(level), f"-DCALL={CALLS[loop]}", str(src), "-o", str(out),
+           "-lpthread"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"compile of {src} against {tree} at {level} failed:\n{r.stderr[-3000:]}")
@@ -67,13 +80,14 @@ def main() -> None:
     ap.add_argument("--levels", nargs="+", default=None, help="ISA levels (default: every one up to the host's)")
     ap.add_argument("--n", nargs="+", type=int, default=[64, 128, 1024, 8192], help="row lengths (floats)")
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--loop", choices=sorted(CALLS), default="reduce_sum", help="the loop timed")
     args = ap.parse_args()
     if not (args.before / "python/opkit/emulator/include/opkit_emu/reduce.h").exists():
         raise SystemExit(f"--before {args.before}: no python/opkit/emulator/include/opkit_emu/reduce.h there")
     runnable = isa.levels()[:isa.levels().index(isa.host_level()) + 1]
     levels = [lvl for lvl in (args.levels or runnable) if lvl in runnable]
 
-    _bench.banner("reduce_sum_loop<float>, ns a call (median of rounds, best in brackets), before -> after")
+    _bench.banner(f"{CALLS[args.loop]}, ns a call (median of rounds, best in brackets), before -> after")
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "reduce_sum_time.cpp"
         src.write_text(PROGRAM)
@@ -81,7 +95,7 @@ def main() -> None:
         for lvl in levels:
             for side, tree in (("before", args.before), ("after", _bench.ROOT)):
                 exes[lvl, side] = Path(tmp) / f"{side}_{lvl}"
-                compile_side(tree, lvl, src, exes[lvl, side])
+                compile_side(tree, lvl, src, exes[lvl, side], args.loop)
         times: dict[tuple[str, str, int], list[float]] = {}
         for k in range(args.rounds):
             order = list(exes.items())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import platform
 import subprocess
 import sys
 import sysconfig
@@ -33,6 +34,36 @@ PYBIND_MODULES = ("types", "vector", "datacopy", "rules", "pipe", "hazards", "po
 # Every ISA level this host can run, not only its own (the bitwise probes): an AVX-512 host then also proves the
 # x86-64-v3 build an AVX2 CI host compiles by default, and x86-64-v2's SSE4.1 blends.
 HOST_LEVELS = isa.levels()[:isa.levels().index(isa.host_level()) + 1]
+
+
+def cpu_flags() -> set[str]:
+    """The CPU feature flags /proc/cpuinfo lists (the kernel drops a feature whose register state it does not
+    enable); empty where there is no /proc/cpuinfo."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        return set()
+    for line in cpuinfo.read_text().splitlines():
+        if line.startswith("flags"):
+            return set(line.partition(":")[2].split())
+    return set()
+
+
+def glibc_x86_64() -> bool:
+    """Exp's vector loops copy x86-64 glibc's expf (opkit_emu/host_expf.h); elsewhere Exp calls expf per element."""
+    return platform.machine() == "x86_64" and platform.libc_ver()[0] == "glibc"
+
+
+def expected_exp_lanes() -> int:
+    """The lanes of the Exp loop opkit_emu::host_expf::vector_lanes() must pick on this host: 16 (loop_512) with
+    AVX-512F, 8 (loop_fma) with AVX2 + FMA only, 0 (expf per element) otherwise or off x86-64 glibc."""
+    if not glibc_x86_64():
+        return 0
+    flags = cpu_flags()
+    if "avx512f" in flags:
+        return 16
+    return 8 if {"avx2", "fma"} <= flags else 0
+
+
 # Read once, here: sysconfig's lazy initialisation is not thread-safe (builds run in threads).
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 PY_INCLUDE = sysconfig.get_paths()["include"]

@@ -179,7 +179,7 @@ int64_t exp_16bit_mismatches() {
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {
   opkit_emu::pybind::register_translator();
   m.def("exp_sweep", &exp_sweep);
-  m.def("exp_vector_active", &opkit_emu::host_expf::vector_active);
+  m.def("exp_vector_lanes", &opkit_emu::host_expf::vector_lanes);
   m.def("tree_mismatches", &tree_mismatches);
   m.def("arg_mismatches_f32", &arg_mismatches<float>);
   m.def("arg_mismatches_f16", &arg_mismatches<half>);

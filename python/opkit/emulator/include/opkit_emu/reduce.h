@@ -166,47 +166,70 @@ OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
 // (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/Reg矢量计算/归约计算/Reduce.md:158, ReduceDataBlock.md:121,
 // C-API asc_reduce_max.md:72: NaN written, the first NaN's index), not for A2's; the emulator applies that rule
 // to A2's ReduceMax / WholeReduceMax / BlockReduceMax alike, consistent with its element-wise Max (a NaN operand
-// gives NaN) -- not checked on a device. One pass over 16 lanes (4-lane vectors: SSE2) that keeps each lane's
-// extreme and the first index it was reached at (a later equal value does not replace it), then the extreme over
-// the lanes and, among the lanes holding it (== : -0 and +0 alike), the smallest index: the first index holding
-// a value equal to the extreme, as the scan gives. A NaN seen on the way: a second scan for the first one. The two
+// gives NaN) -- not checked on a device. One pass over 4 vectors of the build's widest (vsumf_: 4, 8 or 16 floats at
+// the baseline, x86-64-v3, v4, so a step of 16, 32 or 64; loaded whole for float; shorter rows: one vector or the
+// scan) that keeps each lane's extreme and the first index
+// it was reached at (a later equal value does not replace it), then the extreme over the lanes and, among the
+// lanes holding it (== : -0 and +0 alike), the smallest index: the first index holding a value equal to the
+// extreme, as the scan gives. A NaN seen on the way: a second scan for the first one. The two
 // passes it replaces (extreme, then a scalar search for its first index) took ~23 % of a softmax's samples.
 // Compares and selects only: the value is one of the inputs.
 template <class T, bool IsMax>
 OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {
+  // U independent compare-select chains (one would wait on its own latency); element i + u * W + k is lane k of
+  // vector u. The lane count is no part of the result: any lane layout gives the scan's index.
+  constexpr int W = static_cast<int>(sizeof(vsumf_) / sizeof(float)), U = 4, S = U * W;
   const float first = to_f(p[0]);
   if (first != first) return 0;
-  v4f_ a0 = {first, first, first, first}, a1 = a0, a2 = a0, a3 = a0;
-  v4i_ i0 = {0, 0, 0, 0}, i1 = i0, i2 = i0, i3 = i0, nan = i0;
-  const v4i_ lane = {0, 1, 2, 3};
-  uint32_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    v4f_ x0, x1, x2, x3;
-    for (int k = 0; k < 4; ++k) {
-      x0[k] = to_f(p[i + k]);
-      x1[k] = to_f(p[i + 4 + k]);
-      x2[k] = to_f(p[i + 8 + k]);
-      x3[k] = to_f(p[i + 12 + k]);
+  if (n < static_cast<uint32_t>(W)) {  // shorter than one vector: the scan itself (setting up lanes cost more)
+    float best = first;
+    uint32_t at = 0;
+    for (uint32_t i = 1; i < n; ++i) {
+      const float v = to_f(p[i]);
+      if (v != v) return i;  // the first NaN: nothing before it was one
+      if (IsMax ? v > best : v < best) best = v, at = i;
     }
-    const int b = static_cast<int>(i);  // count is an int32_t: indices fit
-    const v4i_ t0 = IsMax ? x0 > a0 : x0 < a0, t1 = IsMax ? x1 > a1 : x1 < a1;  // a NaN lane compares false
-    const v4i_ t2 = IsMax ? x2 > a2 : x2 < a2, t3 = IsMax ? x3 > a3 : x3 < a3;
-    a0 = t0 ? x0 : a0, a1 = t1 ? x1 : a1, a2 = t2 ? x2 : a2, a3 = t3 ? x3 : a3;
-    i0 = t0 ? lane + b : i0, i1 = t1 ? lane + (b + 4) : i1, i2 = t2 ? lane + (b + 8) : i2;
-    i3 = t3 ? lane + (b + 12) : i3;
-    nan |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);
+    return at;
+  }
+  // Shorter than one step of U vectors: chain 0 alone (the others would only be set up and merged).
+  const int chains = n < static_cast<uint32_t>(S) ? 1 : U;
+  vsumf_ a[U];
+  vsumi_ ix[U], nan = {};
+  vsumi_ lane;
+  for (int k = 0; k < W; ++k) lane[k] = k;
+  for (int u = 0; u < chains; ++u) {
+    for (int k = 0; k < W; ++k) a[u][k] = first;
+    ix[u] = vsumi_{};
+  }
+  // One vector of W elements starting at i into chain u: each lane sees its elements in index order.
+  auto step = [&](uint32_t i, int u) {
+    vsumf_ x;
+    if constexpr (std::is_same<T, float>::value) std::memcpy(&x, p + i, sizeof x);  // one load
+    else for (int k = 0; k < W; ++k) x[k] = to_f(p[i + k]);
+    const vsumi_ t = IsMax ? x > a[u] : x < a[u];  // a NaN lane compares false
+    a[u] = t ? x : a[u];
+    ix[u] = t ? lane + static_cast<int>(i) : ix[u];  // count is an int32_t: indices fit
+    nan |= x != x;
+  };
+  uint32_t i = 0;
+  for (; i + S <= n; i += S)
+    for (int u = 0; u < U; ++u) step(i + u * W, u);
+  for (; i + W <= n; i += W) step(i, 0);
+  // The chains into chain 0, lane by lane: the extreme, and for equal values (-0 == +0) the smaller index.
+  for (int u = 1; u < chains; ++u) {
+    const vsumi_ t = (IsMax ? a[u] > a[0] : a[u] < a[0]) | ((a[u] == a[0]) & (ix[u] < ix[0]));
+    a[0] = t ? a[u] : a[0];
+    ix[0] = t ? ix[u] : ix[0];
   }
   float best = first;
   uint32_t at = 0;
   bool any_nan = false;
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < W; ++k) {  // any order: the value is the extreme, the index the smallest reaching it
     any_nan |= nan[k] != 0;
-    const float v[4] = {a0[k], a1[k], a2[k], a3[k]};
-    const int j[4] = {i0[k], i1[k], i2[k], i3[k]};
-    for (int q = 0; q < 4; ++q) {
-      if (IsMax ? v[q] > best : v[q] < best) best = v[q], at = static_cast<uint32_t>(j[q]);
-      else if (v[q] == best && static_cast<uint32_t>(j[q]) < at) at = static_cast<uint32_t>(j[q]);
-    }
+    const float v = a[0][k];
+    const uint32_t j = static_cast<uint32_t>(ix[0][k]);
+    if (IsMax ? v > best : v < best) best = v, at = j;
+    else if (v == best && j < at) at = j;
   }
   for (; i < n; ++i) {  // the tail comes after every lane's index: only a strictly better value moves it
     const float v = to_f(p[i]);

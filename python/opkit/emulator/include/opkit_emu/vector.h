@@ -209,7 +209,7 @@ template <class Op, class T>
 OPKIT_EMU_HOT void un_loop_any(T* d, const T* a, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) d[i] = un_elem<Op, T>(a[i]);
 }
-// Exp: the host's expf eight lanes at a time (host_expf.h), bitwise what the element loop computes.
+// Exp: the host's expf 8 or 16 lanes at a time (host_expf.h: the widest loop the CPU has), bitwise what the element loop computes.
 template <class T>
 OPKIT_EMU_HOT void exp_loop_fp16(T* d, const T* a, uint32_t n) {  // through a float buffer, 256 at a time
   float buf[256];

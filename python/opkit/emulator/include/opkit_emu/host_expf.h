@@ -169,8 +169,6 @@ inline int vector_lanes() {
 #endif
 }
 
-inline bool vector_active() { return vector_lanes() != 0; }
-
 // d[i] = expf(a[i]), bitwise; d == a allowed.
 inline void loop(float* d, const float* a, uint32_t n) {
 #ifdef OPKIT_EMU_HOST_EXPF_VECTOR

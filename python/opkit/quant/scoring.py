@@ -36,6 +36,13 @@ REUSE_ROWS = True
 # rebuilt from its recalibrated config is often the base deployment again, in new mode objects. False: by the
 # modes' identity only (REUSE_ROWS alone).
 ROWS_BY_VALUE = True
+# True: a variant equal by value to one already scored on the labelled set (prefix.changed finds no module: the same
+# policy and settings, every engine mode of the same type with every field equal, tensors by identity or equal bits),
+# with the model's tensors unchanged and the earlier variant's modes as they were when it ran, gets that variant's
+# score without a run: the encoder's per-channel and per-layer rows are its base deployment, a recommendation whose
+# recalibrated config is the base config is the base again. It still counts as one of the report's evaluations.
+# False: every variant not scored under its name runs.
+SCORES_BY_VALUE = True
 # True: a variant evaluated in this process starts from the kept module outputs of the reference variant
 # (keep_prefix: the base all-INT8 deployment) up to its first changed module (quant/prefix.py). False: every
 # evaluation runs the whole model (tests and the benchmark compare the two).
@@ -88,6 +95,41 @@ def nonfinite_share(out: torch.Tensor, ref: torch.Tensor) -> float:
     return float(((~torch.isfinite(out.detach().reshape(-1))) & torch.isfinite(ref.detach().reshape(-1))).sum()) / n
 
 
+def _signature(sv: SimVariant) -> tuple:
+    """A cheap necessary condition for two variants to be equal by value (prefix.changed finding nothing): the
+    policy, each layer's mode type, the overridden layers and function modes' names. Only variants of one
+    signature are compared field by field."""
+    pol = sv.policy if isinstance(sv.policy, str) or sv.policy is None else id(sv.policy)
+    return (pol, tuple(sorted((n, type(m).__name__) for n, m in sv.layers.items())),
+            tuple(sorted(sv.layer_overrides)), tuple(sorted(sv.functions)))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _modes_now(sv: SimVariant) -> tuple:
+    """Every mode's and per-layer override's fields as they are now, cheaply: each value itself (held, so its id
+    stays its own) and a tensor's version. A mode given a new field value, or a tensor of it written in place,
+    after the variant was scored compares unequal in ``_same_now`` (a list or dict field changed in place would
+    not: no mode holds one the engine reads, ``overflow`` -- the notes a run appends -- aside)."""
+    out = []
+    for n, m in sv.layers.items():
+        names = _FIELDS.get(type(m))
+        if names is None:
+            names = _FIELDS[type(m)] = tuple(f.name for f in dataclasses.fields(m) if f.name != "overflow") \
+                if dataclasses.is_dataclass(m) else ()
+        vals = [getattr(m, f) for f in names]
+        out.append((n, m, tuple(vals), tuple(x._version for x in vals if isinstance(x, torch.Tensor))))
+    out.extend((n, e, (), ()) for n, e in sv.layer_overrides.items())
+    return tuple(out)
+
+
+def _same_now(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(
+        x[0] == y[0] and x[1] is y[1] and len(x[2]) == len(y[2]) and all(p is q for p, q in zip(x[2], y[2]))
+        and x[3] == y[3] for x, y in zip(a, b))
+
+
 def _sim_variant(v) -> SimVariant:
     return v.as_variant() if isinstance(v, QuantVariant) else v
 
@@ -109,6 +151,8 @@ class Scorer:
         self.prefix: prefix.PrefixCache | None = None
         self.replayed = 0                     # evaluations run from the reference's kept outputs
         self._prefix_why = ""                 # why the reference could not be recorded (the status line says it)
+        self._scored: dict[tuple, list] = {}  # _signature(v) -> [(state_key, _modes_now, SimVariant, name)]
+        self.by_value = 0                     # evaluations answered by an earlier equal variant's score
 
     def keep_prefix(self, v) -> None:
         """Keep the module outputs of ``v`` (by name) when it is evaluated, for later variants that equal it up to
@@ -140,8 +184,9 @@ class Scorer:
         if not c.valid:
             return f"prefix reuse: off ({c.why}); served {c.served} batches of {self.replayed} evaluations before"
         first = f" ({c.first})" if c.first else ""       # batch 0 served, or in full and why
+        equal = f"; {self.by_value} scored by an equal deployment" if self.by_value else ""
         return (f"prefix reuse: served {c.served} batches of {self.replayed} evaluations{first}, "
-                f"{c.held / 2 ** 20:.1f} of {r.prefix_mb:g} MB kept")
+                f"{c.held / 2 ** 20:.1f} of {r.prefix_mb:g} MB kept{equal}")
 
     def _prefixed(self, sv):
         """``sv`` as it runs in this evaluation: recording the reference, from its kept outputs, or as it is."""
@@ -168,8 +213,12 @@ class Scorer:
         """Top-1 / top-5 (percent) of each variant on the labelled set, cached by name. ``model``: a changed
         copy of the model (an overflow fix that edits it) -- run in this process."""
         todo = [v for v in variants if v.name not in self._scores]
+        if todo and model is None and SCORES_BY_VALUE:
+            state = prefix.state_key(self.model)
+            todo = [v for v in todo if not self._score_by_value(v, state)]
         if todo:
             t0 = time.monotonic()
+            state = prefix.state_key(self.model) if model is None and SCORES_BY_VALUE else None
             self.log(f"evaluating {', '.join(v.name for v in todo)} on {len(self.data)} samples")
             r = self.run
             # FP32 runs when it is asked for, when it is not cached yet, or beside a changed model (not cached)
@@ -190,8 +239,30 @@ class Scorer:
                 if name in keep:
                     self._scores[name] = Score(res.topk(name, 1), res.topk(name, 5), res.top1_predictions(name))
             self.evals += len(todo)
+            if state is not None and prefix.state_key(self.model) == state:    # the evaluation changed no tensor
+                for v in todo:
+                    sv = _sim_variant(v)
+                    if isinstance(sv, SimVariant):
+                        self._scored.setdefault(_signature(sv), []).append(
+                            (state, _modes_now(sv), sv, v.name))
             self.eval_seconds += time.monotonic() - t0
         return {v.name: self._scores[v.name] for v in variants}
+
+    def _score_by_value(self, v, state: tuple) -> bool:
+        """SCORES_BY_VALUE: give ``v`` the score of an earlier variant it equals by value, if any (True)."""
+        sv = _sim_variant(v)
+        if not isinstance(sv, SimVariant) or v.name == self._prefix_from:      # the reference is recorded: it runs
+            return False
+        for st, fp, seen, name in self._scored.get(_signature(sv), ()):
+            # the model's tensors as they were, the variants equal, and the earlier one's modes unchanged since it ran
+            if st == state and prefix.changed(seen, sv) == set() and _same_now(fp, _modes_now(seen)):
+                got = self._scores[name]
+                self._scores[v.name] = dataclasses.replace(got, predictions=list(got.predictions))
+                self.evals += 1
+                self.by_value += 1
+                self.log(f"{v.name}: the deployment of {name} (equal by value), its score")
+                return True
+        return False
 
     def scored(self, name: str) -> Score:
         """The score of a variant already evaluated, by name."""

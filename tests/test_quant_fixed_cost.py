@@ -216,8 +216,9 @@ def test_scan_shared_by_a_deployment_equal_by_value(monkeypatch):
 def test_score_shared_by_a_deployment_equal_by_value(monkeypatch):
     """SCORES_BY_VALUE: the same config built again from a recalibration (new mode objects, every field equal) gets
     the earlier variant's score -- top-1, top-5 and every sample's class, what its own run gives -- without a
-    labelled evaluation, and counts as one; a record one ulp off, the model's tensors changed, or the earlier
-    variant's mode changed in place since it ran (the new variant equal to it as it is now), each runs."""
+    labelled evaluation, and counts as one; a record one ulp off, a mode's tensor one ulp off, the earlier
+    variant's mode changed since it ran (the new variant equal to it as it is now), or the model's tensors changed,
+    each runs."""
     import dataclasses
     import math
     b, sc = _overflowing_scorer()
@@ -243,12 +244,20 @@ def test_score_shared_by_a_deployment_equal_by_value(monkeypatch):
     recs[name] = dataclasses.replace(recs[name], scale_d=math.nextafter(recs[name].scale_d, math.inf))
     sc.score([b.variant(cfg, "one ulp", records=recs)])
     assert ran[-1] == "one ulp"
-    # v8's mode given another scale after its run: a variant equal to v8 as it is now is not given v8's score
-    down = dict(recs)
-    down[name] = dataclasses.replace(recs[name], scale_d=math.nextafter(v8.layers[name].scale_d, -math.inf))
-    v8.layers[name].scale_d = down[name].scale_d
-    sc.score([b.variant(cfg, "one ulp down", records=down)])
-    assert ran[-1] == "one ulp down"
+    # a tensor field one ulp off (every plain field equal: compared field by field) runs
+    m8 = v8.layers[name]
+    up = torch.nextafter(m8.scale_w, torch.full_like(m8.scale_w, math.inf))
+    w = b.variant(cfg, "scale_w up", records=b.records(cfg, fresh=True))
+    w.layers[name].scale_w = up.clone()
+    sc.score([w])
+    assert ran[-1] == "scale_w up"
+    # v8's mode given another scale_w after its run: a variant equal to v8 as it is now is not given v8's score
+    down = torch.nextafter(m8.scale_w, torch.full_like(m8.scale_w, -math.inf))
+    m8.scale_w = down.clone()
+    w = b.variant(cfg, "scale_w down", records=b.records(cfg, fresh=True))
+    w.layers[name].scale_w = down.clone()
+    sc.score([w])
+    assert ran[-1] == "scale_w down"
     flt = cfg.with_float(["fc"])                 # fc runs under the policy: its weight is in no mode
     sc.score([b.variant(flt, "fc float")])
     with torch.no_grad():

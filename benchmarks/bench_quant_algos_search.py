@@ -12,13 +12,11 @@ calibration samples, target drop 3 points. CPU seconds of this process (one torc
 
 With --no-linear: the classic flow (no --deploy-dtype) before and after, interleaved --repeats times, fastest CPU
 counting, time in the evaluations and outside them split, reports compared; --model zoo:NAME or resnet18 (--size)
-for a larger model than the encoder. --before q15 (default): the before side is this tree with q15's change off
-(Q15_FLAGS: a variant equal by value to one already scored is evaluated all the same), every older round's switch
-on -- so the bare command measures q15 alone. Until q15 the default was round10, until round 10 round9, until
-round 9 round7: a figure docs/quant.md cites from the bare command compared the default of its round (today each
-also turns the later rounds off, which changes no result); --before round10: the tenth round's change off too
-(ROUND10_FLAGS: prefix reuse's first labelled batch runs in full in every served evaluation); --before round9: the
-ninth round's change
+for a larger model than the encoder. --before round10 (default): the before side is this tree with the tenth
+round's change off (ROUND10_FLAGS: prefix reuse's first labelled batch runs in full in every served evaluation),
+every older round's switch on -- so the bare command measures round 10 alone. Until round 10 the default was
+round9, until round 9 round7: a figure docs/quant.md cites from the bare command compared the default of its round
+(today each also turns the later rounds off, which changes no result); --before round9: the ninth round's change
 off too (ROUND9_FLAGS: every op under amct-fake-quant goes through the engine's execute); --before round7: the
 seventh round's change off too (ROUND7_FLAGS: prefix reuse -- every search variant runs the whole model instead of
 starting from the base variant's kept module outputs up to its first changed module); --before round6: the sixth
@@ -32,7 +30,7 @@ candidate at a time and on every calibration); --before engine: the third round'
 (ENGINE_FLAGS).
 
     .venv/bin/python benchmarks/bench_quant_algos_search.py [--n 300] [--no-linear [--model M] [--repeats 3]
-                                                [--before q15|round10|round9|round7|round6|round5|fixed|engine]]
+                                                [--before round10|round9|round7|round6|round5|fixed|engine]]
 """
 from __future__ import annotations
 
@@ -63,9 +61,8 @@ def main() -> None:
                     "calibration images, labels its own top-1)")
     ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
     ap.add_argument("--target", type=float, default=3.0, help="target drop in points")
-    ap.add_argument("--before", choices=list(reversed(ROUNDS)), default="q15",
-                    help="--no-linear: what the before side turns off (Q15_FLAGS; round10: ROUND10_FLAGS too; "
-                    "round9: ROUND9_FLAGS too; "
+    ap.add_argument("--before", choices=list(reversed(ROUNDS)), default="round10",
+                    help="--no-linear: what the before side turns off (ROUND10_FLAGS; round9: ROUND9_FLAGS too; "
                     "round7: ROUND7_FLAGS too; "
                     "round6: ROUND6_FLAGS too; "
                     "round5: ROUND5_FLAGS too; "
@@ -209,17 +206,12 @@ ROUND5_FLAGS = (("opkit.quant.fused", "ENABLED", False, True),
                 ("opkit.quant.modes", "ONE_KEY", False, True))
 
 
-# q15 (the evaluations): a variant equal by value to one already scored gets its score without a labelled run
-Q15_FLAGS = (("opkit.quant.scoring", "SCORES_BY_VALUE", False, True),)
-
-
 # oldest first: --before R turns R and later off
-ROUNDS = ("engine", "fixed", "round5", "round6", "round7", "round9", "round10", "q15")
+ROUNDS = ("engine", "fixed", "round5", "round6", "round7", "round9", "round10")
 
 
-def engine(after: bool, before: str = "q15") -> None:
-    """before: q15's change off (Q15_FLAGS); with ``before="round10"`` also round 10's (ROUND10_FLAGS); with
-    ``before="round9"`` also round 9's (ROUND9_FLAGS); with
+def engine(after: bool, before: str = "round10") -> None:
+    """before: round 10's change off (ROUND10_FLAGS); with ``before="round9"`` also round 9's (ROUND9_FLAGS); with
     ``before="round7"`` also round 7's prefix reuse
     (ROUND7_FLAGS); with ``before="round6"`` also round 6's (ROUND6_FLAGS);
     with ``before="round5"`` also round 5's (ROUND5_FLAGS); with ``before="fixed"`` also the fourth round's cuts (rows
@@ -232,7 +224,7 @@ def engine(after: bool, before: str = "q15") -> None:
     first_off = ROUNDS.index(before)
     for rnd, flags in (("fixed", FIXED_FLAGS), ("round5", ROUND5_FLAGS), ("round6", ROUND6_FLAGS),
                        ("round7", ROUND7_FLAGS), ("round9", ROUND9_FLAGS),
-                       ("round10", ROUND10_FLAGS), ("q15", Q15_FLAGS)):
+                       ("round10", ROUND10_FLAGS)):
         kept = after or ROUNDS.index(rnd) < first_off       # rounds older than ``before`` stay on
         for mod, flag, off, on in flags:
             setattr(importlib.import_module(mod), flag, on if kept else off)
@@ -275,10 +267,9 @@ def classic(a, m, x, y, c, plain) -> None:
             if same != "equal":
                 raise SystemExit(f"two runs of the same side differ: {same}")
     engine(True)
-    off = dict(q15="q15 (scores by value) off", round10="round 10 (batch 0 served) and q15 off",
-               round9="rounds 9 (float32 dispatch), 10 and q15 off", round7="rounds 7 (prefix reuse), 9, 10 and q15 off",
-               round6="rounds 6-10 and q15 off", round5="rounds 5-10 and q15 off", fixed="rounds 4-10 and q15 off",
-               engine="rounds 3-10 and q15 off")
+    off = dict(round10="round 10 (batch 0 served) off", round9="rounds 9 (float32 dispatch) and 10 off",
+               round7="rounds 7 (prefix reuse), 9 and 10 off", round6="rounds 6-10 off", round5="rounds 5-10 off",
+               fixed="rounds 4-10 off", engine="rounds 3-10 off")
     print(f"   before: {off[a.before]}")
     for after in (False, True):
         rep, total = runs[after], best[after]

@@ -16,9 +16,9 @@ bytes and parameters, so these are the distinct inputs). IFMR runs outside the m
 
 --per-eval: each labelled evaluation of the fastest search on its own line, in FP32 passes -- its variants, how
 many of them prefix reuse served, the modules each runs otherwise than the base (prefix.changed: the first of them
-in execution order is where a served run starts), how many were scored by an equal deployment -- and the
-accumulation path each INT8 layer call took (one float32 conv/matmul with the int32 bias inside: every partial sum
-below 2^24; chunks of input channels; or the per-call exact_product). The wrappers add a little to each evaluation.
+in execution order is where a served run starts) -- and the accumulation path each INT8 layer call took (one
+float32 conv/matmul with the int32 bias inside: every partial sum below 2^24; chunks of input channels; or the
+per-call exact_product). The wrappers add a little to each evaluation.
 
 --before TREE: the same measurement of another source tree (TREE/python: e.g. ``git archive main | tar -x -C
 TREE``) beside this one, each side in its own process (``--inner`` searches each, the fastest counting), the two
@@ -128,9 +128,9 @@ def main() -> None:
         print(f"     {label:<20} {s * 1000:6.1f} ms = {s / plain:4.2f} passes")
     print(f"   IFMR memo: {ifmr['inputs']} layer inputs, {ifmr['searches']} searched (distinct inputs)")
     if a.per_eval:
-        print("   each evaluation (FP32 passes; served: by prefix reuse; equal: scored by an equal deployment):")
-        for names, served, equal, s in evals_seen:
-            print(f"     {s / plain:5.2f}  served {served} equal {equal}  " + "; ".join(
+        print("   each evaluation (FP32 passes; served: by prefix reuse):")
+        for names, served, s in evals_seen:
+            print(f"     {s / plain:5.2f}  served {served}  " + "; ".join(
                 f"{n}: {'all differ' if ch is None else sorted(ch) if len(ch) < 4 else f'{len(ch)} modules'}" for n, ch in names))
         print("   INT8 layer calls by accumulation path: " +
               ", ".join(f"{k} {n}" for k, n in sorted(paths.items(), key=lambda kv: -kv[1])))
@@ -139,7 +139,7 @@ def main() -> None:
 
 def _per_eval() -> tuple[list, dict]:
     """--per-eval: wrappers recording each Scorer.score call that evaluates (its variants and what they change
-    against the base, the evaluations served and scored by value, CPU seconds) and each INT8 layer call's path."""
+    against the base, the evaluations served, CPU seconds) and each INT8 layer call's path."""
     from opkit.quant import modes as M, prefix, scoring
     seen, paths = [], {}
     score, acc = scoring.Scorer.score, M.QuantLayer._accumulate
@@ -148,10 +148,10 @@ def _per_eval() -> tuple[list, dict]:
         todo = [v for v in variants if v.name not in self._scores]
         base = self.prefix.ref if self.prefix is not None else None
         names = [(v.name, None if base is None else prefix.changed(base, scoring._sim_variant(v))) for v in todo]
-        r0, e0, t = self.replayed, getattr(self, "by_value", 0), time.process_time()
+        r0, t = self.replayed, time.process_time()
         out = score(self, variants, model)
         if todo:
-            seen.append((names, self.replayed - r0, getattr(self, "by_value", 0) - e0, time.process_time() - t))
+            seen.append((names, self.replayed - r0, time.process_time() - t))
         return out
 
     def accumulate(self, q, int_bias=True, own=False, centered=False, kept=None):

@@ -213,60 +213,6 @@ def test_scan_shared_by_a_deployment_equal_by_value(monkeypatch):
     other = b.variant(cfg, "other", records=b.records(cfg, fresh=True))
     assert sc.first_nonfinite(other) == scan and ran == ["other"]
 
-def test_score_shared_by_a_deployment_equal_by_value(monkeypatch):
-    """SCORES_BY_VALUE: the same config built again from a recalibration (new mode objects, every field equal) gets
-    the earlier variant's score -- top-1, top-5 and every sample's class, what its own run gives -- without a
-    labelled evaluation, and counts as one; a record one ulp off, a mode's tensor one ulp off, the earlier
-    variant's mode changed since it ran (the new variant equal to it as it is now), or the model's tensors changed,
-    each runs."""
-    import dataclasses
-    import math
-    b, sc = _overflowing_scorer()
-    cfg = default_config(b.model)
-    v8 = b.variant(cfg, "int8")
-    first = sc.score([v8])["int8"]
-    ran = []
-    evaluate = scoring.evaluate
-    monkeypatch.setattr(scoring, "evaluate", lambda m, d, svs, **k: ran.extend(v.name for v in svs) or
-                        evaluate(m, d, svs, **k))
-    again = b.variant(cfg, "again", records=b.records(cfg, fresh=True))
-    name = v8.quantized[0]
-    assert again.layers[name] is not v8.layers[name]
-    evals = sc.evals
-    got = sc.score([again])["again"]
-    assert ran == [] and sc.evals == evals + 1 and sc.by_value == 1
-    assert (got.top1, got.top5, got.predictions) == (first.top1, first.top5, first.predictions)
-    monkeypatch.setattr(scoring, "SCORES_BY_VALUE", False)
-    own = sc.score([b.variant(cfg, "own run", records=b.records(cfg, fresh=True))])["own run"]
-    assert ran == ["own run"] and (own.top1, own.top5, own.predictions) == (got.top1, got.top5, got.predictions)
-    monkeypatch.setattr(scoring, "SCORES_BY_VALUE", True)
-    recs = dict(b.records(cfg))
-    recs[name] = dataclasses.replace(recs[name], scale_d=math.nextafter(recs[name].scale_d, math.inf))
-    sc.score([b.variant(cfg, "one ulp", records=recs)])
-    assert ran[-1] == "one ulp"
-    # a tensor field one ulp off (every plain field equal: compared field by field) runs
-    m8 = v8.layers[name]
-    up = torch.nextafter(m8.scale_w, torch.full_like(m8.scale_w, math.inf))
-    w = b.variant(cfg, "scale_w up", records=b.records(cfg, fresh=True))
-    w.layers[name].scale_w = up.clone()
-    sc.score([w])
-    assert ran[-1] == "scale_w up"
-    # v8's mode given another scale_w after its run: a variant equal to v8 as it is now is not given v8's score
-    down = torch.nextafter(m8.scale_w, torch.full_like(m8.scale_w, -math.inf))
-    m8.scale_w = down.clone()
-    w = b.variant(cfg, "scale_w down", records=b.records(cfg, fresh=True))
-    w.layers[name].scale_w = down.clone()
-    sc.score([w])
-    assert ran[-1] == "scale_w down"
-    flt = cfg.with_float(["fc"])                 # fc runs under the policy: its weight is in no mode
-    sc.score([b.variant(flt, "fc float")])
-    with torch.no_grad():
-        b.model.fc.weight.mul_(1.5)
-    sc.score([b.variant(flt, "fc edited")])
-    assert ran[-1] == "fc edited"
-    assert sc.by_value == 1
-
-
 def _mutable_parts(obj, path="cfg"):
     """(path, object) for every dict / list / dataclass reachable from ``obj``."""
     import dataclasses

@@ -39,8 +39,6 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          # q14, outside the evaluations: rows and overflow scans shared by deployments equal by value, channel bounds
          # from the codes' kept sign sums
          (scoring, "ROWS_BY_VALUE"), (M, "SPLIT_BOUNDS"),
-         # q15, the evaluations: a variant equal by value to one already scored gets its score
-         (scoring, "SCORES_BY_VALUE"),
          # q15b, an evaluation's cost: an INT8 layer's fake-quant call with its per-layer constants kept
          (M, "LEAN_CALL"))
 

@@ -36,13 +36,6 @@ REUSE_ROWS = True
 # rebuilt from its recalibrated config is often the base deployment again, in new mode objects. False: by the
 # modes' identity only (REUSE_ROWS alone).
 ROWS_BY_VALUE = True
-# True: a variant equal by value to one already scored on the labelled set (prefix.changed finds no module: the same
-# policy and settings, every engine mode of the same type with every field equal, tensors by identity or equal bits),
-# with the model's tensors unchanged and the earlier variant's modes as they were when it ran, gets that variant's
-# score without a run: the encoder's per-channel and per-layer rows are its base deployment, a recommendation whose
-# recalibrated config is the base config is the base again. It still counts as one of the report's evaluations.
-# False: every variant not scored under its name runs.
-SCORES_BY_VALUE = True
 # True: a variant evaluated in this process starts from the kept module outputs of the reference variant
 # (keep_prefix: the base all-INT8 deployment) up to its first changed module (quant/prefix.py). False: every
 # evaluation runs the whole model (tests and the benchmark compare the two).
@@ -95,47 +88,6 @@ def nonfinite_share(out: torch.Tensor, ref: torch.Tensor) -> float:
     return float(((~torch.isfinite(out.detach().reshape(-1))) & torch.isfinite(ref.detach().reshape(-1))).sum()) / n
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(m) -> tuple[str, ...]:
-    """A mode's dataclass fields but ``overflow`` (the notes a run appends), kept per type."""
-    names = _FIELDS.get(type(m))
-    if names is None:
-        names = _FIELDS[type(m)] = tuple(f.name for f in dataclasses.fields(m) if f.name != "overflow") \
-            if dataclasses.is_dataclass(m) else ()
-    return names
-
-
-def _snapshot(sv: SimVariant) -> tuple[tuple, tuple]:
-    """(signature, now) of a variant, in one pass over its modes' fields.
-
-    signature: a cheap necessary condition for two variants to be equal by value (prefix.changed finding nothing)
-    -- the policy, each layer's mode type and its fields that are plain numbers, strings or None (a DMQ or float
-    action changes those), the overridden layers and function modes' names. Only variants of one signature are
-    compared field by field: the search's variants all hold the same mode types, and comparing each with every
-    earlier one took longer than the runs it saved.
-
-    now: every mode's and per-layer override's fields as they are, cheaply -- each value itself (held, so its id
-    stays its own) and a tensor's version. A mode given a new field value, or a tensor of it written in place,
-    after the variant was scored compares unequal in ``_same_now`` (a list or dict field changed in place would
-    not: no mode holds one the engine reads, ``overflow`` -- the notes a run appends -- aside)."""
-    sig, now = [], []
-    for n, m in sv.layers.items():
-        vals = tuple(getattr(m, f) for f in _fields(m))
-        sig.append((n, type(m).__name__, tuple(v for v in vals if v is None or isinstance(v, (int, float, str)))))
-        now.append((n, m, vals, tuple(x._version for x in vals if isinstance(x, torch.Tensor))))
-    now.extend((n, e, (), ()) for n, e in sv.layer_overrides.items())
-    pol = sv.policy if isinstance(sv.policy, str) or sv.policy is None else id(sv.policy)
-    return (pol, tuple(sorted(sig)), tuple(sorted(sv.layer_overrides)), tuple(sorted(sv.functions))), tuple(now)
-
-
-def _same_now(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) and all(
-        x[0] == y[0] and x[1] is y[1] and len(x[2]) == len(y[2]) and all(p is q for p, q in zip(x[2], y[2]))
-        and x[3] == y[3] for x, y in zip(a, b))
-
-
 def _sim_variant(v) -> SimVariant:
     return v.as_variant() if isinstance(v, QuantVariant) else v
 
@@ -157,8 +109,6 @@ class Scorer:
         self.prefix: prefix.PrefixCache | None = None
         self.replayed = 0                     # evaluations run from the reference's kept outputs
         self._prefix_why = ""                 # why the reference could not be recorded (the status line says it)
-        self._scored: dict[tuple, list] = {}  # signature -> [(state_key, now, SimVariant, name)] (_snapshot)
-        self.by_value = 0                     # evaluations answered by an earlier equal variant's score
 
     def keep_prefix(self, v) -> None:
         """Keep the module outputs of ``v`` (by name) when it is evaluated, for later variants that equal it up to
@@ -190,9 +140,8 @@ class Scorer:
         if not c.valid:
             return f"prefix reuse: off ({c.why}); served {c.served} batches of {self.replayed} evaluations before"
         first = f" ({c.first})" if c.first else ""       # batch 0 served, or in full and why
-        equal = f"; {self.by_value} scored by an equal deployment" if self.by_value else ""
         return (f"prefix reuse: served {c.served} batches of {self.replayed} evaluations{first}, "
-                f"{c.held / 2 ** 20:.1f} of {r.prefix_mb:g} MB kept{equal}")
+                f"{c.held / 2 ** 20:.1f} of {r.prefix_mb:g} MB kept")
 
     def _prefixed(self, sv):
         """``sv`` as it runs in this evaluation: recording the reference, from its kept outputs, or as it is."""
@@ -219,19 +168,13 @@ class Scorer:
         """Top-1 / top-5 (percent) of each variant on the labelled set, cached by name. ``model``: a changed
         copy of the model (an overflow fix that edits it) -- run in this process."""
         todo = [v for v in variants if v.name not in self._scores]
-        state, sims = None, {}
-        if todo and model is None and SCORES_BY_VALUE:
-            state = prefix.state_key(self.model)
-            sims = {v.name: _sim_variant(v) for v in todo}
-            sigs = {n: _snapshot(sv) for n, sv in sims.items() if isinstance(sv, SimVariant)}
-            todo = [v for v in todo if not self._score_by_value(v, sims[v.name], sigs.get(v.name, (None,))[0], state)]
         if todo:
             t0 = time.monotonic()
             self.log(f"evaluating {', '.join(v.name for v in todo)} on {len(self.data)} samples")
             r = self.run
             # FP32 runs when it is asked for, when it is not cached yet, or beside a changed model (not cached)
             ref = not REUSE_FP32 or "fp32" not in self._scores or model is not None
-            svs = [sims.get(v.name) or _sim_variant(v) for v in todo]
+            svs = [_sim_variant(v) for v in todo]
             if model is None:
                 svs = [self._prefixed(sv) for sv in svs]
             res = evaluate(model if model is not None else self.model, self.data, svs,
@@ -247,31 +190,8 @@ class Scorer:
                 if name in keep:
                     self._scores[name] = Score(res.topk(name, 1), res.topk(name, 5), res.top1_predictions(name))
             self.evals += len(todo)
-            if state is not None:
-                # kept with the state it ran on: if the evaluation itself changed a tensor, the state a later
-                # variant is looked up with differs, and nothing matches
-                for v in todo:
-                    if v.name in sigs:
-                        sv = sims[v.name]
-                        self._scored.setdefault(sigs[v.name][0], []).append((state, sigs[v.name][1], sv, v.name))
             self.eval_seconds += time.monotonic() - t0
         return {v.name: self._scores[v.name] for v in variants}
-
-    def _score_by_value(self, v, sv, sig: tuple | None, state: tuple) -> bool:
-        """SCORES_BY_VALUE: give ``v`` (run as ``sv``, of signature ``sig``) the score of an earlier variant it
-        equals by value, if any (True)."""
-        if sig is None or v.name == self._prefix_from:      # not an engine variant; the reference is recorded: runs
-            return False
-        for st, fp, seen, name in self._scored.get(sig, ()):
-            # the model's tensors as they were, the variants equal, and the earlier one's modes unchanged since it ran
-            if st == state and prefix.changed(seen, sv) == set() and _same_now(fp, _snapshot(seen)[1]):
-                got = self._scores[name]
-                self._scores[v.name] = dataclasses.replace(got, predictions=list(got.predictions))
-                self.evals += 1
-                self.by_value += 1
-                self.log(f"{v.name}: the deployment of {name} (equal by value), its score")
-                return True
-        return False
 
     def scored(self, name: str) -> Score:
         """The score of a variant already evaluated, by name."""

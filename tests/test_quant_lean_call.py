@@ -69,6 +69,7 @@ def test_lean_call_equals_the_general_path(net, monkeypatch):
         return out
 
     monkeypatch.setattr(M.QuantLayer, "_lean_run", lean_run)
+    assert M.fused.kernels() is not None, M.fused.why()      # loaded and self-checked: else no lean call is taken
     lean_layers = 0
     for layer_name, (layer, module, forward, xin) in inputs.items():
         forms = [xin]
@@ -82,11 +83,45 @@ def test_lean_call_equals_the_general_path(net, monkeypatch):
             got = layer.run(_Sim(), module, forward, (xf,), {})
             assert got[1:] == want[1:], (name, layer_name, tuple(xf.shape))
             assert torch.equal(bits(got[0]), bits(want[0])), (name, layer_name, tuple(xf.shape))
-            # smaller tensors stay on the torch ops (the kernels do not pay); a channels-last input (convnext's
-            # depthwise conv) is not one the kernels read: both take the general path
-            kernels = min(xf.numel(), want[0].numel()) >= M.fused.MIN_ELEMENTS and M.fused._usable(xf)
+            # a smaller input stays on the torch ops (the kernels do not pay); a channels-last input (convnext's
+            # depthwise conv) is not one the kernels read: both take the general path. A small output is dequantized
+            # by the torch ops inside the lean call.
+            kernels = xf.numel() >= M.fused.MIN_ELEMENTS and M.fused._usable(xf)
             assert taken == ([layer_name] if layer._lean()[1] is not None and kernels else []), (name, layer_name)
         lean_layers += layer._lean()[1] is not None
     if name == "encoder":
         assert lean_layers == len(inputs) == 10         # every INT8 Linear of the encoder takes the lean call
     assert lean_layers > 0, name
+
+
+def test_lean_call_with_a_small_output_runs_the_matmul_once(monkeypatch):
+    """A Linear 768 -> 10 at batch 1: the input is one the codes kernel reads, the 10-element output is too small
+    for the dequant kernel. The lean call dequantizes it with the torch ops itself -- the codes kernel and the
+    matmul run once, not again on the general path -- and gives the general path's bits, label and kernel name."""
+    from opkit.quant.algorithms import arq, scale_offset
+    from opkit.quant.modes import ConvGeometry
+    fused = M.fused
+    assert fused.kernels() is not None, fused.why()
+    torch.manual_seed(3)
+    m = torch.nn.Linear(768, 10)
+    wq = arq(m.weight, 8, True)
+    s_d, _ = scale_offset(torch.tensor(3.0), torch.tensor(-1.0), True, 8)
+    deq = float(s_d) * wq.scale
+    layer = M.QuantLayer("head", ConvGeometry.of(m), wq.codes.to(torch.int8), wq.scale, float(s_d), -20,
+                         bias_codes=torch.round(m.bias.detach() / deq).to(torch.int64), bias=m.bias.detach())
+    for shape in ((1, 768), (1, 1, 768)):               # the int32 bias inside the matmul; the float bias after
+        x = torch.randn(shape)
+        monkeypatch.setattr(M, "LEAN_CALL", False)
+        want = layer.run(_Sim(), m, m.forward, (x,), {})
+        monkeypatch.setattr(M, "LEAN_CALL", True)
+        calls = []
+        for fn in ("_codes", "_dequant"):
+            real = getattr(fused, fn)
+            monkeypatch.setattr(fused, fn, lambda *a, real=real, fn=fn: calls.append(fn) or real(*a))
+        apply = ConvGeometry.apply
+        monkeypatch.setattr(ConvGeometry, "apply", lambda self, *a: calls.append("matmul") or apply(self, *a))
+        got = layer.run(_Sim(), m, m.forward, (x,), {})
+        monkeypatch.undo()
+        assert calls == ["_codes", "matmul"], shape      # no kernel dequant (10 elements), nothing run twice
+        assert got[1:] == want[1:], shape
+        assert torch.equal(bits(got[0]), bits(want[0])), shape

@@ -645,9 +645,13 @@ class QuantLayer(LayerMode):
         float_bias = linear and x.dim() != 2 and bias is not None
         q = fused._codes(lib, x, r, off, lo, hi)
         acc = self.geometry.apply(q, w32, None if float_bias else b32)
+        axis = acc.dim() - 1 if linear else 1
         if acc.numel() < fused.MIN_ELEMENTS or not acc.is_contiguous():
-            return None        # before the dequant: nothing of the layer's state has changed, the general path redoes it
-        y = fused._dequant(lib, acc, deq, bias if float_bias else None, acc.dim() - 1 if linear else 1)
+            # a small or strided output (a Linear 768 -> 10 at batch 1): the general path's own dequant, which
+            # takes the torch ops here -- the codes and matmul are not run twice
+            y = fused.dequant(acc, deq, bias if float_bias else None, axis)
+        else:
+            y = fused._dequant(lib, acc, deq, bias if float_bias else None, axis)
         return y, F32, bits, labels[float_bias]
 
     def run(self, sim, module, forward, args, kwargs):

@@ -14,6 +14,12 @@ bench_quant_algos_search.py --model builds them). The IFMR memo line gives the r
 the layer inputs handed to it (hits + misses) and the searches it ran (misses: it reuses a search for the same
 bytes and parameters, so these are the distinct inputs). IFMR runs outside the memo (RNN records) are not counted.
 
+--per-eval: each labelled evaluation of the fastest search on its own line, in FP32 passes -- its variants, how
+many of them prefix reuse served, the modules each runs otherwise than the base (prefix.changed: the first of them
+in execution order is where a served run starts) -- and the accumulation path each INT8 layer call took (one
+float32 conv/matmul with the int32 bias inside: every partial sum below 2^24; chunks of input channels; or the
+per-call exact_product). The wrappers add a little to each evaluation.
+
 --before TREE: the same measurement of another source tree (TREE/python: e.g. ``git archive main | tar -x -C
 TREE``) beside this one, each side in its own process (``--inner`` searches each, the fastest counting), the two
 sides alternating ``--repeats`` times, the fastest of each side counting; the two reports must be equal field for
@@ -69,6 +75,7 @@ def main() -> None:
     ap.add_argument("--inner", type=int, default=2, help="--before: searches per process, the fastest counting")
     ap.add_argument("--model", default="encoder", help="encoder, zoo:NAME or resnet18 (bench_quant_algos_search.py)")
     ap.add_argument("--size", type=int, default=32, help="--model resnet18: input size")
+    ap.add_argument("--per-eval", action="store_true", help="each evaluation's passes and the INT8 layers' paths")
     ap.add_argument("--child", help=argparse.SUPPRESS)      # one side's process: its figures as JSON to this file
     ap.add_argument("--tree", help=argparse.SUPPRESS)       # one side's process: the python/ to import opkit from
     a = ap.parse_args()
@@ -89,6 +96,7 @@ def main() -> None:
     for p in PIECES:
         _wrap(spent, *p)
     memos = _count_ifmr()
+    evals_seen, paths = _per_eval() if a.per_eval else ([], {})
     best, plain = None, float("inf")
     for _ in range(a.repeats):
         t = time.process_time()
@@ -96,13 +104,16 @@ def main() -> None:
         plain = min(plain, time.process_time() - t)
         spent.clear()
         memos.clear()
+        evals_seen.clear()
+        paths.clear()
         t = time.process_time()
         rep = opkit.quantize(m, c, (x, y), policy="amct-fake-quant", target_drop=3.0, batch_size=64, workers=1)
         total = time.process_time() - t
         if best is None or total < best[0]:
             best = (total, dict(spent), rep.evals, {"inputs": sum(m.hits + m.misses for m in memos),
-                                                    "searches": sum(m.misses for m in memos)})
-    total, split, evals, ifmr = best
+                                                    "searches": sum(m.misses for m in memos)},
+                    list(evals_seen), dict(paths))
+    total, split, evals, ifmr, evals_seen, paths = best
     if a.child:
         with open(a.child, "w") as f:
             json.dump({"total": total, "plain": plain, "evals": evals, "split": split, "ifmr": ifmr,
@@ -116,7 +127,54 @@ def main() -> None:
     for label, s in sorted(split.items(), key=lambda kv: -kv[1]):
         print(f"     {label:<20} {s * 1000:6.1f} ms = {s / plain:4.2f} passes")
     print(f"   IFMR memo: {ifmr['inputs']} layer inputs, {ifmr['searches']} searched (distinct inputs)")
+    if a.per_eval:
+        print("   each evaluation (FP32 passes; served: by prefix reuse):")
+        for names, served, s in evals_seen:
+            print(f"     {s / plain:5.2f}  served {served}  " + "; ".join(
+                f"{n}: {'all differ' if ch is None else sorted(ch) if len(ch) < 4 else f'{len(ch)} modules'}" for n, ch in names))
+        print("   INT8 layer calls by accumulation path: " +
+              ", ".join(f"{k} {n}" for k, n in sorted(paths.items(), key=lambda kv: -kv[1])))
     print(f"   after: {load()}")
+
+
+def _per_eval() -> tuple[list, dict]:
+    """--per-eval: wrappers recording each Scorer.score call that evaluates (its variants and what they change
+    against the base, the evaluations served, CPU seconds) and each INT8 layer call's path."""
+    from opkit.quant import modes as M, prefix, scoring
+    seen, paths = [], {}
+    score, acc = scoring.Scorer.score, M.QuantLayer._accumulate
+
+    def scored(self, variants, model=None):
+        todo = [v for v in variants if v.name not in self._scores]
+        base = self.prefix.ref if self.prefix is not None else None
+        names = [(v.name, None if base is None else prefix.changed(base, scoring._sim_variant(v))) for v in todo]
+        r0, t = self.replayed, time.process_time()
+        out = score(self, variants, model)
+        if todo:
+            seen.append((names, self.replayed - r0, time.process_time() - t))
+        return out
+
+    def accumulate(self, q, int_bias=True, own=False, centered=False, kept=None):
+        if self.geometry.weighted:
+            plan, bias_f32, _ = kept[0] if kept is not None else self._planned()
+            if not (self.planned and M.exact32_allowed()):
+                plan = None
+            k = "exact_product" if plan is None else "one float32 op, bias inside" if bias_f32 else \
+                f"{len(plan)} chunk(s)"
+            paths[k] = paths.get(k, 0) + 1
+        return acc(self, q, int_bias, own, centered, kept)
+    lean = getattr(M.QuantLayer, "_lean_run", None)          # q15b's lean call skips _accumulate
+
+    def lean_run(self, x):
+        out = lean(self, x)
+        if out is not None:
+            k = "one float32 op, bias inside (lean call)"
+            paths[k] = paths.get(k, 0) + 1
+        return out
+    if lean is not None:
+        M.QuantLayer._lean_run = lean_run
+    scoring.Scorer.score, M.QuantLayer._accumulate = scored, accumulate
+    return seen, paths
 
 
 def _count_ifmr() -> list:

@@ -27,7 +27,7 @@ from quantdata import encoder as E  # noqa: E402
 
 FLAGS = ((S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), (M, "KEEP_CONSTANTS"), (S, "DICT_FORWARD"),
          (fused, "ENABLED"), (A, "IFMR_FUSED"), (A, "ROW_MEANS"), (S, "SKIP_LN_PROBE"), (S, "LEAN_DISPATCH"), (M, "ONE_KEY"),
-         (S, "F32_POLICY_FAST"))
+         (S, "F32_POLICY_FAST"), (M, "LEAN_CALL"))
 
 
 def bits(t: torch.Tensor) -> torch.Tensor:

@@ -10,6 +10,7 @@ import torch.nn as nn
 
 from opkit.quant import algorithms as A
 from opkit.quant import fused
+from opkit.quant import modes as M
 from opkit.quant.algorithms import arq, scale_offset
 from opkit.quant.modes import ConvGeometry, QuantLayer, amct_fake_quant, reciprocal_scale
 
@@ -153,14 +154,20 @@ def test_self_check_refuses_another_rounding(monkeypatch, tmp_path):
     assert "codes differ" in fused._self_check(lib)
 
 
-@pytest.mark.parametrize("change", ["scale_w", "codes", "bias_codes", "scale_d", "offset_d"])
-def test_kept_constants_follow_a_changed_layer(change):
-    """QuantLayer._kept checks the plan, float32 codes and deq_scale with one key: a layer whose scale_w, codes or
-    bias codes change in place, or whose scale_d / offset_d are reassigned, computes from the new values (the
-    same bits as a layer built fresh with them)."""
+@pytest.mark.parametrize("shape", [(64, 16, 40), (1024, 40)])
+@pytest.mark.parametrize("lean", [False, True])
+@pytest.mark.parametrize("change", ["scale_w", "codes", "bias_codes", "scale_d", "offset_d", "bias", "act_bits",
+                                    "codes_replaced"])
+def test_kept_constants_follow_a_changed_layer(change, lean, shape, monkeypatch):
+    """QuantLayer._kept (and, lean, the lean call's _lean) checks the plan, float32 codes and deq_scale with one
+    key: a layer whose scale_w, codes or bias codes change in place, whose codes or float bias are replaced, or
+    whose scale_d / offset_d / act_bits are reassigned, computes from the new values (the same bits as a layer
+    built fresh with them). Both input ranks: a 3-D Linear adds the float bias after dequant, a 2-D one keeps the
+    int32 bias inside the matmul -- so the bias codes are read only on the 2-D input."""
     import copy
+    monkeypatch.setattr(M, "LEAN_CALL", lean)
     m, layer = _layer("linear", -20, True)
-    x = torch.randn(64, 16, 40, generator=torch.Generator().manual_seed(9))
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(9))
     layer.run(_Sim(), m, m.forward, (x,), {})                 # constants kept
     fresh = copy.deepcopy(layer)
     for lay in (layer, fresh):
@@ -172,9 +179,16 @@ def test_kept_constants_follow_a_changed_layer(change):
             lay.bias_codes.add_(7)
         elif change == "scale_d":
             lay.scale_d = lay.scale_d * 1.5
+        elif change == "bias":
+            lay.bias = lay.bias * 3
+        elif change == "act_bits":
+            lay.act_bits = 6
+        elif change == "codes_replaced":
+            lay.codes = lay.codes.flip(0)
         else:
             lay.offset_d = -3
-    assert "_kept_state" in layer.__dict__ and "_kept_state" not in fresh.__dict__    # a copy keeps none
+    kept = "_lean_state" if lean else "_kept_state"
+    assert kept in layer.__dict__ and kept not in fresh.__dict__    # a copy keeps none
     got = layer.run(_Sim(), m, m.forward, (x,), {})[0]
     assert same_bits(got, fresh.run(_Sim(), m, m.forward, (x,), {})[0])
 

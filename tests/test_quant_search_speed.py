@@ -38,7 +38,9 @@ FLAGS = ((scoring, "REUSE_FP32"), (S, "MODE_OFF_INSIDE_OPS"), (S, "F32_AS_IS"), 
          (S, "F32_POLICY_FAST"),
          # q14, outside the evaluations: rows and overflow scans shared by deployments equal by value, channel bounds
          # from the codes' kept sign sums
-         (scoring, "ROWS_BY_VALUE"), (M, "SPLIT_BOUNDS"))
+         (scoring, "ROWS_BY_VALUE"), (M, "SPLIT_BOUNDS"),
+         # q15b, an evaluation's cost: an INT8 layer's fake-quant call with its per-layer constants kept
+         (M, "LEAN_CALL"))
 
 
 def _encoder():

@@ -140,11 +140,19 @@ def exact32_allowed() -> bool:
     """Float32 convs and matmuls run in full float32 (no TF32/bf16 shortcut): the condition for exactness."""
     if torch.get_float32_matmul_precision() != "highest":
         return False
-    for knob in ("matmul", "conv"):              # oneDNN's own precision knobs (newer torch), when present
-        prec = getattr(getattr(getattr(torch.backends, "mkldnn", None), knob, None), "fp32_precision", None)
+    for knob in _mkldnn_knobs():                 # oneDNN's own precision knobs (newer torch), when present
+        prec = getattr(knob, "fp32_precision", None)
         if prec not in (None, "none", "ieee"):
             return False
     return True
+
+
+@functools.lru_cache(maxsize=1)
+def _mkldnn_knobs() -> tuple:
+    """torch.backends.mkldnn's matmul and conv knob objects (fixed once torch is imported; their precision is read
+    on every call): resolved once, as every INT8 layer call asks exact32_allowed."""
+    mk = getattr(torch.backends, "mkldnn", None)
+    return tuple(k for k in (getattr(mk, "matmul", None), getattr(mk, "conv", None)) if k is not None)
 
 
 F32_LIMIT = 2 ** 24
@@ -396,6 +404,10 @@ KEEP_CONSTANTS = True
 # True: a fake-quant call checks its kept plan, float32 codes and deq_scale with one key (QuantLayer._kept);
 # False: three checks, as before (the benchmark compares the two).
 ONE_KEY = True
+# True: an INT8 layer's fake-quant call (no policy, one exact float32 matmul) takes QuantLayer._lean_run: what is
+# constant per layer kept behind one plain-valued key, the kernels called directly; False: the general path, as
+# before (q15b; the benchmark and tests compare the two).
+LEAN_CALL = True
 
 
 def reciprocal_scale(scale_d: float) -> torch.Tensor:
@@ -481,6 +493,7 @@ class QuantLayer(LayerMode):
         d.pop("_plan", None)
         d.pop("_deq", None)
         d.pop("_kept_state", None)
+        d.pop("_lean_state", None)
         return d
 
     def __post_init__(self):
@@ -579,9 +592,75 @@ class QuantLayer(LayerMode):
             acc = part.to(F64) if acc is None else acc.add_(part)      # float32 -> float64 exactly, in place
         return acc
 
+    def _lean_key(self) -> tuple:
+        """What _lean's constants come from, as plain values (compared with one tuple ==): each tensor's id,
+        version, storage, dtype, device and shape (tensor_state's parts; the kept entry holds the tensors, so an id
+        cannot be reused while it is kept), and the numbers."""
+        key = [self.scale_d, self.offset_d, self.act_bits, self.wts_bits, self.from_requant, self.planned]
+        for t in (self.codes, self.bias_codes, self.scale_w, self.bias):
+            key += (None,) if t is None else (id(t), t._version, t.data_ptr(), t.dtype, t.device, t.shape)
+        return tuple(key)
+
+    def _lean(self) -> tuple | None:
+        """The constants of a fake-quant call on the exact one-matmul path, made once per (layer, values): (key,
+        float reciprocal, offset, lo, hi, float32 codes, float32 int bias, deq_scale, float bias or None, labels,
+        the tensors the key names); None when this layer takes the general path (no single exact float32
+        matmul, a transposed conv or pool, requantized input, constants the kernels cannot read)."""
+        key = self._lean_key()
+        hit = self.__dict__.get("_lean_state")
+        if hit is not None and hit[0] == key:
+            return hit
+        lean = None
+        plan, bias_f32, _ = self._planned()
+        lo, hi = int_range(self.act_bits)
+        deq, b = self.deq_scale, self.bias
+        if self.planned and bias_f32 and plan is not None and self.geometry.weighted and not self.from_requant \
+                and fused._usable(deq) and deq.dim() == 1 and deq.numel() in (1, self.codes.shape[0]) \
+                and (b is None or (fused._usable(b) and b.dim() == 1 and b.numel() == self.codes.shape[0])):
+            bits = f"int{self.act_bits}" if self.act_bits == self.wts_bits else f"a{self.act_bits}w{self.wts_bits}"
+            label = f"AMCT fake-quant {bits}" + ("" if (self.act_bits, self.wts_bits) == (8, 8) else " (what-if)")
+            bc = self.bias_codes
+            lean = (key, float(reciprocal_scale(self.scale_d)), self.offset_d, lo, hi, f32_codes(self.codes),
+                    f32_codes(bc).reshape(-1) if bc is not None else None, deq, b, bits,
+                    (label, label + " + float bias (MatMul + Add)"),
+                    (self.codes, bc, self.scale_w, b))
+        self.__dict__["_lean_state"] = lean if lean is not None else (key, None)
+        return self.__dict__["_lean_state"]
+
+    def _lean_run(self, x: torch.Tensor):
+        """run()'s fake-quant branch on the exact one-matmul path, the same operations in the same order (codes
+        kernel, one float32 matmul with the int32 bias inside, dequant kernel), with the per-layer constants from
+        _lean; None when a condition of that path fails (then run() takes its general path)."""
+        lean = self._lean()
+        if lean[1] is None or not exact32_allowed():
+            return None
+        _, r, off, lo, hi, w32, b32, deq, bias, bits, labels, _ = lean
+        lib = fused.kernels() if fused.ENABLED else None
+        if self.in_scale is not None:
+            x = x.to(F32) * self.in_scale.to(F32)
+        x = x.to(F32)
+        if lib is None or x.numel() < fused.MIN_ELEMENTS or not fused._usable(x):
+            return None
+        linear = self.op_type == "linear"
+        float_bias = linear and x.dim() != 2 and bias is not None
+        q = fused._codes(lib, x, r, off, lo, hi)
+        acc = self.geometry.apply(q, w32, None if float_bias else b32)
+        axis = acc.dim() - 1 if linear else 1
+        if acc.numel() < fused.MIN_ELEMENTS or not acc.is_contiguous():
+            # a small or strided output (a Linear 768 -> 10 at batch 1): the general path's own dequant, which
+            # takes the torch ops here -- the codes and matmul are not run twice
+            y = fused.dequant(acc, deq, bias if float_bias else None, axis)
+        else:
+            y = fused._dequant(lib, acc, deq, bias if float_bias else None, axis)
+        return y, F32, bits, labels[float_bias]
+
     def run(self, sim, module, forward, args, kwargs):
         x = args[0]
         device = sim.policy is not None and not sim.policy.fake_quant
+        if LEAN_CALL and KEEP_CONSTANTS and not device:
+            out = self._lean_run(x)
+            if out is not None:
+                return out
         io = sim.io_dtype(self.op_type, [x]) if device else F32
         if self.in_scale is not None:
             # the Mul AMCT puts before a balanced layer: FP32 in its fake-quant model; on the device a float op

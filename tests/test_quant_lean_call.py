@@ -1,0 +1,127 @@
+"""The lean INT8 fake-quant call (modes.LEAN_CALL, q15b): QuantLayer._lean_run against the general path it skips,
+bit for bit, on the encoder's and zoo nets' real layers and inputs -- a constant kept per model, per call or per
+input rank instead of per (layer, values) gives another layer's or another rank's answer and fails here."""
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from opkit.evaluate import SimVariant
+from opkit.quant import modes as M
+from opkit.quant.amct import zoo
+from opkit.quant.calibrate import calibrate
+from opkit.quant.config import default_config
+from opkit.quant.graph import read_graph
+from opkit.quant.variant import build_variant
+
+sys.path.insert(0, str(Path(__file__).parent))
+from quantdata import encoder as E  # noqa: E402
+
+
+def bits(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().float().contiguous().view(torch.int32)
+
+
+def _nets():
+    yield "encoder", lambda: (E.encoder().float().eval(), E.patches(16, 2).float(), E.patches(24, 1).float())
+    for name in ("resnet_basic", "vit", "convnext"):
+        yield f"zoo-{name}", lambda name=name: (zoo.load(name), zoo.calib_set(16), zoo.test_set(24)[0])
+
+
+NETS = list(_nets())
+
+
+class _Sim:
+    policy = None
+    notes: list = []
+
+
+@pytest.mark.parametrize("net", NETS, ids=[n[0] for n in NETS])
+def test_lean_call_equals_the_general_path(net, monkeypatch):
+    """Every INT8 layer of the net's default INT8 variant, called on the input it sees in the model (and a Linear's
+    input flattened to 2-D too: no float bias then, AMCT's bias inside the MatMul), gives the same output bits,
+    label and kernel name with the lean call as with the general path; the lean call is taken for every weighted
+    layer with one exact float32 matmul."""
+    name, make = net
+    model, calib, x = make()
+    cfg = default_config(model)
+    graph = read_graph(model, (calib[:2],))
+    v = build_variant(model, cfg, calibrate(model, calib, cfg, graph), graph)
+    inputs = {}
+    real_run = M.QuantLayer.run
+
+    def run(self, sim, module, forward, args, kwargs):
+        inputs.setdefault(self.name, (self, module, forward, args[0].clone()))
+        return real_run(self, sim, module, forward, args, kwargs)
+
+    monkeypatch.setattr(M.QuantLayer, "run", run)
+    SimVariant("int8", policy="amct-fake-quant", layers=v.layers).simulator().run(model, (x,), record=False)
+    monkeypatch.setattr(M.QuantLayer, "run", real_run)
+    assert inputs, name
+    taken = []
+    real_lean = M.QuantLayer._lean_run
+
+    def lean_run(self, x):
+        out = real_lean(self, x)
+        if out is not None:                 # the lean call answered (None: the general path ran)
+            taken.append(self.name)
+        return out
+
+    monkeypatch.setattr(M.QuantLayer, "_lean_run", lean_run)
+    assert M.fused.kernels() is not None, M.fused.why()      # loaded and self-checked: else no lean call is taken
+    lean_layers = 0
+    for layer_name, (layer, module, forward, xin) in inputs.items():
+        forms = [xin]
+        if layer.op_type == "linear" and xin.dim() > 2:
+            forms.append(xin.reshape(-1, xin.shape[-1]))
+        for xf in forms:
+            monkeypatch.setattr(M, "LEAN_CALL", False)
+            want = layer.run(_Sim(), module, forward, (xf,), {})
+            monkeypatch.setattr(M, "LEAN_CALL", True)
+            taken.clear()
+            got = layer.run(_Sim(), module, forward, (xf,), {})
+            assert got[1:] == want[1:], (name, layer_name, tuple(xf.shape))
+            assert torch.equal(bits(got[0]), bits(want[0])), (name, layer_name, tuple(xf.shape))
+            # a smaller input stays on the torch ops (the kernels do not pay); a channels-last input (convnext's
+            # depthwise conv) is not one the kernels read: both take the general path. A small output is dequantized
+            # by the torch ops inside the lean call.
+            kernels = xf.numel() >= M.fused.MIN_ELEMENTS and M.fused._usable(xf)
+            assert taken == ([layer_name] if layer._lean()[1] is not None and kernels else []), (name, layer_name)
+        lean_layers += layer._lean()[1] is not None
+    if name == "encoder":
+        assert lean_layers == len(inputs) == 10         # every INT8 Linear of the encoder takes the lean call
+    assert lean_layers > 0, name
+
+
+def test_lean_call_with_a_small_output_runs_the_matmul_once(monkeypatch):
+    """A Linear 768 -> 10 at batch 1: the input is one the codes kernel reads, the 10-element output is too small
+    for the dequant kernel. The lean call dequantizes it with the torch ops itself -- the codes kernel and the
+    matmul run once, not again on the general path -- and gives the general path's bits, label and kernel name."""
+    from opkit.quant.algorithms import arq, scale_offset
+    from opkit.quant.modes import ConvGeometry
+    fused = M.fused
+    assert fused.kernels() is not None, fused.why()
+    torch.manual_seed(3)
+    m = torch.nn.Linear(768, 10)
+    wq = arq(m.weight, 8, True)
+    s_d, _ = scale_offset(torch.tensor(3.0), torch.tensor(-1.0), True, 8)
+    deq = float(s_d) * wq.scale
+    layer = M.QuantLayer("head", ConvGeometry.of(m), wq.codes.to(torch.int8), wq.scale, float(s_d), -20,
+                         bias_codes=torch.round(m.bias.detach() / deq).to(torch.int64), bias=m.bias.detach())
+    for shape in ((1, 768), (1, 1, 768)):               # the int32 bias inside the matmul; the float bias after
+        x = torch.randn(shape)
+        monkeypatch.setattr(M, "LEAN_CALL", False)
+        want = layer.run(_Sim(), m, m.forward, (x,), {})
+        monkeypatch.setattr(M, "LEAN_CALL", True)
+        calls = []
+        for fn in ("_codes", "_dequant"):
+            real = getattr(fused, fn)
+            monkeypatch.setattr(fused, fn, lambda *a, real=real, fn=fn: calls.append(fn) or real(*a))
+        apply = ConvGeometry.apply
+        monkeypatch.setattr(ConvGeometry, "apply", lambda self, *a: calls.append("matmul") or apply(self, *a))
+        got = layer.run(_Sim(), m, m.forward, (x,), {})
+        monkeypatch.undo()
+        assert calls == ["_codes", "matmul"], shape      # no kernel dequant (10 elements), nothing run twice
+        assert got[1:] == want[1:], shape
+        assert torch.equal(bits(got[0]), bits(want[0])), shape

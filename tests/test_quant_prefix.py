@@ -2,6 +2,9 @@
 module starts from the reference's kept module outputs; its logits are the same bits as a full run's. A skip
 connection around the changed module, a module called twice, a batch not recorded, module calls that differ
 between batches and a changed weight: each handled (or refused) as the module says."""
+import gc
+import weakref
+
 import pytest
 import torch
 import torch.nn as nn
@@ -632,3 +635,24 @@ def test_a_module_called_again_costs_the_first_batch_no_room():
     assert cache.calls["act"] == 4 and "act" not in cache.cacheable and "c2" in cache.keep
     assert cache.xs[0] is not None and cache.first == "batch 0 served"
     assert "c2" in _replayed(m, cache, other, x, first=True)
+
+
+def test_a_kept_state_key_holds_the_storage_it_names():
+    """``p.data = t`` frees the block a kept key's data pointer named, and a later tensor could get it back (a
+    script doing ``p.data = randn`` twice got an equal key over other weights 19 times in 20): a kept key
+    (PrefixCache.state, Scorer.run_key) would then match other weights. The key holds the tensor and its storage
+    while it lives, and lets them go with it."""
+    m = nn.Linear(16, 16)
+    t1 = torch.randn(16, 16)
+    m.weight.data = t1
+    kept = P.state_key(m)
+    storage = weakref.ref(t1.untyped_storage())
+    del t1
+    m.weight.data = torch.randn(16, 16)
+    gc.collect()
+    assert storage() is not None, "the kept key let its storage go: its data pointer can name other weights"
+    assert P.state_key(m) != kept
+    assert P.state_key(m) == P.state_key(m) and hash(P.state_key(m)) == hash(P.state_key(m))
+    del kept
+    gc.collect()
+    assert storage() is None, "a key that is dropped must not keep its storage"

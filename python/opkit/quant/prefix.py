@@ -68,12 +68,28 @@ DEFAULT_MB = 256.0        # memory the kept outputs may take (scoring.Run.prefix
 SERVE_FIRST = True
 
 
+class _Held:
+    """A tensor in a state key, equal only to a part holding the same tensor. It keeps the tensor and its storage
+    alive (an alias), so while a key lives no other tensor gets its id or data pointer: with ids and pointers alone,
+    ``p.data = t`` twice could give a key equal to a kept one over other weights (a freed block reused)."""
+    __slots__ = ("t", "alias")
+
+    def __init__(self, t: torch.Tensor):
+        self.t, self.alias = t, t.detach()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Held) and other.t is self.t
+
+    def __hash__(self) -> int:
+        return id(self.t)
+
+
 def state_key(model: nn.Module) -> tuple:
     """What a run depends on in the model's tensors (an in-place edit, ``p.data = t`` or ``.half()`` changes it):
     every parameter and buffer, non-persistent buffers included (``state_dict`` leaves those out: rotary tables,
     masks). Tensors kept as plain attributes are not seen (assumed constant). Shared with ``Scorer.run_key``."""
     named = list(model.named_parameters(remove_duplicate=False)) + list(model.named_buffers(remove_duplicate=False))
-    return tuple((n, id(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape)) for n, t in named)
+    return tuple((n, _Held(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape)) for n, t in named)
 
 
 def _nbytes(shape: tuple, dtype: torch.dtype) -> int:

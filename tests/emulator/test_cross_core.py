@@ -1,5 +1,5 @@
 """CrossCoreSetFlag / CrossCoreWaitFlag between vector cores (mode 0; opkit_emu/sync_all.h) and TPipe
-copy-assignment (opkit_emu/tpipe.h).
+copy-assignment (opkit_emu/tpipe.h; a copy construction is refused, with its reason).
 
 CrossCoreSetFlag(ISASI).md (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/同步控制/核间同步/): mode 0 between AIV
 cores -- a wait returns once every core has set the flag; signatures include/basic_api/kernel_operator_block_sync_intf.h:
@@ -92,6 +92,19 @@ def test_tpipe_copy_assignment(mod):
     mod.pipe_copy([x, y], block_dim=1)
     np.testing.assert_array_equal(y[:64], x * np.float32(3))
     assert y[64] == 1
+
+
+def test_a_tpipe_passed_by_value_stops_with_the_reason(gxx, tmp_path):
+    """CANN's TPipe copies, and the copy's destructor frees the pipe's buffers when the callee returns (ops-cv
+    grid_sample's `Init(..., TPipe pipeIn)`): not modelled, so the copy constructor stays deleted -- and the compile
+    error's note says what to do instead, not only "use of deleted function"."""
+    src = tmp_path / "k.cpp"
+    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                   'struct K { __aicore__ inline void Init(TPipe pipeIn) { (void)pipeIn; } };\n'
+                   'extern "C" __global__ __aicore__ void k(GM_ADDR x) { TPipe pipe; K op; op.Init(pipe); }\n')
+    r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
+    assert r.returncode != 0
+    assert "TPipe::TPipe(const" in r.stderr and "pass the TPipe by pointer or reference" in r.stderr, r.stderr
 
 
 def test_atomics_of_a_round_nobody_completes_land_at_the_end(mod):

@@ -674,7 +674,9 @@ class TPipe : public TPipeAllocator {
   ~TPipe() {
     if (opkit_emu::t_ctx && opkit_emu::t_ctx->pipe == this) Release();
   }
-  TPipe(const TPipe&) = delete;
+  // A TPipe passed by value stops here: CANN's TPipe copies, and the copy's destructor runs Destroy() (asc-devkit
+  // impl/basic_api/kernel_tpipe_impl.h:80-86), releasing the pipe's buffers when the callee returns -- not modelled.
+  TPipe(const TPipe&) = delete;  // opkit: pass the TPipe by pointer or reference (a copy's destructor frees the pipe)
   // Copy-assignment, which CANN's TPipe has implicitly (ops-nn norm/layer_norm_grad_v3, add_layer_norm_grad,
   // ada_layer_norm_grad: a kernel class's member `TPipe pipe` assigned the entry's pipe, `pipe = pipeIn`): the pool
   // state (its identity, the allocation cursor, the buffer count) is copied and this object becomes the pipe in use,

@@ -8,7 +8,8 @@
 // __expf_fma). exp4_fma below does the same operations in the same order, four doubles per instruction, and
 // exp8_512 eight (AVX-512F hosts: loop_512): the same rounding in every lane. loop_512 ran at 1.25-1.4x loop_fma's
 // speed on one CPU only (a Sapphire Rapids class Xeon, docs/emulator.md "Host ISA figures"); it is picked on any
-// AVX-512F CPU, and on one that splits or down-clocks 512-bit work (Zen 4, Skylake-SP) the gain is unmeasured. Inputs outside the main path (|x| >= 88, inf, NaN) take expf itself.
+// AVX-512F CPU, and on one that splits or down-clocks 512-bit work (Zen 4, Skylake-SP) the gain is unmeasured.
+// Inputs outside the main path (|x| >= 88, inf, NaN) take expf itself.
 // The table is 2^(i/32) rounded to the nearest double (its bits minus i << 47, as glibc stores it); the
 // constants are glibc's.
 //

@@ -168,11 +168,11 @@ OPKIT_EMU_HOT float reduce_sum_loop(const T* p, uint32_t n) {
 // to A2's ReduceMax / WholeReduceMax / BlockReduceMax alike, consistent with its element-wise Max (a NaN operand
 // gives NaN) -- not checked on a device. One pass over 4 vectors of the build's widest (vsumf_: 4, 8 or 16 floats at
 // the baseline, x86-64-v3, v4, so a step of 16, 32 or 64; loaded whole for float; shorter rows: one vector or the
-// scan) that keeps each lane's extreme and the first index
-// it was reached at (a later equal value does not replace it), then the extreme over the lanes and, among the
-// lanes holding it (== : -0 and +0 alike), the smallest index: the first index holding a value equal to the
-// extreme, as the scan gives. A NaN seen on the way: a second scan for the first one. The two
-// passes it replaces (extreme, then a scalar search for its first index) took ~23 % of a softmax's samples.
+// scan) that keeps each lane's extreme and the first index it was reached at (a later equal value does not replace
+// it), then the extreme over the lanes and, among the lanes holding it (== : -0 and +0 alike), the smallest index:
+// the first index holding a value equal to the extreme, as the scan gives. A NaN seen on the way: a second scan for
+// the first one. The two passes it replaces (extreme, then a scalar search for its first index) took ~23 % of a
+// softmax's samples.
 // Compares and selects only: the value is one of the inputs.
 template <class T, bool IsMax>
 OPKIT_EMU_HOT uint32_t reduce_arg_loop(const T* p, uint32_t n) {

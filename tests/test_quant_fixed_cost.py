@@ -192,6 +192,8 @@ def test_rows_shared_by_a_deployment_equal_by_value(monkeypatch):
         b.model.fc.weight.mul_(1.5)
     sc.first_nonfinite(b.variant(flt, "fc edited"))
     assert ran[-1] == "fc edited"
+    # the edit dropped every entry of the earlier state (each held that state's weights alive): one entry left
+    assert len(sc._scans) == 1 and not sc._rows and all(k[-1] == sc._rows_state for k in sc._scans)
 
 
 

@@ -656,3 +656,15 @@ def test_a_kept_state_key_holds_the_storage_it_names():
     del kept
     gc.collect()
     assert storage() is None, "a key that is dropped must not keep its storage"
+
+
+def test_a_state_key_sees_a_transposed_weight_and_is_not_pickled():
+    """``p.data = p.data.t()`` on a square weight keeps its pointer, shape and dtype: the strides tell the two apart.
+    A key names tensors by identity: a copy in another process would never equal it (and carry every weight)."""
+    import pickle
+    m = nn.Linear(8, 8)
+    kept = P.state_key(m)
+    m.weight.data = m.weight.data.t()
+    assert P.state_key(m) != kept
+    with pytest.raises(TypeError, match="not pickled"):
+        pickle.dumps(kept)

@@ -83,13 +83,20 @@ class _Held:
     def __hash__(self) -> int:
         return id(self.t)
 
+    def __reduce__(self):
+        # a key copied to another process would carry every weight and never equal the original: refuse it
+        raise TypeError("a prefix state key holds the model's tensors by identity; it is not pickled")
+
 
 def state_key(model: nn.Module) -> tuple:
-    """What a run depends on in the model's tensors (an in-place edit, ``p.data = t`` or ``.half()`` changes it):
-    every parameter and buffer, non-persistent buffers included (``state_dict`` leaves those out: rotary tables,
-    masks). Tensors kept as plain attributes are not seen (assumed constant). Shared with ``Scorer.run_key``."""
+    """What a run depends on in the model's tensors (an in-place op on a parameter, ``p.data = t``, ``.half()`` or a
+    transposed ``.data`` changes it): every parameter and buffer, non-persistent buffers included (``state_dict``
+    leaves those out: rotary tables, masks). Not seen: tensors kept as plain attributes (assumed constant), and writes
+    through ``p.data`` or a NumPy view (they bump another version counter) -- after such an edit, use a new Scorer.
+    Shared with ``Scorer.run_key``."""
     named = list(model.named_parameters(remove_duplicate=False)) + list(model.named_buffers(remove_duplicate=False))
-    return tuple((n, _Held(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape)) for n, t in named)
+    return tuple((n, _Held(t), t._version, t.data_ptr(), t.dtype, tuple(t.shape), t.stride(), t.storage_offset())
+                 for n, t in named)
 
 
 def _nbytes(shape: tuple, dtype: torch.dtype) -> int:
@@ -359,6 +366,7 @@ class PrefixCache:
 
     def _drop(self, why: str) -> None:
         self.valid, self.why = False, why
+        self.state = None           # nothing reads it once dropped; it held the recorded weights alive
         self.xs, self.outs, self.held, self._empty = [], [], 0, {}
 
     @property
@@ -456,7 +464,7 @@ class Recorder(_Wrapped):
             out = self._record(sim, model, x, cache.keep, cache.first_room(x))
             if not torch.equal(rng, torch.random.get_rng_state()):   # a skipped draw would shift every later one
                 cache._drop("the model draws random numbers")
-            elif state_key(model) != cache.state:     # a skipped module's write would be missed
+            elif cache.valid and state_key(model) != cache.state:   # a skipped module's write would be missed
                 cache._drop("the model's forward writes its parameters or buffers")
             return out
         return run

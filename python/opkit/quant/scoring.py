@@ -105,6 +105,7 @@ class Scorer:
         self._rows: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, v's rows): kept so its ids stay theirs
         self._scans: dict[tuple, tuple] = {}  # run_key(v) -> (the key's objects, first_nonfinite(v))
         self._ran: dict[tuple, object] = {}   # run_key(v) -> v as evaluate runs it, for ROWS_BY_VALUE
+        self._rows_state: tuple | None = None  # the model's state_key the three caches above were made on
         self._prefix_from: str | None = None  # the variant whose module outputs later evaluations start from
         self.prefix: prefix.PrefixCache | None = None
         self.replayed = 0                     # evaluations run from the reference's kept outputs
@@ -224,6 +225,10 @@ class Scorer:
         if not REUSE_ROWS:
             return None
         key = self.run_key(v)
+        if self._rows_state is not None and key[-1] != self._rows_state:
+            # the model's tensors changed: no entry of the old state can serve again, and each held its weights alive
+            self._rows.clear(), self._scans.clear(), self._ran.clear()
+        self._rows_state = key[-1]
         if key in self._ran or not ROWS_BY_VALUE:
             return key
         sv = _sim_variant(v)

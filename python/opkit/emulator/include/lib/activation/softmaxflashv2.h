@@ -26,6 +26,7 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 #include "opkit_emu/adv_softmax.h"
+#include "opkit_emu/softmax_flashv2_tiling.h"  // SoftMaxFlashV2TilingFunc (kernel side)
 
 namespace opkit_emu {
 // GetSoftMaxFlashV2MinTmpSize (A2, no flash output broadcast), bytes

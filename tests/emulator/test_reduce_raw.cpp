@@ -5,19 +5,21 @@
 
 using namespace AscendC;
 
-// x: 4 rows x 64 floats. out: [0, 4) row max; [4, 36) sum of each 8-float block; [36, 68) min of each block.
+// x: 4 rows x 64 floats. out: [0, 4) row max; [4, 36) sum of each 8-float block; [36, 68) min of each block;
+// [68, 196) sum of each pair.
 extern "C" __global__ __aicore__ void raw_reduce(GM_ADDR x, GM_ADDR out, GM_ADDR mode) {
   TPipe pipe;
-  TBuf<TPosition::VECCALC> a, b, c;
+  TBuf<TPosition::VECCALC> a, b, c, d;
   pipe.InitBuffer(a, 256 * sizeof(float));
   pipe.InitBuffer(b, 32 * sizeof(float));
   pipe.InitBuffer(c, 32 * sizeof(float));
+  pipe.InitBuffer(d, 128 * sizeof(float));
   GlobalTensor<uint32_t> m;
   m.SetGlobalBuffer((__gm__ uint32_t*)mode, 1);
   GlobalTensor<float> xg, og;
   xg.SetGlobalBuffer((__gm__ float*)x, 256);
-  og.SetGlobalBuffer((__gm__ float*)out, 68);
-  LocalTensor<float> ta = a.Get<float>(), tb = b.Get<float>(), tc = c.Get<float>();
+  og.SetGlobalBuffer((__gm__ float*)out, 196);
+  LocalTensor<float> ta = a.Get<float>(), tb = b.Get<float>(), tc = c.Get<float>(), td = d.Get<float>();
   DataCopy(ta, xg, 256);
   PipeBarrier<PIPE_ALL>();
   __ubuf__ float* dst = m.GetValue(0) == 1 ? (__ubuf__ float*)tc.GetPhyAddr() + 4096  // RAW:bad
@@ -42,6 +44,9 @@ extern "C" __global__ __aicore__ void raw_reduce(GM_ADDR x, GM_ADDR out, GM_ADDR
   BlockReduceMinIntrinsicsImpl((__ubuf__ float*)tb.GetPhyAddr(), (__ubuf__ float*)ta.GetPhyAddr(), 4, 1, 1, 8);
   PipeBarrier<PIPE_ALL>();
   DataCopy(og[36], tb, 32);
+  PairReduceSumIntrinsicsImpl((__ubuf__ float*)td.GetPhyAddr(), (__ubuf__ float*)ta.GetPhyAddr(), 4, 1, 1, 8);
+  PipeBarrier<PIPE_ALL>();
+  DataCopy(og[68], td, 128);
 }
 
 PYBIND11_MODULE(OPKIT_TEST_MODULE, m) {

@@ -16,16 +16,18 @@ def mod():
 
 
 def test_counter_mode_block_max_twice_gives_each_rows_max(mod):
-    """moe_gating_top_k_softmax ReduceMaxFP32Perf's two passes; then Sum / Min per 8-float block, normal mode."""
+    """moe_gating_top_k_softmax ReduceMaxFP32Perf's two passes; then Sum / Min per 8-float block and the pair sums,
+    normal mode."""
     x = np.random.default_rng(0).standard_normal(256).astype(np.float32)
-    out = np.zeros(68, np.float32)
+    out = np.zeros(196, np.float32)
     mod.raw_reduce([x, out, np.array([0], np.uint32)], block_dim=1)
     np.testing.assert_array_equal(out[:4], x.reshape(4, 64).max(axis=1))
     np.testing.assert_allclose(out[4:36], x.reshape(32, 8).sum(axis=1), rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(out[36:68], x.reshape(32, 8).min(axis=1))
+    np.testing.assert_array_equal(out[68:196], x.reshape(128, 2).sum(axis=1))  # one float addition each
 
 
 def test_a_pointer_into_no_buffer_is_refused_by_name(mod):
     with pytest.raises(EmulatorError) as e:
-        mod.raw_reduce([np.zeros(256, np.float32), np.zeros(68, np.float32), np.array([1], np.uint32)], block_dim=1)
+        mod.raw_reduce([np.zeros(256, np.float32), np.zeros(196, np.float32), np.array([1], np.uint32)], block_dim=1)
     assert (e.value.rule, e.value.call) == ("tensor-bounds", "BlockReduceMaxIntrinsicsImpl")

@@ -1,6 +1,8 @@
 // CANN's pointer-level group reductions (opkit_emu/reduce_raw.h) as ops-transformer moe_gating_top_k_softmax's
 // ReduceMaxFP32Perf calls them: counter mode, two BlockReduceMaxIntrinsicsImpl passes give one max per row of 64.
-// mode 0: max per row, then the BlockReduceSum / Min forms; mode 1: a dst pointer into no buffer.
+// mode 0: max per row, then the BlockReduceSum / Min forms; mode 1: a dst pointer into no buffer; mode 2: a src
+// pointer 200 floats into a 256-float buffer read for 4 repeats (past the buffer's end); mode 3: the block max of 3
+// repeats from a src pointer 64 floats into the buffer.
 #include "opkit_emu/pybind.h"
 
 using namespace AscendC;
@@ -22,6 +24,15 @@ extern "C" __global__ __aicore__ void raw_reduce(GM_ADDR x, GM_ADDR out, GM_ADDR
   LocalTensor<float> ta = a.Get<float>(), tb = b.Get<float>(), tc = c.Get<float>(), td = d.Get<float>();
   DataCopy(ta, xg, 256);
   PipeBarrier<PIPE_ALL>();
+  if (m.GetValue(0) >= 2) {  // normal mode, the mask register full: 64 lanes a repeat, 8 results each
+    SetVectorMask<float, MaskMode::NORMAL>(0, ~0ull);
+    const uint32_t from = m.GetValue(0) == 2 ? 200 : 64, repeats = m.GetValue(0) == 2 ? 4 : 3;
+    BlockReduceMaxIntrinsicsImpl((__ubuf__ float*)tb.GetPhyAddr(), (__ubuf__ float*)ta.GetPhyAddr() + from, repeats,
+                                 1, 1, 8);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(og, tb, 24);
+    return;
+  }
   __ubuf__ float* dst = m.GetValue(0) == 1 ? (__ubuf__ float*)tc.GetPhyAddr() + 4096  // RAW:bad
                                            : (__ubuf__ float*)tb.GetPhyAddr();
   AscendCUtils::SetMaskCount<float>();

@@ -31,3 +31,20 @@ def test_a_pointer_into_no_buffer_is_refused_by_name(mod):
     with pytest.raises(EmulatorError) as e:
         mod.raw_reduce([np.zeros(256, np.float32), np.zeros(196, np.float32), np.array([1], np.uint32)], block_dim=1)
     assert (e.value.rule, e.value.call) == ("tensor-bounds", "BlockReduceMaxIntrinsicsImpl")
+
+
+def test_a_src_pointer_into_a_buffers_middle_reads_from_there(mod):
+    """ta + 64 floats, 3 repeats of 64: the max of each 8-float block of x[64:256]."""
+    x = np.random.default_rng(1).standard_normal(256).astype(np.float32)
+    out = np.zeros(196, np.float32)
+    mod.raw_reduce([x, out, np.array([3], np.uint32)], block_dim=1)
+    np.testing.assert_array_equal(out[:24], x[64:].reshape(24, 8).max(axis=1))
+    assert not out[24:].any()
+
+
+def test_a_read_past_the_pointers_buffer_is_tensor_bounds(mod):
+    """ta + 200 floats, 4 repeats: 1024 bytes read where the buffer holds 56 floats (224 bytes) from there."""
+    with pytest.raises(EmulatorError) as e:
+        mod.raw_reduce([np.zeros(256, np.float32), np.zeros(196, np.float32), np.array([2], np.uint32)], block_dim=1)
+    assert (e.value.rule, e.value.call) == ("tensor-bounds", "BlockReduceMaxIntrinsicsImpl")
+    assert "224 bytes" in str(e.value)

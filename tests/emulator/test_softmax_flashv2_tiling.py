@@ -68,3 +68,28 @@ def test_a_work_space_below_one_row_is_refused_by_name(gxx, tmp_path):
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert "[api-argument] SoftMaxFlashV2TilingFunc" in out.stderr and "localWorkSpaceSize 64 bytes" in out.stderr
+
+
+def _run(gxx, tmp_path, call: str):
+    src = tmp_path / "k.cpp"
+    src.write_text(_program(f"int main() {{ return {call}.rangeM; }}\n"))
+    exe = tmp_path / "k"
+    r = gxx(src, exe)
+    assert r.returncode == 0, r.stderr
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+
+
+def test_isflashoutputbrc_with_unaligned_rows_is_canns_assert(gxx, tmp_path):
+    """float, W = 360: reduceM = 360 / 72 = 5 (not above 8: no cut), 4 rounds; 5 % 8 != 0 is CANN's ASCENDC_ASSERT
+    (softmax_flashv2_base_impl.h:93-101). The same call without isFlashOutputBrc is a valid tiling."""
+    out = _run(gxx, tmp_path, "SoftMaxFlashV2TilingFunc({20, 64, 20, 64}, 4, 4, 1440, false, false, false, true)")
+    assert out.returncode != 0
+    assert "[api-argument] SoftMaxFlashV2TilingFunc" in out.stderr and "reduceM 5 is not a multiple of 8" in out.stderr
+    assert _run(gxx, tmp_path, "SoftMaxFlashV2TilingFunc({20, 64, 20, 64}, 4, 4, 1440)").returncode == 4
+
+
+def test_an_element_size_of_0_is_the_emulators_guard(gxx, tmp_path):
+    """CANN divides ONE_BLK_SIZE by dataTypeSize2 without a check; the emulator names the call instead."""
+    out = _run(gxx, tmp_path, "SoftMaxFlashV2TilingFunc({16, 64, 16, 64}, 4, 0, 2304)")
+    assert out.returncode != 0
+    assert "[api-argument] SoftMaxFlashV2TilingFunc" in out.stderr and "dataTypeSize2 0" in out.stderr

@@ -3,8 +3,9 @@
 // it in a kernel): SoftMaxFlashV2TilingFuncImpl's A2 arithmetic (impl/adv_api/detail/activation/softmax/
 // softmax_flashv2_base_impl.h:42-105, CalculateNDSplitM softmax_common/softmax_common_shape_process.h:59-80), the work
 // space counted in floats. Not the host function of the same name (softmax_tiling.h:218-227, a void overload filling
-// a tiling by reference). Where CANN divides by a zero reduceM (a work space below one row) the emulator stops
-// with api-argument; CANN's ASCENDC_ASSERT on isFlashOutputBrc's reduceM alignment is the same rule.
+// a tiling by reference). CANN's ASCENDC_ASSERT on isFlashOutputBrc's reduceM alignment is api-argument here. Two
+// guards are the emulator's own, where CANN divides by zero: a dataTypeSize1 / dataTypeSize2 of 0 (ONE_BLK_SIZE /
+// dataTypeSize2) and a work space below one row (srcM / reduceM); both stop with api-argument.
 #pragma once
 #include <cstdint>
 
@@ -38,10 +39,10 @@ constexpr SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo& shapeIn
   constexpr uint32_t kRep = 64, kTile = 8;  // FLOAT_REPEAT_SIZE, SOFTMAX_BASIC_TILE_NUM
   const char* api = "SoftMaxFlashV2TilingFunc";
   const uint32_t srcM = shapeInfo.srcM, srcK = shapeInfo.srcK, ws = localWorkSpaceSize / 4;  // B32_BYTE_SIZE
-  if (dataTypeSize1 == 0 || dataTypeSize1 > 32 || dataTypeSize2 == 0 || dataTypeSize2 > 32)
+  if (dataTypeSize1 == 0 || dataTypeSize2 == 0)  // the emulator's guard: CANN divides by dataTypeSize2
     opkit_emu::fail("api-argument", api, loc,
-                    opkit_emu::strf("dataTypeSize1 %u / dataTypeSize2 %u: not element sizes (1 to 32 bytes)",
-                                    dataTypeSize1, dataTypeSize2));
+                    opkit_emu::strf("dataTypeSize1 %u / dataTypeSize2 %u: an element size of 0 bytes", dataTypeSize1,
+                                    dataTypeSize2));
   SoftMaxTiling t;
   const uint32_t blk = 32 / dataTypeSize2;  // ONE_BLK_SIZE / dataTypeSize2
   t.srcM = srcM;

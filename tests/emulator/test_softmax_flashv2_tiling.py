@@ -1,12 +1,14 @@
 """SoftmaxFlashV2's kernel-side tiling function SoftMaxFlashV2TilingFunc (asc-devkit 82b89a15
 include/adv_api/activation/softmaxflashv2.h:52-64 -> impl/adv_api/detail/activation/softmax/
-softmax_flashv2_base_impl.h:42-105; ops-transformer nsa_selected_attention_infer.h:657 calls it in a kernel).
+softmax_flashv2_base_impl.h:42-105; ops-transformer nsa_selected_attention_infer.h:657 calls it in a kernel) and
+SoftMaxFlashV2TilingFuncImpl, the work space in floats, which ops-transformer's flash-attention kernels call directly.
 Each expected tiling is worked by hand from CANN's A2 arithmetic, the work space W in floats (bytes / 4),
 blk = 32 / dataTypeSize2: reduceM = W / (blk + 64) for a float source, W / (2 blk + srcK + 64) for half; with
 isBasicBlock (srcK % 64 == 0, srcM % 8 == 0) CalculateNDSplitM (softmax_common_shape_process.h:59-80), which halves
 the rows while rows x srcK >= 64 x 256; above 8 rows cut down to a multiple of 8; at most srcM."""
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
@@ -67,7 +69,9 @@ def test_a_work_space_below_one_row_is_refused_by_name(gxx, tmp_path):
     assert r.returncode == 0, r.stderr
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
-    assert "[api-argument] SoftMaxFlashV2TilingFunc" in out.stderr and "localWorkSpaceSize 64 bytes" in out.stderr
+    # the wrapper's name and the kernel's line, not the Impl's
+    assert re.search(r"\[api-argument\] SoftMaxFlashV2TilingFunc at \S*k\.cpp:", out.stderr)
+    assert "16 floats (64 bytes)" in out.stderr
 
 
 def _run(gxx, tmp_path, call: str):
@@ -93,3 +97,28 @@ def test_an_element_size_of_0_is_the_emulators_guard(gxx, tmp_path):
     out = _run(gxx, tmp_path, "SoftMaxFlashV2TilingFunc({16, 64, 16, 64}, 4, 0, 2304)")
     assert out.returncode != 0
     assert "[api-argument] SoftMaxFlashV2TilingFunc" in out.stderr and "dataTypeSize2 0" in out.stderr
+
+
+def test_the_impl_takes_the_work_space_in_floats(gxx, tmp_path):
+    """SoftMaxFlashV2TilingFuncImpl(srcM, srcK, ...) as prompt_flash_attention_s1s2_bns1_mla.h:1504 calls it
+    (isBasicBlock, isFlashOutputBrc), constexpr: W = 12800 floats is the basic_block case above (16 rows, 4 rounds,
+    16 % 8 == 0 passes the assert); the bytes a wrapper would take, 51200, give 4 x the rows, capped at srcM."""
+    fmt = " ".join(["%u"] * len(FIELDS))
+    src = tmp_path / "k.cpp"
+    src.write_text(_program(
+        "constexpr SoftMaxTiling kT = SoftMaxFlashV2TilingFuncImpl(64, 512, 4, 4, 12800, false, true, false, true);\n"
+        "constexpr SoftMaxTiling kB = AscendC::SoftMaxFlashV2TilingFuncImpl(64, 512, 4, 4, 51200);\n"
+        f'int main() {{ std::printf("{fmt} %u\\n", {", ".join("kT." + f for f in FIELDS)}, kB.reduceM); }}\n'))
+    exe = tmp_path / "k"
+    r = gxx(src, exe)
+    assert r.returncode == 0, r.stderr
+    got = list(map(int, subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout.split()))
+    assert dict(zip(FIELDS, got[:-1])) == CASES[2][1]
+    assert got[-1] == 64  # 51200 / 72 = 711 rows, at most srcM
+
+
+def test_the_impls_errors_name_the_impl(gxx, tmp_path):
+    out = _run(gxx, tmp_path, "SoftMaxFlashV2TilingFuncImpl(16, 64, 4, 4, 16)")
+    assert out.returncode != 0
+    assert re.search(r"\[api-argument\] SoftMaxFlashV2TilingFuncImpl at \S*k\.cpp:", out.stderr)
+    assert "16 floats (64 bytes)" in out.stderr

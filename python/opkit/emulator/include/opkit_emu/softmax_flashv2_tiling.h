@@ -1,11 +1,14 @@
 // SoftmaxFlashV2's kernel-side tiling function (asc-devkit 82b89a15 include/adv_api/activation/softmaxflashv2.h:52-64,
 // a constexpr __aicore__ function returning SoftMaxTiling; ops-transformer nsa_selected_attention_infer.h:657 calls
-// it in a kernel): SoftMaxFlashV2TilingFuncImpl's A2 arithmetic (impl/adv_api/detail/activation/softmax/
-// softmax_flashv2_base_impl.h:42-105, CalculateNDSplitM softmax_common/softmax_common_shape_process.h:59-80), the work
-// space counted in floats. Not the host function of the same name (softmax_tiling.h:218-227, a void overload filling
-// a tiling by reference). CANN's ASCENDC_ASSERT on isFlashOutputBrc's reduceM alignment is api-argument here. Two
-// guards are the emulator's own, where CANN divides by zero: a dataTypeSize1 / dataTypeSize2 of 0 (ONE_BLK_SIZE /
-// dataTypeSize2) and a work space below one row (srcM / reduceM); both stop with api-argument.
+// it in a kernel) and SoftMaxFlashV2TilingFuncImpl, which holds the A2 arithmetic (impl/adv_api/detail/activation/
+// softmax/softmax_flashv2_base_impl.h:42-105, CalculateNDSplitM softmax_common/softmax_common_shape_process.h:59-80)
+// and which kernels also call directly, the work space already in floats (ops-transformer
+// prompt_flash_attention_s1s2_bns1_mla.h:1504, flash_attention_score_s1_bn2gs1.h:1649). As in CANN
+// (softmaxflashv2.h:60-62) the wrapper is one call to the Impl with the bytes divided by B32_BYTE_SIZE. Not the host
+// function of the same name (softmax_tiling.h:218-227, a void overload filling a tiling by reference). CANN's
+// ASCENDC_ASSERT on isFlashOutputBrc's reduceM alignment is api-argument here. Two guards are the emulator's own,
+// where CANN divides by zero: a dataTypeSize1 / dataTypeSize2 of 0 (ONE_BLK_SIZE / dataTypeSize2) and a work space
+// below one row (srcM / reduceM); both stop with api-argument.
 #pragma once
 #include <cstdint>
 
@@ -30,15 +33,16 @@ constexpr uint32_t softmax_nd_split_m(uint32_t ws, uint32_t size1, uint32_t redu
 }  // namespace opkit_emu
 
 namespace AscendC {
-constexpr SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo& shapeInfo, const uint32_t dataTypeSize1,
-                                                 const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
-                                                 const bool isUpdate = false, const bool isBasicBlock = false,
-                                                 const bool isDataFormatNZ = false, const bool isFlashOutputBrc = false,
-                                                 OPKIT_LOC) {
+// api: the name an error reports, the wrapper's when it is the caller
+constexpr SoftMaxTiling SoftMaxFlashV2TilingFuncImpl(const uint32_t srcM, const uint32_t srcK,
+                                                     const uint32_t dataTypeSize1, const uint32_t dataTypeSize2,
+                                                     const uint32_t localWorkSpaceSize, const bool isUpdate = false,
+                                                     const bool isBasicBlock = false, const bool isDataFormatNZ = false,
+                                                     const bool isFlashOutputBrc = false, OPKIT_LOC,
+                                                     const char* api = "SoftMaxFlashV2TilingFuncImpl") {
   (void)isUpdate;  // CANN's Impl takes it and reads it nowhere
   constexpr uint32_t kRep = 64, kTile = 8;  // FLOAT_REPEAT_SIZE, SOFTMAX_BASIC_TILE_NUM
-  const char* api = "SoftMaxFlashV2TilingFunc";
-  const uint32_t srcM = shapeInfo.srcM, srcK = shapeInfo.srcK, ws = localWorkSpaceSize / 4;  // B32_BYTE_SIZE
+  const uint32_t ws = localWorkSpaceSize;  // floats
   if (dataTypeSize1 == 0 || dataTypeSize2 == 0)  // the emulator's guard: CANN divides by dataTypeSize2
     opkit_emu::fail("api-argument", api, loc,
                     opkit_emu::strf("dataTypeSize1 %u / dataTypeSize2 %u: an element size of 0 bytes", dataTypeSize1,
@@ -60,8 +64,8 @@ constexpr SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo& shapeIn
   t.reduceM = t.reduceM < srcM ? t.reduceM : srcM;
   if (t.reduceM == 0)
     opkit_emu::fail("api-argument", api, loc,
-                    opkit_emu::strf("localWorkSpaceSize %u bytes holds no row of [srcM, srcK] = [%u, %u] (CANN then "
-                                    "divides by a zero reduceM)", localWorkSpaceSize, srcM, srcK));
+                    opkit_emu::strf("a work space of %u floats (%u bytes) holds no row of [srcM, srcK] = [%u, %u] "
+                                    "(CANN then divides by a zero reduceM)", ws, ws * 4, srcM, srcK));
   t.reduceK = blk;
   t.reduceSize = t.reduceM * blk;
   t.splitM = t.reduceM;
@@ -76,5 +80,15 @@ constexpr SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo& shapeIn
                     opkit_emu::strf("reduceM %u is not a multiple of %u (dataTypeSize1 %u): CANN's ASCENDC_ASSERT; "
                                     "adjust localWorkSpaceSize", t.reduceM, 32 / dataTypeSize1, dataTypeSize1));
   return t;
+}
+
+constexpr SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo& shapeInfo, const uint32_t dataTypeSize1,
+                                                 const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                                 const bool isUpdate = false, const bool isBasicBlock = false,
+                                                 const bool isDataFormatNZ = false, const bool isFlashOutputBrc = false,
+                                                 OPKIT_LOC) {
+  return SoftMaxFlashV2TilingFuncImpl(shapeInfo.srcM, shapeInfo.srcK, dataTypeSize1, dataTypeSize2,
+                                      localWorkSpaceSize / 4, isUpdate, isBasicBlock, isDataFormatNZ,  // B32_BYTE_SIZE
+                                      isFlashOutputBrc, loc, "SoftMaxFlashV2TilingFunc");
 }
 }  // namespace AscendC

@@ -33,6 +33,7 @@
 #include "opkit_emu/sync.h"            // PipeBarrier, SetFlag / WaitFlag, set_flag / wait_flag, TQueSync
 #include "opkit_emu/level0.h"          // level-0 forms, masks, Brcb
 #include "opkit_emu/reduce_level0.h"   // WholeReduce / BlockReduce / PairReduce
+#include "opkit_emu/reduce_raw.h"      // BlockReduce*IntrinsicsImpl, PairReduceSumIntrinsicsImpl (pointer forms)
 #include "opkit_emu/reduce_repeats.h"   // ReduceSum / ReduceMax / ReduceMin, level-0 form
 #include "opkit_emu/vec_index.h"        // CreateVecIndex (count and level-0 forms)
 #include "opkit_emu/vec_copy.h"         // Copy (UB to UB, level-0)

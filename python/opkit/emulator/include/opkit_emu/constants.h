@@ -11,6 +11,11 @@ constexpr int32_t DEFAULT_BLK_NUM = 8;
 constexpr int32_t DEFAULT_REPEAT_STRIDE = 8;
 // CANN: impl/basic_api/utils/kernel_utils_constants.h:32 (the default block stride of a level-0 call)
 constexpr int32_t DEFAULT_BLK_STRIDE = 1;
+// CANN: impl/basic_api/utils/kernel_utils_constants.h:53-55, namespace AscendC, every chip: the float bit patterns
+// of +inf, -inf and NaN (ops-transformer moe_gating_top_k reads F32_NEG_INF through a float pointer).
+constexpr uint32_t F32_INF = 0x7f800000;
+constexpr uint32_t F32_NEG_INF = 0xff800000;
+constexpr uint32_t F32_NAN = 0x7fc00000;
 constexpr int32_t B16_DATA_NUM_PER_REPEAT = 128;
 constexpr int32_t B32_DATA_NUM_PER_REPEAT = 64;
 constexpr int32_t MAX_REPEAT_TIMES = 255;

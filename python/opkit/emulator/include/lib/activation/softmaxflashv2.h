@@ -12,7 +12,8 @@
 // the rounded dst); expSum = isUpdate ? expMax x inExpSum + s : s; max = m. max / expSum / expMax are the row's
 // value broadcast over one 32-byte block of their type (8 float or 16 half per row). inMax / inExpSum are read at
 // their first element of each row's block. The sum as SoftMax's here (count-form ReduceSum): equal within float
-// rounding, not bitwise. The tiling only cuts rows into rounds: not read.
+// rounding, not bitwise. The tiling only cuts rows into rounds: not read. The kernel-side SoftMaxFlashV2TilingFunc
+// that makes one: opkit_emu/softmax_flashv2_tiling.h.
 // Checked as SoftMax: an empty SoftMaxShapeInfo, srcK x sizeof(T) not a multiple of 32, oriSrcK beyond srcK,
 // tensors too small are api-argument; a sharedTmpBuffer below GetSoftMaxFlashV2MinTmpSize's minimum (A2 branch of
 // impl/adv_api/tiling/activation/softmax_tiling.cpp GetSoftMaxFlashV2MinTmpSize: (2 blk + srcK + 64) x 4 bytes for a
@@ -26,6 +27,7 @@
 #include "kernel_operator.h"  // the whole kernel API, as CANN's family headers need it
 #include "opkit_emu/adv_math.h"
 #include "opkit_emu/adv_softmax.h"
+#include "opkit_emu/softmax_flashv2_tiling.h"  // SoftMaxFlashV2TilingFunc (kernel side)
 
 namespace opkit_emu {
 // GetSoftMaxFlashV2MinTmpSize (A2, no flash output broadcast), bytes

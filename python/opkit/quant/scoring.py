@@ -232,8 +232,8 @@ class Scorer:
         if key in self._ran or not ROWS_BY_VALUE:
             return key
         sv = _sim_variant(v)
-        for k, seen in self._ran.items():
-            if k[-1] == key[-1] and prefix.changed(seen, sv) == set():     # k[-1]: the model's tensors' state
+        for k, seen in self._ran.items():     # all of the model's present state (the caches are emptied on a change)
+            if prefix.changed(seen, sv) == set():
                 return k
         self._ran[key] = sv
         return key

@@ -125,3 +125,25 @@ def test_lean_call_with_a_small_output_runs_the_matmul_once(monkeypatch):
         assert calls == ["_codes", "matmul"], shape      # no kernel dequant (10 elements), nothing run twice
         assert got[1:] == want[1:], shape
         assert torch.equal(bits(got[0]), bits(want[0])), shape
+
+
+def test_the_kept_lean_constants_hold_the_storages_their_key_names():
+    """The lean key names each tensor by id and data pointer: ``layer.codes.data = t`` frees the block the kept key
+    names unless the entry holds it, and a later tensor landing there would match the key over other codes. The
+    entry holds an alias of each storage: the old codes' storage lives while the entry does."""
+    import gc
+    import weakref
+    from opkit.quant.algorithms import arq, scale_offset
+    from opkit.quant.modes import ConvGeometry
+    torch.manual_seed(4)
+    m = torch.nn.Linear(64, 32)
+    wq = arq(m.weight, 8, True)
+    s_d, _ = scale_offset(torch.tensor(3.0), torch.tensor(-1.0), True, 8)
+    layer = M.QuantLayer("fc", ConvGeometry.of(m), wq.codes.to(torch.int8).clone(), wq.scale, float(s_d), -20)
+    lean = layer._lean()
+    assert lean[1] is not None, "the layer takes the lean path"
+    storage = weakref.ref(layer.codes.untyped_storage())
+    layer.codes.data = layer.codes.data.clone()
+    gc.collect()
+    assert storage() is not None, "the kept entry let the storage its key names go"
+    assert layer._lean()[0] != lean[0]             # and the key itself sees the new storage

@@ -594,8 +594,9 @@ class QuantLayer(LayerMode):
 
     def _lean_key(self) -> tuple:
         """What _lean's constants come from, as plain values (compared with one tuple ==): each tensor's id,
-        version, storage, dtype, device and shape (tensor_state's parts; the kept entry holds the tensors, so an id
-        cannot be reused while it is kept), and the numbers."""
+        version, storage, dtype, device and shape (tensor_state's parts; the kept entry holds the tensors and an
+        alias of each storage, so neither an id nor a data pointer can be reused while it is kept), and the
+        numbers."""
         key = [self.scale_d, self.offset_d, self.act_bits, self.wts_bits, self.from_requant, self.planned]
         for t in (self.codes, self.bias_codes, self.scale_w, self.bias):
             key += (None,) if t is None else (id(t), t._version, t.data_ptr(), t.dtype, t.device, t.shape)
@@ -623,7 +624,7 @@ class QuantLayer(LayerMode):
             lean = (key, float(reciprocal_scale(self.scale_d)), self.offset_d, lo, hi, f32_codes(self.codes),
                     f32_codes(bc).reshape(-1) if bc is not None else None, deq, b, bits,
                     (label, label + " + float bias (MatMul + Add)"),
-                    (self.codes, bc, self.scale_w, b))
+                    tuple((t, t.detach()) for t in (self.codes, bc, self.scale_w, b) if t is not None))
         self.__dict__["_lean_state"] = lean if lean is not None else (key, None)
         return self.__dict__["_lean_state"]
 

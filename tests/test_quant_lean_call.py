@@ -94,7 +94,8 @@ def test_lean_call_equals_the_general_path(net, monkeypatch):
             assert got[1:] == want[1:], (name, layer_name, tuple(xf.shape))
             assert torch.equal(bits(got[0]), bits(want[0])), (name, layer_name, tuple(xf.shape))
             # q16: a lean Linear's integer sums come from the int8 GEMM where it passed its self-check
-            i8 = i8_here and bool(taken) and layer.op_type == "linear"
+            i8 = i8_here and bool(taken) and layer.op_type == "linear" \
+                and xf.numel() * layer.codes.shape[0] >= M.int_gemm.MIN_MACS
             assert gemms == ([(xf.numel() // xf.shape[-1], xf.shape[-1])] if i8 else []), (name, layer_name)
             # a smaller input stays on the torch ops (the kernels do not pay); a channels-last input (convnext's
             # depthwise conv) is not one the kernels read: both take the general path. A small output is dequantized
@@ -115,7 +116,8 @@ def test_lean_call_with_a_small_output_runs_the_matmul_once(monkeypatch):
     from opkit.quant.modes import ConvGeometry
     fused = M.fused
     assert fused.kernels() is not None, fused.why()
-    i8 = M.int_gemm.why() is None               # self-checked first (its own GEMMs are not this call's)
+    # self-checked first (its own GEMMs are not this call's); 7,680 multiply-adds: below MIN_MACS, F.linear stays
+    i8 = M.int_gemm.why() is None and 768 * 10 >= M.int_gemm.MIN_MACS
     torch.manual_seed(3)
     m = torch.nn.Linear(768, 10)
     wq = arq(m.weight, 8, True)

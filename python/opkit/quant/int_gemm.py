@@ -30,6 +30,9 @@ from . import fused, native
 
 ENABLED = True        # False: the float32 F.linear on codes, as before (benchmarks and tests compare the two)
 K_MAX = 1 << 17       # K * 128 * 128 <= 2^31: _int_mm's int32 sum cannot wrap
+# below this many multiply-adds (M * K * N) F.linear stays: a Linear 32 -> 10 / 24 -> 10 at batch 64 (20K / 15K)
+# was 3-4 us slower through the GEMM, 1024 x 24 -> 24 (590K) even, larger ones faster (bench_quant_int8_call.py)
+MIN_MACS = 1 << 16
 I8, I32, I64, F32 = torch.int8, torch.int32, torch.int64, torch.float32
 
 _SOURCE = r"""

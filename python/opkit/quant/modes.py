@@ -647,7 +647,7 @@ class QuantLayer(LayerMode):
             return None
         linear = self.op_type == "linear"
         float_bias = linear and x.dim() != 2 and bias is not None
-        ilib = int_gemm.kernels() if i8 is not None else None
+        ilib = int_gemm.kernels() if i8 is not None and x.numel() * i8[0].shape[1] >= int_gemm.MIN_MACS else None
         if ilib is not None:
             # the same integers through an int8 GEMM (int_gemm's docstring), then the same dequant
             wt, ib, corr = i8

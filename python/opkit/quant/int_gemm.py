@@ -10,8 +10,8 @@ below 2^24 -- then the same dequant (``acc * deq[c]``, then ``+ bias[c]``). The 
 float32 operations in their order (``fused.opkit_codes``) and stores the integer instead of ``t - o``.
 
 Not assumed, checked once per process (``why()``): ``_int_mm`` equal to the exact product on adversarial operands
-(every code -128/127, full-range random) over shapes that take each of oneDNN's kernels (M 1..1024, K 1..4096,
-N 1..256) -- oneDNN's AVX2 kernel without VNNI adds u8 x s8 pairs with int16 saturation (``vpmaddubsw``) and is
+(every code -128/127, full-range random) over ten shapes (M 1..1024, K 1..4096, N 1..256; which of oneDNN's
+kernels each takes is not known here) -- oneDNN's AVX2 kernel without VNNI adds u8 x s8 pairs with int16 saturation (``vpmaddubsw``) and is
 NOT exact (measured: ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 VNNI host differs on random codes); the codes and
 dequant kernels equal their torch ops bit for bit; and ``_int_mm`` faster than ``F.linear`` on a mid-size
 Linear here (never slower than the path it replaces; without VNNI it was 2x faster on AVX2 and ~1.1x on

@@ -2,7 +2,10 @@
 integer codes -- today's exact one-matmul INT8 Linear -- on the encoder's shapes, and whether it is exact, with
 oneDNN at this host's ISA and capped (``ONEDNN_MAX_CPU_ISA``: AVX2 = no VNNI, SSE41 = baseline), each cap in its own
 process. One torch thread, process CPU, fastest of 5 x 300 calls; exact = equal to the float64 product on
-full-range random codes.
+full-range random codes. The caps emulate no real host: torch 2.13 calls oneDNN for ``_int_mm`` only where cpuinfo
+reports AVX-512 VNNI (``_int_mm_out_cpu``, pytorch aten/src/ATen/native/LinearAlgebra.cpp), elsewhere an exact
+scalar loop; they show the int16-saturating kernels int_gemm's exactness check guards against (and on a host
+without AVX-512 VNNI they change nothing).
 
     python benchmarks/bench_int_mm.py
 """

@@ -10,16 +10,22 @@ below 2^24 -- then the same dequant (``acc * deq[c]``, then ``+ bias[c]``). The 
 float32 operations in their order (``fused.opkit_codes``) and stores the integer instead of ``t - o``.
 
 Not assumed, checked once per process (``why()``): ``_int_mm`` equal to the exact product on adversarial operands
-(every code -128/127, full-range random) over ten shapes (M 1..1024, K 1..4096, N 1..256; which of oneDNN's
-kernels each takes is not known here) -- oneDNN's AVX2 kernel without VNNI adds u8 x s8 pairs with int16 saturation (``vpmaddubsw``) and is
-NOT exact (measured: ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 VNNI host differs on random codes); the codes and
-dequant kernels equal their torch ops bit for bit; and ``_int_mm`` faster than ``F.linear`` on a mid-size
-Linear here (never slower than the path it replaces; without VNNI it was 2x faster on AVX2 and ~1.1x on
-baseline x86-64 -- but inexact there). Anything failing: the float32 ``F.linear`` as before.
+(every code -128/127, full-range random) over the shapes below, the weight in the layer's own layout (``w^T`` of a
+contiguous [N, K]); the codes and dequant kernels equal their torch ops bit for bit; and ``_int_mm`` at least
+``MARGIN`` times faster than ``F.linear`` on a mid-size Linear here (a wall-clock race, fastest of interleaved
+rounds: a heavily loaded first call can still pick F.linear -- the bits are the same either way).
+``OPKIT_INT_GEMM=on`` skips that speed race (the exactness checks still run), ``=off`` keeps F.linear.
+Torch 2.13's CPU ``_int_mm`` runs oneDNN only where cpuinfo reports AVX-512 VNNI, else an exact but slow scalar
+loop that the speed check refuses (pytorch aten/src/ATen/native/LinearAlgebra.cpp, ``_int_mm_out_cpu``). oneDNN's
+int16-saturating u8 x s8 kernels (``vpmaddubsw``) are reached only by capping oneDNN (``ONEDNN_MAX_CPU_ISA=AVX2``)
+on a VNNI host; the exactness check refuses them there. K = 1 stays on F.linear: torch 2.13 gives wrong sums for
+``_int_mm(a[M, 1], w^T)`` when the [1, N] view has strides (1, 1), as the layer's ``w^T`` of a [N, 1] weight does
+(tests/test_quant_int_gemm.py). Anything failing: the float32 ``F.linear`` as before.
 """
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 import time
 
@@ -29,7 +35,9 @@ import torch.nn.functional as F
 from . import fused, native
 
 ENABLED = True        # False: the float32 F.linear on codes, as before (benchmarks and tests compare the two)
-K_MAX = 1 << 17       # K * 128 * 128 <= 2^31: _int_mm's int32 sum cannot wrap
+K_MAX = (1 << 17) - 1  # K * 128 * 128 < 2^31: _int_mm's int32 sum cannot wrap
+K_MIN = 2             # K = 1 stays on F.linear (module docstring)
+MARGIN = 1.2          # the GEMM must beat F.linear by this much in the speed race (noise on a shared host)
 # below this many multiply-adds (M * K * N) F.linear stays: a Linear 32 -> 10 / 24 -> 10 at batch 64 (20K / 15K)
 # was 3-4 us slower through the GEMM, 1024 x 24 -> 24 (590K) even, larger ones faster (bench_quant_int8_call.py)
 MIN_MACS = 1 << 16
@@ -98,15 +106,19 @@ def dequant_i32(lib, acc: torch.Tensor, ib: torch.Tensor, deq: torch.Tensor,
 
 def _gemm_check() -> str | None:
     g = torch.Generator().manual_seed(37)
+    # K = 1 / 2 with N > 1: where torch's stride handling bit (module docstring); a shape constants() declines
+    # (K < K_MIN) is one the layer never sends, so it is not checked
     for m, k, n in ((1, 1, 1), (1, 64, 10), (7, 3, 5), (16, 48, 64), (17, 64, 64), (64, 256, 64),
-                    (1024, 48, 64), (333, 1000, 129), (64, 4096, 32), (5, 17, 256)):
+                    (1024, 48, 64), (333, 1000, 129), (64, 4096, 32), (5, 17, 256), (1024, 1, 64), (64, 1, 1024),
+                    (1024, 2, 64), (64, 2, 1024)):
         full = (torch.randint(-128, 128, (m, k), generator=g, dtype=I8),
                 torch.randint(-128, 128, (k, n), generator=g, dtype=I8))
         for a, b in (full, (torch.full((m, k), -128, dtype=I8), torch.full((k, n), -128, dtype=I8)),
                      (torch.full((m, k), 127, dtype=I8), torch.full((k, n), -128, dtype=I8)),
                      (full[0].sign().mul(127).to(I8), full[1].sign().mul(-128).clamp(-128, 127).to(I8))):
             want = a.double() @ b.double()
-            for bb in (b, b.t().contiguous().t()):           # the layer passes w^T, a transposed view
+            layer_op = constants(b.t(), None, 0)               # the layer's own w^T view, or None: never sent
+            for bb in (b,) + ((layer_op[0],) if layer_op else ()):
                 try:
                     got = int_mm(a, bb)
                 except RuntimeError as e:
@@ -139,34 +151,41 @@ def _kernel_check(lib) -> str | None:
 
 
 def _faster() -> str | None:
-    """None when _int_mm beats the float32 F.linear it replaces on a mid-size Linear here (fastest of 5)."""
+    """None when _int_mm beats the float32 F.linear it replaces by MARGIN on a mid-size Linear here (fastest of
+    5 interleaved rounds each)."""
     a = torch.randint(-128, 128, (512, 64), dtype=I8)
     w = torch.randint(-128, 128, (128, 64), dtype=I8)
-    af, wf, wt = a.to(F32), w.to(F32), w.t()
+    af, wf, wt = a.to(F32), w.to(F32), weight_t(w)
 
-    def best(fn) -> float:
-        fn()
-        times = []
-        for _ in range(5):
-            t = time.perf_counter()
-            for _ in range(10):
-                fn()
-            times.append(time.perf_counter() - t)
-        return min(times)
+    def once(fn) -> float:
+        t = time.perf_counter()
+        for _ in range(10):
+            fn()
+        return time.perf_counter() - t
 
-    ti, tf = best(lambda: int_mm(a, wt)), best(lambda: F.linear(af, wf))
-    return None if ti < tf else f"torch._int_mm slower than float32 F.linear here ({ti * 1e5:.1f} vs {tf * 1e5:.1f} us)"
+    gemm, flin = (lambda: int_mm(a, wt)), (lambda: F.linear(af, wf))
+    gemm(), flin()
+    rounds = [(once(gemm), once(flin)) for _ in range(5)]
+    ti, tf = min(r[0] for r in rounds), min(r[1] for r in rounds)
+    return None if ti * MARGIN <= tf else \
+        f"torch._int_mm not {MARGIN}x faster than float32 F.linear here ({ti * 1e5:.1f} vs {tf * 1e5:.1f} us)"
+
+
+def _mode() -> str:
+    """OPKIT_INT_GEMM: "on" (no speed race), "off" (F.linear), anything else / unset: "auto"."""
+    v = os.environ.get("OPKIT_INT_GEMM", "").strip().lower()
+    return v if v in ("on", "off") else "auto"
 
 
 def _check(lib) -> str | None:
     if not hasattr(torch, "_int_mm"):
         return "this torch has no torch._int_mm"
-    return _gemm_check() or _kernel_check(lib) or _faster()
+    return _gemm_check() or _kernel_check(lib) or (None if _mode() == "on" else _faster())
 
 
 def kernels():
     """The checked codes/dequant kernels when the int8 GEMM path can run here, else None (``why()`` says why)."""
-    if not ENABLED:
+    if not ENABLED or _mode() == "off":
         return None
     with _lock:
         return native.checked(_state, _load, _check)
@@ -174,18 +193,26 @@ def kernels():
 
 def why() -> str | None:
     kernels()
+    if _mode() == "off":
+        return "OPKIT_INT_GEMM=off"
     return _state.get("why") if ENABLED else "int_gemm.ENABLED is False"
 
 
 def constants(codes: torch.Tensor, bias_codes: torch.Tensor | None, offset: int) -> tuple | None:
     """(w^T as int8 [K, N] view, int64 correction with the int32 bias, without it) for a Linear's weight codes,
-    or None when the int8 GEMM cannot take them (codes past int8, K past K_MAX)."""
-    if codes.dim() != 2 or codes.shape[1] > K_MAX or not codes.numel() or codes.device.type != "cpu":
+    or None when the int8 GEMM cannot take them (codes past int8, K = 1 (module docstring), K past K_MAX)."""
+    if codes.dim() != 2 or not K_MIN <= codes.shape[1] <= K_MAX or not codes.numel() or codes.device.type != "cpu":
         return None
     c = codes.to(I64)
     if int(c.min()) < -128 or int(c.max()) > 127:
         return None
-    w8 = c.to(I8).contiguous()
+    w8 = torch.empty(c.shape, dtype=I8).copy_(c)       # [N, K] with its own strides, whatever codes' were
     corr = -offset * c.sum(dim=1)
     with_b = corr + bias_codes.to(I64).reshape(-1) if bias_codes is not None else corr
-    return w8.t(), with_b.contiguous(), corr.contiguous()
+    return weight_t(w8), with_b.contiguous(), corr.contiguous()
+
+
+def weight_t(w8: torch.Tensor) -> torch.Tensor:
+    """The layer's GEMM operand: ``w^T`` as a view of the int8 [N, K] weight with its own strides ((1, 1) at K = 1:
+    a size-1 dimension's stride is not normalized by ``.contiguous()``)."""
+    return w8.t()

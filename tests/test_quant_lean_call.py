@@ -17,6 +17,7 @@ from opkit.quant.variant import build_variant
 
 sys.path.insert(0, str(Path(__file__).parent))
 from quantdata import encoder as E  # noqa: E402
+from test_quant_int_gemm import gemm_on  # noqa: E402
 
 
 def bits(t: torch.Tensor) -> torch.Tensor:
@@ -70,6 +71,16 @@ def test_lean_call_equals_the_general_path(net, monkeypatch):
 
     monkeypatch.setattr(M.QuantLayer, "_lean_run", lean_run)
     assert M.fused.kernels() is not None, M.fused.why()      # loaded and self-checked: else no lean call is taken
+    gemms = []
+    real_mm = M.int_gemm.int_mm
+
+    def int_mm(a, b):
+        gemms.append(tuple(a.shape))
+        return real_mm(a, b)
+
+    monkeypatch.setattr(M.int_gemm, "int_mm", int_mm)
+    # the int8 GEMM without the wall-clock speed race: exact on every host (test_quant_int_gemm), so it is taken
+    i8_here = gemm_on(monkeypatch)
     lean_layers = 0
     for layer_name, (layer, module, forward, xin) in inputs.items():
         forms = [xin]
@@ -80,9 +91,14 @@ def test_lean_call_equals_the_general_path(net, monkeypatch):
             want = layer.run(_Sim(), module, forward, (xf,), {})
             monkeypatch.setattr(M, "LEAN_CALL", True)
             taken.clear()
+            gemms.clear()
             got = layer.run(_Sim(), module, forward, (xf,), {})
             assert got[1:] == want[1:], (name, layer_name, tuple(xf.shape))
             assert torch.equal(bits(got[0]), bits(want[0])), (name, layer_name, tuple(xf.shape))
+            # q16: a lean Linear's integer sums come from the int8 GEMM where it passed its self-check
+            i8 = i8_here and bool(taken) and layer.op_type == "linear" \
+                and xf.numel() * layer.codes.shape[0] >= M.int_gemm.MIN_MACS
+            assert gemms == ([(xf.numel() // xf.shape[-1], xf.shape[-1])] if i8 else []), (name, layer_name)
             # a smaller input stays on the torch ops (the kernels do not pay); a channels-last input (convnext's
             # depthwise conv) is not one the kernels read: both take the general path. A small output is dequantized
             # by the torch ops inside the lean call.
@@ -102,6 +118,8 @@ def test_lean_call_with_a_small_output_runs_the_matmul_once(monkeypatch):
     from opkit.quant.modes import ConvGeometry
     fused = M.fused
     assert fused.kernels() is not None, fused.why()
+    # self-checked first (its own GEMMs are not this call's); 7,680 multiply-adds: below MIN_MACS, F.linear stays
+    i8 = gemm_on(monkeypatch) and 768 * 10 >= M.int_gemm.MIN_MACS   # no speed race: the GEMM where MIN_MACS allows
     torch.manual_seed(3)
     m = torch.nn.Linear(768, 10)
     wq = arq(m.weight, 8, True)
@@ -115,14 +133,16 @@ def test_lean_call_with_a_small_output_runs_the_matmul_once(monkeypatch):
         want = layer.run(_Sim(), m, m.forward, (x,), {})
         monkeypatch.setattr(M, "LEAN_CALL", True)
         calls = []
-        for fn in ("_codes", "_dequant"):
-            real = getattr(fused, fn)
-            monkeypatch.setattr(fused, fn, lambda *a, real=real, fn=fn: calls.append(fn) or real(*a))
+        for mod, fn in ((fused, "_codes"), (fused, "_dequant"), (M.int_gemm, "codes_i8"),
+                        (M.int_gemm, "int_mm"), (M.int_gemm, "dequant_i32")):
+            real = getattr(mod, fn)
+            monkeypatch.setattr(mod, fn, lambda *a, real=real, fn=fn: calls.append(fn) or real(*a))
         apply = ConvGeometry.apply
         monkeypatch.setattr(ConvGeometry, "apply", lambda self, *a: calls.append("matmul") or apply(self, *a))
         got = layer.run(_Sim(), m, m.forward, (x,), {})
         monkeypatch.undo()
-        assert calls == ["_codes", "matmul"], shape      # no kernel dequant (10 elements), nothing run twice
+        # no kernel dequant (10 elements), nothing run twice; q16: the int8 GEMM and its own dequant where it runs
+        assert calls == (["codes_i8", "int_mm", "dequant_i32"] if i8 else ["_codes", "matmul"]), shape
         assert got[1:] == want[1:], shape
         assert torch.equal(bits(got[0]), bits(want[0])), shape
 

@@ -27,7 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..accuracy.simulate import LayerMode
-from . import fused
+from . import fused, int_gemm
 from .algorithms import int_range, quantize
 
 F16, F32, F64 = torch.float16, torch.float32, torch.float64
@@ -605,8 +605,9 @@ class QuantLayer(LayerMode):
     def _lean(self) -> tuple | None:
         """The constants of a fake-quant call on the exact one-matmul path, made once per (layer, values): (key,
         float reciprocal, offset, lo, hi, float32 codes, float32 int bias, deq_scale, float bias or None, labels,
-        the tensors the key names); None when this layer takes the general path (no single exact float32
-        matmul, a transposed conv or pool, requantized input, constants the kernels cannot read)."""
+        the tensors the key names, a Linear's int8 GEMM constants or None -- ``int_gemm.constants``); None when
+        this layer takes the general path (no single exact float32 matmul, a transposed conv or pool, requantized
+        input, constants the kernels cannot read)."""
         key = self._lean_key()
         hit = self.__dict__.get("_lean_state")
         if hit is not None and hit[0] == key:
@@ -624,7 +625,9 @@ class QuantLayer(LayerMode):
             lean = (key, float(reciprocal_scale(self.scale_d)), self.offset_d, lo, hi, f32_codes(self.codes),
                     f32_codes(bc).reshape(-1) if bc is not None else None, deq, b, bits,
                     (label, label + " + float bias (MatMul + Add)"),
-                    tuple((t, t.detach()) for t in (self.codes, bc, self.scale_w, b) if t is not None))
+                    tuple((t, t.detach()) for t in (self.codes, bc, self.scale_w, b) if t is not None),
+                    int_gemm.constants(self.codes, bc, self.offset_d)
+                    if self.op_type == "linear" and lo >= -128 and hi <= 127 else None)
         self.__dict__["_lean_state"] = lean if lean is not None else (key, None)
         return self.__dict__["_lean_state"]
 
@@ -635,7 +638,7 @@ class QuantLayer(LayerMode):
         lean = self._lean()
         if lean[1] is None or not exact32_allowed():
             return None
-        _, r, off, lo, hi, w32, b32, deq, bias, bits, labels, _ = lean
+        _, r, off, lo, hi, w32, b32, deq, bias, bits, labels, _, i8 = lean
         lib = fused.kernels() if fused.ENABLED else None
         if self.in_scale is not None:
             x = x.to(F32) * self.in_scale.to(F32)
@@ -644,6 +647,14 @@ class QuantLayer(LayerMode):
             return None
         linear = self.op_type == "linear"
         float_bias = linear and x.dim() != 2 and bias is not None
+        ilib = int_gemm.kernels() if i8 is not None and x.numel() * i8[0].shape[1] >= int_gemm.MIN_MACS else None
+        if ilib is not None:
+            # the same integers through an int8 GEMM (int_gemm's docstring), then the same dequant
+            wt, ib, corr = i8
+            x2 = x.reshape(-1, x.shape[-1])
+            acc = int_gemm.int_mm(int_gemm.codes_i8(ilib, x2, r, off, lo, hi), wt)
+            y = int_gemm.dequant_i32(ilib, acc, corr if float_bias else ib, deq, bias if float_bias else None)
+            return y.reshape(*x.shape[:-1], y.shape[-1]), F32, bits, labels[float_bias]
         q = fused._codes(lib, x, r, off, lo, hi)
         acc = self.geometry.apply(q, w32, None if float_bias else b32)
         axis = acc.dim() - 1 if linear else 1

@@ -108,6 +108,7 @@ class ApiCall {
     return *this;
   }
   int size() const { return n_; }
+  BlockCtx& block() const { return c_; }  // the call's block context: callers need not look it up again
 
   static void mark_defined(const Operand& o) {
     if (o.lane_bits == 1 && o.lanes % 8) {  // a bitmask ending inside a byte: the other bits keep their state

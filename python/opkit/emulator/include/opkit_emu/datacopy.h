@@ -67,10 +67,10 @@ template <class T> constexpr void check_copy_dtype() {
 }
 
 // One UB->GM block write: plain, or recorded for the deferred atomic add.
-inline void gm_store(uint8_t* dst, const uint8_t* src, size_t bytes) {
-  BlockCtx& c = ctx();
+// The BlockCtx& forms: with the context the caller holds (a copy's rows need not look it up each).
+inline void gm_store(BlockCtx& c, uint8_t* dst, const uint8_t* src, size_t bytes) {
   c.stats.gm_write_bytes += bytes;
-  gm_mark_write(dst);
+  gm_mark_write(c, dst);
   // an aclrtMalloc buffer's data nothing wrote yet is written now (gm_pad.h gm_data_write); an atomic add onto it
   // leaves garbage (run-asc only: elsewhere the gate is 0)
   if (GmPadPoison::get().unwritten_live.load(std::memory_order_relaxed)) gm_data_write(dst, bytes, c.atomic_dtype >= 0);
@@ -81,13 +81,14 @@ inline void gm_store(uint8_t* dst, const uint8_t* src, size_t bytes) {
   }
 }
 // One GM->UB block read (after the call's commit marked dst defined): bytes from poisoned GM padding stay poison.
-inline void gm_load(uint8_t* dst, const uint8_t* src, size_t bytes) {
-  BlockCtx& c = ctx();
+inline void gm_load(BlockCtx& c, uint8_t* dst, const uint8_t* src, size_t bytes) {
   c.stats.gm_read_bytes += bytes;
   std::memcpy(dst, src, bytes);
   if (GmPadPoison::get().live.load(std::memory_order_relaxed))
     gm_pad_load(static_cast<uint32_t>(dst - c.ub), 1, static_cast<uint32_t>(bytes), 0, src, 0);
 }
+inline void gm_store(uint8_t* dst, const uint8_t* src, size_t bytes) { gm_store(ctx(), dst, src, bytes); }
+inline void gm_load(uint8_t* dst, const uint8_t* src, size_t bytes) { gm_load(ctx(), dst, src, bytes); }
 
 // A UB->GM copy into a tensor list that runs from one member's extent into another's (or over the list's descriptor
 // words): data_end_for calls all of it data, but each member's padding it covers is padding, as a lone tensor's is.
@@ -144,7 +145,7 @@ inline void sink_rows(ApiCall& c, const TensorMeta& t, uint32_t rel_off, uint32_
                       uint32_t ub_pitch, uint32_t lane_bits, const char* name, const void* gm, uint64_t gm_pitch,
                       unsigned flags = 0) {
   const auto* g = static_cast<const uint8_t*>(gm);
-  const GmRegion* r = ctx().checks && rows && row_bytes ? gm_find(g) : nullptr;
+  const GmRegion* r = c.block().checks && rows && row_bytes ? gm_find(c.block(), g) : nullptr;
   const uint64_t end = static_cast<uint64_t>(rows - 1) * gm_pitch + row_bytes;  // GM bytes from g the copy spans
   const uint8_t* data_end = r ? r->data_end_for(g, end) : nullptr;  // a tensor list: the member's
   if (!r || data_end >= g + end) {  // the usual case: all of it is data (or the GM check will fail it)
@@ -209,7 +210,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
   c.dst(dst, count, "dst (UB)");
   src.check(0, count, "DataCopy", loc);
   c.commit();
-  opkit_emu::gm_load(dst.m_.addr, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()), bytes);
+  opkit_emu::gm_load(c.block(), dst.m_.addr, reinterpret_cast<const uint8_t*>(src.GetPhyAddr()), bytes);
 }
 
 template <class T>
@@ -223,7 +224,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint3
                        "src (UB)", dst.GetPhyAddr(), bytes);
   dst.check(0, count, "DataCopy", loc);
   c.commit();
-  opkit_emu::gm_store(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), src.m_.addr, bytes);
+  opkit_emu::gm_store(c.block(), reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), src.m_.addr, bytes);
 }
 
 template <class T>
@@ -255,7 +256,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataC
   const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint64_t uo = b * (blk + p.dstGap * 32ull), go = b * (blk + p.srcGap * 32ull);
-    opkit_emu::gm_load(dst.m_.addr + uo, g + go, blk);
+    opkit_emu::gm_load(c.block(), dst.m_.addr + uo, g + go, blk);
   }
 }
 
@@ -278,7 +279,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataC
   uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
   for (uint32_t b = 0; b < p.blockCount; ++b) {
     uint64_t uo = b * (blk + p.srcGap * 32ull), go = b * (blk + p.dstGap * 32ull);
-    opkit_emu::gm_store(g + go, src.m_.addr + uo, blk);
+    opkit_emu::gm_store(c.block(), g + go, src.m_.addr + uo, blk);
   }
 }
 
@@ -350,7 +351,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
   c.commit(opkit_emu::Flow::Manual);
   const uint8_t* g = reinterpret_cast<const uint8_t*>(src.GetPhyAddr());
   // isPad=false with padding asked: the value SetPadValue<T> set (SetPadValue(ISASI).md), else undefined
-  const opkit_emu::BlockCtx& bc = opkit_emu::ctx();
+  opkit_emu::BlockCtx& bc = c.block();
   const bool pad_register = !pad.isPad && (pad.leftPadding || pad.rightPadding) && bc.pad_value_size != 0;
   if (pad_register && bc.pad_value_size != sizeof(T))
     opkit_emu::fail("api-argument", call, loc,
@@ -365,12 +366,12 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     // the row's shadow before the load, so gm_load can put back the poison of bytes read from GM padding garbage
     // (gm_pad_load; marked after it, a DataCopyPad load lost that poison)
     if (undefined_pad) {  // documented as undefined: the padding bytes become poison
-      opkit_emu::shadow_clear(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
-      opkit_emu::shadow_set(dst.m_.ub_off() + rel + static_cast<uint32_t>(lp), p.blockLen);
+      opkit_emu::shadow_fill(bc, dst.m_.ub_off(bc) + rel, static_cast<uint32_t>(row), false);
+      opkit_emu::shadow_fill(bc, dst.m_.ub_off(bc) + rel + static_cast<uint32_t>(lp), p.blockLen, true);
     } else {
-      opkit_emu::shadow_set(dst.m_.ub_off() + rel, static_cast<uint32_t>(row));
+      opkit_emu::shadow_fill(bc, dst.m_.ub_off(bc) + rel, static_cast<uint32_t>(row), true);
     }
-    opkit_emu::gm_load(u + lp, g + b * gm_pitch, p.blockLen);
+    opkit_emu::gm_load(bc, u + lp, g + b * gm_pitch, p.blockLen);
     // Bytes of the 32-byte row around the data: the padding value, or (isPad=false, no padding asked)
     // the block's first element repeated, as the docs describe the hardware's "dummy" fill.
     T fill = pad.isPad ? pad.paddingValue : pad_register ? reg_fill : *reinterpret_cast<const T*>(u + lp);
@@ -401,8 +402,9 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
   else opkit_emu::gm_check(dst.GetPhyAddr(), gm_span, call, loc, "dst (GM)");
   c.commit();
   uint8_t* g = reinterpret_cast<uint8_t*>(dst.GetPhyAddr());
+  opkit_emu::BlockCtx& bc = c.block();
   for (uint32_t b = 0; b < p.blockCount; ++b) {
-    opkit_emu::gm_store(g + b * gm_pitch, src.m_.addr + b * ub_pitch, p.blockLen);
+    opkit_emu::gm_store(bc, g + b * gm_pitch, src.m_.addr + b * ub_pitch, p.blockLen);
   }
 }
 

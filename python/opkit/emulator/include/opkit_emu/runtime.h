@@ -282,7 +282,15 @@ OPKIT_EMU_RT void no_launch() {
   throw std::runtime_error("opkit emulator: AscendC API called outside a kernel launch");
 }
 #endif
+#ifdef OPKIT_EMU_COUNT_CTX
+// Test builds only (tests/emulator/test_ctx_lookups.py): how many times this thread looked its block context up --
+// each is a thread-local access (__tls_get_addr in a module, ~4 % of a small call's samples).
+inline thread_local uint64_t t_ctx_lookups = 0;
+#endif
 inline BlockCtx& ctx() {
+#ifdef OPKIT_EMU_COUNT_CTX
+  ++t_ctx_lookups;
+#endif
   if (!t_ctx) no_launch();
   return *t_ctx;
 }
@@ -374,10 +382,11 @@ OPKIT_EMU_RT void warn_once(const char* rule, const char* call, SrcLoc loc, cons
 #endif
 
 // ---- GM bounds ----------------------------------------------------------------------------------
-OPKIT_EMU_RT const GmRegion* gm_find(const void* p);
+// With the block context the caller already holds (one thread-local look-up less).
+OPKIT_EMU_RT const GmRegion* gm_find(const BlockCtx& c, const void* p);
+inline const GmRegion* gm_find(const void* p) { return gm_find(ctx(), p); }
 #if OPKIT_EMU_RT_DEFS
-OPKIT_EMU_RT const GmRegion* gm_find(const void* p) {
-  const BlockCtx& c = ctx();
+OPKIT_EMU_RT const GmRegion* gm_find(const BlockCtx& c, const void* p) {
   if (!c.gm) return nullptr;
   auto b = static_cast<const uint8_t*>(p);
   for (const GmRegion& r : *c.gm)
@@ -397,25 +406,27 @@ OPKIT_EMU_RT const GmRegion* gm_ending_at(const uint8_t* b) {
 #endif
 // A GM store at p (a UB->GM copy's, an atomic one's, SetValue's, WriteGmByPassDCache's) in a checked launch: its
 // argument is written (GmRegion::marks). Fast launches skip it: the binding learns from the checked launch of a key.
-OPKIT_EMU_RT void gm_mark_write(const void* p);
+OPKIT_EMU_RT void gm_mark_write(const BlockCtx& c, const void* p);
+inline void gm_mark_write(const void* p) { gm_mark_write(ctx(), p); }
 #if OPKIT_EMU_RT_DEFS
-OPKIT_EMU_RT void gm_mark_write(const void* p) {
-  if (!ctx().checks) return;
-  if (const GmRegion* r = gm_find(p)) r->mark(0);
+OPKIT_EMU_RT void gm_mark_write(const BlockCtx& c, const void* p) {
+  if (!c.checks) return;
+  if (const GmRegion* r = gm_find(c, p)) r->mark(0);
 }
 #endif
 OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what);
 #if OPKIT_EMU_RT_DEFS
 OPKIT_EMU_RT void gm_check(const void* p, uint64_t bytes, const char* call, SrcLoc loc, const char* what) {
   if (bytes == 0) return;
-  const GmRegion* r = gm_find(p);
+  const BlockCtx& c = ctx();
+  const GmRegion* r = gm_find(c, p);
   auto b = static_cast<const uint8_t*>(p);
   if (!r && gm_ending_at(b)) r = gm_ending_at(b);  // starts right at a buffer's end: name that buffer
   if (!r)
     fail("gm-bounds", call, loc,
          strf("%s: GM address %p is not inside any GM buffer passed to the kernel", what, p));
   // past the data: the padding is touched (read or written); recorded by checked launches only, as stores are
-  if (b + bytes > r->pad_begin() && ctx().checks) r->mark(1);
+  if (b + bytes > r->pad_begin() && c.checks) r->mark(1);
   if (b + bytes > r->base + r->bytes)
     fail("gm-bounds", call, loc,
          strf("%s: byte %llu is past the end of the GM buffer%s (%s); the access covers bytes [%llu, %llu)", what,

@@ -202,7 +202,7 @@ class QueCore {
 
  protected:
   // The queue's record (planned from a user pool's handles at first use); fails if it has none or its TPipe died.
-  QueueRec& queue(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc);
+  QueueRec& queue(BlockCtx& c, AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc);
   // AllocTensor: the next free buffer's id, allocated and poisoned.
   uint32_t alloc_buf(AscendC::TPosition pos, int32_t depth, SrcLoc loc);
   // EnQue of the tensor m, on the producer pipe's event (kQueueEvent: the queue's own, taken from the record this
@@ -214,12 +214,11 @@ class QueCore {
   bool vacant(int32_t depth) const;
 
  private:
-  void plan_ext(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc);
+  void plan_ext(BlockCtx& c, AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc);
 };
 #if OPKIT_EMU_RT_DEFS  // QueCore members compiled once (OPKIT_EMU_RT, config.h)
-OPKIT_EMU_RT void QueCore::plan_ext(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc) {
+OPKIT_EMU_RT void QueCore::plan_ext(BlockCtx& c, AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc) {
   using AscendC::TPosition;
-  BlockCtx& c = ctx();
   QueueRec q;
   q.pos = static_cast<int>(pos);
   q.depth = depth;
@@ -235,9 +234,9 @@ OPKIT_EMU_RT void QueCore::plan_ext(AscendC::TPosition pos, int32_t depth, const
   push_queue(c, std::move(q));
   qid_ = qid;
 }
-OPKIT_EMU_RT QueueRec& QueCore::queue(AscendC::TPosition pos, int32_t depth, const char* call, SrcLoc loc) {
-  BlockCtx& c = ctx();
-  if (qid_ < 0 && ext_start_) plan_ext(pos, depth, call, loc);
+OPKIT_EMU_RT QueueRec& QueCore::queue(BlockCtx& c, AscendC::TPosition pos, int32_t depth, const char* call,
+                                      SrcLoc loc) {
+  if (qid_ < 0 && ext_start_) plan_ext(c, pos, depth, call, loc);
   if (qid_ < 0 || static_cast<size_t>(qid_) >= c.queues.size())
     c.fail("queue-protocol", call, loc, "queue used before TPipe::InitBuffer");
   QueueRec& q = c.queues[qid_];
@@ -247,7 +246,7 @@ OPKIT_EMU_RT QueueRec& QueCore::queue(AscendC::TPosition pos, int32_t depth, con
 }
 OPKIT_EMU_RT uint32_t QueCore::alloc_buf(AscendC::TPosition pos, int32_t depth, SrcLoc loc) {
   BlockCtx& c = ctx();
-  QueueRec& q = queue(pos, depth, "TQue::AllocTensor", loc);
+  QueueRec& q = queue(c, pos, depth, "TQue::AllocTensor", loc);
   for (uint32_t k = 0; k < q.num; ++k) {
     uint32_t id = q.first_buf + (q.next + k) % q.num;
     BufRec& b = c.bufs[id];
@@ -269,9 +268,9 @@ OPKIT_EMU_RT uint32_t QueCore::alloc_buf(AscendC::TPosition pos, int32_t depth, 
 OPKIT_EMU_RT bool QueCore::enque_buf(AscendC::TPosition pos, int32_t depth, const TensorMeta& m, int8_t producer,
                                      int user_evt, SrcLoc loc) {
   BlockCtx& c = ctx();
-  QueueRec& q = queue(pos, depth, "TQue::EnQue", loc);
+  QueueRec& q = queue(c, pos, depth, "TQue::EnQue", loc);
   if (producer == kQueueEvent) producer = q.producer;
-  m.check_live("TQue::EnQue", loc, "tensor");
+  m.check_live(c, "TQue::EnQue", loc, "tensor");
   BufRec& b = c.bufs[m.buf];
   if (b.queue != qid_) c.fail("queue-protocol", "TQue::EnQue", loc, "the tensor was not allocated from this queue");
   if (b.state == BufState::Queued)
@@ -288,7 +287,7 @@ OPKIT_EMU_RT bool QueCore::enque_buf(AscendC::TPosition pos, int32_t depth, cons
 OPKIT_EMU_RT uint32_t QueCore::deque_buf(AscendC::TPosition pos, int32_t depth, int8_t consumer, int user_evt,
                                          SrcLoc loc) {
   BlockCtx& c = ctx();
-  QueueRec& q = queue(pos, depth, "TQue::DeQue", loc);
+  QueueRec& q = queue(c, pos, depth, "TQue::DeQue", loc);
   if (consumer == kQueueEvent) consumer = q.consumer;
   if (q.fifo.empty())
     c.fail("queue-protocol", "TQue::DeQue", loc, "DeQue of an empty queue (the NPU would wait forever)");
@@ -305,7 +304,7 @@ OPKIT_EMU_RT uint32_t QueCore::deque_buf(AscendC::TPosition pos, int32_t depth, 
 }
 OPKIT_EMU_RT void QueCore::free_buf(AscendC::TPosition pos, int32_t depth, const TensorMeta& m, SrcLoc loc) {
   BlockCtx& c = ctx();
-  QueueRec& q = queue(pos, depth, "TQue::FreeTensor", loc);
+  QueueRec& q = queue(c, pos, depth, "TQue::FreeTensor", loc);
   if (m.buf < 0 || static_cast<size_t>(m.buf) >= c.bufs.size())
     c.fail("queue-protocol", "TQue::FreeTensor", loc, "the tensor was never allocated");
   BufRec& b = c.bufs[m.buf];

@@ -698,8 +698,9 @@ class TPipe : public TPipeAllocator {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     own_bufs_ = &own_;
     for (const opkit_emu::BufRec& b : c.bufs)  // freed at least once (gen bumped by AllocTensor and FreeTensor)
-      if (b.pipe == id_ && b.kind == opkit_emu::BufKind::Queue && b.queue >= 0 && b.state == opkit_emu::BufState::Free &&
-          (b.gen > 1 || c.queues[b.queue].depth == 0) && c.queues[b.queue].producer >= 0)
+      if (b.pipe == id_ && b.kind == opkit_emu::BufKind::Queue && b.queue >= 0 &&
+          b.state == opkit_emu::BufState::Free && (b.gen > 1 || c.queues[b.queue].depth == 0) &&
+          c.queues[b.queue].producer >= 0)
         ++pending_free_;
   }
   // Copy-assignment, which CANN's TPipe has implicitly (ops-nn norm/layer_norm_grad_v3, add_layer_norm_grad,
@@ -741,20 +742,21 @@ class TPipe : public TPipeAllocator {
   std::vector<uint32_t> own_;  // buffers planned through the copy
 };
 #if OPKIT_EMU_RT_DEFS  // TPipe members compiled once (OPKIT_EMU_RT, config.h)
+// A buffer whose pipe (or the copy that planned it) ends: invalid from now on; a tensor still allocated is a leak.
+static void end_buf(opkit_emu::BlockCtx& c, opkit_emu::BufRec& b, const char* ended) {
+  if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
+      b.state == opkit_emu::BufState::Dequeued)
+    c.deferred.emplace_back("queue-protocol", "TQue::AllocTensor", b.alloc_loc, static_cast<int>(c.idx),
+                            opkit_emu::strf("tensor allocated here (UB offset %u) was never freed before %s", b.off,
+                                            ended));
+  b.state = opkit_emu::BufState::Free;
+  b.gen++;
+  b.pipe = -b.pipe;  // its queue / TBuf is "of a TPipe that was destroyed"
+}
 OPKIT_EMU_RT void TPipe::Release() {
   opkit_emu::BlockCtx& c = opkit_emu::ctx();
-  for (opkit_emu::BufRec& b : c.bufs) {
-    if (b.pipe != id_) continue;
-    if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
-        b.state == opkit_emu::BufState::Dequeued)
-      c.deferred.emplace_back("queue-protocol", "TQue::AllocTensor", b.alloc_loc, static_cast<int>(c.idx),
-                              opkit_emu::strf("tensor allocated here (UB offset %u) was never freed before the "
-                                              "TPipe was released",
-                                              b.off));
-    b.state = opkit_emu::BufState::Free;
-    b.gen++;
-    b.pipe = -b.pipe;
-  }
+  for (opkit_emu::BufRec& b : c.bufs)
+    if (b.pipe == id_) end_buf(c, b, "the TPipe was released");
   for (auto& n : c.queue_bufs_per_pos) n = 0;
   used_ = 0;
   nbufs_ = 0;
@@ -773,19 +775,8 @@ OPKIT_EMU_RT void TPipe::EndCopy() {
                         "kernel hangs (asc-devkit impl/basic_api/kernel_tpipe_impl.h:80-86, 563-569); pass the TPipe "
                         "by pointer or reference",
                         pending_free_));
-  for (uint32_t id : own_) {
-    opkit_emu::BufRec& b = c.bufs[id];
-    if (b.pipe != id_) continue;
-    if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
-        b.state == opkit_emu::BufState::Dequeued)
-      c.deferred.emplace_back("queue-protocol", "TQue::AllocTensor", b.alloc_loc, static_cast<int>(c.idx),
-                              opkit_emu::strf("tensor allocated here (UB offset %u) was never freed before the "
-                                              "copy of the TPipe that planned it was destroyed",
-                                              b.off));
-    b.state = opkit_emu::BufState::Free;
-    b.gen++;
-    b.pipe = -b.pipe;  // as Release: its queue / TBuf is "of a TPipe that was destroyed"
-  }
+  for (uint32_t id : own_)
+    if (c.bufs[id].pipe == id_) end_buf(c, c.bufs[id], "the copy of the TPipe that planned it was destroyed");
 }
 #endif
 

@@ -12,7 +12,14 @@
 //  - a struct, class or enum: an alias of a class template whose body fails, instantiated where the type must be
 //    complete (an object declared, a member set or named, one constructed);
 //  - a constant: converting it to anything fails at the conversion.
-// Code that never uses one still compiles. (Not covered: a braced list passed straight to a rejected function,
+// Code that never names one still compiles. The boundary: what g++ checks at a definition counts as a use even if
+// the code is never instantiated, called or constructed -- a data member or a by-value parameter of a rejected type
+// (also in a class or function template), sizeof of one, and a non-dependent call of a rejected function in a
+// template, a discarded `if constexpr` branch or a decltype detection idiom (a hard error, not SFINAE). These
+// compiled before the first-use forms. No use: a declaration without a definition, a reference or pointer, a local
+// of an uninstantiated function template, an uncalled member function of a class template, a dependent call
+// (tests/emulator/test_cube_rejected.py pins both lists).
+// (Not covered: a braced list passed straight to a rejected function,
 // `Mmad(c, a, b, {m, n, k})`, is "invalid use of brace-enclosed initializer list" at that call.)
 // python -m opkit.emulator.inventory reads the OPKIT_EMU_REJECT_* lines below (one name each).
 #pragma once

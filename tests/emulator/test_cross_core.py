@@ -145,11 +145,23 @@ extern "C" __global__ __aicore__ void by_value(GM_ADDR x, GM_ADDR y, GM_ADDR mod
     LocalTensor<float> t = q.AllocTensor<float>();
     q.FreeTensor(t);
     Peek(pipe);  // BYVAL:peek (the copy is made here)
-  } else {
+  } else if (m == 2) {
     Planner p;
     p.Init(pipe);
     LocalTensor<float> t = p.q.AllocTensor<float>();  // BYVAL:planned
     p.q.FreeTensor(t);
+  } else if (m == 3) {  // the block's first pipe (id 1) destroyed, its queue used after
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    pipe.Destroy();
+    LocalTensor<float> t = q.AllocTensor<float>();  // BYVAL:first-queue
+    q.FreeTensor(t);
+  } else {  // the same with a TBuf
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    pipe.Destroy();
+    LocalTensor<float> t = b.Get<float>();  // BYVAL:first-tbuf
+    (void)t;
   }
 }
 int main(int argc, char** argv) {
@@ -208,6 +220,15 @@ def test_a_queue_planned_through_a_copy_is_dead_after_it(by_value):
     assert out.returncode != 0
     assert "queue belongs to a TPipe that was destroyed" in out.stderr, out.stderr
     assert f"by_value.cpp:{_line('BYVAL:planned')}" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("mode,tag,what", [(3, "BYVAL:first-queue", "queue"), (4, "BYVAL:first-tbuf", "TBuf")])
+def test_the_first_pipe_destroyed_leaves_no_live_buffer(by_value, mode, tag, what):
+    """The block's first TPipe (id 1) marks its ended buffers -1; "no pipe live" was -1 too, so they looked live."""
+    out = by_value(mode)
+    assert out.returncode != 0, out.stdout
+    assert f"{what} belongs to a TPipe that was destroyed" in out.stderr, out.stderr
+    assert f"by_value.cpp:{_line(tag)}" in out.stderr, out.stderr
 
 
 def test_atomics_of_a_round_nobody_completes_land_at_the_end(mod):

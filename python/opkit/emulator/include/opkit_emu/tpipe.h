@@ -690,10 +690,14 @@ class TPipe : public TPipeAllocator {
   //  - a copy of a pipe no queue buffer of which has a pending free event, planning nothing itself: a PIPE_ALL
   //    barrier when it ends, nothing else (grid_sample: the entry's fresh pipe, copied, assigned, destroyed);
   //  - a copy of a pipe whose queue buffers were freed (FreeTensor sets the free event, kernel_tquebind_impl.h:
-  //    544-545): its Destroy waits those events, and the pipe's next AllocTensor of the buffer waits the same event
-  //    again (:125), which nobody sets -- the device hangs: queue-protocol when the copy ends;
+  //    544-545): its Destroy waits those events, and the pipe's next AllocTensor of the buffer (:125), or else the
+  //    pipe's own Destroy at the kernel's end (its table still records the events, :563-569), waits the same event
+  //    again, which nobody sets -- the device hangs: queue-protocol when the copy ends;
   //  - buffers planned through the copy: their table ends with it; a later use of their queue or TBuf is
   //    queue-protocol ("belongs to a TPipe that was destroyed").
+  // Not modelled: the copy shares the original's id, so it is usable only while the original is live (a copy used
+  // after the original ends is reported as "destroyed" / "used after Destroy"; on the device it is wrong as well:
+  // GetTPipePtr(), which AllocTensor / FreeTensor use, still points at the dead original, :157-165).
   TPipe(const TPipe& o, OPKIT_LOC) : TPipeAllocator(o), copy_loc_(loc), is_copy_(true) {
     opkit_emu::BlockCtx& c = opkit_emu::ctx();
     own_bufs_ = &own_;
@@ -761,7 +765,7 @@ OPKIT_EMU_RT void TPipe::Release() {
   used_ = 0;
   nbufs_ = 0;
   if (c.pipe == this) c.pipe = nullptr;
-  if (c.live_pipe == id_) c.live_pipe = -1;
+  if (c.live_pipe == id_) c.live_pipe = opkit_emu::BlockCtx::kNoLivePipe;
 }
 OPKIT_EMU_RT void TPipe::EndCopy() {
   opkit_emu::BlockCtx& c = opkit_emu::ctx();
@@ -771,8 +775,9 @@ OPKIT_EMU_RT void TPipe::EndCopy() {
         "queue-protocol", "TPipe (a copy)", copy_loc_, static_cast<int>(c.idx),
         opkit_emu::strf("this copy of the TPipe (a TPipe passed by value) was destroyed while %u of the pipe's queue "
                         "buffers had a free event set: its Destroy() waits those events, and the pipe's next "
-                        "AllocTensor of each waits the same event again, which nobody sets -- on the device the "
-                        "kernel hangs (asc-devkit impl/basic_api/kernel_tpipe_impl.h:80-86, 563-569); pass the TPipe "
+                        "AllocTensor of each, or the pipe's own Destroy() at the kernel's end, waits the same event "
+                        "again, which nobody sets -- on the device the kernel hangs (asc-devkit "
+                        "impl/basic_api/kernel_tpipe_impl.h:80-86, 563-569); pass the TPipe "
                         "by pointer or reference",
                         pending_free_));
   for (uint32_t id : own_)

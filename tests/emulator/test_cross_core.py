@@ -1,5 +1,5 @@
 """CrossCoreSetFlag / CrossCoreWaitFlag between vector cores (mode 0; opkit_emu/sync_all.h) and TPipe
-copy-assignment (opkit_emu/tpipe.h; a copy construction is refused, with its reason).
+copy-assignment and copy (opkit_emu/tpipe.h: a TPipe passed by value, as the device runs it).
 
 CrossCoreSetFlag(ISASI).md (asc-devkit 82b89a15 docs/zh/api/SIMD-API/基础API/同步控制/核间同步/): mode 0 between AIV
 cores -- a wait returns once every core has set the flag; signatures include/basic_api/kernel_operator_block_sync_intf.h:
@@ -94,17 +94,141 @@ def test_tpipe_copy_assignment(mod):
     assert y[64] == 1
 
 
-def test_a_tpipe_passed_by_value_stops_with_the_reason(gxx, tmp_path):
-    """CANN's TPipe copies, and the copy's destructor frees the pipe's buffers when the callee returns (ops-cv
-    grid_sample's `Init(..., TPipe pipeIn)`): not modelled, so the copy constructor stays deleted -- and the compile
-    error's note says what to do instead, not only "use of deleted function"."""
-    src = tmp_path / "k.cpp"
-    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
-                   'struct K { __aicore__ inline void Init(TPipe pipeIn) { (void)pipeIn; } };\n'
-                   'extern "C" __global__ __aicore__ void k(GM_ADDR x) { TPipe pipe; K op; op.Init(pipe); }\n')
-    r = gxx(src, tmp_path / "k.o", ["-fsyntax-only"], link=False)
-    assert r.returncode != 0
-    assert "TPipe::TPipe(const" in r.stderr and "pass the TPipe by pointer or reference" in r.stderr, r.stderr
+BY_VALUE = r"""
+#include "kernel_operator.h"
+#include "tikicpulib.h"
+#include <cstdio>
+using namespace AscendC;
+// ops-cv image/grid_sample/op_kernel/grid_sampler_2d.h:189-207: Init(..., TPipe pipeIn) { pipe = pipeIn; pipe.InitBuffer..}
+struct Sampler {
+  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, TPipe pipeIn) {
+    pipe = pipeIn;
+    gx.SetGlobalBuffer((__gm__ float*)x, 64);
+    gy.SetGlobalBuffer((__gm__ float*)y, 64);
+    pipe.InitBuffer(inQ, 1, 64 * 4);
+    pipe.InitBuffer(outQ, 1, 64 * 4);
+  }
+  __aicore__ inline void Process() {
+    LocalTensor<float> a = inQ.AllocTensor<float>();
+    DataCopy(a, gx, 64);
+    inQ.EnQue(a);
+    a = inQ.DeQue<float>();
+    LocalTensor<float> b = outQ.AllocTensor<float>();
+    Adds(b, a, 1.0f, 64);
+    inQ.FreeTensor(a);
+    outQ.EnQue(b);
+    b = outQ.DeQue<float>();
+    DataCopy(gy, b, 64);
+    outQ.FreeTensor(b);
+  }
+  TPipe pipe;
+  TQue<TPosition::VECIN, 1> inQ;
+  TQue<TPosition::VECOUT, 1> outQ;
+  GlobalTensor<float> gx, gy;
+};
+// a copy taken after the pipe's queue buffer was freed: the copy's Destroy waits its free event
+__aicore__ inline void Peek(TPipe copy) { (void)copy; }
+struct Planner {  // plans its queue through a by-value copy, which ends with Init
+  __aicore__ inline void Init(TPipe pipeIn) { pipeIn.InitBuffer(q, 1, 256); }
+  TQue<TPosition::VECIN, 1> q;
+};
+extern "C" __global__ __aicore__ void by_value(GM_ADDR x, GM_ADDR y, GM_ADDR mode) {
+  const int32_t m = *(__gm__ int32_t*)mode;
+  TPipe pipe;
+  if (m == 0) {
+    Sampler op;
+    op.Init(x, y, pipe);
+    op.Process();
+  } else if (m == 1) {
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    q.FreeTensor(t);
+    Peek(pipe);  // BYVAL:peek (the copy is made here)
+  } else if (m == 2) {
+    Planner p;
+    p.Init(pipe);
+    LocalTensor<float> t = p.q.AllocTensor<float>();  // BYVAL:planned
+    p.q.FreeTensor(t);
+  } else if (m == 3) {  // the block's first pipe (id 1) destroyed, its queue used after
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    pipe.Destroy();
+    LocalTensor<float> t = q.AllocTensor<float>();  // BYVAL:first-queue
+    q.FreeTensor(t);
+  } else {  // the same with a TBuf
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    pipe.Destroy();
+    LocalTensor<float> t = b.Get<float>();  // BYVAL:first-tbuf
+    (void)t;
+  }
+}
+int main(int argc, char** argv) {
+  auto* x = (float*)GmAlloc(64 * 4);
+  auto* y = (float*)GmAlloc(64 * 4);
+  auto* mode = (int32_t*)GmAlloc(32);
+  *mode = argc > 1 ? argv[1][0] - '0' : 0;
+  for (int i = 0; i < 64; ++i) x[i] = i;
+  SetKernelMode(KernelMode::AIV_MODE);
+  ICPU_RUN_KF(by_value, 1, (uint8_t*)x, (uint8_t*)y, (uint8_t*)mode);
+  std::printf("%g %g\n", y[0], y[63]);
+  return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def by_value(tmp_path_factory):
+    """CANN's TPipe has the implicit copy, and the copy's destructor runs Destroy() (asc-devkit 82b89a15
+    impl/basic_api/kernel_tpipe_impl.h:80-86): it waits the free events in its own table copy (:563-569) and
+    drains every pipe (:595-600), freeing no UB. Built once, run per mode."""
+    from conftest import base_flags
+    from opkit import emulator
+    import subprocess as sp
+    d = tmp_path_factory.mktemp("by_value")
+    (d / "by_value.cpp").write_text(BY_VALUE)
+    r = sp.run(base_flags("ascend910b") + [str(d / "by_value.cpp"), "-o", str(d / "by_value")]
+               + emulator.cflags(libs=True), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return lambda mode: sp.run([str(d / "by_value"), str(mode)], capture_output=True, text=True, timeout=120)
+
+
+def test_a_tpipe_passed_by_value_as_grid_sample_does_runs(by_value):
+    """The entry's fresh pipe copied into Init and assigned to the kernel's member: the copy holds no buffer, its
+    Destroy is a PIPE_ALL barrier, and the member pipe's queue works (ops-cv grid_sample)."""
+    out = by_value(0)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "64"]
+
+
+def _line(tag):
+    return next(i for i, t in enumerate(BY_VALUE.splitlines(), 1) if tag in t)
+
+
+def test_a_copy_of_a_pipe_with_freed_buffers_is_caught_when_it_ends(by_value):
+    """The copy's Destroy waits the free event FreeTensor set; the pipe's next AllocTensor would wait it again and
+    hang on the device."""
+    out = by_value(1)
+    assert out.returncode != 0
+    assert "queue-protocol" in out.stderr and "copy of the TPipe" in out.stderr, out.stderr
+    assert f"by_value.cpp:{_line('BYVAL:peek')}" in out.stderr, out.stderr
+
+
+def test_a_queue_planned_through_a_copy_is_dead_after_it(by_value):
+    out = by_value(2)
+    assert out.returncode != 0
+    assert "queue belongs to a TPipe that was destroyed" in out.stderr, out.stderr
+    assert f"by_value.cpp:{_line('BYVAL:planned')}" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("mode,tag,what", [(3, "BYVAL:first-queue", "queue"), (4, "BYVAL:first-tbuf", "TBuf")])
+def test_the_first_pipe_destroyed_leaves_no_live_buffer(by_value, mode, tag, what):
+    """The block's first TPipe (id 1) marks its ended buffers -1; "no pipe live" was -1 too, so they looked live."""
+    out = by_value(mode)
+    assert out.returncode != 0, out.stdout
+    assert f"{what} belongs to a TPipe that was destroyed" in out.stderr, out.stderr
+    assert f"by_value.cpp:{_line(tag)}" in out.stderr, out.stderr
 
 
 def test_atomics_of_a_round_nobody_completes_land_at_the_end(mod):

@@ -20,7 +20,7 @@
 #include "opkit/cann_adv_tiling.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
-#include "activation/softmax_rows_tiling.h"
+#include "opkit/softmax_rows.h"
 // the advanced APIs' host tiling, one header per family as CANN's tiling_api.h includes them
 #include "normalization/layernorm_tiling.h"
 #include "normalization/layernorm_grad_tiling.h"
@@ -125,8 +125,8 @@ inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataType
   const auto mk = last_axis(srcShape);
   const uint32_t m = mk.first, k = mk.second, perBlk = kBlk / dataTypeSize;
   const uint32_t fit = localWorkSpaceSize / kFloat / (perBlk + k + kBasicUnit);  // rows the work buffer holds
-  const uint32_t baseM = AscendC::softmax_rows::rows_per_pass(fit, m, k);
-  AscendC::softmax_rows::fill(t, m, k, perBlk, baseM);
+  const uint32_t baseM = ::opkit::softmax_rows::rows_per_pass(fit, m, k);
+  ::opkit::softmax_rows::fill(t, m, k, perBlk, baseM);
 }
 
 // Whether SoftMax may run on basic blocks: no tail rows, the last axis a multiple of 64 in [256 / size, 2048).

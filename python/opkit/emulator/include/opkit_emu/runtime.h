@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -172,7 +173,10 @@ struct BlockCtx {
   std::vector<QueueRec> queues;
   std::vector<std::vector<uint32_t>> spare_fifos;  // emptied fifos of this thread's earlier blocks (reset_block)
   int pipe_serial = 0;
-  int live_pipe = -1;
+  // No pipe live: a value no pipe id (1, 2, ...) and no ended pipe's mark (-id, tpipe.h end_buf) can take; -1 was
+  // the first pipe's mark, so its buffers looked live after it was destroyed.
+  static constexpr int kNoLivePipe = INT_MIN;
+  int live_pipe = kNoLivePipe;
   TPipeBase* pipe = nullptr;
   uint32_t queue_bufs_per_pos[16] = {};
   FlagTable flags;

@@ -15,22 +15,7 @@
 #include "opkit_emu/adv_softmax.h"
 #include "opkit_emu/adv_tiling.h"
 #include "opkit_emu/diag.h"
-
-namespace opkit_emu {
-// CalculateNDSplitM (softmax_common_shape_process.h:59-80): rows a round for a work space of ws floats
-constexpr uint32_t softmax_nd_split_m(uint32_t ws, uint32_t size1, uint32_t reduce_k, uint32_t m, uint32_t k,
-                                      bool basic) {
-  constexpr uint32_t kRep = 64, kTile = 8;  // FLOAT_REPEAT_SIZE, SOFTMAX_BASIC_TILE_NUM
-  uint32_t split = size1 == 2 ? ws / (reduce_k + k + kRep) : ws / (reduce_k + kRep);
-  split = split < m ? split : m;
-  if (basic && split > kTile && m % kTile == 0) {
-    split = split / kTile * kTile;
-    while (m % split != 0) split -= kTile;
-    while (split * k >= kRep * 256) split /= 2;  // a repeat count of at most 255 (DEFAULT_BLOCK_SIZE 256)
-  }
-  return split;
-}
-}  // namespace opkit_emu
+#include "opkit/softmax_rows.h"  // the row arithmetic the host stand-in shares
 
 namespace AscendC {
 // api: the name an error reports, the wrapper's when it is the caller
@@ -47,34 +32,21 @@ constexpr SoftMaxTiling SoftMaxFlashV2TilingFuncImpl(const uint32_t srcM, const 
     opkit_emu::fail("api-argument", api, loc,
                     opkit_emu::strf("dataTypeSize1 %u / dataTypeSize2 %u: an element size of 0 bytes", dataTypeSize1,
                                     dataTypeSize2));
-  SoftMaxTiling t;
+  namespace rows = ::opkit::softmax_rows;
   const uint32_t blk = 32 / dataTypeSize2;  // ONE_BLK_SIZE / dataTypeSize2
-  t.srcM = srcM;
-  t.srcK = srcK;
-  t.srcSize = srcM * srcK;
-  t.outMaxM = srcM;
-  t.outMaxK = blk;
-  t.outMaxSize = srcM * blk;
-  if (isDataFormatNZ) t.reduceM = ws / (16 * 3 + srcK);  // SOFTMAX_SHAPE_NZ_BASIC_COUNT x SOFTMAX_NZ_TILING_NEEDBLOCK
-  else if (isBasicBlock && srcK % kRep == 0 && srcM % kTile == 0)
-    t.reduceM = opkit_emu::softmax_nd_split_m(ws, dataTypeSize1, blk, srcM, srcK, isBasicBlock);
-  else t.reduceM = dataTypeSize1 == 2 ? ws / (2 * blk + srcK + kRep) : ws / (blk + kRep);  // SOFTMAX_COMPUTE_DIM 2
-  const uint32_t tile = isFlashOutputBrc && dataTypeSize1 == 2 ? 16 : kTile;  // HALF_NUM_PER_BLK
-  if (t.reduceM < srcM && t.reduceM > tile) t.reduceM = t.reduceM / tile * tile;
-  t.reduceM = t.reduceM < srcM ? t.reduceM : srcM;
-  if (t.reduceM == 0)
+  uint32_t reduceM = 0;
+  if (isDataFormatNZ) reduceM = ws / (16 * 3 + srcK);  // SOFTMAX_SHAPE_NZ_BASIC_COUNT x SOFTMAX_NZ_TILING_NEEDBLOCK
+  else if (isBasicBlock && srcK % kRep == 0 && srcM % kTile == 0)  // CalculateNDSplitM
+    reduceM = rows::basic_block_rows(std::min(dataTypeSize1 == 2 ? ws / (blk + srcK + kRep) : ws / (blk + kRep), srcM),
+                                     srcM, srcK);
+  else reduceM = dataTypeSize1 == 2 ? ws / (2 * blk + srcK + kRep) : ws / (blk + kRep);  // SOFTMAX_COMPUTE_DIM 2
+  reduceM = rows::whole_tiles(reduceM, srcM, isFlashOutputBrc && dataTypeSize1 == 2 ? 16 : kTile);  // HALF_NUM_PER_BLK
+  if (reduceM == 0)
     opkit_emu::fail("api-argument", api, loc,
                     opkit_emu::strf("a work space of %u floats (%u bytes) holds no row of [srcM, srcK] = [%u, %u] "
                                     "(CANN then divides by a zero reduceM)", ws, ws * 4, srcM, srcK));
-  t.reduceK = blk;
-  t.reduceSize = t.reduceM * blk;
-  t.splitM = t.reduceM;
-  t.splitK = srcK;
-  t.splitSize = t.reduceM * srcK;
-  t.rangeM = srcM / t.reduceM;
-  t.tailM = srcM % t.reduceM;
-  t.tailSplitSize = t.tailM * srcK;
-  t.tailReduceSize = t.tailM * blk;
+  SoftMaxTiling t;
+  rows::fill(t, srcM, srcK, blk, reduceM);
   if (isFlashOutputBrc && (t.rangeM > 1 || t.tailM != 0) && t.reduceM % (32 / dataTypeSize1) != 0)  // MIN_BLOCK_LEN 1
     opkit_emu::fail("api-argument", api, loc,
                     opkit_emu::strf("reduceM %u is not a multiple of %u (dataTypeSize1 %u): CANN's ASCENDC_ASSERT; "

@@ -52,6 +52,7 @@ class TPipeBase {
   uint32_t base_ = 0, limit_ = 0;  // a TBufPool: its UB range [base_, limit_); a TPipe: limit_ 0 (the UB)
   bool is_pool_ = false;
   uint8_t next_event_[64] = {};
+  std::vector<uint32_t>* own_bufs_ = nullptr;  // a TPipe copy: the buffer ids planned through it (carve adds them)
 
   // Hands out a 32-byte rounded UB range; enforces the chip's usable UB capacity.
   uint32_t carve(uint32_t len, uint32_t num, const char* call, SrcLoc loc);
@@ -81,6 +82,8 @@ OPKIT_EMU_RT uint32_t TPipeBase::carve(uint32_t len, uint32_t num, const char* c
   uint32_t off = used_;
   used_ = static_cast<uint32_t>(end);
   nbufs_ += num;
+  if (own_bufs_)  // the callers create the buffers next, ids from c.bufs.size() on
+    for (uint32_t i = 0; i < num; ++i) own_bufs_->push_back(static_cast<uint32_t>(c.bufs.size()) + i);
   if (used_ > c.stats.ub_high_water) c.stats.ub_high_water = used_;
   return off;
 }
@@ -591,6 +594,7 @@ class TPipeAllocator : public opkit_emu::TPipeBase {
     pool_fresh(pool, loc);
     const uint32_t off = carve(len, 1, "InitBufPool", loc);
     nbufs_ -= 1;
+    if (own_bufs_) own_bufs_->pop_back();  // a range for the pool, which makes its buffers itself
     pool.attach_(id_, off, (len + 31u) / 32u * 32u);
     return true;
   }
@@ -671,11 +675,37 @@ class TPipe : public TPipeAllocator {
     c.pipe = this;
   }
   ~TPipe() {
-    if (opkit_emu::t_ctx && opkit_emu::t_ctx->pipe == this) Release();
+    if (!opkit_emu::t_ctx) return;
+    if (opkit_emu::t_ctx->pipe == this) Release();
+    else if (is_copy_) EndCopy();
   }
-  // A TPipe passed by value stops here: CANN's TPipe copies, and the copy's destructor runs Destroy() (asc-devkit
-  // impl/basic_api/kernel_tpipe_impl.h:80-86), releasing the pipe's buffers when the callee returns -- not modelled.
-  TPipe(const TPipe&) = delete;  // opkit: pass the TPipe by pointer or reference (a copy's destructor frees the pipe)
+  // A TPipe passed by value (ops-cv grid_sample: `Init(..., TPipe pipeIn)`, then `pipe = pipeIn`). CANN's TPipe has
+  // the implicit copy (asc-devkit 82b89a15 include/basic_api/kernel_tpipe.h:448-453 declares none): the copy holds
+  // its own copy of the pipe's buffer table (the member g_tpipeImpl; a queue's bufStart points into the table of the
+  // pipe whose InitBuffer planned it, impl/basic_api/kernel_tpipe_impl.h:228), and copying runs no Init, so the copy
+  // is not the pipe GetTPipePtr() returns (:157-165). Its destructor runs Destroy() (:80-86): DestroyWithoutPipeAll
+  // waits the free event of every FREE buffer in its table (:563-569), then pipe_barrier(PIPE_ALL) (:595-600). It
+  // frees no UB. So, modelled here:
+  //  - a copy of a pipe no queue buffer of which has a pending free event, planning nothing itself: a PIPE_ALL
+  //    barrier when it ends, nothing else (grid_sample: the entry's fresh pipe, copied, assigned, destroyed);
+  //  - a copy of a pipe whose queue buffers were freed (FreeTensor sets the free event, kernel_tquebind_impl.h:
+  //    544-545): its Destroy waits those events, and the pipe's next AllocTensor of the buffer (:125), or else the
+  //    pipe's own Destroy at the kernel's end (its table still records the events, :563-569), waits the same event
+  //    again, which nobody sets -- the device hangs: queue-protocol when the copy ends;
+  //  - buffers planned through the copy: their table ends with it; a later use of their queue or TBuf is
+  //    queue-protocol ("belongs to a TPipe that was destroyed").
+  // Not modelled: the copy shares the original's id, so it is usable only while the original is live (a copy used
+  // after the original ends is reported as "destroyed" / "used after Destroy"; on the device it is wrong as well:
+  // GetTPipePtr(), which AllocTensor / FreeTensor use, still points at the dead original, :157-165).
+  TPipe(const TPipe& o, OPKIT_LOC) : TPipeAllocator(o), copy_loc_(loc), is_copy_(true) {
+    opkit_emu::BlockCtx& c = opkit_emu::ctx();
+    own_bufs_ = &own_;
+    for (const opkit_emu::BufRec& b : c.bufs)  // freed at least once (gen bumped by AllocTensor and FreeTensor)
+      if (b.pipe == id_ && b.kind == opkit_emu::BufKind::Queue && b.queue >= 0 &&
+          b.state == opkit_emu::BufState::Free && (b.gen > 1 || c.queues[b.queue].depth == 0) &&
+          c.queues[b.queue].producer >= 0)
+        ++pending_free_;
+  }
   // Copy-assignment, which CANN's TPipe has implicitly (ops-nn norm/layer_norm_grad_v3, add_layer_norm_grad,
   // ada_layer_norm_grad: a kernel class's member `TPipe pipe` assigned the entry's pipe, `pipe = pipeIn`): the pool
   // state (its identity, the allocation cursor, the buffer count) is copied and this object becomes the pipe in use,
@@ -708,27 +738,49 @@ class TPipe : public TPipeAllocator {
  private:
   // Buffers of a released pipe become invalid; what is still allocated is a leak (checked at kernel end).
   void Release();
+  void EndCopy();  // a copy's Destroy(), as above
+  opkit_emu::SrcLoc copy_loc_{nullptr, 0};
+  bool is_copy_ = false;
+  uint32_t pending_free_ = 0;  // queue buffers of the pipe with a free event set when the copy was made
+  std::vector<uint32_t> own_;  // buffers planned through the copy
 };
 #if OPKIT_EMU_RT_DEFS  // TPipe members compiled once (OPKIT_EMU_RT, config.h)
+// A buffer whose pipe (or the copy that planned it) ends: invalid from now on; a tensor still allocated is a leak.
+static void end_buf(opkit_emu::BlockCtx& c, opkit_emu::BufRec& b, const char* ended) {
+  if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
+      b.state == opkit_emu::BufState::Dequeued)
+    c.deferred.emplace_back("queue-protocol", "TQue::AllocTensor", b.alloc_loc, static_cast<int>(c.idx),
+                            opkit_emu::strf("tensor allocated here (UB offset %u) was never freed before %s", b.off,
+                                            ended));
+  b.state = opkit_emu::BufState::Free;
+  b.gen++;
+  b.pipe = -b.pipe;  // its queue / TBuf is "of a TPipe that was destroyed"
+}
 OPKIT_EMU_RT void TPipe::Release() {
   opkit_emu::BlockCtx& c = opkit_emu::ctx();
-  for (opkit_emu::BufRec& b : c.bufs) {
-    if (b.pipe != id_) continue;
-    if (b.state == opkit_emu::BufState::Allocated || b.state == opkit_emu::BufState::Queued ||
-        b.state == opkit_emu::BufState::Dequeued)
-      c.deferred.emplace_back("queue-protocol", "TQue::AllocTensor", b.alloc_loc, static_cast<int>(c.idx),
-                              opkit_emu::strf("tensor allocated here (UB offset %u) was never freed before the "
-                                              "TPipe was released",
-                                              b.off));
-    b.state = opkit_emu::BufState::Free;
-    b.gen++;
-    b.pipe = -b.pipe;
-  }
+  for (opkit_emu::BufRec& b : c.bufs)
+    if (b.pipe == id_) end_buf(c, b, "the TPipe was released");
   for (auto& n : c.queue_bufs_per_pos) n = 0;
   used_ = 0;
   nbufs_ = 0;
   if (c.pipe == this) c.pipe = nullptr;
-  if (c.live_pipe == id_) c.live_pipe = -1;
+  if (c.live_pipe == id_) c.live_pipe = opkit_emu::BlockCtx::kNoLivePipe;
+}
+OPKIT_EMU_RT void TPipe::EndCopy() {
+  opkit_emu::BlockCtx& c = opkit_emu::ctx();
+  c.hz.barrier_all();  // Destroy's pipe_barrier(PIPE_ALL)
+  if (pending_free_)
+    c.deferred.emplace_back(
+        "queue-protocol", "TPipe (a copy)", copy_loc_, static_cast<int>(c.idx),
+        opkit_emu::strf("this copy of the TPipe (a TPipe passed by value) was destroyed while %u of the pipe's queue "
+                        "buffers had a free event set: its Destroy() waits those events, and the pipe's next "
+                        "AllocTensor of each, or the pipe's own Destroy() at the kernel's end, waits the same event "
+                        "again, which nobody sets -- on the device the kernel hangs (asc-devkit "
+                        "impl/basic_api/kernel_tpipe_impl.h:80-86, 563-569); pass the TPipe "
+                        "by pointer or reference",
+                        pending_free_));
+  for (uint32_t id : own_)
+    if (c.bufs[id].pipe == id_) end_buf(c, c.bufs[id], "the copy of the TPipe that planned it was destroyed");
 }
 #endif
 

@@ -3,10 +3,24 @@
 //  - the cube (matrix) unit and its buffers (L1, L0A/B/C, BIAS, FIXBUF): the emulator runs vector cores;
 //  - vector-side names CANN's headers declare but the chip profile does not have (the API page's product
 //    list says "Atlas A2 ...: 不支持" = not supported on A2).
-// Declared as catch-all templates whose body fails when instantiated, so code that never calls one still
-// compiles. The function forms take C variadic arguments (`...`), the worst-ranked match: a kernel's own
-// function of the same name always wins overload resolution, so the catch-all only answers calls nothing
-// else could take.
+// Each fails at its first use, ahead of any other error that use causes (g++ instantiates a function template's
+// body only at the end of the file, so a plain static_assert there came after, e.g., "has no member named"):
+//  - a function: a catch-all template with a deduced return type, so the body (the static_assert) is instantiated
+//    at the call that selects it. It takes C variadic arguments (`...`), the worst-ranked match: a kernel's own
+//    function of the same name always wins overload resolution, so the catch-all only answers calls nothing else
+//    could take;
+//  - a struct, class or enum: an alias of a class template whose body fails, instantiated where the type must be
+//    complete (an object declared, a member set or named, one constructed);
+//  - a constant: converting it to anything fails at the conversion.
+// Code that never names one still compiles. The boundary: what g++ checks at a definition counts as a use even if
+// the code is never instantiated, called or constructed -- a data member or a by-value parameter of a rejected type
+// (also in a class or function template), sizeof of one, and a non-dependent call of a rejected function in a
+// template, a discarded `if constexpr` branch or a decltype detection idiom (a hard error, not SFINAE). These
+// compiled before the first-use forms. No use: a declaration without a definition, a reference or pointer, a local
+// of an uninstantiated function template, an uncalled member function of a class template, a dependent call
+// (tests/emulator/test_cube_rejected.py pins both lists).
+// (Not covered: a braced list passed straight to a rejected function,
+// `Mmad(c, a, b, {m, n, k})`, is "invalid use of brace-enclosed initializer list" at that call.)
 // python -m opkit.emulator.inventory reads the OPKIT_EMU_REJECT_* lines below (one name each).
 #pragma once
 
@@ -20,7 +34,7 @@ template <auto...> inline constexpr bool always_false_v = false;
 #define OPKIT_EMU_REJECT_FN(NAME, WHY)                                                        \
   namespace AscendC {                                                                         \
   template <class... T>                                                                       \
-  inline void NAME(...) {                                                                     \
+  inline auto NAME(...) {                                                                     \
     static_assert(::opkit_emu::always_false<T...>, OPKIT_EMU_REJECT_MSG(NAME, WHY));          \
   }                                                                                           \
   }
@@ -28,19 +42,20 @@ template <auto...> inline constexpr bool always_false_v = false;
 #define OPKIT_EMU_REJECT_FN_V(NAME, WHY)                                                      \
   namespace AscendC {                                                                         \
   template <auto... V>                                                                        \
-  inline void NAME(...) {                                                                     \
+  inline auto NAME(...) {                                                                     \
     static_assert(::opkit_emu::always_false_v<V...>, OPKIT_EMU_REJECT_MSG(NAME, WHY));        \
   }                                                                                           \
   }
-// a struct, class or enum: constructing one (or naming its members) fails
+// a struct, class or enum: an alias of a class template (instantiated, and failing, where the type must be complete)
 #define OPKIT_EMU_REJECT_TYPE(NAME, WHY)                                                      \
-  namespace AscendC {                                                                         \
+  namespace opkit_emu::rejected {                                                             \
+  template <class P = void>                                                                   \
   struct NAME {                                                                               \
-    template <class... A>                                                                     \
-    NAME(A&&...) {                                                                            \
-      static_assert(::opkit_emu::always_false<A...>, OPKIT_EMU_REJECT_MSG(NAME, WHY));        \
-    }                                                                                         \
+    static_assert(::opkit_emu::always_false<P>, OPKIT_EMU_REJECT_MSG(NAME, WHY));             \
   };                                                                                          \
+  }                                                                                           \
+  namespace AscendC {                                                                         \
+  using NAME = ::opkit_emu::rejected::NAME<>;                                                 \
   }
 // a class template with type parameters / with value parameters
 #define OPKIT_EMU_REJECT_TEMPLATE(NAME, WHY)                                                  \
@@ -66,13 +81,18 @@ template <auto...> inline constexpr bool always_false_v = false;
     static_assert(::opkit_emu::always_false<T>, OPKIT_EMU_REJECT_MSG(NAME, WHY));             \
   };                                                                                          \
   }
-// a constant (CFG_ROW_MAJOR): converting it to anything fails
+// a constant (CFG_ROW_MAJOR): converting it to anything fails (the default argument is substituted, and Fail<T>
+// instantiated, where the conversion is tried)
 #define OPKIT_EMU_REJECT_CONST(NAME, WHY)                                                     \
   namespace opkit_emu {                                                                       \
   struct Rejected_##NAME {                                                                    \
     template <class T>                                                                        \
-    constexpr operator T() const {                                                            \
+    struct Fail {                                                                             \
       static_assert(::opkit_emu::always_false<T>, OPKIT_EMU_REJECT_MSG(NAME, WHY));           \
+      using type = T;                                                                         \
+    };                                                                                        \
+    template <class T, class = typename Fail<T>::type>                                        \
+    constexpr operator T() const {                                                            \
       return T{};                                                                             \
     }                                                                                         \
   };                                                                                          \
@@ -85,6 +105,16 @@ template <auto...> inline constexpr bool always_false_v = false;
 #define OPKIT_EMU_NOT_A2 "not available on Atlas A2 per its API page"
 
 // ---- cube: matrix multiply, loads into L0A/L0B, Fixpipe out of L0C, conv/gemm, AIPP, cube groups ----
+// The names are those asc-devkit 82b89a15 declares for the cube side: the functions of
+// include/basic_api/kernel_operator_mm_intf.h (LoadData :64 ... SetMMLayoutTransform :512) and
+// kernel_operator_fixpipe_intf.h (SetFixPipeConfig :57 ... Fixpipe :80); the structs of kernel_struct_mm.h
+// (LoadData2DParams :42 ... CheckLocalMemoryIAParam :545; LoadData3DParamsV1/V2 :156/:222 and InitConstValueParams
+// :444 are class templates over a type), kernel_struct_fixpipe.h (CO2Layout :42, FixpipeConfig :48,
+// FixpipeParamsV220 :106; TransformParams :169, FixpipeParamsArch3510 :190, FixpipeParamsC310 :225 are templates over
+// a CO2Layout), kernel_operator_mm_bitmode_intf.h (:32-144), kernel_struct_conv2d.h (LoopMode :37 ... GemmTiling
+// :134), kernel_struct_aipp.h (:29-94; AippPaddingParams, AippChannelPaddingParams, AippParams over a type) and
+// the L1 copies' structs of kernel_struct_data_copy.h (DataCopyCO12DstParams :150, Nd2NzParams :259, Nz2NdParamsFull
+// :311, Dn2NzParams :335). python -m opkit.emulator.inventory checks the list against the headers (0 missing there).
 OPKIT_EMU_REJECT_FN(Mmad, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_FN(MmadMx, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_FN(MmadWithSparse, OPKIT_EMU_CUBE)
@@ -128,19 +158,19 @@ OPKIT_EMU_REJECT_TYPE(LoadData2DParamsV2, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(LoadData2DMxParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(LoadData2dTransposeParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(LoadData2dTransposeParamsV2, OPKIT_EMU_CUBE)
-OPKIT_EMU_REJECT_TYPE(LoadData3DParamsV1, OPKIT_EMU_CUBE)
-OPKIT_EMU_REJECT_TYPE(LoadData3DParamsV2, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE(LoadData3DParamsV1, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE(LoadData3DParamsV2, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(LoadData3DParamsV2Pro, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(LoadDataRepeatParam, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(LoadDataRepeatParamWithStride, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(Load2DBitModeParam, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(Load3DBitModeParam, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(SetFMatrixBitModeParams, OPKIT_EMU_CUBE)
-OPKIT_EMU_REJECT_TYPE(InitConstValueParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE(InitConstValueParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(LoadImageToLocalParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(FixpipeParamsV220, OPKIT_EMU_CUBE)
-OPKIT_EMU_REJECT_TYPE(FixpipeParamsC310, OPKIT_EMU_CUBE)
-OPKIT_EMU_REJECT_TYPE(FixpipeParamsArch3510, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE_V(FixpipeParamsC310, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE_V(FixpipeParamsArch3510, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(FixpipeConfig, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(Conv2dParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(Conv2dTilling, OPKIT_EMU_CUBE)
@@ -153,12 +183,12 @@ OPKIT_EMU_REJECT_TYPE(Nd2NzParamsV2, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(Dn2NzParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(Nz2NdParamsFull, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(DataCopyCO12DstParams, OPKIT_EMU_CUBE)
-OPKIT_EMU_REJECT_TYPE(TransformParams, OPKIT_EMU_CUBE)
-OPKIT_EMU_REJECT_TYPE(AippPaddingParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE_V(TransformParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE(AippPaddingParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(AippSwapParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(AippSingleLineParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(AippDataTypeConvParams, OPKIT_EMU_CUBE)
-OPKIT_EMU_REJECT_TYPE(AippChannelPaddingParams, OPKIT_EMU_CUBE)
+OPKIT_EMU_REJECT_TEMPLATE(AippChannelPaddingParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(AippColorSpaceConvParams, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(AippInputFormat, OPKIT_EMU_CUBE)
 OPKIT_EMU_REJECT_TYPE(CO2Layout, OPKIT_EMU_CUBE)

@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "register/tilingdata_base.h"
-#include "softmax_rows_tiling.h"  // same folder
+#include "opkit/softmax_rows.h"
 
 namespace AscendC {
 namespace logsoftmax_detail {
@@ -50,11 +50,11 @@ inline void LogSoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataT
   uint32_t m = 0, k = 0;
   if (!shape("LogSoftMaxTilingFunc", srcShape, dataTypeSize, m, k)) return;
   const uint32_t blk = kBlk / dataTypeSize;
-  const uint32_t baseM = softmax_rows::rows_per_pass(localWorkSpaceSize / kFloat / (blk + k + kUnit), m, k);
+  const uint32_t baseM = ::opkit::softmax_rows::rows_per_pass(localWorkSpaceSize / kFloat / (blk + k + kUnit), m, k);
   if (baseM == 0) {
     std::fprintf(stderr, "[LogSoftMax][LogSoftMaxTilingFunc] localWorkSpaceSize holds no row\n");
     return;
   }
-  softmax_rows::fill(t, m, k, blk, baseM);
+  ::opkit::softmax_rows::fill(t, m, k, blk, baseM);
 }
 }  // namespace AscendC

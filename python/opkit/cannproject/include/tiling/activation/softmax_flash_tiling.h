@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "register/tilingdata_base.h"
-#include "softmax_rows_tiling.h"  // same folder
+#include "opkit/softmax_rows.h"
 
 namespace AscendC {
 namespace softmax_flash_detail {
@@ -65,7 +65,8 @@ inline void SoftMaxFlashTilingFunc(const ge::Shape& srcShape, const uint32_t dat
     return;
   }
   const uint32_t blk = kBlk / dataTypeSize;
-  const uint32_t baseM = softmax_rows::rows_per_pass(localWorkSpaceSize / kFloat / row(k, blk, isUpdate), m, k);
-  softmax_rows::fill(softmaxFlashTiling, m, k, blk, baseM);
+  const uint32_t fit = localWorkSpaceSize / kFloat / row(k, blk, isUpdate);
+  const uint32_t baseM = ::opkit::softmax_rows::rows_per_pass(fit, m, k);
+  ::opkit::softmax_rows::fill(softmaxFlashTiling, m, k, blk, baseM);
 }
 }  // namespace AscendC

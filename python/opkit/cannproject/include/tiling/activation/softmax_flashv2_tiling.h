@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "register/tilingdata_base.h"
-#include "softmax_rows_tiling.h"  // same folder
+#include "opkit/softmax_rows.h"
 
 namespace AscendC {
 namespace softmax_flashv2_detail {
@@ -77,13 +77,11 @@ inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const uint32_t d
   const uint32_t blk = kBlk / dataTypeSize2, work = localWorkSpaceSize / kFloat;
   uint32_t baseM = 0;
   if (isBasicBlock && k % kUnit == 0 && m % kTile == 0) {
-    baseM = softmax_rows::basic_block_rows(std::min(work / basic_row(k, dataTypeSize1, blk), m), m, k);
+    baseM = ::opkit::softmax_rows::basic_block_rows(std::min(work / basic_row(k, dataTypeSize1, blk), m), m, k);
   } else {
     baseM = work / row(k, dataTypeSize1, blk);
   }
-  const uint32_t tile = isFlashOutputBrc && dataTypeSize1 == 2 ? kBlk / 2 : kTile;
-  baseM = std::min(baseM, m);
-  if (baseM < m && baseM > tile) baseM = baseM / tile * tile;
-  softmax_rows::fill(t, m, k, blk, baseM);
+  baseM = ::opkit::softmax_rows::whole_tiles(baseM, m, isFlashOutputBrc && dataTypeSize1 == 2 ? kBlk / 2 : kTile);
+  ::opkit::softmax_rows::fill(t, m, k, blk, baseM);
 }
 }  // namespace AscendC

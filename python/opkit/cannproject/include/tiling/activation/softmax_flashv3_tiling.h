@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "register/tilingdata_base.h"
-#include "softmax_rows_tiling.h"  // same folder
+#include "opkit/softmax_rows.h"
 
 namespace AscendC {
 namespace softmax_flashv3_detail {
@@ -53,8 +53,7 @@ inline void SoftMaxFlashV3TilingFunc(const ge::Shape& srcShape, const uint32_t d
   uint32_t m = 0, k = 0;
   if (!shape("SoftMaxFlashV3TilingFunc", srcShape, dataTypeSize1, dataTypeSize2, m, k)) return;
   const uint32_t blk = kBlk / dataTypeSize2;
-  uint32_t baseM = std::min(localWorkSpaceSize / kFloat / row_floats(k, blk), m);
-  if (baseM < m && baseM > kTile) baseM = baseM / kTile * kTile;
-  softmax_rows::fill(t, m, k, blk, baseM);
+  const uint32_t baseM = ::opkit::softmax_rows::whole_tiles(localWorkSpaceSize / kFloat / row_floats(k, blk), m);
+  ::opkit::softmax_rows::fill(t, m, k, blk, baseM);
 }
 }  // namespace AscendC

@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "register/tilingdata_base.h"
-#include "softmax_rows_tiling.h"  // same folder
+#include "opkit/softmax_rows.h"
 
 
 namespace AscendC {
@@ -59,7 +59,7 @@ inline void SoftMaxGradTilingFunc(const ge::Shape& srcShape, const uint32_t data
   if (!shape("SoftMaxGradTilingFunc", srcShape, dataTypeSize, m, k)) return;
   const uint32_t blk = kBlk / dataTypeSize;
   const uint32_t fit = localWorkSpaceSize / kFloat / per_row(k, dataTypeSize, isFront);  // rows the buffer holds
-  const uint32_t baseM = softmax_rows::rows_per_pass(fit, m, k);
-  softmax_rows::fill(t, m, k, blk, baseM);
+  const uint32_t baseM = ::opkit::softmax_rows::rows_per_pass(fit, m, k);
+  ::opkit::softmax_rows::fill(t, m, k, blk, baseM);
 }
 }  // namespace AscendC

@@ -3,7 +3,6 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
-#include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -175,7 +174,9 @@ struct BlockCtx {
   int pipe_serial = 0;
   // No pipe live: a value no pipe id (1, 2, ...) and no ended pipe's mark (-id, tpipe.h end_buf) can take; -1 was
   // the first pipe's mark, so its buffers looked live after it was destroyed.
-  static constexpr int kNoLivePipe = INT_MIN;
+  // INT_MIN's value, not the macro: <climits> here would give every kernel INT_MAX / INT_MIN as macros, and CANN's
+  // kernels declare their own (ops-nn gather_elements_v2_last_dim.h:29 `constexpr int64_t INT_MAX`).
+  static constexpr int kNoLivePipe = -2147483647 - 1;
   int live_pipe = kNoLivePipe;
   TPipeBase* pipe = nullptr;
   uint32_t queue_bufs_per_pos[16] = {};

@@ -175,7 +175,8 @@ struct BlockCtx {
   // No pipe live: a value no pipe id (1, 2, ...) and no ended pipe's mark (-id, tpipe.h end_buf) can take; -1 was
   // the first pipe's mark, so its buffers looked live after it was destroyed.
   // INT_MIN's value, not the macro: <climits> here would give every kernel INT_MAX / INT_MIN as macros, and CANN's
-  // kernels declare their own (ops-nn gather_elements_v2_last_dim.h:29 `constexpr int64_t INT_MAX`).
+  // kernels declare their own (ops-nn gather_elements_v2_last_dim.h:29 `constexpr int64_t INT_MAX`;
+  // tests/emulator/test_cann_build.py test_kernel_operator_leaves_limits_macros_undefined).
   static constexpr int kNoLivePipe = -2147483647 - 1;
   int live_pipe = kNoLivePipe;
   TPipeBase* pipe = nullptr;
